@@ -1,0 +1,492 @@
+/**
+ * Every failure the SDK surfaces is a {@link DeliveryError}. HTTP status → class is decided in one
+ * place, {@link APIError.generate}; the README has the same table.
+ *
+ * | status / condition | class |
+ * |---|---|
+ * | 400 | {@link BadRequestError} |
+ * | 401 | {@link AuthenticationError} |
+ * | 402 on create, or a 4xx on create whose code/message mentions the balance | {@link InsufficientBalanceError} |
+ * | 403 | {@link PermissionDeniedError} |
+ * | 404 | {@link NotFoundError} |
+ * | 409 | {@link ConflictError} |
+ * | 422 | {@link UnprocessableEntityError} |
+ * | 429 | {@link RateLimitError} |
+ * | ≥ 500 | {@link InternalServerError} |
+ * | any other non-2xx | {@link APIError} |
+ * | no response: network | {@link APIConnectionError} |
+ * | no response: timeout | {@link APIConnectionTimeoutError} |
+ * | caller's `signal` aborted | {@link APIUserAbortError} |
+ *
+ * Messages carry the method, path, status and the server's message, never the API key or seller id.
+ * @module
+ */
+
+const BRAND = Symbol.for('delivery-task-sdk.error');
+
+/** Names of every error class, for the cross-realm type guards. */
+export type DeliveryErrorName =
+  | 'DeliveryError'
+  | 'APIError'
+  | 'BadRequestError'
+  | 'AuthenticationError'
+  | 'InsufficientBalanceError'
+  | 'PermissionDeniedError'
+  | 'NotFoundError'
+  | 'ConflictError'
+  | 'UnprocessableEntityError'
+  | 'RateLimitError'
+  | 'InternalServerError'
+  | 'APIConnectionError'
+  | 'APIConnectionTimeoutError'
+  | 'APIUserAbortError'
+  | 'RequestValidationError'
+  | 'ResponseValidationError'
+  | 'ConfigurationError'
+  | 'TaskCreationOutcomeUnknownError'
+  | 'DuplicateTaskError'
+  | 'WebhookPayloadError';
+
+/** Base class of every error the SDK throws. Check with `instanceof` or {@link isDeliveryError}. */
+export class DeliveryError extends Error {
+  override name: DeliveryErrorName = 'DeliveryError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    Object.defineProperty(this, BRAND, { value: true, enumerable: false });
+  }
+}
+
+/** One problem found by a schema: where (`path`, dotted, e.g. `deliveryLocation.latitude`) and what. */
+export interface ValidationIssue {
+  /** Dotted path of the offending field; empty for the whole value. */
+  path: string;
+  /** What is wrong, in words. */
+  message: string;
+  /** zod's issue code (`too_big`, `invalid_type`, `custom`, …). */
+  code: string;
+}
+
+/** Formats issues as `path: message; path: message`. */
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+}
+
+/**
+ * Parameters were rejected before anything was sent. `issues` lists every problem with its path.
+ * Thrown by every method on bad input; nothing reaches the network.
+ */
+export class RequestValidationError extends DeliveryError {
+  override name = 'RequestValidationError' as const;
+  /** Every problem found, with its dotted path. */
+  readonly issues: readonly ValidationIssue[];
+  /** The operation whose parameters were rejected, e.g. `tasks.create`. */
+  readonly operation: string;
+
+  constructor(operation: string, issues: readonly ValidationIssue[]) {
+    super(`Invalid ${operation} parameters (nothing was sent): ${describeIssues(issues)}`);
+    this.operation = operation;
+    this.issues = issues;
+  }
+}
+
+/**
+ * A 2xx response whose body does not match the expected schema (with `validation: 'strict'`), or is
+ * not JSON at all. `body` holds what was received (parsed JSON or, if not JSON, the text).
+ */
+export class ResponseValidationError extends DeliveryError {
+  override name = 'ResponseValidationError' as const;
+  readonly issues: readonly ValidationIssue[];
+  /** The received body: parsed JSON, or the raw text when it was not JSON. */
+  readonly body: unknown;
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+
+  constructor(init: {
+    method: string;
+    url: string;
+    status: number;
+    issues: readonly ValidationIssue[];
+    body: unknown;
+  }) {
+    super(`Unexpected response to ${init.method} ${pathOf(init.url)} (${init.status}): ${describeIssues(init.issues)}`);
+    this.issues = init.issues;
+    this.body = init.body;
+    this.method = init.method;
+    this.url = init.url;
+    this.status = init.status;
+  }
+}
+
+/** A client option is missing or invalid. The message names the option and its environment variable. */
+export class ConfigurationError extends DeliveryError {
+  override name = 'ConfigurationError' as const;
+  /** The option at fault, e.g. `apiKey`. */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
+  }
+}
+
+/** Initial data of an {@link APIError}. */
+export interface APIErrorInit {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body, or the text when it is not JSON, or `undefined` when empty. */
+  body: unknown;
+  method: string;
+  url: string;
+  /** The SDK operation, e.g. `tasks.create`; used to recognise a low-balance rejection. */
+  operation?: string;
+  /** Redacts secrets from the server's message (the server may echo a header back). */
+  redact?: (text: string) => string;
+}
+
+const REASON_PHRASES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-correlation-id', 'cf-ray'];
+const MAX_MESSAGE_LENGTH = 500;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === 'string' && value.trim() !== '') return value;
+  return undefined;
+}
+
+/**
+ * The server's message, from `message`, `error`, `error.message`, `errors[0].message`, else the
+ * text of the body (design: "error body").
+ */
+export function serverMessageOf(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.trim() === '' ? undefined : body;
+  if (!isRecord(body)) return undefined;
+  const error = body.error;
+  const errors = body.errors;
+  const firstOfErrors = Array.isArray(errors) ? errors[0] : undefined;
+  return firstString(
+    body.message,
+    error,
+    isRecord(error) ? error.message : undefined,
+    isRecord(firstOfErrors) ? firstOfErrors.message : firstOfErrors,
+    body.detail,
+  );
+}
+
+/** The server's error code, from `code`, `error.code` or `errors[0].code`. */
+function serverCodeOf(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  const error = body.error;
+  const errors = body.errors;
+  const firstOfErrors = Array.isArray(errors) ? errors[0] : undefined;
+  const code = [
+    body.code,
+    isRecord(error) ? error.code : undefined,
+    isRecord(firstOfErrors) ? firstOfErrors.code : undefined,
+  ].find((value) => typeof value === 'string' || typeof value === 'number');
+  return code === undefined ? undefined : String(code);
+}
+
+function pathOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return url;
+  }
+}
+
+function truncate(text: string): string {
+  const singleLine = text.replace(/\s+/g, ' ').trim();
+  return singleLine.length > MAX_MESSAGE_LENGTH ? `${singleLine.slice(0, MAX_MESSAGE_LENGTH)}…` : singleLine;
+}
+
+const LOW_BALANCE = /balance|insufficient|wallet|funds/i;
+
+/**
+ * The service answered with a non-2xx status. Subclasses by status; see the table in this module.
+ * The message reads `404 Not Found: GET /tasks/abc — Task not found`.
+ */
+export class APIError extends DeliveryError {
+  override name: DeliveryErrorName = 'APIError';
+  /** HTTP status code. */
+  readonly status: number;
+  /** Response headers. */
+  readonly headers: Headers;
+  /** Parsed JSON body, the text when it is not JSON, or `undefined` when empty. */
+  readonly body: unknown;
+  /** The server's error code (`code`, `error.code` or `errors[0].code`), when it sent one. */
+  readonly code: string | undefined;
+  /** The server's request id (`x-request-id` and similar headers), when it sent one. Quote it to support. */
+  readonly requestId: string | undefined;
+  /** HTTP method of the request. */
+  readonly method: string;
+  /** Full URL of the request (it holds no secret: credentials travel in headers). */
+  readonly url: string;
+  /** The server's message, when it sent one. */
+  readonly serverMessage: string | undefined;
+
+  constructor(init: APIErrorInit) {
+    const redact = init.redact ?? ((text: string) => text);
+    const rawMessage = serverMessageOf(init.body);
+    const serverMessage = rawMessage === undefined ? undefined : truncate(redact(rawMessage));
+    const reason = REASON_PHRASES[init.status] ?? 'HTTP error';
+    super(`${init.status} ${reason}: ${init.method} ${pathOf(init.url)}${serverMessage ? ` — ${serverMessage}` : ''}`);
+    this.status = init.status;
+    this.headers = init.headers;
+    this.body = init.body;
+    this.code = serverCodeOf(init.body);
+    this.requestId = REQUEST_ID_HEADERS.map((header) => init.headers.get(header)).find((value) => value) ?? undefined;
+    this.method = init.method;
+    this.url = init.url;
+    this.serverMessage = serverMessage;
+    if (this.requestId) this.message += ` (request id ${this.requestId})`;
+  }
+
+  /** Builds the {@link APIError} subclass for a response: the one place where status → class is decided. */
+  static generate(init: APIErrorInit): APIError {
+    const { status } = init;
+    if (init.operation === 'tasks.create' && status >= 400 && status < 500) {
+      const text = `${serverCodeOf(init.body) ?? ''} ${serverMessageOf(init.body) ?? ''}`;
+      if (status === 402 || LOW_BALANCE.test(text)) return new InsufficientBalanceError(init);
+    }
+    switch (status) {
+      case 400:
+        return new BadRequestError(init);
+      case 401:
+        return new AuthenticationError(init);
+      case 403:
+        return new PermissionDeniedError(init);
+      case 404:
+        return new NotFoundError(init);
+      case 409:
+        return new ConflictError(init);
+      case 422:
+        return new UnprocessableEntityError(init);
+      case 429:
+        return new RateLimitError(init);
+      default:
+        return status >= 500 ? new InternalServerError(init) : new APIError(init);
+    }
+  }
+}
+
+/** 400: the service rejected the request as malformed. */
+export class BadRequestError extends APIError {
+  override name = 'BadRequestError' as const;
+}
+/** 401: missing or wrong API key or seller id. */
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError' as const;
+}
+/** 403: the credentials may not do this. */
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError' as const;
+}
+/** 404: unknown task id or path. */
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError' as const;
+}
+/** 409: conflict with the current state. */
+export class ConflictError extends APIError {
+  override name = 'ConflictError' as const;
+}
+/** 422: the service understood the request but refused its content. */
+export class UnprocessableEntityError extends APIError {
+  override name = 'UnprocessableEntityError' as const;
+}
+/** 429: rate limited. Reads are retried automatically, honouring `Retry-After`. */
+export class RateLimitError extends APIError {
+  override name = 'RateLimitError' as const;
+}
+/** ≥ 500: the service failed. Reads are retried automatically; a create is reconciled, never blindly resent. */
+export class InternalServerError extends APIError {
+  override name = 'InternalServerError' as const;
+}
+/**
+ * Task creation was rejected because the wallet balance is below the required minimum (spec
+ * § Errors). No task was created and nothing was charged; top up with `client.wallet.topUp`.
+ */
+export class InsufficientBalanceError extends APIError {
+  override name = 'InsufficientBalanceError' as const;
+}
+
+/** No response was received: DNS failure, refused or reset connection, TLS failure. */
+export class APIConnectionError extends DeliveryError {
+  override name: DeliveryErrorName = 'APIConnectionError';
+  readonly method: string;
+  readonly url: string;
+  /** Attempts made, the first included. */
+  readonly attempts: number;
+
+  constructor(init: { method: string; url: string; attempts: number; message?: string; cause?: unknown }) {
+    super(
+      init.message ??
+        `Connection error: ${init.method} ${pathOf(init.url)} got no response after ${init.attempts} attempt${init.attempts === 1 ? '' : 's'}`,
+      { cause: init.cause },
+    );
+    this.method = init.method;
+    this.url = init.url;
+    this.attempts = init.attempts;
+  }
+}
+
+/** No complete response within the timeout (headers and body both count). */
+export class APIConnectionTimeoutError extends APIConnectionError {
+  override name = 'APIConnectionTimeoutError' as const;
+  /** The timeout that elapsed, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(init: { method: string; url: string; attempts: number; timeoutMs: number; cause?: unknown }) {
+    super({
+      ...init,
+      message: `Timed out: ${init.method} ${pathOf(init.url)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`,
+    });
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
+/** The caller's `AbortSignal` fired. `cause` is the signal's reason. */
+export class APIUserAbortError extends DeliveryError {
+  override name = 'APIUserAbortError' as const;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(init: { method: string; url: string; cause?: unknown }) {
+    super(`Aborted by the caller: ${init.method} ${pathOf(init.url)}`, { cause: init.cause });
+    this.method = init.method;
+    this.url = init.url;
+  }
+}
+
+/**
+ * A create whose outcome could not be established: the request may or may not have created a task.
+ * Thrown when the create had no `orderNumber` to reconcile by, or reconciliation could not decide.
+ * Before creating again, look the order up (`client.tasks.list({ search: orderNumber })`).
+ */
+export class TaskCreationOutcomeUnknownError extends DeliveryError {
+  override name = 'TaskCreationOutcomeUnknownError' as const;
+  /** The order number of the create, when it had one. */
+  readonly orderNumber: string | undefined;
+
+  constructor(init: { orderNumber: string | undefined; reason: string; cause?: unknown }) {
+    super(
+      `Task creation outcome unknown${init.orderNumber === undefined ? ' (no orderNumber to reconcile by)' : ` for order ${JSON.stringify(init.orderNumber)}`}: ${init.reason}. A task may or may not exist; check before creating it again.`,
+      { cause: init.cause },
+    );
+    this.orderNumber = init.orderNumber;
+  }
+}
+
+/** Reconciliation found several tasks with the same `orderNumber`; their ids are in `taskIds`. */
+export class DuplicateTaskError extends DeliveryError {
+  override name = 'DuplicateTaskError' as const;
+  readonly orderNumber: string;
+  readonly taskIds: readonly string[];
+
+  constructor(init: { orderNumber: string; taskIds: readonly string[] }) {
+    super(
+      `Found ${init.taskIds.length} tasks for order ${JSON.stringify(init.orderNumber)} (${init.taskIds.join(', ')}); expected at most one`,
+    );
+    this.orderNumber = init.orderNumber;
+    this.taskIds = init.taskIds;
+  }
+}
+
+/** A webhook body that is not a valid webhook. `field` names the first offending field. */
+export class WebhookPayloadError extends DeliveryError {
+  override name = 'WebhookPayloadError' as const;
+  /** Dotted path of the first offending field, or empty when the body as a whole is wrong. */
+  readonly field: string;
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[]) {
+    super(`Invalid webhook payload: ${describeIssues(issues)}`);
+    this.issues = issues;
+    this.field = issues[0]?.path ?? '';
+  }
+}
+
+const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
+  DeliveryError: [],
+  APIError: ['DeliveryError'],
+  BadRequestError: ['APIError', 'DeliveryError'],
+  AuthenticationError: ['APIError', 'DeliveryError'],
+  InsufficientBalanceError: ['APIError', 'DeliveryError'],
+  PermissionDeniedError: ['APIError', 'DeliveryError'],
+  NotFoundError: ['APIError', 'DeliveryError'],
+  ConflictError: ['APIError', 'DeliveryError'],
+  UnprocessableEntityError: ['APIError', 'DeliveryError'],
+  RateLimitError: ['APIError', 'DeliveryError'],
+  InternalServerError: ['APIError', 'DeliveryError'],
+  APIConnectionError: ['DeliveryError'],
+  APIConnectionTimeoutError: ['APIConnectionError', 'DeliveryError'],
+  APIUserAbortError: ['DeliveryError'],
+  RequestValidationError: ['DeliveryError'],
+  ResponseValidationError: ['DeliveryError'],
+  ConfigurationError: ['DeliveryError'],
+  TaskCreationOutcomeUnknownError: ['DeliveryError'],
+  DuplicateTaskError: ['DeliveryError'],
+  WebhookPayloadError: ['DeliveryError'],
+};
+
+function isKind(error: unknown, kind: DeliveryErrorName): boolean {
+  if (typeof error !== 'object' || error === null || (error as Record<symbol, unknown>)[BRAND] !== true) return false;
+  const name = (error as { name?: unknown }).name as DeliveryErrorName;
+  return name === kind || (ANCESTRY[name]?.includes(kind) ?? false);
+}
+
+/** True for any SDK error, also across realms (another copy of the SDK, a worker). */
+export const isDeliveryError = (error: unknown): error is DeliveryError => isKind(error, 'DeliveryError');
+/** True for {@link APIError} and its subclasses (the service answered non-2xx). */
+export const isAPIError = (error: unknown): error is APIError => isKind(error, 'APIError');
+/** True for {@link APIConnectionError} and {@link APIConnectionTimeoutError}. */
+export const isAPIConnectionError = (error: unknown): error is APIConnectionError =>
+  isKind(error, 'APIConnectionError');
+/** True for {@link APIConnectionTimeoutError}. */
+export const isAPIConnectionTimeoutError = (error: unknown): error is APIConnectionTimeoutError =>
+  isKind(error, 'APIConnectionTimeoutError');
+/** True for {@link APIUserAbortError}. */
+export const isAPIUserAbortError = (error: unknown): error is APIUserAbortError => isKind(error, 'APIUserAbortError');
+/** True for {@link InsufficientBalanceError}. */
+export const isInsufficientBalanceError = (error: unknown): error is InsufficientBalanceError =>
+  isKind(error, 'InsufficientBalanceError');
+/** True for {@link RequestValidationError}. */
+export const isRequestValidationError = (error: unknown): error is RequestValidationError =>
+  isKind(error, 'RequestValidationError');
+/** True for {@link ResponseValidationError}. */
+export const isResponseValidationError = (error: unknown): error is ResponseValidationError =>
+  isKind(error, 'ResponseValidationError');
+/** True for {@link TaskCreationOutcomeUnknownError}. */
+export const isTaskCreationOutcomeUnknownError = (error: unknown): error is TaskCreationOutcomeUnknownError =>
+  isKind(error, 'TaskCreationOutcomeUnknownError');
+/** True for {@link DuplicateTaskError}. */
+export const isDuplicateTaskError = (error: unknown): error is DuplicateTaskError =>
+  isKind(error, 'DuplicateTaskError');
+/** True for {@link WebhookPayloadError}. */
+export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError =>
+  isKind(error, 'WebhookPayloadError');

@@ -1,0 +1,24 @@
+/**
+ * `POST tasks/estimate`: distance, travel time and price between two points; spec § "Endpoints" →
+ * "POST /tasks/estimate".
+ * @module
+ */
+import * as z from 'zod';
+import { Latitude, Longitude } from './primitives.js';
+import { TravelDetail } from './task.js';
+
+/** A point for an estimate, decimal degrees. */
+export const EstimatePoint = z.strictObject({ latitude: Latitude, longitude: Longitude });
+export type EstimatePoint = z.infer<typeof EstimatePoint>;
+
+/** Parameters of `client.tasks.estimate`: both points required. */
+export const EstimateParams = z.strictObject({ from: EstimatePoint, to: EstimatePoint });
+export type EstimateParams = z.input<typeof EstimateParams>;
+
+/** An estimate: `travelDetail` and `price` (KWD number), both optional. */
+export const Estimate = z.looseObject({
+  travelDetail: TravelDetail.optional(),
+  /** Delivery price in KWD. */
+  price: z.number().optional(),
+});
+export type Estimate = z.infer<typeof Estimate>;

@@ -1,0 +1,72 @@
+/**
+ * `POST tasks`: the create request and its response; spec § "Endpoints" → "POST /tasks" and
+ * § "Location objects in a create request".
+ * @module
+ */
+import * as z from 'zod';
+import { KwdText, Latitude, Longitude } from './primitives.js';
+import { Task } from './task.js';
+
+/** The delivery point of a new task: coordinates and the address, one element per line. */
+export const DeliveryLocation = z.strictObject({
+  latitude: Latitude,
+  longitude: Longitude,
+  /** Address lines, one element per line. */
+  fullAddress: z.array(z.string()).optional(),
+});
+export type DeliveryLocation = z.infer<typeof DeliveryLocation>;
+
+/** A custom pickup point (the spec leaves its required fields open: the SDK requires the coordinates). */
+export const PickupLocation = z.strictObject({
+  latitude: Latitude,
+  longitude: Longitude,
+  fullAddress: z.array(z.string()).optional(),
+});
+export type PickupLocation = z.infer<typeof PickupLocation>;
+
+/**
+ * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
+ * rejected so that a misspelt field fails before anything is sent.
+ */
+export const TaskCreateParams = z
+  .strictObject({
+    sellerId: z.string().optional(),
+    sellerName: z.string().optional(),
+    /** Your order number. Strongly recommended: it is what makes a create safe to reconcile after a failure. */
+    orderNumber: z.string().min(1).optional(),
+    customerName: z.string().optional(),
+    customerNumber: z.string().optional(),
+    alternateCustomerNumber: z.string().optional(),
+    deliveryZone: z.string().optional(),
+    additionalAddressDetail: z.string().optional(),
+    /** Cash is to be collected on delivery. */
+    collectCash: z.boolean().optional(),
+    /** Amount to collect, KWD decimal text with at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
+    totalAmount: KwdText.optional(),
+    specialNotes: z.string().optional(),
+    /** A custom pickup location is used; required for `selectedBranch`. */
+    customPickup: z.boolean().optional(),
+    pickupLocation: PickupLocation.optional(),
+    deliveryLocation: DeliveryLocation.optional(),
+    pickupName: z.string().optional(),
+    pickupNumber: z.string().optional(),
+    pickupNotes: z.string().optional(),
+    /** Branch to pick up from, a name from `client.branches.list()`; only with `customPickup: true`. */
+    selectedBranch: z.string().min(1).optional(),
+  })
+  .superRefine((params, context) => {
+    if (params.selectedBranch !== undefined && params.customPickup !== true) {
+      context.addIssue({
+        code: 'custom',
+        path: ['selectedBranch'],
+        message: 'selectedBranch is only used with customPickup: true',
+      });
+    }
+  });
+export type TaskCreateParams = z.input<typeof TaskCreateParams>;
+
+/** The create response envelope `{ data: { createTask: Task } }`. */
+export const TaskCreateResponse = z.looseObject({
+  data: z.looseObject({ createTask: Task }),
+});
+export type TaskCreateResponse = z.infer<typeof TaskCreateResponse>;

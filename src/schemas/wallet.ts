@@ -1,0 +1,35 @@
+/**
+ * Wallet balance and top-up; spec § "Endpoints" → "GET /tasks/wallet-balance",
+ * "POST /tasks/wallet-topup", and § "Limits" (minimum top-up 5 KWD, link lifetime 24 h).
+ * @module
+ */
+import * as z from 'zod';
+import { KwdNumber } from './primitives.js';
+
+/** Smallest top-up the service accepts, in KWD. */
+export const MIN_TOP_UP_KWD = 5;
+
+/** The wallet balance. Invoice accounts have no balance check (the mock reports 0). */
+export const WalletBalance = z.looseObject({
+  /** Balance in KWD. */
+  walletAmount: z.number(),
+});
+export type WalletBalance = z.infer<typeof WalletBalance>;
+
+/** Parameters of `client.wallet.topUp`. */
+export const WalletTopUpParams = z.strictObject({
+  /** Amount in KWD: at least 5, at most 3 decimals (`kwd.toNumber('12.5')`). */
+  amount: KwdNumber.check(z.gte(MIN_TOP_UP_KWD, `Top-up amount must be at least ${MIN_TOP_UP_KWD} KWD`)),
+});
+export type WalletTopUpParams = z.input<typeof WalletTopUpParams>;
+
+/** A payment link for a top-up; other fields the service sends are kept. */
+export const WalletTopUp = z.looseObject({
+  /** Open in a browser to pay; expires 24 hours after issue. */
+  paymentUrl: z.string(),
+  /** Amount in KWD (mock). */
+  amount: z.number().optional(),
+  /** ISO 8601 expiry (mock). */
+  expiresAt: z.string().optional(),
+});
+export type WalletTopUp = z.infer<typeof WalletTopUp>;

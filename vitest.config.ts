@@ -1,0 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      'delivery-task-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'delivery-task-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 20_000,
+    typecheck: { enabled: false },
+  },
+});
