@@ -1,0 +1,171 @@
+/**
+ * The seven operations of the service, each from a checked request to an answer (spec § Endpoints;
+ * design doc, "Choices for what the spec leaves open"). Authentication and faults are handled before
+ * these run (see `handlers.ts`).
+ * @module
+ */
+import { kwd } from '../kwd.js';
+import { EstimateParams } from '../schemas/estimate.js';
+import { TaskCreateParams } from '../schemas/task-create.js';
+import { WalletTopUpParams } from '../schemas/wallet.js';
+import { travelDetailBetween } from './geo.js';
+import { listPage, parseListQuery } from './listing.js';
+import { newTask, pickupOf, tripOf } from './new-task.js';
+import type { ServiceConfig } from './options.js';
+import { deliveryFeeFils } from './pricing.js';
+import { parseJsonBody } from './request-body.js';
+import { errorResponse, jsonResponse } from './responses.js';
+import type { TaskStore } from './state.js';
+import type { Account } from './wallet.js';
+
+/** What the operations read and change. */
+export interface ServiceState {
+  readonly config: ServiceConfig;
+  readonly store: TaskStore;
+  readonly account: Account;
+  /** New ObjectId-like ids (tasks, history entries, top-up tokens). */
+  readonly objectId: () => string;
+  /** New delivery ids. */
+  readonly deliveryId: () => string;
+}
+
+/** A request that passed authentication, reduced to what the operations use. */
+export interface OperationRequest {
+  readonly url: URL;
+  /** Body text (`''` when none). */
+  readonly body: string;
+  readonly contentType: string | null;
+  /** The caller's seller id (equal to the configured one once authenticated). */
+  readonly sellerId: string;
+}
+
+const badRequest = (message: string): Response => errorResponse(400, message, 'BAD_REQUEST');
+
+/**
+ * `POST tasks` → `{ data: { createTask: Task } }` with `createStatus`. 400 for a malformed body, a
+ * `sellerId` other than the caller's, or an unknown `selectedBranch`; 402 `INSUFFICIENT_BALANCE` when a
+ * wallet holds less than the fee (nothing stored or charged). Otherwise the fee is charged (deducted
+ * from a wallet, invoiced otherwise) and the task stored as `pending`.
+ */
+export function createTask(state: ServiceState, request: OperationRequest): Response {
+  const parsed = parseJsonBody(request.body, request.contentType, TaskCreateParams);
+  if (!parsed.ok) return badRequest(parsed.message);
+  const params = parsed.value;
+  if (params.sellerId !== undefined && params.sellerId !== request.sellerId) {
+    return badRequest('sellerId: must equal the x-seller-id header');
+  }
+  const { config } = state;
+  const branch =
+    params.selectedBranch === undefined
+      ? undefined
+      : config.branches.find((candidate) => candidate.name === params.selectedBranch);
+  if (params.selectedBranch !== undefined && !branch) {
+    return badRequest(
+      `selectedBranch: unknown branch ${JSON.stringify(params.selectedBranch)} (valid: ${config.branches.map((b) => JSON.stringify(b.name)).join(', ')})`,
+    );
+  }
+  const pickup = pickupOf(params, branch, config.origin);
+  const trip = tripOf(params, pickup);
+  const feeFils = deliveryFeeFils(config.fees, trip.totalDistance);
+  const { account } = state;
+  if (!account.canPay(feeFils)) {
+    return errorResponse(
+      402,
+      `Insufficient wallet balance: ${kwd.fromFils(account.balanceFils)} KWD available, ${kwd.fromFils(feeFils)} KWD required`,
+      'INSUFFICIENT_BALANCE',
+    );
+  }
+  const timestamp = config.now().toISOString();
+  const task = newTask(params, {
+    id: state.objectId(),
+    historyId: state.objectId(),
+    deliveryId: state.deliveryId(),
+    sellerId: request.sellerId,
+    timestamp,
+    pickup,
+    trip,
+    origin: config.origin,
+  });
+  const walletDeducted = account.charge(feeFils);
+  state.store.add({
+    seq: state.store.nextSeq(),
+    task,
+    feeFils,
+    walletDeducted,
+    pickupAddress: pickup.address,
+    events: [{ status: 'pending', timestamp }],
+    completedAt: undefined,
+  });
+  return jsonResponse({ data: { createTask: structuredClone(task) } }, config.createStatus);
+}
+
+/** `GET tasks/{id}` → the task, or 404 `NOT_FOUND` (also for another seller's task). */
+export function retrieveTask(state: ServiceState, request: OperationRequest, taskId: string): Response {
+  const record = state.store.get(taskId);
+  if (!record || record.task.sellerId !== request.sellerId) return errorResponse(404, 'Task not found', 'NOT_FOUND');
+  return jsonResponse(structuredClone(record.task));
+}
+
+/**
+ * `GET tasks` → `{ tasks, page, limit, totalPages, total }` over the caller's tasks (rules in
+ * `listing.ts`); 400 for a malformed query. With `repeatFirstPage` (fault `repeat-page`), the tasks of
+ * page 1 are answered whatever page was asked, with `totalPages` 1000 and `total` 1000 × limit.
+ */
+export function listTasks(state: ServiceState, request: OperationRequest, repeatFirstPage: boolean): Response {
+  const query = parseListQuery(request.url.searchParams);
+  if (!query.ok) return badRequest(query.message);
+  const own = state.store.all().filter((record) => record.task.sellerId === request.sellerId);
+  const page = listPage(own, repeatFirstPage ? { ...query.value, page: 1 } : query.value);
+  const tasks = page.records.map((record) => structuredClone(record.task));
+  if (repeatFirstPage) {
+    const totalPages = 1000;
+    return jsonResponse({
+      tasks,
+      page: query.value.page,
+      limit: page.limit,
+      totalPages,
+      total: totalPages * page.limit,
+    });
+  }
+  return jsonResponse({ tasks, page: page.page, limit: page.limit, totalPages: page.totalPages, total: page.total });
+}
+
+/** `POST tasks/estimate` `{ from, to }` → `{ travelDetail, price }` (km, minutes, KWD); 400 for a malformed body. */
+export function estimate(state: ServiceState, request: OperationRequest): Response {
+  const parsed = parseJsonBody(request.body, request.contentType, EstimateParams);
+  if (!parsed.ok) return badRequest(parsed.message);
+  const travelDetail = travelDetailBetween(parsed.value.from, parsed.value.to);
+  const price = kwd.toNumber(kwd.fromFils(deliveryFeeFils(state.config.fees, travelDetail.totalDistance)));
+  return jsonResponse({ travelDetail, price });
+}
+
+/** `GET tasks/branches` → `{ branches: [{ id, name, … }] }`. */
+export function listBranches(state: ServiceState): Response {
+  return jsonResponse({ branches: structuredClone(state.config.branches) });
+}
+
+/** `GET tasks/wallet-balance` → `{ walletAmount }` in KWD (0 on an invoice account). */
+export function walletBalance(state: ServiceState): Response {
+  return jsonResponse({ walletAmount: kwd.toNumber(kwd.fromFils(state.account.balanceFils)) });
+}
+
+/**
+ * `POST tasks/wallet-topup` `{ amount }` → `{ paymentUrl, amount, expiresAt }`: a link
+ * `<origin>/pay/<token>` valid 24 hours. 400 for a malformed body (amount below 5 KWD or with more
+ * than 3 decimals), 400 `INVOICE_ACCOUNT` on an invoice account.
+ */
+export function topUp(state: ServiceState, request: OperationRequest): Response {
+  const parsed = parseJsonBody(request.body, request.contentType, WalletTopUpParams);
+  if (!parsed.ok) return badRequest(parsed.message);
+  if (state.account.type === 'invoice') {
+    return errorResponse(400, 'Top-up is only available for wallet accounts', 'INVOICE_ACCOUNT');
+  }
+  const amountFils = kwd.toFils(parsed.value.amount);
+  const paymentUrl = `${state.config.address.origin}/pay/${state.objectId()}`;
+  const link = state.account.issueTopUp(paymentUrl, amountFils, state.config.now());
+  return jsonResponse({
+    paymentUrl: link.paymentUrl,
+    amount: kwd.toNumber(kwd.fromFils(amountFils)),
+    expiresAt: link.expiresAt.toISOString(),
+  });
+}

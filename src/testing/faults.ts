@@ -1,0 +1,213 @@
+/**
+ * Fault injection: rules that make the next matching requests fail in a chosen way, and the pieces
+ * that play each fault (see {@link MockFault} for what each kind does).
+ * @module
+ */
+import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
+import type { MockFault, MockFaultRule, MockOperation } from './types.js';
+
+/** Every operation, for checking rules. */
+export const OPERATIONS: readonly MockOperation[] = [
+  'tasks.create',
+  'tasks.retrieve',
+  'tasks.list',
+  'tasks.estimate',
+  'branches.list',
+  'wallet.retrieveBalance',
+  'wallet.topUp',
+];
+
+const KINDS: readonly MockFault['kind'][] = [
+  'status',
+  'network-error',
+  'commit-then-drop',
+  'delay',
+  'stall-body',
+  'invalid-json',
+  'repeat-page',
+];
+
+/** The body of an `invalid-json` answer: an HTML error page, as a proxy would send. */
+export const NOT_JSON_BODY = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+
+/** Longest wait `setTimeout` supports, ms; a longer `delay` never ends by itself. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface ActiveRule {
+  readonly fault: MockFault;
+  readonly operations: readonly MockOperation[] | undefined;
+  remaining: number;
+}
+
+/** Copies the fault part of a rule, dropping `operation` and `times`. */
+function faultOf(rule: MockFaultRule): MockFault {
+  switch (rule.kind) {
+    case 'status': {
+      const fault: MockFault = { kind: 'status', status: rule.status };
+      if (rule.body !== undefined) fault.body = structuredClone(rule.body);
+      if (rule.headers !== undefined) fault.headers = { ...rule.headers };
+      return fault;
+    }
+    case 'delay':
+      return { kind: 'delay', ms: rule.ms };
+    default:
+      return { kind: rule.kind };
+  }
+}
+
+/**
+ * Checks a rule.
+ * @throws {TypeError} for an unknown kind or operation, or non-string headers.
+ * @throws {RangeError} for `times` not a positive integer or `Infinity`, a status outside 200…599, a
+ * negative or NaN `ms`, or a `repeat-page` rule for operations without `tasks.list`.
+ */
+export function checkFaultRule(rule: MockFaultRule): void {
+  if (typeof rule !== 'object' || rule === null || !KINDS.includes(rule.kind)) {
+    throw new TypeError(`fault kind must be one of ${KINDS.join(', ')}`);
+  }
+  const times = rule.times ?? 1;
+  if (!(times === Number.POSITIVE_INFINITY || (Number.isSafeInteger(times) && times > 0))) {
+    throw new RangeError(`fault times must be a positive integer or Infinity, got ${String(times)}`);
+  }
+  const operations = rule.operation === undefined ? undefined : [rule.operation].flat();
+  for (const operation of operations ?? []) {
+    if (!OPERATIONS.includes(operation)) throw new TypeError(`unknown operation ${JSON.stringify(operation)}`);
+  }
+  if (rule.kind === 'status') {
+    if (!Number.isInteger(rule.status) || rule.status < 200 || rule.status > 599) {
+      throw new RangeError(`fault status must be an integer from 200 to 599, got ${String(rule.status)}`);
+    }
+    for (const value of Object.values(rule.headers ?? {})) {
+      if (typeof value !== 'string') throw new TypeError('fault headers must be strings');
+    }
+  }
+  if (rule.kind === 'delay' && !(rule.ms >= 0)) {
+    throw new RangeError(`fault ms must be ≥ 0 (Infinity never answers), got ${String(rule.ms)}`);
+  }
+  if (rule.kind === 'repeat-page' && operations && !operations.includes('tasks.list')) {
+    throw new RangeError('a repeat-page fault applies to tasks.list only');
+  }
+}
+
+/** Fault rules in injection order. */
+export class FaultQueue {
+  readonly #rules: ActiveRule[] = [];
+
+  /**
+   * Adds a rule after the existing ones.
+   * @throws as {@link checkFaultRule}.
+   */
+  inject(rule: MockFaultRule): void {
+    checkFaultRule(rule);
+    const operations = rule.operation === undefined ? undefined : [rule.operation].flat();
+    this.#rules.push({ fault: faultOf(rule), operations, remaining: rule.times ?? 1 });
+  }
+
+  /** Removes every rule. */
+  clear(): void {
+    this.#rules.length = 0;
+  }
+
+  /**
+   * The fault for a request to `operation`: the first rule that matches, used once (removed when used
+   * up), or `undefined`.
+   */
+  take(operation: MockOperation): MockFault | undefined {
+    const index = this.#rules.findIndex(
+      (rule) =>
+        (rule.operations === undefined || rule.operations.includes(operation)) &&
+        (rule.fault.kind !== 'repeat-page' || operation === 'tasks.list'),
+    );
+    const rule = this.#rules[index];
+    if (!rule) return undefined;
+    rule.remaining -= 1;
+    if (rule.remaining <= 0) this.#rules.splice(index, 1);
+    return rule.fault;
+  }
+}
+
+/** The answer of a `status` fault: its body (default `{ message, code }`) and headers. */
+export function injectedStatusResponse(fault: Extract<MockFault, { kind: 'status' }>): Response {
+  const body = fault.body ?? {
+    message: `${reasonOfStatus(fault.status)} (injected fault)`,
+    code: codeOfStatus(fault.status),
+  };
+  const response = jsonResponse(body, fault.status, fault.headers);
+  if ([204, 205, 304].includes(fault.status)) return new Response(null, response);
+  return response;
+}
+
+/** Runs `onAbort` once when any signal aborts; returns a function that stops listening. */
+function onAnyAbort(signals: readonly AbortSignal[], onAbort: () => void): () => void {
+  const stop = () => {
+    for (const signal of signals) signal.removeEventListener('abort', listener);
+  };
+  const listener = () => {
+    stop();
+    onAbort();
+  };
+  if (signals.some((signal) => signal.aborted)) {
+    onAbort();
+    return () => {};
+  }
+  for (const signal of signals) signal.addEventListener('abort', listener, { once: true });
+  return stop;
+}
+
+/**
+ * Waits `ms` (`Infinity`: forever) unless a signal aborts first.
+ * @returns true when the wait ran out, false when it was cut short.
+ */
+export function waitUnlessAborted(ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = onAnyAbort(signals, () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+    if (ms <= MAX_TIMER_MS) {
+      timer = setTimeout(() => {
+        stop();
+        resolve(true);
+      }, ms);
+    }
+  });
+}
+
+/**
+ * The answer of a `stall-body` fault: the status and headers of `response`, a `content-length` of
+ * its full body, and the first half of that body; the body then never ends. When a signal aborts, the
+ * body fails (the connection drops). The full `content-length` matters: it lets a reader tell the body
+ * is incomplete, and it keeps Node's fetch from mistaking the dropped connection for a complete message.
+ */
+export async function stalledBodyResponse(response: Response, signals: readonly AbortSignal[]): Promise<Response> {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const part = bytes.slice(0, Math.ceil(bytes.length / 2));
+  let stop = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(part);
+      stop = onAnyAbort(signals, () => {
+        try {
+          controller.error(new Error('connection dropped by the mock'));
+        } catch {
+          // The reader is already gone.
+        }
+      });
+    },
+    cancel() {
+      stop();
+    },
+  });
+  const headers = new Headers(response.headers);
+  headers.set('content-length', String(bytes.length));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** The answer of an `invalid-json` fault: `response`'s status and headers with {@link NOT_JSON_BODY}. */
+export function invalidJsonResponse(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  return new Response(NOT_JSON_BODY, { status: response.status, statusText: response.statusText, headers });
+}

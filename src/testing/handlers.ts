@@ -1,0 +1,180 @@
+/**
+ * The msw request handlers of the mock and the path every request takes through them:
+ *
+ * 1. route (both address forms; see `routes.ts`) and record the request;
+ * 2. take the first matching fault rule; `status` and `network-error` answer here, before anything is processed;
+ * 3. authenticate (401), then run the operation (`endpoints.ts`);
+ * 4. apply the faults that act after processing (`commit-then-drop`, `delay`, `stall-body`, `invalid-json`).
+ *
+ * With a webhook receiver configured, a `passthrough()` handler lets the webhook POSTs through msw.
+ * @module
+ */
+import { type HttpHandler, http, passthrough } from 'msw';
+import { authenticatedSeller, unauthorized } from './auth.js';
+import {
+  createTask,
+  estimate,
+  listBranches,
+  listTasks,
+  type OperationRequest,
+  retrieveTask,
+  type ServiceState,
+  topUp,
+  walletBalance,
+} from './endpoints.js';
+import {
+  type FaultQueue,
+  injectedStatusResponse,
+  invalidJsonResponse,
+  stalledBodyResponse,
+  waitUnlessAborted,
+} from './faults.js';
+import { firstValues } from './listing.js';
+import { type RequestLog, recordedBody } from './request-log.js';
+import { droppedConnection, errorResponse } from './responses.js';
+import { type Route, routeOf, segmentsAfterCollection } from './routes.js';
+
+/** What the handlers work on. */
+export interface HandlerContext {
+  readonly state: ServiceState;
+  readonly faults: FaultQueue;
+  readonly log: RequestLog;
+  /** The signal that aborts on the mock's next reset() or close(). */
+  readonly lifetime: () => AbortSignal;
+}
+
+function answerUnknownRoute(route: Extract<Route, { operation: 'unknown' }>, method: string, path: string): Response {
+  switch (route.problem) {
+    case 'method-not-allowed': {
+      const response = errorResponse(405, `Method ${method} is not allowed on ${path}`, 'METHOD_NOT_ALLOWED');
+      response.headers.set('allow', route.allow);
+      return response;
+    }
+    case 'malformed-id':
+      return errorResponse(400, 'id: malformed percent-encoding', 'BAD_REQUEST');
+    default:
+      return errorResponse(404, `No route for ${method} ${path}`, 'NOT_FOUND');
+  }
+}
+
+/** Authentication, then the operation; an unexpected exception becomes a 500 that names it. */
+function processRequest(
+  context: HandlerContext,
+  request: Request,
+  route: Route,
+  body: string,
+  repeatFirstPage: boolean,
+): Response {
+  const { state } = context;
+  const sellerId = authenticatedSeller(state.config, request.headers);
+  if (sellerId === undefined) return unauthorized();
+  const url = new URL(request.url);
+  if (route.operation === 'unknown') return answerUnknownRoute(route, request.method, url.pathname);
+  const operationRequest: OperationRequest = {
+    url,
+    body,
+    contentType: request.headers.get('content-type'),
+    sellerId,
+  };
+  try {
+    switch (route.operation) {
+      case 'tasks.create':
+        return createTask(state, operationRequest);
+      case 'tasks.retrieve':
+        return retrieveTask(state, operationRequest, route.taskId);
+      case 'tasks.list':
+        return listTasks(state, operationRequest, repeatFirstPage);
+      case 'tasks.estimate':
+        return estimate(state, operationRequest);
+      case 'branches.list':
+        return listBranches(state);
+      case 'wallet.retrieveBalance':
+        return walletBalance(state);
+      case 'wallet.topUp':
+        return topUp(state, operationRequest);
+    }
+  } catch (error) {
+    return errorResponse(500, `The mock failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The whole path of one request to the service (see the module comment). */
+async function handleServiceRequest(context: HandlerContext, request: Request, segments: string[]): Promise<Response> {
+  const url = new URL(request.url);
+  const route = routeOf(request.method, segments);
+  const body = await request.text();
+  const lifetime = context.lifetime();
+  const entry = context.log.add({
+    operation: route.operation,
+    method: request.method,
+    url: request.url,
+    path: url.pathname,
+    query: firstValues(url.searchParams),
+    headers: Object.fromEntries(request.headers),
+    body: recordedBody(body),
+  });
+  const fault = route.operation === 'unknown' ? undefined : context.faults.take(route.operation);
+  if (fault) entry.fault = fault.kind;
+  if (fault?.kind === 'status') {
+    const response = injectedStatusResponse(fault);
+    entry.status = response.status;
+    return response;
+  }
+  if (fault?.kind === 'network-error') {
+    entry.status = 'network-error';
+    return droppedConnection();
+  }
+  const response = processRequest(context, request, route, body, fault?.kind === 'repeat-page');
+  switch (fault?.kind) {
+    case 'commit-then-drop':
+      entry.status = 'network-error';
+      return droppedConnection();
+    case 'delay': {
+      const waited = await waitUnlessAborted(fault.ms, [request.signal, lifetime]);
+      if (!waited) return droppedConnection();
+      entry.status = response.status;
+      return response;
+    }
+    case 'stall-body':
+      return stalledBodyResponse(response, [request.signal, lifetime]);
+    case 'invalid-json':
+      entry.status = response.status;
+      return invalidJsonResponse(response);
+    default:
+      entry.status = response.status;
+      return response;
+  }
+}
+
+/** True when `url` names the webhook receiver (same origin and path; query and fragment ignored). */
+function isWebhookReceiver(webhookUrl: string, url: string): boolean {
+  const receiver = new URL(webhookUrl);
+  const target = new URL(url);
+  return target.origin === receiver.origin && target.pathname === receiver.pathname;
+}
+
+/**
+ * The msw handlers of a mock: a passthrough for the webhook receiver (when configured), then one
+ * handler for every path under `<root>/tasks` and `<root>/rest/tasks`, any method.
+ */
+export function createHandlers(context: HandlerContext): HttpHandler[] {
+  const { config } = context.state;
+  const handlers: HttpHandler[] = [];
+  const { webhookUrl } = config;
+  if (webhookUrl !== undefined) {
+    handlers.push(
+      http.all(
+        ({ request }) => isWebhookReceiver(webhookUrl, request.url),
+        () => passthrough(),
+      ),
+    );
+  }
+  handlers.push(
+    http.all(
+      ({ request }) => segmentsAfterCollection(config.address, new URL(request.url)) !== undefined,
+      ({ request }) =>
+        handleServiceRequest(context, request, segmentsAfterCollection(config.address, new URL(request.url)) ?? []),
+    ),
+  );
+  return handlers;
+}

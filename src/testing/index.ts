@@ -1,0 +1,29 @@
+/**
+ * `delivery-task-sdk/testing`: a stateful msw mock of the Delivery Task Service for tests (design
+ * doc, "Test kit"). Requires the optional peer dependency `msw` (3.x); the main entry never loads it.
+ *
+ * ```ts
+ * import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+ * const mock = createMockDeliveryService();
+ * mock.listen();
+ * ```
+ * @module
+ */
+export { MOCK_DEFAULTS } from './options.js';
+export { createMockDeliveryService } from './service.js';
+export type {
+  MockAccount,
+  MockBranch,
+  MockDeliveryService,
+  MockDeliveryServiceOptions,
+  MockFault,
+  MockFaultRule,
+  MockListenOptions,
+  MockOperation,
+  MockPoint,
+  MockPricing,
+  MockRecordedRequest,
+  MockRecordedStatus,
+  MockWallet,
+  MockWebhookDelivery,
+} from './types.js';

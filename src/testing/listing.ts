@@ -1,0 +1,149 @@
+/**
+ * `GET tasks`: query parsing, search, sort and pagination (spec § "GET /tasks"; design doc,
+ * "sortBy fields").
+ *
+ * - `limit` integer 1…10 (default 10), `page` integer ≥ 1 (default 1), `ignoreRegex` `true`/`false`
+ *   (default `false`, as the spec says), `sortOrder` `1`/`-1` (default `1`); an empty value counts as
+ *   absent; anything else is a 400.
+ * - `search` matches, case-insensitively, `orderNumber`, `customerName`, `customerNumber`, `id` and
+ *   `deliveryZone`: as literal text with `ignoreRegex=true`, else as a regular expression (at most 200
+ *   characters; an invalid one is a 400).
+ * - `sortBy` one of `createdAt`, `updatedAt`, `orderNumber`, `status`, `customerName`, in `sortOrder`;
+ *   a missing value sorts first in ascending order. With `sortBy` empty or unknown: newest first. Ties
+ *   keep creation order (reversed for a descending sort), so pages are stable.
+ * - `totalPages` is `ceil(total / limit)`: 0 when nothing matches.
+ * @module
+ */
+import * as z from 'zod';
+import type { Task } from '../schemas/task.js';
+import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
+import { describeIssues, type Parsed } from './request-body.js';
+import type { TaskRecord } from './state.js';
+
+/** Longest `search` pattern accepted as a regular expression (limits catastrophic backtracking). */
+export const MAX_REGEX_SEARCH_LENGTH = 200;
+
+/** Fields `search` looks at. */
+export const SEARCHED_FIELDS = ['orderNumber', 'customerName', 'customerNumber', 'id', 'deliveryZone'] as const;
+
+/** Fields `sortBy` accepts; any other value sorts newest first. */
+export const SORT_FIELDS = ['createdAt', 'updatedAt', 'orderNumber', 'status', 'customerName'] as const;
+
+/** Default page size (spec: 10). */
+export const DEFAULT_PAGE_SIZE = 10;
+
+const absentWhenEmpty = (value: unknown): unknown => (value === '' ? undefined : value);
+
+const IntegerText = z
+  .string()
+  .regex(/^\d{1,16}$/, 'Expected an integer')
+  .transform(Number);
+
+const ListQuery = z.object({
+  limit: z.preprocess(
+    absentWhenEmpty,
+    IntegerText.pipe(z.number().min(1).max(MAX_PAGE_SIZE)).default(DEFAULT_PAGE_SIZE),
+  ),
+  page: z.preprocess(absentWhenEmpty, IntegerText.pipe(z.number().min(1).max(Number.MAX_SAFE_INTEGER)).default(1)),
+  search: z.string().default(''),
+  sortBy: z.string().default(''),
+  ignoreRegex: z.preprocess(absentWhenEmpty, z.enum(['true', 'false']).default('false')),
+  sortOrder: z.preprocess(absentWhenEmpty, z.enum(['1', '-1']).default('1')),
+});
+
+/** A checked list query. */
+export interface TaskListQuery {
+  readonly limit: number;
+  readonly page: number;
+  /** Test applied to each task; absent when `search` is empty. */
+  readonly matches: ((task: Task) => boolean) | undefined;
+  /** Comparator over stored tasks. */
+  readonly order: (a: TaskRecord, b: TaskRecord) => number;
+}
+
+/** The first value of every query parameter. */
+export function firstValues(params: URLSearchParams): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of params) if (!Object.hasOwn(query, name)) query[name] = value;
+  return query;
+}
+
+function searchTest(search: string, literal: boolean): Parsed<((task: Task) => boolean) | undefined> {
+  if (search === '') return { ok: true, value: undefined };
+  let test: (text: string) => boolean;
+  if (literal) {
+    const needle = search.toLowerCase();
+    test = (text) => text.toLowerCase().includes(needle);
+  } else {
+    if (search.length > MAX_REGEX_SEARCH_LENGTH) {
+      return {
+        ok: false,
+        message: `search: a regular expression may have at most ${MAX_REGEX_SEARCH_LENGTH} characters (send ignoreRegex=true for literal text)`,
+      };
+    }
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(search, 'i');
+    } catch (error) {
+      return { ok: false, message: `search: invalid regular expression (${(error as Error).message})` };
+    }
+    test = (text) => pattern.test(text);
+  }
+  return {
+    ok: true,
+    value: (task) =>
+      SEARCHED_FIELDS.some((field) => {
+        const value = task[field];
+        return typeof value === 'string' && test(value);
+      }),
+  };
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  const left = typeof a === 'string' ? a : undefined;
+  const right = typeof b === 'string' ? b : undefined;
+  if (left === right) return 0;
+  if (left === undefined) return -1;
+  if (right === undefined) return 1;
+  return left < right ? -1 : 1;
+}
+
+function orderOf(sortBy: string, sortOrder: '1' | '-1'): TaskListQuery['order'] {
+  const field = (SORT_FIELDS as readonly string[]).includes(sortBy) ? sortBy : undefined;
+  if (field === undefined) return (a, b) => b.seq - a.seq;
+  const direction = sortOrder === '-1' ? -1 : 1;
+  return (a, b) => direction * (compareValues(a.task[field], b.task[field]) || a.seq - b.seq);
+}
+
+/** Parses the query of `GET tasks`; a failure carries the message of the 400. */
+export function parseListQuery(params: URLSearchParams): Parsed<TaskListQuery> {
+  const result = ListQuery.safeParse(firstValues(params));
+  if (!result.success) return { ok: false, message: describeIssues(result.error.issues, 'query') };
+  const { limit, page, search, sortBy, ignoreRegex, sortOrder } = result.data;
+  const matches = searchTest(search, ignoreRegex === 'true');
+  if (!matches.ok) return matches;
+  return { ok: true, value: { limit, page, matches: matches.value, order: orderOf(sortBy, sortOrder) } };
+}
+
+/** One page of the list, before tasks are cloned for the answer. */
+export interface TaskListPage {
+  readonly records: readonly TaskRecord[];
+  readonly page: number;
+  readonly limit: number;
+  readonly totalPages: number;
+  readonly total: number;
+}
+
+/** Filters, sorts and cuts one page out of `records` (the calling seller's tasks). */
+export function listPage(records: readonly TaskRecord[], query: TaskListQuery): TaskListPage {
+  const { matches } = query;
+  const selected = (matches ? records.filter((record) => matches(record.task)) : [...records]).sort(query.order);
+  const start = (query.page - 1) * query.limit;
+  return {
+    records: start < selected.length ? selected.slice(start, start + query.limit) : [],
+    page: query.page,
+    limit: query.limit,
+    totalPages: Math.ceil(selected.length / query.limit),
+    total: selected.length,
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The mock's JSON answers. Error bodies are always `{ message, code }` (design doc, "error body");
+ * messages never contain the API key or the seller id.
+ * @module
+ */
+import { HttpResponse } from 'msw';
+
+/** Error codes the mock uses, by HTTP status; a status not listed gets `HTTP_<status>`. */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'INSUFFICIENT_BALANCE',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
+  409: 'CONFLICT',
+  422: 'UNPROCESSABLE_ENTITY',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_SERVER_ERROR',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+};
+
+/** Reason phrases for the default body of an injected status fault. */
+const REASON_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** The error code the mock uses for an HTTP status (`404` → `NOT_FOUND`). */
+export function codeOfStatus(status: number): string {
+  return CODE_BY_STATUS[status] ?? `HTTP_${status}`;
+}
+
+/** A reason phrase for an HTTP status (`503` → `Service Unavailable`), or `HTTP <status>`. */
+export function reasonOfStatus(status: number): string {
+  return REASON_BY_STATUS[status] ?? `HTTP ${status}`;
+}
+
+/** A JSON answer. */
+export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** An error answer `{ message, code }`; `code` defaults to {@link codeOfStatus}. */
+export function errorResponse(status: number, message: string, code = codeOfStatus(status)): Response {
+  return jsonResponse({ message, code }, status);
+}
+
+/** A dropped connection: `fetch` rejects with a network error. */
+export function droppedConnection(): Response {
+  return HttpResponse.error();
+}

@@ -1,0 +1,200 @@
+/**
+ * `createMockDeliveryService`: a stateful msw mock of the whole Delivery Task Service (spec "Delivery
+ * Task Service Interface"; design doc, "Test kit"), wiring the store, the account, the handlers, the
+ * lifecycle, the webhooks and the faults together.
+ * @module
+ */
+import type { HttpHandler } from 'msw';
+import { type SetupServer, setupServer } from 'msw/node';
+import { kwd } from '../kwd.js';
+import type { Task } from '../schemas/task.js';
+import type { ServiceState } from './endpoints.js';
+import { FaultQueue } from './faults.js';
+import { createHandlers } from './handlers.js';
+import { createObjectIdGenerator, createSequenceIdGenerator } from './ids.js';
+import { applyEvent, plannedEvents } from './lifecycle.js';
+import { resolveOptions, type ServiceConfig } from './options.js';
+import { RequestLog } from './request-log.js';
+import { TaskStore } from './state.js';
+import type {
+  MockDeliveryService,
+  MockDeliveryServiceOptions,
+  MockFaultRule,
+  MockListenOptions,
+  MockOperation,
+  MockRecordedRequest,
+  MockWallet,
+  MockWebhookDelivery,
+} from './types.js';
+import { Account } from './wallet.js';
+import { sendWebhook, type WebhookPost } from './webhook-delivery.js';
+import { webhookFormOf } from './webhook-form.js';
+
+const UNHANDLED_FRAME_STRATEGIES = ['error', 'warn', 'bypass'] as const;
+
+class MockDeliveryServiceImpl implements MockDeliveryService {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly sellerId: string;
+  readonly handlers: readonly HttpHandler[];
+
+  readonly #config: ServiceConfig;
+  readonly #state: ServiceState;
+  readonly #faults = new FaultQueue();
+  readonly #log = new RequestLog();
+  readonly #webhookDeliveries: MockWebhookDelivery[] = [];
+  /** Aborts on reset() and close(), ending delays, stalled bodies and webhook POSTs. */
+  #lifetime = new AbortController();
+  /** Counts resets and closes, so that a webhook POST that outlives one is not logged. */
+  #generation = 0;
+  #server: SetupServer | undefined;
+
+  constructor(options: MockDeliveryServiceOptions | undefined) {
+    const config = resolveOptions(options);
+    this.#config = config;
+    this.baseUrl = config.address.baseUrl;
+    this.apiKey = config.apiKey;
+    this.sellerId = config.sellerId;
+    this.#state = {
+      config,
+      store: new TaskStore(),
+      account: new Account(config.accountType, config.openingBalanceFils),
+      objectId: createObjectIdGenerator(config.now),
+      deliveryId: createSequenceIdGenerator('DLV-'),
+    };
+    this.handlers = Object.freeze(
+      createHandlers({
+        state: this.#state,
+        faults: this.#faults,
+        log: this.#log,
+        lifetime: () => this.#lifetime.signal,
+      }),
+    );
+    // Keep the API key out of console.log, util.inspect and JSON.stringify of the mock.
+    Object.defineProperty(this, 'apiKey', { enumerable: false });
+  }
+
+  listen(options: MockListenOptions = {}): void {
+    if (this.#server) throw new Error('This mock delivery service is already listening; call close() first');
+    const onUnhandledFrame = options.onUnhandledFrame ?? 'error';
+    if (!UNHANDLED_FRAME_STRATEGIES.includes(onUnhandledFrame)) {
+      throw new TypeError(`onUnhandledFrame must be one of ${UNHANDLED_FRAME_STRATEGIES.join(', ')}`);
+    }
+    const server = setupServer(...this.handlers);
+    server.listen({ onUnhandledFrame });
+    this.#server = server;
+  }
+
+  close(): void {
+    this.#endPending();
+    this.#server?.close();
+    this.#server = undefined;
+  }
+
+  get tasks(): readonly Task[] {
+    return Object.freeze(this.#state.store.all().map((record) => structuredClone(record.task)));
+  }
+
+  task(id: string): Task | undefined {
+    const record = this.#state.store.get(id);
+    return record ? structuredClone(record.task) : undefined;
+  }
+
+  get wallet(): MockWallet {
+    return this.#state.account.snapshot();
+  }
+
+  get requests(): readonly MockRecordedRequest[] {
+    return this.#log.all();
+  }
+
+  requestsFor(operation: MockOperation): readonly MockRecordedRequest[] {
+    return Object.freeze(this.#log.all().filter((request) => request.operation === operation));
+  }
+
+  get webhookDeliveries(): readonly MockWebhookDelivery[] {
+    return Object.freeze(this.#webhookDeliveries.map((delivery) => structuredClone(delivery)));
+  }
+
+  async advance(taskId: string, status?: string): Promise<Task> {
+    const record = this.#state.store.get(taskId);
+    if (!record) throw new Error(`Cannot advance task ${JSON.stringify(taskId)}: no such task`);
+    const events = plannedEvents(taskId, record.task.status ?? 'pending', status);
+    const { config, objectId } = this.#state;
+    const { webhookUrl } = config;
+    const posts: WebhookPost[] = [];
+    const deliveryId = record.task.deliveryId ?? taskId;
+    for (const event of events) {
+      applyEvent(record, event, {
+        timestamp: config.now().toISOString(),
+        historyId: objectId,
+        driver: () => ({
+          name: 'Mock Driver',
+          phone: '+96550000000',
+          trackingLink: `${config.address.origin}/track/${encodeURIComponent(deliveryId)}`,
+        }),
+      });
+      if (webhookUrl !== undefined) {
+        posts.push({ url: webhookUrl, taskId, status: event, body: webhookFormOf(record, event) });
+      }
+    }
+    const task = structuredClone(record.task);
+    const generation = this.#generation;
+    const cancel = this.#lifetime.signal;
+    for (const post of posts) {
+      const delivery = await sendWebhook(post, cancel);
+      if (generation === this.#generation) this.#webhookDeliveries.push(delivery);
+    }
+    return task;
+  }
+
+  completeTopUp(paymentUrl: string): number {
+    const balanceFils = this.#state.account.completeTopUp(paymentUrl, this.#config.now());
+    return kwd.toNumber(kwd.fromFils(balanceFils));
+  }
+
+  inject(rule: MockFaultRule): void {
+    this.#faults.inject(rule);
+  }
+
+  clearFaults(): void {
+    this.#faults.clear();
+  }
+
+  reset(): void {
+    this.#endPending();
+    this.#state.store.clear();
+    this.#state.account.reset();
+    this.#faults.clear();
+    this.#log.clear();
+    this.#webhookDeliveries.length = 0;
+  }
+
+  /** Ends every pending delay, stalled body and webhook POST. */
+  #endPending(): void {
+    this.#generation += 1;
+    this.#lifetime.abort();
+    this.#lifetime = new AbortController();
+  }
+}
+
+/**
+ * Creates a stateful mock of the Delivery Task Service for tests, served through msw. It checks the
+ * credentials (401), validates bodies and queries (400), stores tasks, charges fees to the wallet
+ * (402 when the balance is below the fee), paginates, searches (literal or regex) and sorts, estimates
+ * (haversine km, minutes at 30 km/h, KWD price), issues top-up links, moves tasks through their
+ * lifecycle with {@link MockDeliveryService.advance} (POSTing webhooks when `webhookUrl` is set), and
+ * plays injected faults. It serves both `<root>/tasks…` and `<root>/rest/tasks…`.
+ *
+ * ```ts
+ * const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 20 } });
+ * beforeAll(() => mock.listen());        // or setupServer(...mock.handlers) in your own server
+ * afterEach(() => mock.reset());
+ * afterAll(() => mock.close());
+ * ```
+ * @param options see {@link MockDeliveryServiceOptions}; every option has a default ({@link MOCK_DEFAULTS}).
+ * @throws {TypeError} / {RangeError} for invalid options, naming the option (never echoing the API key).
+ */
+export function createMockDeliveryService(options?: MockDeliveryServiceOptions): MockDeliveryService {
+  return new MockDeliveryServiceImpl(options);
+}

@@ -1,0 +1,76 @@
+/**
+ * The mock's task store: every task with what the mock needs besides its API form (its fee, its
+ * webhook history, its pickup address).
+ * @module
+ */
+import type { Task } from '../schemas/task.js';
+
+/** One entry of the webhook form of `statusHistory` (no `id`; spec § StatusHistoryEntry). */
+export interface WebhookHistoryEntry {
+  readonly status: string;
+  /** ISO 8601 date-time. */
+  readonly timestamp: string;
+}
+
+/** A stored task. */
+export interface TaskRecord {
+  /** Creation order, the tiebreak of every sort. */
+  readonly seq: number;
+  /** The task in API response form; the mock's own object (hand out clones only). */
+  readonly task: Task;
+  /** The fee of the task, fils. */
+  readonly feeFils: number;
+  /** The fee was deducted from a wallet (false on an invoice account). */
+  readonly walletDeducted: boolean;
+  /** Address lines of the pickup point, for the webhook form of `pickupLocation`. */
+  readonly pickupAddress: readonly string[];
+  /** Every event so far including the webhook-only ones, for the webhook form of `statusHistory`. */
+  readonly events: WebhookHistoryEntry[];
+  /** When the task was delivered (ISO 8601), for `driver.completed_at` in the webhook form. */
+  completedAt: string | undefined;
+}
+
+/** Tasks in creation order, by id. */
+export class TaskStore {
+  readonly #records: TaskRecord[] = [];
+  readonly #byId = new Map<string, TaskRecord>();
+  #seq = 0;
+
+  /** The next creation sequence number (never reused, even after {@link clear}). */
+  nextSeq(): number {
+    this.#seq += 1;
+    return this.#seq;
+  }
+
+  /**
+   * Stores a task.
+   * @throws {Error} when its id is missing or already used.
+   */
+  add(record: TaskRecord): void {
+    const id = record.task.id;
+    if (id === undefined || this.#byId.has(id)) throw new Error(`task id ${String(id)} is missing or already used`);
+    this.#records.push(record);
+    this.#byId.set(id, record);
+  }
+
+  /** The task with this id, if any. */
+  get(id: string): TaskRecord | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Every task in creation order. */
+  all(): readonly TaskRecord[] {
+    return this.#records;
+  }
+
+  /** Number of tasks stored. */
+  get size(): number {
+    return this.#records.length;
+  }
+
+  /** Removes every task. */
+  clear(): void {
+    this.#records.length = 0;
+    this.#byId.clear();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The seller's account: wallet balance, fees and top-up links (spec § "What the service does",
+ * items 4–5; § "POST /tasks/wallet-topup"; § Limits: payment link lifetime 24 hours). Amounts are
+ * integer fils throughout.
+ * @module
+ */
+import { kwd } from '../kwd.js';
+import type { MockWallet } from './types.js';
+
+/** Lifetime of a top-up payment link: 24 hours, in ms. */
+export const TOP_UP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** A payment link issued for a top-up. */
+export interface TopUpLink {
+  /** The link, `<origin>/pay/<token>`. */
+  readonly paymentUrl: string;
+  /** Amount to credit, fils. */
+  readonly amountFils: number;
+  /** When the link stops working. */
+  readonly expiresAt: Date;
+}
+
+/** The mutable account behind {@link MockWallet}. */
+export class Account {
+  readonly type: 'wallet' | 'invoice';
+  readonly #openingBalanceFils: number;
+  #balanceFils: number;
+  #feesChargedFils = 0;
+  #feesCharged = 0;
+  #invoicedFils = 0;
+  #invoiced = 0;
+  /** Issued links by URL, and whether each was used. */
+  readonly #links = new Map<string, { link: TopUpLink; used: boolean }>();
+
+  /**
+   * @param type account kind.
+   * @param openingBalanceFils the balance after construction and after each {@link reset}, fils (ignored for invoice accounts).
+   */
+  constructor(type: 'wallet' | 'invoice', openingBalanceFils: number) {
+    this.type = type;
+    this.#openingBalanceFils = type === 'wallet' ? openingBalanceFils : 0;
+    this.#balanceFils = this.#openingBalanceFils;
+  }
+
+  /** Balance in fils (0 for an invoice account). */
+  get balanceFils(): number {
+    return this.#balanceFils;
+  }
+
+  /** True when a create with this fee is allowed: always on an invoice account, else when balance ≥ fee. */
+  canPay(feeFils: number): boolean {
+    return this.type === 'invoice' || this.#balanceFils >= feeFils;
+  }
+
+  /**
+   * Takes the fee of a created task: deducted from a wallet, added to the invoice otherwise.
+   * @returns true when the fee was deducted from the wallet (`walletDeducted` of the task).
+   * @throws {RangeError} when a wallet cannot pay it (check {@link canPay} first).
+   */
+  charge(feeFils: number): boolean {
+    if (this.type === 'invoice') {
+      this.#invoicedFils += feeFils;
+      this.#invoiced += 1;
+      return false;
+    }
+    if (!this.canPay(feeFils)) throw new RangeError('the wallet balance is below the fee');
+    this.#balanceFils -= feeFils;
+    this.#feesChargedFils += feeFils;
+    this.#feesCharged += 1;
+    return true;
+  }
+
+  /** Issues a payment link for `amountFils`, valid 24 hours from `issuedAt`. */
+  issueTopUp(paymentUrl: string, amountFils: number, issuedAt: Date): TopUpLink {
+    const link = { paymentUrl, amountFils, expiresAt: new Date(issuedAt.getTime() + TOP_UP_LINK_LIFETIME_MS) };
+    this.#links.set(paymentUrl, { link, used: false });
+    return link;
+  }
+
+  /**
+   * Pays a link: credits its amount once.
+   * @returns the new balance, fils.
+   * @throws {Error} for an unknown, expired (at `at`) or already used link.
+   */
+  completeTopUp(paymentUrl: string, at: Date): number {
+    const entry = this.#links.get(paymentUrl);
+    if (!entry) throw new Error(`Unknown top-up payment link: ${paymentUrl}`);
+    if (entry.used) throw new Error(`Top-up payment link already used: ${paymentUrl}`);
+    if (at.getTime() >= entry.link.expiresAt.getTime()) {
+      throw new Error(`Top-up payment link expired at ${entry.link.expiresAt.toISOString()}: ${paymentUrl}`);
+    }
+    entry.used = true;
+    this.#balanceFils += entry.link.amountFils;
+    return this.#balanceFils;
+  }
+
+  /** Opening balance, no fees, no links. */
+  reset(): void {
+    this.#balanceFils = this.#openingBalanceFils;
+    this.#feesChargedFils = 0;
+    this.#feesCharged = 0;
+    this.#invoicedFils = 0;
+    this.#invoiced = 0;
+    this.#links.clear();
+  }
+
+  /** A frozen snapshot for {@link MockWallet}. */
+  snapshot(): MockWallet {
+    return Object.freeze({
+      type: this.type,
+      balance: kwd.toNumber(kwd.fromFils(this.#balanceFils)),
+      balanceFils: this.#balanceFils,
+      feesChargedFils: this.#feesChargedFils,
+      feesCharged: this.#feesCharged,
+      invoicedFils: this.#invoicedFils,
+      invoiced: this.#invoiced,
+    });
+  }
+}

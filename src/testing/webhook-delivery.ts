@@ -1,0 +1,57 @@
+/**
+ * Sending one webhook: an HTTP POST of the task's webhook form to the seller's receiver, which must
+ * answer within 5 seconds; failures are not retried (spec § Events, items 2, 5 and 6; § Limits).
+ * @module
+ */
+import type { MockWebhookDelivery } from './types.js';
+
+/** Time the receiver has to answer, in ms (spec § Limits: 5 seconds). */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+
+/** One webhook to send. */
+export interface WebhookPost {
+  readonly url: string;
+  readonly taskId: string;
+  /** The event kind (the body's `status`). */
+  readonly status: string;
+  readonly body: Record<string, unknown>;
+}
+
+function reasonOf(error: unknown, timedOut: boolean, cancelled: boolean): string {
+  if (timedOut) return `no answer within ${WEBHOOK_TIMEOUT_MS} ms`;
+  if (cancelled) return 'cancelled by reset() or close() of the mock';
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
+
+/**
+ * POSTs `post.body` as JSON (`content-type: application/json`) once, reads the answer to its end, and
+ * reports the outcome. Never throws: a failure (network error, the 5 s timeout, `cancel` aborting) is
+ * reported in `error`.
+ * @param cancel aborts the POST (the mock's reset or close).
+ */
+export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promise<MockWebhookDelivery> {
+  const timeout = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
+  const started = performance.now();
+  const outcome = { taskId: post.taskId, status: post.status, url: post.url, body: post.body };
+  const elapsed = () => Math.round(performance.now() - started);
+  let responseStatus: number | undefined;
+  try {
+    const response = await fetch(post.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'delivery-task-sdk-mock' },
+      body: JSON.stringify(post.body),
+      signal: AbortSignal.any([timeout, cancel]),
+      redirect: 'manual',
+    });
+    responseStatus = response.status;
+    await response.arrayBuffer();
+    return { ...outcome, responseStatus, durationMs: elapsed() };
+  } catch (error) {
+    const failure = { ...outcome, error: reasonOf(error, timeout.aborted, cancel.aborted), durationMs: elapsed() };
+    return responseStatus === undefined ? failure : { ...failure, responseStatus };
+  }
+}

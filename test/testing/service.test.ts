@@ -1,0 +1,212 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createMockDeliveryService, MOCK_DEFAULTS } from '../../src/testing/index.js';
+import { callService, createTask, credentials, taskBody } from './calls.js';
+
+describe('a mock with the default options', () => {
+  const mock = createMockDeliveryService();
+  beforeAll(() => mock.listen());
+  afterEach(() => mock.reset());
+  afterAll(() => mock.close());
+
+  it('exposes the default credentials and base URL', () => {
+    expect(mock.apiKey).toBe(MOCK_DEFAULTS.apiKey);
+    expect(mock.sellerId).toBe(MOCK_DEFAULTS.sellerId);
+    expect(mock.baseUrl).toBe(MOCK_DEFAULTS.baseUrl);
+  });
+
+  it('answers 401 with a fixed message when the credentials are missing or wrong', async () => {
+    const wrong: Record<string, Record<string, string>> = {
+      nothing: {},
+      'no key': { 'x-seller-id': mock.sellerId },
+      'no seller': { authorization: `apikey ${mock.apiKey}` },
+      'wrong key': { authorization: 'apikey not-the-key', 'x-seller-id': mock.sellerId },
+      'wrong seller': { authorization: `apikey ${mock.apiKey}`, 'x-seller-id': 'someone-else' },
+      'bearer scheme': { authorization: `Bearer ${mock.apiKey}`, 'x-seller-id': mock.sellerId },
+      'bare key': { authorization: mock.apiKey, 'x-seller-id': mock.sellerId },
+    };
+    for (const [label, headers] of Object.entries(wrong)) {
+      const result = await callService(mock, 'GET', 'tasks/wallet-balance', { headers });
+      expect({ label, status: result.status, body: result.body }).toEqual({
+        label,
+        status: 401,
+        body: { message: 'Invalid API key or seller id', code: 'UNAUTHORIZED' },
+      });
+    }
+  });
+
+  it('never puts the API key or the seller id in an error message', async () => {
+    const result = await callService(mock, 'GET', 'tasks/wallet-balance', {
+      headers: { authorization: 'apikey guessed-key', 'x-seller-id': 'guessed-seller' },
+    });
+    const text = JSON.stringify(result.body);
+    for (const secret of [mock.apiKey, mock.sellerId, 'guessed-key', 'guessed-seller']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('accepts the apikey scheme in any letter case', async () => {
+    const result = await callService(mock, 'GET', 'tasks/wallet-balance', {
+      headers: { authorization: `APIKEY ${mock.apiKey}`, 'x-seller-id': mock.sellerId },
+    });
+    expect(result.status).toBe(200);
+  });
+
+  it('serves the reference form and the /rest form of every path', async () => {
+    const reference = await callService(mock, 'GET', 'tasks/branches');
+    const quickstart = await callService(mock, 'GET', 'rest/tasks/branches');
+    expect(reference.status).toBe(200);
+    expect(quickstart.body).toEqual(reference.body);
+    const created = await createTask(mock, taskBody('ORD-FORMS'));
+    const viaRest = await callService(mock, 'GET', `rest/tasks/${created.id}`);
+    expect(viaRest.body).toEqual(created);
+  });
+
+  it('keeps nothing but a copy: changing a returned task changes nothing stored', async () => {
+    const created = await createTask(mock, taskBody('ORD-COPY'));
+    const copy = mock.task(created.id);
+    if (!copy) throw new Error('task missing');
+    copy.status = 'delivered';
+    expect(mock.task(created.id)?.status).toBe('pending');
+    expect(mock.tasks).toEqual([created]);
+  });
+
+  it('records every request with its operation, query, lower-case headers, body and status', async () => {
+    await callService(mock, 'GET', 'tasks', { query: { limit: 5, search: 'x' } });
+    await callService(mock, 'POST', 'tasks/estimate', {
+      json: { from: MOCK_DEFAULTS.origin, to: MOCK_DEFAULTS.origin },
+    });
+    await callService(mock, 'GET', 'tasks/wallet-balance', { headers: {} });
+    expect(mock.requests.map((request) => [request.operation, request.method, request.status])).toEqual([
+      ['tasks.list', 'GET', 200],
+      ['tasks.estimate', 'POST', 200],
+      ['wallet.retrieveBalance', 'GET', 401],
+    ]);
+    const [list, estimate] = mock.requests;
+    expect(list?.path).toBe('/tasks');
+    expect(list?.query).toEqual({ limit: '5', search: 'x' });
+    expect(list?.headers).toMatchObject({ ...credentials(mock) });
+    expect(list?.body).toBeUndefined();
+    expect(estimate?.body).toEqual({ from: MOCK_DEFAULTS.origin, to: MOCK_DEFAULTS.origin });
+    expect(estimate?.headers['content-type']).toBe('application/json');
+    expect(mock.requestsFor('tasks.estimate')).toEqual([estimate]);
+    expect(mock.requestsFor('tasks.create')).toEqual([]);
+  });
+
+  it('answers 404 or 405 for paths under the service that no operation serves', async () => {
+    const deeper = await callService(mock, 'GET', 'tasks/abc/def');
+    expect(deeper).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    const wrongMethod = await callService(mock, 'DELETE', 'tasks/abc');
+    expect(wrongMethod).toMatchObject({ status: 405, body: { code: 'METHOD_NOT_ALLOWED' } });
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect(mock.requests.map((request) => request.operation)).toEqual(['unknown', 'unknown']);
+  });
+
+  it('lets no request reach the network by default', async () => {
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await expect(fetch('https://not-the-service.test/tasks')).rejects.toThrow();
+      expect(String(consoleError.mock.calls[0]?.[0])).toContain('without a matching request handler');
+    } finally {
+      consoleError.mockRestore();
+    }
+  });
+
+  it('refuses to listen twice', () => {
+    expect(() => mock.listen()).toThrow(/already listening/);
+  });
+
+  it('keeps the API key out of its JSON form', () => {
+    expect(JSON.stringify(mock)).not.toContain(mock.apiKey);
+  });
+
+  it('goes back to the initial state on reset', async () => {
+    const opening = mock.wallet;
+    await createTask(mock, taskBody('ORD-RESET'));
+    const topUp = await callService(mock, 'POST', 'tasks/wallet-topup', { json: { amount: 10 } });
+    mock.inject({ kind: 'status', status: 503, times: 5 });
+    expect(mock.tasks).toHaveLength(1);
+    mock.reset();
+    expect(mock.tasks).toEqual([]);
+    expect(mock.wallet).toEqual(opening);
+    expect(mock.requests).toEqual([]);
+    expect(() => mock.completeTopUp((topUp.body as { paymentUrl: string }).paymentUrl)).toThrow(/Unknown/);
+    expect((await callService(mock, 'GET', 'tasks/wallet-balance')).status).toBe(200);
+  });
+});
+
+describe('a mock under a base URL with a path prefix and /rest', () => {
+  const mock = createMockDeliveryService({
+    baseUrl: 'https://gateway.test/api/rest/',
+    apiKey: 'key-2',
+    sellerId: 'seller-2',
+    createStatus: 201,
+  });
+  beforeAll(() => mock.listen());
+  afterEach(() => mock.reset());
+  afterAll(() => mock.close());
+
+  it('normalises the base URL and serves both forms under the prefix', async () => {
+    expect(mock.baseUrl).toBe('https://gateway.test/api/rest');
+    const root = 'https://gateway.test/api';
+    for (const base of [root, `${root}/rest`]) {
+      expect((await callService(mock, 'GET', 'tasks/wallet-balance', { base })).status).toBe(200);
+    }
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await expect(
+        callService(mock, 'GET', 'tasks/wallet-balance', { base: 'https://gateway.test' }),
+      ).rejects.toThrow();
+      expect(String(consoleError.mock.calls[0]?.[0])).toContain('https://gateway.test/tasks/wallet-balance');
+    } finally {
+      consoleError.mockRestore();
+    }
+  });
+
+  it('checks its own credentials, not the defaults', async () => {
+    const result = await callService(mock, 'GET', 'tasks/branches', {
+      headers: { authorization: `apikey ${MOCK_DEFAULTS.apiKey}`, 'x-seller-id': MOCK_DEFAULTS.sellerId },
+    });
+    expect(result.status).toBe(401);
+  });
+
+  it('answers a create with the configured status and stores the caller as seller', async () => {
+    const result = await callService(mock, 'POST', 'tasks', { json: taskBody('ORD-201') });
+    expect(result.status).toBe(201);
+    expect(result.body).toMatchObject({ data: { createTask: { sellerId: mock.sellerId } } });
+  });
+});
+
+describe('the handlers of a mock in a server of your own', () => {
+  const mock = createMockDeliveryService();
+  const server = setupServer(...mock.handlers);
+  beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+  afterAll(() => server.close());
+
+  it('serve the service without mock.listen()', async () => {
+    const created = await createTask(mock, taskBody('ORD-OWN-SERVER'));
+    expect(mock.task(created.id)).toEqual(created);
+  });
+});
+
+describe('createMockDeliveryService options', () => {
+  it('refuses invalid options, naming the option', () => {
+    expect(() => createMockDeliveryService({ apiKey: '' })).toThrow(/apiKey/);
+    expect(() => createMockDeliveryService({ baseUrl: 'delivery.test' })).toThrow(/baseUrl/);
+    expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: -1 } })).toThrow(/account.balance/);
+    expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: 1.2345 } })).toThrow(
+      /account.balance/,
+    );
+    expect(() => createMockDeliveryService({ pricing: { perKm: 'abc' } })).toThrow(/pricing.perKm/);
+    expect(() => createMockDeliveryService({ origin: { latitude: 91, longitude: 0 } })).toThrow(/origin/);
+    expect(() => createMockDeliveryService({ webhookUrl: 'mailto:a@b.test' })).toThrow(/webhookUrl/);
+    expect(() => createMockDeliveryService({ branches: ['A', { name: 'A' }] })).toThrow(/used twice/);
+    // @ts-expect-error: 204 is not a create status.
+    expect(() => createMockDeliveryService({ createStatus: 204 })).toThrow(/createStatus/);
+  });
+
+  it('does not echo a rejected API key', () => {
+    const secret = '   ';
+    expect(() => createMockDeliveryService({ apiKey: secret })).toThrow(/^apiKey must be a non-empty string$/);
+  });
+});
