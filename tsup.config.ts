@@ -1,13 +1,18 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
+const shared: Options = {
   entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
-  clean: true,
   target: 'node22',
   platform: 'neutral',
   treeshake: true,
-  external: ['msw', 'msw/node', 'ky', 'zod'],
-});
+  // msw is an optional peer used only by ./testing; zod and ky are dependencies.
+  external: ['msw', 'msw/node', 'zod', 'ky'],
+};
+
+export default defineConfig([
+  { ...shared, format: ['esm'], clean: true },
+  // ky ships ESM only: the CommonJS build carries its own copy so `require` works on every Node ≥ 22.
+  { ...shared, format: ['cjs'], external: ['msw', 'msw/node', 'zod'], noExternal: ['ky'] },
+]);

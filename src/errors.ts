@@ -17,6 +17,8 @@
  * | no response: network | {@link APIConnectionError} |
  * | no response: timeout | {@link APIConnectionTimeoutError} |
  * | caller's `signal` aborted | {@link APIUserAbortError} |
+ * | list iteration reached `maxPages` | {@link PaginationLimitError} |
+ * | `tasks.waitForStatus` ran out of time | {@link StatusWaitTimeoutError} |
  *
  * Messages carry the method, path, status and the server's message, never the API key or seller id.
  * @module
@@ -45,7 +47,9 @@ export type DeliveryErrorName =
   | 'ConfigurationError'
   | 'TaskCreationOutcomeUnknownError'
   | 'DuplicateTaskError'
-  | 'WebhookPayloadError';
+  | 'WebhookPayloadError'
+  | 'PaginationLimitError'
+  | 'StatusWaitTimeoutError';
 
 /** Base class of every error the SDK throws. Check with `instanceof` or {@link isDeliveryError}. */
 export class DeliveryError extends Error {
@@ -342,8 +346,17 @@ export class APIConnectionError extends DeliveryError {
   readonly url: string;
   /** Attempts made, the first included. */
   readonly attempts: number;
+  /** The system error code of the failure (`ECONNREFUSED`, `ECONNRESET`, …), when there is one. */
+  readonly code: string | undefined;
 
-  constructor(init: { method: string; url: string; attempts: number; message?: string; cause?: unknown }) {
+  constructor(init: {
+    method: string;
+    url: string;
+    attempts: number;
+    code?: string | undefined;
+    message?: string;
+    cause?: unknown;
+  }) {
     super(
       init.message ??
         `Connection error: ${init.method} ${pathOf(init.url)} got no response after ${init.attempts} attempt${init.attempts === 1 ? '' : 's'}`,
@@ -352,6 +365,7 @@ export class APIConnectionError extends DeliveryError {
     this.method = init.method;
     this.url = init.url;
     this.attempts = init.attempts;
+    this.code = init.code;
   }
 }
 
@@ -431,6 +445,48 @@ export class WebhookPayloadError extends DeliveryError {
   }
 }
 
+/**
+ * Iteration over a list stopped at its page cap (`maxPages`) while the service still reported more
+ * pages: a guard against a service that serves the same page forever.
+ */
+export class PaginationLimitError extends DeliveryError {
+  override name = 'PaginationLimitError' as const;
+  /** The cap that was reached. */
+  readonly maxPages: number;
+
+  constructor(maxPages: number) {
+    super(`Stopped after ${maxPages} pages while the service still reported more; raise maxPages to read further`);
+    this.maxPages = maxPages;
+  }
+}
+
+/** `client.tasks.waitForStatus` gave up: the task did not reach one of the statuses in time. */
+export class StatusWaitTimeoutError extends DeliveryError {
+  override name = 'StatusWaitTimeoutError' as const;
+  readonly taskId: string;
+  /** The statuses waited for. */
+  readonly statuses: readonly string[];
+  /** The last status seen, when a read succeeded. */
+  readonly lastStatus: string | undefined;
+  /** The wait that elapsed, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(init: {
+    taskId: string;
+    statuses: readonly string[];
+    lastStatus: string | undefined;
+    timeoutMs: number;
+  }) {
+    super(
+      `Task ${init.taskId} did not reach ${init.statuses.join(' or ')} within ${init.timeoutMs} ms (last status: ${init.lastStatus ?? 'unknown'})`,
+    );
+    this.taskId = init.taskId;
+    this.statuses = init.statuses;
+    this.lastStatus = init.lastStatus;
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
 const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
   DeliveryError: [],
   APIError: ['DeliveryError'],
@@ -452,6 +508,8 @@ const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
   TaskCreationOutcomeUnknownError: ['DeliveryError'],
   DuplicateTaskError: ['DeliveryError'],
   WebhookPayloadError: ['DeliveryError'],
+  PaginationLimitError: ['DeliveryError'],
+  StatusWaitTimeoutError: ['DeliveryError'],
 };
 
 function isKind(error: unknown, kind: DeliveryErrorName): boolean {
@@ -490,3 +548,9 @@ export const isDuplicateTaskError = (error: unknown): error is DuplicateTaskErro
 /** True for {@link WebhookPayloadError}. */
 export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError =>
   isKind(error, 'WebhookPayloadError');
+/** True for {@link PaginationLimitError}. */
+export const isPaginationLimitError = (error: unknown): error is PaginationLimitError =>
+  isKind(error, 'PaginationLimitError');
+/** True for {@link StatusWaitTimeoutError}. */
+export const isStatusWaitTimeoutError = (error: unknown): error is StatusWaitTimeoutError =>
+  isKind(error, 'StatusWaitTimeoutError');

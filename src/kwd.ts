@@ -16,7 +16,7 @@ export type KwdAmount = number | string;
 /** Fils in one KWD. */
 export const FILS_PER_KWD = 1000;
 
-const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d*))?$/;
+const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 const LEADING_ZEROS = /^0+(?=\d)/;
 
 /** Shortest decimal text for a finite number, expanding exponent forms such as `1e-7` or `1e21`. */

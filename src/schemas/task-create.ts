@@ -54,14 +54,11 @@ export const TaskCreateParams = z
     /** Branch to pick up from, a name from `client.branches.list()`; only with `customPickup: true`. */
     selectedBranch: z.string().min(1).optional(),
   })
-  .superRefine((params, context) => {
-    if (params.selectedBranch !== undefined && params.customPickup !== true) {
-      context.addIssue({
-        code: 'custom',
-        path: ['selectedBranch'],
-        message: 'selectedBranch is only used with customPickup: true',
-      });
-    }
+  .refine((params) => params.selectedBranch === undefined || params.customPickup === true, {
+    path: ['selectedBranch'],
+    message: 'selectedBranch is only used with customPickup: true',
+    // Report it alongside other field issues (zod skips refinements of an object that has issues otherwise).
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
   });
 export type TaskCreateParams = z.input<typeof TaskCreateParams>;
 

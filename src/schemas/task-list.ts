@@ -19,7 +19,10 @@ export const TaskListParams = z.strictObject({
   /** 1-based page to start from. Default 1. */
   page: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   /** Search term. Matched literally unless `ignoreRegex: false` is given. */
-  search: z.string().optional(),
+  search: z
+    .string()
+    .refine((text) => text.isWellFormed(), 'Search text has unpaired surrogates and cannot be sent as UTF-8')
+    .optional(),
   /** Field to sort by (any string is sent; see {@link TaskSortField}). */
   sortBy: z.string().optional() as z.ZodOptional<z.ZodType<TaskSortField, string>>,
   /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */

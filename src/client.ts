@@ -1,0 +1,220 @@
+/**
+ * `DeliveryClient`: the entry point. One client per API key and seller; its resources are
+ * `tasks`, `branches` and `wallet`. Spec § Authentication; design § "Client options".
+ * @module
+ */
+import { ConfigurationError } from './errors.js';
+import type { ReconciliationOptions, ResourceContext } from './internal/context.js';
+import { isBrowser, readEnv } from './internal/env.js';
+import { Transport } from './internal/http.js';
+import { isLogLevel, LevelLogger, type Logger, type LogLevel } from './internal/logger.js';
+import { REDACTED, Redactor } from './internal/redact.js';
+import type { ValidationMode } from './internal/validate.js';
+import { Branches } from './resources/branches.js';
+import { Tasks } from './resources/tasks.js';
+import { Wallet } from './resources/wallet.js';
+import { VERSION } from './version.js';
+
+/** Options of {@link DeliveryClient}. Every option is optional where an environment variable can supply it. */
+export interface ClientOptions {
+  /** API key, sent as `Authorization: apikey <key>`. Default: env `DELIVERY_API_KEY`. Required. A server secret. */
+  apiKey?: string | undefined;
+  /** Seller id, sent as `x-seller-id`. Default: env `DELIVERY_SELLER_ID`. Required. */
+  sellerId?: string | undefined;
+  /**
+   * Base URL of the service, with or without the `/rest` segment (`https://host/rest` or
+   * `https://host`); a trailing slash is optional. Default: env `DELIVERY_BASE_URL`. Required. Must be
+   * https, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
+   */
+  baseUrl?: string | undefined;
+  /** Per-attempt timeout in ms, covering headers and body. Default 30 000. */
+  timeout?: number;
+  /** Retries of operations that are safe to repeat (and resends of a create proven absent). Default 2. */
+  maxRetries?: number;
+  /** Deadline in ms for a whole call, retries and waits included. Default: none (bounded by attempts × timeout + waits). */
+  totalTimeout?: number;
+  /** Response validation: `'strict'` (default) throws `ResponseValidationError`, `'warn'` logs and returns the body as received, `'off'` skips. */
+  validation?: ValidationMode;
+  /** Fetch implementation. Default: the global `fetch`. */
+  fetch?: typeof globalThis.fetch;
+  /** Where log lines go. Default: `console`. Secrets are redacted from every line. */
+  logger?: Logger;
+  /** Least severe level written. Default: env `DELIVERY_LOG`, else `'warn'`. `'debug'` logs requests and responses (redacted). */
+  logLevel?: LogLevel;
+  /** Allow construction in a browser, where the API key would be exposed to users. Default false. */
+  dangerouslyAllowBrowser?: boolean;
+  /** Tuning of create reconciliation (see the README, "Exactly-once creation"). */
+  reconciliation?: Partial<ReconciliationOptions>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+const MAX_TIMER_MS = 2_147_483_647;
+const DEFAULT_RECONCILIATION: ReconciliationOptions = {
+  checks: 3,
+  intervalMs: 1000,
+  windowSkewMs: 300_000,
+  maxPages: 10,
+};
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: string | undefined, env: string): string {
+  const resolved = value ?? readEnv(env);
+  if (resolved === undefined || resolved.trim() === '') {
+    throw new ConfigurationError(
+      option,
+      `Missing ${option}: pass it to new DeliveryClient({ ${option} }) or set ${env}`,
+    );
+  }
+  return resolved.trim();
+}
+
+function checkBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError('baseUrl', 'Invalid baseUrl (option or DELIVERY_BASE_URL): not an absolute URL');
+  }
+  const loopback = LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new ConfigurationError(
+      'baseUrl',
+      `Invalid baseUrl (option or DELIVERY_BASE_URL): ${url.protocol}//${url.host} must use https (http is allowed only for loopback hosts)`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new ConfigurationError(
+      'baseUrl',
+      'Invalid baseUrl (option or DELIVERY_BASE_URL): credentials in the URL are not allowed',
+    );
+  }
+  url.search = '';
+  url.hash = '';
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url.href;
+}
+
+function checkInteger(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option}: expected an integer from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The Delivery Task Service client.
+ *
+ * ```ts
+ * const client = new DeliveryClient({ apiKey, sellerId, baseUrl });
+ * const task = await client.tasks.create({ orderNumber: 'ORD-1001', customerName: 'Fatima', deliveryLocation });
+ * ```
+ *
+ * @throws {ConfigurationError} at construction for a missing key, seller id or base URL (naming the
+ * option and its environment variable), a non-https base URL whose host is not loopback, an invalid
+ * timeout or retry count, or a browser without `dangerouslyAllowBrowser`.
+ */
+export class DeliveryClient {
+  /** Tasks: create, retrieve, list, estimate. */
+  readonly tasks: Tasks;
+  /** Pickup branches. */
+  readonly branches: Branches;
+  /** Prepaid wallet: balance and top-up. */
+  readonly wallet: Wallet;
+  /** The base URL requests are resolved against (always ending with `/`). */
+  readonly baseUrl: string;
+  /** Per-attempt timeout in ms. */
+  readonly timeout: number;
+  /** Retries of safe operations. */
+  readonly maxRetries: number;
+  /** Response validation mode. */
+  readonly validation: ValidationMode;
+
+  constructor(options: ClientOptions = {}) {
+    if (isBrowser() && options.dangerouslyAllowBrowser !== true) {
+      throw new ConfigurationError(
+        'dangerouslyAllowBrowser',
+        'DeliveryClient refuses to run in a browser: the API key would be exposed to users. Call the service from your server, or pass dangerouslyAllowBrowser: true if you understand the risk.',
+      );
+    }
+    const apiKey = required('apiKey', options.apiKey, 'DELIVERY_API_KEY');
+    const sellerId = required('sellerId', options.sellerId, 'DELIVERY_SELLER_ID');
+    this.baseUrl = checkBaseUrl(required('baseUrl', options.baseUrl, 'DELIVERY_BASE_URL'));
+    this.timeout = checkInteger('timeout', options.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMER_MS);
+    this.maxRetries = checkInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0, 10);
+    const totalTimeout =
+      options.totalTimeout === undefined
+        ? undefined
+        : checkInteger('totalTimeout', options.totalTimeout, 0, 1, MAX_TIMER_MS);
+    this.validation = options.validation ?? 'strict';
+    if (!['strict', 'warn', 'off'].includes(this.validation)) {
+      throw new ConfigurationError('validation', `Invalid validation: expected 'strict', 'warn' or 'off'`);
+    }
+    const envLevel = readEnv('DELIVERY_LOG');
+    const logLevel = options.logLevel ?? (isLogLevel(envLevel) ? envLevel : 'warn');
+    if (!isLogLevel(logLevel)) {
+      throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
+    }
+    const fetchImplementation = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImplementation !== 'function') {
+      throw new ConfigurationError(
+        'fetch',
+        'No fetch available: pass the fetch option (Node ≥ 22, Bun, Deno and workers have one)',
+      );
+    }
+    const redactor = new Redactor([apiKey, sellerId]);
+    const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
+    const reconciliation = { ...DEFAULT_RECONCILIATION, ...options.reconciliation };
+    const transport = new Transport({
+      baseUrl: this.baseUrl,
+      apiKey,
+      sellerId,
+      fetch: fetchImplementation,
+      timeout: this.timeout,
+      maxRetries: this.maxRetries,
+      totalTimeout,
+      logger,
+      redactor,
+    });
+    const context: ResourceContext = {
+      transport,
+      validation: this.validation,
+      logger,
+      redactor,
+      maxRetries: this.maxRetries,
+      reconciliation,
+    };
+    this.tasks = new Tasks(context);
+    this.branches = new Branches(context);
+    this.wallet = new Wallet(context);
+  }
+
+  /** The SDK version. */
+  static readonly VERSION = VERSION;
+
+  /** A summary without secrets. */
+  toString(): string {
+    return `DeliveryClient(${this.baseUrl})`;
+  }
+
+  /** A summary without secrets (for `JSON.stringify`). */
+  toJSON(): Record<string, unknown> {
+    return {
+      baseUrl: this.baseUrl,
+      apiKey: REDACTED,
+      sellerId: REDACTED,
+      timeout: this.timeout,
+      maxRetries: this.maxRetries,
+      validation: this.validation,
+    };
+  }
+
+  /** A summary without secrets (for `util.inspect` / `console.log`). */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `DeliveryClient ${JSON.stringify(this.toJSON())}`;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * delivery-task-sdk: the typed client of the Delivery Task Service.
+ * @module
+ */
+export { type ClientOptions, DeliveryClient } from './client.js';
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  type APIErrorInit,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  DeliveryError,
+  type DeliveryErrorName,
+  DuplicateTaskError,
+  InsufficientBalanceError,
+  InternalServerError,
+  isAPIConnectionError,
+  isAPIConnectionTimeoutError,
+  isAPIError,
+  isAPIUserAbortError,
+  isDeliveryError,
+  isDuplicateTaskError,
+  isInsufficientBalanceError,
+  isPaginationLimitError,
+  isRequestValidationError,
+  isResponseValidationError,
+  isStatusWaitTimeoutError,
+  isTaskCreationOutcomeUnknownError,
+  isWebhookPayloadError,
+  NotFoundError,
+  PaginationLimitError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+  ResponseValidationError,
+  StatusWaitTimeoutError,
+  TaskCreationOutcomeUnknownError,
+  UnprocessableEntityError,
+  type ValidationIssue,
+  WebhookPayloadError,
+} from './errors.js';
+export type { ReconciliationOptions } from './internal/context.js';
+export type { RequestOptions } from './internal/http.js';
+export type { Logger, LogLevel } from './internal/logger.js';
+export type { ValidationMode } from './internal/validate.js';
+export { FILS_PER_KWD, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
+export { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage, type ToArrayOptions } from './pagination.js';
+export { Branches } from './resources/branches.js';
+export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';
+export { Wallet } from './resources/wallet.js';
+export { Branch, BranchListResponse } from './schemas/branch.js';
+export { Estimate, EstimateParams, EstimatePoint } from './schemas/estimate.js';
+export { KwdNumber, KwdText, Latitude, Longitude } from './schemas/primitives.js';
+export {
+  AddressDetails,
+  AddressEntry,
+  AddressParts,
+  AnyTaskStatus,
+  Coordinates,
+  Driver,
+  SellerDetail,
+  StatusHistoryEntry,
+  Task,
+  TaskStatus,
+  TravelDetail,
+} from './schemas/task.js';
+export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
+export { MAX_PAGE_SIZE, TaskListParams, TaskListResponse, type TaskSortField } from './schemas/task-list.js';
+export { MIN_TOP_UP_KWD, WalletBalance, WalletTopUp, WalletTopUpParams } from './schemas/wallet.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,57 @@
+/** Cancellable waits: every wait in the SDK ends when the caller's signal fires. */
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A controller that aborts itself after `ms` with a {@link DeadlineReason}; `clear()` stops the timer. */
+export function deadline(ms: number, kind: DeadlineReason['kind']): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlineReason(kind, ms)), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** The abort reason of an SDK deadline, told apart from the caller's own abort. */
+export class DeadlineReason extends Error {
+  override name = 'DeadlineReason';
+  constructor(
+    readonly kind: 'attempt' | 'total',
+    readonly ms: number,
+  ) {
+    super(`${kind === 'attempt' ? 'Attempt' : 'Total'} timeout of ${ms} ms elapsed`);
+  }
+}

@@ -1,0 +1,46 @@
+/** What resource classes share with their client: the transport, validation mode, logger, redactor. */
+import type * as z from 'zod';
+import type { HttpRequest, RequestOptions, Transport } from './http.js';
+import type { LevelLogger } from './logger.js';
+import type { Redactor } from './redact.js';
+import { parseResponse, type ValidationMode } from './validate.js';
+
+/** How a create whose outcome is unknown is reconciled (design § Reliability). */
+export interface ReconciliationOptions {
+  /** Lists made to look for the task before a resend. Default 3. */
+  checks: number;
+  /** Wait before the second check in ms, doubling after. Default 1000 (checks at 0, 1 s, 3 s). */
+  intervalMs: number;
+  /** Clock-skew allowance in ms: tasks created this long before the first attempt still count. Default 300 000 (5 min). */
+  windowSkewMs: number;
+  /** Pages read per check. Default 10. */
+  maxPages: number;
+}
+
+/** Shared by the resources of one client. */
+export interface ResourceContext {
+  readonly transport: Transport;
+  readonly validation: ValidationMode;
+  readonly logger: LevelLogger;
+  readonly redactor: Redactor;
+  readonly maxRetries: number;
+  readonly reconciliation: ReconciliationOptions;
+}
+
+/** Sends a request and validates its 2xx body against `schema`. */
+export async function call<T extends z.ZodType>(
+  context: ResourceContext,
+  schema: T,
+  request: HttpRequest,
+  options?: RequestOptions,
+): Promise<z.output<T>> {
+  const response = await context.transport.send(request, options);
+  return parseResponse(schema, response.body, {
+    method: response.method,
+    url: response.url,
+    status: response.status,
+    mode: context.validation,
+    logger: context.logger,
+    redactor: context.redactor,
+  });
+}

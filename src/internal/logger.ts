@@ -1,0 +1,68 @@
+/**
+ * The SDK's logging: a level filter over a caller-supplied logger, with secrets redacted from every
+ * line and field before it is written.
+ */
+import type { Redactor } from './redact.js';
+
+/** Log levels, most verbose first. `'off'` writes nothing. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
+
+/**
+ * Where the SDK writes log lines; `console` fits. Each method gets a message and, optionally, a
+ * record of fields (already redacted).
+ */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
+
+/** True for a valid {@link LogLevel} string. */
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && Object.hasOwn(RANK, value);
+}
+
+/** Writes to a {@link Logger} at or above a level, redacting secrets from messages and fields. */
+export class LevelLogger {
+  readonly #target: Logger;
+  readonly #rank: number;
+  readonly #redactor: Redactor;
+
+  constructor(target: Logger, level: LogLevel, redactor: Redactor) {
+    this.#target = target;
+    this.#rank = RANK[level];
+    this.#redactor = redactor;
+  }
+
+  /** True when lines of this level are written; check before building expensive fields. */
+  enabled(level: Exclude<LogLevel, 'off'>): boolean {
+    return RANK[level] >= this.#rank;
+  }
+
+  log(level: Exclude<LogLevel, 'off'>, message: string, fields?: Record<string, unknown>): void {
+    if (!this.enabled(level)) return;
+    const line = `[delivery-task-sdk] ${this.#redactor.text(message)}`;
+    try {
+      if (fields === undefined) this.#target[level](line);
+      else this.#target[level](line, this.#redactor.value(fields) as Record<string, unknown>);
+    } catch {
+      // A failing logger must never break a request.
+    }
+  }
+
+  debug(message: string, fields?: Record<string, unknown>): void {
+    this.log('debug', message, fields);
+  }
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.log('info', message, fields);
+  }
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.log('warn', message, fields);
+  }
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.log('error', message, fields);
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * `client.tasks`: create, retrieve, list and estimate delivery tasks; spec § "POST /tasks",
+ * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
+ */
+import { APIUserAbortError, RequestValidationError, StatusWaitTimeoutError, type ValidationIssue } from '../errors.js';
+import { deadline, sleep } from '../internal/abort.js';
+import { call, type ResourceContext } from '../internal/context.js';
+import { createTaskExactlyOnce } from '../internal/create-task.js';
+import { isRetryable, type RequestOptions } from '../internal/http.js';
+import { taskPath } from '../internal/path.js';
+import { parseParams } from '../internal/validate.js';
+import { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage } from '../pagination.js';
+import { Estimate, EstimateParams } from '../schemas/estimate.js';
+import { type AnyTaskStatus, Task } from '../schemas/task.js';
+import { TaskCreateParams, TaskCreateResponse } from '../schemas/task-create.js';
+import { MAX_PAGE_SIZE, TaskListParams, TaskListResponse } from '../schemas/task-list.js';
+
+/** Options of {@link Tasks.list}: the request options plus the iteration cap. */
+export interface TaskListOptions extends RequestOptions {
+  /** Pages one iteration may read before it throws `PaginationLimitError`. Default 1000. */
+  maxPages?: number;
+}
+
+/** Options of {@link Tasks.waitForStatus}. */
+export interface WaitForStatusOptions {
+  /** Stops waiting; the call rejects with `APIUserAbortError`. */
+  signal?: AbortSignal;
+  /** Time between reads in ms. Default 5000. */
+  intervalMs?: number;
+  /** Longest wait in ms before `StatusWaitTimeoutError`. Default 600 000 (10 min). */
+  timeout?: number;
+  /** Per-read request options (timeout per attempt, retries, headers). */
+  request?: Omit<RequestOptions, 'signal'>;
+}
+
+/** The seller's delivery tasks. */
+export class Tasks {
+  readonly #context: ResourceContext;
+
+  /** @internal Built by `DeliveryClient`. */
+  constructor(context: ResourceContext) {
+    this.#context = context;
+  }
+
+  /**
+   * Creates a delivery task (`POST tasks`) and returns it, unwrapped from `data.createTask`. On a
+   * wallet account the delivery fee is deducted at creation.
+   *
+   * Never sent twice blindly: after a timeout, reset or 5xx, the SDK looks the `orderNumber` up and
+   * returns the task if it exists, and only resends when it does not. Pass an `orderNumber`: without
+   * one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
+   *
+   * @throws {RequestValidationError} for bad params (nothing is sent).
+   * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
+   * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established.
+   * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
+   * @throws {APIError} by status for other rejections.
+   */
+  async create(params: TaskCreateParams, options: RequestOptions = {}): Promise<Task> {
+    const body = parseParams(TaskCreateParams, params, 'tasks.create');
+    const context = this.#context;
+    return createTaskExactlyOnce(body.orderNumber, options, {
+      send: async (sendOptions) => {
+        const response = await call(
+          context,
+          TaskCreateResponse,
+          { operation: 'tasks.create', method: 'POST', path: 'tasks', body, retry: 'never' },
+          sendOptions,
+        );
+        return response.data.createTask;
+      },
+      findByOrderNumber: (orderNumber, since, findOptions) => this.#findByOrderNumber(orderNumber, since, findOptions),
+      logger: context.logger,
+      reconciliation: context.reconciliation,
+      maxRetries: options.maxRetries ?? context.maxRetries,
+    });
+  }
+
+  /**
+   * Reads one task by id (`GET tasks/{id}`). The id is URL-encoded. Retried when safe.
+   * @throws {RequestValidationError} for an empty id; {@link NotFoundError} for an unknown one;
+   * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   */
+  async retrieve(id: string, options?: RequestOptions): Promise<Task> {
+    const path = taskPath(id, 'tasks.retrieve');
+    return call(
+      this.#context,
+      Task,
+      { operation: 'tasks.retrieve', method: 'GET', path, retry: 'idempotent' },
+      options,
+    );
+  }
+
+  /**
+   * Lists tasks (`GET tasks`), 10 per page at most. `await` the result for one {@link TaskPage}, or
+   * `for await` over it for every task of every page (each id once). `search` is literal
+   * (`ignoreRegex=true`) unless you pass `ignoreRegex: false`. Retried when safe.
+   * @throws {RequestValidationError} for bad params (on await/iteration; nothing is sent);
+   * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}.
+   */
+  list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
+    const { maxPages = DEFAULT_MAX_PAGES, ...requestOptions } = options;
+    let parsed: TaskListParams;
+    try {
+      parsed = parseParams(TaskListParams, params, 'tasks.list');
+    } catch (error) {
+      return new TaskListPromise(() => Promise.reject(error), 1, maxPages);
+    }
+    const query: Record<string, string> = { limit: String(parsed.limit ?? MAX_PAGE_SIZE) };
+    if (parsed.search !== undefined) {
+      query.search = parsed.search;
+      query.ignoreRegex = String(parsed.ignoreRegex ?? true);
+    } else if (parsed.ignoreRegex !== undefined) {
+      query.ignoreRegex = String(parsed.ignoreRegex);
+    }
+    if (parsed.sortBy !== undefined) query.sortBy = parsed.sortBy;
+    if (parsed.sortOrder !== undefined) query.sortOrder = String(parsed.sortOrder);
+    const fetchPage = async (page: number): Promise<TaskPage> => {
+      const response = await call(
+        this.#context,
+        TaskListResponse,
+        {
+          operation: 'tasks.list',
+          method: 'GET',
+          path: 'tasks',
+          query: { ...query, page: String(page) },
+          retry: 'idempotent',
+        },
+        requestOptions,
+      );
+      return new TaskPage(response, fetchPage);
+    };
+    return new TaskListPromise(fetchPage, parsed.page ?? 1, maxPages);
+  }
+
+  /**
+   * Estimates distance, travel time and price (KWD) between two points without creating a task
+   * (`POST tasks/estimate`). Retried when safe (it creates nothing).
+   * @throws {RequestValidationError} for missing or out-of-range coordinates (nothing is sent);
+   * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   */
+  async estimate(params: EstimateParams, options?: RequestOptions): Promise<Estimate> {
+    const body = parseParams(EstimateParams, params, 'tasks.estimate');
+    return call(
+      this.#context,
+      Estimate,
+      { operation: 'tasks.estimate', method: 'POST', path: 'tasks/estimate', body, retry: 'idempotent' },
+      options,
+    );
+  }
+
+  /**
+   * Polls `GET tasks/{id}` until the task's status is one of `statuses`, and returns it. Use it to
+   * catch what a lost webhook would have told you (webhooks are sent once and never retried).
+   * A read that fails after its own retries is tried again at the next interval.
+   * @throws {StatusWaitTimeoutError} after `options.timeout` (default 10 min);
+   * {@link APIUserAbortError} when `options.signal` aborts; {@link NotFoundError} for an unknown id;
+   * {@link RequestValidationError} for an empty id, no statuses, or bad intervals.
+   */
+  async waitForStatus(
+    id: string,
+    statuses: AnyTaskStatus | readonly AnyTaskStatus[],
+    options: WaitForStatusOptions = {},
+  ): Promise<Task> {
+    const wanted: readonly string[] = typeof statuses === 'string' ? [statuses] : statuses;
+    const { intervalMs = 5000, timeout = 600_000, signal } = options;
+    const issues: ValidationIssue[] = [];
+    if (wanted.length === 0 || wanted.some((status) => typeof status !== 'string' || status === '')) {
+      issues.push({ path: 'statuses', message: 'Expected one or more status strings', code: 'invalid_type' });
+    }
+    if (!Number.isInteger(intervalMs) || intervalMs < 1) {
+      issues.push({ path: 'options.intervalMs', message: 'Expected a positive integer (ms)', code: 'invalid_option' });
+    }
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > 2_147_483_647) {
+      issues.push({ path: 'options.timeout', message: 'Expected a positive integer (ms)', code: 'invalid_option' });
+    }
+    if (issues.length > 0) throw new RequestValidationError('tasks.waitForStatus', issues);
+    taskPath(id, 'tasks.waitForStatus');
+    const limit = deadline(timeout, 'total');
+    const combined = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal;
+    let lastStatus: string | undefined;
+    const timedOut = () => new StatusWaitTimeoutError({ taskId: id, statuses: wanted, lastStatus, timeoutMs: timeout });
+    try {
+      for (;;) {
+        try {
+          const task = await this.retrieve(id, { ...options.request, signal: combined });
+          lastStatus = task.status;
+          if (task.status !== undefined && wanted.includes(task.status)) return task;
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          if (limit.signal.aborted) throw timedOut();
+          if (!isRetryable(error)) throw error;
+          this.#context.logger.warn(
+            `waitForStatus: reading task ${id} failed, trying again: ${(error as Error).message}`,
+          );
+        }
+        try {
+          await sleep(intervalMs, combined);
+        } catch {
+          if (signal?.aborted)
+            throw new APIUserAbortError({
+              method: 'GET',
+              url: taskPath(id, 'tasks.waitForStatus'),
+              cause: signal.reason,
+            });
+          throw timedOut();
+        }
+      }
+    } finally {
+      limit.clear();
+    }
+  }
+
+  /** Tasks whose orderNumber is exactly `orderNumber`, created at or after `since`, newest first. */
+  async #findByOrderNumber(orderNumber: string, since: number, options: RequestOptions): Promise<Task[]> {
+    const matches: Task[] = [];
+    const pages = this.list(
+      { search: orderNumber, ignoreRegex: true, sortBy: 'createdAt', sortOrder: -1 },
+      { ...options, maxPages: this.#context.reconciliation.maxPages },
+    ).byPage();
+    for await (const page of pages) {
+      let older = false;
+      let newestFirst = true;
+      let previous = Number.POSITIVE_INFINITY;
+      for (const task of page.tasks) {
+        const createdAt = task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt);
+        if (createdAt > previous) newestFirst = false;
+        if (!Number.isNaN(createdAt)) previous = createdAt;
+        if (createdAt < since) older = true;
+        else if (task.orderNumber === orderNumber && !matches.some((match) => match.id === task.id)) matches.push(task);
+      }
+      // Sorted newest first, a page reaching tasks older than the window means later pages hold none of ours.
+      // A service that ignored the sort order is read to the end (within maxPages).
+      if (older && newestFirst) break;
+    }
+    return matches;
+  }
+}

@@ -1,0 +1,46 @@
+/** `client.wallet`: prepaid balance and top-up links; spec § "GET /tasks/wallet-balance", "POST /tasks/wallet-topup". */
+import { call, type ResourceContext } from '../internal/context.js';
+import type { RequestOptions } from '../internal/http.js';
+import { parseParams } from '../internal/validate.js';
+import { WalletBalance, WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
+
+/** The seller's prepaid wallet. */
+export class Wallet {
+  readonly #context: ResourceContext;
+
+  /** @internal Built by `DeliveryClient`. */
+  constructor(context: ResourceContext) {
+    this.#context = context;
+  }
+
+  /**
+   * Reads the balance, `{ walletAmount }` in KWD (`GET tasks/wallet-balance`). Invoice accounts have
+   * no balance check. Retried when safe.
+   * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   */
+  retrieveBalance(options?: RequestOptions): Promise<WalletBalance> {
+    return call(
+      this.#context,
+      WalletBalance,
+      { operation: 'wallet.retrieveBalance', method: 'GET', path: 'tasks/wallet-balance', retry: 'idempotent' },
+      options,
+    );
+  }
+
+  /**
+   * Requests a payment link to top up the wallet (`POST tasks/wallet-topup`). `amount` is KWD, at
+   * least 5, at most 3 decimals. The link expires after 24 hours; the wallet is credited when the
+   * payment completes. Never retried automatically (each call issues a new link).
+   * @throws {RequestValidationError} for a bad amount (nothing is sent); {@link APIError} by status
+   * (an invoice account gets a 4xx); {@link APIConnectionError}; {@link ResponseValidationError}.
+   */
+  async topUp(params: WalletTopUpParams, options?: RequestOptions): Promise<WalletTopUp> {
+    const body = parseParams(WalletTopUpParams, params, 'wallet.topUp');
+    return call(
+      this.#context,
+      WalletTopUp,
+      { operation: 'wallet.topUp', method: 'POST', path: 'tasks/wallet-topup', body, retry: 'never' },
+      options,
+    );
+  }
+}
