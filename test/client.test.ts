@@ -1,0 +1,123 @@
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import packageJson from '../package.json' with { type: 'json' };
+import { type ClientOptions, ConfigurationError, DeliveryClient, VERSION } from '../src/index.js';
+
+const valid = {
+  apiKey: 'sk_live_client_test_key',
+  sellerId: 'seller-client-test',
+  baseUrl: 'https://delivery.test/rest',
+};
+
+function configurationErrorOf(build: () => unknown): ConfigurationError {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return error as ConfigurationError;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+describe('DeliveryClient configuration', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.unstubAllGlobals();
+  });
+
+  it.each([
+    ['apiKey', 'DELIVERY_API_KEY'],
+    ['sellerId', 'DELIVERY_SELLER_ID'],
+    ['baseUrl', 'DELIVERY_BASE_URL'],
+  ] as const)('names the option %s and its env variable %s when it is missing', (option, env) => {
+    vi.stubEnv(env, '');
+    const error = configurationErrorOf(() => new DeliveryClient({ ...valid, [option]: undefined }));
+    expect(error.option).toBe(option);
+    expect(error.message).toContain(option);
+    expect(error.message).toContain(env);
+  });
+
+  it('reads the key, seller id, base URL and log level from the environment', () => {
+    vi.stubEnv('DELIVERY_API_KEY', valid.apiKey);
+    vi.stubEnv('DELIVERY_SELLER_ID', valid.sellerId);
+    vi.stubEnv('DELIVERY_BASE_URL', 'https://env.delivery.test');
+    const client = new DeliveryClient();
+    expect(client.baseUrl).toBe('https://env.delivery.test/');
+  });
+
+  it('rejects a non-https base URL unless the host is loopback', () => {
+    expect(
+      configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'http://delivery.example.com' })).message,
+    ).toMatch(/https/);
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'ftp://delivery.test' })).option).toBe(
+      'baseUrl',
+    );
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'not a url' })).option).toBe('baseUrl');
+    for (const baseUrl of ['http://localhost:8080', 'http://127.0.0.1:3000/rest', 'http://[::1]:9000']) {
+      expect(new DeliveryClient({ ...valid, baseUrl }).baseUrl.startsWith('http://')).toBe(true);
+    }
+  });
+
+  it('normalises the base URL to end with one slash, with or without /rest', () => {
+    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test/rest' }).baseUrl).toBe('https://h.test/rest/');
+    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test/rest/' }).baseUrl).toBe('https://h.test/rest/');
+    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test' }).baseUrl).toBe('https://h.test/');
+  });
+
+  it('rejects invalid timeout, retry count, validation mode and log level', () => {
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, timeout: 0 })).option).toBe('timeout');
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, timeout: 1.5 })).option).toBe('timeout');
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, maxRetries: -1 })).option).toBe('maxRetries');
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, totalTimeout: Number.NaN })).option).toBe(
+      'totalTimeout',
+    );
+    expect(
+      configurationErrorOf(
+        () => new DeliveryClient({ ...valid, validation: 'loose' as ClientOptions['validation'] & string }),
+      ).option,
+    ).toBe('validation');
+    expect(
+      configurationErrorOf(
+        () => new DeliveryClient({ ...valid, logLevel: 'verbose' as ClientOptions['logLevel'] & string }),
+      ).option,
+    ).toBe('logLevel');
+  });
+
+  it('uses the documented defaults', () => {
+    const client = new DeliveryClient(valid);
+    expect(client.timeout).toBe(30_000);
+    expect(client.maxRetries).toBe(2);
+    expect(client.validation).toBe('strict');
+  });
+
+  it('refuses to construct in a browser unless dangerouslyAllowBrowser is set', () => {
+    vi.stubGlobal('window', { document: {} });
+    expect(configurationErrorOf(() => new DeliveryClient(valid)).option).toBe('dangerouslyAllowBrowser');
+    expect(new DeliveryClient({ ...valid, dangerouslyAllowBrowser: true })).toBeInstanceOf(DeliveryClient);
+  });
+
+  it('never shows the API key or seller id when printed, inspected or serialised', () => {
+    const client = new DeliveryClient(valid);
+    for (const shown of [
+      String(client),
+      inspect(client, { depth: 10, showHidden: true }),
+      JSON.stringify(client),
+      `${client}`,
+    ]) {
+      expect(shown).not.toContain(valid.apiKey);
+      expect(shown).not.toContain(valid.sellerId);
+    }
+    expect(inspect(client)).toContain('https://delivery.test/rest/');
+  });
+
+  it('keeps its version equal to package.json', () => {
+    expect(VERSION).toBe(packageJson.version);
+    expect(DeliveryClient.VERSION).toBe(packageJson.version);
+  });
+
+  it('types its options without any', () => {
+    expectTypeOf<ClientOptions['apiKey']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ClientOptions['timeout']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf(new DeliveryClient(valid).tasks.retrieve).returns.resolves.toHaveProperty('id');
+  });
+});

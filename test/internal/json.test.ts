@@ -1,0 +1,34 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseJsonBody } from '../../src/internal/json.js';
+
+describe('response JSON parsing', () => {
+  it('treats null members as absent but keeps nulls inside arrays', () => {
+    expect(parseJsonBody('{"a":null,"b":{"c":null,"d":1},"e":[null,2]}')).toEqual({
+      ok: true,
+      value: { b: { d: 1 }, e: [null, 2] },
+    });
+  });
+
+  it('drops __proto__ keys so no body can change a prototype', () => {
+    const result = parseJsonBody('{"__proto__":{"polluted":true},"a":{"__proto__":{"x":1}}}');
+    expect(result.ok).toBe(true);
+    const value = (result as { value: Record<string, unknown> }).value;
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(value.a)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('reports text that is not JSON and reads an empty body as undefined', () => {
+    expect(parseJsonBody('<html>').ok).toBe(false);
+    expect(parseJsonBody('   ')).toEqual({ ok: true, value: undefined });
+  });
+
+  it('parses any JSON text without throwing', () => {
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        expect(parseJsonBody(text).ok).toBe(true);
+      }),
+    );
+  });
+});

@@ -1,0 +1,339 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type Estimate,
+  InsufficientBalanceError,
+  kwd,
+  NotFoundError,
+  RequestValidationError,
+  ResponseValidationError,
+  type Task,
+  TaskListPromise,
+  TaskPage,
+} from '../../src/index.js';
+import { orderParams, useMockService } from '../support/mock-service.js';
+
+const { mock, client } = useMockService({ account: { type: 'wallet', balance: 60 } });
+
+/** Great-circle distance in km, computed here independently of the mock. */
+function haversineKm(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+  const radians = (degrees: number) => (degrees * Math.PI) / 180;
+  const h =
+    Math.sin(radians(b.latitude - a.latitude) / 2) ** 2 +
+    Math.cos(radians(a.latitude)) *
+      Math.cos(radians(b.latitude)) *
+      Math.sin(radians(b.longitude - a.longitude) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(h));
+}
+
+describe('tasks.create', () => {
+  it('posts the params to tasks with both auth headers and returns the task unwrapped from data.createTask', async () => {
+    const params = { ...orderParams('ORD-100'), collectCash: true, totalAmount: '12.500', specialNotes: 'Ring twice' };
+    const task = await client().tasks.create(params);
+
+    const [request] = mock.requestsFor('tasks.create');
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/rest/tasks');
+    expect(request?.headers.authorization).toBe(`apikey ${mock.apiKey}`);
+    expect(request?.headers['x-seller-id']).toBe(mock.sellerId);
+    expect(request?.headers['content-type']).toMatch(/^application\/json/);
+    expect(request?.body).toEqual(params);
+
+    expect(task.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(task).toMatchObject({ orderNumber: 'ORD-100', status: 'pending', totalAmount: '12.500', collectCash: true });
+    expect(mock.task(task.id ?? '')).toMatchObject({ orderNumber: 'ORD-100' });
+  });
+
+  it('deducts the fee from the wallet, exactly in fils', async () => {
+    const before = await client().wallet.retrieveBalance();
+    const task = await client().tasks.create(orderParams('ORD-FEE'));
+    const after = await client().wallet.retrieveBalance();
+    const estimate = await client().tasks.estimate({
+      from: { latitude: 29.3759, longitude: 47.9774 },
+      to: { latitude: 29.3339, longitude: 48.0761 },
+    });
+    expect(task.id).toBeDefined();
+    expect(kwd.toFils(before.walletAmount) - kwd.toFils(after.walletAmount)).toBe(
+      kwd.toFils(estimate.price ?? Number.NaN),
+    );
+    expect(mock.wallet.feesCharged).toBe(1);
+  });
+
+  it('rejects a create on a low balance with InsufficientBalanceError and leaves wallet and tasks unchanged', async () => {
+    // Drain the wallet to less than one fee.
+    const sdk = client();
+    let rejected: unknown;
+    for (let index = 0; index < 100 && rejected === undefined; index++) {
+      await sdk.tasks.create(orderParams(`ORD-DRAIN-${index}`)).catch((error: unknown) => {
+        rejected = error;
+      });
+    }
+    expect(rejected).toBeInstanceOf(InsufficientBalanceError);
+    const balance = mock.wallet.balanceFils;
+    const taskCount = mock.tasks.length;
+    const fees = mock.wallet.feesCharged;
+
+    const error = await sdk.tasks.create(orderParams('ORD-LOW')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InsufficientBalanceError);
+    expect((error as InsufficientBalanceError).status).toBe(402);
+    expect((error as InsufficientBalanceError).code).toBe('INSUFFICIENT_BALANCE');
+    expect((error as Error).message).toMatch(/^402 Payment Required: POST \/rest\/tasks — /);
+    expect(mock.wallet.balanceFils).toBe(balance);
+    expect(mock.tasks.length).toBe(taskCount);
+    expect(mock.wallet.feesCharged).toBe(fees);
+    // Final: no reconciliation list, no resend.
+    expect(
+      mock
+        .requestsFor('tasks.create')
+        .filter((request) => request.body && (request.body as Task).orderNumber === 'ORD-LOW'),
+    ).toHaveLength(1);
+  });
+
+  it('validates params before sending: every issue with its path, and zero requests', async () => {
+    const error = await client()
+      .tasks.create({
+        orderNumber: 'ORD-BAD',
+        totalAmount: '1.2345',
+        deliveryLocation: { latitude: 91, longitude: Number.NaN, fullAddress: ['ok', 3 as unknown as string] },
+        selectedBranch: 'Salmiya',
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    const paths = (error as RequestValidationError).issues.map((issue) => issue.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'totalAmount',
+        'deliveryLocation.latitude',
+        'deliveryLocation.longitude',
+        'deliveryLocation.fullAddress.1',
+        'selectedBranch',
+      ]),
+    );
+    expect((error as Error).message).toContain('nothing was sent');
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('rejects unknown fields so that a misspelt one fails before sending', async () => {
+    const error = await client()
+      .tasks.create({ ...orderParams('ORD-TYPO'), customerPhone: '+965' } as never)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as Error).message).toContain('customerPhone');
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('creates with a branch pickup when customPickup is true', async () => {
+    const [branch] = await client().branches.list();
+    const task = await client().tasks.create({
+      ...orderParams('ORD-BRANCH'),
+      customPickup: true,
+      selectedBranch: branch?.name ?? '',
+    });
+    expect(task.customPickup).toBe(true);
+    expect(mock.requestsFor('tasks.create')[0]?.body).toMatchObject({ selectedBranch: branch?.name });
+  });
+});
+
+describe('tasks.retrieve', () => {
+  it('gets tasks/{id} and returns the task', async () => {
+    const created = await client().tasks.create(orderParams('ORD-200'));
+    const task = await client().tasks.retrieve(created.id ?? '');
+    const [request] = mock.requestsFor('tasks.retrieve');
+    expect(request?.method).toBe('GET');
+    expect(request?.path).toBe(`/rest/tasks/${created.id}`);
+    expect(request?.headers.authorization).toBe(`apikey ${mock.apiKey}`);
+    expect(request?.headers['x-seller-id']).toBe(mock.sellerId);
+    expect(task).toEqual(created);
+  });
+
+  it('throws NotFoundError with method, path, status and the server message for an unknown id', async () => {
+    const error = await client()
+      .tasks.retrieve('0000000000000000000000ff')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toBe('404 Not Found: GET /rest/tasks/0000000000000000000000ff — Task not found');
+  });
+
+  it('encodes the id so that it can never become another path', async () => {
+    const error = await client()
+      .tasks.retrieve('../wallet-balance')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(mock.requestsFor('wallet.retrieveBalance')).toHaveLength(0);
+    expect(mock.requests[0]?.url).toContain('/tasks/..%2Fwallet-balance');
+  });
+
+  it('refuses empty, "." and ".." ids without sending', async () => {
+    for (const id of ['', ' ', '.', '..']) {
+      await expect(client().tasks.retrieve(id)).rejects.toBeInstanceOf(RequestValidationError);
+    }
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('keeps unknown fields and accepts an unknown status', async () => {
+    mock.inject({
+      operation: 'tasks.retrieve',
+      kind: 'status',
+      status: 200,
+      body: { id: 'abc', status: 'teleported', droneId: 'D-7', driver: { name: 'Ali', rating: 5 } },
+    });
+    const task = await client().tasks.retrieve('abc');
+    expect(task.status).toBe('teleported');
+    expect(task).toMatchObject({ droneId: 'D-7', driver: { name: 'Ali', rating: 5 } });
+  });
+
+  it('throws ResponseValidationError for a body of the wrong shape in strict mode, and returns it in warn and off modes', async () => {
+    const body = { id: 42, status: ['pending'] };
+    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body, times: 3 });
+    const error = await client()
+      .tasks.retrieve('abc')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues.map((issue) => issue.path).sort()).toEqual(['id', 'status']);
+
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} };
+    expect(await client({ validation: 'warn', logger, logLevel: 'warn' }).tasks.retrieve('abc')).toEqual(body);
+    expect(warnings.join('\n')).toContain('does not match');
+    expect(await client({ validation: 'off' }).tasks.retrieve('abc')).toEqual(body);
+  });
+});
+
+describe('tasks.list', () => {
+  async function createOrders(count: number, prefix = 'ORD'): Promise<Task[]> {
+    const sdk = client();
+    const tasks: Task[] = [];
+    for (let index = 1; index <= count; index++) {
+      tasks.push(await sdk.tasks.create(orderParams(`${prefix}-${String(index).padStart(3, '0')}`)));
+    }
+    return tasks;
+  }
+
+  it('awaits to one page with the query sent as given', async () => {
+    await createOrders(12);
+    const listing = client().tasks.list({ limit: 5, page: 2, sortBy: 'orderNumber', sortOrder: -1 });
+    expect(listing).toBeInstanceOf(TaskListPromise);
+    const page = await listing;
+    expect(page).toBeInstanceOf(TaskPage);
+    expect(page).toMatchObject({ page: 2, limit: 5, totalPages: 3, total: 12 });
+    expect(page.tasks.map((task) => task.orderNumber)).toEqual(['ORD-007', 'ORD-006', 'ORD-005', 'ORD-004', 'ORD-003']);
+    expect(page.hasNextPage()).toBe(true);
+    const [request] = mock.requestsFor('tasks.list');
+    expect(request?.method).toBe('GET');
+    expect(request?.path).toBe('/rest/tasks');
+    expect(request?.query).toEqual({ limit: '5', page: '2', sortBy: 'orderNumber', sortOrder: '-1' });
+    expect(request?.headers['x-seller-id']).toBe(mock.sellerId);
+  });
+
+  it('walks every task of every page with for await, each once', async () => {
+    const created = await createOrders(25);
+    const seen: string[] = [];
+    for await (const task of client().tasks.list()) seen.push(task.id ?? '');
+    expect(seen).toHaveLength(25);
+    expect(new Set(seen)).toEqual(new Set(created.map((task) => task.id)));
+    expect(mock.requestsFor('tasks.list').map((request) => request.query.page)).toEqual(['1', '2', '3']);
+  });
+
+  it('yields each id once when tasks are created mid-walk and pages shift', async () => {
+    await createOrders(25);
+    const sdk = client();
+    const seen: string[] = [];
+    let extra = 0;
+    for await (const task of sdk.tasks.list()) {
+      seen.push(task.id ?? '');
+      // Newest first: each new task pushes every later page down by one.
+      if (seen.length % 7 === 0 && extra < 3) {
+        extra++;
+        await sdk.tasks.create(orderParams(`ORD-MID-${extra}`));
+      }
+    }
+    expect(mock.requestsFor('tasks.list').length).toBeGreaterThanOrEqual(3);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('iterates pages with byPage and collects with toArray up to max', async () => {
+    await createOrders(23);
+    const pages: number[] = [];
+    for await (const page of client().tasks.list().byPage()) pages.push(page.tasks.length);
+    expect(pages).toEqual([10, 10, 3]);
+    const requestsBefore = mock.requestsFor('tasks.list').length;
+    const first12 = await client().tasks.list().toArray({ max: 12 });
+    expect(first12).toHaveLength(12);
+    expect(mock.requestsFor('tasks.list').length - requestsBefore).toBe(2);
+    expect(await client().tasks.list().toArray()).toHaveLength(23);
+  });
+
+  it('stops on an empty first page without another request', async () => {
+    const all = await client().tasks.list().toArray();
+    expect(all).toEqual([]);
+    expect(mock.requestsFor('tasks.list')).toHaveLength(1);
+  });
+
+  it('searches literally by default, sending ignoreRegex=true', async () => {
+    await client().tasks.create(orderParams('C++-1'));
+    await client().tasks.create(orderParams('CXX-1'));
+    const found = await client().tasks.list({ search: 'C++' }).toArray();
+    expect(found.map((task) => task.orderNumber)).toEqual(['C++-1']);
+    expect(mock.requestsFor('tasks.list')[0]?.query).toMatchObject({ search: 'C++', ignoreRegex: 'true' });
+  });
+
+  it('searches by regular expression only when asked', async () => {
+    await createOrders(12);
+    const found = await client().tasks.list({ search: '^ORD-01[01]$', ignoreRegex: false }).toArray();
+    expect(found.map((task) => task.orderNumber).sort()).toEqual(['ORD-010', 'ORD-011']);
+    expect(mock.requestsFor('tasks.list')[0]?.query).toMatchObject({ ignoreRegex: 'false' });
+  });
+
+  it('rejects bad params on await and on iteration without sending', async () => {
+    await expect(client().tasks.list({ limit: 11 })).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(client().tasks.list({ page: 0 }).toArray()).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(client().tasks.list({ limit: 2.5 }).toArray()).rejects.toThrow(/limit/);
+    expect(mock.requests).toHaveLength(0);
+  });
+});
+
+describe('tasks.estimate', () => {
+  it('posts from and to and returns the travel detail and the price', async () => {
+    const from = { latitude: 29.3759, longitude: 47.9774 };
+    const to = { latitude: 29.3339, longitude: 48.0761 };
+    const estimate = await client().tasks.estimate({ from, to });
+    const [request] = mock.requestsFor('tasks.estimate');
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/rest/tasks/estimate');
+    expect(request?.body).toEqual({ from, to });
+    expect(request?.headers.authorization).toBe(`apikey ${mock.apiKey}`);
+    expect(estimate.travelDetail?.totalDistance).toBeCloseTo(haversineKm(from, to), 1);
+    // Mock pricing: 0.750 KWD + 0.100 KWD per km, to the fils.
+    expect(estimate.price).toBeCloseTo(0.75 + 0.1 * haversineKm(from, to), 2);
+    expect(kwd.isValid(estimate.price)).toBe(true);
+  });
+
+  it('rejects missing or out-of-range coordinates before sending', async () => {
+    const error = await client()
+      .tasks.estimate({
+        from: { latitude: -91, longitude: 0 },
+        to: { latitude: 0, longitude: Number.POSITIVE_INFINITY },
+      })
+      .catch((caught: unknown) => caught);
+    expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual([
+      'from.latitude',
+      'to.longitude',
+    ]);
+    await expect(client().tasks.estimate({ from: { latitude: 1, longitude: 1 } } as never)).rejects.toThrow(/to/);
+    expect(mock.requests).toHaveLength(0);
+  });
+});
+
+describe('public types of tasks', () => {
+  it('types every method precisely', () => {
+    const tasks = client().tasks;
+    expectTypeOf(tasks.create).returns.resolves.toEqualTypeOf<Task>();
+    expectTypeOf(tasks.retrieve).parameter(0).toEqualTypeOf<string>();
+    expectTypeOf(tasks.list).returns.toEqualTypeOf<TaskListPromise>();
+    expectTypeOf(tasks.estimate).returns.resolves.toEqualTypeOf<Estimate>();
+    expectTypeOf<Task['status']>().toEqualTypeOf<Task['status']>();
+    expectTypeOf<'pending'>().toExtend<NonNullable<Task['status']>>();
+    expectTypeOf<Task['totalAmount']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Awaited<TaskListPromise>>().toEqualTypeOf<TaskPage>();
+  });
+});
