@@ -35,7 +35,7 @@ export interface ClientOptions {
   totalTimeout?: number;
   /** Response validation: `'strict'` (default) throws `ResponseValidationError`, `'warn'` logs and returns the body as received, `'off'` skips. */
   validation?: ValidationMode;
-  /** Fetch implementation. Default: the global `fetch`. */
+  /** Fetch implementation. Default: the global `fetch`, looked up at each call (so msw or tracing installed later applies). */
   fetch?: typeof globalThis.fetch;
   /** Where log lines go. Default: `console`. Secrets are redacted from every line. */
   logger?: Logger;
@@ -159,13 +159,15 @@ export class DeliveryClient {
     if (!isLogLevel(logLevel)) {
       throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
     }
-    const fetchImplementation = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImplementation !== 'function') {
+    if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
       throw new ConfigurationError(
         'fetch',
         'No fetch available: pass the fetch option (Node ≥ 22, Bun, Deno and workers have one)',
       );
     }
+    // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
+    const fetchImplementation: typeof globalThis.fetch =
+      options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const redactor = new Redactor([apiKey, sellerId]);
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
     const reconciliation = { ...DEFAULT_RECONCILIATION, ...options.reconciliation };
