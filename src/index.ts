@@ -72,3 +72,22 @@ export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse 
 export { MAX_PAGE_SIZE, TaskListParams, TaskListResponse, type TaskSortField } from './schemas/task-list.js';
 export { MIN_TOP_UP_KWD, WalletBalance, WalletTopUp, WalletTopUpParams } from './schemas/wallet.js';
 export { VERSION } from './version.js';
+export {
+  createWebhookHandler,
+  MAX_WEBHOOK_TASK_ID_LENGTH,
+  parseWebhookEvent,
+  WEBHOOK_EVENT_KINDS,
+  type WebhookClient,
+  type WebhookDedupeOptions,
+  WebhookDeliveryLocation,
+  type WebhookEvent,
+  WebhookEventKind,
+  type WebhookFetchContext,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookHandlerStats,
+  type WebhookNodeOptions,
+  WebhookPickupLocation,
+  WebhookTask,
+  WebhookTaskId,
+} from './webhooks/index.js';

@@ -1,0 +1,110 @@
+/**
+ * What the webhook handler remembers per task, to drop duplicates of (task id, status) and statuses
+ * older than one already processed. Bounded: records expire `windowMs` after their last use and the
+ * least recently used record goes first beyond `maxTasks`.
+ * @module
+ */
+import { isFinalStatus, lifecycleRank } from './lifecycle.js';
+
+/** Statuses remembered per task at most; the oldest goes first (a task has about ten in its life). */
+const MAX_STATUSES_PER_TASK = 32;
+
+interface TaskRecord {
+  /** Status or event kind → when it was marked (ms since the epoch). */
+  readonly seen: Map<string, number>;
+  /** Highest {@link lifecycleRank} processed, −1 for none. */
+  rank: number;
+  /** A final status was processed. */
+  final: boolean;
+  /** Last use, ms since the epoch. */
+  touchedAt: number;
+}
+
+/**
+ * Per-task memory of processed statuses. Every method takes the current time in ms (`Date.now()`), so
+ * expiry is testable without a clock.
+ */
+export class TaskEventMemory {
+  readonly #records = new Map<string, TaskRecord>();
+  readonly #windowMs: number;
+  readonly #maxTasks: number;
+
+  /**
+   * @param windowMs how long a (task id, status) is remembered after it was marked, ms.
+   * @param maxTasks tasks remembered at most; the least recently used is forgotten first.
+   */
+  constructor(windowMs: number, maxTasks: number) {
+    this.#windowMs = windowMs;
+    this.#maxTasks = maxTasks;
+  }
+
+  /** Tasks remembered now (expired ones may still count until the next write). */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  #read(taskId: string, now: number): TaskRecord | undefined {
+    const record = this.#records.get(taskId);
+    if (record !== undefined && now - record.touchedAt >= this.#windowMs) {
+      this.#records.delete(taskId);
+      return undefined;
+    }
+    return record;
+  }
+
+  /** The task's record, created if needed, moved to the most recently used end; evicts beyond the bounds. */
+  #write(taskId: string, now: number): TaskRecord {
+    const record = this.#read(taskId, now) ?? { seen: new Map(), rank: -1, final: false, touchedAt: now };
+    this.#records.delete(taskId);
+    record.touchedAt = now;
+    this.#records.set(taskId, record);
+    for (const [oldestId, oldest] of this.#records) {
+      if (this.#records.size <= this.#maxTasks && now - oldest.touchedAt < this.#windowMs) break;
+      this.#records.delete(oldestId);
+    }
+    return record;
+  }
+
+  /** True when `status` was marked for the task less than `windowMs` ago. */
+  isDuplicate(taskId: string, status: string, now: number): boolean {
+    const markedAt = this.#read(taskId, now)?.seen.get(status);
+    return markedAt !== undefined && now - markedAt < this.#windowMs;
+  }
+
+  /** Remembers `status` for the task (a later {@link isDuplicate} is true within the window). */
+  mark(taskId: string, status: string, now: number): void {
+    const seen = this.#write(taskId, now).seen;
+    seen.delete(status);
+    seen.set(status, now);
+    if (seen.size > MAX_STATUSES_PER_TASK) {
+      for (const oldest of seen.keys()) {
+        seen.delete(oldest);
+        break;
+      }
+    }
+  }
+
+  /** Forgets a mark, so the same (task id, status) is processed if it comes again. */
+  forget(taskId: string, status: string): void {
+    this.#records.get(taskId)?.seen.delete(status);
+  }
+
+  /**
+   * True when the task already reached a final status, or `status` is earlier along the delivery path
+   * than a status already processed. A status off the path (an unknown kind) is never older.
+   */
+  isOutOfOrder(taskId: string, status: string, now: number): boolean {
+    const record = this.#read(taskId, now);
+    if (record === undefined) return false;
+    if (record.final) return true;
+    const rank = lifecycleRank(status);
+    return rank !== undefined && rank < record.rank;
+  }
+
+  /** Records that `status` was processed for the task: raises its position, and ends it on a final status. */
+  advance(taskId: string, status: string, now: number): void {
+    const record = this.#write(taskId, now);
+    record.rank = Math.max(record.rank, lifecycleRank(status) ?? -1);
+    if (isFinalStatus(status)) record.final = true;
+  }
+}

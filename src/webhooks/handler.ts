@@ -1,0 +1,405 @@
+/**
+ * `createWebhookHandler`: receives the service's status webhooks, answers at once and processes them
+ * afterwards; spec § "Events" (items 5–8) and § "Limits" (5 s answer, no retries).
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConfigurationError, DeliveryError, isWebhookPayloadError } from '../errors.js';
+import { readEnv } from '../internal/env.js';
+import { isLogLevel, LevelLogger, type Logger, type LogLevel } from '../internal/logger.js';
+import { Redactor } from '../internal/redact.js';
+import type { Tasks } from '../resources/tasks.js';
+import type { WebhookEventKind } from '../schemas/webhook.js';
+import { type BodyRead, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
+import { TaskEventMemory } from './dedupe.js';
+import { parseWebhookEventAt, type WebhookEvent } from './event.js';
+import { readNodeBody, writeNodeAnswer } from './node.js';
+import { TaskEventQueue } from './queue.js';
+import { readRequestBody, toResponse } from './web.js';
+
+/** What the handler needs of a `DeliveryClient` to confirm events: `client.tasks.retrieve`. */
+export interface WebhookClient {
+  readonly tasks: Pick<Tasks, 'retrieve'>;
+}
+
+/** Bounds of the duplicate and order memory (see {@link WebhookHandlerOptions.dedupe}). */
+export interface WebhookDedupeOptions {
+  /** How long a (task id, status) is remembered, ms. Default 600 000 (10 min). */
+  windowMs?: number;
+  /** Tasks remembered at most; the least recently used is forgotten first. Default 10 000. */
+  maxTasks?: number;
+}
+
+/** Options of {@link createWebhookHandler}. */
+export interface WebhookHandlerOptions {
+  /**
+   * Called once per accepted event, after the answer has been sent (never delays it); a returned promise
+   * is awaited. At most `concurrency` calls run at once, and the events of one task run one at a time in
+   * arrival order. A throw or rejection goes to `onError`, never to the sender.
+   */
+  onEvent: (event: WebhookEvent) => unknown;
+  /** A `DeliveryClient` (or anything with `tasks.retrieve`), used by `confirm`. Required with `confirm`. */
+  client?: WebhookClient;
+  /**
+   * Confirm events with `GET tasks/{id}` (`client.tasks.retrieve`) before `onEvent`, as the spec advises
+   * (§ "Events", item 7: webhooks are not signed): `true` for every kind, or the kinds to confirm, e.g.
+   * `['delivered', 'cancelled']`. The GET wins over the body: `onEvent` gets `confirmed: true`, the task
+   * read back and its status. When the GET fails (or the task has no status), `onError` gets the error
+   * and `onEvent` is not called for that event. Default `false`.
+   */
+  confirm?: boolean | readonly WebhookEventKind[];
+  /**
+   * Drop duplicates of (task id, status) within a window, and statuses older along the delivery path
+   * (pending < requested < accepted < inprogress < pickup_location_reached < pickedup < enroute <
+   * delivered) than one already processed for the task; after a final status (delivered, cancelled,
+   * rejected, failed) nothing more is processed for it. Unknown kinds are never older. Dropped events are
+   * still answered 200 and counted in `stats`. `false` passes every valid webhook to `onEvent`. Default
+   * `true` (10 min, 10 000 tasks).
+   */
+  dedupe?: boolean | WebhookDedupeOptions;
+  /** Largest body accepted, bytes; larger ones get 413 (early when `Content-Length` says so). Default 1 048 576 (1 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Called with failures of `onEvent`, of confirmation (with the event), and of the handler itself (500,
+   * without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
+   * error (never the body). Its own failures are logged.
+   */
+  onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
+  /** Events processed at once at most. Default 8. */
+  concurrency?: number;
+  /**
+   * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
+   * retry: such events are caught by a reconcile, see the README). Default 10 000.
+   */
+  maxQueue?: number;
+  /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
+  logger?: Logger;
+  /**
+   * Least severe level written. Default: env `DELIVERY_LOG`, else `'warn'`. Rejected webhooks are
+   * logged at `warn`, duplicates and out-of-order events at `debug`.
+   */
+  logLevel?: LogLevel;
+}
+
+/** Counters of a {@link WebhookHandler}, since it was created. */
+export interface WebhookHandlerStats {
+  /** Requests that reached an adapter. */
+  received: number;
+  /** Events whose `onEvent` completed without error. */
+  processed: number;
+  /** Events dropped as duplicates of (task id, status). */
+  duplicates: number;
+  /** Events dropped because the task had already moved past them (or ended). */
+  outOfOrder: number;
+  /** Requests answered with an error status (4xx, 5xx). */
+  rejected: number;
+  /** Events whose confirmation or `onEvent` failed (passed to `onError`). */
+  failed: number;
+}
+
+/** The platform context of a Web request, for runtimes that stop work after the response (workers). */
+export interface WebhookFetchContext {
+  /** Keeps the runtime alive until the promise settles (Cloudflare `ctx.waitUntil`, Vercel `waitUntil`, Next.js `after`). */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** Options of {@link WebhookHandler.node}. */
+export interface WebhookNodeOptions {
+  /**
+   * The body, when a framework has already read the stream (Fastify's `request.body`): parsed JSON, JSON
+   * text or bytes. Default: `req.body` when a middleware set it (Express's `express.json()`), else the
+   * stream is read.
+   */
+  body?: unknown;
+}
+
+/** A webhook receiver with a Web and a Node adapter. Both are bound: pass them around freely. */
+export interface WebhookHandler {
+  /**
+   * Web adapter, `Request → Response` (Hono, Next.js route handlers, Bun, Deno, workers). Answers 200
+   * `{"received":true}` as soon as the event is queued; 405 (with `Allow: POST`) for another method, 415
+   * for a content type that is not JSON, 413 over `maxBodyBytes`, 400 for a body that is not JSON or not
+   * a webhook (including a bad task id), 503 when the queue is full, 500 on an internal failure. Never
+   * rejects. With `context`, `context.waitUntil` gets a promise that settles when the event is processed.
+   */
+  fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
+  /**
+   * Node adapter for node:http, Express and Fastify (`reply.hijack()` first); answers as {@link fetch}.
+   * Uses `options.body`, else `req.body` (set by `express.json()`), else reads the stream. Never rejects.
+   */
+  node(req: IncomingMessage, res: ServerResponse, options?: WebhookNodeOptions): Promise<void>;
+  /** Resolves once every event accepted so far has been processed (or dropped, or failed). */
+  idle(): Promise<void>;
+  /** A snapshot of the counters. */
+  readonly stats: Readonly<WebhookHandlerStats>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_MAX_QUEUE = 10_000;
+const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
+const DEFAULT_MAX_TASKS = 10_000;
+const MAX_TIMER_MS = 2_147_483_647;
+
+function checkInteger(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option}: expected an integer from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+class WebhookReceiver implements WebhookHandler {
+  readonly #onEvent: WebhookHandlerOptions['onEvent'];
+  readonly #onError: NonNullable<WebhookHandlerOptions['onError']>;
+  readonly #client: WebhookClient | undefined;
+  readonly #confirm: (kind: string) => boolean;
+  readonly #memory: TaskEventMemory | undefined;
+  readonly #queue: TaskEventQueue;
+  readonly #maxBodyBytes: number;
+  readonly #logger: LevelLogger;
+  readonly #stats: WebhookHandlerStats = {
+    received: 0,
+    processed: 0,
+    duplicates: 0,
+    outOfOrder: 0,
+    rejected: 0,
+    failed: 0,
+  };
+
+  constructor(options: WebhookHandlerOptions) {
+    if (typeof options?.onEvent !== 'function') {
+      throw new ConfigurationError('onEvent', 'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })');
+    }
+    this.#onEvent = options.onEvent;
+    const logLevel = options.logLevel ?? readEnv('DELIVERY_LOG') ?? 'warn';
+    if (!isLogLevel(logLevel)) {
+      throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
+    }
+    this.#logger = new LevelLogger(options.logger ?? console, logLevel, new Redactor([]));
+    this.#onError =
+      options.onError ??
+      ((error, event) =>
+        this.#logger.error(
+          event === undefined
+            ? 'Webhook handler failed'
+            : `Webhook processing failed for task ${event.taskId} (${event.kind})`,
+          { error: describeError(error) },
+        ));
+    this.#client = options.client;
+    const confirm = options.confirm ?? false;
+    if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
+      throw new ConfigurationError('confirm', 'Invalid confirm: expected true, false or an array of event kinds');
+    }
+    if (confirm !== false && typeof options.client?.tasks?.retrieve !== 'function') {
+      throw new ConfigurationError('client', 'confirm needs a client: createWebhookHandler({ client, confirm, … })');
+    }
+    const confirmedKinds = new Set<string>(Array.isArray(confirm) ? confirm : []);
+    this.#confirm = confirm === true ? () => true : (kind) => confirmedKinds.has(kind);
+    const dedupe = options.dedupe ?? true;
+    if (dedupe !== false) {
+      const bounds = dedupe === true ? {} : dedupe;
+      this.#memory = new TaskEventMemory(
+        checkInteger('dedupe.windowMs', bounds.windowMs, DEFAULT_WINDOW_MS, 1, MAX_TIMER_MS),
+        checkInteger('dedupe.maxTasks', bounds.maxTasks, DEFAULT_MAX_TASKS, 1, 10_000_000),
+      );
+    }
+    this.#maxBodyBytes = checkInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+    this.#queue = new TaskEventQueue(
+      checkInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
+      checkInteger('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
+    );
+  }
+
+  get stats(): Readonly<WebhookHandlerStats> {
+    return Object.freeze({ ...this.#stats });
+  }
+
+  idle = (): Promise<void> => this.#queue.idle();
+
+  fetch = async (request: Request, context?: WebhookFetchContext): Promise<Response> => {
+    this.#stats.received++;
+    try {
+      const receivedAt = new Date();
+      const early = precheck(
+        request.method,
+        request.headers.get('content-type'),
+        request.headers.get('content-length'),
+        this.#maxBodyBytes,
+      );
+      if (early !== undefined) return toResponse(this.#reject(early));
+      const body = await readRequestBody(request, this.#maxBodyBytes);
+      const { answer, done } = this.#admit(body, receivedAt);
+      if (done !== undefined && context !== undefined) {
+        try {
+          context.waitUntil(done);
+        } catch (error) {
+          // The event is queued all the same: the sender still gets its 200.
+          void this.#report(error, undefined);
+        }
+      }
+      return toResponse(answer);
+    } catch (error) {
+      return toResponse(this.#internalFailure(error));
+    }
+  };
+
+  node = async (req: IncomingMessage, res: ServerResponse, options?: WebhookNodeOptions): Promise<void> => {
+    this.#stats.received++;
+    try {
+      const receivedAt = new Date();
+      const early = precheck(
+        req.method,
+        req.headers['content-type'],
+        req.headers['content-length'],
+        this.#maxBodyBytes,
+      );
+      if (early !== undefined) {
+        writeNodeAnswer(req, res, this.#reject(early));
+        return;
+      }
+      // Express passes `next` (a function) as the third argument: only an object is options.
+      const given = typeof options === 'object' && options !== null ? options.body : undefined;
+      const parsed = given ?? (req as IncomingMessage & { body?: unknown }).body;
+      const body: BodyRead | { ok: true; value: unknown } =
+        parsed !== undefined ? { ok: true, value: parsed } : await readNodeBody(req, this.#maxBodyBytes);
+      writeNodeAnswer(req, res, this.#admit(body, receivedAt).answer);
+    } catch (error) {
+      writeNodeAnswer(req, res, this.#internalFailure(error));
+    }
+  };
+
+  #reject(answer: WebhookAnswer): WebhookAnswer {
+    this.#stats.rejected++;
+    this.#logger.warn(`Webhook rejected with ${answer.status}`, { answer: answer.body });
+    return answer;
+  }
+
+  #internalFailure(error: unknown): WebhookAnswer {
+    this.#stats.rejected++;
+    this.#report(error, undefined);
+    return rejection(500, 'the webhook could not be received');
+  }
+
+  /** Parses, drops duplicates, queues: the answer, and when queued, a promise of the end of processing. */
+  #admit(
+    body: BodyRead | { ok: true; value: unknown },
+    receivedAt: Date,
+  ): { answer: WebhookAnswer; done?: Promise<void> } {
+    if (!body.ok) {
+      if (body.reason === 'too_large') return { answer: this.#reject(tooLarge(this.#maxBodyBytes)) };
+      return { answer: this.#reject(rejection(400, 'the body could not be read')) };
+    }
+    let event: WebhookEvent & { confirmed: false };
+    try {
+      event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt);
+    } catch (error) {
+      if (!isWebhookPayloadError(error)) throw error;
+      return { answer: this.#reject(rejection(400, error.message)) };
+    }
+    const now = receivedAt.getTime();
+    if (this.#memory?.isDuplicate(event.taskId, event.kind, now)) {
+      this.#stats.duplicates++;
+      this.#logger.debug(`Duplicate webhook dropped: task ${event.taskId} (${event.kind})`);
+      return { answer: RECEIVED };
+    }
+    if (this.#queue.isFull()) {
+      return { answer: this.#reject(rejection(503, 'too many webhooks waiting to be processed')) };
+    }
+    this.#memory?.mark(event.taskId, event.kind, now);
+    return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event)) };
+  }
+
+  /** Processes one event: order check, confirmation, `onEvent`. Never throws. */
+  async #process(received: WebhookEvent & { confirmed: false }): Promise<void> {
+    const { taskId, kind } = received;
+    const memory = this.#memory;
+    let event: WebhookEvent = received;
+    try {
+      if (memory?.isOutOfOrder(taskId, kind, Date.now())) {
+        this.#dropOutOfOrder(received);
+        return;
+      }
+      if (this.#confirm(kind)) {
+        const confirmed = await this.#confirmEvent(received);
+        if (confirmed === undefined) return;
+        event = confirmed;
+        if (memory !== undefined && event.status !== kind) {
+          // The GET wins: the body's kind did not happen (yet), so a genuine one may still come; the
+          // status read back has now been passed on, so a webhook for it later is a duplicate.
+          memory.forget(taskId, kind);
+          memory.mark(taskId, event.status, Date.now());
+        }
+      }
+      memory?.advance(taskId, event.status, Date.now());
+      await this.#onEvent(event);
+      this.#stats.processed++;
+    } catch (error) {
+      this.#stats.failed++;
+      await this.#report(error, event);
+    }
+  }
+
+  /** The event confirmed by `GET tasks/{id}`, or `undefined` (reported) when that failed. */
+  async #confirmEvent(received: WebhookEvent & { confirmed: false }): Promise<WebhookEvent | undefined> {
+    try {
+      const client = this.#client as WebhookClient;
+      const task = await client.tasks.retrieve(received.taskId);
+      const status = task.status;
+      if (typeof status !== 'string' || status === '') {
+        throw new DeliveryError(`Could not confirm task ${received.taskId}: GET tasks/{id} returned no status`);
+      }
+      return { ...received, confirmed: true, status, task };
+    } catch (error) {
+      this.#memory?.forget(received.taskId, received.kind);
+      this.#stats.failed++;
+      await this.#report(error, received);
+      return undefined;
+    }
+  }
+
+  #dropOutOfOrder(event: WebhookEvent): void {
+    this.#stats.outOfOrder++;
+    this.#logger.debug(`Out-of-order webhook dropped: task ${event.taskId} (${event.status})`);
+  }
+
+  async #report(error: unknown, event: WebhookEvent | undefined): Promise<void> {
+    try {
+      await this.#onError(error, event);
+    } catch (failure) {
+      this.#logger.error('onError failed', { error: describeError(failure) });
+    }
+  }
+}
+
+/**
+ * Creates a webhook receiver (spec § "Events"): mount `handler.fetch` (Web) or `handler.node` (Node) at
+ * the URL registered with the service. Each webhook is parsed with `parseWebhookEvent`, answered 200 at
+ * once (the service waits 5 s at most and never retries) and processed afterwards by `onEvent`, with
+ * bounded concurrency and queue, duplicate and order filtering, and optional confirmation by
+ * `GET tasks/{id}`. See {@link WebhookHandlerOptions} and {@link WebhookHandler} for the details.
+ *
+ * ```ts
+ * const handler = createWebhookHandler({
+ *   client,
+ *   confirm: ['delivered', 'cancelled'],
+ *   onEvent: async (event) => orders.updateStatus(event.taskId, event.status),
+ * });
+ * http.createServer((req, res) => handler.node(req, res)).listen(8080);
+ * ```
+ *
+ * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client`, or for an option out of
+ * range (`maxBodyBytes` ≥ 1, `concurrency` 1…10 000, `maxQueue` ≥ 1, `dedupe.windowMs` ≥ 1,
+ * `dedupe.maxTasks` ≥ 1, all integers; a known `logLevel`).
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  return new WebhookReceiver(options);
+}

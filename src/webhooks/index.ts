@@ -1,0 +1,25 @@
+/**
+ * Receiving the service's status webhooks (spec § "Events"): `parseWebhookEvent` for a body,
+ * `createWebhookHandler` for a receiver with Web (`Request → Response`) and Node (`req, res`) adapters.
+ * @module
+ */
+export {
+  MAX_WEBHOOK_TASK_ID_LENGTH,
+  WEBHOOK_EVENT_KINDS,
+  WebhookDeliveryLocation,
+  WebhookEventKind,
+  WebhookPickupLocation,
+  WebhookTask,
+  WebhookTaskId,
+} from '../schemas/webhook.js';
+export { parseWebhookEvent, type WebhookEvent } from './event.js';
+export {
+  createWebhookHandler,
+  type WebhookClient,
+  type WebhookDedupeOptions,
+  type WebhookFetchContext,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookHandlerStats,
+  type WebhookNodeOptions,
+} from './handler.js';

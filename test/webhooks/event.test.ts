@@ -1,0 +1,299 @@
+import fc from 'fast-check';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { isWebhookPayloadError, WebhookPayloadError } from '../../src/errors.js';
+import type { AnyTaskStatus, Task } from '../../src/schemas/task.js';
+import {
+  parseWebhookEvent,
+  WEBHOOK_EVENT_KINDS,
+  type WebhookEvent,
+  type WebhookEventKind,
+  WebhookTask,
+} from '../../src/webhooks/index.js';
+import { webhookBody } from './fixtures.js';
+
+function payloadErrorOf(body: unknown): WebhookPayloadError {
+  try {
+    parseWebhookEvent(body);
+  } catch (error) {
+    if (error instanceof WebhookPayloadError) return error;
+    throw error;
+  }
+  throw new Error('expected a WebhookPayloadError');
+}
+
+describe('parseWebhookEvent', () => {
+  it.each(WEBHOOK_EVENT_KINDS)('parses a %s webhook into an unconfirmed event of that kind', (kind) => {
+    const before = Date.now();
+    const event = parseWebhookEvent(webhookBody('task-1', kind));
+    expect(event).toMatchObject({ kind, status: kind, taskId: 'task-1', confirmed: false });
+    expect(event.task).toBe(event.payload);
+    expect(event.receivedAt.getTime()).toBeGreaterThanOrEqual(before);
+  });
+
+  it('accepts an unknown event kind as it is', () => {
+    const event = parseWebhookEvent(webhookBody('task-1', 'driver_reassigned'));
+    expect(event.kind).toBe('driver_reassigned');
+    expect(event.status).toBe('driver_reassigned');
+  });
+
+  it('reads the webhook forms of the locations, the price, the wallet flag and the driver completion time', () => {
+    const { payload } = parseWebhookEvent(webhookBody('task-1', 'delivered'));
+    expect(payload.deliveryLocation).toEqual({
+      lat: 29.3397,
+      lng: 48.0748,
+      kwAddress: ['Block 10', 'Street 5', 'Building 12'],
+      fullAddress: ['Salmiya, Block 10, Street 5, Building 12'],
+    });
+    expect(payload.pickupLocation).toEqual({
+      longitude: 47.9774,
+      latitude: 29.3759,
+      fullAddress: ['Kuwait City', 'Block 1, Street 2'],
+    });
+    expect(payload.estimatedPrice).toBe('1.250');
+    expect(payload.walletDeducted).toBe(true);
+    expect(payload.driver?.completed_at).toBe('2026-11-21T09:45:00.000Z');
+    expect(payload.alternateCustomerNumber).toBe('');
+    expect(payload.statusHistory?.at(-1)).toEqual({ status: 'delivered', timestamp: '2026-11-21T09:06:00.000Z' });
+    expect(payload.statusHistory?.every((entry) => entry.id === undefined)).toBe(true);
+  });
+
+  it('takes the task id from _id, falling back to id', () => {
+    expect(parseWebhookEvent(webhookBody('from-underscore', 'accepted', { id: 'other' })).taskId).toBe(
+      'from-underscore',
+    );
+    expect(parseWebhookEvent(webhookBody('x', 'accepted', { _id: undefined, id: 'from-id' })).taskId).toBe('from-id');
+    expect(parseWebhookEvent(webhookBody('x', 'accepted', { _id: null, id: 'from-id' })).taskId).toBe('from-id');
+  });
+
+  it('accepts the body as JSON text, bytes, an ArrayBuffer and a Buffer', () => {
+    const text = JSON.stringify(webhookBody('task-9', 'enroute'));
+    const bytes = new TextEncoder().encode(text);
+    for (const body of [text, bytes, bytes.buffer, Buffer.from(text), new DataView(bytes.buffer)]) {
+      const event = parseWebhookEvent(body);
+      expect(event.taskId).toBe('task-9');
+      expect(event.kind).toBe('enroute');
+    }
+  });
+
+  it('reads a view into a larger buffer only within its bounds', () => {
+    const text = JSON.stringify({ _id: 'task-9', status: 'enroute' });
+    const padded = new TextEncoder().encode(`xxxx${text}yyyy`);
+    const view = new Uint8Array(padded.buffer, 4, padded.byteLength - 8);
+    expect(parseWebhookEvent(view).taskId).toBe('task-9');
+  });
+
+  it('keeps unknown fields at the top level and inside nested objects', () => {
+    const body = webhookBody('task-1', 'pickedup', {
+      newTopLevel: { deep: [1, { x: 'y' }] },
+      driver: { name: 'Ahmad', vehiclePlate: '12/34567' },
+      deliveryLocation: { lat: 29.3, lng: 48, floor: 3 },
+      statusHistory: [{ status: 'pickedup', timestamp: '2026-11-21T09:00:00Z', by: 'driver' }],
+      dispatchwebhookrequest: { provider: { raw: true } },
+    });
+    const { payload } = parseWebhookEvent(JSON.stringify(body));
+    expect(payload.newTopLevel).toEqual({ deep: [1, { x: 'y' }] });
+    expect(payload.driver).toEqual({ name: 'Ahmad', vehiclePlate: '12/34567' });
+    expect(payload.deliveryLocation).toEqual({ lat: 29.3, lng: 48, floor: 3 });
+    expect(payload.statusHistory?.[0]).toEqual({ status: 'pickedup', timestamp: '2026-11-21T09:00:00Z', by: 'driver' });
+    expect(payload.dispatchwebhookrequest).toEqual({ provider: { raw: true } });
+  });
+
+  it('treats null members as absent, at every level', () => {
+    const body = webhookBody('task-1', 'accepted', {
+      driver: { name: null, phone: '+965', trackingLink: null },
+      deliveryTime: null,
+      pickupLocation: null,
+      travelDetail: { totalDistance: null, hasTraffic: false },
+      statusHistory: [{ status: 'accepted', timestamp: null }],
+    });
+    const { payload } = parseWebhookEvent(JSON.stringify(body));
+    expect(payload.driver).toEqual({ phone: '+965' });
+    expect('deliveryTime' in payload).toBe(false);
+    expect('pickupLocation' in payload).toBe(false);
+    expect(payload.travelDetail).toEqual({ hasTraffic: false });
+    expect(payload.statusHistory).toEqual([{ status: 'accepted' }]);
+  });
+
+  it('does not let __proto__ keys change a prototype, in text or in a parsed object', () => {
+    const text =
+      '{"_id":"t","status":"accepted","__proto__":{"polluted":1},"driver":{"__proto__":{"polluted":2}},' +
+      '"statusHistory":[{"__proto__":{"polluted":3},"status":"accepted"}],"constructor":{"prototype":{"polluted":4}}}';
+    const event = parseWebhookEvent(text);
+    const fromObject = parseWebhookEvent(JSON.parse(text));
+    for (const { payload } of [event, fromObject]) {
+      expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
+      expect(Object.getPrototypeOf(payload.driver)).toBe(Object.prototype);
+      expect(Object.hasOwn(payload, '__proto__')).toBe(false);
+      expect((payload as Record<string, unknown>).polluted).toBeUndefined();
+      expect((payload.driver as Record<string, unknown>).polluted).toBeUndefined();
+      expect(payload.statusHistory?.[0]).toEqual({ status: 'accepted' });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([
+    ['a missing _id', { _id: undefined }, '_id'],
+    ['an empty _id', { _id: '' }, '_id'],
+    ['an _id that is a number', { _id: 42 }, '_id'],
+    ['an _id longer than 128 characters', { _id: 'a'.repeat(129) }, '_id'],
+    ['an _id with a control character', { _id: 'task\n1' }, '_id'],
+    ['an _id with DEL', { _id: 'task\u007f' }, '_id'],
+    ['an empty id without _id', { _id: undefined, id: '' }, 'id'],
+    ['a missing status', { status: undefined }, 'status'],
+    ['a status that is not a string', { status: 3 }, 'status'],
+    ['an empty status', { status: '' }, 'status'],
+    ['a statusHistory that is not an array', { statusHistory: 'accepted' }, 'statusHistory'],
+    ['a history entry that is not an object', { statusHistory: [null] }, 'statusHistory.0'],
+    ['walletDeducted that is not a boolean', { walletDeducted: 'yes' }, 'walletDeducted'],
+    ['a delivery lat that is not a number', { deliveryLocation: { lat: '29.3' } }, 'deliveryLocation.lat'],
+    [
+      'kwAddress that is not an array of strings',
+      { deliveryLocation: { kwAddress: [1] } },
+      'deliveryLocation.kwAddress.0',
+    ],
+    ['a driver that is not an object', { driver: 'Ahmad' }, 'driver'],
+  ])('rejects %s with a WebhookPayloadError naming the field', (_title, overrides, field) => {
+    const error = payloadErrorOf(webhookBody('task-1', 'accepted', overrides));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(field);
+    expect(isWebhookPayloadError(error)).toBe(true);
+  });
+
+  it('accepts a task id of exactly 128 characters', () => {
+    expect(parseWebhookEvent(webhookBody('a'.repeat(128), 'accepted')).taskId).toHaveLength(128);
+  });
+
+  it.each([
+    ['text that is not JSON', '{"_id": "t", status:'],
+    ['bytes that are not UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])],
+    ['an empty string', ''],
+    ['a JSON array', '[{"_id":"t","status":"accepted"}]'],
+    ['a JSON string', '"accepted"'],
+    ['JSON null', 'null'],
+    ['a number', 42],
+    ['undefined', undefined],
+    ['an object nested 100 levels deep', `{"_id":"t","status":"x","deep":${'['.repeat(100)}${']'.repeat(100)}}`],
+  ])('rejects %s as a body with no field named', (_title, body) => {
+    const error = payloadErrorOf(body);
+    expect(error.field).toBe('');
+  });
+
+  it('does not quote the body in the error when it is not JSON', () => {
+    const error = payloadErrorOf('{"sellerId":"seller-secret-1", oops}');
+    expect(error.message).not.toContain('seller-secret-1');
+  });
+
+  it('types the event: unconfirmed events carry the webhook task, confirmed ones the API task', () => {
+    const event = parseWebhookEvent(webhookBody('task-1', 'accepted'));
+    expectTypeOf(event.confirmed).toEqualTypeOf<false>();
+    expectTypeOf(event.task).toEqualTypeOf<WebhookTask>();
+    expectTypeOf(event.kind).toEqualTypeOf<WebhookEventKind>();
+    expectTypeOf<Extract<WebhookEvent, { confirmed: true }>['task']>().toEqualTypeOf<Task>();
+    expectTypeOf<Extract<WebhookEvent, { confirmed: true }>['status']>().toEqualTypeOf<AnyTaskStatus>();
+    expectTypeOf<WebhookTask['estimatedPrice']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NonNullable<WebhookTask['deliveryLocation']>['kwAddress']>().toEqualTypeOf<string[] | undefined>();
+  });
+});
+
+/** JSON values without null, for fields that must come back exactly as sent. */
+const jsonWithoutNull = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n)),
+    fc.boolean(),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(
+      fc.string().filter((key) => key !== '__proto__'),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
+  ),
+})).value;
+
+describe('parseWebhookEvent with generated input', () => {
+  it('throws nothing but WebhookPayloadError for any JSON text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.json(), fc.string()), (text) => {
+        try {
+          parseWebhookEvent(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(WebhookPayloadError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('throws nothing but WebhookPayloadError for any value, odd objects included', () => {
+    const odd = fc.anything({
+      withBoxedValues: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withTypedArray: true,
+      withSparseArray: true,
+      withDate: true,
+      withBigInt: true,
+    });
+    const webhookLike = fc.record({ _id: fc.anything(), status: fc.anything(), statusHistory: odd, driver: odd });
+    fc.assert(
+      fc.property(fc.oneof(odd, webhookLike), (body) => {
+        try {
+          parseWebhookEvent(body);
+        } catch (error) {
+          expect(error).toBeInstanceOf(WebhookPayloadError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps every unknown field exactly as sent', () => {
+    const known = new Set(Object.keys(WebhookTask.shape));
+    const unknownFields = fc.dictionary(
+      fc.string({ minLength: 1 }).filter((key) => !known.has(key) && key !== '__proto__'),
+      jsonWithoutNull,
+      { maxKeys: 5 },
+    );
+    fc.assert(
+      fc.property(unknownFields, fc.constantFrom(...WEBHOOK_EVENT_KINDS), (extra, kind) => {
+        const body = { ...extra, _id: 'task-1', status: kind };
+        const { payload } = parseWebhookEvent(JSON.stringify(body));
+        for (const [key, value] of Object.entries(extra)) expect(payload[key]).toEqual(value);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never changes a prototype, wherever __proto__ keys appear', () => {
+    const withProto = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string(),
+        fc.integer(),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc
+          .tuple(fc.dictionary(fc.string(), tie('value'), { maxKeys: 3 }), fc.boolean())
+          .map(([members, poison]) =>
+            poison ? { ...members, ['__proto__' as string]: { polluted: 'yes' } } : members,
+          ),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(withProto, (extra) => {
+        // JSON.stringify writes an own __proto__ member like any other key.
+        const text = JSON.stringify({ extra, _id: 'task-1', status: 'accepted' }).replace(
+          '{"extra"',
+          '{"__proto__":{"polluted":"yes"},"extra"',
+        );
+        const { payload } = parseWebhookEvent(text);
+        expect((payload as Record<string, unknown>).polluted).toBeUndefined();
+        expect(JSON.stringify(payload)).not.toContain('polluted');
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

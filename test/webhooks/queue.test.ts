@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { TaskEventQueue } from '../../src/webhooks/queue.js';
+import { gate } from './fixtures.js';
+
+describe('TaskEventQueue', () => {
+  it('runs at most `concurrency` jobs at once', async () => {
+    const queue = new TaskEventQueue(3, 100);
+    let running = 0;
+    let peak = 0;
+    const release = gate();
+    for (let index = 0; index < 10; index++) {
+      void queue.push(`task-${index}`, async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await release.promise;
+        running--;
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(running).toBe(3);
+    expect(queue.waiting).toBe(7);
+    release.open();
+    await queue.idle();
+    expect(peak).toBe(3);
+    expect(queue.running).toBe(0);
+  });
+
+  it('runs the jobs of one task one at a time, in arrival order, while other tasks go ahead', async () => {
+    const queue = new TaskEventQueue(4, 100);
+    const order: string[] = [];
+    const first = gate();
+    void queue.push('a', async () => {
+      order.push('a1 start');
+      await first.promise;
+      order.push('a1 end');
+    });
+    void queue.push('a', async () => {
+      order.push('a2');
+    });
+    const b = queue.push('b', async () => {
+      order.push('b1');
+    });
+    await b;
+    expect(order).toEqual(['a1 start', 'b1']);
+    first.open();
+    await queue.idle();
+    expect(order).toEqual(['a1 start', 'b1', 'a1 end', 'a2']);
+  });
+
+  it('starts no job inside push, so the caller answers first', () => {
+    const queue = new TaskEventQueue(1, 10);
+    let started = false;
+    void queue.push('a', async () => {
+      started = true;
+    });
+    expect(started).toBe(false);
+  });
+
+  it('reports full once `capacity` jobs are waiting', async () => {
+    const queue = new TaskEventQueue(1, 2);
+    const release = gate();
+    void queue.push('a', () => release.promise);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a is running
+    void queue.push('b', async () => {});
+    expect(queue.isFull()).toBe(false);
+    void queue.push('c', async () => {});
+    expect(queue.isFull()).toBe(true);
+    release.open();
+    await queue.idle();
+    expect(queue.isFull()).toBe(false);
+  });
+
+  it('keeps going after a job that throws, and its promise still resolves', async () => {
+    const queue = new TaskEventQueue(1, 10);
+    const ran: string[] = [];
+    const failing = queue.push('a', async () => {
+      throw new Error('boom');
+    });
+    void queue.push('a', async () => {
+      ran.push('after');
+    });
+    await expect(failing).resolves.toBeUndefined();
+    await queue.idle();
+    expect(ran).toEqual(['after']);
+  });
+
+  it('resolves idle at once when nothing is queued', async () => {
+    await expect(new TaskEventQueue(1, 1).idle()).resolves.toBeUndefined();
+  });
+});
