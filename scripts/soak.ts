@@ -1,0 +1,234 @@
+/**
+ * Soak test of exactly-once task creation (`npm run soak`).
+ *
+ * A seeded random schedule of creates runs against the mock with about 20 % of them hit by an
+ * ambiguous fault (5xx, dropped connection before or after the commit, delay past the timeout,
+ * stalled body, invalid JSON on 2xx, 429), sometimes several in a row. After each create the mock's
+ * state is compared with what the SDK said. Prints tasks created, duplicates, fees charged and
+ * outcomes by kind; exits non-zero on any duplicate, lost order, or fee that does not match a task.
+ *
+ * Usage: npm run soak -- [--creates 1000] [--seed 42] [--fault-rate 0.2]
+ */
+import fc from 'fast-check';
+import {
+  DeliveryClient,
+  isDeliveryError,
+  isTaskCreationOutcomeUnknownError,
+  type Logger,
+  type Task,
+} from '../src/index.js';
+import { createMockDeliveryService, type MockFault } from '../src/testing/index.js';
+
+/** Options of {@link runSoak}. */
+export interface SoakOptions {
+  /** Creates to run. */
+  creates: number;
+  /** Seed of the schedule; the same seed gives the same schedule. */
+  seed: number;
+  /** Share of creates hit by a fault, 0…1. Default 0.2. */
+  faultRate?: number;
+  /** Per-attempt timeout of the client in ms. Default 150. */
+  timeoutMs?: number;
+}
+
+/** What a soak run found. */
+export interface SoakReport {
+  creates: number;
+  tasksCreated: number;
+  /** Orders with more than one task. */
+  duplicates: number;
+  /** Orders whose task exists while the SDK reported a definite failure, or that the SDK reported created but are missing. */
+  lostOrders: number;
+  feesCharged: number;
+  /** How each create ended, by kind. */
+  outcomes: Record<string, number>;
+  /** Faults injected, by kind. */
+  faults: Record<string, number>;
+  elapsedMs: number;
+  /** Descriptions of the problems found (duplicates, lost orders, fee mismatches, unexpected errors). */
+  problems: string[];
+}
+
+const faultKinds = (timeoutMs: number): Array<[string, MockFault]> => [
+  ['500', { kind: 'status', status: 500 }],
+  ['502', { kind: 'status', status: 502 }],
+  ['503', { kind: 'status', status: 503 }],
+  ['504', { kind: 'status', status: 504 }],
+  ['408', { kind: 'status', status: 408 }],
+  ['429', { kind: 'status', status: 429, headers: { 'retry-after-ms': '5' } }],
+  ['drop-before-commit', { kind: 'network-error' }],
+  ['commit-then-drop', { kind: 'commit-then-drop' }],
+  ['delay-past-timeout', { kind: 'delay', ms: timeoutMs * 2 }],
+  ['stall-body', { kind: 'stall-body' }],
+  ['invalid-json', { kind: 'invalid-json' }],
+];
+
+/** One planned create: whether a fault hits it, which, and how many requests in a row. */
+interface PlannedCreate {
+  roll: number;
+  fault: number;
+  times: number;
+}
+
+function increment(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/** Runs the soak against a fresh mock and returns its report. The mock listens for the duration. */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const faultRate = options.faultRate ?? 0.2;
+  const timeoutMs = options.timeoutMs ?? 150;
+  const kinds = faultKinds(timeoutMs);
+  // noBias: fast-check otherwise favours small values, which would skew the fault rate.
+  const plan = fc.sample(
+    fc.noBias(
+      fc.record({
+        // Doubles are spread over their bit patterns (dense near 0): draw a uniform integer instead.
+        roll: fc.integer({ min: 0, max: 9999 }).map((value) => value / 10_000),
+        fault: fc.integer({ min: 0, max: kinds.length - 1 }),
+        times: fc.constantFrom(1, 1, 1, 1, 1, 1, 1, 2, 2, 3),
+      }),
+    ),
+    { seed: options.seed, numRuns: options.creates },
+  ) as PlannedCreate[];
+
+  const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 10_000_000 } });
+  const lines: string[] = [];
+  const capture = (message: string) => lines.push(message);
+  const logger: Logger = { debug: capture, info: capture, warn: capture, error: capture };
+  const client = new DeliveryClient({
+    apiKey: mock.apiKey,
+    sellerId: mock.sellerId,
+    baseUrl: mock.baseUrl,
+    timeout: timeoutMs,
+    logger,
+    logLevel: 'info',
+    reconciliation: { checks: 2, intervalMs: 10 },
+  });
+  const report: SoakReport = {
+    creates: options.creates,
+    tasksCreated: 0,
+    duplicates: 0,
+    lostOrders: 0,
+    feesCharged: 0,
+    outcomes: {},
+    faults: {},
+    elapsedMs: 0,
+    problems: [],
+  };
+  const started = performance.now();
+  mock.listen();
+  try {
+    for (const [index, step] of plan.entries()) {
+      const orderNumber = `SOAK-${options.seed}-${index}`;
+      const faulted = step.roll < faultRate;
+      const [faultName, fault] = kinds[step.fault] ?? ['none', undefined];
+      if (faulted && fault) {
+        mock.inject({ ...fault, operation: 'tasks.create', times: step.times });
+        increment(report.faults, step.times > 1 ? `${faultName} ×${step.times}` : faultName);
+      }
+      lines.length = 0;
+      let created: Task | undefined;
+      let failure: unknown;
+      try {
+        created = await client.tasks.create({
+          orderNumber,
+          customerName: 'Soak',
+          deliveryLocation: { latitude: 29.3339, longitude: 48.0761 },
+        });
+      } catch (error) {
+        failure = error;
+      }
+      mock.clearFaults();
+      const tasks = mock.tasks.filter((task) => task.orderNumber === orderNumber);
+      if (tasks.length > 1) {
+        report.duplicates++;
+        report.problems.push(`${orderNumber}: ${tasks.length} tasks (${tasks.map((task) => task.id).join(', ')})`);
+      }
+      if (created) {
+        const path = lines.some((line) => line.includes('but the task exists'))
+          ? 'reconciled'
+          : lines.some((line) => line.includes('sending it again'))
+            ? 'resent'
+            : 'created';
+        increment(report.outcomes, path);
+        if (!tasks.some((task) => task.id === created?.id)) {
+          report.lostOrders++;
+          report.problems.push(`${orderNumber}: the SDK returned ${created.id}, which the service does not have`);
+        }
+      } else if (isTaskCreationOutcomeUnknownError(failure)) {
+        increment(report.outcomes, `outcome unknown (task ${tasks.length > 0 ? 'exists' : 'absent'})`);
+      } else {
+        const name = isDeliveryError(failure) ? failure.name : String(failure);
+        increment(report.outcomes, `error: ${name}`);
+        // Only a rate limit that outlasted every resend is an expected failure here.
+        if (name !== 'RateLimitError') report.problems.push(`${orderNumber}: unexpected ${name}: ${String(failure)}`);
+        if (tasks.length > 0) {
+          report.lostOrders++;
+          report.problems.push(`${orderNumber}: the SDK reported ${String(failure)} but a task exists`);
+        }
+      }
+    }
+  } finally {
+    mock.close();
+  }
+  report.tasksCreated = mock.tasks.length;
+  report.feesCharged = mock.wallet.feesCharged;
+  if (report.feesCharged !== report.tasksCreated) {
+    report.problems.push(`${report.feesCharged} fees charged for ${report.tasksCreated} tasks`);
+  }
+  report.elapsedMs = Math.round(performance.now() - started);
+  return report;
+}
+
+/** Prints a report as aligned lines. */
+export function formatSoakReport(report: SoakReport): string {
+  const rows = [
+    `creates          ${report.creates}`,
+    `tasks created    ${report.tasksCreated}`,
+    `duplicates       ${report.duplicates}`,
+    `lost orders      ${report.lostOrders}`,
+    `fees charged     ${report.feesCharged}`,
+    `elapsed          ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    'outcomes:',
+    ...Object.entries(report.outcomes)
+      .sort(([, a], [, b]) => b - a)
+      .map(([kind, count]) => `  ${String(count).padStart(5)}  ${kind}`),
+    'faults injected:',
+    ...Object.entries(report.faults)
+      .sort(([, a], [, b]) => b - a)
+      .map(([kind, count]) => `  ${String(count).padStart(5)}  ${kind}`),
+    ...report.problems.map((problem) => `PROBLEM ${problem}`),
+  ];
+  return rows.join('\n');
+}
+
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index === -1 ? undefined : Number(process.argv[index + 1]);
+  return value === undefined || Number.isNaN(value) ? fallback : value;
+}
+
+async function main(): Promise<void> {
+  const options = {
+    creates: argument('creates', 1000),
+    seed: argument('seed', 20261122),
+    faultRate: argument('fault-rate', 0.2),
+  };
+  console.log(`Soak: ${options.creates} creates, seed ${options.seed}, fault rate ${options.faultRate}`);
+  const report = await runSoak(options);
+  console.log(formatSoakReport(report));
+  if (report.duplicates > 0 || report.lostOrders > 0 || report.problems.length > 0) {
+    console.error('Soak FAILED');
+    process.exitCode = 1;
+  } else {
+    console.log('Soak passed: no duplicate, no lost order, one fee per task');
+  }
+}
+
+if (process.argv[1]?.endsWith('soak.ts')) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,207 @@
+/**
+ * The API key and the seller id never reach an error (message, stack, cause, inspect, JSON), an
+ * inspected client, or a log line, whatever fails; and auth headers never follow a redirect off the
+ * configured origin.
+ */
+import { inspect } from 'node:util';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { APIError, type ClientOptions, DeliveryClient, type Logger } from '../../src/index.js';
+import { createMockDeliveryService } from '../../src/testing/index.js';
+import { orderParams, useMockService } from '../support/mock-service.js';
+
+const API_KEY = 'sk_live_9f8e7d6c5b4a39281706';
+const SELLER_ID = 'seller-7f3a9c1e';
+const { mock, client } = useMockService({
+  apiKey: API_KEY,
+  sellerId: SELLER_ID,
+  account: { type: 'wallet', balance: 3 },
+});
+
+/** Every rendering of an error a log pipeline or a developer might produce. */
+function renderings(error: unknown): string[] {
+  const rendered = [String(error), inspect(error, { depth: 20, showHidden: true }), JSON.stringify(error) ?? ''];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    rendered.push(current.message, current.stack ?? '', inspect(current, { depth: 20 }));
+    current = current.cause;
+  }
+  return rendered;
+}
+
+function expectNoSecret(text: string, context: string): void {
+  expect(text, context).not.toContain(API_KEY);
+  expect(text, context).not.toContain(SELLER_ID);
+}
+
+function recordingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const write = (message: string, fields?: Record<string, unknown>) => {
+    lines.push(`${message} ${fields === undefined ? '' : inspect(fields, { depth: 20 })}`);
+  };
+  return { logger: { debug: write, info: write, warn: write, error: write }, lines };
+}
+
+describe('secrets', () => {
+  it('stay out of every error, whatever fails', async () => {
+    const { logger, lines } = recordingLogger();
+    const sdk = client({ logger, logLevel: 'debug', timeout: 150, maxRetries: 1 });
+    const created = await sdk.tasks.create({ ...orderParams('SEC-1'), sellerId: SELLER_ID });
+    expect(created.sellerId).toBe(SELLER_ID);
+
+    const failures: Array<[string, () => Promise<unknown>]> = [
+      ['401 wrong key', () => client({ apiKey: `${API_KEY}x`, logger, logLevel: 'debug' }).wallet.retrieveBalance()],
+      ['404', () => sdk.tasks.retrieve('000000000000000000000000')],
+      [
+        '402 low balance',
+        async () => {
+          for (let index = 0; index < 5; index++) await sdk.tasks.create(orderParams(`SEC-DRAIN-${index}`));
+        },
+      ],
+      [
+        'timeout',
+        () => {
+          mock.inject({ operation: 'tasks.retrieve', kind: 'delay', ms: Number.POSITIVE_INFINITY, times: 2 });
+          return sdk.tasks.retrieve(created.id ?? '');
+        },
+      ],
+      [
+        'network',
+        () => {
+          mock.inject({ operation: 'tasks.list', kind: 'network-error', times: 2 });
+          return sdk.tasks.list().toArray();
+        },
+      ],
+      [
+        'response validation with the seller id in the body',
+        () => {
+          mock.inject({
+            operation: 'tasks.retrieve',
+            kind: 'status',
+            status: 200,
+            body: { id: 1, sellerId: SELLER_ID },
+          });
+          return sdk.tasks.retrieve('x');
+        },
+      ],
+      [
+        'server echoing the secrets',
+        () => {
+          mock.inject({
+            operation: 'tasks.retrieve',
+            kind: 'status',
+            status: 400,
+            body: { message: `bad key ${API_KEY} for seller ${SELLER_ID}`, sellerId: SELLER_ID },
+          });
+          return sdk.tasks.retrieve('x');
+        },
+      ],
+      [
+        'outcome unknown',
+        () => {
+          mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
+          const { orderNumber: _none, ...params } = orderParams('x');
+          return sdk.tasks.create({ ...params, sellerId: SELLER_ID });
+        },
+      ],
+      [
+        'request validation of a body holding the seller id',
+        () => sdk.tasks.create({ sellerId: SELLER_ID, totalAmount: SELLER_ID }),
+      ],
+    ];
+    for (const [name, failing] of failures) {
+      const error = await failing().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error, name).toBeInstanceOf(Error);
+      for (const text of renderings(error)) expectNoSecret(text, name);
+    }
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expectNoSecret(line, line);
+    expect(lines.some((line) => line.includes("authorization: '[redacted]'"))).toBe(true);
+    expect(lines.some((line) => line.includes("'x-seller-id': '[redacted]'"))).toBe(true);
+  });
+
+  it('stay out of the client when printed, inspected or serialised', () => {
+    const sdk = client();
+    for (const text of [
+      String(sdk),
+      inspect(sdk, { depth: 20, showHidden: true }),
+      JSON.stringify(sdk),
+      inspect(sdk.tasks, { showHidden: true }),
+    ]) {
+      expectNoSecret(text, text);
+    }
+  });
+
+  it('are logged redacted at debug level, from the DELIVERY_LOG setting too', async () => {
+    const { logger, lines } = recordingLogger();
+    const previous = process.env.DELIVERY_LOG;
+    process.env.DELIVERY_LOG = 'debug';
+    try {
+      await client({
+        logger,
+        logLevel: undefined as unknown as ClientOptions['logLevel'] & string,
+      }).wallet.retrieveBalance();
+    } finally {
+      if (previous === undefined) delete process.env.DELIVERY_LOG;
+      else process.env.DELIVERY_LOG = previous;
+    }
+    expect(lines.some((line) => line.includes('→ GET') && line.includes('[redacted]'))).toBe(true);
+    expect(lines.some((line) => line.includes('← 200 GET'))).toBe(true);
+    for (const line of lines) expectNoSecret(line, line);
+  });
+});
+
+describe('redirects', () => {
+  const stolen: Array<Record<string, string>> = [];
+  const redirecting = createMockDeliveryService({
+    apiKey: API_KEY,
+    sellerId: SELLER_ID,
+    baseUrl: 'https://redirect.test',
+  });
+
+  it('are not followed to another origin, so the auth headers stay home', async () => {
+    const handlers = [
+      http.get(
+        'https://redirect.test/tasks/wallet-balance',
+        () => new HttpResponse(null, { status: 302, headers: { location: 'https://attacker.test/collect' } }),
+      ),
+      http.get('https://attacker.test/collect', ({ request }) => {
+        stolen.push(Object.fromEntries(request.headers));
+        return HttpResponse.json({ walletAmount: 1 });
+      }),
+      http.get(
+        'https://redirect.test/tasks/branches',
+        () => new HttpResponse(null, { status: 307, headers: { location: '/v2/tasks/branches' } }),
+      ),
+      http.get('https://redirect.test/v2/tasks/branches', ({ request }) =>
+        request.headers.get('authorization') === `apikey ${API_KEY}`
+          ? HttpResponse.json({ branches: [{ name: 'Moved' }] })
+          : HttpResponse.json({ message: 'no auth' }, { status: 401 }),
+      ),
+    ];
+    const { setupServer } = await import('msw/node');
+    mock.close();
+    const server = setupServer(...handlers, ...redirecting.handlers);
+    server.listen({ onUnhandledFrame: 'error' });
+    try {
+      const sdk = new DeliveryClient({
+        apiKey: API_KEY,
+        sellerId: SELLER_ID,
+        baseUrl: 'https://redirect.test',
+        logLevel: 'off',
+      });
+      const error = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(APIError);
+      expect((error as APIError).status).toBe(302);
+      expect(stolen).toEqual([]);
+      // A redirect within the configured origin is followed, with the headers.
+      expect(await sdk.branches.list()).toEqual([{ name: 'Moved' }]);
+    } finally {
+      server.close();
+      mock.listen();
+    }
+  });
+});
