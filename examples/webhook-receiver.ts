@@ -25,8 +25,7 @@ async function main(): Promise<void> {
   const webhookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/delivery`;
   console.log(`Webhook receiver listening at ${webhookUrl}`);
 
-  // 2. The mock service POSTs each status change there. The client is built after listen(): msw
-  //    replaces the global fetch, and a client keeps the fetch it found when it was built.
+  // 2. The mock service POSTs each status change there (msw intercepts the client's requests to it).
   const mock = createMockDeliveryService({ webhookUrl });
   mock.listen();
   const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl });

@@ -1,0 +1,167 @@
+/**
+ * Benchmarks of the SDK's hot paths (`npm run bench`; the webhook burst is `npm run bench:webhooks`).
+ *
+ * Prints figures; asserts nothing about speed (machines differ). What it measures:
+ * - response validation of one task and of a full page, through the SDK's compiled schemas and through
+ *   a plain `schema.parse`, to show what `z.compile` buys;
+ * - KWD arithmetic on text amounts;
+ * - a full `tasks.retrieve` and a 3-page `for await` walk against the in-process mock;
+ * - time per call and heap growth over 20 000 retrieves of the SDK alone, answered from memory (a leak
+ *   shows as growth that does not level off).
+ */
+import { Bench } from 'tinybench';
+import * as z from 'zod';
+import { DeliveryClient, kwd, Task, TaskListResponse } from '../src/index.js';
+import { LevelLogger } from '../src/internal/logger.js';
+import { Redactor } from '../src/internal/redact.js';
+import { parseResponse } from '../src/internal/validate.js';
+import { createMockDeliveryService } from '../src/testing/index.js';
+
+function sampleTask(index: number): Record<string, unknown> {
+  return {
+    id: `6b023c326d6f636b${String(index).padStart(8, '0')}`,
+    sellerId: 'seller-1',
+    sellerName: 'Shop',
+    orderNumber: `ORD-${index}`,
+    customerName: 'Fatima Al-Sabah',
+    customerNumber: '+96550000001',
+    alternateCustomerNumber: '+96550000002',
+    deliveryZone: 'Salmiya',
+    additionalAddressDetail: 'Floor 3',
+    collectCash: true,
+    totalAmount: '12.500',
+    specialNotes: 'Ring twice',
+    status: 'enroute',
+    retailpartner: false,
+    customPickup: false,
+    statusHistory: [
+      { id: 'h1', status: 'pending', timestamp: '2026-11-21T09:00:00.000Z' },
+      { id: 'h2', status: 'enroute', timestamp: '2026-11-21T09:30:00.000Z' },
+    ],
+    createdAt: '2026-11-21T09:00:00.000Z',
+    updatedAt: '2026-11-21T09:30:00.000Z',
+    deliveryId: 'DLV-000001',
+    driver: { name: 'Ahmad', phone: '+96560000002', trackingLink: 'https://track.test/1' },
+    deliveryTime: '2026-11-21T10:00:00.000Z',
+    sellerDetail: { shopName: 'Shop', phone: '+96522222222', address: 'Kuwait City', location: 'KW' },
+    deliveryDispatched: true,
+    pickupLocation: { latitude: 29.3759, longitude: 47.9774 },
+    addressDetails: {
+      fromAddr: { address: 'Kuwait City', moreInfo: { country: 'Kuwait', locality: 'Kuwait City' } },
+      toAddr: { address: 'Salmiya', moreInfo: { country: 'Kuwait', locality: 'Salmiya' } },
+    },
+    travelDetail: {
+      totalDistance: 10.645,
+      duration: 21.3,
+      durationInTraffic: 21.3,
+      hasTraffic: false,
+      estimatedDelayByTraffic: 0,
+    },
+  };
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+async function main(): Promise<void> {
+  const task = sampleTask(1);
+  const page = {
+    tasks: Array.from({ length: 10 }, (_, index) => sampleTask(index)),
+    page: 1,
+    limit: 10,
+    totalPages: 3,
+    total: 25,
+  };
+  const redactor = new Redactor([]);
+  const context = {
+    method: 'GET',
+    url: 'https://bench.test/tasks',
+    status: 200,
+    mode: 'strict' as const,
+    logger: new LevelLogger(silent, 'off', redactor),
+    redactor,
+  };
+  const amounts = ['1.250', '0.750', '12.5', '3', '0.005', '99.999', '7.1', '0.1', '0.2', '5.000'];
+
+  const mock = createMockDeliveryService({ account: { type: 'invoice' } });
+  mock.listen({ onUnhandledFrame: 'error' });
+  const client = new DeliveryClient({
+    apiKey: mock.apiKey,
+    sellerId: mock.sellerId,
+    baseUrl: mock.baseUrl,
+    logger: silent,
+  });
+  for (let index = 0; index < 25; index++) {
+    await client.tasks.create({
+      orderNumber: `B-${index}`,
+      deliveryLocation: { latitude: 29.3339, longitude: 48.0761 },
+    });
+  }
+  const [first] = mock.tasks;
+  const firstId = first?.id ?? '';
+
+  const bench = new Bench({ name: 'delivery-task-sdk hot paths', time: 500 });
+  bench
+    .add('validate 1 task (compiled)', () => {
+      parseResponse(Task, task, context);
+    })
+    .add('validate 1 task (plain zod parse)', () => {
+      Task.parse(task);
+    })
+    .add('validate a page of 10 tasks (compiled)', () => {
+      parseResponse(TaskListResponse, page, context);
+    })
+    .add('validate a page of 10 tasks (plain zod parse)', () => {
+      z.parse(TaskListResponse, page);
+    })
+    .add('kwd.add of 10 text amounts', () => {
+      kwd.add(...amounts);
+    })
+    .add('tasks.retrieve against the in-process mock', async () => {
+      await client.tasks.retrieve(firstId);
+    })
+    .add('for await over 25 tasks (3 pages) against the mock', async () => {
+      for await (const listed of client.tasks.list()) void listed;
+    });
+  await bench.run();
+  console.log(bench.name);
+  console.table(bench.table());
+
+  // Heap growth over repeated calls of the SDK alone: a transport that answers from memory, so msw's
+  // interception and the mock's request log do not blur the figure.
+  const body = JSON.stringify(task);
+  const direct = new DeliveryClient({
+    apiKey: 'bench-key',
+    sellerId: 'bench-seller',
+    baseUrl: 'https://bench.test',
+    logger: silent,
+    fetch: async () => new Response(body, { headers: { 'content-type': 'application/json' } }),
+  });
+  const gc = (globalThis as { gc?: () => void }).gc;
+  // Several collections with a macrotask between them, so FinalizationRegistry cleanups (undici's
+  // Request/AbortSignal bookkeeping) run before reading the heap.
+  const heap = async () => {
+    for (let pass = 0; pass < 3; pass++) {
+      gc?.();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return process.memoryUsage().heapUsed / 1024 / 1024;
+  };
+  const before = await heap();
+  const rounds = 4;
+  const perRound = 5000;
+  for (let round = 1; round <= rounds; round++) {
+    const started = performance.now();
+    for (let index = 0; index < perRound; index++) await direct.tasks.retrieve('6b023c326d6f636b00000001');
+    const perCall = ((performance.now() - started) * 1000) / perRound;
+    console.log(
+      `SDK alone: ${round * perRound} retrieves, ${perCall.toFixed(1)} µs per call, heap ${(await heap()).toFixed(1)} MiB ` +
+        `(start ${before.toFixed(1)} MiB${gc ? '' : '; run with --expose-gc for figures without garbage'})`,
+    );
+  }
+  mock.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs the packed tarball into a fresh consumer project and uses it as a merchant would:
+# `import` and `require` of both entries, a call against the mock through each, and the main entry's
+# independence from msw (it loads in a project without msw installed). Run after `npm run build`.
+set -euo pipefail
+root="$(pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+echo "packed $tarball"
+
+# 1. Without msw: the main entry must load and work (it never imports msw).
+mkdir "$work/plain" && cd "$work/plain"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --silent "$work/$tarball"
+node --input-type=module -e "
+  const { DeliveryClient, kwd } = await import('delivery-task-sdk');
+  const client = new DeliveryClient({ apiKey: 'k', sellerId: 's', baseUrl: 'https://x.test' });
+  if (kwd.add('0.1', 0.2) !== '0.300' || !client.tasks) throw new Error('ESM import broken');
+  console.log('ESM import without msw: ok');
+"
+node -e "
+  const { DeliveryClient, kwd } = require('delivery-task-sdk');
+  new DeliveryClient({ apiKey: 'k', sellerId: 's', baseUrl: 'https://x.test' });
+  if (kwd.toFils('1.250') !== 1250) throw new Error('CJS require broken');
+  console.log('CJS require without msw: ok');
+"
+if [ -d node_modules/msw ]; then echo "msw was installed as a dependency of the main entry" >&2; exit 1; fi
+
+# 2. With msw: both entries, both module systems, a real call against the mock.
+mkdir "$work/kit" && cd "$work/kit"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --silent "$work/$tarball" "msw@$(node -p "require('$root/node_modules/msw/package.json').version")"
+cat > esm.mjs <<'JS'
+import { DeliveryClient } from 'delivery-task-sdk';
+import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+const mock = createMockDeliveryService();
+mock.listen();
+const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: `${mock.baseUrl}/rest` });
+const task = await client.tasks.create({ orderNumber: 'C-1', deliveryLocation: { latitude: 29.3, longitude: 48 } });
+const page = await client.tasks.list();
+mock.close();
+if (page.total !== 1 || page.tasks[0]?.id !== task.id) throw new Error('ESM round trip broken');
+console.log('ESM import of both entries, create + list against the mock: ok');
+JS
+node esm.mjs
+cat > cjs.cjs <<'JS'
+const { DeliveryClient, NotFoundError } = require('delivery-task-sdk');
+const { createMockDeliveryService } = require('delivery-task-sdk/testing');
+(async () => {
+  const mock = createMockDeliveryService();
+  mock.listen();
+  const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl, logLevel: 'off' });
+  const error = await client.tasks.retrieve('missing').catch((caught) => caught);
+  mock.close();
+  if (!(error instanceof NotFoundError)) throw new Error(`CJS round trip broken: ${error}`);
+  console.log('CJS require of both entries, typed 404 against the mock: ok');
+})().catch((error) => { console.error(error); process.exit(1); });
+JS
+node cjs.cjs
+echo "consumer check passed"

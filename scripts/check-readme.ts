@@ -1,0 +1,72 @@
+/**
+ * Type-checks every ```ts block of README.md against the SDK's source (`npm run check:readme`), so the
+ * README cannot drift from the API. Each block becomes its own module; names a snippet takes from
+ * its surroundings (an Express `app`, your `orders` service, Bun, Deno…) are declared in a prelude.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const directory = '.readme-check';
+const readme = readFileSync('README.md', 'utf8');
+const blocks = [...readme.matchAll(/^( *)```ts\n([\s\S]*?)^\1```/gm)].map((match) => {
+  const indent = match[1] ?? '';
+  const line = readme.slice(0, match.index).split('\n').length;
+  const code = (match[2] ?? '')
+    .split('\n')
+    .map((text) => (text.startsWith(indent) ? text.slice(indent.length) : text))
+    .join('\n');
+  return { line, code };
+});
+
+const prelude = `
+import type { DeliveryClient, WebhookHandler } from 'delivery-task-sdk';
+declare global {
+  const client: DeliveryClient;
+  const handler: WebhookHandler;
+  const orders: { setDeliveryStatus(taskId: string, status: string): Promise<void> };
+  const log: { error(fields: Record<string, unknown>): void };
+  const id: string;
+  const signal: AbortSignal;
+  const lastReconcile: string;
+  const app: import('express').Express;
+  const express: typeof import('express');
+  const fastify: import('fastify').FastifyInstance;
+  const hono: import('hono').Hono;
+  function after(task: Promise<unknown>): void;
+  const Bun: { serve(options: { fetch(request: Request): Response | Promise<Response> }): unknown };
+  const Deno: { serve(handler: (request: Request) => Response | Promise<Response>): unknown };
+  interface ExecutionContext { waitUntil(promise: Promise<unknown>): void }
+}
+export {};
+`;
+
+rmSync(directory, { recursive: true, force: true });
+mkdirSync(directory);
+writeFileSync(join(directory, 'prelude.d.ts'), prelude);
+const files = blocks.map((block, index) => {
+  const file = `block-${String(index + 1).padStart(2, '0')}-line-${block.line}.ts`;
+  writeFileSync(join(directory, file), `${block.code}\nexport {};\n`);
+  return file;
+});
+writeFileSync(
+  join(directory, 'tsconfig.json'),
+  JSON.stringify(
+    { extends: '../tsconfig.json', compilerOptions: { noUnusedLocals: false }, include: ['*.ts'] },
+    null,
+    2,
+  ),
+);
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', join(directory, 'tsconfig.json'), '--noEmit'], {
+  stdio: 'inherit',
+});
+if (result.status !== 0) {
+  console.error(
+    `README check failed: see the errors above (files in ${directory}/ name the README line of each block)`,
+  );
+  process.exit(1);
+}
+rmSync(directory, { recursive: true, force: true });
+console.log(`README check passed: ${files.length} TypeScript blocks type-check`);
