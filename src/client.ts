@@ -7,7 +7,8 @@ import { ConfigurationError } from './errors.js';
 import type { ReconciliationOptions, ResourceContext } from './internal/context.js';
 import { isBrowser, readEnv } from './internal/env.js';
 import { Transport } from './internal/http.js';
-import { isLogLevel, LevelLogger, type Logger, type LogLevel } from './internal/logger.js';
+import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from './internal/logger.js';
+import { integerOption, MAX_TIMER_MS } from './internal/options.js';
 import { REDACTED, Redactor } from './internal/redact.js';
 import type { ValidationMode } from './internal/validate.js';
 import { Branches } from './resources/branches.js';
@@ -49,7 +50,6 @@ export interface ClientOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
-const MAX_TIMER_MS = 2_147_483_647;
 const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   checks: 3,
   intervalMs: 1000,
@@ -95,17 +95,6 @@ function checkBaseUrl(value: string): string {
   return url.href;
 }
 
-function checkInteger(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigurationError(
-      option,
-      `Invalid ${option}: expected an integer from ${min} to ${max}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
 /**
  * The Delivery Task Service client.
  *
@@ -144,21 +133,17 @@ export class DeliveryClient {
     const apiKey = required('apiKey', options.apiKey, 'DELIVERY_API_KEY');
     const sellerId = required('sellerId', options.sellerId, 'DELIVERY_SELLER_ID');
     this.baseUrl = checkBaseUrl(required('baseUrl', options.baseUrl, 'DELIVERY_BASE_URL'));
-    this.timeout = checkInteger('timeout', options.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMER_MS);
-    this.maxRetries = checkInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0, 10);
+    this.timeout = integerOption('timeout', options.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMER_MS);
+    this.maxRetries = integerOption('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0, 10);
     const totalTimeout =
       options.totalTimeout === undefined
         ? undefined
-        : checkInteger('totalTimeout', options.totalTimeout, 0, 1, MAX_TIMER_MS);
+        : integerOption('totalTimeout', options.totalTimeout, 0, 1, MAX_TIMER_MS);
     this.validation = options.validation ?? 'strict';
     if (!['strict', 'warn', 'off'].includes(this.validation)) {
       throw new ConfigurationError('validation', `Invalid validation: expected 'strict', 'warn' or 'off'`);
     }
-    const envLevel = readEnv('DELIVERY_LOG');
-    const logLevel = options.logLevel ?? (isLogLevel(envLevel) ? envLevel : 'warn');
-    if (!isLogLevel(logLevel)) {
-      throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
-    }
+    const logLevel = resolveLogLevel(options.logLevel);
     if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
       throw new ConfigurationError(
         'fetch',

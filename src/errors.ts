@@ -24,6 +24,8 @@
  * @module
  */
 
+import { REASON_PHRASES } from './internal/http-status.js';
+
 const BRAND = Symbol.for('delivery-task-sdk.error');
 
 /** Names of every error class, for the cross-realm type guards. */
@@ -148,27 +150,6 @@ export interface APIErrorInit {
   /** Redacts secrets from the server's message (the server may echo a header back). */
   redact?: (text: string) => string;
 }
-
-const REASON_PHRASES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  410: 'Gone',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-correlation-id', 'cf-ray'];
 const MAX_MESSAGE_LENGTH = 500;

@@ -18,6 +18,7 @@ import {
 import { DeadlineReason, deadline, raceAbort, sleep } from './abort.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
+import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { RETRYABLE_STATUSES, retryDelayMs } from './retry.js';
 
@@ -126,8 +127,6 @@ function underlyingCause(error: unknown): unknown {
   if (error instanceof Error && error.name === 'NetworkError' && 'request' in error) return error.cause;
   return error;
 }
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * Checks per-call options.

@@ -2,6 +2,8 @@
  * The SDK's logging: a level filter over a caller-supplied logger, with secrets redacted from every
  * line and field before it is written.
  */
+import { ConfigurationError } from '../errors.js';
+import { readEnv } from './env.js';
 import type { Redactor } from './redact.js';
 
 /** Log levels, most verbose first. `'off'` writes nothing. */
@@ -23,6 +25,21 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 /** True for a valid {@link LogLevel} string. */
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && Object.hasOwn(RANK, value);
+}
+
+/**
+ * The level to use: the option when given, else env `DELIVERY_LOG` when it names a level, else `'warn'`.
+ * @throws {ConfigurationError} for an option that is not a level.
+ */
+export function resolveLogLevel(option: LogLevel | undefined): LogLevel {
+  if (option === undefined) {
+    const fromEnv = readEnv('DELIVERY_LOG');
+    return isLogLevel(fromEnv) ? fromEnv : 'warn';
+  }
+  if (!isLogLevel(option)) {
+    throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
+  }
+  return option;
 }
 
 /** Writes to a {@link Logger} at or above a level, redacting secrets from messages and fields. */

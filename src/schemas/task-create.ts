@@ -7,21 +7,19 @@ import * as z from 'zod';
 import { KwdText, Latitude, Longitude } from './primitives.js';
 import { Task } from './task.js';
 
-/** The delivery point of a new task: coordinates and the address, one element per line. */
-export const DeliveryLocation = z.strictObject({
+const locationFields = {
   latitude: Latitude,
   longitude: Longitude,
   /** Address lines, one element per line. */
   fullAddress: z.array(z.string()).optional(),
-});
+};
+
+/** The delivery point of a new task: coordinates and the address, one element per line. */
+export const DeliveryLocation = z.strictObject(locationFields);
 export type DeliveryLocation = z.infer<typeof DeliveryLocation>;
 
 /** A custom pickup point (the spec leaves its required fields open: the SDK requires the coordinates). */
-export const PickupLocation = z.strictObject({
-  latitude: Latitude,
-  longitude: Longitude,
-  fullAddress: z.array(z.string()).optional(),
-});
+export const PickupLocation = z.strictObject(locationFields);
 export type PickupLocation = z.infer<typeof PickupLocation>;
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 import { HttpResponse } from 'msw';
+import { REASON_PHRASES } from '../internal/http-status.js';
 
 /** Error codes the mock uses, by HTTP status; a status not listed gets `HTTP_<status>`. */
 const CODE_BY_STATUS: Readonly<Record<number, string>> = {
@@ -23,24 +24,6 @@ const CODE_BY_STATUS: Readonly<Record<number, string>> = {
   504: 'GATEWAY_TIMEOUT',
 };
 
-/** Reason phrases for the default body of an injected status fault. */
-const REASON_BY_STATUS: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
 /** The error code the mock uses for an HTTP status (`404` → `NOT_FOUND`). */
 export function codeOfStatus(status: number): string {
   return CODE_BY_STATUS[status] ?? `HTTP_${status}`;
@@ -48,7 +31,7 @@ export function codeOfStatus(status: number): string {
 
 /** A reason phrase for an HTTP status (`503` → `Service Unavailable`), or `HTTP <status>`. */
 export function reasonOfStatus(status: number): string {
-  return REASON_BY_STATUS[status] ?? `HTTP ${status}`;
+  return REASON_PHRASES[status] ?? `HTTP ${status}`;
 }
 
 /** A JSON answer. */

@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigurationError, DeliveryError, isWebhookPayloadError } from '../errors.js';
-import { readEnv } from '../internal/env.js';
-import { isLogLevel, LevelLogger, type Logger, type LogLevel } from '../internal/logger.js';
+import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from '../internal/logger.js';
+import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import type { Tasks } from '../resources/tasks.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
@@ -139,18 +139,6 @@ const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_QUEUE = 10_000;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
-const MAX_TIMER_MS = 2_147_483_647;
-
-function checkInteger(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigurationError(
-      option,
-      `Invalid ${option}: expected an integer from ${min} to ${max}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
 
 function describeError(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
@@ -180,11 +168,7 @@ class WebhookReceiver implements WebhookHandler {
       throw new ConfigurationError('onEvent', 'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })');
     }
     this.#onEvent = options.onEvent;
-    const logLevel = options.logLevel ?? readEnv('DELIVERY_LOG') ?? 'warn';
-    if (!isLogLevel(logLevel)) {
-      throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
-    }
-    this.#logger = new LevelLogger(options.logger ?? console, logLevel, new Redactor([]));
+    this.#logger = new LevelLogger(options.logger ?? console, resolveLogLevel(options.logLevel), new Redactor([]));
     this.#onError =
       options.onError ??
       ((error, event) =>
@@ -208,14 +192,14 @@ class WebhookReceiver implements WebhookHandler {
     if (dedupe !== false) {
       const bounds = dedupe === true ? {} : dedupe;
       this.#memory = new TaskEventMemory(
-        checkInteger('dedupe.windowMs', bounds.windowMs, DEFAULT_WINDOW_MS, 1, MAX_TIMER_MS),
-        checkInteger('dedupe.maxTasks', bounds.maxTasks, DEFAULT_MAX_TASKS, 1, 10_000_000),
+        integerOption('dedupe.windowMs', bounds.windowMs, DEFAULT_WINDOW_MS, 1, MAX_TIMER_MS),
+        integerOption('dedupe.maxTasks', bounds.maxTasks, DEFAULT_MAX_TASKS, 1, 10_000_000),
       );
     }
-    this.#maxBodyBytes = checkInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+    this.#maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
     this.#queue = new TaskEventQueue(
-      checkInteger('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
-      checkInteger('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
+      integerOption('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
+      integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
     );
   }
 

@@ -1,11 +1,13 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  APIUserAbortError,
   type Estimate,
   InsufficientBalanceError,
   kwd,
   NotFoundError,
   RequestValidationError,
   ResponseValidationError,
+  StatusWaitTimeoutError,
   type Task,
   TaskListPromise,
   TaskPage,
@@ -331,9 +333,57 @@ describe('public types of tasks', () => {
     expectTypeOf(tasks.retrieve).parameter(0).toEqualTypeOf<string>();
     expectTypeOf(tasks.list).returns.toEqualTypeOf<TaskListPromise>();
     expectTypeOf(tasks.estimate).returns.resolves.toEqualTypeOf<Estimate>();
-    expectTypeOf<Task['status']>().toEqualTypeOf<Task['status']>();
     expectTypeOf<'pending'>().toExtend<NonNullable<Task['status']>>();
     expectTypeOf<Task['totalAmount']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<Awaited<TaskListPromise>>().toEqualTypeOf<TaskPage>();
+  });
+});
+
+describe('tasks.waitForStatus', () => {
+  it('polls until the task reaches one of the statuses and returns it', async () => {
+    const created = await client().tasks.create(orderParams('WAIT-1'));
+    const id = created.id ?? '';
+    const waiting = client().tasks.waitForStatus(id, ['delivered', 'cancelled'], { intervalMs: 20, timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await mock.advance(id, 'delivered');
+    const task = await waiting;
+    expect(task.status).toBe('delivered');
+    expect(mock.requestsFor('tasks.retrieve').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('throws StatusWaitTimeoutError with the last status seen when time runs out', async () => {
+    const created = await client().tasks.create(orderParams('WAIT-2'));
+    const error = await client()
+      .tasks.waitForStatus(created.id ?? '', 'delivered', { intervalMs: 20, timeout: 150 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StatusWaitTimeoutError);
+    expect(error).toMatchObject({ taskId: created.id, lastStatus: 'pending', statuses: ['delivered'], timeoutMs: 150 });
+  });
+
+  it('keeps polling through a transient failure and stops at once on the caller abort', async () => {
+    const created = await client().tasks.create(orderParams('WAIT-3'));
+    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 503, times: 3 });
+    const controller = new AbortController();
+    const waiting = client({ maxRetries: 0 }).tasks.waitForStatus(created.id ?? '', 'delivered', {
+      intervalMs: 10,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(APIUserAbortError);
+    const statuses = mock.requestsFor('tasks.retrieve').map((request) => request.status);
+    expect(statuses.slice(0, 3)).toEqual([503, 503, 503]);
+    expect(statuses).toContain(200);
+  });
+
+  it('fails at once for an unknown task and for bad arguments', async () => {
+    await expect(client().tasks.waitForStatus('000000000000000000000000', 'delivered')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(client().tasks.waitForStatus('x', [])).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(client().tasks.waitForStatus('x', 'delivered', { intervalMs: 0 })).rejects.toBeInstanceOf(
+      RequestValidationError,
+    );
+    expect(mock.requestsFor('tasks.retrieve')).toHaveLength(1);
   });
 });

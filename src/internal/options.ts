@@ -1,0 +1,26 @@
+/** Checks of numeric options shared by `DeliveryClient` and `createWebhookHandler`. */
+import { ConfigurationError } from '../errors.js';
+
+/** Largest delay a JavaScript timer accepts, in ms (2^31 − 1). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The option's value, or `fallback` when it is absent.
+ * @throws {ConfigurationError} naming the option when the value is not an integer in `min…max`.
+ */
+export function integerOption(
+  option: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option}: expected an integer from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
