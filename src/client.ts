@@ -155,7 +155,25 @@ export class DeliveryClient {
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const redactor = new Redactor([apiKey, sellerId]);
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
-    const reconciliation = { ...DEFAULT_RECONCILIATION, ...options.reconciliation };
+    const given = options.reconciliation ?? {};
+    const reconciliation: ReconciliationOptions = {
+      checks: integerOption('reconciliation.checks', given.checks, DEFAULT_RECONCILIATION.checks, 1, 10),
+      intervalMs: integerOption(
+        'reconciliation.intervalMs',
+        given.intervalMs,
+        DEFAULT_RECONCILIATION.intervalMs,
+        0,
+        60_000,
+      ),
+      windowSkewMs: integerOption(
+        'reconciliation.windowSkewMs',
+        given.windowSkewMs,
+        DEFAULT_RECONCILIATION.windowSkewMs,
+        0,
+        86_400_000,
+      ),
+      maxPages: integerOption('reconciliation.maxPages', given.maxPages, DEFAULT_RECONCILIATION.maxPages, 1, 1000),
+    };
     const transport = new Transport({
       baseUrl: this.baseUrl,
       apiKey,

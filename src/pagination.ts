@@ -31,11 +31,12 @@ export class TaskPage {
 
   /** @internal Built by `client.tasks.list`. */
   constructor(response: TaskListResponse, fetchPage: FetchTaskPage) {
-    this.tasks = response.tasks;
-    this.page = response.page;
-    this.limit = response.limit;
-    this.totalPages = response.totalPages;
-    this.total = response.total;
+    // Defensive for validation 'warn'/'off', where the body is unchecked: a malformed page reads as empty.
+    this.tasks = Array.isArray(response.tasks) ? response.tasks : [];
+    this.page = Number.isInteger(response.page) ? response.page : 1;
+    this.limit = Number.isInteger(response.limit) ? response.limit : this.tasks.length;
+    this.totalPages = Number.isInteger(response.totalPages) ? response.totalPages : this.page;
+    this.total = Number.isInteger(response.total) ? response.total : this.tasks.length;
     this.#fetchPage = fetchPage;
   }
 

@@ -83,6 +83,15 @@ describe('DeliveryClient configuration', () => {
     ).toBe('logLevel');
   });
 
+  it('rejects reconciliation settings out of range, naming the setting', () => {
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, reconciliation: { checks: 0 } })).option).toBe(
+      'reconciliation.checks',
+    );
+    expect(
+      configurationErrorOf(() => new DeliveryClient({ ...valid, reconciliation: { intervalMs: -1 } })).option,
+    ).toBe('reconciliation.intervalMs');
+  });
+
   it('uses the documented defaults', () => {
     const client = new DeliveryClient(valid);
     expect(client.timeout).toBe(30_000);

@@ -170,9 +170,9 @@ export class Transport {
     });
   }
 
-  /** The configured per-attempt timeout in ms. */
-  get timeout(): number {
-    return this.#config.timeout;
+  /** The base URL requests are resolved against (ends with `/`). */
+  get baseUrl(): string {
+    return this.#config.baseUrl;
   }
 
   /**

@@ -2,7 +2,13 @@
  * `client.tasks`: create, retrieve, list and estimate delivery tasks; spec § "POST /tasks",
  * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
  */
-import { APIUserAbortError, RequestValidationError, StatusWaitTimeoutError, type ValidationIssue } from '../errors.js';
+import {
+  APIUserAbortError,
+  RequestValidationError,
+  ResponseValidationError,
+  StatusWaitTimeoutError,
+  type ValidationIssue,
+} from '../errors.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { createTaskExactlyOnce } from '../internal/create-task.js';
@@ -67,7 +73,19 @@ export class Tasks {
           { operation: 'tasks.create', method: 'POST', path: 'tasks', body, retry: 'never' },
           sendOptions,
         );
-        return response.data.createTask;
+        // With validation 'warn' or 'off' the envelope is unchecked: a missing task is still a typed error
+        // (and, the answer being a 2xx, the create is reconciled rather than sent again).
+        const task: unknown = (response as { data?: { createTask?: unknown } } | undefined)?.data?.createTask;
+        if (typeof task !== 'object' || task === null) {
+          throw new ResponseValidationError({
+            method: 'POST',
+            url: new URL('tasks', context.transport.baseUrl).href,
+            status: 200,
+            issues: [{ path: 'data.createTask', message: 'Missing the created task', code: 'invalid_type' }],
+            body: context.redactor.value(response),
+          });
+        }
+        return task as Task;
       },
       findByOrderNumber: (orderNumber, since, findOptions) => this.#findByOrderNumber(orderNumber, since, findOptions),
       logger: context.logger,

@@ -9,6 +9,7 @@ import {
   ResponseValidationError,
   StatusWaitTimeoutError,
   type Task,
+  TaskCreationOutcomeUnknownError,
   TaskListPromise,
   TaskPage,
 } from '../../src/index.js';
@@ -132,6 +133,23 @@ describe('tasks.create', () => {
     });
     expect(task.customPickup).toBe(true);
     expect(mock.requestsFor('tasks.create')[0]?.body).toMatchObject({ selectedBranch: branch?.name });
+  });
+});
+
+describe('tasks with response validation off', () => {
+  it('still fails typed, without a resend, when a 2xx create lacks data.createTask', async () => {
+    mock.inject({ operation: 'tasks.create', kind: 'status', status: 200, body: { ok: true } });
+    const error = await client({ validation: 'off' })
+      .tasks.create(orderParams('OFF-1'))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).cause).toBeInstanceOf(ResponseValidationError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('reads a malformed page as empty instead of throwing a TypeError', async () => {
+    mock.inject({ operation: 'tasks.list', kind: 'status', status: 200, body: { items: 'nope' } });
+    expect(await client({ validation: 'off' }).tasks.list().toArray()).toEqual([]);
   });
 });
 
