@@ -52,7 +52,7 @@ export { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage, type ToArrayOptions } fro
 export { Branches } from './resources/branches.js';
 export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';
 export { Wallet } from './resources/wallet.js';
-export { Branch, BranchListResponse } from './schemas/branch.js';
+export { Branch, BranchListResponse, toBranches } from './schemas/branch.js';
 export { Estimate, EstimateParams, EstimatePoint } from './schemas/estimate.js';
 export { KwdNumber, KwdText, Latitude, Longitude } from './schemas/primitives.js';
 export {

@@ -2,7 +2,7 @@
 
 import { call, type ResourceContext } from '../internal/context.js';
 import type { RequestOptions } from '../internal/http.js';
-import { type Branch, BranchListResponse } from '../schemas/branch.js';
+import { type Branch, BranchListResponse, toBranches } from '../schemas/branch.js';
 
 /** Pickup branches of the seller. */
 export class Branches {
@@ -18,12 +18,13 @@ export class Branches {
    * Any of the response shapes in the README is normalised to `Branch[]`. Retried when safe.
    * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  list(options?: RequestOptions): Promise<Branch[]> {
-    return call(
+  async list(options?: RequestOptions): Promise<Branch[]> {
+    const body = await call(
       this.#context,
       BranchListResponse,
       { operation: 'branches.list', method: 'GET', path: 'tasks/branches', retry: 'idempotent' },
       options,
     );
+    return toBranches(body);
   }
 }

@@ -13,13 +13,31 @@ export const Branch = z.looseObject({
 });
 export type Branch = z.infer<typeof Branch>;
 
-const BranchItem = z.union([Branch, z.string().transform((name): Branch => ({ name }))]);
-const BranchArray = z.array(BranchItem);
+const BranchArray = z.array(z.union([Branch, z.string()]));
 
-/** Every accepted response shape, normalised to `Branch[]`. */
+/** Every accepted response shape (validated as is; {@link toBranches} normalises it). */
 export const BranchListResponse = z.union([
   BranchArray,
-  z.looseObject({ branches: BranchArray }).transform((body) => body.branches),
-  z.looseObject({ data: BranchArray }).transform((body) => body.data),
+  z.looseObject({ branches: BranchArray }),
+  z.looseObject({ data: BranchArray }),
 ]);
-export type BranchListResponse = z.output<typeof BranchListResponse>;
+export type BranchListResponse = z.infer<typeof BranchListResponse>;
+
+/**
+ * Normalises any accepted shape to `Branch[]` (strings become `{ name }`). Tolerant of unchecked bodies
+ * (validation `'warn'`/`'off'`): entries without a string `name` are left out, anything else reads as no
+ * branches.
+ */
+export function toBranches(body: unknown): Branch[] {
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const list = Array.isArray(body) ? body : Array.isArray(record.branches) ? record.branches : record.data;
+  if (!Array.isArray(list)) return [];
+  const branches: Branch[] = [];
+  for (const entry of list) {
+    if (typeof entry === 'string') branches.push({ name: entry });
+    else if (typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string') {
+      branches.push(entry as Branch);
+    }
+  }
+  return branches;
+}

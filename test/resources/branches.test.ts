@@ -53,19 +53,25 @@ describe('branches.list response shapes the spec leaves open', () => {
   beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
   afterAll(() => server.close());
 
-  it.each(Object.keys(shapes))('normalises the %s shape to Branch[] with names', async (shape) => {
-    // A custom fetch (a client option) adds the shape selector to the URL.
-    const branches = await new DeliveryClient({
-      apiKey: 'k',
-      sellerId: 's',
-      baseUrl: 'https://shapes.test',
-      logLevel: 'off',
-      fetch: (input, init) => {
-        const url = new URL(input instanceof Request ? input.url : String(input));
-        url.searchParams.set('shape', shape);
-        return fetch(input instanceof Request ? new Request(url, input) : url, init);
-      },
-    }).branches.list();
-    expect(branches.map((branch) => branch.name)).toEqual(['Salmiya', 'Fahaheel']);
-  });
+  it.each(Object.keys(shapes))(
+    'normalises the %s shape to Branch[] with names, whatever the validation mode',
+    async (shape) => {
+      for (const validation of ['strict', 'warn', 'off'] as const) {
+        // A custom fetch (a client option) adds the shape selector to the URL.
+        const branches = await new DeliveryClient({
+          apiKey: 'k',
+          sellerId: 's',
+          baseUrl: 'https://shapes.test',
+          logLevel: 'off',
+          validation,
+          fetch: (input, init) => {
+            const url = new URL(input instanceof Request ? input.url : String(input));
+            url.searchParams.set('shape', shape);
+            return fetch(input instanceof Request ? new Request(url, input) : url, init);
+          },
+        }).branches.list();
+        expect(branches.map((branch) => branch.name)).toEqual(['Salmiya', 'Fahaheel']);
+      }
+    },
+  );
 });
