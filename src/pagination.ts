@@ -88,6 +88,7 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     return this.#firstPage;
   }
 
+  /** Requests the first page (once) and settles with it, like `Promise.prototype.then`. */
   // biome-ignore lint/suspicious/noThenProperty: this object is deliberately awaitable (a promise of the first page).
   then<TResult1 = TaskPage, TResult2 = never>(
     onFulfilled?: ((page: TaskPage) => TResult1 | PromiseLike<TResult1>) | null,
