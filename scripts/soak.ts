@@ -7,7 +7,8 @@
  * state is compared with what the SDK said. Prints tasks created, duplicates, fees charged and
  * outcomes by kind; exits non-zero on any duplicate, lost order, or fee that does not match a task.
  *
- * Usage: npm run soak -- [--creates 1000] [--seed 42] [--fault-rate 0.2]
+ * Usage: npm run soak -- [--creates 1000] [--seed 42] [--fault-rate 0.2] [--http]
+ * (`--http` serves the mock on a loopback port, so the faults happen on real sockets.)
  */
 import fc from 'fast-check';
 import {
@@ -17,7 +18,7 @@ import {
   type Logger,
   type Task,
 } from '../src/index.js';
-import { createMockDeliveryService, type MockFault } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockFault, startMockHttpServer } from '../src/testing/index.js';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -29,6 +30,8 @@ export interface SoakOptions {
   faultRate?: number;
   /** Per-attempt timeout of the client in ms. Default 150. */
   timeoutMs?: number;
+  /** `'http'` serves the mock on a loopback port (real sockets); default `'msw'` (in-process interception). */
+  transport?: 'msw' | 'http';
 }
 
 /** What a soak run found. */
@@ -96,10 +99,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const lines: string[] = [];
   const capture = (message: string) => lines.push(message);
   const logger: Logger = { debug: capture, info: capture, warn: capture, error: capture };
+  const http = options.transport === 'http' ? await startMockHttpServer(mock) : undefined;
   const client = new DeliveryClient({
     apiKey: mock.apiKey,
     sellerId: mock.sellerId,
-    baseUrl: mock.baseUrl,
+    baseUrl: http?.url ?? mock.baseUrl,
     timeout: timeoutMs,
     logger,
     logLevel: 'info',
@@ -117,7 +121,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     problems: [],
   };
   const started = performance.now();
-  mock.listen();
+  if (!http) mock.listen();
   try {
     for (const [index, step] of plan.entries()) {
       const orderNumber = `SOAK-${options.seed}-${index}`;
@@ -170,6 +174,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
     }
   } finally {
+    await http?.close();
     mock.close();
   }
   report.tasksCreated = mock.tasks.length;
@@ -214,8 +219,11 @@ async function main(): Promise<void> {
     creates: argument('creates', 1000),
     seed: argument('seed', 20261122),
     faultRate: argument('fault-rate', 0.2),
+    transport: process.argv.includes('--http') ? ('http' as const) : ('msw' as const),
   };
-  console.log(`Soak: ${options.creates} creates, seed ${options.seed}, fault rate ${options.faultRate}`);
+  console.log(
+    `Soak: ${options.creates} creates, seed ${options.seed}, fault rate ${options.faultRate}, over ${options.transport === 'http' ? 'real HTTP on 127.0.0.1' : 'msw'}`,
+  );
   const report = await runSoak(options);
   console.log(formatSoakReport(report));
   if (report.duplicates > 0 || report.lostOrders > 0 || report.problems.length > 0) {

@@ -9,6 +9,7 @@
  * ```
  * @module
  */
+export { type MockHttpServer, type MockHttpServerOptions, startMockHttpServer } from './http-server.js';
 export { MOCK_DEFAULTS } from './options.js';
 export { createMockDeliveryService } from './service.js';
 export type {
