@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { KwdText, Latitude, Longitude } from './primitives.js';
-import { Task } from './task.js';
+import { Task, taskFields } from './task.js';
 
 const locationFields = {
   latitude: Latitude,
@@ -26,24 +26,38 @@ export type PickupLocation = z.infer<typeof PickupLocation>;
  * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
  * rejected so that a misspelt field fails before anything is sent.
  */
+// Fields a create shares, unchanged, with the Task resource (spec § POST /tasks and § Task).
+const {
+  sellerId,
+  sellerName,
+  customerName,
+  customerNumber,
+  alternateCustomerNumber,
+  deliveryZone,
+  additionalAddressDetail,
+  collectCash,
+  specialNotes,
+  customPickup,
+} = taskFields;
+
 export const TaskCreateParams = z
   .strictObject({
-    sellerId: z.string().optional(),
-    sellerName: z.string().optional(),
+    sellerId,
+    sellerName,
     /** Your order number. Strongly recommended: it is what makes a create safe to reconcile after a failure. */
     orderNumber: z.string().min(1).optional(),
-    customerName: z.string().optional(),
-    customerNumber: z.string().optional(),
-    alternateCustomerNumber: z.string().optional(),
-    deliveryZone: z.string().optional(),
-    additionalAddressDetail: z.string().optional(),
+    customerName,
+    customerNumber,
+    alternateCustomerNumber,
+    deliveryZone,
+    additionalAddressDetail,
     /** Cash is to be collected on delivery. */
-    collectCash: z.boolean().optional(),
+    collectCash,
     /** Amount to collect, KWD decimal text with at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
     totalAmount: KwdText.optional(),
-    specialNotes: z.string().optional(),
+    specialNotes,
     /** A custom pickup location is used; required for `selectedBranch`. */
-    customPickup: z.boolean().optional(),
+    customPickup,
     pickupLocation: PickupLocation.optional(),
     deliveryLocation: DeliveryLocation.optional(),
     pickupName: z.string().optional(),
