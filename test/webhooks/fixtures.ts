@@ -3,7 +3,8 @@
  * payload", and a sender that POSTs them like the service does.
  */
 
-const HISTORY_ORDER = [
+/** Every status change of a delivery, as webhooks carry them (spec § Events, design transitions). */
+export const DELIVERY_EVENTS = [
   'requested',
   'accepted',
   'inprogress',
@@ -19,8 +20,8 @@ export function webhookBody(
   status: string,
   overrides: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const reached = (HISTORY_ORDER as readonly string[]).indexOf(status);
-  const history: { status: string; timestamp: string }[] = HISTORY_ORDER.slice(0, reached < 0 ? 1 : reached + 1).map(
+  const reached = (DELIVERY_EVENTS as readonly string[]).indexOf(status);
+  const history: { status: string; timestamp: string }[] = DELIVERY_EVENTS.slice(0, reached < 0 ? 1 : reached + 1).map(
     (entry, index) => ({
       status: entry,
       timestamp: new Date(Date.UTC(2026, 10, 21, 9, index)).toISOString(),

@@ -2,18 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryClient } from '../../src/client.js';
 import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
 import { createWebhookHandler, type WebhookEvent, type WebhookHandler } from '../../src/webhooks/index.js';
-import { postWebhook } from './fixtures.js';
+import { DELIVERY_EVENTS, postWebhook } from './fixtures.js';
 import { type Receiver, startReceiver } from './servers.js';
 
-const LIFECYCLE = [
-  'requested',
-  'accepted',
-  'inprogress',
-  'pickup_location_reached',
-  'pickedup',
-  'enroute',
-  'delivered',
-] as const;
+const LIFECYCLE = DELIVERY_EVENTS;
 
 function orderParams(orderNumber: string) {
   return {
