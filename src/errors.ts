@@ -19,6 +19,8 @@
  * | caller's `signal` aborted | {@link APIUserAbortError} |
  * | list iteration reached `maxPages` | {@link PaginationLimitError} |
  * | `tasks.waitForStatus` ran out of time | {@link StatusWaitTimeoutError} |
+ * | a response body over the client's `maxResponseBytes` | {@link ResponseTooLargeError} |
+ * | a webhook `onEvent` still running after `eventTimeoutMs` | {@link WebhookEventTimeoutError} |
  *
  * Messages carry the method, path, status and the server's message, never the API key or seller id.
  * @module
@@ -51,7 +53,9 @@ export type DeliveryErrorName =
   | 'DuplicateTaskError'
   | 'WebhookPayloadError'
   | 'PaginationLimitError'
-  | 'StatusWaitTimeoutError';
+  | 'StatusWaitTimeoutError'
+  | 'ResponseTooLargeError'
+  | 'WebhookEventTimeoutError';
 
 /** Base class of every error the SDK throws. Check with `instanceof` or {@link isDeliveryError}. */
 export class DeliveryError extends Error {
@@ -468,6 +472,53 @@ export class StatusWaitTimeoutError extends DeliveryError {
   }
 }
 
+/**
+ * A response body (decoded: after gzip, deflate or brotli) exceeded the client's `maxResponseBytes`.
+ * Reading stopped there and the transfer was cancelled. Not retried: the same answer would come again.
+ * A create answered this way is reconciled, never sent again blindly.
+ */
+export class ResponseTooLargeError extends DeliveryError {
+  override name = 'ResponseTooLargeError' as const;
+  readonly method: string;
+  readonly url: string;
+  /** HTTP status of the oversized response. */
+  readonly status: number;
+  /** The cap that was exceeded, in bytes (decoded). */
+  readonly maxBytes: number;
+
+  constructor(init: { method: string; url: string; status: number; maxBytes: number }) {
+    super(
+      `Response too large: ${init.method} ${pathOf(init.url)} (${init.status}) sent more than ${init.maxBytes} bytes; reading stopped`,
+    );
+    this.method = init.method;
+    this.url = init.url;
+    this.status = init.status;
+    this.maxBytes = init.maxBytes;
+  }
+}
+
+/**
+ * A webhook handler's `onEvent` did not settle within `eventTimeoutMs`. Its processing slot was freed
+ * (the next events go on); the call itself cannot be stopped and may still finish later. Passed to
+ * `onError` with the event.
+ */
+export class WebhookEventTimeoutError extends DeliveryError {
+  override name = 'WebhookEventTimeoutError' as const;
+  /** The task of the event. */
+  readonly taskId: string;
+  /** The event kind (the webhook body's `status`). */
+  readonly kind: string;
+  /** The deadline that elapsed, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(init: { taskId: string; kind: string; timeoutMs: number }) {
+    super(`Webhook onEvent for task ${init.taskId} (${init.kind}) did not settle within ${init.timeoutMs} ms`);
+    this.taskId = init.taskId;
+    this.kind = init.kind;
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
 const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
   DeliveryError: [],
   APIError: ['DeliveryError'],
@@ -491,6 +542,8 @@ const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
   WebhookPayloadError: ['DeliveryError'],
   PaginationLimitError: ['DeliveryError'],
   StatusWaitTimeoutError: ['DeliveryError'],
+  ResponseTooLargeError: ['DeliveryError'],
+  WebhookEventTimeoutError: ['DeliveryError'],
 };
 
 function isKind(error: unknown, kind: DeliveryErrorName): boolean {
@@ -535,3 +588,9 @@ export const isPaginationLimitError = (error: unknown): error is PaginationLimit
 /** True for {@link StatusWaitTimeoutError}. */
 export const isStatusWaitTimeoutError = (error: unknown): error is StatusWaitTimeoutError =>
   isKind(error, 'StatusWaitTimeoutError');
+/** True for {@link ResponseTooLargeError}. */
+export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError =>
+  isKind(error, 'ResponseTooLargeError');
+/** True for {@link WebhookEventTimeoutError}. */
+export const isWebhookEventTimeoutError = (error: unknown): error is WebhookEventTimeoutError =>
+  isKind(error, 'WebhookEventTimeoutError');

@@ -13,11 +13,15 @@ import {
   isDeliveryError,
   isInsufficientBalanceError,
   isRequestValidationError,
+  isResponseTooLargeError,
+  isWebhookEventTimeoutError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   RequestValidationError,
+  ResponseTooLargeError,
   UnprocessableEntityError,
+  WebhookEventTimeoutError,
 } from '../src/index.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
@@ -134,6 +138,24 @@ describe('type guards', () => {
     expect(isAPIError(foreign)).toBe(true);
     expect(isDeliveryError(new Error('plain'))).toBe(false);
     expect(isDeliveryError({ name: 'APIError' })).toBe(false);
+  });
+
+  it('recognise the size-cap and onEvent-timeout errors, whose messages name the bound', () => {
+    const tooLarge = new ResponseTooLargeError({
+      method: 'GET',
+      url: 'https://delivery.test/rest/tasks/abc',
+      status: 200,
+      maxBytes: 1024,
+    });
+    expect(isResponseTooLargeError(tooLarge) && isDeliveryError(tooLarge)).toBe(true);
+    expect(isAPIError(tooLarge)).toBe(false);
+    expect(tooLarge.message).toBe(
+      'Response too large: GET /rest/tasks/abc (200) sent more than 1024 bytes; reading stopped',
+    );
+    const timedOut = new WebhookEventTimeoutError({ taskId: 't1', kind: 'delivered', timeoutMs: 30_000 });
+    expect(isWebhookEventTimeoutError(timedOut)).toBe(true);
+    expect(isResponseTooLargeError(timedOut)).toBe(false);
+    expect(timedOut.message).toContain('within 30000 ms');
   });
 
   it('are usable from a client error', async () => {
