@@ -32,6 +32,13 @@ export interface ClientOptions {
   timeout?: number;
   /** Retries of operations that are safe to repeat (and resends of a create proven absent). Default 2. */
   maxRetries?: number;
+  /**
+   * Largest response body read, in bytes after decompression (gzip, deflate, brotli), for every answer
+   * (errors included). Past it reading stops, the transfer is cancelled and the call throws
+   * `ResponseTooLargeError` (a create is then reconciled, never resent blindly). Default 4 194 304 (4 MiB);
+   * a page of 10 tasks is about 20 KB. Integer from 1 024 to 1 073 741 824.
+   */
+  maxResponseBytes?: number;
   /** Deadline in ms for a whole call, retries and waits included. Default: none (bounded by attempts × timeout + waits). */
   totalTimeout?: number;
   /** Response validation: `'strict'` (default) throws `ResponseValidationError`, `'warn'` logs and returns the body as received, `'off'` skips. */
@@ -50,6 +57,7 @@ export interface ClientOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   checks: 3,
   intervalMs: 1000,
@@ -122,6 +130,8 @@ export class DeliveryClient {
   readonly maxRetries: number;
   /** Response validation mode. */
   readonly validation: ValidationMode;
+  /** Largest response body read, in decoded bytes. */
+  readonly maxResponseBytes: number;
 
   constructor(options: ClientOptions = {}) {
     if (isBrowser() && options.dangerouslyAllowBrowser !== true) {
@@ -135,6 +145,13 @@ export class DeliveryClient {
     this.baseUrl = checkBaseUrl(required('baseUrl', options.baseUrl, 'DELIVERY_BASE_URL'));
     this.timeout = integerOption('timeout', options.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMER_MS);
     this.maxRetries = integerOption('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0, 10);
+    this.maxResponseBytes = integerOption(
+      'maxResponseBytes',
+      options.maxResponseBytes,
+      DEFAULT_MAX_RESPONSE_BYTES,
+      1024,
+      2 ** 30,
+    );
     const totalTimeout =
       options.totalTimeout === undefined
         ? undefined
@@ -182,11 +199,13 @@ export class DeliveryClient {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       totalTimeout,
+      maxResponseBytes: this.maxResponseBytes,
       logger,
       redactor,
     });
     const context: ResourceContext = {
       transport,
+      sellerScope: `${this.baseUrl}\n${sellerId}`,
       validation: this.validation,
       logger,
       redactor,
@@ -215,6 +234,7 @@ export class DeliveryClient {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       validation: this.validation,
+      maxResponseBytes: this.maxResponseBytes,
     };
   }
 

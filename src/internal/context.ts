@@ -20,6 +20,11 @@ export interface ReconciliationOptions {
 /** Shared by the resources of one client. */
 export interface ResourceContext {
   readonly transport: Transport;
+  /**
+   * Identifies the service and seller (base URL and seller id) for state shared by every client of the
+   * same seller in this process, such as creates in flight. Never shown: it holds the seller id.
+   */
+  readonly sellerScope: string;
   readonly validation: ValidationMode;
   readonly logger: LevelLogger;
   readonly redactor: Redactor;

@@ -10,17 +10,20 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
-  type DeliveryError,
+  DeliveryError,
   RequestValidationError,
+  ResponseTooLargeError,
   ResponseValidationError,
   type ValidationIssue,
 } from '../errors.js';
-import { DeadlineReason, deadline, raceAbort, sleep } from './abort.js';
+import { DeadlineReason, deadline, sleep } from './abort.js';
+import { readBodyText } from './body.js';
+import { isRetryable, systemErrorCode } from './failure.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
 import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
-import { RETRYABLE_STATUSES, retryDelayMs } from './retry.js';
+import { retryDelayMs } from './retry.js';
 
 /** Options every method accepts as its last argument. */
 export interface RequestOptions {
@@ -73,54 +76,13 @@ export interface TransportConfig {
   timeout: number;
   maxRetries: number;
   totalTimeout: number | undefined;
+  /** Largest response body read, in decoded bytes. */
+  maxResponseBytes: number;
   logger: LevelLogger;
   redactor: Redactor;
 }
 
 const MAX_REDIRECTS = 5;
-
-/** System error codes that prove the request never reached the server. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_NONAME',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_INVALID_URL',
-]);
-
-/** The first system error code (`ECONNREFUSED`, …) along an error's cause chain. */
-export function systemErrorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
-    const { code, errors, cause } = current as { code?: unknown; errors?: unknown; cause?: unknown };
-    if (typeof code === 'string') return code;
-    if (Array.isArray(errors) && errors.length > 0) {
-      const nested = systemErrorCode(errors[0]);
-      if (nested) return nested;
-    }
-    current = cause;
-  }
-  return undefined;
-}
-
-/** True when a connection error proves the request never reached the server (safe to send again). */
-export function provablyNotSent(error: unknown): boolean {
-  if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return false;
-  const code = error.code;
-  return (
-    code !== undefined &&
-    (NOT_SENT_CODES.has(code) || /^(ERR_TLS|CERT_|UNABLE_TO_VERIFY|DEPTH_ZERO|SELF_SIGNED)/.test(code))
-  );
-}
-
-/** True for a failure worth another attempt of an idempotent operation. */
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof APIError) return RETRYABLE_STATUSES.has(error.status);
-  return error instanceof APIConnectionError;
-}
 
 /** ky's wrapper errors hold the request (with its auth headers); keep only the underlying cause. */
 function underlyingCause(error: unknown): unknown {
@@ -176,11 +138,15 @@ export class Transport {
   }
 
   /**
-   * Sends a request, retrying by its policy, and returns the 2xx response with its JSON body.
-   * @throws {APIError} (by status) for a non-2xx answer after the retries allowed.
+   * Sends a request, retrying by its policy, and returns the 2xx response with its JSON body. Every
+   * failure is a {@link DeliveryError}, with the client's secrets removed from every field.
+   * @throws {APIError} (by status) for a non-2xx answer after the retries allowed, and for a redirect
+   * that is not followed (another origin, too many, or an unreadable `Location`).
    * @throws {APIConnectionError} / {APIConnectionTimeoutError} when no complete response came.
    * @throws {APIUserAbortError} when `options.signal` aborts.
-   * @throws {ResponseValidationError} for a 2xx whose body is not JSON.
+   * @throws {ResponseTooLargeError} for a body over `maxResponseBytes` (decoded).
+   * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for any answer whose JSON
+   * nests deeper than 64 levels.
    */
   async send(request: HttpRequest, options: RequestOptions = {}): Promise<HttpResponse> {
     checkRequestOptions(request.operation, options);
@@ -199,7 +165,7 @@ export class Transport {
         try {
           return await this.#attempt(request, url, headers, options.signal, timeout, outer, attempt);
         } catch (error) {
-          failure = error as DeliveryError;
+          failure = this.#typed(request.method, url, error, attempt);
         }
         if (attempt > maxRetries || !isRetryable(failure)) throw failure;
         const wait = retryDelayMs(attempt, failure instanceof APIError ? failure.headers : undefined);
@@ -243,19 +209,34 @@ export class Transport {
     callerSignal: AbortSignal | undefined,
     attempts: number,
   ): DeliveryError {
-    if (callerSignal?.aborted) return new APIUserAbortError({ method, url: url.href, cause: callerSignal.reason });
+    const shownUrl = this.#config.redactor.text(url.href);
+    if (callerSignal?.aborted) return new APIUserAbortError({ method, url: shownUrl, cause: callerSignal.reason });
     if (reason instanceof DeadlineReason) {
-      return new APIConnectionTimeoutError({ method, url: url.href, attempts, timeoutMs: reason.ms });
+      return new APIConnectionTimeoutError({ method, url: shownUrl, attempts, timeoutMs: reason.ms });
     }
     return new APIConnectionError({
       method,
-      url: url.href,
+      url: shownUrl,
       attempts,
       cause: underlyingCause(reason),
       code: systemErrorCode(reason),
     });
   }
 
+  /** Any failure of an attempt as a {@link DeliveryError}: SDK errors as they are, anything else wrapped. */
+  #typed(method: string, url: URL, error: unknown, attempts: number): DeliveryError {
+    if (error instanceof DeliveryError) return error;
+    return new DeliveryError(
+      `Unexpected failure: ${method} ${this.#config.redactor.text(url.pathname)} (attempt ${attempts}): ${
+        error instanceof Error
+          ? `${error.name}: ${this.#config.redactor.text(error.message)}`
+          : 'a non-error was thrown'
+      }`,
+      { cause: error },
+    );
+  }
+
+  /** One attempt: the request, then redirects on the same origin, then the body under the size cap. */
   async #attempt(
     request: HttpRequest,
     initialUrl: URL,
@@ -265,7 +246,7 @@ export class Transport {
     outer: AbortSignal | undefined,
     attempt: number,
   ): Promise<HttpResponse> {
-    const { logger, redactor } = this.#config;
+    const { logger, redactor, maxResponseBytes } = this.#config;
     const limit = deadline(timeout, 'attempt');
     const signal = outer ? AbortSignal.any([limit.signal, outer]) : limit.signal;
     const started = performance.now();
@@ -282,7 +263,7 @@ export class Transport {
           });
         }
         let response: Response;
-        let text: string;
+        let read: Awaited<ReturnType<typeof readBodyText>>;
         try {
           response = await this.#ky(url, {
             method,
@@ -290,32 +271,48 @@ export class Transport {
             headers,
             ...(body === undefined ? {} : { json: body }),
           });
-          const received = response;
-          text = await raceAbort(received.text(), signal).catch((error: unknown) => {
-            received.body?.cancel().catch(() => {});
-            throw error;
-          });
+          read = await readBodyText(response, maxResponseBytes, signal);
         } catch (error) {
-          if (signal.aborted) throw this.#failure(method, url, signal.reason, callerSignal, attempt);
-          throw this.#failure(method, url, error, callerSignal, attempt);
-        }
-        const elapsed = Math.round(performance.now() - started);
-        const parsed = parseJsonBody(text);
-        if (logger.enabled('debug')) {
-          logger.debug(`← ${response.status} ${method} ${url.href} (${elapsed} ms)`, {
-            headers: redactor.headersObject(response.headers),
-            body: parsed.ok ? parsed.value : text.slice(0, 2000),
-          });
+          throw this.#failure(method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
         }
         const { status } = response;
+        const shownUrl = redactor.text(url.href);
+        if (!read.complete) {
+          logger.warn(
+            `${method} ${redactor.text(url.pathname)} (${status}): body over ${maxResponseBytes} bytes, not read`,
+          );
+          throw new ResponseTooLargeError({ method, url: shownUrl, status, maxBytes: maxResponseBytes });
+        }
+        const { text } = read;
+        const parsed = parseJsonBody(text);
+        if (logger.enabled('debug')) {
+          logger.debug(`← ${status} ${method} ${url.href} (${Math.round(performance.now() - started)} ms)`, {
+            headers: redactor.headersObject(response.headers),
+            body: parsed.ok ? parsed.value : redactor.text(text).slice(0, 2000),
+          });
+        }
+        if (!parsed.ok && (parsed.tooDeep || (status >= 200 && status < 300))) {
+          throw new ResponseValidationError({
+            method,
+            url: shownUrl,
+            status,
+            issues: [
+              {
+                path: '',
+                message: `Response body is not JSON (${parsed.reason})`,
+                code: parsed.tooDeep ? 'too_deep' : 'invalid_json',
+              },
+            ],
+            body: redactor.text(text).slice(0, 2000),
+          });
+        }
+        const value = parsed.ok ? parsed.value : text;
         if (status >= 300 && status < 400 && response.headers.has('location')) {
-          const target = new URL(response.headers.get('location') ?? '', url);
+          const target = this.#redirectTarget(response.headers.get('location') ?? '', url, initialUrl);
           const keepsMethod = status === 307 || status === 308;
-          if (target.origin !== initialUrl.origin || redirects >= MAX_REDIRECTS || (!keepsMethod && method !== 'GET')) {
-            logger.warn(
-              `Not following a ${status} redirect of ${method} ${url.pathname} to ${target.origin}${target.pathname}`,
-            );
-            throw this.#apiError(request, method, url, response, parsed.ok ? parsed.value : text);
+          if (target === undefined || redirects >= MAX_REDIRECTS || (!keepsMethod && method !== 'GET')) {
+            logger.warn(`Not following a ${status} redirect of ${method} ${redactor.text(url.pathname)}`);
+            throw this.#apiError(request, method, url, response, value);
           }
           url = target;
           if (!keepsMethod) {
@@ -324,23 +321,23 @@ export class Transport {
           }
           continue;
         }
-        if (status < 200 || status >= 300) {
-          throw this.#apiError(request, method, url, response, parsed.ok ? parsed.value : text);
-        }
-        if (!parsed.ok) {
-          throw new ResponseValidationError({
-            method,
-            url: url.href,
-            status,
-            issues: [{ path: '', message: `Response body is not JSON (${parsed.reason})`, code: 'invalid_json' }],
-            body: redactor.text(text.slice(0, 2000)),
-          });
-        }
-        return { status, headers: response.headers, body: parsed.value, method, url: url.href, attempts: attempt };
+        if (status < 200 || status >= 300) throw this.#apiError(request, method, url, response, value);
+        return { status, headers: response.headers, body: value, method, url: shownUrl, attempts: attempt };
       }
     } finally {
       limit.clear();
     }
+  }
+
+  /** Where a redirect leads, when it may be followed: an http(s) URL on the configured origin. */
+  #redirectTarget(location: string, from: URL, initialUrl: URL): URL | undefined {
+    let target: URL;
+    try {
+      target = new URL(location, from);
+    } catch {
+      return undefined;
+    }
+    return target.origin === initialUrl.origin ? target : undefined;
   }
 
   #apiError(request: HttpRequest, method: string, url: URL, response: Response, body: unknown): APIError {
@@ -350,7 +347,7 @@ export class Transport {
       headers: redactor.headers(response.headers),
       body: redactor.value(body),
       method,
-      url: url.href,
+      url: redactor.text(url.href),
       operation: request.operation,
       redact: redactor.text,
     });

@@ -9,16 +9,17 @@ import {
   StatusWaitTimeoutError,
   type ValidationIssue,
 } from '../errors.js';
+import { createTask } from '../exactly-once-creation.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
-import { createTaskExactlyOnce } from '../internal/create-task.js';
-import { isRetryable, type RequestOptions } from '../internal/http.js';
+import { isRetryable } from '../internal/failure.js';
+import type { RequestOptions } from '../internal/http.js';
 import { taskPath } from '../internal/path.js';
 import { parseParams } from '../internal/validate.js';
 import { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage } from '../pagination.js';
 import { Estimate, EstimateParams } from '../schemas/estimate.js';
 import { type AnyTaskStatus, Task } from '../schemas/task.js';
-import { TaskCreateParams, TaskCreateResponse } from '../schemas/task-create.js';
+import { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListParams, TaskListResponse } from '../schemas/task-list.js';
 
 /** Options of {@link Tasks.list}: the request options plus the iteration cap. */
@@ -52,9 +53,10 @@ export class Tasks {
    * Creates a delivery task (`POST tasks`) and returns it, unwrapped from `data.createTask`. On a
    * wallet account the delivery fee is deducted at creation.
    *
-   * Never sent twice blindly: after a timeout, reset or 5xx, the SDK looks the `orderNumber` up and
-   * returns the task if it exists, and only resends when it does not. Pass an `orderNumber`: without
-   * one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
+   * Never sent twice blindly (README "Exactly-once creation"): concurrent creates of one `orderNumber` in
+   * this process share one request and one outcome; after a timeout, reset or 5xx, the SDK looks the
+   * `orderNumber` up and returns the task if it exists, and only resends when it does not. Pass an
+   * `orderNumber`: without one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
    *
    * @throws {RequestValidationError} for bad params (nothing is sent).
    * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
@@ -62,36 +64,12 @@ export class Tasks {
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections.
    */
-  async create(params: TaskCreateParams, options: RequestOptions = {}): Promise<Task> {
-    const body = parseParams(TaskCreateParams, params, 'tasks.create');
-    const context = this.#context;
-    return createTaskExactlyOnce(body.orderNumber, options, {
-      send: async (sendOptions) => {
-        const response = await call(
-          context,
-          TaskCreateResponse,
-          { operation: 'tasks.create', method: 'POST', path: 'tasks', body, retry: 'never' },
-          sendOptions,
-        );
-        // With validation 'warn' or 'off' the envelope is unchecked: a missing task is still a typed error
-        // (and, the answer being a 2xx, the create is reconciled rather than sent again).
-        const task: unknown = (response as { data?: { createTask?: unknown } } | undefined)?.data?.createTask;
-        if (typeof task !== 'object' || task === null) {
-          throw new ResponseValidationError({
-            method: 'POST',
-            url: new URL('tasks', context.transport.baseUrl).href,
-            status: 200,
-            issues: [{ path: 'data.createTask', message: 'Missing the created task', code: 'invalid_type' }],
-            body: context.redactor.value(response),
-          });
-        }
-        return task as Task;
-      },
-      findByOrderNumber: (orderNumber, since, findOptions) => this.#findByOrderNumber(orderNumber, since, findOptions),
-      logger: context.logger,
-      reconciliation: context.reconciliation,
-      maxRetries: options.maxRetries ?? context.maxRetries,
-    });
+  create(params: TaskCreateParams, options: RequestOptions = {}): Promise<Task> {
+    try {
+      return createTask(this.#context, parseParams(TaskCreateParams, params, 'tasks.create'), options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -227,30 +205,5 @@ export class Tasks {
     } finally {
       limit.clear();
     }
-  }
-
-  /** Tasks whose orderNumber is exactly `orderNumber`, created at or after `since`, newest first. */
-  async #findByOrderNumber(orderNumber: string, since: number, options: RequestOptions): Promise<Task[]> {
-    const matches: Task[] = [];
-    const pages = this.list(
-      { search: orderNumber, ignoreRegex: true, sortBy: 'createdAt', sortOrder: -1 },
-      { ...options, maxPages: this.#context.reconciliation.maxPages },
-    ).byPage();
-    for await (const page of pages) {
-      let older = false;
-      let newestFirst = true;
-      let previous = Number.POSITIVE_INFINITY;
-      for (const task of page.tasks) {
-        const createdAt = task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt);
-        if (createdAt > previous) newestFirst = false;
-        if (!Number.isNaN(createdAt)) previous = createdAt;
-        if (createdAt < since) older = true;
-        else if (task.orderNumber === orderNumber && !matches.some((match) => match.id === task.id)) matches.push(task);
-      }
-      // Sorted newest first, a page reaching tasks older than the window means later pages hold none of ours.
-      // A service that ignored the sort order is read to the end (within maxPages).
-      if (older && newestFirst) break;
-    }
-    return matches;
   }
 }

@@ -202,16 +202,31 @@ describe('tasks.create is exactly-once', () => {
     expect(mock.wallet.feesCharged).toBe(1);
   });
 
-  it('reconciles with a literal search and exact match, so ORD-1 is not taken for ORD-10', async () => {
+  it('reconciles with an anchored, escaped pattern and exact match, so ORD-1 is not taken for ORD-10', async () => {
     await client().tasks.create(orderParams('ORD-10'));
     await client().tasks.create(orderParams('ORD-1x'));
+    await client().tasks.create(orderParams('ORD.1'));
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
+    const task = await client().tasks.create(orderParams('ORD.1'));
+    expect(task.orderNumber).toBe('ORD.1');
+    expect(tasksFor('ORD.1')).toHaveLength(1);
+    const searches = mock.requestsFor('tasks.list').map((request) => request.query);
+    expect(searches.length).toBeGreaterThan(0);
+    for (const query of searches) {
+      expect(query).toMatchObject({ search: '^ORD\\.1$', ignoreRegex: 'false', sortBy: 'createdAt', sortOrder: '-1' });
+    }
+  });
+
+  it('falls back to a literal search, still exact, when the service refuses the pattern', async () => {
+    await client().tasks.create(orderParams('ORD-10'));
+    mock.inject({ operation: 'tasks.create', kind: 'network-error' });
+    mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, body: { message: 'regex not supported' } });
     const task = await client().tasks.create(orderParams('ORD-1'));
     expect(task.orderNumber).toBe('ORD-1');
     expect(tasksFor('ORD-1')).toHaveLength(1);
     const searches = mock.requestsFor('tasks.list').map((request) => request.query);
-    expect(searches.length).toBeGreaterThan(0);
-    for (const query of searches) expect(query).toMatchObject({ search: 'ORD-1', ignoreRegex: 'true' });
+    expect(searches[0]).toMatchObject({ search: '^ORD-1$', ignoreRegex: 'false' });
+    expect(searches[1]).toMatchObject({ search: 'ORD-1', ignoreRegex: 'true' });
   });
 
   it('does not resend after a rejection, and never lists to reconcile it', async () => {

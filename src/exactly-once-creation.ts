@@ -1,0 +1,344 @@
+/**
+ * Exactly-once task creation (README "Exactly-once creation"; design § Reliability; spec § "POST /tasks").
+ *
+ * The service has no idempotency key and every task costs a delivery fee, so a create is never sent
+ * again blindly.
+ *
+ * **One flight per order.** Concurrent creates of the same (seller, `orderNumber`) in one process share
+ * one flight: one POST, and every caller gets the same `Task` or the same error. A caller that aborts
+ * leaves the flight to the others; the request is aborted only when every caller has.
+ *
+ * **After a failure** (the outcome comes from `internal/failure.ts`, the same table that decides retries
+ * of reads):
+ *
+ * | failure | outcome | what happens |
+ * |---|---|---|
+ * | 4xx other than 408 and 429 (400, 401, 402 low balance, 404, 422, …) | rejected | thrown as is |
+ * | 429 | not processed | waits (`Retry-After`) and resends, within `maxRetries` |
+ * | connection refused, DNS failure, TLS failure | never sent | resends after a short backoff, within `maxRetries` |
+ * | timeout, connection reset, 408, 5xx, an error answer whose body cannot be read | ambiguous | reconciles, then resends only if no task is found |
+ * | 2xx or 3xx whose answer cannot be used (bad JSON, over the size cap, a redirect not followed) | committed | reconciles to return the task; never resends |
+ *
+ * **Reconciliation** looks the order up, newest first, keeping exact `orderNumber` matches created since
+ * the first attempt (less a clock-skew allowance), and stops at the first page older than that window:
+ * first with an anchored, escaped regular expression (`^ORD\.1$`: only the exact order, however many
+ * orders contain its text), falling back to a literal search when the service refuses the pattern. It
+ * checks a few times with growing waits: one match is the created task, several throw
+ * {@link DuplicateTaskError}, none allows one resend (ambiguous failures only). Without an `orderNumber`,
+ * an unknown outcome throws {@link TaskCreationOutcomeUnknownError} at once.
+ *
+ * Limits: the flight is per process; two processes creating the same order at the same moment can both
+ * create it.
+ * @module
+ */
+import {
+  APIUserAbortError,
+  DuplicateTaskError,
+  PaginationLimitError,
+  ResponseValidationError,
+  TaskCreationOutcomeUnknownError,
+} from './errors.js';
+import { sleep } from './internal/abort.js';
+import { call, type ResourceContext } from './internal/context.js';
+import { type FailureOutcome, failureOutcome } from './internal/failure.js';
+import type { RequestOptions } from './internal/http.js';
+import { retryDelayMs } from './internal/retry.js';
+import type { Task } from './schemas/task.js';
+import { type TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
+import { MAX_PAGE_SIZE, TaskListResponse } from './schemas/task-list.js';
+
+/** One create in flight, shared by every caller of the same (seller, orderNumber). */
+interface Flight {
+  readonly promise: Promise<Task>;
+  /** Aborts the request; fired when the last caller waiting on the flight aborts. */
+  readonly controller: AbortController;
+  /** Callers still waiting. */
+  callers: number;
+}
+
+/** Creates in flight in this process, by seller scope and order number. */
+const flights = new Map<string, Flight>();
+
+/**
+ * Creates a task at most once; see this module's documentation. `body` is already validated.
+ * @throws the rejection as is (e.g. `InsufficientBalanceError`), {@link DuplicateTaskError},
+ * {@link TaskCreationOutcomeUnknownError} (cause: the last failure), or {@link APIUserAbortError} when
+ * the caller aborts before anything was sent.
+ */
+export function createTask(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<Task> {
+  const { orderNumber } = body;
+  const callerSignal = options.signal;
+  if (callerSignal?.aborted) {
+    return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
+  }
+  if (orderNumber === undefined) return createOnce(context, body, options);
+  const key = `${context.sellerScope}\n${orderNumber}`;
+  let flight = flights.get(key);
+  if (flight === undefined) {
+    const controller = new AbortController();
+    const promise = createOnce(context, body, { ...options, signal: controller.signal });
+    const started: Flight = { promise, controller, callers: 0 };
+    flights.set(key, started);
+    const leave = () => {
+      if (flights.get(key) === started) flights.delete(key);
+    };
+    promise.then(leave, leave);
+    flight = started;
+  } else {
+    context.logger.debug(`Create of order ${orderNumber} joins the one already in flight`);
+  }
+  return follow(flight, callerSignal, orderNumber);
+}
+
+/** The flight's outcome for one caller, who may stop waiting with their own signal. */
+function follow(flight: Flight, signal: AbortSignal | undefined, orderNumber: string): Promise<Task> {
+  flight.callers++;
+  if (signal === undefined) return flight.promise;
+  return new Promise<Task>((resolve, reject) => {
+    const onAbort = () => {
+      flight.callers--;
+      if (flight.callers > 0) {
+        reject(
+          new TaskCreationOutcomeUnknownError({
+            orderNumber,
+            reason:
+              'the caller aborted while the create was in flight (it goes on for the other callers of this order)',
+            cause: signal.reason,
+          }),
+        );
+      } else {
+        // The last caller left: stop the request. The flight settles with its own typed error.
+        flight.controller.abort(signal.reason);
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    flight.promise.then(
+      (task) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(task);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Sends the create once (no transport retries) and returns the created task, unwrapped from `data.createTask`. */
+async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<Task> {
+  const response = await call(
+    context,
+    TaskCreateResponse,
+    { operation: 'tasks.create', method: 'POST', path: 'tasks', body, retry: 'never' },
+    options,
+  );
+  // With validation 'warn' or 'off' the envelope is unchecked: a missing task is still a typed error
+  // (and, the answer being a 2xx, the create is reconciled rather than sent again).
+  const task: unknown = (response as { data?: { createTask?: unknown } } | undefined)?.data?.createTask;
+  if (typeof task !== 'object' || task === null) {
+    throw new ResponseValidationError({
+      method: 'POST',
+      url: new URL('tasks', context.transport.baseUrl).href,
+      status: 200,
+      issues: [{ path: 'data.createTask', message: 'Missing the created task', code: 'invalid_type' }],
+      body: context.redactor.value(response),
+    });
+  }
+  return task as Task;
+}
+
+function describeFailure(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The create, its resends and reconciliations, for one flight. */
+async function createOnce(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<Task> {
+  const { orderNumber } = body;
+  const { logger } = context;
+  const maxRetries = options.maxRetries ?? context.maxRetries;
+  const firstAttemptAt = Date.now();
+  for (let resend = 0; ; resend++) {
+    let failure: unknown;
+    try {
+      return await send(context, body, options);
+    } catch (error) {
+      failure = error;
+    }
+    const outcome: FailureOutcome = failureOutcome(failure);
+    if (outcome === 'rejected') throw failure;
+    if (outcome === 'aborted') {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'the caller aborted while the request was in flight',
+        cause: failure,
+      });
+    }
+    if (outcome === 'not-sent' || outcome === 'not-processed') {
+      if (resend >= maxRetries) throw failure;
+      const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
+      logger.warn(`Create was not processed (${describeFailure(failure)}); sending it again in ${wait} ms`);
+      await waitOrAbort(wait, options.signal, orderNumber, failure);
+      continue;
+    }
+    if (orderNumber === undefined) {
+      throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: describeFailure(failure), cause: failure });
+    }
+    const found = await reconcile(context, orderNumber, firstAttemptAt, options, failure);
+    if (found.length === 1 && found[0]) {
+      logger.info(
+        `Create of order ${orderNumber} failed (${describeFailure(failure)}) but the task exists: ${found[0].id ?? ''}`,
+      );
+      return found[0];
+    }
+    if (found.length > 1) {
+      throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
+    }
+    if (outcome === 'committed') {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `the service accepted the request but its answer could not be used (${describeFailure(failure)}), and the task was not found`,
+        cause: failure,
+      });
+    }
+    if (resend >= maxRetries) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `no task found after ${resend + 1} attempt${resend === 0 ? '' : 's'}; last failure: ${describeFailure(failure)}`,
+        cause: failure,
+      });
+    }
+    logger.warn(
+      `Create of order ${orderNumber} failed (${describeFailure(failure)}) and no task was found; sending it again`,
+    );
+  }
+}
+
+async function waitOrAbort(
+  ms: number,
+  signal: AbortSignal | undefined,
+  orderNumber: string | undefined,
+  failure: unknown,
+): Promise<void> {
+  try {
+    await sleep(ms, signal);
+  } catch (reason) {
+    throw new TaskCreationOutcomeUnknownError({
+      orderNumber,
+      reason: 'the caller aborted during reconciliation',
+      cause: reason ?? failure,
+    });
+  }
+}
+
+/** Looks for the task a few times with growing waits; stops at the first non-empty answer. */
+async function reconcile(
+  context: ResourceContext,
+  orderNumber: string,
+  firstAttemptAt: number,
+  options: RequestOptions,
+  failure: unknown,
+): Promise<Task[]> {
+  const { checks, intervalMs, windowSkewMs } = context.reconciliation;
+  for (let check = 0; check < checks; check++) {
+    if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), options.signal, orderNumber, failure);
+    let found: Task[];
+    try {
+      found = await findOrder(context, orderNumber, firstAttemptAt - windowSkewMs, options);
+    } catch (error) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `create failed (${describeFailure(failure)}) and looking the order up failed too (${describeFailure(error)})`,
+        cause: failure,
+      });
+    }
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
+export function exactPattern(text: string): string {
+  return `^${text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
+}
+
+/**
+ * Tasks whose `orderNumber` is exactly `orderNumber`, created at or after `since` (ms epoch), newest first:
+ * by an anchored regular expression, or, when the service refuses it (a 4xx), by a literal search.
+ */
+export async function findOrder(
+  context: ResourceContext,
+  orderNumber: string,
+  since: number,
+  options: RequestOptions,
+): Promise<Task[]> {
+  try {
+    return await searchOrder(
+      context,
+      orderNumber,
+      { search: exactPattern(orderNumber), literal: false },
+      since,
+      options,
+    );
+  } catch (error) {
+    if (failureOutcome(error) !== 'rejected') throw error;
+    context.logger.debug(
+      `Exact search for order ${orderNumber} refused (${describeFailure(error)}); searching literally`,
+    );
+  }
+  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, since, options);
+}
+
+/**
+ * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches created
+ * at or after `since`, until the last page, an empty page, or a page reaching older tasks.
+ * @throws {PaginationLimitError} after `reconciliation.maxPages` pages with more to read.
+ */
+async function searchOrder(
+  context: ResourceContext,
+  orderNumber: string,
+  query: { search: string; literal: boolean },
+  since: number,
+  options: RequestOptions,
+): Promise<Task[]> {
+  const matches = new Map<string, Task>();
+  const { maxPages } = context.reconciliation;
+  for (let page = 1; ; page++) {
+    const response = await call(
+      context,
+      TaskListResponse,
+      {
+        operation: 'tasks.list',
+        method: 'GET',
+        path: 'tasks',
+        query: {
+          limit: String(MAX_PAGE_SIZE),
+          page: String(page),
+          search: query.search,
+          ignoreRegex: String(query.literal),
+          sortBy: 'createdAt',
+          sortOrder: '-1',
+        },
+        retry: 'idempotent',
+      },
+      options,
+    );
+    // Defensive for validation 'warn'/'off', where the body is unchecked.
+    const tasks: readonly Task[] = Array.isArray(response?.tasks) ? response.tasks : [];
+    let older = false;
+    let newestFirst = true;
+    let previous = Number.POSITIVE_INFINITY;
+    for (const task of tasks) {
+      const createdAt = task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt);
+      if (createdAt > previous) newestFirst = false;
+      if (!Number.isNaN(createdAt)) previous = createdAt;
+      if (createdAt < since) older = true;
+      else if (task.orderNumber === orderNumber) matches.set(task.id ?? `(no id ${matches.size})`, task);
+    }
+    // Sorted newest first, a page reaching tasks older than the window means later pages hold none of ours.
+    // A service that ignored the sort order is read to the end (within maxPages).
+    const last = tasks.length === 0 || !(page < (Number.isInteger(response?.totalPages) ? response.totalPages : 0));
+    if (last || (older && newestFirst)) return [...matches.values()];
+    if (page >= maxPages) throw new PaginationLimitError(maxPages);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Exactly-once creation (src/exactly-once-creation.ts): one flight per order in a process, the narrow
+ * search for the exact order. Answers that are not rejections (3xx, unreadable error bodies) are in
+ * test/reliability/hostile-server.test.ts, over real sockets.
+ */
+import { describe, expect, it } from 'vitest';
+import { exactPattern } from '../src/exactly-once-creation.js';
+import {
+  APIUserAbortError,
+  InsufficientBalanceError,
+  type Task,
+  TaskCreationOutcomeUnknownError,
+} from '../src/index.js';
+import { orderParams, useMockService } from './support/mock-service.js';
+
+const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
+
+const tasksFor = (orderNumber: string) => mock.tasks.filter((task) => task.orderNumber === orderNumber);
+
+describe('one flight per order', () => {
+  it('sends one POST for 50 concurrent creates of one order, and every caller gets the same task', async () => {
+    const sdk = client();
+    const results = await Promise.all(Array.from({ length: 50 }, () => sdk.tasks.create(orderParams('SF-1'))));
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(tasksFor('SF-1')).toHaveLength(1);
+    expect(mock.wallet.feesCharged).toBe(1);
+    expect(new Set(results.map((task) => task.id))).toEqual(new Set([tasksFor('SF-1')[0]?.id]));
+  });
+
+  it('shares the flight between clients of the same seller, not between sellers', async () => {
+    const first = client();
+    const second = client();
+    const [a, b] = await Promise.all([
+      first.tasks.create(orderParams('SF-2')),
+      second.tasks.create(orderParams('SF-2')),
+    ]);
+    expect(a.id).toBe(b.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    const otherSeller = client({ sellerId: 'another-seller' });
+    await Promise.allSettled([first.tasks.create(orderParams('SF-3')), otherSeller.tasks.create(orderParams('SF-3'))]);
+    // The other seller's request is its own flight (the mock refuses it: a different seller id).
+    expect(mock.requestsFor('tasks.create')).toHaveLength(3);
+  });
+
+  it('reconciles once for 50 callers when the first request is committed and then dropped', async () => {
+    mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
+    const sdk = client();
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => sdk.tasks.create(orderParams('SF-4'))));
+    expect(results.every((result) => result.status === 'fulfilled')).toBe(true);
+    const ids = new Set(results.map((result) => (result as PromiseFulfilledResult<Task>).value.id));
+    expect(ids).toEqual(new Set([tasksFor('SF-4')[0]?.id]));
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(mock.wallet.feesCharged).toBe(1);
+  });
+
+  it('gives every caller the same typed error when the create is rejected', async () => {
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 402,
+      body: { message: 'Insufficient wallet balance', code: 'INSUFFICIENT_BALANCE' },
+      times: Number.POSITIVE_INFINITY,
+    });
+    const sdk = client();
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => sdk.tasks.create(orderParams('SF-5'))));
+    const reasons = results.map((result) => (result.status === 'rejected' ? result.reason : result.value));
+    expect(reasons[0]).toBeInstanceOf(InsufficientBalanceError);
+    expect(new Set(reasons).size).toBe(1);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('leaves creates without an orderNumber alone: each one is sent', async () => {
+    const sdk = client();
+    const { orderNumber: _omitted, ...params } = orderParams('unused');
+    await Promise.all(Array.from({ length: 5 }, () => sdk.tasks.create(params)));
+    expect(mock.requestsFor('tasks.create')).toHaveLength(5);
+  });
+
+  it('lets one caller stop waiting while the others get the task, and sends once', async () => {
+    mock.inject({ operation: 'tasks.create', kind: 'delay', ms: 100 });
+    const sdk = client();
+    const leaving = new AbortController();
+    const first = sdk.tasks.create(orderParams('SF-6'), { signal: leaving.signal });
+    const second = sdk.tasks.create(orderParams('SF-6'));
+    setTimeout(() => leaving.abort(), 20);
+    await expect(first).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((await second).orderNumber).toBe('SF-6');
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(tasksFor('SF-6')).toHaveLength(1);
+  });
+
+  it('aborts the request when its only caller aborts before it is sent', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(client().tasks.create(orderParams('SF-7'), { signal: controller.signal })).rejects.toBeInstanceOf(
+      APIUserAbortError,
+    );
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+
+  it('starts a new flight once the previous one has settled', async () => {
+    const sdk = client();
+    mock.inject({ operation: 'tasks.create', kind: 'status', status: 400 });
+    await expect(sdk.tasks.create(orderParams('SF-8'))).rejects.toThrow();
+    expect((await sdk.tasks.create(orderParams('SF-8'))).orderNumber).toBe('SF-8');
+    expect(mock.requestsFor('tasks.create')).toHaveLength(2);
+  });
+});
+
+describe('the narrow search for the exact order', () => {
+  it('escapes every regular-expression character and anchors the pattern', () => {
+    expect(exactPattern('ORD-1')).toBe('^ORD-1$');
+    expect(exactPattern('a.b*c+d?(e)[f]{g}|h^i$j\\k')).toBe('^a\\.b\\*c\\+d\\?\\(e\\)\\[f\\]\\{g\\}\\|h\\^i\\$j\\\\k$');
+    expect(new RegExp(exactPattern('a.b*(c)')).test('a.b*(c)')).toBe(true);
+    expect(new RegExp(exactPattern('a.b*(c)')).test('axb*(c)')).toBe(false);
+  });
+
+  it('finds ORD-1 among 120 recent orders containing "ORD-1" within the page cap', async () => {
+    const sdk = client();
+    for (let index = 0; index < 120; index++)
+      await sdk.tasks.create(orderParams(`ORD-1${String(index).padStart(3, '0')}`));
+    mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
+    const task = await sdk.tasks.create(orderParams('ORD-1'));
+    expect(task.orderNumber).toBe('ORD-1');
+    expect(tasksFor('ORD-1')).toHaveLength(1);
+    expect(mock.requestsFor('tasks.list').length).toBeLessThanOrEqual(2);
+  });
+
+  it('resends once when ORD-1 is absent among 120 near matches, creating it exactly once', async () => {
+    const sdk = client();
+    for (let index = 0; index < 120; index++)
+      await sdk.tasks.create(orderParams(`ORD-1${String(index).padStart(3, '0')}`));
+    mock.inject({ operation: 'tasks.create', kind: 'network-error' });
+    const task = await sdk.tasks.create(orderParams('ORD-1'));
+    expect(task.orderNumber).toBe('ORD-1');
+    expect(tasksFor('ORD-1')).toHaveLength(1);
+    expect(
+      mock
+        .requestsFor('tasks.create')
+        .filter((request) => (request.body as { orderNumber?: string }).orderNumber === 'ORD-1'),
+    ).toHaveLength(2);
+  });
+});

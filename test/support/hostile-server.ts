@@ -1,0 +1,105 @@
+/**
+ * A hostile service on 127.0.0.1: each test says how to answer, with the real mock (served over HTTP)
+ * behind it to forward to, so an answer can lie after the service has really committed. Counts the bytes
+ * it managed to write and tracks open sockets, so a test can see when a client stopped a transfer.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing/index.js';
+
+/** What the mock answered to a forwarded request. */
+export interface Forwarded {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** Answers one request; `body` is the request body, `forward` sends it on to the mock. */
+export type HostileHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: { body: Buffer; forward(): Promise<Forwarded> },
+) => void | Promise<void>;
+
+export interface HostileServer {
+  /** Base URL for the client (with the `/rest` form). */
+  readonly url: string;
+  readonly mock: ReturnType<typeof createMockDeliveryService>;
+  /** Sets how the next requests are answered (default: forwarded as they are). */
+  use(handler: HostileHandler): void;
+  /** Sockets open now. */
+  openSockets(): number;
+  /** Resolves once no socket is open, or rejects after `ms`. */
+  socketsClosed(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const passThrough: HostileHandler = async (_request, response, { forward }) => {
+  const answer = await forward();
+  response.writeHead(answer.status, Object.fromEntries(answer.headers));
+  response.end(answer.body);
+};
+
+export async function startHostileServer(): Promise<HostileServer> {
+  const mock = createMockDeliveryService({
+    baseUrl: 'http://mock.invalid/rest',
+    account: { type: 'wallet', balance: 5000 },
+  });
+  const backend: MockHttpServer = await startMockHttpServer(mock);
+  let handler: HostileHandler = passThrough;
+  const sockets = new Set<Socket>();
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const forward = async (): Promise<Forwarded> => {
+      const target = new URL(request.url ?? '/', backend.url.replace(/\/rest$/, ''));
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers.set(name, value);
+      }
+      const answer = await fetch(target, {
+        method: request.method ?? 'GET',
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
+      const text = await answer.text();
+      const forwardedHeaders = new Headers(answer.headers);
+      forwardedHeaders.delete('content-length');
+      forwardedHeaders.delete('transfer-encoding');
+      return { status: answer.status, headers: forwardedHeaders, body: text };
+    };
+    try {
+      await handler(request, response, { body, forward });
+    } catch {
+      response.destroy();
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/rest`,
+    mock,
+    use: (next) => {
+      handler = next;
+    },
+    openSockets: () => sockets.size,
+    socketsClosed: async (ms) => {
+      const until = Date.now() + ms;
+      while (sockets.size > 0) {
+        if (Date.now() > until) throw new Error(`${sockets.size} socket(s) still open after ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await backend.close();
+      mock.close();
+    },
+  };
+}
