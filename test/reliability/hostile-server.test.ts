@@ -3,8 +3,17 @@
  * behind it: answers that lie after the service committed, bodies that never end or explode, redirects
  * and headers made to break the client. Every failure must be a DeliveryError, every create exactly once.
  */
+import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientOptions, DeliveryClient } from '../../src/index.js';
+import {
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  type ClientOptions,
+  DeliveryClient,
+  isDeliveryError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+} from '../../src/index.js';
 import { type HostileServer, startHostileServer } from '../support/hostile-server.js';
 import { orderParams } from '../support/mock-service.js';
 
@@ -58,4 +67,174 @@ describe('answers to a create that are not rejections', () => {
     expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(hostile.mock.requestsFor('tasks.list').length).toBeGreaterThan(0);
   });
+});
+
+/** Writes `chunk` until the socket closes (or `limit` bytes), recording when each write was flushed. */
+async function flood(
+  response: import('node:http').ServerResponse,
+  chunk: Buffer,
+  flushed: { at: number; bytes: number }[],
+  pauseMs = 0,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  let sent = 0;
+  while (!response.destroyed && sent < limit) {
+    const ok = response.write(chunk, (error) => {
+      if (!error) flushed.push({ at: performance.now(), bytes: chunk.length });
+    });
+    sent += chunk.length;
+    if (!ok) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          response.off('drain', done).off('close', done);
+          resolve();
+        };
+        response.on('drain', done).on('close', done);
+      });
+    }
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  if (!response.destroyed) response.end();
+}
+
+const MiB = 1024 * 1024;
+
+describe('bounded responses', () => {
+  const flushedAfter = (flushed: { at: number; bytes: number }[], failedAt: number) =>
+    flushed.filter((write) => write.at > failedAt).reduce((sum, write) => sum + write.bytes, 0);
+
+  it('stops an endless 200 body at maxResponseBytes with ResponseTooLargeError, and the transfer ends', async () => {
+    const flushed: { at: number; bytes: number }[] = [];
+    hostile.use(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      await flood(response, Buffer.alloc(64 * 1024, 0x20), flushed);
+    });
+    const error = await hostileClient({ maxResponseBytes: MiB })
+      .tasks.retrieve('t1')
+      .catch((caught: unknown) => caught);
+    const failedAt = performance.now();
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ status: 200, maxBytes: MiB, method: 'GET' });
+    await hostile.responsesClosed(2000);
+    expect(flushedAfter(flushed, failedAt)).toBeLessThanOrEqual(MiB);
+  });
+
+  it('caps a 200 MB body announced by Content-Length before reading it whole', async () => {
+    let written = 0;
+    hostile.use(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(200 * MiB) });
+      const flushed: { at: number; bytes: number }[] = [];
+      await flood(response, Buffer.alloc(MiB, 0x20), flushed, 0, 200 * MiB);
+      written = flushed.reduce((sum, write) => sum + write.bytes, 0);
+    });
+    await expect(hostileClient({ maxResponseBytes: 2 * MiB }).branches.list()).rejects.toBeInstanceOf(
+      ResponseTooLargeError,
+    );
+    await hostile.responsesClosed(2000);
+    expect(written).toBeLessThan(64 * MiB);
+  });
+
+  it.each(['gzip', 'deflate', 'br'] as const)(
+    'counts decoded bytes: a %s bomb stops at the cap, not at its compressed size',
+    async (encoding) => {
+      const zeros = Buffer.alloc(MiB, 0x20);
+      hostile.use(async (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+        const compressor =
+          encoding === 'gzip' ? createGzip() : encoding === 'deflate' ? createDeflate() : createBrotliCompress();
+        compressor.pipe(response);
+        response.once('close', () => compressor.destroy());
+        for (let index = 0; index < 320 && !response.destroyed; index++) {
+          if (!compressor.write(zeros)) await new Promise((resolve) => compressor.once('drain', resolve));
+        }
+        compressor.end();
+      });
+      const error = await hostileClient({ maxResponseBytes: 4 * MiB })
+        .tasks.retrieve('bomb')
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      await hostile.responsesClosed(5000);
+    },
+  );
+
+  it.each([
+    ['a timeout', { timeout: 300 }, undefined],
+    ['the caller aborting', {}, 300],
+  ] as const)(
+    'stops the transfer after %s: at most 1 MiB flushed after the failure',
+    async (_name, options, abortAfter) => {
+      const flushed: { at: number; bytes: number }[] = [];
+      hostile.use(async (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        await flood(response, Buffer.alloc(16 * 1024, 0x20), flushed, 5);
+      });
+      const controller = new AbortController();
+      if (abortAfter !== undefined) setTimeout(() => controller.abort(), abortAfter);
+      const error = await hostileClient({ maxResponseBytes: 1024 * MiB, maxRetries: 0, ...options })
+        .tasks.retrieve('slow', { signal: controller.signal })
+        .catch((caught: unknown) => caught);
+      const failedAt = performance.now();
+      expect(error).toBeInstanceOf(abortAfter === undefined ? APIConnectionTimeoutError : APIUserAbortError);
+      await hostile.responsesClosed(2000);
+      expect(flushed.length).toBeGreaterThan(0);
+      expect(flushedAfter(flushed, failedAt)).toBeLessThanOrEqual(MiB);
+    },
+  );
+
+  it('caps error bodies too', async () => {
+    hostile.use(async (_request, response) => {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      await flood(response, Buffer.alloc(64 * 1024, 0x20), []);
+    });
+    const error = await hostileClient({ maxResponseBytes: MiB, maxRetries: 0 })
+      .tasks.retrieve('missing')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect((error as ResponseTooLargeError).status).toBe(404);
+  });
+
+  it.each([200, 404, 500])(
+    'answers JSON nested 2,000 levels deep (status %i) with a typed error on every endpoint',
+    async (status) => {
+      hostile.use((_request, response) => {
+        response
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(`${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`);
+      });
+      const sdk = hostileClient({ maxRetries: 0 });
+      const point = { latitude: 29.3, longitude: 48 };
+      const calls: (() => PromiseLike<unknown>)[] = [
+        () => sdk.tasks.retrieve('deep'),
+        () => sdk.tasks.list(),
+        () => sdk.tasks.list().toArray(),
+        () => sdk.tasks.estimate({ from: point, to: point }),
+        () => sdk.branches.list(),
+        () => sdk.wallet.retrieveBalance(),
+        () => sdk.wallet.topUp({ amount: 5 }),
+      ];
+      for (const call of calls) {
+        const error = await Promise.resolve()
+          .then(() => call())
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ResponseValidationError);
+        expect((error as ResponseValidationError).issues[0]?.code).toBe('too_deep');
+      }
+    },
+  );
+});
+
+describe('every failure a DeliveryError', () => {
+  it.each(['http://[', 'http://exa mple.com/', 'https://%zz/'])(
+    'refuses to follow a redirect whose Location is unreadable (%s) with a typed error',
+    async (location) => {
+      hostile.use((_request, response) => {
+        response.writeHead(302, { location }).end();
+      });
+      const error = await hostileClient()
+        .tasks.retrieve('t1')
+        .catch((caught: unknown) => caught);
+      expect(isDeliveryError(error)).toBe(true);
+      expect(error).toMatchObject({ status: 302 });
+    },
+  );
 });

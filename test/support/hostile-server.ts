@@ -1,7 +1,8 @@
 /**
  * A hostile service on 127.0.0.1: each test says how to answer, with the real mock (served over HTTP)
- * behind it to forward to, so an answer can lie after the service has really committed. Counts the bytes
- * it managed to write and tracks open sockets, so a test can see when a client stopped a transfer.
+ * behind it to forward to, so an answer can lie after the service has really committed. Tracks the
+ * responses still open, so a test can see when a client stopped a transfer (idle keep-alive sockets do
+ * not count).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -27,10 +28,8 @@ export interface HostileServer {
   readonly mock: ReturnType<typeof createMockDeliveryService>;
   /** Sets how the next requests are answered (default: forwarded as they are). */
   use(handler: HostileHandler): void;
-  /** Sockets open now. */
-  openSockets(): number;
-  /** Resolves once no socket is open, or rejects after `ms`. */
-  socketsClosed(ms: number): Promise<void>;
+  /** Resolves once every response has ended or its connection closed, or rejects after `ms`. */
+  responsesClosed(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,7 +47,10 @@ export async function startHostileServer(): Promise<HostileServer> {
   const backend: MockHttpServer = await startMockHttpServer(mock);
   let handler: HostileHandler = passThrough;
   const sockets = new Set<Socket>();
+  const open = new Set<ServerResponse>();
   const server = createServer(async (request, response) => {
+    open.add(response);
+    response.once('close', () => open.delete(response));
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -87,11 +89,10 @@ export async function startHostileServer(): Promise<HostileServer> {
     use: (next) => {
       handler = next;
     },
-    openSockets: () => sockets.size,
-    socketsClosed: async (ms) => {
+    responsesClosed: async (ms) => {
       const until = Date.now() + ms;
-      while (sockets.size > 0) {
-        if (Date.now() > until) throw new Error(`${sockets.size} socket(s) still open after ${ms} ms`);
+      while (open.size > 0) {
+        if (Date.now() > until) throw new Error(`${open.size} response(s) still open after ${ms} ms`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
