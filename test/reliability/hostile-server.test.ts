@@ -3,7 +3,8 @@
  * behind it: answers that lie after the service committed, bodies that never end or explode, redirects
  * and headers made to break the client. Every failure must be a DeliveryError, every create exactly once.
  */
-import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
+import { brotliCompressSync, createBrotliCompress, createDeflate, createGzip, deflateSync, gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   APIConnectionTimeoutError,
@@ -237,4 +238,55 @@ describe('every failure a DeliveryError', () => {
       expect(error).toMatchObject({ status: 302 });
     },
   );
+});
+
+describe('any answer at all', () => {
+  const encodings = [undefined, 'gzip', 'deflate', 'br', 'identity', 'x-unknown', 'gzip, br'] as const;
+  const bodies = fc.oneof(
+    fc.uint8Array({ maxLength: 2048 }),
+    fc.json().map((text) => new TextEncoder().encode(text)),
+    fc
+      .constantFrom(gzipSync('{"tasks":[]}'), deflateSync('{"id":"x"}'), brotliCompressSync('[1,2]'))
+      .map((bytes) => new Uint8Array(bytes)),
+  );
+
+  it('gives a result or a DeliveryError for any status, headers, body bytes and encoding', async () => {
+    // No retries: a Retry-After may ask for up to 60 s, which this property does not need to wait through.
+    const sdk = hostileClient({ maxRetries: 0, timeout: 2000, reconciliation: { checks: 1, intervalMs: 1 } });
+    const point = { latitude: 29.3, longitude: 48 };
+    const calls: (() => PromiseLike<unknown>)[] = [
+      () => sdk.tasks.retrieve('any'),
+      () => sdk.tasks.list().toArray({ max: 30 }),
+      () => sdk.tasks.estimate({ from: point, to: point }),
+      () => sdk.tasks.create(orderParams('ANY-1')),
+      () => sdk.wallet.topUp({ amount: 5 }),
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 200, max: 599 }),
+        fc.constantFrom(...encodings),
+        bodies,
+        fc.option(fc.oneof(fc.string(), fc.constantFrom('/rest/tasks/x', 'http://[', '//evil.example/'))),
+        fc.option(fc.oneof(fc.string(), fc.constantFrom('-1', '1.5', '0', 'Wed, 21 Oct 2015 07:28:00 GMT'))),
+        fc.nat({ max: calls.length - 1 }),
+        async (status, encoding, body, location, retryAfter, which) => {
+          hostile.use((_request, response) => {
+            const headers: Record<string, string> = { 'content-type': 'application/json' };
+            if (encoding !== undefined) headers['content-encoding'] = encoding;
+            if (location !== null) headers.location = location;
+            if (retryAfter !== null) headers['retry-after'] = retryAfter;
+            response.writeHead(status, headers).end(body);
+          });
+          const outcome = await Promise.resolve()
+            .then(() => calls[which]?.())
+            .then(
+              () => 'ok',
+              (error: unknown) => error,
+            );
+          if (outcome !== 'ok') expect(isDeliveryError(outcome), String(outcome)).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });
