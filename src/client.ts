@@ -4,13 +4,13 @@
  * @module
  */
 import { ConfigurationError } from './errors.js';
-import type { ReconciliationOptions, ResourceContext } from './internal/context.js';
+import type { ResourceContext } from './internal/context.js';
 import { isBrowser, readEnv } from './internal/env.js';
 import { Transport } from './internal/http.js';
-import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from './internal/logger.js';
+import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from './internal/options.js';
 import { REDACTED, Redactor } from './internal/redact.js';
-import type { ValidationMode } from './internal/validate.js';
+import type { Logger, LogLevel, ReconciliationOptions, ValidationMode } from './options.js';
 import { Branches } from './resources/branches.js';
 import { Tasks } from './resources/tasks.js';
 import { Wallet } from './resources/wallet.js';

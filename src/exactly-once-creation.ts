@@ -41,8 +41,8 @@ import {
 import { sleep } from './internal/abort.js';
 import { call, type ResourceContext } from './internal/context.js';
 import { type FailureOutcome, failureOutcome } from './internal/failure.js';
-import type { RequestOptions } from './internal/http.js';
 import { retryDelayMs } from './internal/retry.js';
+import type { RequestOptions } from './options.js';
 import type { Task } from './schemas/task.js';
 import { type TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListResponse } from './schemas/task-list.js';

@@ -47,11 +47,8 @@ export {
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './errors.js';
-export type { ReconciliationOptions } from './internal/context.js';
-export type { RequestOptions } from './internal/http.js';
-export type { Logger, LogLevel } from './internal/logger.js';
-export type { ValidationMode } from './internal/validate.js';
 export { FILS_PER_KWD, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
+export type { Logger, LogLevel, ReconciliationOptions, RequestOptions, ValidationMode } from './options.js';
 export { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage, type ToArrayOptions } from './pagination.js';
 export { Branches } from './resources/branches.js';
 export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';

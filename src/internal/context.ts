@@ -1,21 +1,10 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type * as z from 'zod';
-import type { HttpRequest, RequestOptions, Transport } from './http.js';
+import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../options.js';
+import type { HttpRequest, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
-import { parseResponse, type ValidationMode } from './validate.js';
-
-/** How a create whose outcome is unknown is reconciled (design § Reliability). */
-export interface ReconciliationOptions {
-  /** Lists made to look for the task before a resend. Default 3. */
-  checks: number;
-  /** Wait before the second check in ms, doubling after. Default 1000 (checks at 0, 1 s, 3 s). */
-  intervalMs: number;
-  /** Clock-skew allowance in ms: tasks created this long before the first attempt still count. Default 300 000 (5 min). */
-  windowSkewMs: number;
-  /** Pages read per check. Default 10. */
-  maxPages: number;
-}
+import { parseResponse } from './validate.js';
 
 /** Shared by the resources of one client. */
 export interface ResourceContext {

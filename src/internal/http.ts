@@ -16,6 +16,7 @@ import {
   ResponseValidationError,
   type ValidationIssue,
 } from '../errors.js';
+import type { RequestOptions } from '../options.js';
 import { DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { isRetryable, systemErrorCode } from './failure.js';
@@ -24,20 +25,6 @@ import type { LevelLogger } from './logger.js';
 import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { retryDelayMs } from './retry.js';
-
-/** Options every method accepts as its last argument. */
-export interface RequestOptions {
-  /** Cancels the call, including any wait between retries. The call then rejects with `APIUserAbortError`. */
-  signal?: AbortSignal;
-  /** Per-attempt timeout in ms, covering the response headers and the whole body. Default: the client's `timeout` (30 000 ms). */
-  timeout?: number;
-  /** Retries after the first attempt, for operations that are safe to repeat. Default: the client's `maxRetries` (2). */
-  maxRetries?: number;
-  /** Deadline for the whole call in ms, retries and waits included. Default: the client's `totalTimeout` (none). */
-  totalTimeout?: number;
-  /** Extra request headers. They cannot replace `Authorization` or `x-seller-id`. */
-  headers?: Record<string, string>;
-}
 
 /** Whether an operation may be sent again after a failure (design § Reliability). */
 export type RetryPolicy = 'idempotent' | 'never';

@@ -3,22 +3,12 @@
  * line and field before it is written.
  */
 import { ConfigurationError } from '../errors.js';
+import type { Logger, LogLevel } from '../options.js';
 import { readEnv } from './env.js';
 import type { Redactor } from './redact.js';
 
-/** Log levels, most verbose first. `'off'` writes nothing. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
-
-/**
- * Where the SDK writes log lines; `console` fits. Each method gets a message and, optionally, a
- * record of fields (already redacted).
- */
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+// Re-exported for modules that still import them from here; the public home is src/options.ts.
+export type { Logger, LogLevel };
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 

@@ -4,11 +4,9 @@
  */
 import * as z from 'zod';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../errors.js';
+import type { ValidationMode } from '../options.js';
 import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
-
-/** How response bodies are checked: `'strict'` throws, `'warn'` logs and returns the body as received, `'off'` skips. */
-export type ValidationMode = 'strict' | 'warn' | 'off';
 
 /** zod issues → {@link ValidationIssue}s with dotted paths (`deliveryLocation.latitude`, `tasks.3.status`). */
 export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {

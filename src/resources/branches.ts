@@ -1,7 +1,7 @@
 /** `client.branches`: pickup branches; spec § "GET /tasks/branches". */
 
 import { call, type ResourceContext } from '../internal/context.js';
-import type { RequestOptions } from '../internal/http.js';
+import type { RequestOptions } from '../options.js';
 import { type Branch, BranchListResponse, toBranches } from '../schemas/branch.js';
 
 /** Pickup branches of the seller. */

@@ -1,7 +1,7 @@
 /** `client.wallet`: prepaid balance and top-up links; spec § "GET /tasks/wallet-balance", "POST /tasks/wallet-topup". */
 import { call, type ResourceContext } from '../internal/context.js';
-import type { RequestOptions } from '../internal/http.js';
 import { parseParams } from '../internal/validate.js';
+import type { RequestOptions } from '../options.js';
 import { WalletBalance, WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 
 /** The seller's prepaid wallet. */

@@ -1,0 +1,48 @@
+/**
+ * Public option types shared by the client, its resources and the webhook handler: per-call request
+ * options, response validation, logging, and the reconciliation of creates. Types only.
+ * @module
+ */
+
+/** Options every method accepts as its last argument (design § "Public surface"). */
+export interface RequestOptions {
+  /** Cancels the call, including any wait between retries. The call then rejects with `APIUserAbortError`. */
+  signal?: AbortSignal;
+  /** Per-attempt timeout in ms, covering the response headers and the whole body. Default: the client's `timeout` (30 000 ms). */
+  timeout?: number;
+  /** Retries after the first attempt, for operations that are safe to repeat. Default: the client's `maxRetries` (2). */
+  maxRetries?: number;
+  /** Deadline for the whole call in ms, retries and waits included. Default: the client's `totalTimeout` (none). */
+  totalTimeout?: number;
+  /** Extra request headers. They cannot replace `Authorization` or `x-seller-id`. */
+  headers?: Record<string, string>;
+}
+
+/** How response bodies are checked: `'strict'` throws, `'warn'` logs and returns the body as received, `'off'` skips. */
+export type ValidationMode = 'strict' | 'warn' | 'off';
+
+/** Log levels, most verbose first. `'off'` writes nothing. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
+
+/**
+ * Where the SDK writes log lines; `console` fits. Each method gets a message and, optionally, a
+ * record of fields (already redacted).
+ */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** How a create whose outcome is unknown is reconciled (README "Exactly-once creation"; design § Reliability). */
+export interface ReconciliationOptions {
+  /** Lookups made for the task before a resend. Default 3. Integer 1…10. */
+  checks: number;
+  /** Wait before the second lookup in ms, doubling after. Default 1000 (lookups at 0, 1 s, 3 s). Integer 0…60 000. */
+  intervalMs: number;
+  /** Clock-skew allowance in ms: tasks created this long before the first attempt still count. Default 300 000 (5 min). */
+  windowSkewMs: number;
+  /** Pages read per lookup. Default 10. Integer 1…1000. */
+  maxPages: number;
+}
