@@ -16,7 +16,7 @@
  *
  * Not covered: double encodings (`%252B`), HTML entities, other byte encodings of non-Latin-1 text.
  */
-import { type DeliveryError, isDeliveryError } from '../errors.js';
+import { type DeliveryError, isAPIUserAbortError, isDeliveryError } from '../errors.js';
 
 /** Placeholder written where a secret was. */
 export const REDACTED = '[redacted]';
@@ -249,7 +249,8 @@ export class Redactor {
    * `AggregateError.errors`, up to {@link MAX_CAUSE_DEPTH} levels (deeper links become a marker error).
    *
    * - An SDK error (`DeliveryError`, also across realms) is redacted in place and returned, so it keeps
-   *   its class and fields; SDK errors in its chain likewise.
+   *   its class and fields; SDK errors in its chain likewise. The `cause` of an `APIUserAbortError` is
+   *   the caller's own `signal.reason` and is left as it is.
    * - Any other error in the chain (a fetch `TypeError`, a `DOMException`, a socket error) is replaced
    *   by a plain `Error` keeping `name`, `code`, the redacted `message` and `stack`, its own primitive
    *   properties (`errno`, `syscall`, …) and, recursively, its `cause` and `errors`.
@@ -289,9 +290,11 @@ export class Redactor {
   }
 
   #scrubInPlace<T extends Error>(error: T, depth: number): T {
+    // The cause of an abort is the caller's own `signal.reason`: kept as is, so `cause === reason` holds.
+    const keepCause = isAPIUserAbortError(error);
     for (const key of Object.getOwnPropertyNames(error)) {
       const descriptor = Object.getOwnPropertyDescriptor(error, key);
-      if (descriptor === undefined || !descriptor.configurable) continue;
+      if (descriptor === undefined || !descriptor.configurable || (key === 'cause' && keepCause)) continue;
       const current = read(error, key);
       let redacted: unknown;
       if (key === 'cause') redacted = this.#link(current, depth + 1);

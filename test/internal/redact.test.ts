@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
   APIError,
+  APIUserAbortError,
   isAPIConnectionError,
   RequestValidationError,
   ResponseValidationError,
@@ -386,6 +387,14 @@ describe('Redactor.error', () => {
     expect(links).toBe(MAX_CAUSE_DEPTH + 1);
     expect((current as Error).message).toBe(`Cause chain cut after ${MAX_CAUSE_DEPTH} levels`);
     expectClean(redactor.error(first));
+  });
+
+  it("leaves the caller's own abort reason as the cause of an APIUserAbortError", () => {
+    const reason = new DOMException('stopped by the caller', 'AbortError');
+    const error = new APIUserAbortError({ method: 'GET', url: `https://h.test/tasks/${SELLER}`, cause: reason });
+    const scrubbed = redactor.error(error);
+    expect(scrubbed.cause).toBe(reason);
+    expect(scrubbed.url).toBe(`https://h.test/tasks/${REDACTED}`);
   });
 
   it('returns a plain copy of a foreign error and leaves the original as it was', () => {
