@@ -182,6 +182,18 @@ function echoForms(text: string): Record<string, string> {
   };
 }
 
+/** A client holding {@link ODD_KEY}, without retries, logging off unless overridden. */
+function oddKeyClient(baseUrl: string, overrides: ClientOptions = {}): DeliveryClient {
+  return new DeliveryClient({
+    apiKey: ODD_KEY,
+    sellerId: SELLER_ID,
+    baseUrl,
+    logLevel: 'off',
+    maxRetries: 0,
+    ...overrides,
+  });
+}
+
 function expectNoForm(text: string, secret: string, context: string): void {
   for (const [form, encoded] of Object.entries(echoForms(secret)))
     expect(text, `${context}: ${form}`).not.toContain(encoded);
@@ -190,13 +202,9 @@ function expectNoForm(text: string, secret: string, context: string): void {
 describe('secrets echoed in another encoding', () => {
   it('stay out of errors and log lines when the server echoes them URL-encoded, escaped or in base64', async () => {
     const { logger, lines } = recordingLogger();
-    const echoing = new DeliveryClient({
-      apiKey: ODD_KEY,
-      sellerId: SELLER_ID,
-      baseUrl: 'https://echo.test/rest',
+    const echoing = oddKeyClient('https://echo.test/rest', {
       logger,
       logLevel: 'debug',
-      maxRetries: 0,
       fetch: async (input, init) => {
         const authorization = new Request(input, init).headers.get('authorization') ?? '';
         const key = authorization.replace(/^apikey /, '');
@@ -220,12 +228,7 @@ describe('secrets echoed in another encoding', () => {
  */
 describe('secrets on transport paths (pending the transport calling Redactor.error / excerpt)', () => {
   it.fails('stay out of message, stack and url after a same-origin redirect whose Location carries them', async () => {
-    const sdk = new DeliveryClient({
-      apiKey: ODD_KEY,
-      sellerId: SELLER_ID,
-      baseUrl: 'https://redirect-echo.test',
-      logLevel: 'off',
-      maxRetries: 0,
+    const sdk = oddKeyClient('https://redirect-echo.test', {
       fetch: async (input, init) => {
         const request = new Request(input, init);
         const url = new URL(request.url);
@@ -258,13 +261,7 @@ describe('secrets on transport paths (pending the transport calling Redactor.err
     try {
       const address = server.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
-      const sdk = new DeliveryClient({
-        apiKey: ODD_KEY,
-        sellerId: SELLER_ID,
-        baseUrl: `http://127.0.0.1:${port}`,
-        logLevel: 'off',
-        maxRetries: 0,
-      });
+      const sdk = oddKeyClient(`http://127.0.0.1:${port}`);
       const error = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(inspect(error, { depth: 20 })).toContain('HTTPParserError');
@@ -277,13 +274,9 @@ describe('secrets on transport paths (pending the transport calling Redactor.err
 
   it.fails('leave no prefix of the key in the body or the debug log when the key straddles the 2,000-character cut', async () => {
     const { logger, lines } = recordingLogger();
-    const sdk = new DeliveryClient({
-      apiKey: ODD_KEY,
-      sellerId: SELLER_ID,
-      baseUrl: 'https://cut.test',
+    const sdk = oddKeyClient('https://cut.test', {
       logger,
       logLevel: 'debug',
-      maxRetries: 0,
       fetch: async () => new Response(`${'x'.repeat(1990)}${ODD_KEY}${'y'.repeat(50)}`, { status: 200 }),
     });
     const error = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
