@@ -162,6 +162,8 @@ export class Redactor {
     // per-character patterns, longest secret first.
     const alternatives = [...literals, ...flexible];
     this.#pattern = alternatives.length === 0 ? undefined : new RegExp(alternatives.join('|'), 'g');
+    // Usable unbound (`.catch(redactor.error)`), like the other members.
+    this.error = this.error.bind(this);
   }
 
   /** The text with every secret, in any of its encodings, replaced by {@link REDACTED}. */

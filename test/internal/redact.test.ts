@@ -397,6 +397,11 @@ describe('Redactor.error', () => {
     expect(scrubbed.url).toBe(`https://h.test/tasks/${REDACTED}`);
   });
 
+  it('works unbound, as a promise rejection handler', async () => {
+    const rejected = Promise.reject(new RangeError(`bad ${KEY}`)).catch(redactor.error);
+    expect(((await rejected) as Error).message).toBe(`bad ${REDACTED}`);
+  });
+
   it('returns a plain copy of a foreign error and leaves the original as it was', () => {
     const original = Object.assign(new RangeError(`bad ${KEY}`), { code: 'ERR_X' });
     const copy = redactor.error(original) as Error & { code?: string };
