@@ -24,8 +24,10 @@ export interface ClientOptions {
   sellerId?: string | undefined;
   /**
    * Base URL of the service, with or without the `/rest` segment (`https://host/rest` or
-   * `https://host`); a trailing slash is optional. Default: env `DELIVERY_BASE_URL`. Required. Must be
-   * https, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
+   * `https://host`); a trailing slash is optional, and repeated slashes in the path are collapsed to
+   * one (`https://host/rest//` → `https://host/rest/`, so requests go to `https://host/rest/tasks`).
+   * A query or fragment is dropped. Default: env `DELIVERY_BASE_URL`. Required. Must be https, except
+   * for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
    */
   baseUrl?: string | undefined;
   /** Per-attempt timeout in ms, covering headers and body. Default 30 000. */
@@ -99,7 +101,8 @@ function checkBaseUrl(value: string): string {
   }
   url.search = '';
   url.hash = '';
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  // `https://h/rest//` would send `https://h/rest//tasks`: one slash between segments, and one at the end.
+  url.pathname = `${url.pathname}/`.replace(/\/{2,}/g, '/');
   return url.href;
 }
 

@@ -64,6 +64,31 @@ describe('DeliveryClient configuration', () => {
     expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test' }).baseUrl).toBe('https://h.test/');
   });
 
+  it.each([
+    ['https://h.test/rest//', 'https://h.test/rest/'],
+    ['https://h.test//', 'https://h.test/'],
+    ['https://h.test//rest', 'https://h.test/rest/'],
+    ['https://h.test///rest///v1//', 'https://h.test/rest/v1/'],
+  ])('collapses repeated slashes in the base URL path: %s → %s', (baseUrl, normalised) => {
+    expect(new DeliveryClient({ ...valid, baseUrl }).baseUrl).toBe(normalised);
+  });
+
+  it('sends requests under a base URL with a doubled slash to the single-slash path', async () => {
+    const urls: string[] = [];
+    const client = new DeliveryClient({
+      ...valid,
+      baseUrl: 'https://h.test/rest//',
+      logLevel: 'off',
+      fetch: async (input, init) => {
+        urls.push(new Request(input, init).url);
+        return Response.json({ walletAmount: 1, id: 'a/b' });
+      },
+    });
+    await client.wallet.retrieveBalance();
+    await client.tasks.retrieve('a/b');
+    expect(urls).toEqual(['https://h.test/rest/tasks/wallet-balance', 'https://h.test/rest/tasks/a%2Fb']);
+  });
+
   it('rejects invalid timeout, retry count, validation mode and log level', () => {
     expect(configurationErrorOf(() => new DeliveryClient({ ...valid, timeout: 0 })).option).toBe('timeout');
     expect(configurationErrorOf(() => new DeliveryClient({ ...valid, timeout: 1.5 })).option).toBe('timeout');

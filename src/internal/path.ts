@@ -1,11 +1,13 @@
 /** Builds request paths; every caller-supplied segment goes through {@link taskPath}. */
 import { RequestValidationError } from '../errors.js';
+import { isWellFormedText } from './text.js';
 
 /**
  * The relative path of one task, `tasks/<id>`, with the id URL-encoded so it can never become a path
  * of its own (`../wallet-balance` → `tasks/..%2Fwallet-balance`).
- * @throws {RequestValidationError} for an id that is not a non-empty string, or is `.` / `..` (which URL
- * parsers collapse into the parent path whatever their encoding).
+ * @throws {RequestValidationError} (path `id`) for an id that is not a non-empty string, is `.` / `..`
+ * (which URL parsers collapse into the parent path whatever their encoding), or holds an unpaired
+ * surrogate (which has no UTF-8 form: `encodeURIComponent` would throw a `URIError`).
  */
 export function taskPath(id: unknown, operation: string): string {
   if (typeof id !== 'string' || id.trim() === '') {
@@ -16,6 +18,15 @@ export function taskPath(id: unknown, operation: string): string {
   if (id === '.' || id === '..') {
     throw new RequestValidationError(operation, [
       { path: 'id', message: 'A task id cannot be "." or ".."', code: 'custom' },
+    ]);
+  }
+  if (!isWellFormedText(id)) {
+    throw new RequestValidationError(operation, [
+      {
+        path: 'id',
+        message: 'A task id cannot hold unpaired surrogates (it has no UTF-8 form)',
+        code: 'invalid_format',
+      },
     ]);
   }
   return `tasks/${encodeURIComponent(id)}`;

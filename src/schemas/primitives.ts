@@ -3,6 +3,7 @@
  * @module
  */
 import * as z from 'zod';
+import { isWellFormedText } from '../internal/text.js';
 import { kwd } from '../kwd.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
@@ -22,3 +23,38 @@ export const KwdNumber = z
 
 /** A non-empty string without surrounding whitespace issues, used for identifiers sent by the caller. */
 export const NonEmptyString = z.string().min(1, 'Must not be empty');
+
+/** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
+const MAX_TEXT_DEPTH = 16;
+
+/**
+ * A check for request schemas (`.check(wellFormedText)`): every string in the parameters (fields,
+ * array items, nested objects) is well-formed UTF-16. An unpaired surrogate has no UTF-8 form: in a
+ * URL it would be sent altered (as U+FFFD), in a path it makes `encodeURIComponent` throw, in a JSON
+ * body it goes out as an escape the service may store as garbage. Each offending string is reported
+ * at its own path (`deliveryLocation.fullAddress.1`), alongside any other issue.
+ */
+export const wellFormedText = z.superRefine<unknown>(
+  (value, context) => {
+    const pending: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const { value: current, path } = next;
+      if (typeof current === 'string') {
+        if (!isWellFormedText(current)) {
+          context.addIssue({
+            code: 'custom',
+            message: 'Text has unpaired surrogates (no UTF-8 form) and cannot be sent unchanged',
+            path,
+            input: current,
+          });
+        }
+      } else if (typeof current === 'object' && current !== null && path.length < MAX_TEXT_DEPTH) {
+        for (const [key, item] of Object.entries(current)) {
+          pending.push({ value: item, path: [...path, Array.isArray(current) ? Number(key) : key] });
+        }
+      }
+    }
+  },
+  // Report it alongside other field issues (zod skips checks of an object that has issues otherwise).
+  { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+);

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from 'zod';
-import { KwdText, Latitude, Longitude } from './primitives.js';
+import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
 import { Task, taskFields } from './task.js';
 
 const locationFields = {
@@ -24,7 +24,8 @@ export type PickupLocation = z.infer<typeof PickupLocation>;
 
 /**
  * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
- * rejected so that a misspelt field fails before anything is sent.
+ * rejected so that a misspelt field fails before anything is sent, and so is text with unpaired
+ * surrogates (see {@link wellFormedText}).
  */
 // Fields a create shares, unchanged, with the Task resource (spec § POST /tasks and § Task).
 const {
@@ -71,7 +72,8 @@ export const TaskCreateParams = z
     message: 'selectedBranch is only used with customPickup: true',
     // Report it alongside other field issues (zod skips refinements of an object that has issues otherwise).
     when: (payload) => typeof payload.value === 'object' && payload.value !== null,
-  });
+  })
+  .check(wellFormedText);
 export type TaskCreateParams = z.input<typeof TaskCreateParams>;
 
 /** The create response envelope `{ data: { createTask: Task } }`. */

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from 'zod';
+import { wellFormedText } from './primitives.js';
 import { Task } from './task.js';
 
 /** Largest page the service serves (spec § Limits). */
@@ -12,24 +13,23 @@ export const MAX_PAGE_SIZE = 10;
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
-/** Parameters of `client.tasks.list`. */
-export const TaskListParams = z.strictObject({
-  /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
-  limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
-  /** 1-based page to start from. Default 1. */
-  page: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
-  /** Search term. Matched literally unless `ignoreRegex: false` is given. */
-  search: z
-    .string()
-    .refine((text) => text.isWellFormed(), 'Search text has unpaired surrogates and cannot be sent as UTF-8')
-    .optional(),
-  /** Field to sort by (any string is sent; see {@link TaskSortField}). */
-  sortBy: z.string().optional() as z.ZodOptional<z.ZodType<TaskSortField, string>>,
-  /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
-  ignoreRegex: z.boolean().optional(),
-  /** `1` ascending (default), `-1` descending. */
-  sortOrder: z.union([z.literal(1), z.literal(-1)]).optional(),
-});
+/** Parameters of `client.tasks.list`. Text with unpaired surrogates is rejected (see {@link wellFormedText}). */
+export const TaskListParams = z
+  .strictObject({
+    /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
+    limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
+    /** 1-based page to start from. Default 1. */
+    page: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** Search term. Matched literally unless `ignoreRegex: false` is given. */
+    search: z.string().optional(),
+    /** Field to sort by (any string is sent; see {@link TaskSortField}). */
+    sortBy: z.string().optional() as z.ZodOptional<z.ZodType<TaskSortField, string>>,
+    /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
+    ignoreRegex: z.boolean().optional(),
+    /** `1` ascending (default), `-1` descending. */
+    sortOrder: z.union([z.literal(1), z.literal(-1)]).optional(),
+  })
+  .check(wellFormedText);
 export type TaskListParams = z.input<typeof TaskListParams>;
 
 /** One page of tasks as the service sends it; all five fields required (spec). */

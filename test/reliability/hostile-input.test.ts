@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeliveryClient, isDeliveryError, RequestValidationError } from '../../src/index.js';
+import { DeliveryClient, isDeliveryError, isRequestValidationError, RequestValidationError } from '../../src/index.js';
 
 interface CapturedRequest {
   method: string;
@@ -218,6 +218,159 @@ describe('searches and ids', () => {
       ),
     );
   });
+});
+
+/** Answers each route with a minimal valid body, so a call that passes validation succeeds. */
+function validAnswer(request: CapturedRequest): Response {
+  const path = request.url.pathname.replace(/^\/rest\//, '');
+  if (request.method === 'POST' && path === 'tasks') return Response.json({ data: { createTask: { id: 't1' } } });
+  if (path === 'tasks') return Response.json({ tasks: [], page: 1, limit: 10, totalPages: 0, total: 0 });
+  if (path === 'tasks/estimate') return Response.json({ price: 1 });
+  if (path === 'tasks/branches') return Response.json({ branches: [] });
+  if (path === 'tasks/wallet-balance') return Response.json({ walletAmount: 1 });
+  if (path === 'tasks/wallet-topup') return Response.json({ paymentUrl: 'https://pay.test/1' });
+  return Response.json({ id: 't1', status: 'delivered' });
+}
+
+const loneSurrogate = fc.constantFrom('\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uDE00\uD83D');
+/** Any string at all: UTF-16 code units in any order (lone surrogates included), and full Unicode. */
+const anyString = fc.oneof(
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: 'binary-ascii' }),
+  fc.tuple(fc.string(), loneSurrogate, fc.string()).map((parts) => parts.join('')),
+  fc.constantFrom('', ' ', '.', '..', '\r\n', '\0', '%', '%E0%A4%A', 'é', 'دينار'),
+);
+
+describe('unpaired surrogates in request text', () => {
+  it('reject a create whose text fields hold unpaired surrogates, naming every field, and send nothing', async () => {
+    const { client, requests } = capturingClient(validAnswer);
+    const error = await client.tasks
+      .create({
+        orderNumber: 'ORD-\uD800',
+        customerName: '\uDC00Fatima',
+        specialNotes: 'fine',
+        customPickup: true,
+        selectedBranch: 'Main\uDBFF',
+        deliveryLocation: { latitude: 29, longitude: 48, fullAddress: ['Block 1', 'Street \uDFFF'] },
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues.map((issue) => issue.path).sort()).toEqual([
+      'customerName',
+      'deliveryLocation.fullAddress.1',
+      'orderNumber',
+      'selectedBranch',
+    ]);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('reject a sortBy with unpaired surrogates instead of sending it altered', async () => {
+    const { client, requests } = capturingClient(validAnswer);
+    const error = await client.tasks
+      .list({ sortBy: 'created\uD800At' })
+      .then(() => undefined)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual(['sortBy']);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('reject a task id with unpaired surrogates as a RequestValidationError, not a URIError', async () => {
+    const { client, requests } = capturingClient(validAnswer);
+    await fc.assert(
+      fc.asyncProperty(fc.tuple(fc.string(), loneSurrogate, fc.string()), async ([before, lone, after]) => {
+        const id = `${before}${lone}${after}`;
+        for (const call of [
+          () => client.tasks.retrieve(id),
+          () => client.tasks.waitForStatus(id, 'delivered', { intervalMs: 1, timeout: 1000 }),
+        ]) {
+          const error = await call().catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(RequestValidationError);
+          expect((error as RequestValidationError).issues[0]?.path).toBe('id');
+        }
+      }),
+    );
+    expect(requests).toHaveLength(0);
+  });
+});
+
+describe('any string in any string parameter', () => {
+  interface StringCall {
+    /** Calls a method with the text in one of its string parameters or in a header. */
+    run: (client: DeliveryClient, text: string) => PromiseLike<unknown>;
+    /** Where the text travelled, read back from the request sent, when it must arrive unchanged. */
+    sent?: (request: CapturedRequest) => unknown;
+  }
+  const lastSegment = (request: CapturedRequest) => decodeURIComponent(request.url.pathname.split('/').at(-1) ?? '');
+  const calls: Record<string, StringCall> = {
+    'tasks.retrieve id': { run: (client, text) => client.tasks.retrieve(text), sent: lastSegment },
+    'tasks.waitForStatus id': {
+      run: (client, text) => client.tasks.waitForStatus(text, 'delivered', { intervalMs: 1, timeout: 1000 }),
+      sent: lastSegment,
+    },
+    'tasks.waitForStatus statuses': {
+      run: (client, text) => client.tasks.waitForStatus('t1', [text, 'delivered'], { intervalMs: 1, timeout: 1000 }),
+    },
+    'tasks.create orderNumber': {
+      run: (client, text) => client.tasks.create({ orderNumber: text }),
+      sent: (request) => (JSON.parse(request.body) as { orderNumber?: unknown }).orderNumber,
+    },
+    'tasks.create customerName and address': {
+      run: (client, text) =>
+        client.tasks.create({
+          orderNumber: 'ORD-1',
+          customerName: text,
+          deliveryLocation: { latitude: 1, longitude: 1, fullAddress: [text] },
+        }),
+      sent: (request) => (JSON.parse(request.body) as { customerName?: unknown }).customerName,
+    },
+    'tasks.list search': {
+      run: (client, text) => client.tasks.list({ search: text }),
+      sent: (request) => request.url.searchParams.get('search'),
+    },
+    'tasks.list sortBy': {
+      run: (client, text) => client.tasks.list({ sortBy: text }),
+      sent: (request) => request.url.searchParams.get('sortBy'),
+    },
+    'tasks.estimate header value': {
+      run: (client, text) =>
+        client.tasks.estimate(
+          { from: { latitude: 1, longitude: 1 }, to: { latitude: 2, longitude: 2 } },
+          { headers: { 'x-note': text } },
+        ),
+    },
+    'branches.list header name': { run: (client, text) => client.branches.list({ headers: { [text]: 'x' } }) },
+    'wallet.retrieveBalance header value': {
+      run: (client, text) => client.wallet.retrieveBalance({ headers: { 'x-note': text } }),
+    },
+    'wallet.topUp header value': {
+      run: (client, text) => client.wallet.topUp({ amount: 5 }, { headers: { 'x-note': text } }),
+    },
+  };
+
+  it.each(Object.keys(calls))(
+    '%s: fails only with DeliveryErrors, sends nothing when it rejects, and sends accepted text unchanged',
+    async (name) => {
+      const call = calls[name];
+      if (!call) throw new Error(name);
+      const { client, requests } = capturingClient(validAnswer);
+      await fc.assert(
+        fc.asyncProperty(anyString, async (text) => {
+          const before = requests.length;
+          try {
+            await call.run(client, text);
+          } catch (error) {
+            expect(isDeliveryError(error), `${String(error)} for ${JSON.stringify(text)}`).toBe(true);
+            if (isRequestValidationError(error)) expect(requests.length).toBe(before);
+            return;
+          }
+          const request = requests.at(-1);
+          if (call.sent && request) expect(call.sent(request)).toBe(text);
+        }),
+        { numRuns: 200 },
+      );
+    },
+  );
 });
 
 describe('response parsing of arbitrary JSON', () => {

@@ -3,10 +3,19 @@
  * inspected client, or a log line, whatever fails; and auth headers never follow a redirect off the
  * configured origin.
  */
+import { Buffer } from 'node:buffer';
+import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { APIError, type ClientOptions, DeliveryClient, type Logger } from '../../src/index.js';
+import {
+  APIConnectionError,
+  APIError,
+  type ClientOptions,
+  DeliveryClient,
+  type Logger,
+  ResponseValidationError,
+} from '../../src/index.js';
 import { createMockDeliveryService } from '../../src/testing/index.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
@@ -151,6 +160,130 @@ describe('secrets', () => {
     expect(lines.some((line) => line.includes('→ GET') && line.includes('[redacted]'))).toBe(true);
     expect(lines.some((line) => line.includes('← 200 GET'))).toBe(true);
     for (const line of lines) expectNoSecret(line, line);
+  });
+});
+
+/** A key with the characters that change under URL-encoding and base64 quirks. */
+const ODD_KEY = 'sk_live+9f8e/7d6c=5b4a+39281706';
+
+/** Forms of a text a server or proxy might echo, computed with Node's own encoders. */
+function echoForms(text: string): Record<string, string> {
+  return {
+    raw: text,
+    'URL-encoded': encodeURIComponent(text),
+    'URL-encoded, lower-case hex': encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    'form-encoded': new URLSearchParams({ k: text }).toString().slice(2),
+    'JSON \\u-escaped': [...text]
+      .map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+    base64: Buffer.from(text).toString('base64'),
+    'base64 of the Authorization value': Buffer.from(`apikey ${text}`).toString('base64'),
+    'base64url of the Authorization value, unpadded': Buffer.from(`apikey ${text}`).toString('base64url'),
+  };
+}
+
+/** A client holding {@link ODD_KEY}, without retries, logging off unless overridden. */
+function oddKeyClient(baseUrl: string, overrides: ClientOptions = {}): DeliveryClient {
+  return new DeliveryClient({
+    apiKey: ODD_KEY,
+    sellerId: SELLER_ID,
+    baseUrl,
+    logLevel: 'off',
+    maxRetries: 0,
+    ...overrides,
+  });
+}
+
+function expectNoForm(text: string, secret: string, context: string): void {
+  for (const [form, encoded] of Object.entries(echoForms(secret)))
+    expect(text, `${context}: ${form}`).not.toContain(encoded);
+}
+
+describe('secrets echoed in another encoding', () => {
+  it('stay out of errors and log lines when the server echoes them URL-encoded, escaped or in base64', async () => {
+    const { logger, lines } = recordingLogger();
+    const echoing = oddKeyClient('https://echo.test/rest', {
+      logger,
+      logLevel: 'debug',
+      fetch: async (input, init) => {
+        const authorization = new Request(input, init).headers.get('authorization') ?? '';
+        const key = authorization.replace(/^apikey /, '');
+        const forms = [...Object.values(echoForms(key)), ...Object.values(echoForms(authorization))];
+        return Response.json({ message: `rejected ${forms.join(' ')}`, forms }, { status: 401 });
+      },
+    });
+    const error = await echoing.wallet.retrieveBalance().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIError);
+    for (const text of [...renderings(error), ...lines]) {
+      expectNoForm(text, ODD_KEY, text.slice(0, 80));
+      expectNoForm(text, SELLER_ID, text.slice(0, 80));
+    }
+    expect((error as APIError).serverMessage).toMatch(/^rejected \[redacted\] /);
+  });
+});
+
+/**
+ * Leaks that need the transport to call `redactor.error` at its exit and `redactor.excerpt` where it
+ * cuts bodies (src/internal/http.ts). Marked `fails` until it does: flip each to `it` then.
+ */
+describe('secrets on transport paths (pending the transport calling Redactor.error / excerpt)', () => {
+  it.fails('stay out of message, stack and url after a same-origin redirect whose Location carries them', async () => {
+    const sdk = oddKeyClient('https://redirect-echo.test', {
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        const url = new URL(request.url);
+        if (url.pathname === '/tasks/wallet-balance') {
+          const key = (request.headers.get('authorization') ?? '').replace(/^apikey /, '');
+          const location = `/login?key=${encodeURIComponent(key)}&seller=${request.headers.get('x-seller-id')}`;
+          return new Response(null, { status: 302, headers: { location } });
+        }
+        return Response.json({ message: 'log in first' }, { status: 403 });
+      },
+    });
+    const error = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).url).toContain('/login?key=');
+    for (const text of [...renderings(error), (error as APIError).url]) {
+      expectNoForm(text, ODD_KEY, text.slice(0, 80));
+      expectNoForm(text, SELLER_ID, text.slice(0, 80));
+    }
+  });
+
+  it.fails('stay out of the cause chain when the HTTP parser rejects a header line that echoes the key', async () => {
+    const server = createServer((socket) => {
+      socket.once('data', (request) => {
+        const authorization = /^authorization: (.*)$/im.exec(request.toString('latin1'))?.[1] ?? '';
+        socket.end(`HTTP/1.1 200 OK\r\nX-Echo: \u0001${authorization}\r\nContent-Length: 2\r\n\r\n{}`, 'latin1');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    mock.close(); // real sockets, no msw
+    try {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const sdk = oddKeyClient(`http://127.0.0.1:${port}`);
+      const error = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(inspect(error, { depth: 20 })).toContain('HTTPParserError');
+      for (const text of renderings(error)) expectNoForm(text, ODD_KEY, text.slice(0, 80));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      mock.listen();
+    }
+  });
+
+  it.fails('leave no prefix of the key in the body or the debug log when the key straddles the 2,000-character cut', async () => {
+    const { logger, lines } = recordingLogger();
+    const sdk = oddKeyClient('https://cut.test', {
+      logger,
+      logLevel: 'debug',
+      fetch: async () => new Response(`${'x'.repeat(1990)}${ODD_KEY}${'y'.repeat(50)}`, { status: 200 }),
+    });
+    const error = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    const prefix = ODD_KEY.slice(0, 6);
+    expect(String((error as ResponseValidationError).body)).not.toContain(prefix);
+    for (const line of lines) expect(line).not.toContain(prefix);
   });
 });
 

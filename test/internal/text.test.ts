@@ -1,0 +1,32 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isWellFormedText } from '../../src/internal/text.js';
+
+const native = Object.getOwnPropertyDescriptor(String.prototype, 'isWellFormed');
+
+describe('isWellFormedText', () => {
+  afterEach(() => {
+    if (native) Object.defineProperty(String.prototype, 'isWellFormed', native);
+  });
+
+  it('is false exactly when the text has an unpaired surrogate', () => {
+    expect(isWellFormedText('')).toBe(true);
+    expect(isWellFormedText('abc 😀 دينار')).toBe(true);
+    expect(isWellFormedText('a\uD800')).toBe(false);
+    expect(isWellFormedText('\uDC00a')).toBe(false);
+    expect(isWellFormedText('\uDE00\uD83D')).toBe(false);
+  });
+
+  it('agrees with String.prototype.isWellFormed on runtimes without it', () => {
+    const texts: string[] = [];
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        texts.push(text);
+      }),
+    );
+    texts.push('a\uD800', '\uDC00', '\uD83D\uDE00', '\uDE00\uD83D');
+    const expected = texts.map((text) => text.isWellFormed());
+    delete (String.prototype as { isWellFormed?: unknown }).isWellFormed;
+    expect(texts.map((text) => isWellFormedText(text))).toEqual(expected);
+  });
+});
