@@ -76,7 +76,19 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: string | und
       `Missing ${option}: pass it to new DeliveryClient({ ${option} }) or set ${env}`,
     );
   }
-  return resolved.trim();
+  const trimmed = resolved.trim();
+  if (option !== 'baseUrl') {
+    try {
+      new Headers({ 'x-check': trimmed });
+    } catch {
+      // The value is a secret: the message names the option, never the value.
+      throw new ConfigurationError(
+        option,
+        `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text without line breaks`,
+      );
+    }
+  }
+  return trimmed;
 }
 
 function checkBaseUrl(value: string): string {

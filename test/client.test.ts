@@ -108,6 +108,25 @@ describe('DeliveryClient configuration', () => {
     ).toBe('logLevel');
   });
 
+  it('rejects a key or seller id no header can carry at construction, without showing it', () => {
+    for (const [option, value] of [
+      ['apiKey', 'sk_live_’quote'],
+      ['apiKey', 'sk_live\r\nx-injected: 1'],
+      ['sellerId', 'seller-٣'],
+    ] as const) {
+      const error = configurationErrorOf(() => new DeliveryClient({ ...valid, [option]: value }));
+      expect(error.option).toBe(option);
+      expect(error.message).not.toContain(value.trim());
+    }
+  });
+
+  it('rejects maxResponseBytes out of range, and caps at 4 MiB by default', () => {
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, maxResponseBytes: 10 })).option).toBe(
+      'maxResponseBytes',
+    );
+    expect(new DeliveryClient(valid).maxResponseBytes).toBe(4 * 1024 * 1024);
+  });
+
   it('rejects reconciliation settings out of range, naming the setting', () => {
     expect(configurationErrorOf(() => new DeliveryClient({ ...valid, reconciliation: { checks: 0 } })).option).toBe(
       'reconciliation.checks',

@@ -136,6 +136,19 @@ export class Transport {
    * nests deeper than 64 levels.
    */
   async send(request: HttpRequest, options: RequestOptions = {}): Promise<HttpResponse> {
+    try {
+      return await this.#send(request, options);
+    } catch (error) {
+      // The one exit of every failure: secrets leave message, stack, url, body and the cause chain here.
+      throw this.#config.redactor.error(
+        error instanceof DeliveryError
+          ? error
+          : new DeliveryError(`Unexpected failure: ${request.method} ${request.path}`, { cause: error }),
+      );
+    }
+  }
+
+  async #send(request: HttpRequest, options: RequestOptions): Promise<HttpResponse> {
     checkRequestOptions(request.operation, options);
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
@@ -275,7 +288,7 @@ export class Transport {
         if (logger.enabled('debug')) {
           logger.debug(`← ${status} ${method} ${url.href} (${Math.round(performance.now() - started)} ms)`, {
             headers: redactor.headersObject(response.headers),
-            body: parsed.ok ? parsed.value : redactor.text(text).slice(0, 2000),
+            body: parsed.ok ? parsed.value : redactor.excerpt(text, 2000),
           });
         }
         if (!parsed.ok && (parsed.tooDeep || (status >= 200 && status < 300))) {
@@ -290,7 +303,7 @@ export class Transport {
                 code: parsed.tooDeep ? 'too_deep' : 'invalid_json',
               },
             ],
-            body: redactor.text(text).slice(0, 2000),
+            body: redactor.excerpt(text, 2000),
           });
         }
         const value = parsed.ok ? parsed.value : text;
