@@ -3,6 +3,8 @@
  * behind it: answers that lie after the service committed, bodies that never end or explode, redirects
  * and headers made to break the client. Every failure must be a DeliveryError, every create exactly once.
  */
+
+import { inspect } from 'node:util';
 import { brotliCompressSync, createBrotliCompress, createDeflate, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -67,6 +69,34 @@ describe('answers to a create that are not rejections', () => {
     expect(task.orderNumber).toBe('DEEP-1');
     expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(hostile.mock.requestsFor('tasks.list').length).toBeGreaterThan(0);
+  });
+});
+
+describe('error answers to a create whose body cannot be read', () => {
+  it.each([
+    [
+      'over maxResponseBytes',
+      (response: import('node:http').ServerResponse) => {
+        response.writeHead(400, { 'content-type': 'application/json' }).end(`{"message":"${'x'.repeat(64 * 1024)}"}`);
+      },
+    ],
+    [
+      'cut off mid-body',
+      (response: import('node:http').ServerResponse) => {
+        response.writeHead(422, { 'content-type': 'application/json', 'content-length': '1000' });
+        response.write('{"message":"inval');
+        setTimeout(() => response.destroy(), 20);
+      },
+    ],
+  ])('reconciles a 4xx %s after the service committed, and returns the task', async (_name, answer) => {
+    hostile.use(async (request, response, { forward }) => {
+      const forwarded = await forward();
+      if (request.method === 'POST') answer(response);
+      else response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers)).end(forwarded.body);
+    });
+    const task = await hostileClient({ maxResponseBytes: 16 * 1024 }).tasks.create(orderParams('UNREAD-1'));
+    expect(task.orderNumber).toBe('UNREAD-1');
+    expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(1);
   });
 });
 
@@ -288,5 +318,120 @@ describe('any answer at all', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('secrets on every path', () => {
+  // A key with the characters encodings change: `+`, `/`, `=`, a quote and a backslash.
+  const API_KEY = 'sk_live+9f8e/7d6c=5b4a"39\\2817';
+  const SELLER_ID = 'seller-7f3a9c1e+/=';
+  const forms = (secret: string): string[] => [
+    secret,
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).toLowerCase(),
+    JSON.stringify(secret).slice(1, -1),
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(secret).toString('base64url'),
+  ];
+  const SECRET_FORMS = [
+    ...forms(API_KEY),
+    ...forms(SELLER_ID),
+    Buffer.from(`apikey ${API_KEY}`).toString('base64'),
+    // A prefix long enough to identify the key, as a cut after 2,000 characters would leave.
+    API_KEY.slice(0, 12),
+  ];
+
+  function expectNothingSecret(shown: string, context: string): void {
+    for (const form of SECRET_FORMS) expect(shown, `${context}: ${form}`).not.toContain(form);
+  }
+
+  /** Every rendering of an error, its cause chain included, and every log line. */
+  function renderings(error: unknown, lines: readonly string[]): string[] {
+    const rendered = [
+      String(error),
+      inspect(error, { depth: 20, showHidden: true }),
+      JSON.stringify(error) ?? '',
+      ...lines,
+    ];
+    let current: unknown = error;
+    for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+      rendered.push(current.message, current.stack ?? '', inspect(current, { depth: 20, showHidden: true }));
+      for (const value of Object.values(current)) if (typeof value === 'string') rendered.push(value);
+      current = current.cause;
+    }
+    return rendered;
+  }
+
+  const secretClient = (lines: string[]) => {
+    const write = (message: string, fields?: Record<string, unknown>) => {
+      lines.push(`${message} ${inspect(fields, { depth: 20 })}`);
+    };
+    return hostileClient({
+      apiKey: API_KEY,
+      sellerId: SELLER_ID,
+      maxRetries: 0,
+      logLevel: 'debug',
+      logger: { debug: write, info: write, warn: write, error: write },
+    });
+  };
+
+  const echo = (request: import('node:http').IncomingMessage) =>
+    `${request.headers.authorization ?? ''} ${request.headers['x-seller-id'] ?? ''}`;
+
+  it.each([
+    [
+      'a same-origin redirect whose Location carries them',
+      (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => {
+        if (request.url?.includes('/redirected/')) {
+          response
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ message: `no ${request.url}` }));
+        } else {
+          const key = encodeURIComponent(API_KEY);
+          response
+            .writeHead(302, { location: `/rest/redirected/${key}?seller=${encodeURIComponent(SELLER_ID)}&k=${key}` })
+            .end();
+        }
+      },
+    ],
+    [
+      'an error body echoing them URL-encoded',
+      (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => {
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: `bad ${encodeURIComponent(echo(request))}` }));
+      },
+    ],
+    [
+      'an error body echoing them JSON-escaped and in base64',
+      (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => {
+        const header = request.headers.authorization ?? '';
+        response
+          .writeHead(401, { 'content-type': 'application/json', 'x-echo': Buffer.from(header).toString('base64') })
+          .end(
+            `{"message":${JSON.stringify(`wrong ${header}`)},"token":"${Buffer.from(header).toString('base64')}","key":"${Buffer.from(API_KEY).toString('base64url')}"}`,
+          );
+      },
+    ],
+    [
+      'a 2xx text body with the key straddling the 2,000-character cut',
+      (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => {
+        response.writeHead(200, { 'content-type': 'text/plain' }).end(`${'x'.repeat(1995)}${echo(request)} not json`);
+      },
+    ],
+    [
+      'a malformed header line that echoes the key',
+      (request: import('node:http').IncomingMessage) => {
+        request.socket.end(`HTTP/1.1 200 OK\r\nx-echo: ${echo(request)}\u0001\r\nx-bad header: ${API_KEY}\r\n\r\n{}`);
+      },
+    ],
+  ])('stay out of the error, its cause chain and the debug log after %s', async (_name, handler) => {
+    hostile.use(handler);
+    const lines: string[] = [];
+    const error = await secretClient(lines)
+      .tasks.retrieve('t1')
+      .catch((caught: unknown) => caught);
+    expect(isDeliveryError(error)).toBe(true);
+    for (const shown of renderings(error, lines)) expectNothingSecret(shown, String(error));
   });
 });
