@@ -107,6 +107,12 @@ describe('one flight per order', () => {
   });
 });
 
+/** Creates ORD-1000 … ORD-1119: 120 recent orders whose number contains "ORD-1" (12 pages of a literal search). */
+async function createNearMatches(sdk: ReturnType<typeof client>): Promise<void> {
+  for (let index = 0; index < 120; index++)
+    await sdk.tasks.create(orderParams(`ORD-1${String(index).padStart(3, '0')}`));
+}
+
 describe('the narrow search for the exact order', () => {
   it('escapes every regular-expression character and anchors the pattern', () => {
     expect(exactPattern('ORD-1')).toBe('^ORD-1$');
@@ -117,8 +123,7 @@ describe('the narrow search for the exact order', () => {
 
   it('finds ORD-1 among 120 recent orders containing "ORD-1" within the page cap', async () => {
     const sdk = client();
-    for (let index = 0; index < 120; index++)
-      await sdk.tasks.create(orderParams(`ORD-1${String(index).padStart(3, '0')}`));
+    await createNearMatches(sdk);
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     const task = await sdk.tasks.create(orderParams('ORD-1'));
     expect(task.orderNumber).toBe('ORD-1');
@@ -128,8 +133,7 @@ describe('the narrow search for the exact order', () => {
 
   it('resends once when ORD-1 is absent among 120 near matches, creating it exactly once', async () => {
     const sdk = client();
-    for (let index = 0; index < 120; index++)
-      await sdk.tasks.create(orderParams(`ORD-1${String(index).padStart(3, '0')}`));
+    await createNearMatches(sdk);
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
     const task = await sdk.tasks.create(orderParams('ORD-1'));
     expect(task.orderNumber).toBe('ORD-1');

@@ -1,7 +1,7 @@
 /**
  * When and how long to wait before trying a request again (design § Reliability).
  *
- * - Retried: no response (network error, timeout), and statuses 408, 429, 500, 502, 503, 504.
+ * - What is retried is decided in `failure.ts`; this module only says how long to wait.
  * - The wait: `retry-after-ms` (ms) wins, else `Retry-After`, when it is between 0 and
  *   {@link MAX_RETRY_AFTER_MS}; otherwise exponential backoff with jitter:
  *   `min(500 ms × 2^(retry−1), 8 s)`, scaled by a random factor in [0.5, 1].
@@ -10,9 +10,6 @@
  *   RFC 9110 § 5.6.7, read as GMT. Anything else (`-1`, `1.5`, `1e3`, `0x10`, an ISO date, a date
  *   that does not exist) is ignored and the normal backoff applies.
  */
-
-/** Statuses worth another attempt for an operation that is safe to repeat. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** The longest server-requested wait honoured, in ms; a longer one falls back to the normal backoff. */
 export const MAX_RETRY_AFTER_MS = 60_000;
