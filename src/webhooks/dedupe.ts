@@ -4,7 +4,7 @@
  * least recently used record goes first beyond `maxTasks`.
  * @module
  */
-import { isFinalStatus, lifecycleRank } from './lifecycle.js';
+import { isFinalStatus, lifecycleRank } from '../lifecycle.js';
 
 /** Statuses remembered per task at most; the oldest goes first (a task has about ten in its life). */
 const MAX_STATUSES_PER_TASK = 32;
