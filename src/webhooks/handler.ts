@@ -10,7 +10,7 @@ import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import type { Tasks } from '../resources/tasks.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
-import { type BodyRead, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
+import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent } from './event.js';
 import { readNodeBody, writeNodeAnswer } from './node.js';
@@ -59,6 +59,16 @@ export interface WebhookHandlerOptions {
   dedupe?: boolean | WebhookDedupeOptions;
   /** Largest body accepted, bytes; larger ones get 413 (early when `Content-Length` says so). Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Deadline for receiving the whole body, ms, counted from the start of the read: a sender that has not
+   * sent all of it by then (one dribbling bytes, or declaring a `Content-Length` larger than what it
+   * sends) is answered 408 with `connection: close`, the body stream is cancelled and the socket freed.
+   * Bytes arriving slowly do not extend it. Keep it well under the 5 s the service waits for an answer
+   * (spec § "Events", item 5; § "Limits"). Applies where the handler reads the body itself (the stream, or
+   * a Web `Request`); a body a framework already parsed is governed by the framework's own timeouts.
+   * Default 2 000 (2 s); an integer from 1 to 2 147 483 647, else `ConfigurationError`.
+   */
+  bodyTimeoutMs?: number;
   /**
    * Called with failures of `onEvent`, of confirmation (with the event), and of the handler itself (500,
    * without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
@@ -118,9 +128,10 @@ export interface WebhookHandler {
   /**
    * Web adapter, `Request → Response` (Hono, Next.js route handlers, Bun, Deno, workers). Answers 200
    * `{"received":true}` as soon as the event is queued; 405 (with `Allow: POST`) for another method, 415
-   * for a content type that is not JSON, 413 over `maxBodyBytes`, 400 for a body that is not JSON or not
-   * a webhook (including a bad task id), 503 when the queue is full, 500 on an internal failure. Never
-   * rejects. With `context`, `context.waitUntil` gets a promise that settles when the event is processed.
+   * for a content type that is not JSON, 413 over `maxBodyBytes`, 408 (with `connection: close`) for a
+   * body not received within `bodyTimeoutMs`, 400 for a body that is not JSON or not a webhook (including
+   * a bad task id), 503 when the queue is full, 500 on an internal failure. Never rejects. With
+   * `context`, `context.waitUntil` gets a promise that settles when the event is processed.
    */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
   /**
@@ -135,6 +146,7 @@ export interface WebhookHandler {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT_MS = 2_000;
 const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_QUEUE = 10_000;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
@@ -153,6 +165,7 @@ class WebhookReceiver implements WebhookHandler {
   readonly #memory: TaskEventMemory | undefined;
   readonly #queue: TaskEventQueue;
   readonly #maxBodyBytes: number;
+  readonly #bodyTimeoutMs: number;
   readonly #logger: LevelLogger;
   readonly #stats: WebhookHandlerStats = {
     received: 0,
@@ -197,6 +210,13 @@ class WebhookReceiver implements WebhookHandler {
       );
     }
     this.#maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+    this.#bodyTimeoutMs = integerOption(
+      'bodyTimeoutMs',
+      options.bodyTimeoutMs,
+      DEFAULT_BODY_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
     this.#queue = new TaskEventQueue(
       integerOption('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
       integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
@@ -220,7 +240,7 @@ class WebhookReceiver implements WebhookHandler {
         this.#maxBodyBytes,
       );
       if (early !== undefined) return toResponse(this.#reject(early));
-      const body = await readRequestBody(request, this.#maxBodyBytes);
+      const body = await readRequestBody(request, this.#maxBodyBytes, this.#bodyTimeoutMs);
       const { answer, done } = this.#admit(body, receivedAt);
       if (done !== undefined && context !== undefined) {
         try {
@@ -254,7 +274,9 @@ class WebhookReceiver implements WebhookHandler {
       const given = typeof options === 'object' && options !== null ? options.body : undefined;
       const parsed = given ?? (req as IncomingMessage & { body?: unknown }).body;
       const body: BodyRead | { ok: true; value: unknown } =
-        parsed !== undefined ? { ok: true, value: parsed } : await readNodeBody(req, this.#maxBodyBytes);
+        parsed !== undefined
+          ? { ok: true, value: parsed }
+          : await readNodeBody(req, this.#maxBodyBytes, this.#bodyTimeoutMs);
       writeNodeAnswer(req, res, this.#admit(body, receivedAt).answer);
     } catch (error) {
       writeNodeAnswer(req, res, this.#internalFailure(error));
@@ -280,6 +302,7 @@ class WebhookReceiver implements WebhookHandler {
   ): { answer: WebhookAnswer; done?: Promise<void> } {
     if (!body.ok) {
       if (body.reason === 'too_large') return { answer: this.#reject(tooLarge(this.#maxBodyBytes)) };
+      if (body.reason === 'timeout') return { answer: this.#reject(bodyTimedOut(this.#bodyTimeoutMs)) };
       return { answer: this.#reject(rejection(400, 'the body could not be read')) };
     }
     let event: WebhookEvent & { confirmed: false };
@@ -381,8 +404,8 @@ class WebhookReceiver implements WebhookHandler {
  * ```
  *
  * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client`, or for an option out of
- * range (`maxBodyBytes` ≥ 1, `concurrency` 1…10 000, `maxQueue` ≥ 1, `dedupe.windowMs` ≥ 1,
- * `dedupe.maxTasks` ≥ 1, all integers; a known `logLevel`).
+ * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `maxQueue` ≥ 1,
+ * `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1, all integers; a known `logLevel`).
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   return new WebhookReceiver(options);

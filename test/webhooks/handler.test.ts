@@ -505,6 +505,7 @@ describe('createWebhookHandler: options', () => {
     ['confirm as a string', { confirm: 'delivered' }, 'confirm'],
     ['a concurrency of 0', { concurrency: 0 }, 'concurrency'],
     ['a fractional maxBodyBytes', { maxBodyBytes: 1.5 }, 'maxBodyBytes'],
+    ['a bodyTimeoutMs of 0', { bodyTimeoutMs: 0 }, 'bodyTimeoutMs'],
     ['a maxQueue of 0', { maxQueue: 0 }, 'maxQueue'],
     ['a dedupe window of 0', { dedupe: { windowMs: 0 } }, 'dedupe.windowMs'],
     ['an unknown logLevel', { logLevel: 'loud' }, 'logLevel'],
