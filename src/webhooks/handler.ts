@@ -79,9 +79,18 @@ export interface WebhookHandlerOptions {
   concurrency?: number;
   /**
    * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
-   * retry: such events are caught by a reconcile, see the README). Default 10 000.
+   * retry: such events are caught by a reconcile, see the README). Default 10 000; an integer ≥ 1.
    */
   maxQueue?: number;
+  /**
+   * Bytes of webhook bodies held by the events waiting and running at most, counted as received (the
+   * bytes read, or the JSON length of a body a framework already parsed); a webhook that would go
+   * beyond is answered 503, and an event's bytes are given back when its processing ends. Bounds the
+   * memory a flood of large webhooks with a slow `onEvent` can take (spec § "Events": the service sends
+   * the full task). Default 67 108 864 (64 MiB), or `maxBodyBytes` when that is larger; an integer from
+   * `maxBodyBytes` up, else `ConfigurationError`.
+   */
+  maxQueueBytes?: number;
   /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
   logger?: Logger;
   /**
@@ -149,6 +158,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT_MS = 2_000;
 const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_QUEUE = 10_000;
+const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
 
@@ -220,6 +230,13 @@ class WebhookReceiver implements WebhookHandler {
     this.#queue = new TaskEventQueue(
       integerOption('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
       integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
+      integerOption(
+        'maxQueueBytes',
+        options.maxQueueBytes,
+        Math.max(DEFAULT_MAX_QUEUE_BYTES, this.#maxBodyBytes),
+        this.#maxBodyBytes,
+        Number.MAX_SAFE_INTEGER,
+      ),
     );
   }
 
@@ -321,8 +338,27 @@ class WebhookReceiver implements WebhookHandler {
     if (this.#queue.isFull()) {
       return { answer: this.#reject(rejection(503, 'too many webhooks waiting to be processed')) };
     }
+    const size = this.#sizeOf(body);
+    if (!this.#queue.hasRoomFor(size)) {
+      return { answer: this.#reject(rejection(503, 'the webhooks being processed hold too many bytes')) };
+    }
     this.#memory?.mark(event.taskId, event.kind, now);
-    return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event)) };
+    return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event), size) };
+  }
+
+  /**
+   * The size of a received body, bytes: the bytes read, else the length of the text or bytes given, else
+   * the JSON length of a parsed body (`maxBodyBytes` if it cannot be serialised).
+   */
+  #sizeOf(body: { ok: true; bytes: Uint8Array } | { ok: true; value: unknown }): number {
+    const value = 'value' in body ? body.value : body.bytes;
+    if (typeof value === 'string') return value.length;
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return value.byteLength;
+    try {
+      return JSON.stringify(value)?.length ?? 0;
+    } catch {
+      return this.#maxBodyBytes;
+    }
   }
 
   /** Processes one event: order check, confirmation, `onEvent`. Never throws. */
