@@ -4,7 +4,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigurationError, DeliveryError, isWebhookPayloadError } from '../errors.js';
+import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
 import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
@@ -75,8 +75,17 @@ export interface WebhookHandlerOptions {
    * error (never the body). Its own failures are logged.
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
-  /** Events processed at once at most. Default 8. */
+  /** Events processed at once at most. Default 8; an integer from 1 to 10 000. */
   concurrency?: number;
+  /**
+   * Deadline for one `onEvent` call, ms. When a call has not settled by then its processing slot is
+   * freed, so the events behind it (those of the same task too, still in arrival order) go on;
+   * `onError` gets a `WebhookEventTimeoutError` (`taskId`, `kind`, `timeoutMs`) with the event, and it
+   * counts as `failed`. The call itself cannot be stopped: whatever it does later is ignored. Without a
+   * deadline, `concurrency` calls that never settle would stop all processing. Default 30 000 (30 s);
+   * an integer from 1 to 2 147 483 647, else `ConfigurationError`.
+   */
+  eventTimeoutMs?: number;
   /**
    * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
    * retry: such events are caught by a reconcile, see the README). Default 10 000; an integer ≥ 1.
@@ -157,6 +166,7 @@ export interface WebhookHandler {
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT_MS = 2_000;
 const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_EVENT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_QUEUE = 10_000;
 const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
@@ -176,6 +186,7 @@ class WebhookReceiver implements WebhookHandler {
   readonly #queue: TaskEventQueue;
   readonly #maxBodyBytes: number;
   readonly #bodyTimeoutMs: number;
+  readonly #eventTimeoutMs: number;
   readonly #logger: LevelLogger;
   readonly #stats: WebhookHandlerStats = {
     received: 0,
@@ -220,6 +231,13 @@ class WebhookReceiver implements WebhookHandler {
       );
     }
     this.#maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+    this.#eventTimeoutMs = integerOption(
+      'eventTimeoutMs',
+      options.eventTimeoutMs,
+      DEFAULT_EVENT_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
     this.#bodyTimeoutMs = integerOption(
       'bodyTimeoutMs',
       options.bodyTimeoutMs,
@@ -383,11 +401,34 @@ class WebhookReceiver implements WebhookHandler {
         }
       }
       memory?.advance(taskId, event.status, Date.now());
-      await this.#onEvent(event);
+      await this.#runOnEvent(event);
       this.#stats.processed++;
     } catch (error) {
       this.#stats.failed++;
       await this.#report(error, event);
+    }
+  }
+
+  /**
+   * Calls `onEvent` and waits for it, at most `eventTimeoutMs`.
+   * @throws what `onEvent` throws or rejects with, or {@link WebhookEventTimeoutError} at the deadline
+   * (a later outcome of the call is ignored).
+   */
+  async #runOnEvent(event: WebhookEvent): Promise<void> {
+    const timeoutMs = this.#eventTimeoutMs;
+    const running = Promise.resolve(this.#onEvent(event));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new WebhookEventTimeoutError({ taskId: event.taskId, kind: event.kind, timeoutMs })),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([running, deadline]);
+    } finally {
+      clearTimeout(timer);
+      running.catch(() => {});
     }
   }
 
@@ -440,8 +481,9 @@ class WebhookReceiver implements WebhookHandler {
  * ```
  *
  * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client`, or for an option out of
- * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `maxQueue` ≥ 1,
- * `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1, all integers; a known `logLevel`).
+ * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `eventTimeoutMs` ≥ 1,
+ * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1, all
+ * integers; a known `logLevel`).
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   return new WebhookReceiver(options);

@@ -506,6 +506,8 @@ describe('createWebhookHandler: options', () => {
     ['a concurrency of 0', { concurrency: 0 }, 'concurrency'],
     ['a fractional maxBodyBytes', { maxBodyBytes: 1.5 }, 'maxBodyBytes'],
     ['a bodyTimeoutMs of 0', { bodyTimeoutMs: 0 }, 'bodyTimeoutMs'],
+    ['an eventTimeoutMs of 0', { eventTimeoutMs: 0 }, 'eventTimeoutMs'],
+    ['a maxQueueBytes below maxBodyBytes', { maxBodyBytes: 2048, maxQueueBytes: 2047 }, 'maxQueueBytes'],
     ['a maxQueue of 0', { maxQueue: 0 }, 'maxQueue'],
     ['a dedupe window of 0', { dedupe: { windowMs: 0 } }, 'dedupe.windowMs'],
     ['an unknown logLevel', { logLevel: 'loud' }, 'logLevel'],

@@ -83,10 +83,4 @@ describe('the byte bound of the webhook queue', () => {
     },
     30_000,
   );
-
-  it('throws a ConfigurationError for a maxQueueBytes smaller than maxBodyBytes', () => {
-    expect(() => createWebhookHandler({ onEvent: () => {}, maxBodyBytes: 2 * MiB, maxQueueBytes: MiB })).toThrow(
-      /maxQueueBytes/,
-    );
-  });
 });
