@@ -8,6 +8,7 @@ import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventT
 import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
+import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Tasks } from '../resources/tasks.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
@@ -38,14 +39,21 @@ export interface WebhookHandlerOptions {
    * arrival order. A throw or rejection goes to `onError`, never to the sender.
    */
   onEvent: (event: WebhookEvent) => unknown;
-  /** A `DeliveryClient` (or anything with `tasks.retrieve`), used by `confirm`. Required with `confirm`. */
+  /**
+   * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`).
+   * Required with `confirm: true` or a list; given alone, the final statuses are confirmed.
+   */
   client?: WebhookClient;
   /**
    * Confirm events with `GET tasks/{id}` (`client.tasks.retrieve`) before `onEvent`, as the spec advises
    * (§ "Events", item 7: webhooks are not signed): `true` for every kind, or the kinds to confirm, e.g.
-   * `['delivered', 'cancelled']`. The GET wins over the body: `onEvent` gets `confirmed: true`, the task
-   * read back and its status. When the GET fails (or the task has no status), `onError` gets the error
-   * and `onEvent` is not called for that event. Default `false`.
+   * `['delivered', 'cancelled']`. With a client, the final statuses (delivered, cancelled, rejected,
+   * failed) are always confirmed too, so a forged one cannot end a task: `['delivered', 'cancelled']`
+   * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
+   * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
+   * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
+   * Default: the final statuses with a client, else `false`.
+   * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
    */
   confirm?: boolean | readonly WebhookEventKind[];
   /**
@@ -55,6 +63,13 @@ export interface WebhookHandlerOptions {
    * rejected, failed) nothing more is processed for it. Unknown kinds are never older. Dropped events are
    * still answered 200 and counted in `stats`. `false` passes every valid webhook to `onEvent`. Default
    * `true` (10 min, 10 000 tasks).
+   *
+   * A webhook body can be forged (spec § "Events", item 7), so when events are confirmed only what
+   * `GET tasks/{id}` read back moves a task along or ends it; an unconfirmed event is dropped only as a
+   * duplicate of (task id, kind) or as older than a confirmed status, and never hides a later one.
+   * Without confirmation the body is all there is: bodies set the order, and a final status from a body
+   * drops later statuses that are not final, while another final status still reaches `onEvent` (two
+   * cannot both be real, and a body cannot tell which one is).
    */
   dedupe?: boolean | WebhookDedupeOptions;
   /** Largest body accepted, bytes; larger ones get 413 (early when `Content-Length` says so). Default 1 048 576 (1 MiB). */
@@ -181,7 +196,10 @@ class WebhookReceiver implements WebhookHandler {
   readonly #onEvent: WebhookHandlerOptions['onEvent'];
   readonly #onError: NonNullable<WebhookHandlerOptions['onError']>;
   readonly #client: WebhookClient | undefined;
-  readonly #confirm: (kind: string) => boolean;
+  /** True for the kinds confirmed by `GET tasks/{id}` before `onEvent`. */
+  readonly #confirms: (kind: string) => boolean;
+  /** Some kinds are confirmed: only what the GET reads back moves the order (see `dedupe`). */
+  readonly #confirming: boolean;
   readonly #memory: TaskEventMemory | undefined;
   readonly #queue: TaskEventQueue;
   readonly #maxBodyBytes: number;
@@ -213,15 +231,18 @@ class WebhookReceiver implements WebhookHandler {
           { error: describeError(error) },
         ));
     this.#client = options.client;
-    const confirm = options.confirm ?? false;
+    // With a client, the final statuses are confirmed whatever the list says: a forged final status
+    // would otherwise end the task and hide the genuine one (the service sends each webhook once).
+    const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
     if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
       throw new ConfigurationError('confirm', 'Invalid confirm: expected true, false or an array of event kinds');
     }
     if (confirm !== false && typeof options.client?.tasks?.retrieve !== 'function') {
       throw new ConfigurationError('client', 'confirm needs a client: createWebhookHandler({ client, confirm, … })');
     }
-    const confirmedKinds = new Set<string>(Array.isArray(confirm) ? confirm : []);
-    this.#confirm = confirm === true ? () => true : (kind) => confirmedKinds.has(kind);
+    const confirmedKinds = new Set<string>(Array.isArray(confirm) ? [...confirm, ...FINAL_STATUSES] : []);
+    this.#confirms = confirm === true ? () => true : (kind) => confirmedKinds.has(kind);
+    this.#confirming = confirm !== false;
     const dedupe = options.dedupe ?? true;
     if (dedupe !== false) {
       const bounds = dedupe === true ? {} : dedupe;
@@ -349,8 +370,7 @@ class WebhookReceiver implements WebhookHandler {
     }
     const now = receivedAt.getTime();
     if (this.#memory?.isDuplicate(event.taskId, event.kind, now)) {
-      this.#stats.duplicates++;
-      this.#logger.debug(`Duplicate webhook dropped: task ${event.taskId} (${event.kind})`);
+      this.#dropDuplicate(event);
       return { answer: RECEIVED };
     }
     if (this.#queue.isFull()) {
@@ -360,7 +380,9 @@ class WebhookReceiver implements WebhookHandler {
     if (!this.#queue.hasRoomFor(size)) {
       return { answer: this.#reject(rejection(503, 'the webhooks being processed hold too many bytes')) };
     }
-    this.#memory?.mark(event.taskId, event.kind, now);
+    // A kind to confirm is marked once the GET agrees (in #process): marked now, a forged one would hide
+    // a genuine one arriving while its GET is in flight.
+    if (!this.#confirms(event.kind)) this.#memory?.mark(event.taskId, event.kind, now);
     return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event), size) };
   }
 
@@ -389,18 +411,26 @@ class WebhookReceiver implements WebhookHandler {
         this.#dropOutOfOrder(received);
         return;
       }
-      if (this.#confirm(kind)) {
+      if (this.#confirms(kind)) {
+        // Checked here, in the task's order, for a webhook admitted while one of the same kind was
+        // being confirmed: it is a duplicate only if that GET agreed.
+        if (memory?.isDuplicate(taskId, kind, Date.now())) {
+          this.#dropDuplicate(received);
+          return;
+        }
         const confirmed = await this.#confirmEvent(received);
         if (confirmed === undefined) return;
         event = confirmed;
-        if (memory !== undefined && event.status !== kind) {
-          // The GET wins: the body's kind did not happen (yet), so a genuine one may still come; the
-          // status read back has now been passed on, so a webhook for it later is a duplicate.
-          memory.forget(taskId, kind);
-          memory.mark(taskId, event.status, Date.now());
-        }
+        // The GET wins: the status read back is what is passed on (a webhook for it later is a
+        // duplicate) and what moves the task; a kind it did not confirm may still come, genuinely.
+        memory?.mark(taskId, event.status, Date.now());
+        memory?.advance(taskId, event.status, Date.now(), true);
+      } else if (!this.#confirming) {
+        // No confirmation: the body is all there is, so it sets the order (a final status from a body
+        // does not hide another final status: see TaskEventMemory.isOutOfOrder).
+        memory?.advance(taskId, kind, Date.now(), false);
       }
-      memory?.advance(taskId, event.status, Date.now());
+      // An unconfirmed event next to confirmed ones moves nothing: it could be forged.
       await this.#runOnEvent(event);
       this.#stats.processed++;
     } catch (error) {
@@ -443,11 +473,15 @@ class WebhookReceiver implements WebhookHandler {
       }
       return { ...received, confirmed: true, status, task };
     } catch (error) {
-      this.#memory?.forget(received.taskId, received.kind);
       this.#stats.failed++;
       await this.#report(error, received);
       return undefined;
     }
+  }
+
+  #dropDuplicate(event: WebhookEvent): void {
+    this.#stats.duplicates++;
+    this.#logger.debug(`Duplicate webhook dropped: task ${event.taskId} (${event.kind})`);
   }
 
   #dropOutOfOrder(event: WebhookEvent): void {
@@ -480,7 +514,8 @@ class WebhookReceiver implements WebhookHandler {
  * http.createServer((req, res) => handler.node(req, res)).listen(8080);
  * ```
  *
- * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client`, or for an option out of
+ * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client` (or a `client` without
+ * `tasks.retrieve`), or for an option out of
  * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `eventTimeoutMs` ≥ 1,
  * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1, all
  * integers; a known `logLevel`).
