@@ -14,23 +14,11 @@ import {
   type WebhookHandler,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
-import { gate, postWebhook, webhookBody } from './fixtures.js';
+import { DELIVERY_EVENTS, gate, postWebhook, webhookBody } from './fixtures.js';
 import { type Receiver, startReceiver } from './servers.js';
 
 /** Every event kind a forger can send: the nine statuses and the two webhook-only events (spec § States). */
-const EVENT_KINDS = [
-  'pending',
-  'requested',
-  'accepted',
-  'inprogress',
-  'pickup_location_reached',
-  'pickedup',
-  'enroute',
-  'delivered',
-  'cancelled',
-  'rejected',
-  'failed',
-] as const;
+const EVENT_KINDS = ['pending', ...DELIVERY_EVENTS, 'cancelled', 'rejected', 'failed'] as const;
 
 /**
  * Genuine status changes the mock makes in one `advance` (design doc, transitions): the task's real
