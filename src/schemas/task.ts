@@ -8,19 +8,10 @@
  * @module
  */
 import * as z from 'zod';
+import { TASK_STATUSES } from '../lifecycle.js';
 
-/** The nine task statuses of spec § "States and transitions". */
-export const TaskStatus = z.enum([
-  'pending',
-  'requested',
-  'accepted',
-  'pickedup',
-  'enroute',
-  'delivered',
-  'cancelled',
-  'rejected',
-  'failed',
-]);
+/** The nine task statuses of spec § "States and transitions" (their order and transitions: `src/lifecycle.ts`). */
+export const TaskStatus = z.enum(TASK_STATUSES);
 /** A task status the spec lists. Responses may also carry statuses it does not: see {@link AnyTaskStatus}. */
 export type TaskStatus = z.infer<typeof TaskStatus>;
 

@@ -9,21 +9,15 @@
  * @module
  */
 import * as z from 'zod';
+import { WEBHOOK_EVENT_KINDS } from '../lifecycle.js';
 import { taskFields } from './task.js';
 
 /**
- * The seven event kinds of spec § "Events", item 3, carried as the body's `status`. `inprogress` and
- * `pickup_location_reached` exist only as webhook kinds, never as a task status.
+ * The seven event kinds of spec § "Events", item 3, carried as the body's `status` (defined with the
+ * rest of the lifecycle in `src/lifecycle.ts`). `inprogress` and `pickup_location_reached` exist only as
+ * webhook kinds, never as a task status.
  */
-export const WEBHOOK_EVENT_KINDS = [
-  'accepted',
-  'inprogress',
-  'pickup_location_reached',
-  'pickedup',
-  'enroute',
-  'delivered',
-  'cancelled',
-] as const;
+export { WEBHOOK_EVENT_KINDS };
 
 /**
  * An event kind: the body's `status`, a non-empty string. One of {@link WEBHOOK_EVENT_KINDS}, or any

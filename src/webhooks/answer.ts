@@ -3,6 +3,7 @@
  * the body is read, and the answers (spec § "Events", item 5: answer 200 at once, process afterwards).
  * @module
  */
+import { REASON_PHRASES } from '../internal/http-status.js';
 
 /** An answer to a webhook request, before it is written by an adapter. */
 export interface WebhookAnswer {
@@ -12,19 +13,9 @@ export interface WebhookAnswer {
   readonly headers?: Readonly<Record<string, string>>;
   /** JSON body. */
   readonly body: string;
-  /** Close the connection after answering (the rest of an oversized body is not read). */
+  /** Close the connection after answering (the rest of an oversized or late body is not read). */
   readonly close?: boolean;
 }
-
-/** Reason phrases of the statuses the handler answers with. */
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
 
 /** The answer to an accepted (or harmlessly dropped) webhook: 200 `{"received":true}`. */
 export const RECEIVED: WebhookAnswer = { status: 200, body: '{"received":true}' };
@@ -35,7 +26,7 @@ export function rejection(
   detail: string,
   extra: Omit<WebhookAnswer, 'status' | 'body'> = {},
 ): WebhookAnswer {
-  const reason = REASONS[status] ?? 'Error';
+  const reason = REASON_PHRASES[status] ?? 'Error';
   return { status, body: JSON.stringify({ error: `${reason}: ${detail}` }), ...extra };
 }
 
@@ -82,6 +73,14 @@ export function tooLarge(maxBodyBytes: number): WebhookAnswer {
   return rejection(413, `the body exceeds ${maxBodyBytes} bytes`, { close: true });
 }
 
+/**
+ * 408 for a body not received in full within `bodyTimeoutMs` of the start of the read; the connection is
+ * closed, so the sender cannot keep it open by sending more.
+ */
+export function bodyTimedOut(bodyTimeoutMs: number): WebhookAnswer {
+  return rejection(408, `the body was not received within ${bodyTimeoutMs} ms`, { close: true });
+}
+
 /** Joins chunks of `size` bytes in total into one array. */
 export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
@@ -94,5 +93,5 @@ export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8A
   return bytes;
 }
 
-/** Result of reading a request body under a size limit. */
-export type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'unreadable' };
+/** Result of reading a request body under a size limit and a deadline. */
+export type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'timeout' | 'unreadable' };

@@ -1,10 +1,11 @@
 /**
  * What the webhook handler remembers per task, to drop duplicates of (task id, status) and statuses
  * older than one already processed. Bounded: records expire `windowMs` after their last use and the
- * least recently used record goes first beyond `maxTasks`.
+ * least recently used record goes first beyond `maxTasks`. Which events may move the order is the
+ * handler's choice (see `advance`).
  * @module
  */
-import { isFinalStatus, lifecycleRank } from './lifecycle.js';
+import { isFinalStatus, lifecycleRank } from '../lifecycle.js';
 
 /** Statuses remembered per task at most; the oldest goes first (a task has about ten in its life). */
 const MAX_STATUSES_PER_TASK = 32;
@@ -14,8 +15,11 @@ interface TaskRecord {
   readonly seen: Map<string, number>;
   /** Highest {@link lifecycleRank} processed, −1 for none. */
   rank: number;
-  /** A final status was processed. */
-  final: boolean;
+  /**
+   * A final status was processed: `'confirmed'` when `GET tasks/{id}` read it back, `'unconfirmed'` when
+   * only a webhook body claimed it.
+   */
+  ended: 'confirmed' | 'unconfirmed' | undefined;
   /** Last use, ms since the epoch. */
   touchedAt: number;
 }
@@ -54,7 +58,7 @@ export class TaskEventMemory {
 
   /** The task's record, created if needed, moved to the most recently used end; evicts beyond the bounds. */
   #write(taskId: string, now: number): TaskRecord {
-    const record = this.#read(taskId, now) ?? { seen: new Map(), rank: -1, final: false, touchedAt: now };
+    const record = this.#read(taskId, now) ?? { seen: new Map(), rank: -1, ended: undefined, touchedAt: now };
     this.#records.delete(taskId);
     record.touchedAt = now;
     this.#records.set(taskId, record);
@@ -84,27 +88,30 @@ export class TaskEventMemory {
     }
   }
 
-  /** Forgets a mark, so the same (task id, status) is processed if it comes again. */
-  forget(taskId: string, status: string): void {
-    this.#records.get(taskId)?.seen.delete(status);
-  }
-
   /**
-   * True when the task already reached a final status, or `status` is earlier along the delivery path
-   * than a status already processed. A status off the path (an unknown kind) is never older.
+   * True when `status` is earlier along the delivery path than a status already processed, or the task
+   * has ended: after a confirmed final status nothing is in order any more; after one only a body claimed,
+   * another final status still is (two different final statuses cannot both be real, and a body cannot
+   * show which one is, so neither hides the other). A status off the path (an unknown kind) is never
+   * older.
    */
   isOutOfOrder(taskId: string, status: string, now: number): boolean {
     const record = this.#read(taskId, now);
     if (record === undefined) return false;
-    if (record.final) return true;
+    if (record.ended === 'confirmed') return true;
+    if (record.ended === 'unconfirmed' && !isFinalStatus(status)) return true;
     const rank = lifecycleRank(status);
     return rank !== undefined && rank < record.rank;
   }
 
-  /** Records that `status` was processed for the task: raises its position, and ends it on a final status. */
-  advance(taskId: string, status: string, now: number): void {
+  /**
+   * Records that `status` was processed for the task: raises its position along the delivery path, and
+   * ends the task on a final status (`confirmed`: read back with `GET tasks/{id}`, else only claimed by a
+   * body; a confirmed end is never downgraded).
+   */
+  advance(taskId: string, status: string, now: number, confirmed: boolean): void {
     const record = this.#write(taskId, now);
     record.rank = Math.max(record.rank, lifecycleRank(status) ?? -1);
-    if (isFinalStatus(status)) record.final = true;
+    if (isFinalStatus(status) && record.ended !== 'confirmed') record.ended = confirmed ? 'confirmed' : 'unconfirmed';
   }
 }

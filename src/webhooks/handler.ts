@@ -4,13 +4,14 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigurationError, DeliveryError, isWebhookPayloadError } from '../errors.js';
+import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
 import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
+import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Tasks } from '../resources/tasks.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
-import { type BodyRead, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
+import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent } from './event.js';
 import { readNodeBody, writeNodeAnswer } from './node.js';
@@ -38,14 +39,21 @@ export interface WebhookHandlerOptions {
    * arrival order. A throw or rejection goes to `onError`, never to the sender.
    */
   onEvent: (event: WebhookEvent) => unknown;
-  /** A `DeliveryClient` (or anything with `tasks.retrieve`), used by `confirm`. Required with `confirm`. */
+  /**
+   * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`).
+   * Required with `confirm: true` or a list; given alone, the final statuses are confirmed.
+   */
   client?: WebhookClient;
   /**
    * Confirm events with `GET tasks/{id}` (`client.tasks.retrieve`) before `onEvent`, as the spec advises
    * (§ "Events", item 7: webhooks are not signed): `true` for every kind, or the kinds to confirm, e.g.
-   * `['delivered', 'cancelled']`. The GET wins over the body: `onEvent` gets `confirmed: true`, the task
-   * read back and its status. When the GET fails (or the task has no status), `onError` gets the error
-   * and `onEvent` is not called for that event. Default `false`.
+   * `['delivered', 'cancelled']`. With a client, the final statuses (delivered, cancelled, rejected,
+   * failed) are always confirmed too, so a forged one cannot end a task: `['delivered', 'cancelled']`
+   * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
+   * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
+   * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
+   * Default: the final statuses with a client, else `false`.
+   * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
    */
   confirm?: boolean | readonly WebhookEventKind[];
   /**
@@ -55,23 +63,58 @@ export interface WebhookHandlerOptions {
    * rejected, failed) nothing more is processed for it. Unknown kinds are never older. Dropped events are
    * still answered 200 and counted in `stats`. `false` passes every valid webhook to `onEvent`. Default
    * `true` (10 min, 10 000 tasks).
+   *
+   * A webhook body can be forged (spec § "Events", item 7), so when events are confirmed only what
+   * `GET tasks/{id}` read back moves a task along or ends it; an unconfirmed event is dropped only as a
+   * duplicate of (task id, kind) or as older than a confirmed status, and never hides a later one.
+   * Without confirmation the body is all there is: bodies set the order, and a final status from a body
+   * drops later statuses that are not final, while another final status still reaches `onEvent` (two
+   * cannot both be real, and a body cannot tell which one is).
    */
   dedupe?: boolean | WebhookDedupeOptions;
   /** Largest body accepted, bytes; larger ones get 413 (early when `Content-Length` says so). Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Deadline for receiving the whole body, ms, counted from the start of the read: a sender that has not
+   * sent all of it by then (one dribbling bytes, or declaring a `Content-Length` larger than what it
+   * sends) is answered 408 with `connection: close`, the body stream is cancelled and the socket freed.
+   * Bytes arriving slowly do not extend it. Keep it well under the 5 s the service waits for an answer
+   * (spec § "Events", item 5; § "Limits"). Applies where the handler reads the body itself (the stream, or
+   * a Web `Request`); a body a framework already parsed is governed by the framework's own timeouts.
+   * Default 2 000 (2 s); an integer from 1 to 2 147 483 647, else `ConfigurationError`.
+   */
+  bodyTimeoutMs?: number;
   /**
    * Called with failures of `onEvent`, of confirmation (with the event), and of the handler itself (500,
    * without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
    * error (never the body). Its own failures are logged.
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
-  /** Events processed at once at most. Default 8. */
+  /** Events processed at once at most. Default 8; an integer from 1 to 10 000. */
   concurrency?: number;
   /**
+   * Deadline for one `onEvent` call, ms. When a call has not settled by then its processing slot is
+   * freed, so the events behind it (those of the same task too, still in arrival order) go on;
+   * `onError` gets a `WebhookEventTimeoutError` (`taskId`, `kind`, `timeoutMs`) with the event, and it
+   * counts as `failed`. The call itself cannot be stopped: whatever it does later is ignored. Without a
+   * deadline, `concurrency` calls that never settle would stop all processing. Default 30 000 (30 s);
+   * an integer from 1 to 2 147 483 647, else `ConfigurationError`.
+   */
+  eventTimeoutMs?: number;
+  /**
    * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
-   * retry: such events are caught by a reconcile, see the README). Default 10 000.
+   * retry: such events are caught by a reconcile, see the README). Default 10 000; an integer ≥ 1.
    */
   maxQueue?: number;
+  /**
+   * Bytes of webhook bodies held by the events waiting and running at most, counted as received (the
+   * bytes read, or the JSON length of a body a framework already parsed); a webhook that would go
+   * beyond is answered 503, and an event's bytes are given back when its processing ends. Bounds the
+   * memory a flood of large webhooks with a slow `onEvent` can take (spec § "Events": the service sends
+   * the full task). Default 67 108 864 (64 MiB), or `maxBodyBytes` when that is larger; an integer from
+   * `maxBodyBytes` up, else `ConfigurationError`.
+   */
+  maxQueueBytes?: number;
   /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
   logger?: Logger;
   /**
@@ -118,9 +161,10 @@ export interface WebhookHandler {
   /**
    * Web adapter, `Request → Response` (Hono, Next.js route handlers, Bun, Deno, workers). Answers 200
    * `{"received":true}` as soon as the event is queued; 405 (with `Allow: POST`) for another method, 415
-   * for a content type that is not JSON, 413 over `maxBodyBytes`, 400 for a body that is not JSON or not
-   * a webhook (including a bad task id), 503 when the queue is full, 500 on an internal failure. Never
-   * rejects. With `context`, `context.waitUntil` gets a promise that settles when the event is processed.
+   * for a content type that is not JSON, 413 over `maxBodyBytes`, 408 (with `connection: close`) for a
+   * body not received within `bodyTimeoutMs`, 400 for a body that is not JSON or not a webhook (including
+   * a bad task id), 503 when the queue is full, 500 on an internal failure. Never rejects. With
+   * `context`, `context.waitUntil` gets a promise that settles when the event is processed.
    */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
   /**
@@ -135,8 +179,11 @@ export interface WebhookHandler {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT_MS = 2_000;
 const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_EVENT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_QUEUE = 10_000;
+const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
 
@@ -149,10 +196,15 @@ class WebhookReceiver implements WebhookHandler {
   readonly #onEvent: WebhookHandlerOptions['onEvent'];
   readonly #onError: NonNullable<WebhookHandlerOptions['onError']>;
   readonly #client: WebhookClient | undefined;
-  readonly #confirm: (kind: string) => boolean;
+  /** True for the kinds confirmed by `GET tasks/{id}` before `onEvent`. */
+  readonly #confirms: (kind: string) => boolean;
+  /** Some kinds are confirmed: only what the GET reads back moves the order (see `dedupe`). */
+  readonly #confirming: boolean;
   readonly #memory: TaskEventMemory | undefined;
   readonly #queue: TaskEventQueue;
   readonly #maxBodyBytes: number;
+  readonly #bodyTimeoutMs: number;
+  readonly #eventTimeoutMs: number;
   readonly #logger: LevelLogger;
   readonly #stats: WebhookHandlerStats = {
     received: 0,
@@ -179,15 +231,18 @@ class WebhookReceiver implements WebhookHandler {
           { error: describeError(error) },
         ));
     this.#client = options.client;
-    const confirm = options.confirm ?? false;
+    // With a client, the final statuses are confirmed whatever the list says: a forged final status
+    // would otherwise end the task and hide the genuine one (the service sends each webhook once).
+    const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
     if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
       throw new ConfigurationError('confirm', 'Invalid confirm: expected true, false or an array of event kinds');
     }
     if (confirm !== false && typeof options.client?.tasks?.retrieve !== 'function') {
       throw new ConfigurationError('client', 'confirm needs a client: createWebhookHandler({ client, confirm, … })');
     }
-    const confirmedKinds = new Set<string>(Array.isArray(confirm) ? confirm : []);
-    this.#confirm = confirm === true ? () => true : (kind) => confirmedKinds.has(kind);
+    const confirmedKinds = new Set<string>(Array.isArray(confirm) ? [...confirm, ...FINAL_STATUSES] : []);
+    this.#confirms = confirm === true ? () => true : (kind) => confirmedKinds.has(kind);
+    this.#confirming = confirm !== false;
     const dedupe = options.dedupe ?? true;
     if (dedupe !== false) {
       const bounds = dedupe === true ? {} : dedupe;
@@ -197,9 +252,30 @@ class WebhookReceiver implements WebhookHandler {
       );
     }
     this.#maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+    this.#eventTimeoutMs = integerOption(
+      'eventTimeoutMs',
+      options.eventTimeoutMs,
+      DEFAULT_EVENT_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
+    this.#bodyTimeoutMs = integerOption(
+      'bodyTimeoutMs',
+      options.bodyTimeoutMs,
+      DEFAULT_BODY_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
     this.#queue = new TaskEventQueue(
       integerOption('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
       integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
+      integerOption(
+        'maxQueueBytes',
+        options.maxQueueBytes,
+        Math.max(DEFAULT_MAX_QUEUE_BYTES, this.#maxBodyBytes),
+        this.#maxBodyBytes,
+        Number.MAX_SAFE_INTEGER,
+      ),
     );
   }
 
@@ -220,7 +296,7 @@ class WebhookReceiver implements WebhookHandler {
         this.#maxBodyBytes,
       );
       if (early !== undefined) return toResponse(this.#reject(early));
-      const body = await readRequestBody(request, this.#maxBodyBytes);
+      const body = await readRequestBody(request, this.#maxBodyBytes, this.#bodyTimeoutMs);
       const { answer, done } = this.#admit(body, receivedAt);
       if (done !== undefined && context !== undefined) {
         try {
@@ -254,7 +330,9 @@ class WebhookReceiver implements WebhookHandler {
       const given = typeof options === 'object' && options !== null ? options.body : undefined;
       const parsed = given ?? (req as IncomingMessage & { body?: unknown }).body;
       const body: BodyRead | { ok: true; value: unknown } =
-        parsed !== undefined ? { ok: true, value: parsed } : await readNodeBody(req, this.#maxBodyBytes);
+        parsed !== undefined
+          ? { ok: true, value: parsed }
+          : await readNodeBody(req, this.#maxBodyBytes, this.#bodyTimeoutMs);
       writeNodeAnswer(req, res, this.#admit(body, receivedAt).answer);
     } catch (error) {
       writeNodeAnswer(req, res, this.#internalFailure(error));
@@ -280,6 +358,7 @@ class WebhookReceiver implements WebhookHandler {
   ): { answer: WebhookAnswer; done?: Promise<void> } {
     if (!body.ok) {
       if (body.reason === 'too_large') return { answer: this.#reject(tooLarge(this.#maxBodyBytes)) };
+      if (body.reason === 'timeout') return { answer: this.#reject(bodyTimedOut(this.#bodyTimeoutMs)) };
       return { answer: this.#reject(rejection(400, 'the body could not be read')) };
     }
     let event: WebhookEvent & { confirmed: false };
@@ -291,15 +370,35 @@ class WebhookReceiver implements WebhookHandler {
     }
     const now = receivedAt.getTime();
     if (this.#memory?.isDuplicate(event.taskId, event.kind, now)) {
-      this.#stats.duplicates++;
-      this.#logger.debug(`Duplicate webhook dropped: task ${event.taskId} (${event.kind})`);
+      this.#dropDuplicate(event);
       return { answer: RECEIVED };
     }
     if (this.#queue.isFull()) {
       return { answer: this.#reject(rejection(503, 'too many webhooks waiting to be processed')) };
     }
-    this.#memory?.mark(event.taskId, event.kind, now);
-    return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event)) };
+    const size = this.#sizeOf(body);
+    if (!this.#queue.hasRoomFor(size)) {
+      return { answer: this.#reject(rejection(503, 'the webhooks being processed hold too many bytes')) };
+    }
+    // A kind to confirm is marked once the GET agrees (in #process): marked now, a forged one would hide
+    // a genuine one arriving while its GET is in flight.
+    if (!this.#confirms(event.kind)) this.#memory?.mark(event.taskId, event.kind, now);
+    return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event), size) };
+  }
+
+  /**
+   * The size of a received body, bytes: the bytes read, else the length of the text or bytes given, else
+   * the JSON length of a parsed body (`maxBodyBytes` if it cannot be serialised).
+   */
+  #sizeOf(body: { ok: true; bytes: Uint8Array } | { ok: true; value: unknown }): number {
+    const value = 'value' in body ? body.value : body.bytes;
+    if (typeof value === 'string') return value.length;
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return value.byteLength;
+    try {
+      return JSON.stringify(value)?.length ?? 0;
+    } catch {
+      return this.#maxBodyBytes;
+    }
   }
 
   /** Processes one event: order check, confirmation, `onEvent`. Never throws. */
@@ -312,23 +411,54 @@ class WebhookReceiver implements WebhookHandler {
         this.#dropOutOfOrder(received);
         return;
       }
-      if (this.#confirm(kind)) {
+      if (this.#confirms(kind)) {
+        // Checked here, in the task's order, for a webhook admitted while one of the same kind was
+        // being confirmed: it is a duplicate only if that GET agreed.
+        if (memory?.isDuplicate(taskId, kind, Date.now())) {
+          this.#dropDuplicate(received);
+          return;
+        }
         const confirmed = await this.#confirmEvent(received);
         if (confirmed === undefined) return;
         event = confirmed;
-        if (memory !== undefined && event.status !== kind) {
-          // The GET wins: the body's kind did not happen (yet), so a genuine one may still come; the
-          // status read back has now been passed on, so a webhook for it later is a duplicate.
-          memory.forget(taskId, kind);
-          memory.mark(taskId, event.status, Date.now());
-        }
+        // The GET wins: the status read back is what is passed on (a webhook for it later is a
+        // duplicate) and what moves the task; a kind it did not confirm may still come, genuinely.
+        memory?.mark(taskId, event.status, Date.now());
+        memory?.advance(taskId, event.status, Date.now(), true);
+      } else if (!this.#confirming) {
+        // No confirmation: the body is all there is, so it sets the order (a final status from a body
+        // does not hide another final status: see TaskEventMemory.isOutOfOrder).
+        memory?.advance(taskId, kind, Date.now(), false);
       }
-      memory?.advance(taskId, event.status, Date.now());
-      await this.#onEvent(event);
+      // An unconfirmed event next to confirmed ones moves nothing: it could be forged.
+      await this.#runOnEvent(event);
       this.#stats.processed++;
     } catch (error) {
       this.#stats.failed++;
       await this.#report(error, event);
+    }
+  }
+
+  /**
+   * Calls `onEvent` and waits for it, at most `eventTimeoutMs`.
+   * @throws what `onEvent` throws or rejects with, or {@link WebhookEventTimeoutError} at the deadline
+   * (a later outcome of the call is ignored).
+   */
+  async #runOnEvent(event: WebhookEvent): Promise<void> {
+    const timeoutMs = this.#eventTimeoutMs;
+    const running = Promise.resolve(this.#onEvent(event));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new WebhookEventTimeoutError({ taskId: event.taskId, kind: event.kind, timeoutMs })),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([running, deadline]);
+    } finally {
+      clearTimeout(timer);
+      running.catch(() => {});
     }
   }
 
@@ -343,11 +473,15 @@ class WebhookReceiver implements WebhookHandler {
       }
       return { ...received, confirmed: true, status, task };
     } catch (error) {
-      this.#memory?.forget(received.taskId, received.kind);
       this.#stats.failed++;
       await this.#report(error, received);
       return undefined;
     }
+  }
+
+  #dropDuplicate(event: WebhookEvent): void {
+    this.#stats.duplicates++;
+    this.#logger.debug(`Duplicate webhook dropped: task ${event.taskId} (${event.kind})`);
   }
 
   #dropOutOfOrder(event: WebhookEvent): void {
@@ -380,9 +514,11 @@ class WebhookReceiver implements WebhookHandler {
  * http.createServer((req, res) => handler.node(req, res)).listen(8080);
  * ```
  *
- * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client`, or for an option out of
- * range (`maxBodyBytes` ≥ 1, `concurrency` 1…10 000, `maxQueue` ≥ 1, `dedupe.windowMs` ≥ 1,
- * `dedupe.maxTasks` ≥ 1, all integers; a known `logLevel`).
+ * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client` (or a `client` without
+ * `tasks.retrieve`), or for an option out of
+ * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `eventTimeoutMs` ≥ 1,
+ * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1, all
+ * integers; a known `logLevel`).
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   return new WebhookReceiver(options);

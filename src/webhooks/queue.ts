@@ -1,6 +1,7 @@
 /**
  * The webhook handler's processing queue: at most `concurrency` events run at once, events of one task
- * run one at a time in arrival order, and at most `capacity` events wait.
+ * run one at a time in arrival order, at most `capacity` events wait, and the events waiting and
+ * running hold at most `maxBytes` of bodies.
  * @module
  */
 
@@ -13,10 +14,14 @@ interface TaskLane {
   running: boolean;
 }
 
-/** A bounded FIFO of jobs keyed by task id, run with bounded concurrency, one job per task at a time. */
+/**
+ * A FIFO of jobs keyed by task id, bounded by count and by bytes, run with bounded concurrency, one job
+ * per task at a time.
+ */
 export class TaskEventQueue {
   readonly #concurrency: number;
   readonly #capacity: number;
+  readonly #maxBytes: number;
   /** Tasks with a job running or waiting. */
   readonly #lanes = new Map<string, TaskLane>();
   /** Tasks with a job waiting and none running, in the order they became ready. */
@@ -24,15 +29,18 @@ export class TaskEventQueue {
   readonly #idleWaiters: (() => void)[] = [];
   #waiting = 0;
   #running = 0;
+  #bytes = 0;
   #pumpScheduled = false;
 
   /**
    * @param concurrency jobs run at once at most.
    * @param capacity jobs waiting at most; {@link isFull} beyond.
+   * @param maxBytes bytes held by the jobs waiting and running at most; see {@link hasRoomFor}.
    */
-  constructor(concurrency: number, capacity: number) {
+  constructor(concurrency: number, capacity: number, maxBytes = Number.POSITIVE_INFINITY) {
     this.#concurrency = concurrency;
     this.#capacity = capacity;
+    this.#maxBytes = maxBytes;
   }
 
   /** Jobs waiting to start. */
@@ -45,18 +53,30 @@ export class TaskEventQueue {
     return this.#running;
   }
 
+  /** Bytes held by the jobs waiting and running (given back as each job finishes). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** True when no more jobs may wait. */
   isFull(): boolean {
     return this.#waiting >= this.#capacity;
   }
 
+  /** True when a job holding `bytes` more stays within `maxBytes`. */
+  hasRoomFor(bytes: number): boolean {
+    return this.#bytes + bytes <= this.#maxBytes;
+  }
+
   /**
-   * Queues a job. It starts on a later turn of the event loop (never inside this call, so an answer
-   * written right after is sent first). Check {@link isFull} before.
+   * Queues a job that holds `bytes` until it finishes. It starts on a later turn of the event loop (never
+   * inside this call, so an answer written right after is sent first). Check {@link isFull} and
+   * {@link hasRoomFor} before.
    * @returns a promise that resolves when the job has finished; it never rejects (a job's own failure is
    * its to report).
    */
-  push(taskId: string, job: Job): Promise<void> {
+  push(taskId: string, job: Job, bytes = 0): Promise<void> {
+    this.#bytes += bytes;
     return new Promise<void>((resolve) => {
       const run: Job = async () => {
         try {
@@ -64,6 +84,7 @@ export class TaskEventQueue {
         } catch {
           // Jobs report their own failures; the queue only has to keep going.
         } finally {
+          this.#bytes -= bytes;
           resolve();
         }
       };

@@ -13,16 +13,9 @@ describe('TaskEventMemory', () => {
     expect(memory.isDuplicate('t1', 'accepted', 10 * MINUTE)).toBe(false);
   });
 
-  it('forgets a mark on request', () => {
-    const memory = new TaskEventMemory(MINUTE, 100);
-    memory.mark('t1', 'delivered', 0);
-    memory.forget('t1', 'delivered');
-    expect(memory.isDuplicate('t1', 'delivered', 1)).toBe(false);
-  });
-
   it('reports a status earlier along the delivery path than one processed as out of order', () => {
     const memory = new TaskEventMemory(MINUTE, 100);
-    memory.advance('t1', 'pickedup', 0);
+    memory.advance('t1', 'pickedup', 0, true);
     for (const older of ['pending', 'requested', 'accepted', 'inprogress', 'pickup_location_reached']) {
       expect(memory.isOutOfOrder('t1', older, 1)).toBe(true);
     }
@@ -32,20 +25,45 @@ describe('TaskEventMemory', () => {
     expect(memory.isOutOfOrder('t2', 'accepted', 1)).toBe(false);
   });
 
-  it.each(['delivered', 'cancelled', 'rejected', 'failed'])('processes nothing after the final status %s', (final) => {
+  it.each(['delivered', 'cancelled', 'rejected', 'failed'])(
+    'processes nothing after the confirmed final status %s',
+    (final) => {
+      const memory = new TaskEventMemory(MINUTE, 100);
+      memory.advance('t1', 'accepted', 0, true);
+      memory.advance('t1', final, 1, true);
+      for (const status of ['enroute', 'delivered', 'cancelled', 'failed', 'driver_reassigned']) {
+        expect(memory.isOutOfOrder('t1', status, 2)).toBe(true);
+      }
+    },
+  );
+
+  it.each(['delivered', 'cancelled', 'rejected', 'failed'])(
+    'processes only other final statuses after the final status %s that a body claimed',
+    (final) => {
+      const memory = new TaskEventMemory(MINUTE, 100);
+      memory.advance('t1', 'accepted', 0, false);
+      memory.advance('t1', final, 1, false);
+      for (const status of ['requested', 'pickedup', 'enroute', 'driver_reassigned']) {
+        expect(memory.isOutOfOrder('t1', status, 2), status).toBe(true);
+      }
+      for (const status of ['delivered', 'cancelled', 'rejected', 'failed'].filter((other) => other !== final)) {
+        expect(memory.isOutOfOrder('t1', status, 2), status).toBe(false);
+      }
+    },
+  );
+
+  it('keeps a confirmed end when a body claims another final status afterwards', () => {
     const memory = new TaskEventMemory(MINUTE, 100);
-    memory.advance('t1', 'accepted', 0);
-    memory.advance('t1', final, 1);
-    for (const status of ['enroute', 'delivered', 'cancelled', 'failed', 'driver_reassigned']) {
-      expect(memory.isOutOfOrder('t1', status, 2)).toBe(true);
-    }
+    memory.advance('t1', 'delivered', 0, true);
+    memory.advance('t1', 'failed', 1, false);
+    expect(memory.isOutOfOrder('t1', 'cancelled', 2)).toBe(true);
   });
 
   it('never considers an unknown status older, and an unknown status does not move a task', () => {
     const memory = new TaskEventMemory(MINUTE, 100);
-    memory.advance('t1', 'enroute', 0);
+    memory.advance('t1', 'enroute', 0, true);
     expect(memory.isOutOfOrder('t1', 'driver_reassigned', 1)).toBe(false);
-    memory.advance('t1', 'driver_reassigned', 1);
+    memory.advance('t1', 'driver_reassigned', 1, true);
     expect(memory.isOutOfOrder('t1', 'delivered', 2)).toBe(false);
     expect(memory.isOutOfOrder('t1', 'pickedup', 2)).toBe(true);
   });

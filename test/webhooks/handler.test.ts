@@ -367,17 +367,21 @@ describe('createWebhookHandler: duplicates and ordering', () => {
     expect(handler.stats.outOfOrder).toBe(1);
   });
 
-  it.each(['delivered', 'cancelled'])('processes nothing for a task after the final %s', async (final) => {
-    const { handler, events } = collecting();
-    await send(handler, webhookBody('t1', 'accepted'));
-    await send(handler, webhookBody('t1', final));
-    await send(handler, webhookBody('t1', 'enroute'));
-    await send(handler, webhookBody('t1', final === 'delivered' ? 'cancelled' : 'delivered'));
-    await send(handler, webhookBody('t1', 'driver_rated'));
-    await handler.idle();
-    expect(events.map((event) => event.kind)).toEqual(['accepted', final]);
-    expect(handler.stats.outOfOrder).toBe(3);
-  });
+  it.each(['delivered', 'cancelled'])(
+    'processes nothing for a task after the final %s but another final status, which a body alone cannot rule out',
+    async (final) => {
+      const { handler, events } = collecting();
+      const other = final === 'delivered' ? 'cancelled' : 'delivered';
+      await send(handler, webhookBody('t1', 'accepted'));
+      await send(handler, webhookBody('t1', final));
+      await send(handler, webhookBody('t1', 'enroute'));
+      await send(handler, webhookBody('t1', other));
+      await send(handler, webhookBody('t1', 'driver_rated'));
+      await handler.idle();
+      expect(events.map((event) => event.kind)).toEqual(['accepted', final, other]);
+      expect(handler.stats.outOfOrder).toBe(2);
+    },
+  );
 
   it('never considers an unknown kind older', async () => {
     const { handler, events } = collecting();
@@ -505,6 +509,9 @@ describe('createWebhookHandler: options', () => {
     ['confirm as a string', { confirm: 'delivered' }, 'confirm'],
     ['a concurrency of 0', { concurrency: 0 }, 'concurrency'],
     ['a fractional maxBodyBytes', { maxBodyBytes: 1.5 }, 'maxBodyBytes'],
+    ['a bodyTimeoutMs of 0', { bodyTimeoutMs: 0 }, 'bodyTimeoutMs'],
+    ['an eventTimeoutMs of 0', { eventTimeoutMs: 0 }, 'eventTimeoutMs'],
+    ['a maxQueueBytes below maxBodyBytes', { maxBodyBytes: 2048, maxQueueBytes: 2047 }, 'maxQueueBytes'],
     ['a maxQueue of 0', { maxQueue: 0 }, 'maxQueue'],
     ['a dedupe window of 0', { dedupe: { windowMs: 0 } }, 'dedupe.windowMs'],
     ['an unknown logLevel', { logLevel: 'loud' }, 'logLevel'],
@@ -611,6 +618,54 @@ describe('createWebhookHandler: confirmation by GET tasks/{id}', () => {
       ['enroute', false],
       ['delivered', true],
     ]);
+  });
+
+  it('confirms the final statuses whenever a client is given: with confirm omitted, and beyond a shorter list', async () => {
+    tasks.set('t1', { id: 't1', status: 'enroute' });
+    const omitted = collecting({ client });
+    const listed = collecting({ client, confirm: ['delivered'] });
+    for (const { handler } of [omitted, listed]) {
+      for (const kind of ['pickedup', 'failed', 'rejected', 'cancelled']) await send(handler, webhookBody('t1', kind));
+      await handler.idle();
+    }
+    expect(omitted.events.map((event) => [event.kind, event.confirmed])).toEqual([
+      ['pickedup', false],
+      ['failed', true],
+      ['rejected', true],
+      ['cancelled', true],
+    ]);
+    expect(listed.events.map((event) => [event.kind, event.confirmed])).toEqual(
+      omitted.events.map((event) => [event.kind, event.confirmed]),
+    );
+    expect(gets).toHaveLength(6);
+  });
+
+  it('confirms nothing with confirm: false, even with a client', async () => {
+    const { handler, events } = collecting({ client, confirm: false });
+    await send(handler, webhookBody('t1', 'delivered'));
+    await handler.idle();
+    expect(gets).toEqual([]);
+    expect(events.map((event) => [event.kind, event.confirmed])).toEqual([['delivered', false]]);
+  });
+
+  it('never lets an unconfirmed event move the order when events are confirmed, so a forged later status hides no earlier one', async () => {
+    tasks.set('t1', { id: 't1', status: 'pickedup' });
+    const { handler, events } = collecting({ client, confirm: ['delivered', 'cancelled'] });
+    await send(handler, webhookBody('t1', 'enroute')); // forged: the task is at pickedup
+    await send(handler, webhookBody('t1', 'pickedup')); // genuine, and later than nothing confirmed
+    await handler.idle();
+    expect(events.map((event) => event.kind)).toEqual(['enroute', 'pickedup']);
+    tasks.set('t1', { id: 't1', status: 'delivered' });
+    await send(handler, webhookBody('t1', 'delivered'));
+    await send(handler, webhookBody('t1', 'accepted'));
+    await handler.idle();
+    // The confirmed delivered ends the task: a late body is dropped.
+    expect(events.map((event) => [event.kind, event.confirmed])).toEqual([
+      ['enroute', false],
+      ['pickedup', false],
+      ['delivered', true],
+    ]);
+    expect(handler.stats.outOfOrder).toBe(1);
   });
 
   it('calls onError and not onEvent when the GET fails, and processes a resend once it succeeds', async () => {

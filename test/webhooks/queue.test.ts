@@ -70,6 +70,22 @@ describe('TaskEventQueue', () => {
     expect(queue.isFull()).toBe(false);
   });
 
+  it('counts the bytes of jobs waiting and running against maxBytes, and gives them back as each job finishes', async () => {
+    const queue = new TaskEventQueue(1, 100, 1000);
+    const release = gate();
+    void queue.push('a', () => release.promise, 600);
+    void queue.push('b', async () => {}, 300);
+    expect(queue.bytes).toBe(900);
+    expect(queue.hasRoomFor(100)).toBe(true);
+    expect(queue.hasRoomFor(101)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a is running, b waits behind it
+    expect(queue.bytes).toBe(900);
+    release.open();
+    await queue.idle();
+    expect(queue.bytes).toBe(0);
+    expect(queue.hasRoomFor(1000)).toBe(true);
+  });
+
   it('keeps going after a job that throws, and its promise still resolves', async () => {
     const queue = new TaskEventQueue(1, 10);
     const ran: string[] = [];

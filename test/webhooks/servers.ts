@@ -13,6 +13,8 @@ import type { WebhookHandler } from '../../src/webhooks/index.js';
 /** A running receiver: the webhook URL and how to stop it. */
 export interface Receiver {
   readonly url: string;
+  /** Connections the server holds open now. */
+  openSockets(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -36,11 +38,18 @@ export const MOUNTINGS: readonly Mounting[] = [
 
 const PATH = '/webhooks/delivery';
 
+function openSockets(server: Server): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
+}
+
 async function listen(server: Server): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${PATH}`,
+    openSockets: () => openSockets(server),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -75,7 +84,11 @@ export async function startReceiver(mounting: Mounting, handler: WebhookHandler,
       });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
-      return { url: `http://127.0.0.1:${port}${PATH}`, close: () => app.close() };
+      return {
+        url: `http://127.0.0.1:${port}${PATH}`,
+        openSockets: () => openSockets(app.server),
+        close: () => app.close(),
+      };
     }
     case 'fastify with the raw stream': {
       const app = Fastify();
@@ -89,7 +102,11 @@ export async function startReceiver(mounting: Mounting, handler: WebhookHandler,
       });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
-      return { url: `http://127.0.0.1:${port}${PATH}`, close: () => app.close() };
+      return {
+        url: `http://127.0.0.1:${port}${PATH}`,
+        openSockets: () => openSockets(app.server),
+        close: () => app.close(),
+      };
     }
     case 'hono': {
       const app = new Hono();

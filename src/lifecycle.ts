@@ -1,0 +1,117 @@
+/**
+ * The task lifecycle, defined once: the statuses, the webhook-only events, the delivery path and its
+ * order, the final statuses and where the off-path statuses come from. The schemas, the webhook handler
+ * and the mock all read it from here.
+ *
+ * Sources: spec § "States and transitions" (the nine statuses; `inprogress` and
+ * `pickup_location_reached` are webhook event kinds only; "Transitions: not shown") and § "Events",
+ * item 3 (the event kinds); the design doc's choice of transitions: pending → requested → accepted →
+ * (inprogress → pickup_location_reached, webhook only) → pickedup → enroute → delivered; cancelled from
+ * pending, requested or accepted; rejected from pending or requested; failed from enroute.
+ * @module
+ */
+
+/** The nine task statuses of spec § "States and transitions", in the spec's order. */
+export const TASK_STATUSES = [
+  'pending',
+  'requested',
+  'accepted',
+  'pickedup',
+  'enroute',
+  'delivered',
+  'cancelled',
+  'rejected',
+  'failed',
+] as const;
+
+/** One of {@link TASK_STATUSES}. */
+export type LifecycleStatus = (typeof TASK_STATUSES)[number];
+
+/**
+ * Webhook event kinds that are not task statuses (spec § "States and transitions"): they happen between
+ * `accepted` and `pickedup`, in this order, and never become a task's `status`.
+ */
+export const WEBHOOK_ONLY_EVENTS = ['inprogress', 'pickup_location_reached'] as const;
+
+/** One of {@link WEBHOOK_ONLY_EVENTS}. */
+export type WebhookOnlyEvent = (typeof WEBHOOK_ONLY_EVENTS)[number];
+
+/** A status change of a task: a task status or a webhook-only event. */
+export type LifecycleEvent = LifecycleStatus | WebhookOnlyEvent;
+
+/** The seven event kinds of spec § "Events", item 3, carried as a webhook body's `status`. */
+export const WEBHOOK_EVENT_KINDS = [
+  'accepted',
+  'inprogress',
+  'pickup_location_reached',
+  'pickedup',
+  'enroute',
+  'delivered',
+  'cancelled',
+] as const;
+
+/**
+ * The events of a delivery that goes well, earliest first, webhook-only events included. The position
+ * of an event is its rank ({@link lifecycleRank}).
+ */
+export const DELIVERY_PATH = [
+  'pending',
+  'requested',
+  'accepted',
+  'inprogress',
+  'pickup_location_reached',
+  'pickedup',
+  'enroute',
+  'delivered',
+] as const satisfies readonly LifecycleEvent[];
+
+/** The task statuses of {@link DELIVERY_PATH}, in order: `pending` … `delivered`. */
+export const HAPPY_PATH: readonly LifecycleStatus[] = DELIVERY_PATH.filter((event) => isTaskStatus(event));
+
+/** Statuses a task never leaves. */
+export const FINAL_STATUSES = [
+  'delivered',
+  'cancelled',
+  'rejected',
+  'failed',
+] as const satisfies readonly LifecycleStatus[];
+
+/** The statuses off the delivery path and the statuses each can be reached from. */
+export const OFF_PATH_SOURCES = {
+  cancelled: ['pending', 'requested', 'accepted'],
+  rejected: ['pending', 'requested'],
+  failed: ['enroute'],
+} as const satisfies Readonly<Record<string, readonly LifecycleStatus[]>>;
+
+/** One of the keys of {@link OFF_PATH_SOURCES}. */
+export type OffPathStatus = keyof typeof OFF_PATH_SOURCES;
+
+const RANK: ReadonlyMap<string, number> = new Map(DELIVERY_PATH.map((event, index) => [event, index]));
+
+/** True for one of the nine {@link TASK_STATUSES}. */
+export function isTaskStatus(value: string): value is LifecycleStatus {
+  return (TASK_STATUSES as readonly string[]).includes(value);
+}
+
+/** True for `inprogress` and `pickup_location_reached`. */
+export function isWebhookOnlyEvent(value: string): value is WebhookOnlyEvent {
+  return (WEBHOOK_ONLY_EVENTS as readonly string[]).includes(value);
+}
+
+/** True for `cancelled`, `rejected` and `failed`. */
+export function isOffPathStatus(value: string): value is OffPathStatus {
+  return Object.hasOwn(OFF_PATH_SOURCES, value);
+}
+
+/** True for `delivered`, `cancelled`, `rejected` and `failed`: nothing follows them. */
+export function isFinalStatus(value: string): boolean {
+  return (FINAL_STATUSES as readonly string[]).includes(value);
+}
+
+/**
+ * Position of an event along {@link DELIVERY_PATH} (`pending` 0 … `delivered` 7), or `undefined` for
+ * one off the path (`cancelled`, `rejected`, `failed`, an unknown kind).
+ */
+export function lifecycleRank(value: string): number | undefined {
+  return RANK.get(value);
+}
