@@ -7,9 +7,6 @@ import type { Logger, LogLevel } from '../options.js';
 import { readEnv } from './env.js';
 import type { Redactor } from './redact.js';
 
-// Re-exported for modules that still import them from here; the public home is src/options.ts.
-export type { Logger, LogLevel };
-
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 
 /** True for a valid {@link LogLevel} string. */

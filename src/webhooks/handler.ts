@@ -5,10 +5,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
-import { LevelLogger, type Logger, type LogLevel, resolveLogLevel } from '../internal/logger.js';
+import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
+import type { Logger, LogLevel } from '../options.js';
 import type { Tasks } from '../resources/tasks.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';

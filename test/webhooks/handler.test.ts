@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryClient } from '../../src/client.js';
 import { ConfigurationError, DeliveryError, NotFoundError } from '../../src/errors.js';
-import type { Logger } from '../../src/internal/logger.js';
+import type { Logger } from '../../src/index.js';
 import type { Task } from '../../src/schemas/task.js';
 import {
   createWebhookHandler,
