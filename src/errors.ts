@@ -26,7 +26,7 @@
  * @module
  */
 
-import { REASON_PHRASES } from './internal/http-status.js';
+import { REASON_PHRASES } from './http-status.js';
 
 const BRAND = Symbol.for('delivery-task-sdk.error');
 
