@@ -21,6 +21,7 @@
  * | `tasks.waitForStatus` ran out of time | {@link StatusWaitTimeoutError} |
  * | a response body over the client's `maxResponseBytes` | {@link ResponseTooLargeError} |
  * | a webhook `onEvent` still running after `eventTimeoutMs` | {@link WebhookEventTimeoutError} |
+ * | the shared store (`store` option) failed or did not answer in time | {@link StoreUnavailableError} |
  *
  * Messages carry the method, path, status and the server's message, never the API key or seller id.
  * @module
@@ -55,7 +56,8 @@ export type DeliveryErrorName =
   | 'PaginationLimitError'
   | 'StatusWaitTimeoutError'
   | 'ResponseTooLargeError'
-  | 'WebhookEventTimeoutError';
+  | 'WebhookEventTimeoutError'
+  | 'StoreUnavailableError';
 
 /** Base class of every error the SDK throws. Check with `instanceof` or {@link isDeliveryError}. */
 export class DeliveryError extends Error {
@@ -519,6 +521,22 @@ export class WebhookEventTimeoutError extends DeliveryError {
   }
 }
 
+/**
+ * The shared store (the `store` option: Redis or your own `DeliveryStore`) failed or gave no answer
+ * within its timeout. A create fails closed with it: nothing was sent, so no second fee is risked; try
+ * again once the store is back. `operation` names the store call; the key is never shown.
+ */
+export class StoreUnavailableError extends DeliveryError {
+  override name = 'StoreUnavailableError' as const;
+  /** The store operation that failed: `setIfAbsent`, `get`, `compareAndSet` or `delete`. */
+  readonly operation: string;
+
+  constructor(init: { operation: string; reason: string; cause?: unknown }) {
+    super(`Shared store unavailable (${init.operation}): ${init.reason}`, { cause: init.cause });
+    this.operation = init.operation;
+  }
+}
+
 const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
   DeliveryError: [],
   APIError: ['DeliveryError'],
@@ -544,6 +562,7 @@ const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
   StatusWaitTimeoutError: ['DeliveryError'],
   ResponseTooLargeError: ['DeliveryError'],
   WebhookEventTimeoutError: ['DeliveryError'],
+  StoreUnavailableError: ['DeliveryError'],
 };
 
 function isKind(error: unknown, kind: DeliveryErrorName): boolean {
@@ -594,3 +613,6 @@ export const isResponseTooLargeError = (error: unknown): error is ResponseTooLar
 /** True for {@link WebhookEventTimeoutError}. */
 export const isWebhookEventTimeoutError = (error: unknown): error is WebhookEventTimeoutError =>
   isKind(error, 'WebhookEventTimeoutError');
+/** True for {@link StoreUnavailableError}. */
+export const isStoreUnavailableError = (error: unknown): error is StoreUnavailableError =>
+  isKind(error, 'StoreUnavailableError');

@@ -30,6 +30,7 @@ export {
   isResponseTooLargeError,
   isResponseValidationError,
   isStatusWaitTimeoutError,
+  isStoreUnavailableError,
   isTaskCreationOutcomeUnknownError,
   isWebhookEventTimeoutError,
   isWebhookPayloadError,
@@ -41,6 +42,7 @@ export {
   ResponseTooLargeError,
   ResponseValidationError,
   StatusWaitTimeoutError,
+  StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
   UnprocessableEntityError,
   type ValidationIssue,
@@ -72,6 +74,12 @@ export {
 export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
 export { MAX_PAGE_SIZE, TaskListParams, TaskListResponse, type TaskSortField } from './schemas/task-list.js';
 export { MIN_TOP_UP_KWD, WalletBalance, WalletTopUp, WalletTopUpParams } from './schemas/wallet.js';
+export {
+  DEFAULT_STORE_TIMEOUT_MS,
+  type DeliveryStore,
+  type MemoryStoreOptions,
+  memoryStore,
+} from './store.js';
 export { VERSION } from './version.js';
 export {
   createWebhookHandler,

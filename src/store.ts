@@ -1,0 +1,154 @@
+/**
+ * Shared state for guarantees that hold across processes (README "Running several instances"; design
+ * § "Shared state"): the {@link DeliveryStore} interface, the in-process {@link memoryStore} (the
+ * default), and the deadline every store call runs under. `redisStore` lives in
+ * `delivery-task-sdk/redis`.
+ *
+ * The interface is four atomic operations on string keys and values, each with a TTL where it writes,
+ * small enough to implement over Postgres, DynamoDB or etcd.
+ * @module
+ */
+import { StoreUnavailableError } from './errors.js';
+
+/**
+ * A shared key-value store with expiry. Every write carries a TTL in ms (> 0): keys never outlive it.
+ * Each operation must be atomic with respect to the others on the same key. Implementations reject
+ * (any error) when the store cannot answer; the SDK turns that, and a call slower than its store
+ * timeout, into {@link StoreUnavailableError}.
+ */
+export interface DeliveryStore {
+  /** Stores `value` under `key` for `ttlMs` ms unless the key exists. Resolves `true` when it stored it. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** The value under `key`, or `undefined` when absent or expired. */
+  get(key: string): Promise<string | undefined>;
+  /**
+   * Replaces the value under `key` with `value` (TTL `ttlMs` ms, restarted) only when the current value
+   * equals `expected` (`undefined`: the key is absent). Resolves `true` when it replaced it.
+   */
+  compareAndSet(key: string, expected: string | undefined, value: string, ttlMs: number): Promise<boolean>;
+  /** Deletes `key`, only when its value equals `expected` if that is given. Resolves `true` when it deleted it. */
+  delete(key: string, expected?: string): Promise<boolean>;
+}
+
+interface MemoryEntry {
+  value: string;
+  /** Expiry, ms since the epoch. */
+  expiresAt: number;
+}
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** Keys held at most; beyond, the entries closest to expiry are dropped first. Default 100 000. */
+  maxKeys?: number;
+  /** Clock in ms since the epoch, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A {@link DeliveryStore} in this process's memory: the default, giving the guarantees within one
+ * process only. Bounded by `maxKeys` (default 100 000); expired keys are dropped as they are met and
+ * when the bound is reached.
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
+  const maxKeys = options.maxKeys ?? 100_000;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, MemoryEntry>();
+  const read = (key: string): MemoryEntry | undefined => {
+    const entry = entries.get(key);
+    if (entry !== undefined && entry.expiresAt <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const write = (key: string, value: string, ttlMs: number): void => {
+    entries.delete(key);
+    entries.set(key, { value, expiresAt: now() + ttlMs });
+    if (entries.size > maxKeys) {
+      const time = now();
+      for (const [oldKey, entry] of entries) if (entry.expiresAt <= time) entries.delete(oldKey);
+      // Still over: drop the oldest writes (insertion order) until within the bound.
+      for (const oldKey of entries.keys()) {
+        if (entries.size <= maxKeys) break;
+        entries.delete(oldKey);
+      }
+    }
+  };
+  return {
+    setIfAbsent: async (key, value, ttlMs) => {
+      if (read(key) !== undefined) return false;
+      write(key, value, ttlMs);
+      return true;
+    },
+    get: async (key) => read(key)?.value,
+    compareAndSet: async (key, expected, value, ttlMs) => {
+      if (read(key)?.value !== expected) return false;
+      write(key, value, ttlMs);
+      return true;
+    },
+    delete: async (key, expected) => {
+      const entry = read(key);
+      if (entry === undefined || (expected !== undefined && entry.value !== expected)) return false;
+      entries.delete(key);
+      return true;
+    },
+  };
+}
+
+/** Default deadline of one store call, ms. */
+export const DEFAULT_STORE_TIMEOUT_MS = 1000;
+
+/**
+ * `store` with every call bounded by `timeoutMs`: a call that rejects or takes longer rejects with
+ * {@link StoreUnavailableError} naming the operation (never the key, which holds the seller id).
+ */
+export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): DeliveryStore {
+  const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new StoreUnavailableError({ operation, reason: `no answer within ${timeoutMs} ms` })),
+        timeoutMs,
+      );
+      let pending: Promise<T>;
+      try {
+        pending = call();
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(
+            error instanceof StoreUnavailableError
+              ? error
+              : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
+          );
+        },
+      );
+    });
+  return {
+    setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
+    get: (key) => guard('get', () => store.get(key)),
+    compareAndSet: (key, expected, value, ttlMs) =>
+      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs)),
+    delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
+  };
+}
+
+/** Version of the key layout; a change of layout changes it, so old keys are never misread. */
+export const STORE_KEY_VERSION = 'v1';
+
+/** `%` and `:` escaped, so a part can never forge the next one (`:` inside an order number stays inside it). */
+const escapePart = (part: string): string => part.replaceAll('%', '%25').replaceAll(':', '%3A');
+
+/**
+ * A store key: `v1:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge another. A
+ * `redisStore` adds its own prefix before it.
+ */
+export function storeKey(sellerId: string, kind: string, ...parts: readonly string[]): string {
+  return [STORE_KEY_VERSION, escapePart(sellerId), kind, ...parts.map(escapePart)].join(':');
+}
