@@ -66,6 +66,17 @@ const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   windowSkewMs: 300_000,
   maxPages: 10,
 };
+/** The seller id of each client, for the keys of shared state; never a property, so never shown. */
+const sellerIds = new WeakMap<object, string>();
+
+/**
+ * The seller id of a `DeliveryClient` (for store keys), or `undefined` for any other object. Not part of
+ * the public surface: the seller id is a secret and never appears on the client itself.
+ */
+export function sellerIdOf(client: unknown): string | undefined {
+  return typeof client === 'object' && client !== null ? sellerIds.get(client) : undefined;
+}
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: string | undefined, env: string): string {
@@ -185,6 +196,7 @@ export class DeliveryClient {
     // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    sellerIds.set(this, sellerId);
     const redactor = new Redactor([apiKey, sellerId]);
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
     const given = options.reconciliation ?? {};
