@@ -14,6 +14,7 @@ import type { Logger, LogLevel, ReconciliationOptions, ValidationMode } from './
 import { Branches } from './resources/branches.js';
 import { Tasks } from './resources/tasks.js';
 import { Wallet } from './resources/wallet.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './store.js';
 import { VERSION } from './version.js';
 
 /** Options of {@link DeliveryClient}. Every option is optional where an environment variable can supply it. */
@@ -53,6 +54,17 @@ export interface ClientOptions {
   logLevel?: LogLevel;
   /** Allow construction in a browser, where the API key would be exposed to users. Default false. */
   dangerouslyAllowBrowser?: boolean;
+  /**
+   * Shared state for guarantees across processes (README "Running several instances"): creates take a
+   * lease per order and remember order → task. Default: a `memoryStore()` of this client's own (creates
+   * in flight are still shared by every client of the seller in the process). Pass
+   * `redisStore(redis)` from `delivery-task-sdk/redis` for several instances.
+   */
+  store?: DeliveryStore;
+  /** How long a created order is remembered, so creating it again returns its task without a POST, ms. Default 86 400 000 (24 h). */
+  orderTtlMs?: number;
+  /** Deadline of each store call, ms; past it the call fails with `StoreUnavailableError` (a create sends nothing). Default 1000. */
+  storeTimeoutMs?: number;
   /** Tuning of create reconciliation (see the README, "Exactly-once creation"). */
   reconciliation?: Partial<ReconciliationOptions>;
 }
@@ -60,6 +72,7 @@ export interface ClientOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_ORDER_TTL_MS = 86_400_000;
 const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   checks: 3,
   intervalMs: 1000,
@@ -233,6 +246,12 @@ export class DeliveryClient {
     const context: ResourceContext = {
       transport,
       sellerScope: `${this.baseUrl}\n${sellerId}`,
+      sellerId,
+      store: withStoreDeadline(
+        options.store ?? memoryStore(),
+        integerOption('storeTimeoutMs', options.storeTimeoutMs, DEFAULT_STORE_TIMEOUT_MS, 1, 60_000),
+      ),
+      orderTtlMs: integerOption('orderTtlMs', options.orderTtlMs, DEFAULT_ORDER_TTL_MS, 1000, 30 * 86_400_000),
       validation: this.validation,
       logger,
       redactor,

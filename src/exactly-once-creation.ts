@@ -42,7 +42,8 @@ import { sleep } from './internal/abort.js';
 import { call, type ResourceContext } from './internal/context.js';
 import { type FailureOutcome, failureOutcome } from './internal/failure.js';
 import { retryDelayMs } from './internal/retry.js';
-import type { RequestOptions } from './options.js';
+import type { RequestOptions, TaskCreateOptions } from './options.js';
+import { createUnderLease } from './order-lease.js';
 import type { Task } from './schemas/task.js';
 import { type TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListResponse } from './schemas/task-list.js';
@@ -56,6 +57,9 @@ interface Flight {
   callers: number;
 }
 
+/** How long a create waits for another process creating the same order, by default, ms. */
+export const DEFAULT_LEASE_WAIT_MS = 120_000;
+
 /** Creates in flight in this process, by seller scope and order number. */
 const flights = new Map<string, Flight>();
 
@@ -65,18 +69,29 @@ const flights = new Map<string, Flight>();
  * {@link TaskCreationOutcomeUnknownError} (cause: the last failure), or {@link APIUserAbortError} when
  * the caller aborts before anything was sent.
  */
-export function createTask(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<Task> {
+export function createTask(
+  context: ResourceContext,
+  body: TaskCreateParams,
+  options: TaskCreateOptions,
+): Promise<Task> {
   const { orderNumber } = body;
+  const { repeatDelivery = false, ...requestOptions } = options;
   const callerSignal = options.signal;
   if (callerSignal?.aborted) {
     return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
   }
-  if (orderNumber === undefined) return createOnce(context, body, options);
-  const key = `${context.sellerScope}\n${orderNumber}`;
+  if (orderNumber === undefined) return createOnce(context, body, requestOptions, undefined);
+  const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
   let flight = flights.get(key);
   if (flight === undefined) {
     const controller = new AbortController();
-    const promise = createOnce(context, body, { ...options, signal: controller.signal });
+    const flightOptions = { ...requestOptions, signal: controller.signal };
+    const promise = createUnderLease(
+      context,
+      orderNumber,
+      { repeatDelivery, waitMs: options.totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal },
+      (priorAttemptAt) => createOnce(context, body, flightOptions, priorAttemptAt),
+    );
     const started: Flight = { promise, controller, callers: 0 };
     flights.set(key, started);
     const leave = () => {
@@ -152,12 +167,32 @@ function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The create, its resends and reconciliations, for one flight. */
-async function createOnce(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<Task> {
+/**
+ * The create, its resends and reconciliations, for one flight. With `priorAttemptAt` (an earlier process
+ * began sending then and recorded no outcome), the order is looked up first and sent only if absent.
+ */
+async function createOnce(
+  context: ResourceContext,
+  body: TaskCreateParams,
+  options: RequestOptions,
+  priorAttemptAt: number | undefined,
+): Promise<Task> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
-  const firstAttemptAt = Date.now();
+  const firstAttemptAt = priorAttemptAt ?? Date.now();
+  if (priorAttemptAt !== undefined && orderNumber !== undefined) {
+    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined);
+    if (found.length > 1) {
+      throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
+    }
+    if (found[0]) {
+      logger.info(
+        `Order ${orderNumber} was being created by a process that stopped; its task exists: ${found[0].id ?? ''}`,
+      );
+      return found[0];
+    }
+  }
   for (let resend = 0; ; resend++) {
     let failure: unknown;
     try {
@@ -248,7 +283,7 @@ async function reconcile(
     } catch (error) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `create failed (${describeFailure(failure)}) and looking the order up failed too (${describeFailure(error)})`,
+        reason: `${failure === undefined ? 'an earlier create of this order left no outcome' : `create failed (${describeFailure(failure)})`} and looking the order up failed too (${describeFailure(error)})`,
         cause: failure,
       });
     }

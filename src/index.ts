@@ -50,7 +50,14 @@ export {
   WebhookPayloadError,
 } from './errors.js';
 export { FILS_PER_KWD, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
-export type { Logger, LogLevel, ReconciliationOptions, RequestOptions, ValidationMode } from './options.js';
+export type {
+  Logger,
+  LogLevel,
+  ReconciliationOptions,
+  RequestOptions,
+  TaskCreateOptions,
+  ValidationMode,
+} from './options.js';
 export { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage, type ToArrayOptions } from './pagination.js';
 export { Branches } from './resources/branches.js';
 export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';

@@ -18,6 +18,16 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Options of `client.tasks.create`: the request options, plus the opt-out of the remembered order. */
+export interface TaskCreateOptions extends RequestOptions {
+  /**
+   * Create a second delivery for an `orderNumber` that already has a task: skip the remembered order
+   * (README "Running several instances") and send. The create is still one flight per order and still
+   * reconciled (from this call's start) after an ambiguous failure. Default `false`.
+   */
+  repeatDelivery?: boolean;
+}
+
 /** How response bodies are checked: `'strict'` throws, `'warn'` logs and returns the body as received, `'off'` skips. */
 export type ValidationMode = 'strict' | 'warn' | 'off';
 

@@ -1,6 +1,7 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type * as z from 'zod';
 import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../options.js';
+import type { DeliveryStore } from '../store.js';
 import type { HttpRequest, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
@@ -14,6 +15,12 @@ export interface ResourceContext {
    * same seller in this process, such as creates in flight. Never shown: it holds the seller id.
    */
   readonly sellerScope: string;
+  /** The seller id, for store keys (never shown). */
+  readonly sellerId: string;
+  /** Shared state (leases, remembered orders), every call bounded by the store timeout. */
+  readonly store: DeliveryStore;
+  /** How long a created order → task is remembered, ms. */
+  readonly orderTtlMs: number;
   readonly validation: ValidationMode;
   readonly logger: LevelLogger;
   readonly redactor: Redactor;

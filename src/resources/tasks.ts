@@ -15,7 +15,7 @@ import { call, type ResourceContext } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
 import { parseParams } from '../internal/validate.js';
-import type { RequestOptions } from '../options.js';
+import type { RequestOptions, TaskCreateOptions } from '../options.js';
 import { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage } from '../pagination.js';
 import { Estimate, EstimateParams } from '../schemas/estimate.js';
 import { type AnyTaskStatus, Task } from '../schemas/task.js';
@@ -64,7 +64,7 @@ export class Tasks {
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections.
    */
-  create(params: TaskCreateParams, options: RequestOptions = {}): Promise<Task> {
+  create(params: TaskCreateParams, options: TaskCreateOptions = {}): Promise<Task> {
     try {
       return createTask(this.#context, parseParams(TaskCreateParams, params, 'tasks.create'), options);
     } catch (error) {

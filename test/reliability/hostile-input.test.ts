@@ -312,16 +312,20 @@ describe('any string in any string parameter', () => {
       run: (client, text) => client.tasks.waitForStatus('t1', [text, 'delivered'], { intervalMs: 1, timeout: 1000 }),
     },
     'tasks.create orderNumber': {
-      run: (client, text) => client.tasks.create({ orderNumber: text }),
+      // repeatDelivery: the same text may come twice, and each run must be sent, not the remembered order.
+      run: (client, text) => client.tasks.create({ orderNumber: text }, { repeatDelivery: true }),
       sent: (request) => (JSON.parse(request.body) as { orderNumber?: unknown }).orderNumber,
     },
     'tasks.create customerName and address': {
       run: (client, text) =>
-        client.tasks.create({
-          orderNumber: 'ORD-1',
-          customerName: text,
-          deliveryLocation: { latitude: 1, longitude: 1, fullAddress: [text] },
-        }),
+        client.tasks.create(
+          {
+            orderNumber: 'ORD-1',
+            customerName: text,
+            deliveryLocation: { latitude: 1, longitude: 1, fullAddress: [text] },
+          },
+          { repeatDelivery: true },
+        ),
       sent: (request) => (JSON.parse(request.body) as { customerName?: unknown }).customerName,
     },
     'tasks.list search': {

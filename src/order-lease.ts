@@ -1,0 +1,221 @@
+/**
+ * One create per order across processes (README "Running several instances"; design § "Shared state"):
+ * a lease per (seller, orderNumber) in the shared store, and the order's record there.
+ *
+ * - The process that takes the lease sends; the others wait (polling the record, within their own
+ *   deadline) and get the same `Task`, or the same typed error, without a POST of their own.
+ * - The record says `sending` (since when) while the holder works, `created` (with the task) for
+ *   `orderTtlMs` after a success, so creating a recent order again returns its task without a POST, or
+ *   `failed` (with the error) for a short while after a failure, so the waiters get that error.
+ * - A holder that dies leaves `sending` behind; its lease expires ({@link LEASE_TTL_MS}) and the next
+ *   holder reconciles (looks the order up) before it sends.
+ * - Before anything is sent, a store failure throws `StoreUnavailableError` (fail closed: never risk a
+ *   second fee); after the POST, a store failure is logged and the task returned all the same.
+ * @module
+ */
+import {
+  APIError,
+  type DeliveryError,
+  DuplicateTaskError,
+  StoreUnavailableError,
+  TaskCreationOutcomeUnknownError,
+} from './errors.js';
+import { sleep } from './internal/abort.js';
+import type { ResourceContext } from './internal/context.js';
+import { failureOutcome } from './internal/failure.js';
+import type { Task } from './schemas/task.js';
+import { storeKey } from './store.js';
+
+/** Lifetime of a lease, ms; the holder renews it every third of that while it works. */
+export const LEASE_TTL_MS = 10_000;
+/** How long a failure stays readable for the processes that waited on it, ms. */
+export const FAILED_RECORD_TTL_MS = 60_000;
+/** Longest pause between two reads of the record by a waiting process, ms. */
+const MAX_POLL_MS = 250;
+
+/** A failure as other processes read it back: enough to rebuild the same typed error. */
+interface SharedFailure {
+  name: string;
+  message: string;
+  status?: number;
+  body?: unknown;
+  taskIds?: readonly string[];
+}
+
+/** The order's record in the store. `since`: when sending began, ms since the epoch. */
+type OrderRecord =
+  | { state: 'sending'; since: number }
+  | { state: 'created'; task: Task }
+  | { state: 'failed'; at: number; failure: SharedFailure; since?: number };
+
+function readRecord(raw: string | undefined): OrderRecord | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const record = JSON.parse(raw) as OrderRecord;
+    return typeof record === 'object' && record !== null && typeof record.state === 'string' ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function share(error: unknown): SharedFailure {
+  const failure: SharedFailure = {
+    name: error instanceof Error ? error.name : 'Error',
+    message: error instanceof Error ? error.message : String(error),
+  };
+  if (error instanceof APIError) {
+    failure.status = error.status;
+    failure.body = error.body;
+  }
+  if (error instanceof DuplicateTaskError) failure.taskIds = error.taskIds;
+  return failure;
+}
+
+/** The typed error another process ended with, rebuilt from the record (same class, same status). */
+function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
+  if (failure.status !== undefined) {
+    return APIError.generate({
+      status: failure.status,
+      headers: new Headers(),
+      body: failure.body,
+      method: 'POST',
+      url: 'tasks',
+      operation: 'tasks.create',
+    });
+  }
+  if (failure.name === 'DuplicateTaskError')
+    return new DuplicateTaskError({ orderNumber, taskIds: failure.taskIds ?? [] });
+  return new TaskCreationOutcomeUnknownError({
+    orderNumber,
+    reason: `the process that was creating this order ended with ${failure.name}: ${failure.message}`,
+  });
+}
+
+/** Options of {@link createUnderLease}. */
+export interface LeaseOptions {
+  /** Send even when the order was created recently (a deliberate second delivery). */
+  repeatDelivery: boolean;
+  /** How long to wait for another process's create, ms. */
+  waitMs: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Creates the order under its lease: returns the remembered task, waits for another process's outcome,
+ * or takes the lease and calls `send(priorAttemptAt)`, where `priorAttemptAt` is when an earlier holder
+ * began sending without recording an outcome (the order must then be looked up before sending).
+ * @throws {StoreUnavailableError} when the store fails before anything was sent.
+ * @throws {TaskCreationOutcomeUnknownError} when another process holds the lease past `waitMs`, or the
+ * caller aborts while waiting; the error another process's create ended with; `send`'s own errors.
+ */
+export async function createUnderLease(
+  context: ResourceContext,
+  orderNumber: string,
+  options: LeaseOptions,
+  send: (priorAttemptAt: number | undefined) => Promise<Task>,
+): Promise<Task> {
+  const { store, sellerId } = context;
+  const orderKey = storeKey(sellerId, 'order', orderNumber);
+  const leaseKey = storeKey(sellerId, 'order-lease', orderNumber);
+  const calledAt = Date.now();
+  for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
+    const record = readRecord(await store.get(orderKey));
+    if (record?.state === 'created' && !options.repeatDelivery) return record.task;
+    if (record?.state === 'failed' && record.at >= calledAt) throw revive(record.failure, orderNumber);
+    const token = crypto.randomUUID();
+    if (await store.setIfAbsent(leaseKey, token, LEASE_TTL_MS)) {
+      return holdLease(context, { orderNumber, orderKey, leaseKey, token }, options, send);
+    }
+    if (Date.now() - calledAt >= options.waitMs) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `another process has been creating this order for over ${options.waitMs} ms`,
+      });
+    }
+    try {
+      await sleep(pause, options.signal);
+    } catch (reason) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'the caller aborted while another process was creating this order',
+        cause: reason,
+      });
+    }
+  }
+}
+
+async function holdLease(
+  context: ResourceContext,
+  keys: { orderNumber: string; orderKey: string; leaseKey: string; token: string },
+  options: LeaseOptions,
+  send: (priorAttemptAt: number | undefined) => Promise<Task>,
+): Promise<Task> {
+  const { store, logger, orderTtlMs } = context;
+  const { orderNumber, orderKey, leaseKey, token } = keys;
+  const renew = setInterval(() => {
+    store.compareAndSet(leaseKey, token, token, LEASE_TTL_MS).catch((error: unknown) => {
+      logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
+    });
+  }, LEASE_TTL_MS / 3);
+  (renew as { unref?: () => void }).unref?.();
+  try {
+    // Read again under the lease: an outcome may have been recorded since the first read.
+    const raw = await store.get(orderKey);
+    const record = readRecord(raw);
+    if (record?.state === 'created' && !options.repeatDelivery) return record.task;
+    const prior = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
+    const sending: OrderRecord = { state: 'sending', since: prior ?? Date.now() };
+    if (!(await store.compareAndSet(orderKey, raw, JSON.stringify(sending), orderTtlMs))) {
+      throw new StoreUnavailableError({
+        operation: 'compareAndSet',
+        reason: 'the order record changed under the lease',
+      });
+    }
+    let task: Task;
+    try {
+      task = await send(prior);
+    } catch (error) {
+      // A rejection created nothing; other failures may have: keep `since`, so the next holder looks first.
+      const failed: OrderRecord = {
+        state: 'failed',
+        at: Date.now(),
+        failure: share(error),
+        ...(failureOutcome(error) === 'rejected' ? {} : { since: sending.since }),
+      };
+      await recordOutcome(
+        context,
+        orderKey,
+        JSON.stringify(sending),
+        failed,
+        failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs,
+      );
+      throw error;
+    }
+    await recordOutcome(context, orderKey, JSON.stringify(sending), { state: 'created', task }, orderTtlMs);
+    return task;
+  } finally {
+    clearInterval(renew);
+    store.delete(leaseKey, token).catch(() => {
+      // The lease expires by itself.
+    });
+  }
+}
+
+/** Writes the outcome over the `sending` record. A store failure here is logged: the outcome stands. */
+async function recordOutcome(
+  context: ResourceContext,
+  orderKey: string,
+  sendingRaw: string,
+  outcome: OrderRecord,
+  ttlMs: number,
+): Promise<void> {
+  try {
+    const raw = JSON.stringify(outcome);
+    if (!(await context.store.compareAndSet(orderKey, sendingRaw, raw, ttlMs))) {
+      await context.store.delete(orderKey);
+      await context.store.setIfAbsent(orderKey, raw, ttlMs);
+    }
+  } catch (error) {
+    context.logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * One create per order across processes (src/order-lease.ts), in one process: "another process" is
+ * played by writing its lease and record into the shared store the way the SDK does.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type DeliveryStore,
+  InsufficientBalanceError,
+  memoryStore,
+  StoreUnavailableError,
+  TaskCreationOutcomeUnknownError,
+} from '../src/index.js';
+import { storeKey } from '../src/store.js';
+import { orderParams, useMockService } from './support/mock-service.js';
+
+const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
+const tasksFor = (orderNumber: string) => mock.tasks.filter((task) => task.orderNumber === orderNumber);
+const orderKey = (orderNumber: string) => storeKey(mock.sellerId, 'order', orderNumber);
+const leaseKey = (orderNumber: string) => storeKey(mock.sellerId, 'order-lease', orderNumber);
+
+describe('the remembered order', () => {
+  it('returns the task of a recent order without a second POST', async () => {
+    const sdk = client({ store: memoryStore() });
+    const first = await sdk.tasks.create(orderParams('MEM-1'));
+    const again = await sdk.tasks.create(orderParams('MEM-1'));
+    expect(again.id).toBe(first.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(mock.wallet.feesCharged).toBe(1);
+  });
+
+  it('is shared by every client of the store, as by processes sharing Redis', async () => {
+    const store = memoryStore();
+    const first = await client({ store }).tasks.create(orderParams('MEM-2'));
+    expect((await client({ store }).tasks.create(orderParams('MEM-2'))).id).toBe(first.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('sends a deliberate second delivery with repeatDelivery', async () => {
+    const sdk = client({ store: memoryStore() });
+    const first = await sdk.tasks.create(orderParams('MEM-3'));
+    const second = await sdk.tasks.create(orderParams('MEM-3'), { repeatDelivery: true });
+    expect(second.id).not.toBe(first.id);
+    expect(tasksFor('MEM-3')).toHaveLength(2);
+  });
+
+  it('forgets the order after orderTtlMs', async () => {
+    let now = Date.now();
+    const store = memoryStore({ now: () => now });
+    const sdk = client({ store, orderTtlMs: 60_000 });
+    await sdk.tasks.create(orderParams('MEM-4'));
+    now += 61_000;
+    await sdk.tasks.create(orderParams('MEM-4'));
+    expect(mock.requestsFor('tasks.create')).toHaveLength(2);
+  });
+
+  it('lets a later create send again after a rejection (nothing was created)', async () => {
+    const sdk = client({ store: memoryStore() });
+    mock.inject({ operation: 'tasks.create', kind: 'status', status: 402, body: { code: 'INSUFFICIENT_BALANCE' } });
+    await expect(sdk.tasks.create(orderParams('MEM-5'))).rejects.toBeInstanceOf(InsufficientBalanceError);
+    expect((await sdk.tasks.create(orderParams('MEM-5'))).orderNumber).toBe('MEM-5');
+    expect(mock.requestsFor('tasks.create')).toHaveLength(2);
+  });
+});
+
+describe('the lease', () => {
+  it('waits for the process holding the lease and returns its task, without a POST', async () => {
+    const store = memoryStore();
+    const task = await client({ store: memoryStore() }).tasks.create(orderParams('LEASE-1'));
+    await store.setIfAbsent(leaseKey('LEASE-1'), 'other-process', 10_000);
+    const waiting = client({ store }).tasks.create(orderParams('LEASE-1'));
+    setTimeout(() => {
+      void store.setIfAbsent(orderKey('LEASE-1'), JSON.stringify({ state: 'created', task }), 60_000);
+    }, 100);
+    expect((await waiting).id).toBe(task.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('gives the waiting process the same typed error the holder ended with', async () => {
+    const store = memoryStore();
+    await store.setIfAbsent(leaseKey('LEASE-2'), 'other-process', 10_000);
+    const waiting = client({ store })
+      .tasks.create(orderParams('LEASE-2'))
+      .catch((caught: unknown) => caught);
+    setTimeout(() => {
+      const failure = {
+        name: 'InsufficientBalanceError',
+        message: 'low',
+        status: 402,
+        body: { code: 'INSUFFICIENT_BALANCE' },
+      };
+      void store.setIfAbsent(orderKey('LEASE-2'), JSON.stringify({ state: 'failed', at: Date.now(), failure }), 60_000);
+    }, 50);
+    expect(await waiting).toBeInstanceOf(InsufficientBalanceError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+
+  it('stops waiting at its own deadline with TaskCreationOutcomeUnknownError, having sent nothing', async () => {
+    const store = memoryStore();
+    await store.setIfAbsent(leaseKey('LEASE-3'), 'other-process', 60_000);
+    const error = await client({ store })
+      .tasks.create(orderParams('LEASE-3'), { totalTimeout: 200 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+
+  it('takes over from a holder that died: looks the order up first and returns the task it created', async () => {
+    const store = memoryStore();
+    // The dead process had sent (the task exists), recorded "sending", and its lease has expired.
+    const created = await client({ store: memoryStore() }).tasks.create(orderParams('LEASE-4'));
+    await store.setIfAbsent(
+      orderKey('LEASE-4'),
+      JSON.stringify({ state: 'sending', since: Date.now() - 1000 }),
+      60_000,
+    );
+    const task = await client({ store }).tasks.create(orderParams('LEASE-4'));
+    expect(task.id).toBe(created.id);
+    expect(tasksFor('LEASE-4')).toHaveLength(1);
+    expect(mock.requestsFor('tasks.list').length).toBeGreaterThan(0);
+  });
+
+  it('takes over from a holder that died before sending: looks first, then sends once', async () => {
+    const store = memoryStore();
+    await store.setIfAbsent(
+      orderKey('LEASE-5'),
+      JSON.stringify({ state: 'sending', since: Date.now() - 1000 }),
+      60_000,
+    );
+    const task = await client({ store }).tasks.create(orderParams('LEASE-5'));
+    expect(task.orderNumber).toBe('LEASE-5');
+    expect(tasksFor('LEASE-5')).toHaveLength(1);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    const operations = mock.requests.map((request) => request.operation);
+    expect(operations.indexOf('tasks.list')).toBeGreaterThanOrEqual(0);
+    expect(operations.indexOf('tasks.list')).toBeLessThan(operations.indexOf('tasks.create'));
+  });
+});
+
+describe('when the store fails', () => {
+  const failing = (failOn: (operation: keyof DeliveryStore, calls: number) => boolean): DeliveryStore => {
+    const inner = memoryStore();
+    let calls = 0;
+    const wrap =
+      <K extends keyof DeliveryStore>(operation: K) =>
+      (...args: Parameters<DeliveryStore[K]>): ReturnType<DeliveryStore[K]> => {
+        calls++;
+        if (failOn(operation, calls))
+          return Promise.reject(new Error('connection lost')) as ReturnType<DeliveryStore[K]>;
+        return (inner[operation] as (...rest: Parameters<DeliveryStore[K]>) => ReturnType<DeliveryStore[K]>)(...args);
+      };
+    return {
+      setIfAbsent: wrap('setIfAbsent'),
+      get: wrap('get'),
+      compareAndSet: wrap('compareAndSet'),
+      delete: wrap('delete'),
+    };
+  };
+
+  it('fails closed with StoreUnavailableError and sends nothing when the store is down', async () => {
+    const error = await client({ store: failing(() => true) })
+      .tasks.create(orderParams('DOWN-1'))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+
+  it('fails closed when the store hangs, within storeTimeoutMs', async () => {
+    const hanging: DeliveryStore = {
+      setIfAbsent: () => new Promise(() => {}),
+      get: () => new Promise(() => {}),
+      compareAndSet: () => new Promise(() => {}),
+      delete: () => new Promise(() => {}),
+    };
+    const started = performance.now();
+    const error = await client({ store: hanging, storeTimeoutMs: 100 })
+      .tasks.create(orderParams('DOWN-2'))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+
+  it('returns the created task when the store fails only after the POST', async () => {
+    // get, setIfAbsent (lease), get, compareAndSet (sending) succeed; recording the outcome fails.
+    const task = await client({
+      store: failing((operation, calls) => calls > 4 && operation !== 'delete'),
+    }).tasks.create(orderParams('DOWN-3'));
+    expect(task.orderNumber).toBe('DOWN-3');
+    expect(tasksFor('DOWN-3')).toHaveLength(1);
+  });
+});
