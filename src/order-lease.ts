@@ -118,14 +118,18 @@ export async function createUnderLease(
   const orderKey = storeKey(sellerId, 'order', orderNumber);
   const leaseKey = storeKey(sellerId, 'order-lease', orderNumber);
   const calledAt = Date.now();
+  // A failure already recorded when this call began is an earlier attempt's: this call sends again. One
+  // recorded while it waited on another process's lease is the outcome it waited for.
+  let waited = false;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
     const record = readRecord(await store.get(orderKey));
     if (record?.state === 'created' && !options.repeatDelivery) return record.task;
-    if (record?.state === 'failed' && record.at >= calledAt) throw revive(record.failure, orderNumber);
+    if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
     const token = crypto.randomUUID();
     if (await store.setIfAbsent(leaseKey, token, LEASE_TTL_MS)) {
       return holdLease(context, { orderNumber, orderKey, leaseKey, token }, options, send);
     }
+    waited = true;
     if (Date.now() - calledAt >= options.waitMs) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
