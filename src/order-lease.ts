@@ -9,6 +9,9 @@
  *   `failed` (with the error) for a short while after a failure, so the waiters get that error.
  * - A holder that dies leaves `sending` behind; its lease expires ({@link LEASE_TTL_MS}) and the next
  *   holder reconciles (looks the order up) before it sends.
+ * - A shared store that lost its keys (Redis restarted empty) cannot say an order was not being sent:
+ *   for {@link FRESH_STORE_MS} after the store's records begin (an `epoch` key), every holder looks the
+ *   order up before sending. (The default per-client memory store is not shared and skips this.)
  * - Before anything is sent, a store failure throws `StoreUnavailableError` (fail closed: never risk a
  *   second fee); after the POST, a store failure is logged and the task returned all the same.
  * @module
@@ -30,6 +33,8 @@ import { storeKey } from './store.js';
 export const LEASE_TTL_MS = 10_000;
 /** How long a failure stays readable for the processes that waited on it, ms. */
 export const FAILED_RECORD_TTL_MS = 60_000;
+/** How long after a shared store's records begin (first use, or a restart that emptied it) creates look first, ms. */
+export const FRESH_STORE_MS = 120_000;
 /** Longest pause between two reads of the record by a waiting process, ms. */
 const MAX_POLL_MS = 250;
 
@@ -167,7 +172,9 @@ async function holdLease(
     const raw = await store.get(orderKey);
     const record = readRecord(raw);
     if (record?.state === 'created' && !options.repeatDelivery) return record.task;
-    const prior = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
+    const recorded = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
+    // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
+    const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
     const sending: OrderRecord = { state: 'sending', since: prior ?? Date.now() };
     if (!(await store.compareAndSet(orderKey, raw, JSON.stringify(sending), orderTtlMs))) {
       throw new StoreUnavailableError({
@@ -203,6 +210,22 @@ async function holdLease(
       // The lease expires by itself.
     });
   }
+}
+
+/**
+ * When the shared store's records began, if that was less than {@link FRESH_STORE_MS} ago: records from
+ * before (a restart that emptied it) may be lost, so the caller looks the order up from then. The
+ * `epoch` key is written by the first create that finds it missing and lives `orderTtlMs`.
+ */
+async function freshSince(context: ResourceContext): Promise<number | undefined> {
+  const epochKey = storeKey(context.sellerId, 'epoch');
+  let raw = await context.store.get(epochKey);
+  if (raw === undefined) {
+    await context.store.setIfAbsent(epochKey, String(Date.now()), context.orderTtlMs);
+    raw = await context.store.get(epochKey);
+  }
+  const began = Number(raw);
+  return Number.isFinite(began) && Date.now() - began < FRESH_STORE_MS ? began : undefined;
 }
 
 /** Writes the outcome over the `sending` record. A store failure here is logged: the outcome stands. */

@@ -46,6 +46,8 @@ describe('the remembered order', () => {
   it('forgets the order after orderTtlMs', async () => {
     let now = Date.now();
     const store = memoryStore({ now: () => now });
+    // A store in use for long (its records began 10 min ago), so nothing is looked up before sending.
+    await store.setIfAbsent(storeKey(mock.sellerId, 'epoch'), String(Date.now() - 600_000), 86_400_000);
     const sdk = client({ store, orderTtlMs: 60_000 });
     await sdk.tasks.create(orderParams('MEM-4'));
     now += 61_000;
@@ -136,23 +138,36 @@ describe('the lease', () => {
   });
 });
 
+describe('a shared store that lost its keys (Redis restarted empty)', () => {
+  it('looks the order up before sending, so an order created before the loss is not created again', async () => {
+    const created = await client({ store: memoryStore() }).tasks.create(orderParams('WIPE-1'));
+    const emptied = memoryStore();
+    const task = await client({ store: emptied }).tasks.create(orderParams('WIPE-1'));
+    expect(task.id).toBe(created.id);
+    expect(tasksFor('WIPE-1')).toHaveLength(1);
+  });
+
+  it('stops looking first once the store has held its records for a while', async () => {
+    const store = memoryStore();
+    await store.setIfAbsent(storeKey(mock.sellerId, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    await client({ store }).tasks.create(orderParams('WIPE-2'));
+    expect(mock.requestsFor('tasks.list')).toHaveLength(0);
+  });
+});
+
 describe('when the store fails', () => {
-  const failing = (failOn: (operation: keyof DeliveryStore, calls: number) => boolean): DeliveryStore => {
+  /** A memory store whose calls fail when `failOn(operation, args)` says so. */
+  const failing = (failOn: (operation: keyof DeliveryStore, args: readonly unknown[]) => boolean): DeliveryStore => {
     const inner = memoryStore();
-    let calls = 0;
-    const wrap =
-      <K extends keyof DeliveryStore>(operation: K) =>
-      (...args: Parameters<DeliveryStore[K]>): ReturnType<DeliveryStore[K]> => {
-        calls++;
-        if (failOn(operation, calls))
-          return Promise.reject(new Error('connection lost')) as ReturnType<DeliveryStore[K]>;
-        return (inner[operation] as (...rest: Parameters<DeliveryStore[K]>) => ReturnType<DeliveryStore[K]>)(...args);
-      };
+    const guard =
+      <A extends unknown[], R>(operation: keyof DeliveryStore, call: (...args: A) => Promise<R>) =>
+      (...args: A): Promise<R> =>
+        failOn(operation, args) ? Promise.reject(new Error('connection lost')) : call(...args);
     return {
-      setIfAbsent: wrap('setIfAbsent'),
-      get: wrap('get'),
-      compareAndSet: wrap('compareAndSet'),
-      delete: wrap('delete'),
+      setIfAbsent: guard('setIfAbsent', inner.setIfAbsent),
+      get: guard('get', inner.get),
+      compareAndSet: guard('compareAndSet', inner.compareAndSet),
+      delete: guard('delete', inner.delete),
     };
   };
 
@@ -181,10 +196,10 @@ describe('when the store fails', () => {
   });
 
   it('returns the created task when the store fails only after the POST', async () => {
-    // get, setIfAbsent (lease), get, compareAndSet (sending) succeed; recording the outcome fails.
-    const task = await client({
-      store: failing((operation, calls) => calls > 4 && operation !== 'delete'),
-    }).tasks.create(orderParams('DOWN-3'));
+    // Everything works up to the POST; writing the outcome ("created") fails.
+    const recordingCreated = (operation: keyof DeliveryStore, args: readonly unknown[]) =>
+      operation !== 'get' && args.some((arg) => typeof arg === 'string' && arg.includes('"state":"created"'));
+    const task = await client({ store: failing(recordingCreated) }).tasks.create(orderParams('DOWN-3'));
     expect(task.orderNumber).toBe('DOWN-3');
     expect(tasksFor('DOWN-3')).toHaveLength(1);
   });

@@ -19,6 +19,8 @@ export interface ResourceContext {
   readonly sellerId: string;
   /** Shared state (leases, remembered orders), every call bounded by the store timeout. */
   readonly store: DeliveryStore;
+  /** True when the store was given (shared by processes), false for the client's own memory store. */
+  readonly sharedStore: boolean;
   /** How long a created order → task is remembered, ms. */
   readonly orderTtlMs: number;
   readonly validation: ValidationMode;
