@@ -4,12 +4,14 @@
  * flushing.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import IORedis5 from 'ioredis';
 import IORedis6 from 'ioredis6';
 import { createClient as createNodeRedis5 } from 'redis';
 import { createClient as createNodeRedis6 } from 'redis6';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ConfigurationError, type DeliveryStore, StoreUnavailableError } from '../src/index.js';
 import { type RedisClientLike, redisStore } from '../src/redis.js';
 import { storeKey, withStoreDeadline } from '../src/store.js';
@@ -76,6 +78,43 @@ async function timed(promise: Promise<unknown>): Promise<{ error: unknown; elaps
   );
   return { error, elapsedMs: performance.now() - started };
 }
+
+describe('the redis entry', () => {
+  /** Relative imports of `file`, transitively, as paths under src/. */
+  const importsOf = (file: string, seen = new Set<string>()): Set<string> => {
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.{1,2}\/[^'"]+)\.js['"]/g)) {
+      const path = join(dirname(file), `${specifier}.ts`);
+      if (!seen.has(path)) {
+        seen.add(path);
+        importsOf(path, seen);
+      }
+    }
+    return seen;
+  };
+
+  it('is never loaded by the main entry, directly or through another module', () => {
+    const reached = importsOf('src/index.ts');
+    expect(reached.size).toBeGreaterThan(20);
+    expect([...reached]).not.toContain('src/redis.ts');
+  });
+
+  it('imports no Redis library, not even its types (the TSDoc example aside)', () => {
+    for (const file of ['src/redis.ts', ...importsOf('src/redis.ts')]) {
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(
+        /^(import|export)\b[^;]*from\s+['"](ioredis|redis|@redis\/[^'"]*)['"]/m,
+      );
+    }
+  });
+
+  it('accepts the clients of ioredis 5 and 6 and node-redis 5 and 6 by type, and returns a DeliveryStore', () => {
+    expectTypeOf<IORedis5>().toExtend<RedisClientLike>();
+    expectTypeOf<IORedis6>().toExtend<RedisClientLike>();
+    expectTypeOf<ReturnType<typeof createNodeRedis5>>().toExtend<RedisClientLike>();
+    expectTypeOf<ReturnType<typeof createNodeRedis6>>().toExtend<RedisClientLike>();
+    expectTypeOf<{ get(key: string): Promise<string> }>().not.toExtend<RedisClientLike>();
+    expectTypeOf(redisStore).returns.toEqualTypeOf<DeliveryStore>();
+  });
+});
 
 describe('redisStore options', () => {
   const client: RedisClientLike = { sendCommand: async () => null };
