@@ -1,18 +1,39 @@
 import { defineConfig, type Options } from 'tsup';
 
 const shared: Options = {
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', redis: 'src/redis.ts' },
   dts: true,
   sourcemap: true,
   target: 'node22',
   platform: 'neutral',
   treeshake: true,
-  // msw is an optional peer used only by ./testing; zod and ky are dependencies.
+  // msw is an optional peer used only by ./testing; zod and ky are dependencies. ./redis imports
+  // neither ioredis nor redis (it takes the merchant's client), so they need no entry here.
   external: ['msw', 'msw/node', 'zod', 'ky'],
+};
+
+/**
+ * In CommonJS, ./redis requires the main entry for the error classes instead of carrying copies, so a
+ * `ConfigurationError` it throws is `instanceof` the one `require('delivery-task-sdk')` exports. (The
+ * ESM build shares them through a chunk by itself.)
+ */
+const redisErrorsFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'redis-errors-from-main-entry',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/errors\.js$/ }, (args) =>
+      args.importer.endsWith('/src/redis.ts') ? { path: './index.cjs', external: true } : undefined,
+    );
+  },
 };
 
 export default defineConfig([
   { ...shared, format: ['esm'], clean: true },
   // ky ships ESM only: the CommonJS build carries its own copy so `require` works on every Node ≥ 22.
-  { ...shared, format: ['cjs'], external: ['msw', 'msw/node', 'zod'], noExternal: ['ky'] },
+  {
+    ...shared,
+    format: ['cjs'],
+    external: ['msw', 'msw/node', 'zod'],
+    noExternal: ['ky'],
+    esbuildPlugins: [redisErrorsFromMainEntry],
+  },
 ]);

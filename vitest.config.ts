@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'delivery-task-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'delivery-task-sdk/redis': fileURLToPath(new URL('./src/redis.ts', import.meta.url)),
       'delivery-task-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the packed tarball into a fresh consumer project and uses it as a merchant would:
-# `import` and `require` of both entries, a call against the mock through each, and the main entry's
-# independence from msw (it loads in a project without msw installed). Run after `npm run build`.
+# `import` and `require` of every entry, a call against the mock through the main and testing entries,
+# the main entry's independence from msw (it loads in a project without msw installed), and the redis
+# entry's independence from the Redis libraries. Run after `npm run build`.
 set -euo pipefail
 root="$(pwd)"
 work="$(mktemp -d)"
@@ -27,6 +28,37 @@ node -e "
   console.log('CJS require without msw: ok');
 "
 if [ -d node_modules/msw ]; then echo "msw was installed as a dependency of the main entry" >&2; exit 1; fi
+
+# The redis entry loads without ioredis or redis installed (it takes the merchant's client), drives a
+# client by shape, and throws the main entry's ConfigurationError class in both module systems.
+node --input-type=module -e "
+  const { ConfigurationError } = await import('delivery-task-sdk');
+  const { redisStore } = await import('delivery-task-sdk/redis');
+  const sent = [];
+  const store = redisStore({ sendCommand: async (args) => (sent.push(args), 'OK') }, { prefix: 'p:' });
+  if ((await store.setIfAbsent('k', 'v', 1000)) !== true || sent[0]?.join(' ') !== 'SET p:k v PX 1000 NX') {
+    throw new Error('ESM import of the redis entry broken: ' + JSON.stringify(sent));
+  }
+  let error;
+  try { redisStore({}); } catch (caught) { error = caught; }
+  if (!(error instanceof ConfigurationError) || error.option !== 'client') throw new Error('ESM redis entry error class broken');
+  console.log('ESM import of delivery-task-sdk/redis without a Redis library: ok');
+"
+node -e "
+  const { ConfigurationError } = require('delivery-task-sdk');
+  const { redisStore } = require('delivery-task-sdk/redis');
+  const store = redisStore({ call: async (command, ...args) => (command === 'GET' && args[0] === 'dts:k' ? 'v' : null) });
+  let error;
+  try { redisStore({ call: async () => null }, { prefix: 1 }); } catch (caught) { error = caught; }
+  if (!(error instanceof ConfigurationError) || error.option !== 'prefix') throw new Error('CJS redis entry error class broken');
+  store.get('k').then((value) => {
+    if (value !== 'v') throw new Error('CJS require of the redis entry broken');
+    console.log('CJS require of delivery-task-sdk/redis without a Redis library: ok');
+  }).catch((error) => { console.error(error); process.exit(1); });
+"
+for library in ioredis redis; do
+  if [ -d "node_modules/$library" ]; then echo "$library was installed: it must stay an optional peer" >&2; exit 1; fi
+done
 
 # 2. With msw: both entries, both module systems, a real call against the mock.
 mkdir "$work/kit" && cd "$work/kit"
