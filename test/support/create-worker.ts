@@ -1,0 +1,58 @@
+/**
+ * One "instance" of a merchant backend for the multi-process tests: a separate process with its own
+ * DeliveryClient over a shared Redis store, creating the orders it is given, all at once.
+ *
+ * Usage: node --import tsx test/support/create-worker.ts '<json WorkerConfig>'
+ * Prints one JSON line: the outcome of each order (the task id, or the error's class).
+ */
+import Redis from 'ioredis';
+import { DeliveryClient } from '../../src/index.js';
+import { redisStore } from '../../src/redis.js';
+import { orderParams } from './order-params.js';
+
+/** What the parent process asks of a worker. */
+export interface WorkerConfig {
+  baseUrl: string;
+  apiKey: string;
+  sellerId: string;
+  redisUrl: string;
+  prefix: string;
+  orders: string[];
+  /** Per-attempt timeout, ms. */
+  timeoutMs: number;
+}
+
+/** One order's outcome in a worker. */
+export interface WorkerOutcome {
+  orderNumber: string;
+  taskId?: string;
+  error?: string;
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
+  const client = new DeliveryClient({
+    apiKey: config.apiKey,
+    sellerId: config.sellerId,
+    baseUrl: config.baseUrl,
+    store: redisStore(redis, { prefix: config.prefix }),
+    timeout: config.timeoutMs,
+    logLevel: 'off',
+    reconciliation: { checks: 3, intervalMs: 50 },
+  });
+  const outcomes = await Promise.all(
+    config.orders.map(async (orderNumber): Promise<WorkerOutcome> => {
+      try {
+        const task = await client.tasks.create(orderParams(orderNumber));
+        return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
+      } catch (error) {
+        return { orderNumber, error: error instanceof Error ? error.name : String(error) };
+      }
+    }),
+  );
+  process.stdout.write(`${JSON.stringify(outcomes)}\n`);
+  redis.disconnect();
+}
+
+void main();
