@@ -9,6 +9,8 @@
  *
  * Usage: npm run soak -- [--creates 1000] [--seed 42] [--fault-rate 0.2] [--http]
  * (`--http` serves the mock on a loopback port, so the faults happen on real sockets.)
+ * Several instances: npm run soak -- --processes 4 --redis [--creates 200] (scripts/soak-processes.ts:
+ * every process creates the same orders over one real Redis; `REDIS_URL` or a redis-server started here).
  */
 import fc from 'fast-check';
 import {
@@ -19,6 +21,7 @@ import {
   type Task,
 } from '../src/index.js';
 import { createMockDeliveryService, type MockFault, startMockHttpServer } from '../src/testing/index.js';
+import { runProcessSoak } from './soak-processes.js';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -214,7 +217,28 @@ function argument(name: string, fallback: number): number {
   return value === undefined || Number.isNaN(value) ? fallback : value;
 }
 
+async function mainProcesses(): Promise<void> {
+  const options = {
+    processes: argument('processes', 4),
+    orders: argument('creates', 200),
+    seed: argument('seed', 20261122),
+    faultRate: argument('fault-rate', 0.2),
+  };
+  console.log(
+    `Soak: ${options.processes} processes × ${options.orders} same orders over one Redis, seed ${options.seed}, fault rate ${options.faultRate}, real HTTP on 127.0.0.1`,
+  );
+  const report = await runProcessSoak(options);
+  console.log(formatSoakReport(report));
+  if (report.duplicates > 0 || report.lostOrders > 0 || report.problems.length > 0) {
+    console.error('Soak FAILED');
+    process.exitCode = 1;
+  } else {
+    console.log('Soak passed: no duplicate, no lost order, one fee per task');
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--processes') || process.argv.includes('--redis')) return mainProcesses();
   const options = {
     creates: argument('creates', 1000),
     seed: argument('seed', 20261122),

@@ -35,6 +35,8 @@ export const LEASE_TTL_MS = 10_000;
 export const FAILED_RECORD_TTL_MS = 60_000;
 /** How long after a shared store's records begin (first use, or a restart that emptied it) creates look first, ms. */
 export const FRESH_STORE_MS = 120_000;
+/** Store calls that may fail in a row while a create waits on another process, before it gives up. */
+const MAX_STORE_FAILURES_WHILE_WAITING = 3;
 /** Longest pause between two reads of the record by a waiting process, ms. */
 const MAX_POLL_MS = 250;
 
@@ -126,14 +128,23 @@ export async function createUnderLease(
   // A failure already recorded when this call began is an earlier attempt's: this call sends again. One
   // recorded while it waited on another process's lease is the outcome it waited for.
   let waited = false;
+  let storeFailures = 0;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
-    const record = readRecord(await store.get(orderKey));
-    if (record?.state === 'created' && !options.repeatDelivery) return record.task;
-    if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
-    const token = crypto.randomUUID();
-    if (await store.setIfAbsent(leaseKey, token, LEASE_TTL_MS)) {
-      return holdLease(context, { orderNumber, orderKey, leaseKey, token }, options, send);
+    let token: string | undefined;
+    try {
+      const record = readRecord(await store.get(orderKey));
+      if (record?.state === 'created' && !options.repeatDelivery) return record.task;
+      if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
+      const candidate = crypto.randomUUID();
+      if (await store.setIfAbsent(leaseKey, candidate, LEASE_TTL_MS)) token = candidate;
+      storeFailures = 0;
+    } catch (error) {
+      // Waiting on another process, this caller sends nothing: a slow store call only delays it, a few times.
+      if (!(error instanceof StoreUnavailableError) || !waited || ++storeFailures > MAX_STORE_FAILURES_WHILE_WAITING) {
+        throw error;
+      }
     }
+    if (token !== undefined) return holdLease(context, { orderNumber, orderKey, leaseKey, token }, options, send);
     waited = true;
     if (Date.now() - calledAt >= options.waitMs) {
       throw new TaskCreationOutcomeUnknownError({

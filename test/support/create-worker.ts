@@ -20,6 +20,8 @@ export interface WorkerConfig {
   orders: string[];
   /** Per-attempt timeout, ms. */
   timeoutMs: number;
+  /** Wait before the second reconciliation lookup, ms (then doubling). Default: the client's (1000). */
+  reconciliationIntervalMs?: number;
 }
 
 /** One order's outcome in a worker. */
@@ -39,7 +41,9 @@ async function main(): Promise<void> {
     store: redisStore(redis, { prefix: config.prefix }),
     timeout: config.timeoutMs,
     logLevel: 'off',
-    reconciliation: { checks: 3, intervalMs: 50 },
+    ...(config.reconciliationIntervalMs === undefined
+      ? {}
+      : { reconciliation: { intervalMs: config.reconciliationIntervalMs } }),
   });
   const outcomes = await Promise.all(
     config.orders.map(async (orderNumber): Promise<WorkerOutcome> => {
