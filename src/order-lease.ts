@@ -4,8 +4,9 @@
  *
  * - The process that takes the lease sends; the others wait (polling the record, within their own
  *   deadline) and get the same `Task`, or the same typed error, without a POST of their own.
- * - The record says `sending` (since when) while the holder works, `created` (with the task) for
- *   `orderTtlMs` after a success, so creating a recent order again returns its task without a POST, or
+ * - The record says `sending` (since when) while the holder works, `created` (with the task id) for
+ *   `orderTtlMs` after a success, so creating a recent order again returns its task (read back by
+ *   `GET tasks/{id}`) without a POST, or
  *   `failed` (with the error) for a short while after a failure, so the waiters get that error.
  * - A holder that dies leaves `sending` behind; its lease expires ({@link LEASE_TTL_MS}) and the next
  *   holder reconciles (looks the order up) before it sends.
@@ -24,9 +25,10 @@ import {
   TaskCreationOutcomeUnknownError,
 } from './errors.js';
 import { sleep } from './internal/abort.js';
-import type { ResourceContext } from './internal/context.js';
+import { call, type ResourceContext } from './internal/context.js';
 import { failureOutcome } from './internal/failure.js';
-import type { Task } from './schemas/task.js';
+import { taskPath } from './internal/path.js';
+import { Task } from './schemas/task.js';
 import { storeKey } from './store.js';
 
 /** Lifetime of a lease, ms; the holder renews it every third of that while it works. */
@@ -52,14 +54,24 @@ interface SharedFailure {
 /** The order's record in the store. `since`: when sending began, ms since the epoch. */
 type OrderRecord =
   | { state: 'sending'; since: number }
-  | { state: 'created'; task: Task }
+  | { state: 'created'; taskId: string }
   | { state: 'failed'; at: number; failure: SharedFailure; since?: number };
 
 function readRecord(raw: string | undefined): OrderRecord | undefined {
   if (raw === undefined) return undefined;
   try {
     const record = JSON.parse(raw) as OrderRecord;
-    return typeof record === 'object' && record !== null && typeof record.state === 'string' ? record : undefined;
+    if (typeof record !== 'object' || record === null) return undefined;
+    // A record written by another version, or damaged, counts as absent rather than as an outcome.
+    if (record.state === 'created')
+      return typeof record.taskId === 'string' && record.taskId !== '' ? record : undefined;
+    if (record.state === 'sending') return typeof record.since === 'number' ? record : undefined;
+    return record.state === 'failed' &&
+      typeof record.at === 'number' &&
+      typeof record.failure === 'object' &&
+      record.failure !== null
+      ? record
+      : undefined;
   } catch {
     return undefined;
   }
@@ -98,6 +110,16 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
   });
 }
 
+/** The remembered order's task, read back by `GET tasks/{id}` (retried when safe). */
+function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<Task> {
+  return call(
+    context,
+    Task,
+    { operation: 'tasks.retrieve', method: 'GET', path: taskPath(taskId, 'tasks.create'), retry: 'idempotent' },
+    options.signal === undefined ? {} : { signal: options.signal },
+  );
+}
+
 /** Options of {@link createUnderLease}. */
 export interface LeaseOptions {
   /** Send even when the order was created recently (a deliberate second delivery). */
@@ -133,7 +155,7 @@ export async function createUnderLease(
     let token: string | undefined;
     try {
       const record = readRecord(await store.get(orderKey));
-      if (record?.state === 'created' && !options.repeatDelivery) return record.task;
+      if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
       if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
       const candidate = crypto.randomUUID();
       if (await store.setIfAbsent(leaseKey, candidate, LEASE_TTL_MS)) token = candidate;
@@ -182,7 +204,7 @@ async function holdLease(
     // Read again under the lease: an outcome may have been recorded since the first read.
     const raw = await store.get(orderKey);
     const record = readRecord(raw);
-    if (record?.state === 'created' && !options.repeatDelivery) return record.task;
+    if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
     const recorded = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
     // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
     const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
@@ -213,7 +235,17 @@ async function holdLease(
       );
       throw error;
     }
-    await recordOutcome(context, orderKey, JSON.stringify(sending), { state: 'created', task }, orderTtlMs);
+    // A task without an id (validation off, a service that lies) cannot be remembered: `sending` stays, so
+    // the next create of this order looks it up first.
+    if (task.id !== undefined) {
+      await recordOutcome(
+        context,
+        orderKey,
+        JSON.stringify(sending),
+        { state: 'created', taskId: task.id },
+        orderTtlMs,
+      );
+    }
     return task;
   } finally {
     clearInterval(renew);

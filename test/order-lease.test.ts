@@ -71,7 +71,7 @@ describe('the lease', () => {
     await store.setIfAbsent(leaseKey('LEASE-1'), 'other-process', 10_000);
     const waiting = client({ store }).tasks.create(orderParams('LEASE-1'));
     setTimeout(() => {
-      void store.setIfAbsent(orderKey('LEASE-1'), JSON.stringify({ state: 'created', task }), 60_000);
+      void store.setIfAbsent(orderKey('LEASE-1'), JSON.stringify({ state: 'created', taskId: task.id }), 60_000);
     }, 100);
     expect((await waiting).id).toBe(task.id);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
