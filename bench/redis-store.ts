@@ -2,10 +2,10 @@
  * What `redisStore` costs (`npm run bench:redis`): Redis memory per 100 000 orders, and the latency of
  * one store call on loopback through each client library.
  *
- * Memory: 100 000 orders written the way task creation does, per order a lease (`setIfAbsent`, 30 s),
- * the order record (`setIfAbsent`, a ~300-byte JSON value, 24 h) and the lease's release (`delete` with
- * its token), under the default prefix and the `v1:<seller>:<kind>:<order>` layout. Prints the growth
- * of `INFO memory` `used_memory` per 100 000 orders.
+ * Memory: 100 000 orders written the way task creation does (src/order-lease.ts): per order a lease
+ * (`setIfAbsent`, 10 s), the record `sending` then `created` with the task id (`compareAndSet`, 24 h)
+ * and the lease's release (`delete` with its token), under the default prefix and the
+ * `v1:<seller>:<kind>:<order>` layout. Prints the growth of `INFO memory` `used_memory` per 100 000 orders.
  *
  * Latency: sequential calls (one in flight) of `setIfAbsent`, `get` and `compareAndSet` through ioredis
  * 5 and 6 and node-redis 5 and 6; prints p50 and p99 in ms.
@@ -29,21 +29,11 @@ const IN_FLIGHT = 256;
 /** Sequential calls per operation and library for the latency figures (after as many warm-up calls / 5). */
 const SAMPLES = 5_000;
 const ORDER_TTL_MS = 86_400_000;
-const LEASE_TTL_MS = 30_000;
+const LEASE_TTL_MS = 10_000;
 
-/** An order record of about 300 bytes, shaped like the one task creation keeps. */
-function orderRecord(orderNumber: string): string {
-  return JSON.stringify({
-    state: 'created',
-    orderNumber,
-    taskId: `tsk_${randomUUID().replaceAll('-', '')}`,
-    requestHash: 'sha256:4f1c2b9e0d7a6c5b3e8f9a1d2c3b4a5e6f7d8c9b0a1e2f3d4c5b6a7e8f9d0c1b',
-    createdAt: '2026-11-22T10:15:30.123Z',
-    updatedAt: '2026-11-22T10:15:31.456Z',
-    attempts: 1,
-    lastStatus: 'requested',
-    instance: 'web-7f9c4d-2',
-  });
+/** The order record task creation keeps after a success (src/order-lease.ts): the task id. */
+function orderRecord(index: number): string {
+  return JSON.stringify({ state: 'created', taskId: `6b02${String(index).padStart(20, '0')}` });
 }
 
 async function usedMemory(raw: IORedis5): Promise<number> {
@@ -107,17 +97,21 @@ async function main(): Promise<void> {
     const started = performance.now();
     await inParallel(ORDERS, IN_FLIGHT, async (index) => {
       const orderNumber = `ORD-2026-${String(index).padStart(7, '0')}`;
-      const lease = storeKey(seller, 'lease', orderNumber);
+      // As a create does: lease, `sending`, the outcome over it, the lease released.
+      const lease = storeKey(seller, 'order-lease', orderNumber);
+      const order = storeKey(seller, 'order', orderNumber);
       const token = randomUUID();
       if (!(await store.setIfAbsent(lease, token, LEASE_TTL_MS))) throw new Error('lease taken');
-      await store.setIfAbsent(storeKey(seller, 'order', orderNumber), orderRecord(orderNumber), ORDER_TTL_MS);
+      const sending = JSON.stringify({ state: 'sending', since: Date.now() });
+      await store.compareAndSet(order, undefined, sending, ORDER_TTL_MS);
+      await store.compareAndSet(order, sending, orderRecord(index), ORDER_TTL_MS);
       await store.delete(lease, token);
     });
     const elapsedS = (performance.now() - started) / 1000;
     const after = await usedMemory(raw);
     const perOrder = (after - before) / ORDERS;
     console.log(
-      `memory: ${ORDERS} orders (${orderRecord('ORD-2026-0000000').length}-byte record, lease released) ` +
+      `memory: ${ORDERS} orders (${orderRecord(0).length}-byte record, lease released) ` +
         `grew used_memory by ${((perOrder * 100_000) / 1024 / 1024).toFixed(1)} MiB per 100 000 orders ` +
         `(${perOrder.toFixed(0)} B per order); written in ${elapsedS.toFixed(1)} s ` +
         `(${Math.round(ORDERS / elapsedS)} orders/s, ${IN_FLIGHT} in flight, ioredis 5)`,
