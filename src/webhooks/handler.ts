@@ -1,7 +1,8 @@
 /**
  * `createWebhookHandler`: receives the service's status webhooks, answers at once and processes them
  * afterwards; spec § "Events" (items 5–8) and § "Limits" (5 s answer, no retries). With a `store`, the
- * duplicate and order filter holds across instances (`stored-dedupe.ts`).
+ * duplicate and order filter holds across instances (`stored-dedupe.ts`); `sync()` catches lost events
+ * (`sync.ts`).
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +13,9 @@ import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Logger, LogLevel } from '../options.js';
-import type { Tasks } from '../resources/tasks.js';
+import type { TaskListOptions, Tasks } from '../resources/tasks.js';
+import type { Task } from '../schemas/task.js';
+import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
@@ -22,11 +25,18 @@ import { readNodeBody, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
 import { type EventOutcome, StoredTaskEvents } from './stored-dedupe.js';
+import { TaskSync, type WebhookStartSyncOptions, type WebhookSyncOptions, type WebhookSyncResult } from './sync.js';
 import { readRequestBody, toResponse } from './web.js';
 
-/** What the handler needs of a `DeliveryClient` to confirm events: `client.tasks.retrieve`. */
+/**
+ * What the handler needs of a `DeliveryClient`: `tasks.retrieve` to confirm events, `tasks.list` for
+ * `sync()` and `startSync()`. A `DeliveryClient` has both.
+ */
 export interface WebhookClient {
-  readonly tasks: Pick<Tasks, 'retrieve'>;
+  readonly tasks: Pick<Tasks, 'retrieve'> & {
+    /** `client.tasks.list`: any async iterable of every listed task will do. Needed by `sync()` and `startSync()`. */
+    list?(params: TaskListParams, options: TaskListOptions): AsyncIterable<Task>;
+  };
 }
 
 /** Bounds of the duplicate and order memory (see {@link WebhookHandlerOptions.dedupe}). */
@@ -46,16 +56,17 @@ export interface WebhookDedupeOptions {
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions {
   /**
-   * Called once per accepted event, after the answer has been sent (never delays it); a returned promise
-   * is awaited. At most `concurrency` calls run at once, and the events of one task run one at a time in
+   * Called once per accepted event, after the answer has been sent (never delays it), and for each status
+   * a `sync()` finds that was not processed yet (`event.source` says which); a returned promise is
+   * awaited. At most `concurrency` calls run at once, and the events of one task run one at a time in
    * arrival order (with a `store`, one at a time across the instances sharing it). A throw or rejection
    * goes to `onError`, never to the sender.
    */
   onEvent: (event: WebhookEvent) => unknown;
   /**
-   * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`).
-   * Required with `confirm: true` or a list; given alone, the final statuses are confirmed. Its seller id
-   * scopes the keys in `store`.
+   * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`), and
+   * with `tasks.list`, by `sync()` and `startSync()`. Required with `confirm: true` or a list; given
+   * alone, the final statuses are confirmed. Its seller id scopes the keys in `store`.
    */
   client?: WebhookClient;
   /**
@@ -93,7 +104,8 @@ export interface WebhookHandlerOptions {
    * status) is processed once whichever instance each webhook reaches, and one instance at a time
    * processes a task's events (a lease per task, held while `onEvent` runs), so an older status never
    * reaches `onEvent` after a newer one. A status is recorded once its `onEvent` completed: after a
-   * failure (or a crash) a resend is processed. Keys are `v1:<seller id>:webhook:…` (the seller id of `client`, else `default`); each
+   * failure (or a crash) a resend or a sync is processed. It also keeps the sync checkpoint and the lease
+   * of `startSync`. Keys are `v1:<seller id>:webhook:…` (the seller id of `client`, else `default`); each
    * has a TTL (`dedupe.storeTtlMs` for a task's record, `eventTimeoutMs` plus four store timeouts plus 1 s
    * for a task's lease).
    *
@@ -109,6 +121,12 @@ export interface WebhookHandlerOptions {
    * Default 1 000 (`DEFAULT_STORE_TIMEOUT_MS`); an integer from 1 to 2 147 483 647, else `ConfigurationError`.
    */
   storeTimeoutMs?: number;
+  /**
+   * How far before the checkpoint `sync()` walks, ms: covers clock skew between the service and this
+   * machine and updates in flight when the last walk started. Default 300 000 (5 min); an integer ≥ 0,
+   * else `ConfigurationError`.
+   */
+  syncSkewMs?: number;
   /** Largest body accepted, bytes; larger ones get 413 (early when `Content-Length` says so). Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
   /**
@@ -122,8 +140,8 @@ export interface WebhookHandlerOptions {
    */
   bodyTimeoutMs?: number;
   /**
-   * Called with failures of `onEvent`, of confirmation (with the event), and of the handler itself (500,
-   * without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
+   * Called with failures of `onEvent`, of confirmation (with the event), of the handler itself (500,
+   * without an event) and of the syncs `startSync` runs (without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
    * error (never the body). Its own failures are logged.
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
@@ -140,7 +158,7 @@ export interface WebhookHandlerOptions {
   eventTimeoutMs?: number;
   /**
    * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
-   * retry: such events are caught by a reconcile, see the README). Default 10 000; an integer ≥ 1.
+   * retry: such events are caught by `sync()`). Default 10 000; an integer ≥ 1.
    */
   maxQueue?: number;
   /**
@@ -211,6 +229,33 @@ export interface WebhookHandler {
   node(req: IncomingMessage, res: ServerResponse, options?: WebhookNodeOptions): Promise<void>;
   /** Resolves once every event accepted so far has been processed (or dropped, or failed). */
   idle(): Promise<void>;
+  /**
+   * Catches lost events (the service never resends a webhook; spec § "Events", item 6): walks
+   * `client.tasks.list({ sortBy: 'updatedAt', sortOrder: -1 })` back to the checkpoint minus
+   * `syncSkewMs` and passes each task's current status through the same queue, duplicate and order filter
+   * as a webhook, as a confirmed event with `source: 'sync'` (a listed task is the service's own answer,
+   * so it is not read again). A status a webhook already brought is dropped as a duplicate, on any instance
+   * sharing the `store`. Then the checkpoint (in the `store`, else in this process) moves to the time the
+   * walk started, unless an event failed: the next sync tries it again. The first sync, and any walk,
+   * goes back at most the duplicate window (`dedupe.storeTtlMs` with a store, else `dedupe.windowMs`):
+   * beyond it the filter could not tell what was already processed.
+   * @returns the counts of the walk, once every event it found has been processed.
+   * @throws {ConfigurationError} when `client` has no `tasks.list`; the errors of `tasks.list`
+   * (`APIError`, `APIConnectionError`, …); {@link APIUserAbortError} when `options.signal` aborts.
+   */
+  sync(options?: WebhookSyncOptions): Promise<WebhookSyncResult>;
+  /**
+   * Runs {@link sync} now and then every `intervalMs` after each one ends, on one instance at a time of
+   * those sharing the `store`: a lease in the store (taken when free, renewed by compare-and-set at each
+   * run and every third of its TTL while one runs; TTL 1.5 × `intervalMs` plus two store timeouts). When
+   * its holder stops or dies, another instance takes over once the lease is released or has expired.
+   * During a store outage no sync runs. Failures go to `onError` (without an event); timers do not keep
+   * the process alive.
+   * @returns `stop()`: no sync starts after it; the running one is aborted and the lease released; its
+   * promise resolves once that is done.
+   * @throws {ConfigurationError} when `client` has no `tasks.list`, or for an `intervalMs` out of range.
+   */
+  startSync(options?: WebhookStartSyncOptions): () => Promise<void>;
   /** A snapshot of the counters. */
   readonly stats: Readonly<WebhookHandlerStats>;
 }
@@ -224,6 +269,7 @@ const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
 const DEFAULT_STORE_TTL_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_SYNC_SKEW_MS = 5 * 60 * 1000;
 
 /** True for an object with the four operations of a {@link DeliveryStore}. */
 function isDeliveryStore(value: unknown): value is DeliveryStore {
@@ -252,6 +298,7 @@ class WebhookReceiver implements WebhookHandler {
   /** The duplicate and order filter in the `store`. */
   readonly #stored: StoredTaskEvents | undefined;
   readonly #queue: TaskEventQueue;
+  readonly #sync: TaskSync;
   readonly #maxBodyBytes: number;
   readonly #bodyTimeoutMs: number;
   readonly #eventTimeoutMs: number;
@@ -348,6 +395,22 @@ class WebhookReceiver implements WebhookHandler {
     } else if (dedupe !== false) {
       this.#memory = new TaskEventMemory(windowMs, maxTasks);
     }
+    const list = options.client?.tasks?.list;
+    const client = options.client;
+    this.#sync = new TaskSync({
+      state,
+      list:
+        typeof list === 'function' && client !== undefined
+          ? (params, opts) => list.call(client.tasks, params, opts)
+          : undefined,
+      submit: (event) => this.#submit(event),
+      maxInFlight: 2 * concurrency,
+      skewMs: integerOption('syncSkewMs', options.syncSkewMs, DEFAULT_SYNC_SKEW_MS, 0, Number.MAX_SAFE_INTEGER),
+      spanMs: this.#stored !== undefined ? storeTtlMs : windowMs,
+      storeTimeoutMs,
+      report: (error) => this.#report(error, undefined),
+      logger: this.#logger,
+    });
     this.#queue = new TaskEventQueue(
       concurrency,
       integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
@@ -366,6 +429,20 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   idle = (): Promise<void> => this.#queue.idle();
+
+  sync = (options?: WebhookSyncOptions): Promise<WebhookSyncResult> => this.#sync.sync(options);
+
+  startSync = (options?: WebhookStartSyncOptions): (() => Promise<void>) => this.#sync.start(options);
+
+  /** Queues an event found by a sync (no room check: a sync bounds what it has in flight). */
+  #submit(event: WebhookEvent): Promise<EventOutcome> {
+    let outcome: EventOutcome = 'failed';
+    return this.#queue
+      .push(event.taskId, async () => {
+        outcome = await this.#process(event);
+      })
+      .then(() => outcome);
+  }
 
   fetch = async (request: Request, context?: WebhookFetchContext): Promise<Response> => {
     this.#stats.received++;
@@ -487,8 +564,8 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   /**
-   * Processes one event: order check, confirmation, `onEvent`, with the filter in the store when there
-   * is one. Never throws.
+   * Processes one event (a webhook, or a sync's event, already confirmed): order check, confirmation,
+   * `onEvent`, with the filter in the store when there is one. Never throws.
    */
   async #process(received: WebhookEvent): Promise<EventOutcome> {
     const { taskId, kind } = received;
@@ -496,6 +573,10 @@ class WebhookReceiver implements WebhookHandler {
     let event: WebhookEvent = received;
     try {
       if (this.#stored !== undefined) return await this.#processStored(this.#stored, received);
+      // A sync finds mostly what webhooks brought: counted as duplicates rather than as late.
+      if (received.source === 'sync' && memory?.isDuplicate(taskId, kind, Date.now())) {
+        return this.#dropDuplicate(received);
+      }
       if (memory?.isOutOfOrder(taskId, kind, Date.now())) return this.#dropOutOfOrder(received);
       if (received.confirmed || this.#confirms(kind)) {
         // Checked here, in the task's order, for a webhook admitted while one of the same kind was
@@ -528,7 +609,7 @@ class WebhookReceiver implements WebhookHandler {
    * {@link #process} with the filter in the store: a look at the task's record (a drop found there is
    * final) before the confirming GET, then, under the task's lease, the filter on the effective status,
    * `onEvent`, and the record. The rules are those of the memory (see `dedupe`); the status read back by a
-   * GET is filtered too, so each (task id, status) is processed once whoever brings it.
+   * GET is filtered too, so a webhook and a sync bringing one change process it once.
    * Never throws but what reading the record throws (not a store failure: the memory stands in).
    */
   async #processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
@@ -619,7 +700,7 @@ class WebhookReceiver implements WebhookHandler {
  * the URL registered with the service. Each webhook is parsed with `parseWebhookEvent`, answered 200 at
  * once (the service waits 5 s at most and never retries) and processed afterwards by `onEvent`, with
  * bounded concurrency and queue, duplicate and order filtering (across instances with a `store`), and
- * optional confirmation by `GET tasks/{id}`. See
+ * optional confirmation by `GET tasks/{id}`; `sync()` catches the webhooks that never arrived. See
  * {@link WebhookHandlerOptions} and {@link WebhookHandler} for the details.
  *
  * ```ts
@@ -635,7 +716,7 @@ class WebhookReceiver implements WebhookHandler {
  * `tasks.retrieve`), with a `store` that is not a {@link DeliveryStore}, or for an option out of
  * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `eventTimeoutMs` ≥ 1,
  * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1,
- * `dedupe.storeTtlMs` ≥ 1, `storeTimeoutMs` ≥ 1, all integers; a known `logLevel`).
+ * `dedupe.storeTtlMs` ≥ 1, `storeTimeoutMs` ≥ 1, `syncSkewMs` ≥ 0, all integers; a known `logLevel`).
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   return new WebhookReceiver(options);

@@ -393,5 +393,58 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
         ),
       );
     });
+
+    it('run startSync on one receiver at a time, and hand it over when that one stops', async () => {
+      const store = await makeStore();
+      let active = 0;
+      let mostActive = 0;
+      const runs: number[] = [];
+      const clientFor = (receiver: number): WebhookClient => ({
+        tasks: {
+          retrieve: async (id: string): Promise<Task> => ({ id }),
+          list: async function* () {
+            active++;
+            mostActive = Math.max(mostActive, active);
+            runs.push(receiver);
+            try {
+              await new Promise((resolve) => setTimeout(resolve, 15));
+            } finally {
+              active--;
+            }
+            yield* [];
+          },
+        },
+      });
+      const errors: unknown[] = [];
+      const handlers = [0, 1, 2].map((receiver) =>
+        createWebhookHandler({
+          store,
+          client: clientFor(receiver),
+          confirm: false,
+          onEvent: () => {},
+          onError: (error) => void errors.push(error),
+        }),
+      );
+      const stops = handlers.map((handler) => handler.startSync({ intervalMs: 10 }));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const holder = runs[0] ?? -1;
+      expect(new Set(runs)).toEqual(new Set([holder]));
+      expect(runs.length).toBeGreaterThanOrEqual(8);
+
+      await stops[holder]?.();
+      const handedOverAt = runs.length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = runs.slice(handedOverAt);
+      expect(after.length).toBeGreaterThanOrEqual(4);
+      expect(after).not.toContain(holder);
+      expect(new Set(after).size).toBe(1);
+
+      await Promise.all(stops.map((stop) => stop()));
+      const stoppedAt = runs.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(runs.length).toBe(stoppedAt);
+      expect(mostActive).toBe(1);
+      expect(errors).toEqual([]);
+    });
   });
 }
