@@ -213,21 +213,31 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
       running = undefined;
     });
 
-    it('process each (task, status) of 100 tasks once, in lifecycle order, one event of a task at a time, when bodies set the order', async () => {
-      running = await startSharedReceivers(await makeStore());
-      const taskIds = runTaskIds('spread', 100);
-      const deliveries = spread(taskIds, 3, seededRandom(2026));
+    /**
+     * Sends the spread of 100 tasks (24 webhooks in flight) to the running receivers and checks what
+     * holds in every setting: every answer 200, no error, no (task, status) twice, no two calls of a task
+     * at once. Returns the task ids, the deliveries and the calls by task.
+     */
+    async function sendSpread(receivers: SharedReceivers, label: string, seed: number) {
+      const taskIds = runTaskIds(label, 100);
+      const deliveries = spread(taskIds, 3, seededRandom(seed));
       const answers = await send(
-        running.receivers.map((receiver) => receiver.url),
+        receivers.receivers.map((receiver) => receiver.url),
         deliveries,
         24,
       );
-      await running.idle();
-
+      await receivers.idle();
       expect(answers.filter((status) => status !== 200)).toEqual([]);
-      expect(running.errors).toEqual([]);
-      expect(repeats(running.processed)).toEqual([]);
-      const byTask = callsByTask(running.processed);
+      expect(receivers.errors).toEqual([]);
+      expect(repeats(receivers.processed)).toEqual([]);
+      const byTask = callsByTask(receivers.processed);
+      expect(overlaps(byTask)).toEqual([]);
+      return { taskIds, deliveries, byTask };
+    }
+
+    it('process each (task, status) of 100 tasks once, in lifecycle order, one event of a task at a time, when bodies set the order', async () => {
+      running = await startSharedReceivers(await makeStore());
+      const { taskIds, deliveries, byTask } = await sendSpread(running, 'spread', 2026);
       for (const taskId of taskIds) {
         const ranks = (byTask.get(taskId) ?? []).map((call) => lifecycleRank(call.status) ?? -1);
         expect(ranks, taskId).toEqual([...ranks].sort((a, b) => a - b));
@@ -236,7 +246,6 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
           taskId,
         ).toHaveLength(1);
       }
-      expect(overlaps(byTask)).toEqual([]);
       const stats = running.handlers.map((handler) => handler.stats);
       const total = (field: 'processed' | 'duplicates' | 'outOfOrder' | 'failed') =>
         stats.reduce((sum, entry) => sum + entry[field], 0);
@@ -249,19 +258,7 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
 
     it('process each (task, status) of 100 tasks once and nothing after a confirmed delivered, when final statuses are confirmed', async () => {
       running = await startSharedReceivers(await makeStore(), { client: deliveredClient });
-      const taskIds = runTaskIds('confirmed', 100);
-      const deliveries = spread(taskIds, 3, seededRandom(11));
-      const answers = await send(
-        running.receivers.map((receiver) => receiver.url),
-        deliveries,
-        24,
-      );
-      await running.idle();
-
-      expect(answers.filter((status) => status !== 200)).toEqual([]);
-      expect(running.errors).toEqual([]);
-      expect(repeats(running.processed)).toEqual([]);
-      const byTask = callsByTask(running.processed);
+      const { taskIds, byTask } = await sendSpread(running, 'confirmed', 11);
       for (const taskId of taskIds) {
         const calls = byTask.get(taskId) ?? [];
         const delivered = calls.filter((call) => call.status === 'delivered');
@@ -271,32 +268,44 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
         ).toEqual([true]);
         expect(calls.at(-1)?.status, taskId).toBe('delivered');
       }
-      expect(overlaps(byTask)).toEqual([]);
     });
 
-    it('hold a newer status of a task until an older one being processed on another receiver is done', async () => {
-      const enrouteRunning = gate();
+    /**
+     * Two receivers: `held` goes to the first, whose `onEvent` for it stays open; once it runs, `next`
+     * goes to the second; 150 ms later `held` is let go. Returns the statuses processed while it was held.
+     */
+    async function raceTwoStatuses(
+      held: string,
+      next: string,
+    ): Promise<{ race: SharedReceivers; whileHeld: string[] }> {
+      const holding = gate();
       const release = gate();
-      running = await startSharedReceivers(await makeStore(), {
+      const race = await startSharedReceivers(await makeStore(), {
         count: 2,
         work: async (event) => {
-          if (event.status !== 'enroute') return;
-          enrouteRunning.open();
+          if (event.status !== held) return;
+          holding.open();
           await release.promise;
         },
       });
-      const [taskId = ''] = runTaskIds('race-older-first', 1);
-      const [first, second] = running.receivers;
-      expect((await postWebhook(first?.url ?? '', webhookBody(taskId, 'enroute'))).status).toBe(200);
-      await enrouteRunning.promise;
-      expect((await postWebhook(second?.url ?? '', webhookBody(taskId, 'delivered'))).status).toBe(200);
+      running = race;
+      const [taskId = ''] = runTaskIds(`race-${held}-${next}`, 1);
+      const [first, second] = race.receivers;
+      expect((await postWebhook(first?.url ?? '', webhookBody(taskId, held))).status).toBe(200);
+      await holding.promise;
+      expect((await postWebhook(second?.url ?? '', webhookBody(taskId, next))).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 150));
-      expect(running.processed.map((call) => call.status)).toEqual(['enroute']);
-
+      const whileHeld = race.processed.map((call) => call.status);
       release.open();
-      await running.idle();
-      const [enroute, delivered] = running.processed;
-      expect(running.processed.map((call) => [call.receiver, call.status])).toEqual([
+      await race.idle();
+      return { race, whileHeld };
+    }
+
+    it('hold a newer status of a task until an older one being processed on another receiver is done', async () => {
+      const { race, whileHeld } = await raceTwoStatuses('enroute', 'delivered');
+      expect(whileHeld).toEqual(['enroute']);
+      const [enroute, delivered] = race.processed;
+      expect(race.processed.map((call) => [call.receiver, call.status])).toEqual([
         [0, 'enroute'],
         [1, 'delivered'],
       ]);
@@ -304,26 +313,10 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
     });
 
     it('drop an older status reaching another receiver while a newer one is being processed', async () => {
-      const deliveredRunning = gate();
-      const release = gate();
-      running = await startSharedReceivers(await makeStore(), {
-        count: 2,
-        work: async (event) => {
-          if (event.status !== 'delivered') return;
-          deliveredRunning.open();
-          await release.promise;
-        },
-      });
-      const [taskId = ''] = runTaskIds('race-newer-first', 1);
-      const [first, second] = running.receivers;
-      expect((await postWebhook(second?.url ?? '', webhookBody(taskId, 'delivered'))).status).toBe(200);
-      await deliveredRunning.promise;
-      expect((await postWebhook(first?.url ?? '', webhookBody(taskId, 'enroute'))).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      release.open();
-      await running.idle();
-      expect(running.processed.map((call) => call.status)).toEqual(['delivered']);
-      expect(running.handlers[0]?.stats.outOfOrder).toBe(1);
+      const { race, whileHeld } = await raceTwoStatuses('delivered', 'enroute');
+      expect(whileHeld).toEqual(['delivered']);
+      expect(race.processed.map((call) => call.status)).toEqual(['delivered']);
+      expect(race.handlers[1]?.stats.outOfOrder).toBe(1);
     });
 
     it('process a resend on another receiver after onEvent failed, and drop a later copy on a third', async () => {
