@@ -104,6 +104,9 @@ export {
   type WebhookHandlerStats,
   type WebhookNodeOptions,
   WebhookPickupLocation,
+  type WebhookStartSyncOptions,
+  type WebhookSyncOptions,
+  type WebhookSyncResult,
   WebhookTask,
   WebhookTaskId,
 } from './webhooks/index.js';

@@ -1,18 +1,19 @@
 /**
  * What the webhook handler remembers per task, to drop duplicates of (task id, status) and statuses
- * older than one already processed. Bounded: records expire `windowMs` after their last use and the
- * least recently used record goes first beyond `maxTasks`. Which events may move the order is the
- * handler's choice (see `advance`).
+ * older than one already processed: the order rules ({@link isStatusOutOfOrder}, {@link advanceOrder}),
+ * defined once for the in-process memory here and the store (`stored-dedupe.ts`), and the in-process
+ * memory itself. Bounded: records expire `windowMs` after their last use and the least recently used
+ * record goes first beyond `maxTasks`. Which events may move the order is the handler's choice (see
+ * `advance`).
  * @module
  */
 import { isFinalStatus, lifecycleRank } from '../lifecycle.js';
 
 /** Statuses remembered per task at most; the oldest goes first (a task has about ten in its life). */
-const MAX_STATUSES_PER_TASK = 32;
+export const MAX_STATUSES_PER_TASK = 32;
 
-interface TaskRecord {
-  /** Status or event kind → when it was marked (ms since the epoch). */
-  readonly seen: Map<string, number>;
+/** How far a task has gone along its lifecycle, as far as the handler has processed it. */
+export interface TaskOrder {
   /** Highest {@link lifecycleRank} processed, −1 for none. */
   rank: number;
   /**
@@ -20,6 +21,35 @@ interface TaskRecord {
    * only a webhook body claimed it.
    */
   ended: 'confirmed' | 'unconfirmed' | undefined;
+}
+
+/**
+ * True when `status` is earlier along the delivery path than a status already processed, or the task
+ * has ended: after a confirmed final status nothing is in order any more; after one only a body claimed,
+ * another final status still is (two different final statuses cannot both be real, and a body cannot
+ * show which one is, so neither hides the other). A status off the path (an unknown kind) is never
+ * older.
+ */
+export function isStatusOutOfOrder(order: TaskOrder, status: string): boolean {
+  if (order.ended === 'confirmed') return true;
+  if (order.ended === 'unconfirmed' && !isFinalStatus(status)) return true;
+  const rank = lifecycleRank(status);
+  return rank !== undefined && rank < order.rank;
+}
+
+/**
+ * Records in `order` that `status` was processed: raises its position along the delivery path, and ends
+ * the task on a final status (`confirmed`: read back with `GET tasks/{id}`, else only claimed by a body;
+ * a confirmed end is never downgraded).
+ */
+export function advanceOrder(order: TaskOrder, status: string, confirmed: boolean): void {
+  order.rank = Math.max(order.rank, lifecycleRank(status) ?? -1);
+  if (isFinalStatus(status) && order.ended !== 'confirmed') order.ended = confirmed ? 'confirmed' : 'unconfirmed';
+}
+
+interface TaskRecord extends TaskOrder {
+  /** Status or event kind → when it was marked (ms since the epoch). */
+  readonly seen: Map<string, number>;
   /** Last use, ms since the epoch. */
   touchedAt: number;
 }
@@ -88,30 +118,14 @@ export class TaskEventMemory {
     }
   }
 
-  /**
-   * True when `status` is earlier along the delivery path than a status already processed, or the task
-   * has ended: after a confirmed final status nothing is in order any more; after one only a body claimed,
-   * another final status still is (two different final statuses cannot both be real, and a body cannot
-   * show which one is, so neither hides the other). A status off the path (an unknown kind) is never
-   * older.
-   */
+  /** {@link isStatusOutOfOrder} for the task's record (never for a task not remembered). */
   isOutOfOrder(taskId: string, status: string, now: number): boolean {
     const record = this.#read(taskId, now);
-    if (record === undefined) return false;
-    if (record.ended === 'confirmed') return true;
-    if (record.ended === 'unconfirmed' && !isFinalStatus(status)) return true;
-    const rank = lifecycleRank(status);
-    return rank !== undefined && rank < record.rank;
+    return record !== undefined && isStatusOutOfOrder(record, status);
   }
 
-  /**
-   * Records that `status` was processed for the task: raises its position along the delivery path, and
-   * ends the task on a final status (`confirmed`: read back with `GET tasks/{id}`, else only claimed by a
-   * body; a confirmed end is never downgraded).
-   */
+  /** {@link advanceOrder} on the task's record. */
   advance(taskId: string, status: string, now: number, confirmed: boolean): void {
-    const record = this.#write(taskId, now);
-    record.rank = Math.max(record.rank, lifecycleRank(status) ?? -1);
-    if (isFinalStatus(status) && record.ended !== 'confirmed') record.ended = confirmed ? 'confirmed' : 'unconfirmed';
+    advanceOrder(this.#write(taskId, now), status, confirmed);
   }
 }

@@ -11,28 +11,38 @@ import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/we
 
 /** Fields every {@link WebhookEvent} has, confirmed or not. */
 interface WebhookEventFields {
-  /** The event kind: the body's `status` (spec § "Events", item 3). */
+  /** The event kind: the body's `status` (spec § "Events", item 3); for a sync event, the task's status. */
   kind: WebhookEventKind;
   /** The task id: the body's `_id`, else its `id`. */
   taskId: string;
-  /** The webhook body as received, parsed (`null` members dropped, unknown fields kept). */
+  /**
+   * The webhook body as received, parsed (`null` members dropped, unknown fields kept). For a sync event
+   * (`source: 'sync'`, no webhook was received) the task as `GET tasks` listed it, read with the same
+   * schema.
+   */
   payload: WebhookTask;
-  /** When the webhook arrived (when it was parsed, for {@link parseWebhookEvent}). */
+  /** When the webhook arrived (when it was parsed, for {@link parseWebhookEvent}); for a sync event, when its page was read. */
   receivedAt: Date;
 }
 
 /**
- * One status change of a task, as pushed by the service (spec § "Events").
+ * One status change of a task, as pushed by the service (spec § "Events") or found by the handler's
+ * `sync()`.
  *
- * - Unconfirmed (`confirmed: false`): `status` is the event kind and `task` is the webhook body. The
- *   service does not sign webhooks, so treat it as a hint (spec § "Events", item 7).
+ * - Unconfirmed (`confirmed: false`, always from a webhook): `status` is the event kind and `task` is the
+ *   webhook body. The service does not sign webhooks, so treat it as a hint (spec § "Events", item 7).
  * - Confirmed (`confirmed: true`, see the handler's `confirm` option): `task` is the result of
  *   `GET tasks/{id}` made after the webhook arrived and `status` is that task's status. The GET wins over
  *   the body: a forged `delivered` whose GET says `enroute` arrives with `status: 'enroute'`.
  *   `payload` still holds the body as received.
+ * - `source` says where the event came from: `'webhook'` for a webhook received, `'sync'` for a status
+ *   found by `handler.sync()` walking `GET tasks` (a listed task is the service's own answer, so a sync
+ *   event is always confirmed, and `kind` and `status` are the task's status).
  */
 export type WebhookEvent =
   | (WebhookEventFields & {
+      /** A webhook was received. */
+      source: 'webhook';
       /** The body was not checked against the service. */
       confirmed: false;
       /** The effective status: the event kind. */
@@ -41,11 +51,13 @@ export type WebhookEvent =
       task: WebhookTask;
     })
   | (WebhookEventFields & {
-      /** The task was read back with `GET tasks/{id}` after the webhook arrived. */
+      /** `'webhook'`: a webhook was received and confirmed; `'sync'`: found by `handler.sync()` in `GET tasks`. */
+      source: 'webhook' | 'sync';
+      /** The task was read from the service (`GET tasks/{id}` after the webhook arrived, or `GET tasks`). */
       confirmed: true;
       /** The effective status: the status of the task read back. */
       status: AnyTaskStatus;
-      /** The task read back with `GET tasks/{id}`. */
+      /** The task read back with `GET tasks/{id}` (or listed by `GET tasks`, for a sync event). */
       task: Task;
     });
 
@@ -125,7 +137,10 @@ function taskIdOf(task: Record<string, unknown>): string {
  * {@link parseWebhookEvent} with the arrival time given.
  * @internal Used by the webhook handler.
  */
-export function parseWebhookEventAt(body: unknown, receivedAt: Date): WebhookEvent & { confirmed: false } {
+export function parseWebhookEventAt(
+  body: unknown,
+  receivedAt: Date,
+): WebhookEvent & { confirmed: false; source: 'webhook' } {
   let value: unknown;
   try {
     value = withoutNullMembers(toJsonValue(body), 0);
@@ -142,12 +157,21 @@ export function parseWebhookEventAt(body: unknown, receivedAt: Date): WebhookEve
   const result = compiledWebhookTask.safeParse(value);
   if (!result.success) throw new WebhookPayloadError(toValidationIssues(result.error.issues));
   const payload = result.data;
-  return { kind: payload.status, taskId, status: payload.status, task: payload, payload, confirmed: false, receivedAt };
+  return {
+    kind: payload.status,
+    taskId,
+    status: payload.status,
+    task: payload,
+    payload,
+    source: 'webhook',
+    confirmed: false,
+    receivedAt,
+  };
 }
 
 /**
  * Parses a webhook body (spec § "Events": the full task, POSTed on each status change) into a typed
- * event with `confirmed: false`.
+ * event with `confirmed: false` and `source: 'webhook'`.
  *
  * - `body`: the parsed JSON (an object), the JSON text (`string`), or its UTF-8 bytes (`Uint8Array`,
  *   `Buffer`, any `ArrayBufferView`, `ArrayBuffer`). No size limit is applied here (the handler's
@@ -165,6 +189,24 @@ export function parseWebhookEventAt(body: unknown, receivedAt: Date): WebhookEve
  * task id (`field` is `_id` or `id`), has no `status` string, or a documented field of the wrong type
  * (e.g. `statusHistory` not an array); `field` names the first offending field.
  */
-export function parseWebhookEvent(body: unknown): WebhookEvent & { confirmed: false } {
+export function parseWebhookEvent(body: unknown): WebhookEvent & { confirmed: false; source: 'webhook' } {
   return parseWebhookEventAt(body, new Date());
+}
+
+/**
+ * The sync event of a task listed by `GET tasks` (spec § "GET /tasks"): confirmed (the list is the
+ * service's own answer), `source: 'sync'`, `kind` and `status` the task's status, `payload` the task read
+ * with the webhook schema. `undefined` for a task without a valid id or without a status: there is
+ * nothing to pass on.
+ * @internal Used by the webhook handler's sync.
+ */
+export function syncEventOf(task: Task, receivedAt: Date): (WebhookEvent & { source: 'sync' }) | undefined {
+  const taskId = WebhookTaskId.safeParse(task.id);
+  const status = task.status;
+  if (!taskId.success || typeof status !== 'string' || status === '') return undefined;
+  compiledWebhookTask ??= z.compile(WebhookTask);
+  const parsed = compiledWebhookTask.safeParse(task);
+  // A page read with validation 'off' may hold fields of other types; the task is passed on all the same.
+  const payload: WebhookTask = parsed.success ? parsed.data : { ...task, status };
+  return { kind: status, taskId: taskId.data, status, task, payload, source: 'sync', confirmed: true, receivedAt };
 }

@@ -1,48 +1,72 @@
 /**
  * `createWebhookHandler`: receives the service's status webhooks, answers at once and processes them
- * afterwards; spec § "Events" (items 5–8) and § "Limits" (5 s answer, no retries).
+ * afterwards; spec § "Events" (items 5–8) and § "Limits" (5 s answer, no retries). With a `store`, the
+ * duplicate and order filter holds across instances (`stored-dedupe.ts`); `sync()` catches lost events
+ * (`sync.ts`).
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sellerIdOf } from '../client.js';
 import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Logger, LogLevel } from '../options.js';
-import type { Tasks } from '../resources/tasks.js';
+import type { TaskListOptions, Tasks } from '../resources/tasks.js';
+import type { Task } from '../schemas/task.js';
+import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent } from './event.js';
 import { readNodeBody, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
+import { SharedState } from './shared-state.js';
+import { type EventOutcome, StoredTaskEvents } from './stored-dedupe.js';
+import { TaskSync, type WebhookStartSyncOptions, type WebhookSyncOptions, type WebhookSyncResult } from './sync.js';
 import { readRequestBody, toResponse } from './web.js';
 
-/** What the handler needs of a `DeliveryClient` to confirm events: `client.tasks.retrieve`. */
+/**
+ * What the handler needs of a `DeliveryClient`: `tasks.retrieve` to confirm events, `tasks.list` for
+ * `sync()` and `startSync()`. A `DeliveryClient` has both.
+ */
 export interface WebhookClient {
-  readonly tasks: Pick<Tasks, 'retrieve'>;
+  readonly tasks: Pick<Tasks, 'retrieve'> & {
+    /** `client.tasks.list`: any async iterable of every listed task will do. Needed by `sync()` and `startSync()`. */
+    list?(params: TaskListParams, options: TaskListOptions): AsyncIterable<Task>;
+  };
 }
 
 /** Bounds of the duplicate and order memory (see {@link WebhookHandlerOptions.dedupe}). */
 export interface WebhookDedupeOptions {
-  /** How long a (task id, status) is remembered, ms. Default 600 000 (10 min). */
+  /** How long a (task id, status) is remembered in this process, ms. Default 600 000 (10 min). */
   windowMs?: number;
-  /** Tasks remembered at most; the least recently used is forgotten first. Default 10 000. */
+  /** Tasks remembered in this process at most; the least recently used is forgotten first. Default 10 000. */
   maxTasks?: number;
+  /**
+   * With a `store`: how long a task's record there (the statuses processed, how far along it is, whether
+   * it ended) is kept after its last processed event, ms; the duplicate window across instances. Default
+   * 86 400 000 (1 day); an integer ≥ 1, else `ConfigurationError`. Without a store, `windowMs` applies.
+   */
+  storeTtlMs?: number;
 }
 
 /** Options of {@link createWebhookHandler}. */
 export interface WebhookHandlerOptions {
   /**
-   * Called once per accepted event, after the answer has been sent (never delays it); a returned promise
-   * is awaited. At most `concurrency` calls run at once, and the events of one task run one at a time in
-   * arrival order. A throw or rejection goes to `onError`, never to the sender.
+   * Called once per accepted event, after the answer has been sent (never delays it), and for each status
+   * a `sync()` finds that was not processed yet (`event.source` says which); a returned promise is
+   * awaited. At most `concurrency` calls run at once, and the events of one task run one at a time in
+   * arrival order (with a `store`, one at a time across the instances sharing it). A throw or rejection
+   * goes to `onError`, never to the sender.
    */
   onEvent: (event: WebhookEvent) => unknown;
   /**
-   * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`).
-   * Required with `confirm: true` or a list; given alone, the final statuses are confirmed.
+   * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`), and
+   * with `tasks.list`, by `sync()` and `startSync()`. Required with `confirm: true` or a list; given
+   * alone, the final statuses are confirmed. Its seller id scopes the keys in `store`.
    */
   client?: WebhookClient;
   /**
@@ -73,6 +97,36 @@ export interface WebhookHandlerOptions {
    * cannot both be real, and a body cannot tell which one is).
    */
   dedupe?: boolean | WebhookDedupeOptions;
+  /**
+   * A store shared by every instance receiving webhooks (`memoryStore()` shares within one process;
+   * `redisStore(…)` from `delivery-task-sdk/redis`, or your own {@link DeliveryStore}). With it, the
+   * duplicate and order filter of `dedupe` lives in the store: behind a load balancer each (task id,
+   * status) is processed once whichever instance each webhook reaches, and one instance at a time
+   * processes a task's events (a lease per task, held while `onEvent` runs), so an older status never
+   * reaches `onEvent` after a newer one. A status is recorded once its `onEvent` completed: after a
+   * failure (or a crash) a resend or a sync is processed. It also keeps the sync checkpoint and the lease
+   * of `startSync`. Keys are `v1:<seller id>:webhook:…` (the seller id of `client`, else `default`); each
+   * has a TTL (`dedupe.storeTtlMs` for a task's record, `eventTimeoutMs` plus four store timeouts plus 1 s
+   * for a task's lease).
+   *
+   * The answer to a webhook never waits on the store (the store is used after it, while processing). When
+   * the store fails or does not answer within `storeTimeoutMs`, processing goes on with this process's
+   * memory (duplicates and order within this instance only) and one warning is logged; the store is
+   * probed every 5 × `storeTimeoutMs` and an info line is logged when it answers again. Neither line names
+   * a key. Default: none (this process's memory; `dedupe` as described there).
+   */
+  store?: DeliveryStore;
+  /**
+   * Deadline of one call to `store`, ms; a slower call counts as a failure of the store (see `store`).
+   * Default 1 000 (`DEFAULT_STORE_TIMEOUT_MS`); an integer from 1 to 2 147 483 647, else `ConfigurationError`.
+   */
+  storeTimeoutMs?: number;
+  /**
+   * How far before the checkpoint `sync()` walks, ms: covers clock skew between the service and this
+   * machine and updates in flight when the last walk started. Default 300 000 (5 min); an integer ≥ 0,
+   * else `ConfigurationError`.
+   */
+  syncSkewMs?: number;
   /** Largest body accepted, bytes; larger ones get 413 (early when `Content-Length` says so). Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
   /**
@@ -86,8 +140,8 @@ export interface WebhookHandlerOptions {
    */
   bodyTimeoutMs?: number;
   /**
-   * Called with failures of `onEvent`, of confirmation (with the event), and of the handler itself (500,
-   * without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
+   * Called with failures of `onEvent`, of confirmation (with the event), of the handler itself (500,
+   * without an event) and of the syncs `startSync` runs (without an event); a returned promise is awaited. Default: `logger.error` with the task id, kind and
    * error (never the body). Its own failures are logged.
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
@@ -104,7 +158,7 @@ export interface WebhookHandlerOptions {
   eventTimeoutMs?: number;
   /**
    * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
-   * retry: such events are caught by a reconcile, see the README). Default 10 000; an integer ≥ 1.
+   * retry: such events are caught by `sync()`). Default 10 000; an integer ≥ 1.
    */
   maxQueue?: number;
   /**
@@ -175,6 +229,33 @@ export interface WebhookHandler {
   node(req: IncomingMessage, res: ServerResponse, options?: WebhookNodeOptions): Promise<void>;
   /** Resolves once every event accepted so far has been processed (or dropped, or failed). */
   idle(): Promise<void>;
+  /**
+   * Catches lost events (the service never resends a webhook; spec § "Events", item 6): walks
+   * `client.tasks.list({ sortBy: 'updatedAt', sortOrder: -1 })` back to the checkpoint minus
+   * `syncSkewMs` and passes each task's current status through the same queue, duplicate and order filter
+   * as a webhook, as a confirmed event with `source: 'sync'` (a listed task is the service's own answer,
+   * so it is not read again). A status a webhook already brought is dropped as a duplicate, on any instance
+   * sharing the `store`. Then the checkpoint (in the `store`, else in this process) moves to the time the
+   * walk started, unless an event failed: the next sync tries it again. The first sync, and any walk,
+   * goes back at most the duplicate window (`dedupe.storeTtlMs` with a store, else `dedupe.windowMs`):
+   * beyond it the filter could not tell what was already processed.
+   * @returns the counts of the walk, once every event it found has been processed.
+   * @throws {ConfigurationError} when `client` has no `tasks.list`; the errors of `tasks.list`
+   * (`APIError`, `APIConnectionError`, …); {@link APIUserAbortError} when `options.signal` aborts.
+   */
+  sync(options?: WebhookSyncOptions): Promise<WebhookSyncResult>;
+  /**
+   * Runs {@link sync} now and then every `intervalMs` after each one ends, on one instance at a time of
+   * those sharing the `store`: a lease in the store (taken when free, renewed by compare-and-set at each
+   * run and every third of its TTL while one runs; TTL 1.5 × `intervalMs` plus two store timeouts). When
+   * its holder stops or dies, another instance takes over once the lease is released or has expired.
+   * During a store outage no sync runs. Failures go to `onError` (without an event); timers do not keep
+   * the process alive.
+   * @returns `stop()`: no sync starts after it; the running one is aborted and the lease released; its
+   * promise resolves once that is done.
+   * @throws {ConfigurationError} when `client` has no `tasks.list`, or for an `intervalMs` out of range.
+   */
+  startSync(options?: WebhookStartSyncOptions): () => Promise<void>;
   /** A snapshot of the counters. */
   readonly stats: Readonly<WebhookHandlerStats>;
 }
@@ -187,6 +268,17 @@ const DEFAULT_MAX_QUEUE = 10_000;
 const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
+const DEFAULT_STORE_TTL_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_SYNC_SKEW_MS = 5 * 60 * 1000;
+
+/** True for an object with the four operations of a {@link DeliveryStore}. */
+function isDeliveryStore(value: unknown): value is DeliveryStore {
+  if (typeof value !== 'object' || value === null) return false;
+  const store = value as Record<keyof DeliveryStore, unknown>;
+  return [store.setIfAbsent, store.get, store.compareAndSet, store.delete].every(
+    (member) => typeof member === 'function',
+  );
+}
 
 function describeError(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
@@ -201,8 +293,12 @@ class WebhookReceiver implements WebhookHandler {
   readonly #confirms: (kind: string) => boolean;
   /** Some kinds are confirmed: only what the GET reads back moves the order (see `dedupe`). */
   readonly #confirming: boolean;
+  /** The duplicate and order filter in this process (without a `store`). */
   readonly #memory: TaskEventMemory | undefined;
+  /** The duplicate and order filter in the `store`. */
+  readonly #stored: StoredTaskEvents | undefined;
   readonly #queue: TaskEventQueue;
+  readonly #sync: TaskSync;
   readonly #maxBodyBytes: number;
   readonly #bodyTimeoutMs: number;
   readonly #eventTimeoutMs: number;
@@ -245,13 +341,30 @@ class WebhookReceiver implements WebhookHandler {
     this.#confirms = confirm === true ? () => true : (kind) => confirmedKinds.has(kind);
     this.#confirming = confirm !== false;
     const dedupe = options.dedupe ?? true;
-    if (dedupe !== false) {
-      const bounds = dedupe === true ? {} : dedupe;
-      this.#memory = new TaskEventMemory(
-        integerOption('dedupe.windowMs', bounds.windowMs, DEFAULT_WINDOW_MS, 1, MAX_TIMER_MS),
-        integerOption('dedupe.maxTasks', bounds.maxTasks, DEFAULT_MAX_TASKS, 1, 10_000_000),
+    const bounds = typeof dedupe === 'object' && dedupe !== null ? dedupe : {};
+    const windowMs = integerOption('dedupe.windowMs', bounds.windowMs, DEFAULT_WINDOW_MS, 1, MAX_TIMER_MS);
+    const maxTasks = integerOption('dedupe.maxTasks', bounds.maxTasks, DEFAULT_MAX_TASKS, 1, 10_000_000);
+    const storeTtlMs = integerOption(
+      'dedupe.storeTtlMs',
+      bounds.storeTtlMs,
+      DEFAULT_STORE_TTL_MS,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
+    const store = options.store;
+    if (store !== undefined && !isDeliveryStore(store)) {
+      throw new ConfigurationError(
+        'store',
+        'Invalid store: expected a DeliveryStore (setIfAbsent, get, compareAndSet, delete), e.g. memoryStore()',
       );
     }
+    const storeTimeoutMs = integerOption(
+      'storeTimeoutMs',
+      options.storeTimeoutMs,
+      DEFAULT_STORE_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
     this.#maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
     this.#eventTimeoutMs = integerOption(
       'eventTimeoutMs',
@@ -267,8 +380,39 @@ class WebhookReceiver implements WebhookHandler {
       1,
       MAX_TIMER_MS,
     );
+    const concurrency = integerOption('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000);
+    const state = new SharedState({
+      store,
+      storeTimeoutMs,
+      sellerId: sellerIdOf(options.client) ?? 'default',
+      maxLocalKeys: 2 * maxTasks + 16,
+      logger: this.#logger,
+    });
+    if (dedupe !== false && store !== undefined) {
+      // A lease outlives the longest processing: onEvent, and the store calls around it.
+      const leaseTtlMs = this.#eventTimeoutMs + 4 * storeTimeoutMs + 1000;
+      this.#stored = new StoredTaskEvents(state, storeTtlMs, leaseTtlMs);
+    } else if (dedupe !== false) {
+      this.#memory = new TaskEventMemory(windowMs, maxTasks);
+    }
+    const list = options.client?.tasks?.list;
+    const client = options.client;
+    this.#sync = new TaskSync({
+      state,
+      list:
+        typeof list === 'function' && client !== undefined
+          ? (params, opts) => list.call(client.tasks, params, opts)
+          : undefined,
+      submit: (event) => this.#submit(event),
+      maxInFlight: 2 * concurrency,
+      skewMs: integerOption('syncSkewMs', options.syncSkewMs, DEFAULT_SYNC_SKEW_MS, 0, Number.MAX_SAFE_INTEGER),
+      spanMs: this.#stored !== undefined ? storeTtlMs : windowMs,
+      storeTimeoutMs,
+      report: (error) => this.#report(error, undefined),
+      logger: this.#logger,
+    });
     this.#queue = new TaskEventQueue(
-      integerOption('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1, 10_000),
+      concurrency,
       integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
       integerOption(
         'maxQueueBytes',
@@ -285,6 +429,20 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   idle = (): Promise<void> => this.#queue.idle();
+
+  sync = (options?: WebhookSyncOptions): Promise<WebhookSyncResult> => this.#sync.sync(options);
+
+  startSync = (options?: WebhookStartSyncOptions): (() => Promise<void>) => this.#sync.start(options);
+
+  /** Queues an event found by a sync (no room check: a sync bounds what it has in flight). */
+  #submit(event: WebhookEvent): Promise<EventOutcome> {
+    let outcome: EventOutcome = 'failed';
+    return this.#queue
+      .push(event.taskId, async () => {
+        outcome = await this.#process(event);
+      })
+      .then(() => outcome);
+  }
 
   fetch = async (request: Request, context?: WebhookFetchContext): Promise<Response> => {
     this.#stats.received++;
@@ -362,7 +520,7 @@ class WebhookReceiver implements WebhookHandler {
       if (body.reason === 'timeout') return { answer: this.#reject(bodyTimedOut(this.#bodyTimeoutMs)) };
       return { answer: this.#reject(rejection(400, 'the body could not be read')) };
     }
-    let event: WebhookEvent & { confirmed: false };
+    let event: WebhookEvent & { confirmed: false; source: 'webhook' };
     try {
       event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt);
     } catch (error) {
@@ -384,7 +542,10 @@ class WebhookReceiver implements WebhookHandler {
     // A kind to confirm is marked once the GET agrees (in #process): marked now, a forged one would hide
     // a genuine one arriving while its GET is in flight.
     if (!this.#confirms(event.kind)) this.#memory?.mark(event.taskId, event.kind, now);
-    return { answer: RECEIVED, done: this.#queue.push(event.taskId, () => this.#process(event), size) };
+    const job = async (): Promise<void> => {
+      await this.#process(event);
+    };
+    return { answer: RECEIVED, done: this.#queue.push(event.taskId, job, size) };
   }
 
   /**
@@ -402,25 +563,27 @@ class WebhookReceiver implements WebhookHandler {
     }
   }
 
-  /** Processes one event: order check, confirmation, `onEvent`. Never throws. */
-  async #process(received: WebhookEvent & { confirmed: false }): Promise<void> {
+  /**
+   * Processes one event (a webhook, or a sync's event, already confirmed): order check, confirmation,
+   * `onEvent`, with the filter in the store when there is one. Never throws.
+   */
+  async #process(received: WebhookEvent): Promise<EventOutcome> {
     const { taskId, kind } = received;
     const memory = this.#memory;
     let event: WebhookEvent = received;
     try {
-      if (memory?.isOutOfOrder(taskId, kind, Date.now())) {
-        this.#dropOutOfOrder(received);
-        return;
+      if (this.#stored !== undefined) return await this.#processStored(this.#stored, received);
+      // A sync finds mostly what webhooks brought: counted as duplicates rather than as late.
+      if (received.source === 'sync' && memory?.isDuplicate(taskId, kind, Date.now())) {
+        return this.#dropDuplicate(received);
       }
-      if (this.#confirms(kind)) {
+      if (memory?.isOutOfOrder(taskId, kind, Date.now())) return this.#dropOutOfOrder(received);
+      if (received.confirmed || this.#confirms(kind)) {
         // Checked here, in the task's order, for a webhook admitted while one of the same kind was
         // being confirmed: it is a duplicate only if that GET agreed.
-        if (memory?.isDuplicate(taskId, kind, Date.now())) {
-          this.#dropDuplicate(received);
-          return;
-        }
-        const confirmed = await this.#confirmEvent(received);
-        if (confirmed === undefined) return;
+        if (memory?.isDuplicate(taskId, kind, Date.now())) return this.#dropDuplicate(received);
+        const confirmed = received.confirmed ? received : await this.#confirmEvent(received);
+        if (confirmed === undefined) return 'failed';
         event = confirmed;
         // The GET wins: the status read back is what is passed on (a webhook for it later is a
         // duplicate) and what moves the task; a kind it did not confirm may still come, genuinely.
@@ -434,10 +597,41 @@ class WebhookReceiver implements WebhookHandler {
       // An unconfirmed event next to confirmed ones moves nothing: it could be forged.
       await this.#runOnEvent(event);
       this.#stats.processed++;
+      return 'processed';
     } catch (error) {
       this.#stats.failed++;
       await this.#report(error, event);
+      return 'failed';
     }
+  }
+
+  /**
+   * {@link #process} with the filter in the store: a look at the task's record (a drop found there is
+   * final) before the confirming GET, then, under the task's lease, the filter on the effective status,
+   * `onEvent`, and the record. The rules are those of the memory (see `dedupe`); the status read back by a
+   * GET is filtered too, so a webhook and a sync bringing one change process it once.
+   * Never throws but what reading the record throws (not a store failure: the memory stands in).
+   */
+  async #processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
+    const { taskId, kind } = received;
+    const early = await stored.precheck(taskId, kind);
+    if (early === 'duplicate') return this.#dropDuplicate(received);
+    if (early === 'outOfOrder') return this.#dropOutOfOrder(received);
+    const event = received.confirmed || !this.#confirms(kind) ? received : await this.#confirmEvent(received);
+    if (event === undefined) return 'failed';
+    const effect = { advances: event.confirmed || !this.#confirming, confirmed: event.confirmed };
+    let outcome: Awaited<ReturnType<StoredTaskEvents['process']>>;
+    try {
+      outcome = await stored.process(taskId, event.status, effect, () => this.#runOnEvent(event));
+    } catch (error) {
+      this.#stats.failed++;
+      await this.#report(error, event);
+      return 'failed';
+    }
+    if (outcome === 'duplicate') return this.#dropDuplicate(event);
+    if (outcome === 'outOfOrder') return this.#dropOutOfOrder(event);
+    this.#stats.processed++;
+    return outcome;
   }
 
   /**
@@ -464,7 +658,7 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   /** The event confirmed by `GET tasks/{id}`, or `undefined` (reported) when that failed. */
-  async #confirmEvent(received: WebhookEvent & { confirmed: false }): Promise<WebhookEvent | undefined> {
+  async #confirmEvent(received: WebhookEvent): Promise<WebhookEvent | undefined> {
     try {
       const client = this.#client as WebhookClient;
       const task = await client.tasks.retrieve(received.taskId);
@@ -480,14 +674,16 @@ class WebhookReceiver implements WebhookHandler {
     }
   }
 
-  #dropDuplicate(event: WebhookEvent): void {
+  #dropDuplicate(event: WebhookEvent): 'duplicate' {
     this.#stats.duplicates++;
-    this.#logger.debug(`Duplicate webhook dropped: task ${event.taskId} (${event.kind})`);
+    this.#logger.debug(`Duplicate ${event.source} event dropped: task ${event.taskId} (${event.kind})`);
+    return 'duplicate';
   }
 
-  #dropOutOfOrder(event: WebhookEvent): void {
+  #dropOutOfOrder(event: WebhookEvent): 'outOfOrder' {
     this.#stats.outOfOrder++;
-    this.#logger.debug(`Out-of-order webhook dropped: task ${event.taskId} (${event.status})`);
+    this.#logger.debug(`Out-of-order ${event.source} event dropped: task ${event.taskId} (${event.status})`);
+    return 'outOfOrder';
   }
 
   async #report(error: unknown, event: WebhookEvent | undefined): Promise<void> {
@@ -503,8 +699,9 @@ class WebhookReceiver implements WebhookHandler {
  * Creates a webhook receiver (spec § "Events"): mount `handler.fetch` (Web) or `handler.node` (Node) at
  * the URL registered with the service. Each webhook is parsed with `parseWebhookEvent`, answered 200 at
  * once (the service waits 5 s at most and never retries) and processed afterwards by `onEvent`, with
- * bounded concurrency and queue, duplicate and order filtering, and optional confirmation by
- * `GET tasks/{id}`. See {@link WebhookHandlerOptions} and {@link WebhookHandler} for the details.
+ * bounded concurrency and queue, duplicate and order filtering (across instances with a `store`), and
+ * optional confirmation by `GET tasks/{id}`; `sync()` catches the webhooks that never arrived. See
+ * {@link WebhookHandlerOptions} and {@link WebhookHandler} for the details.
  *
  * ```ts
  * const handler = createWebhookHandler({
@@ -516,10 +713,10 @@ class WebhookReceiver implements WebhookHandler {
  * ```
  *
  * @throws {ConfigurationError} without `onEvent`, with `confirm` but no `client` (or a `client` without
- * `tasks.retrieve`), or for an option out of
+ * `tasks.retrieve`), with a `store` that is not a {@link DeliveryStore}, or for an option out of
  * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `eventTimeoutMs` ≥ 1,
- * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1, all
- * integers; a known `logLevel`).
+ * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1,
+ * `dedupe.storeTtlMs` ≥ 1, `storeTimeoutMs` ≥ 1, `syncSkewMs` ≥ 0, all integers; a known `logLevel`).
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   return new WebhookReceiver(options);

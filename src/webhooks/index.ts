@@ -1,6 +1,7 @@
 /**
  * Receiving the service's status webhooks (spec § "Events"): `parseWebhookEvent` for a body,
- * `createWebhookHandler` for a receiver with Web (`Request → Response`) and Node (`req, res`) adapters.
+ * `createWebhookHandler` for a receiver with Web (`Request → Response`) and Node (`req, res`) adapters,
+ * a filter shared across instances through a `store`, and `sync()` for lost events.
  * @module
  */
 export {
@@ -23,3 +24,4 @@ export {
   type WebhookHandlerStats,
   type WebhookNodeOptions,
 } from './handler.js';
+export type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';

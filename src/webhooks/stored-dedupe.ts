@@ -1,0 +1,195 @@
+/**
+ * Duplicate and order filtering across instances (the handler's `store` option): each task has a record
+ * in the store, the statuses processed and how far along its lifecycle it is (the rules of `dedupe.ts`),
+ * and a processing lease, so that of N receivers behind a load balancer one at a time processes a task's
+ * events. Under the lease an instance reads the record, drops a duplicate or an older status, calls
+ * `onEvent`, and only then records the status (compare-and-set), so a failure or a crash in between
+ * leaves nothing recorded and a resend (or a sync) is processed.
+ *
+ * Keys (`SharedState.key`): `task:<id>` holds the record as JSON for `recordTtlMs` after its last
+ * change; `lease:<id>` holds a random token for `leaseTtlMs` at most.
+ * @module
+ */
+import { DeliveryError } from '../errors.js';
+import type { DeliveryStore } from '../store.js';
+import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
+import { leaseToken, type SharedState } from './shared-state.js';
+
+/** Why an event was not passed on. */
+export type EventDrop = 'duplicate' | 'outOfOrder';
+
+/** What became of an event passed through the handler's pipeline. */
+export type EventOutcome = 'processed' | EventDrop | 'failed';
+
+/** What processing an event records: whether it moves the task along, and whether the service confirmed it. */
+export interface RecordedEffect {
+  /** The status moves the task's order (a confirmed status, or any status when nothing is confirmed). */
+  readonly advances: boolean;
+  /** Read from the service (`GET tasks/{id}`, `GET tasks`), not only claimed by a body. */
+  readonly confirmed: boolean;
+}
+
+/** A task's record in the store. */
+interface TaskRecord extends TaskOrder {
+  /** Statuses (or event kinds) processed, oldest first, at most {@link MAX_STATUSES_PER_TASK}. */
+  seen: string[];
+}
+
+/** Compare-and-set rounds before a record is given up on (each round means another instance wrote it). */
+const MAX_RECORD_ROUNDS = 16;
+/** Waits between attempts to take a lease held elsewhere, ms: doubling from the first to the last. */
+const FIRST_LEASE_WAIT_MS = 5;
+const LAST_LEASE_WAIT_MS = 100;
+
+function decode(value: string | undefined): TaskRecord {
+  const record: TaskRecord = { rank: -1, ended: undefined, seen: [] };
+  if (value === undefined) return record;
+  try {
+    const parsed = JSON.parse(value) as Partial<Record<keyof TaskRecord, unknown>>;
+    if (typeof parsed.rank === 'number') record.rank = parsed.rank;
+    if (parsed.ended === 'confirmed' || parsed.ended === 'unconfirmed') record.ended = parsed.ended;
+    if (Array.isArray(parsed.seen)) record.seen = parsed.seen.filter((item) => typeof item === 'string');
+  } catch {
+    // Not ours or damaged: start afresh; the compare-and-set replaces it.
+  }
+  return record;
+}
+
+function encode(record: TaskRecord): string {
+  return JSON.stringify({ rank: record.rank, ended: record.ended ?? null, seen: record.seen });
+}
+
+/** Why `status` cannot be processed after what `record` holds, or `undefined` when it can. */
+function dropOf(record: TaskRecord, status: string): EventDrop | undefined {
+  if (record.seen.includes(status)) return 'duplicate';
+  if (isStatusOutOfOrder(record, status)) return 'outOfOrder';
+  return undefined;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The duplicate and order filter of a handler with a `store`. */
+export class StoredTaskEvents {
+  readonly #state: SharedState;
+  readonly #recordTtlMs: number;
+  readonly #leaseTtlMs: number;
+
+  /**
+   * @param recordTtlMs how long a task's record is kept after its last change, ms.
+   * @param leaseTtlMs how long a processing lease is held at most, ms: longer than the longest processing
+   * (`onEvent` and the store calls around it), so it only expires when its holder died.
+   */
+  constructor(state: SharedState, recordTtlMs: number, leaseTtlMs: number) {
+    this.#state = state;
+    this.#recordTtlMs = recordTtlMs;
+    this.#leaseTtlMs = leaseTtlMs;
+  }
+
+  /**
+   * A look at the task's record without the lease, before anything costly (a confirming GET): a drop found
+   * here is final (records only grow); `undefined` means the event goes on to {@link process}.
+   */
+  async precheck(taskId: string, status: string): Promise<EventDrop | undefined> {
+    const value = await this.#state.use((store) => store.get(this.#state.key('task', taskId)));
+    return dropOf(decode(value), status);
+  }
+
+  /**
+   * Processes `status` of the task at most once across instances, never after a later status: under the
+   * task's lease, drops it as a duplicate or out of order, else runs `process` and then records it.
+   * @returns `'processed'`, or why it was dropped.
+   * @throws what `process` throws (nothing is recorded, so a resend is processed), or a
+   * {@link DeliveryError} when the lease stays taken for twice its TTL.
+   */
+  async process(
+    taskId: string,
+    status: string,
+    effect: RecordedEffect,
+    process: () => Promise<void>,
+  ): Promise<'processed' | EventDrop> {
+    const recordKey = this.#state.key('task', taskId);
+    const leaseKey = this.#state.key('lease', taskId);
+    // Safe to restart on the memory if the store fails: nothing is written but the lease, released here.
+    const held = await this.#state.use(async (store) => {
+      const token = await this.#takeLease(store, leaseKey, taskId);
+      try {
+        return { store, token, value: await store.get(recordKey) };
+      } catch (error) {
+        await store.delete(leaseKey, token).catch(() => {});
+        throw error;
+      }
+    });
+    try {
+      const drop = dropOf(decode(held.value), status);
+      if (drop !== undefined) return drop;
+      await process();
+      await this.#record(held.store, taskId, held.value, status, effect);
+      return 'processed';
+    } finally {
+      await held.store.delete(leaseKey, held.token).catch((error: unknown) => this.#state.failed(error));
+    }
+  }
+
+  async #takeLease(store: DeliveryStore, key: string, taskId: string): Promise<string> {
+    const token = leaseToken();
+    const giveUpAt = Date.now() + 2 * this.#leaseTtlMs;
+    for (let wait = FIRST_LEASE_WAIT_MS; ; wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS)) {
+      if (await store.setIfAbsent(key, token, this.#leaseTtlMs)) return token;
+      if (Date.now() >= giveUpAt) {
+        throw new DeliveryError(
+          `Task ${taskId}: its processing lease stayed taken for ${2 * this.#leaseTtlMs} ms; the event was not processed`,
+        );
+      }
+      await sleep(wait);
+    }
+  }
+
+  /**
+   * Records the processed status in `store` (starting from `known`, the value read under the lease) and
+   * in this process's memory, so it stands in with this instance's history during an outage. A store
+   * failure now (after `onEvent`) is an outage, never a reason to process again.
+   */
+  async #record(
+    store: DeliveryStore,
+    taskId: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<void> {
+    const key = this.#state.key('task', taskId);
+    const local = this.#state.local;
+    let recorded = true;
+    if (store !== local) {
+      try {
+        recorded = await this.#merge(store, key, known, status, effect);
+      } catch (error) {
+        if (!this.#state.failed(error)) throw error;
+      }
+    }
+    await this.#merge(local, key, await local.get(key), status, effect);
+    if (!recorded) {
+      throw new DeliveryError(
+        `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
+      );
+    }
+  }
+
+  /** Adds `status` to the record under `key` by compare-and-set; false when it kept changing. */
+  async #merge(
+    store: DeliveryStore,
+    key: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<boolean> {
+    let current = known;
+    for (let round = 0; round < MAX_RECORD_ROUNDS; round++) {
+      const record = decode(current);
+      record.seen = [...record.seen.filter((seen) => seen !== status), status].slice(-MAX_STATUSES_PER_TASK);
+      if (effect.advances) advanceOrder(record, status, effect.confirmed);
+      if (await store.compareAndSet(key, current, encode(record), this.#recordTtlMs)) return true;
+      current = await store.get(key);
+    }
+    return false;
+  }
+}

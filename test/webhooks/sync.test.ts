@@ -1,0 +1,245 @@
+/**
+ * `handler.sync()` and `handler.startSync()` catching lost webhooks, against the mock service with a
+ * real `DeliveryClient`: the mock POSTs every status change to a front on 127.0.0.1 that loses 30 % of
+ * them and spreads the rest over the receivers (one handler without a store, or three sharing one).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryClient } from '../../src/client.js';
+import { ConfigurationError, type DeliveryStore, memoryStore, type Task } from '../../src/index.js';
+import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
+import {
+  createWebhookHandler,
+  type WebhookEvent,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+} from '../../src/webhooks/index.js';
+
+function orderParams(orderNumber: string) {
+  return {
+    orderNumber,
+    customerName: 'Fatima Al-Sabah',
+    customerNumber: '+96550001234',
+    deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
+  };
+}
+
+/**
+ * A front for the webhook URL: loses deliveries 3, 6 and 9 of every 10 (30 %), spreads the rest round
+ * robin over `handlers`, and loses every delivery while `handlers` is empty.
+ */
+class LossyFront {
+  readonly server: Server;
+  handlers: WebhookHandler[] = [];
+  delivered = 0;
+  lost = 0;
+  #count = 0;
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const index = this.#count++;
+      if (this.handlers.length === 0 || index % 10 === 3 || index % 10 === 6 || index % 10 === 9) {
+        this.lost++;
+        req.resume();
+        req.on('end', () => res.writeHead(200).end());
+        return;
+      }
+      this.delivered++;
+      void this.handlers[index % this.handlers.length]?.node(req, res);
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhooks/delivery`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe.each([
+  { setup: 'one handler without a store', receivers: 1, store: undefined },
+  { setup: 'three handlers sharing one memoryStore()', receivers: 3, store: 'memory' },
+] as const)('sync with $setup', ({ receivers, store: storeKind }) => {
+  const front = new LossyFront();
+  let mock: MockDeliveryService;
+  let client: DeliveryClient;
+  let handlers: WebhookHandler[];
+  let events: WebhookEvent[];
+  let errors: unknown[];
+
+  function makeHandlers(options: Partial<WebhookHandlerOptions> = {}): WebhookHandler[] {
+    const store: DeliveryStore | undefined = storeKind === 'memory' ? memoryStore() : undefined;
+    return Array.from({ length: receivers }, () =>
+      createWebhookHandler({
+        client,
+        ...(store === undefined ? {} : { store }),
+        logLevel: 'off',
+        onEvent: (event) => void events.push(event),
+        onError: (error) => void errors.push(error),
+        ...options,
+      }),
+    );
+  }
+
+  async function idle(): Promise<void> {
+    for (let round = 0; round < 3; round++) await Promise.all(handlers.map((handler) => handler.idle()));
+  }
+
+  /** Creates `count` tasks and moves each to delivered, sending its 7 webhooks through the front. */
+  async function deliverTasks(label: string, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index++) {
+      const task = await client.tasks.create(orderParams(`ORD-${label}-${index}`));
+      ids.push(task.id ?? '');
+      await mock.advance(task.id ?? '', 'delivered');
+    }
+    await idle();
+    return ids;
+  }
+
+  const deliveredEvents = (taskId: string) =>
+    events.filter((event) => event.taskId === taskId && event.status === 'delivered');
+
+  beforeAll(async () => {
+    mock = createMockDeliveryService({ webhookUrl: await front.listen() });
+    mock.listen();
+    client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+      logLevel: 'off',
+    });
+  });
+  afterEach(() => {
+    mock.reset();
+  });
+  afterAll(async () => {
+    mock.close();
+    await front.close();
+  });
+
+  it('processes the final status of every task exactly once overall, the lost ones as sync events, and nothing on a second sync', async () => {
+    events = [];
+    errors = [];
+    handlers = makeHandlers();
+    front.handlers = handlers;
+    const taskIds = await deliverTasks('lost', 20);
+    const byWebhook = taskIds.filter((taskId) => deliveredEvents(taskId).length === 1);
+    expect(byWebhook.length).toBeLessThan(taskIds.length);
+    expect(front.lost).toBeGreaterThan(0);
+
+    const first = await handlers[0]?.sync();
+    await idle();
+    expect(errors).toEqual([]);
+    for (const taskId of taskIds) expect(deliveredEvents(taskId), taskId).toHaveLength(1);
+    const bySync = events.filter((event) => event.source === 'sync');
+    expect(bySync.map((event) => event.taskId).toSorted()).toEqual(
+      taskIds.filter((taskId) => !byWebhook.includes(taskId)).toSorted(),
+    );
+    for (const event of bySync) {
+      expect(event).toMatchObject({ source: 'sync', confirmed: true, kind: 'delivered', status: 'delivered' });
+      expect(event.task).toMatchObject({ id: event.taskId, status: 'delivered' });
+    }
+    expect(events.filter((event) => event.source === 'webhook')).not.toHaveLength(0);
+    expect(first).toMatchObject({
+      tasks: 20,
+      processed: bySync.length,
+      duplicates: 20 - bySync.length,
+      outOfOrder: 0,
+      failed: 0,
+    });
+    const pairs = events.map((event) => `${event.taskId} ${event.status}`);
+    expect(pairs).toHaveLength(new Set(pairs).size);
+
+    const before = events.length;
+    const second = await handlers.at(-1)?.sync();
+    await idle();
+    expect(second).toMatchObject({ tasks: 20, processed: 0, duplicates: 20, failed: 0 });
+    expect(events).toHaveLength(before);
+    expect(second?.checkpoint?.getTime()).toBeGreaterThan(first?.checkpoint?.getTime() ?? Number.NaN);
+  });
+
+  it('walks only the tasks updated since the checkpoint (minus syncSkewMs), newest first', async () => {
+    events = [];
+    errors = [];
+    handlers = makeHandlers({ syncSkewMs: 0 });
+    front.handlers = handlers;
+    await deliverTasks('early', 12);
+    await handlers[0]?.sync();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await deliverTasks('late', 3);
+    const listsBefore = mock.requestsFor('tasks.list').length;
+
+    const result = await handlers[0]?.sync();
+    expect(result?.tasks).toBe(3);
+    const lists = mock.requestsFor('tasks.list').slice(listsBefore);
+    expect(lists).toHaveLength(1);
+    expect(lists[0]?.query).toMatchObject({ sortBy: 'updatedAt', sortOrder: '-1', page: '1' });
+  });
+
+  it(`keeps the checkpoint where it was when onEvent fails, and the next sync ${storeKind === undefined ? 'counts the status as seen (in process, as for webhooks)' : 'processes that task'}`, async () => {
+    events = [];
+    errors = [];
+    let failing = true;
+    handlers = makeHandlers({
+      onEvent: (event) => {
+        if (event.source === 'sync' && failing) throw new Error('ledger unavailable');
+        events.push(event);
+      },
+    });
+    front.handlers = [];
+    const [taskId = ''] = await deliverTasks('failing', 1);
+
+    const first = await handlers[0]?.sync();
+    expect(first).toMatchObject({ tasks: 1, processed: 0, failed: 1, checkpoint: undefined });
+    expect(errors).toEqual([new Error('ledger unavailable')]);
+    failing = false;
+    const second = await handlers[0]?.sync();
+    if (storeKind === undefined) {
+      // In process a status counts as seen once confirmed, before onEvent: a failure is not retried.
+      expect(second).toMatchObject({ tasks: 1, processed: 0, duplicates: 1, failed: 0 });
+      expect(deliveredEvents(taskId)).toHaveLength(0);
+    } else {
+      // In a store a status is recorded once onEvent completed: the next sync processes it.
+      expect(second).toMatchObject({ tasks: 1, processed: 1, failed: 0 });
+      expect(deliveredEvents(taskId)).toHaveLength(1);
+    }
+    expect(second?.checkpoint).toBeInstanceOf(Date);
+  });
+
+  it('reports a failing GET tasks from startSync to onError and keeps syncing', async () => {
+    events = [];
+    errors = [];
+    handlers = makeHandlers();
+    front.handlers = [];
+    await deliverTasks('periodic', 2);
+    mock.inject({ kind: 'status', status: 401, operation: 'tasks.list', times: 1 });
+    const stop = handlers[0]?.startSync({ intervalMs: 20 });
+    const started = Date.now();
+    while (events.filter((event) => event.source === 'sync').length < 2 && Date.now() - started < 3_000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await stop?.();
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).name).toBe('AuthenticationError');
+    expect(events.filter((event) => event.source === 'sync')).toHaveLength(2);
+  });
+});
+
+describe('sync without tasks.list', () => {
+  const retrieveOnly = { tasks: { retrieve: async (id: string): Promise<Task> => ({ id }) } };
+
+  it('rejects sync() and throws from startSync() with a ConfigurationError naming the client', async () => {
+    const handler = createWebhookHandler({ client: retrieveOnly, onEvent: () => {} });
+    const error = await handler.sync().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ option: 'client' });
+    expect(() => handler.startSync({ intervalMs: 1000 })).toThrow(ConfigurationError);
+    expect(() => createWebhookHandler({ onEvent: () => {} }).startSync()).toThrow(/tasks\.list/);
+  });
+});
