@@ -15,6 +15,7 @@ import {
   type WebhookHandler,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
+import { seededRandom } from '../support/create-workers.js';
 import { DELIVERY_EVENTS, gate, postWebhook, webhookBody } from './fixtures.js';
 import { type Receiver, startReceiver } from './servers.js';
 
@@ -28,18 +29,6 @@ export interface ProcessedEvent {
   /** `performance.now()` when the call started and when it settled. */
   readonly start: number;
   end: number;
-}
-
-/** A deterministic PRNG (mulberry32), so a failing spread can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /** Task ids unique to this run, so a store shared between runs (a Redis server) never mixes them. */
