@@ -5,7 +5,6 @@
 import IORedis from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { memoryStore } from '../../src/index.js';
 import { redisStore } from '../../src/redis.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
