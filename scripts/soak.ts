@@ -217,6 +217,17 @@ function argument(name: string, fallback: number): number {
   return value === undefined || Number.isNaN(value) ? fallback : value;
 }
 
+/** Prints the report and its verdict; a duplicate, a lost order or any problem sets a failing exit code. */
+function report(found: SoakReport): void {
+  console.log(formatSoakReport(found));
+  if (found.duplicates > 0 || found.lostOrders > 0 || found.problems.length > 0) {
+    console.error('Soak FAILED');
+    process.exitCode = 1;
+  } else {
+    console.log('Soak passed: no duplicate, no lost order, one fee per task');
+  }
+}
+
 async function mainProcesses(): Promise<void> {
   const options = {
     processes: argument('processes', 4),
@@ -227,14 +238,7 @@ async function mainProcesses(): Promise<void> {
   console.log(
     `Soak: ${options.processes} processes × ${options.orders} same orders over one Redis, seed ${options.seed}, fault rate ${options.faultRate}, real HTTP on 127.0.0.1`,
   );
-  const report = await runProcessSoak(options);
-  console.log(formatSoakReport(report));
-  if (report.duplicates > 0 || report.lostOrders > 0 || report.problems.length > 0) {
-    console.error('Soak FAILED');
-    process.exitCode = 1;
-  } else {
-    console.log('Soak passed: no duplicate, no lost order, one fee per task');
-  }
+  report(await runProcessSoak(options));
 }
 
 async function main(): Promise<void> {
@@ -248,14 +252,7 @@ async function main(): Promise<void> {
   console.log(
     `Soak: ${options.creates} creates, seed ${options.seed}, fault rate ${options.faultRate}, over ${options.transport === 'http' ? 'real HTTP on 127.0.0.1' : 'msw'}`,
   );
-  const report = await runSoak(options);
-  console.log(formatSoakReport(report));
-  if (report.duplicates > 0 || report.lostOrders > 0 || report.problems.length > 0) {
-    console.error('Soak FAILED');
-    process.exitCode = 1;
-  } else {
-    console.log('Soak passed: no duplicate, no lost order, one fee per task');
-  }
+  report(await runSoak(options));
 }
 
 if (process.argv[1]?.endsWith('soak.ts')) {
