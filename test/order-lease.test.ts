@@ -155,6 +155,43 @@ describe('a shared store that lost its keys (Redis restarted empty)', () => {
   });
 });
 
+describe('a create waiting on another process while the store stumbles', () => {
+  /** A memory store whose `get` fails `failures` times in a row once the lease is taken by "another process". */
+  const stumbling = (failures: number) => {
+    const inner = memoryStore();
+    let left = 0;
+    const store: DeliveryStore = {
+      ...inner,
+      get: (key) => (left-- > 0 ? Promise.reject(new Error('timeout')) : inner.get(key)),
+    };
+    return { inner, store, stumble: () => void (left = failures) };
+  };
+
+  it("rides out 3 failed store calls in a row and still returns the other process's task", async () => {
+    const task = await client({ store: memoryStore() }).tasks.create(orderParams('STUMBLE-1'));
+    const { inner, store, stumble } = stumbling(3);
+    await inner.setIfAbsent(leaseKey('STUMBLE-1'), 'other-process', 10_000);
+    const waiting = client({ store }).tasks.create(orderParams('STUMBLE-1'));
+    setTimeout(stumble, 30);
+    setTimeout(() => {
+      void inner.setIfAbsent(orderKey('STUMBLE-1'), JSON.stringify({ state: 'created', taskId: task.id }), 60_000);
+    }, 400);
+    expect((await waiting).id).toBe(task.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('gives up with StoreUnavailableError on the 4th failure in a row, having sent nothing', async () => {
+    const { inner, store, stumble } = stumbling(4);
+    await inner.setIfAbsent(leaseKey('STUMBLE-2'), 'other-process', 10_000);
+    const waiting = client({ store })
+      .tasks.create(orderParams('STUMBLE-2'))
+      .catch((caught: unknown) => caught);
+    setTimeout(stumble, 30);
+    expect(await waiting).toBeInstanceOf(StoreUnavailableError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+});
+
 describe('when the store fails', () => {
   /** A memory store whose calls fail when `failOn(operation, args)` says so. */
   const failing = (failOn: (operation: keyof DeliveryStore, args: readonly unknown[]) => boolean): DeliveryStore => {

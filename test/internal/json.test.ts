@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJsonBody } from '../../src/internal/json.js';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/internal/json.js';
 
 describe('response JSON parsing', () => {
   it('treats null members as absent but keeps nulls inside arrays', () => {
@@ -30,5 +30,17 @@ describe('response JSON parsing', () => {
         expect(parseJsonBody(text).ok).toBe(true);
       }),
     );
+  });
+
+  it('parses JSON nested exactly 64 levels deep and refuses 65, brackets inside strings not counted', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH)).ok).toBe(true);
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH + 1))).toEqual({
+      ok: false,
+      reason: 'nested deeper than 64 levels',
+      tooDeep: true,
+    });
+    expect(parseJsonBody(JSON.stringify({ text: '['.repeat(500) })).ok).toBe(true);
+    expect(parseJsonBody(JSON.stringify({ text: '\\"['.repeat(100) })).ok).toBe(true);
   });
 });
