@@ -27,8 +27,9 @@
  * {@link DuplicateTaskError}, none allows one resend (ambiguous failures only). Without an `orderNumber`,
  * an unknown outcome throws {@link TaskCreationOutcomeUnknownError} at once.
  *
- * Limits: the flight is per process; two processes creating the same order at the same moment can both
- * create it.
+ * **Across processes** the flight runs under the order's lease in the client's store
+ * (`src/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
+ * get its outcome; with the default per-client memory store, the guarantee stops at the process.
  * @module
  */
 import {

@@ -164,7 +164,10 @@ describe('a create waiting on another process while the store stumbles', () => {
       ...inner,
       get: (key) => (left-- > 0 ? Promise.reject(new Error('timeout')) : inner.get(key)),
     };
-    return { inner, store, stumble: () => void (left = failures) };
+    const stumble = () => {
+      left = failures;
+    };
+    return { inner, store, stumble };
   };
 
   it("rides out 3 failed store calls in a row and still returns the other process's task", async () => {
