@@ -5,9 +5,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import IORedis from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryClient } from '../../src/client.js';
 import { ConfigurationError, type DeliveryStore, memoryStore, type Task } from '../../src/index.js';
+import { redisStore } from '../../src/redis.js';
 import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
 import {
   createWebhookHandler,
@@ -15,6 +17,7 @@ import {
   type WebhookHandler,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
+import { ownsRedisServer, type RedisServer, redisAvailable, startRedisServer } from '../support/redis-server.js';
 
 function orderParams(orderNumber: string) {
   return {
@@ -61,10 +64,14 @@ class LossyFront {
   }
 }
 
-describe.each([
+const setups: readonly { setup: string; receivers: number; store: 'memory' | 'redis' | undefined }[] = [
   { setup: 'one handler without a store', receivers: 1, store: undefined },
   { setup: 'three handlers sharing one memoryStore()', receivers: 3, store: 'memory' },
-] as const)('sync with $setup', ({ receivers, store: storeKind }) => {
+  // A real redis-server (CI installs one; elsewhere this case runs when redis-server or REDIS_URL is there).
+  ...(redisAvailable ? [{ setup: 'three handlers sharing a Redis store', receivers: 3, store: 'redis' as const }] : []),
+];
+
+describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
   const front = new LossyFront();
   let mock: MockDeliveryService;
   let client: DeliveryClient;
@@ -72,8 +79,17 @@ describe.each([
   let events: WebhookEvent[];
   let errors: unknown[];
 
+  let redis: RedisServer | undefined;
+  let io: IORedis | undefined;
+  let prefixes = 0;
+
   function makeHandlers(options: Partial<WebhookHandlerOptions> = {}): WebhookHandler[] {
-    const store: DeliveryStore | undefined = storeKind === 'memory' ? memoryStore() : undefined;
+    const store: DeliveryStore | undefined =
+      storeKind === 'memory'
+        ? memoryStore()
+        : storeKind === 'redis' && io !== undefined
+          ? redisStore(io, { prefix: `sync-${process.pid}-${++prefixes}:` })
+          : undefined;
     return Array.from({ length: receivers }, () =>
       createWebhookHandler({
         client,
@@ -106,6 +122,10 @@ describe.each([
     events.filter((event) => event.taskId === taskId && event.status === 'delivered');
 
   beforeAll(async () => {
+    if (storeKind === 'redis') {
+      redis = await startRedisServer();
+      io = new IORedis(redis.url).on('error', () => {});
+    }
     mock = createMockDeliveryService({ webhookUrl: await front.listen() });
     mock.listen();
     client = new DeliveryClient({
@@ -121,6 +141,8 @@ describe.each([
   afterAll(async () => {
     mock.close();
     await front.close();
+    io?.disconnect();
+    if (ownsRedisServer) await redis?.stop();
   });
 
   it('processes the final status of every task exactly once overall, the lost ones as sync events, and nothing on a second sync', async () => {
