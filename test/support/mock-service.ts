@@ -16,6 +16,17 @@ export interface MockServiceFixture {
   client(overrides?: ClientOptions): DeliveryClient;
 }
 
+/** A client of `mock` with logging off; `overrides` win. */
+export function clientOf(mock: MockDeliveryService, overrides: ClientOptions = {}): DeliveryClient {
+  return new DeliveryClient({
+    apiKey: mock.apiKey,
+    sellerId: mock.sellerId,
+    baseUrl: mock.baseUrl,
+    logLevel: 'off',
+    ...overrides,
+  });
+}
+
 /** Starts a mock for the enclosing describe/file; resets it after each test. */
 export function useMockService(options: MockDeliveryServiceOptions = {}): MockServiceFixture {
   // The `/rest` form of the address; test/testing covers the bare form too.
@@ -25,15 +36,7 @@ export function useMockService(options: MockDeliveryServiceOptions = {}): MockSe
   afterAll(() => mock.close());
   return {
     mock,
-    client: (overrides = {}) =>
-      new DeliveryClient({
-        apiKey: mock.apiKey,
-        sellerId: mock.sellerId,
-        baseUrl: mock.baseUrl,
-        logLevel: 'off',
-        reconciliation: { checks: 2, intervalMs: 5 },
-        ...overrides,
-      }),
+    client: (overrides = {}) => clientOf(mock, { reconciliation: { checks: 2, intervalMs: 5 }, ...overrides }),
   };
 }
 

@@ -4,8 +4,9 @@
  * predecessor of a genuine, confirmable event Y, Y still reaches `onEvent` confirmed. The real status is
  * what the mock service answers to the confirming `GET tasks/{id}` of a real `DeliveryClient`.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryClient } from '../../src/client.js';
+import type { DeliveryClient } from '../../src/client.js';
 import type { Task } from '../../src/schemas/task.js';
 import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
 import {
@@ -14,6 +15,8 @@ import {
   type WebhookHandler,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
+import { clientOf } from '../support/mock-service.js';
+
 import { DELIVERY_EVENTS, gate, postWebhook, webhookBody } from './fixtures.js';
 import { type Receiver, startReceiver } from './servers.js';
 
@@ -79,12 +82,7 @@ describe.each(SETTINGS)('a receiver with a client and $title', ({ confirm, steps
     receiver = await startReceiver('node:http', handler);
     mock = createMockDeliveryService({ webhookUrl: receiver.url, account: { type: 'invoice' } });
     mock.listen();
-    client = new DeliveryClient({
-      apiKey: mock.apiKey,
-      sellerId: mock.sellerId,
-      baseUrl: mock.baseUrl,
-      logLevel: 'off',
-    });
+    client = clientOf(mock);
   });
   afterAll(async () => {
     mock.close();

@@ -1,20 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryClient } from '../../src/client.js';
+import type { DeliveryClient } from '../../src/client.js';
 import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
 import { createWebhookHandler, type WebhookEvent, type WebhookHandler } from '../../src/webhooks/index.js';
+import { clientOf, orderParams } from '../support/mock-service.js';
 import { DELIVERY_EVENTS, postWebhook } from './fixtures.js';
 import { type Receiver, startReceiver } from './servers.js';
 
 const LIFECYCLE = DELIVERY_EVENTS;
-
-function orderParams(orderNumber: string) {
-  return {
-    orderNumber,
-    customerName: 'Fatima Al-Sabah',
-    customerNumber: '+96550001234',
-    deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
-  };
-}
 
 describe.each(['node:http', 'hono'] as const)('webhooks from the mock service to a receiver on %s', (mounting) => {
   const events: WebhookEvent[] = [];
@@ -37,12 +29,7 @@ describe.each(['node:http', 'hono'] as const)('webhooks from the mock service to
     receiver = await startReceiver(mounting, handler);
     mock = createMockDeliveryService({ webhookUrl: receiver.url });
     mock.listen();
-    client = new DeliveryClient({
-      apiKey: mock.apiKey,
-      sellerId: mock.sellerId,
-      baseUrl: mock.baseUrl,
-      logLevel: 'off',
-    });
+    client = clientOf(mock);
   });
   afterEach(() => {
     mock.reset();

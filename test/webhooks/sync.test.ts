@@ -3,11 +3,12 @@
  * real `DeliveryClient`: the mock POSTs every status change to a front on 127.0.0.1 that loses 30 % of
  * them and spreads the rest over the receivers (one handler without a store, or three sharing one).
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import IORedis from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryClient } from '../../src/client.js';
+import type { DeliveryClient } from '../../src/client.js';
 import { ConfigurationError, type DeliveryStore, memoryStore, type Task } from '../../src/index.js';
 import { redisStore } from '../../src/redis.js';
 import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
@@ -17,16 +18,9 @@ import {
   type WebhookHandler,
   type WebhookHandlerOptions,
 } from '../../src/webhooks/index.js';
-import { ownsRedisServer, type RedisServer, redisAvailable, startRedisServer } from '../support/redis-server.js';
+import { clientOf, orderParams } from '../support/mock-service.js';
 
-function orderParams(orderNumber: string) {
-  return {
-    orderNumber,
-    customerName: 'Fatima Al-Sabah',
-    customerNumber: '+96550001234',
-    deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
-  };
-}
+import { ownsRedisServer, type RedisServer, redisAvailable, startRedisServer } from '../support/redis-server.js';
 
 /**
  * A front for the webhook URL: loses deliveries 3, 6 and 9 of every 10 (30 %), spreads the rest round
@@ -128,12 +122,7 @@ describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
     }
     mock = createMockDeliveryService({ webhookUrl: await front.listen() });
     mock.listen();
-    client = new DeliveryClient({
-      apiKey: mock.apiKey,
-      sellerId: mock.sellerId,
-      baseUrl: mock.baseUrl,
-      logLevel: 'off',
-    });
+    client = clientOf(mock);
   });
   afterEach(() => {
     mock.reset();
