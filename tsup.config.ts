@@ -36,4 +36,17 @@ export default defineConfig([
     noExternal: ['ky'],
     esbuildPlugins: [redisErrorsFromMainEntry],
   },
+  // The `delivery-task` executable: one ESM file for Node, carrying msw (the sandbox serves the mock) so
+  // `npx delivery-task` works in a project that has not installed the optional peer.
+  {
+    entry: { cli: 'src/cli/bin.ts' },
+    format: ['esm'],
+    target: 'node22',
+    platform: 'node',
+    sourcemap: true,
+    treeshake: true,
+    banner: { js: '#!/usr/bin/env node' },
+    external: ['zod', 'ky'],
+    noExternal: ['msw'],
+  },
 ]);
