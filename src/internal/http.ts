@@ -4,7 +4,7 @@
  * retries by operation policy, redirects kept on the configured origin, typed errors with secrets
  * redacted, and debug logging.
  */
-import ky, { type KyInstance } from 'ky';
+import ky, { type KyInstance, type Options } from 'ky';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -48,10 +48,14 @@ export interface HttpResponse {
   headers: Headers;
   body: unknown;
   method: string;
-  url: string;
+  /** The URL answered, secrets redacted (worked out when first read: most calls never read it). */
+  readonly url: string;
   /** Attempts made, the first included. */
   attempts: number;
 }
+
+/** Per-call options when the caller gives none: shared, so the common call checks nothing. */
+const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /** Configuration of a {@link Transport}; resolved and checked by `DeliveryClient`. */
 export interface TransportConfig {
@@ -109,6 +113,8 @@ export class Transport {
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    // Everything that does not change between calls is set once here, so a call passes only its method
+    // and signal (ky merges per-call options into these on every request).
     this.#ky = ky.create({
       baseUrl: config.baseUrl,
       fetch: config.fetch,
@@ -116,6 +122,7 @@ export class Transport {
       retry: 0,
       throwHttpErrors: false,
       redirect: 'manual',
+      headers: this.#authHeaders(new Headers()),
     });
   }
 
@@ -135,7 +142,7 @@ export class Transport {
    * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for any answer whose JSON
    * nests deeper than 64 levels.
    */
-  async send(request: HttpRequest, options: RequestOptions = {}): Promise<HttpResponse> {
+  async send(request: HttpRequest, options: RequestOptions = NO_OPTIONS): Promise<HttpResponse> {
     try {
       return await this.#send(request, options);
     } catch (error) {
@@ -149,14 +156,14 @@ export class Transport {
   }
 
   async #send(request: HttpRequest, options: RequestOptions): Promise<HttpResponse> {
-    checkRequestOptions(request.operation, options);
+    if (options !== NO_OPTIONS) checkRequestOptions(request.operation, options);
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total');
     const signals = [options.signal, total?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
     const outer = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-    const headers = this.#headers(request.operation, options.headers);
+    const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
     const url = new URL(request.path, this.#config.baseUrl);
     if (request.query) for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
     try {
@@ -187,7 +194,7 @@ export class Transport {
    * Request headers: the caller's extras, then `accept` and both auth headers (which extras cannot replace).
    * @throws {RequestValidationError} for a header name or value fetch would refuse.
    */
-  #headers(operation: string, extra: Record<string, string> | undefined): Headers {
+  #headers(operation: string, extra: Record<string, string>): Headers {
     let headers: Headers;
     try {
       headers = new Headers(extra);
@@ -195,6 +202,11 @@ export class Transport {
       const message = error instanceof Error ? error.message : 'invalid header';
       throw new RequestValidationError(operation, [{ path: 'options.headers', message, code: 'invalid_header' }]);
     }
+    return this.#authHeaders(headers);
+  }
+
+  /** Sets `accept` and both auth headers on `headers` (over any the caller gave) and returns it. */
+  #authHeaders(headers: Headers): Headers {
     headers.set('accept', 'application/json');
     headers.set('authorization', `apikey ${this.#config.apiKey}`);
     headers.set('x-seller-id', this.#config.sellerId);
@@ -240,7 +252,7 @@ export class Transport {
   async #attempt(
     request: HttpRequest,
     initialUrl: URL,
-    headers: Headers,
+    headers: Headers | undefined,
     callerSignal: AbortSignal | undefined,
     timeout: number,
     outer: AbortSignal | undefined,
@@ -258,30 +270,28 @@ export class Transport {
         if (logger.enabled('debug')) {
           logger.debug(`→ ${method} ${url.href} (attempt ${attempt})`, {
             operation: request.operation,
-            headers: redactor.headersObject(headers),
+            headers: redactor.headersObject(headers ?? this.#authHeaders(new Headers())),
             body,
           });
         }
         let response: Response;
         let read: Awaited<ReturnType<typeof readBodyText>>;
         try {
-          response = await this.#ky(url, {
-            method,
-            signal,
-            headers,
-            ...(body === undefined ? {} : { json: body }),
-          });
+          const init: Options = { method, signal };
+          if (headers !== undefined) init.headers = headers;
+          if (body !== undefined) init.json = body;
+          response = await this.#ky(url, init);
           read = await readBodyText(response, maxResponseBytes, signal);
         } catch (error) {
           throw this.#failure(method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
         }
         const { status } = response;
-        const shownUrl = redactor.text(url.href);
+        const shownUrl = () => redactor.text(url.href);
         if (!read.complete) {
           logger.warn(
             `${method} ${redactor.text(url.pathname)} (${status}): body over ${maxResponseBytes} bytes, not read`,
           );
-          throw new ResponseTooLargeError({ method, url: shownUrl, status, maxBytes: maxResponseBytes });
+          throw new ResponseTooLargeError({ method, url: shownUrl(), status, maxBytes: maxResponseBytes });
         }
         const { text } = read;
         const parsed = parseJsonBody(text);
@@ -294,7 +304,7 @@ export class Transport {
         if (!parsed.ok && (parsed.tooDeep || (status >= 200 && status < 300))) {
           throw new ResponseValidationError({
             method,
-            url: shownUrl,
+            url: shownUrl(),
             status,
             issues: [
               {
@@ -322,7 +332,17 @@ export class Transport {
           continue;
         }
         if (status < 200 || status >= 300) throw this.#apiError(request, method, url, response, value);
-        return { status, headers: response.headers, body: value, method, url: shownUrl, attempts: attempt };
+        const answered = url.href;
+        return {
+          status,
+          headers: response.headers,
+          body: value,
+          method,
+          get url() {
+            return redactor.text(answered);
+          },
+          attempts: attempt,
+        };
       }
     } finally {
       limit.clear();

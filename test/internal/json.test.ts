@@ -44,3 +44,24 @@ describe('response JSON parsing', () => {
     expect(parseJsonBody(JSON.stringify({ text: '\\"['.repeat(100) })).ok).toBe(true);
   });
 });
+
+describe('response JSON parsing, hostile shapes', () => {
+  it('drops a __proto__ key written with \\u escapes', () => {
+    const result = parseJsonBody('{"\\u005f_proto__":{"polluted":true},"a":1}');
+    expect(result).toEqual({ ok: true, value: { a: 1 } });
+    const value = (result as { value: object }).value;
+    expect(Object.hasOwn(value, '__proto__')).toBe(false);
+    expect(({ ...value } as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a body nested a million levels without overflowing the stack', () => {
+    const depth = 1_000_000;
+    expect(parseJsonBody(`${'['.repeat(depth)}${']'.repeat(depth)}`)).toMatchObject({ ok: false, tooDeep: true });
+    expect(parseJsonBody(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)).toMatchObject({ ok: false, tooDeep: true });
+  });
+
+  it('keeps null members when the text has no null and removes them wherever they are when it has', () => {
+    expect(parseJsonBody('{"text":"null","n":null}')).toEqual({ ok: true, value: { text: 'null' } });
+    expect(parseJsonBody('{"a":[{"b":null,"c":[null]}]}')).toEqual({ ok: true, value: { a: [{ c: [null] }] } });
+  });
+});

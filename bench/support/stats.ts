@@ -1,0 +1,36 @@
+/**
+ * Small statistics for the benchmarks: medians, spread, interleaved rounds.
+ * @module
+ */
+
+/** The median of `values` (0 for none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** `median (min–max)` with the given digits. */
+export function spread(values: readonly number[], digits = 0): string {
+  return `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+}
+
+/**
+ * Runs every variant once per round, in a rotated order each round (so no variant always runs first or
+ * last), and returns each variant's results in round order.
+ */
+export async function interleave<Name extends string>(
+  rounds: number,
+  variants: Record<Name, () => Promise<number>>,
+): Promise<Record<Name, number[]>> {
+  const names = Object.keys(variants) as Name[];
+  const results = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Name, number[]>;
+  for (let round = 0; round < rounds; round++) {
+    for (let offset = 0; offset < names.length; offset++) {
+      const name = names[(round + offset) % names.length] as Name;
+      results[name].push(await variants[name]());
+    }
+  }
+  return results;
+}
