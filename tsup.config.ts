@@ -1,40 +1,63 @@
 import { defineConfig, type Options } from 'tsup';
 
+/** Entries with declarations: `.d.ts` from the ESM build, `.d.cts` from the CommonJS one. */
+const declaredEntries = {
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+  redis: 'src/redis.ts',
+  kwd: 'src/kwd.ts',
+  webhooks: 'src/entries/webhooks.ts',
+};
+
 const shared: Options = {
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', redis: 'src/redis.ts' },
-  dts: true,
   sourcemap: true,
   target: 'node22',
   platform: 'neutral',
-  treeshake: true,
   // msw is an optional peer used only by ./testing; zod and ky are dependencies. ./redis imports
   // neither ioredis nor redis (it takes the merchant's client), so they need no entry here.
   external: ['msw', 'msw/node', 'zod', 'ky'],
 };
 
 /**
- * In CommonJS, ./redis requires the main entry for the error classes instead of carrying copies, so a
- * `ConfigurationError` it throws is `instanceof` the one `require('delivery-task-sdk')` exports. (The
- * ESM build shares them through a chunk by itself.)
+ * In CommonJS, the redis and webhooks entries require the main entry instead of carrying copies of its
+ * modules, so a `ConfigurationError` they throw is `instanceof` the one `require('delivery-task-sdk')`
+ * exports and a client passed to the webhook handler is recognised. (The ESM build is one file per
+ * module, so every entry shares them already.)
  */
-const redisErrorsFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
-  name: 'redis-errors-from-main-entry',
+const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'shared-modules-from-main-entry',
   setup(build) {
     build.onResolve({ filter: /^\.\/errors\.js$/ }, (args) =>
       args.importer.endsWith('/src/redis.ts') ? { path: './index.cjs', external: true } : undefined,
+    );
+    build.onResolve({ filter: /^\.\.\/webhooks\/index\.js$/ }, (args) =>
+      args.importer.endsWith('/src/entries/webhooks.ts') ? { path: './index.cjs', external: true } : undefined,
     );
   },
 };
 
 export default defineConfig([
-  { ...shared, format: ['esm'], clean: true },
-  // ky ships ESM only: the CommonJS build carries its own copy so `require` works on every Node ≥ 22.
+  // ESM: one file per module (no bundling), so with `sideEffects: false` a bundler keeps only the
+  // modules an app's imports reach: `import { kwd }` costs the kwd module alone.
   {
     ...shared,
+    entry: ['src/**/*.ts', '!src/cli/**'],
+    bundle: false,
+    format: ['esm'],
+    dts: { entry: declaredEntries },
+    clean: true,
+  },
+  // CommonJS: bundled per entry. ky ships ESM only, so this build carries its own copy and `require`
+  // works on every Node ≥ 22. The main entry is the Node one (zod's schema compiler installed).
+  {
+    ...shared,
+    entry: { ...declaredEntries, index: 'src/index.node.ts' },
     format: ['cjs'],
+    dts: { entry: declaredEntries },
+    treeshake: true,
     external: ['msw', 'msw/node', 'zod'],
     noExternal: ['ky'],
-    esbuildPlugins: [redisErrorsFromMainEntry],
+    esbuildPlugins: [sharedModulesFromMainEntry],
   },
   // The `delivery-task` executable: one ESM file for Node, carrying msw (the sandbox serves the mock) so
   // `npx delivery-task` works in a project that has not installed the optional peer.

@@ -1,56 +1,82 @@
 /**
- * Checks the built package: the main entry (ESM with the chunks it imports, and CJS) loads neither msw
- * nor the Redis store; the testing entry loads msw; the redis entry loads no Redis library and, in
- * CommonJS, takes the error classes from the main entry instead of carrying copies. Run after
- * `npm run build`.
+ * Checks the built package as a bundler sees it (esbuild, minified, gzip -9, dependencies included):
+ *
+ * - every budget in package.json `bundleBudgets` (gzip bytes per import) holds; each figure is printed
+ *   beside its budget;
+ * - the main entry reaches neither msw nor the Redis store, whatever is imported from it;
+ * - the testing entry loads msw; the redis entry loads no Redis library;
+ * - in CommonJS, the redis and webhooks entries require the main entry instead of carrying copies of
+ *   its classes.
+ *
+ * Run after `npm run build`.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 
-/** `file` and every local chunk it imports, transitively (ESM static imports). */
-function withChunks(file: string, seen = new Set<string>()): Set<string> {
-  seen.add(file);
-  const source = readFileSync(file, 'utf8');
-  for (const [, specifier] of source.matchAll(/(?:from|import)\s*["'](\.\/[^"']+)["']/g)) {
-    const chunk = join(dirname(file), specifier ?? '');
-    if (!seen.has(chunk)) withChunks(chunk, seen);
-  }
-  return seen;
+/** A bundle of `source` (an ES module importing this package by name), minified. */
+async function bundle(source: string): Promise<string> {
+  const result = await build({
+    stdin: { contents: source, resolveDir: process.cwd(), loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+    external: ['node:*'],
+  });
+  return result.outputFiles[0]?.text ?? '';
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const failures: string[] = [];
+
+const budgets = (JSON.parse(readFileSync('package.json', 'utf8')) as { bundleBudgets?: Record<string, number> })
+  .bundleBudgets;
+if (!budgets || Object.keys(budgets).length === 0) failures.push('package.json has no bundleBudgets');
+for (const [statement, budget] of Object.entries(budgets ?? {})) {
+  const text = await bundle(`${statement}\nconsole.log(${/\{\s*(\w+)/.exec(statement)?.[1] ?? 'undefined'});`);
+  const gzip = gzipSync(text, { level: 9 }).length;
+  const verdict = gzip <= budget ? 'ok' : 'OVER BUDGET';
+  console.log(`${statement}: ${kib(gzip)} gzip (${kib(text.length)} min), budget ${kib(budget)}: ${verdict}`);
+  if (gzip > budget) failures.push(`${statement} is ${gzip} bytes gzip, over its budget of ${budget}`);
 }
 
 /** Text only the Redis store has: its Lua scripts and its raw-command calls. */
 const REDIS_STORE_MARKERS = ['redis.call(', 'EVALSHA', 'sendCommand'];
 /** An import or require of a Redis client library. */
 const REDIS_LIBRARY = /(?:from\s*|import\s*|require\()["'](?:ioredis|redis|@redis\/[^"']*)["']/;
-const MSW = /["']msw(\/[^"']*)?["']/;
+const MSW = /["']msw(\/[^"']*)?["']|mswjs/;
 
-const failures: string[] = [];
-for (const entry of ['dist/index.js', 'dist/index.cjs']) {
-  const files = entry.endsWith('.js') ? [...withChunks(entry)] : [entry];
-  const sources = files.map((file) => readFileSync(file, 'utf8'));
-  const all = sources.join('\n');
-  if (MSW.test(all)) failures.push(`${entry} references msw`);
-  const markers = REDIS_STORE_MARKERS.filter((marker) => all.includes(marker));
-  if (markers.length > 0) failures.push(`${entry} contains the Redis store (${markers.join(', ')})`);
-  const kib = (text: string) => (text.length / 1024).toFixed(1);
-  const chunks = files.length > 1 ? ` + ${files.length - 1} chunks, ${kib(sources.slice(1).join(''))} KiB` : '';
-  console.log(
-    `${entry}: ${kib(sources[0] ?? '')} KiB${chunks}; msw ${MSW.test(all) ? 'present' : 'absent'}, ` +
-      `Redis store ${markers.length > 0 ? 'present' : 'absent'}`,
-  );
+const everything = await bundle(`export * from 'delivery-task-sdk';`).catch((error: unknown) => {
+  failures.push(`the main entry does not bundle for the browser: ${String(error)}`);
+  return '';
+});
+if (MSW.test(everything)) failures.push('the main entry reaches msw');
+const markers = REDIS_STORE_MARKERS.filter((marker) => everything.includes(marker));
+if (markers.length > 0) failures.push(`the main entry contains the Redis store (${markers.join(', ')})`);
+console.log(
+  `everything from the main entry: ${kib(gzipSync(everything, { level: 9 }).length)} gzip; ` +
+    `msw ${MSW.test(everything) ? 'present' : 'absent'}, Redis store ${markers.length > 0 ? 'present' : 'absent'}`,
+);
+
+const testingModules = readdirSync('dist/testing').filter((file) => file.endsWith('.js'));
+if (!testingModules.some((file) => /["']msw/.test(readFileSync(`dist/testing/${file}`, 'utf8')))) {
+  failures.push('dist/testing/ does not load msw');
 }
-for (const file of ['dist/testing.js', 'dist/testing.cjs']) {
-  if (!/["']msw/.test(readFileSync(file, 'utf8'))) failures.push(`${file} does not load msw`);
-}
+if (!/["']msw/.test(readFileSync('dist/testing.cjs', 'utf8'))) failures.push('dist/testing.cjs does not load msw');
 for (const file of ['dist/redis.js', 'dist/redis.cjs']) {
   const source = readFileSync(file, 'utf8');
   if (!source.includes('redis.call(')) failures.push(`${file} lacks the Redis store's scripts`);
   if (REDIS_LIBRARY.test(source)) failures.push(`${file} loads a Redis client library`);
   if (MSW.test(source)) failures.push(`${file} references msw`);
 }
-const redisCjs = readFileSync('dist/redis.cjs', 'utf8');
-if (/extends Error\b/.test(redisCjs) || !/require\(["']\.\/index\.cjs["']\)/.test(redisCjs)) {
-  failures.push('dist/redis.cjs carries its own error classes instead of requiring ./index.cjs');
+for (const file of ['dist/redis.cjs', 'dist/webhooks.cjs']) {
+  const source = readFileSync(file, 'utf8');
+  if (/extends Error\b/.test(source) || !/require\(["']\.\/index\.cjs["']\)/.test(source)) {
+    failures.push(`${file} carries its own copies instead of requiring ./index.cjs`);
+  }
 }
 if (failures.length > 0) {
   console.error(failures.join('\n'));

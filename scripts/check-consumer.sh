@@ -21,6 +21,25 @@ node --input-type=module -e "
   if (kwd.add('0.1', 0.2) !== '0.300' || !client.tasks) throw new Error('ESM import broken');
   console.log('ESM import without msw: ok');
 "
+node --input-type=module -e "
+  // Node.js takes the 'node' condition: the build with zod's schema compiler installed.
+  const resolved = import.meta.resolve('delivery-task-sdk');
+  if (!resolved.endsWith('/dist/index.node.js')) throw new Error('Node resolved ' + resolved);
+  const { kwd } = await import('delivery-task-sdk/kwd');
+  if (kwd.add('1', '0.005') !== '1.005') throw new Error('delivery-task-sdk/kwd broken');
+  const { parseWebhookEvent } = await import('delivery-task-sdk/webhooks');
+  if (parseWebhookEvent({ _id: 't1', status: 'delivered' }).taskId !== 't1') throw new Error('delivery-task-sdk/webhooks broken');
+  console.log('ESM: node condition, kwd and webhooks subpaths: ok');
+"
+node -e "
+  const { isWebhookPayloadError } = require('delivery-task-sdk');
+  const { parseWebhookEvent } = require('delivery-task-sdk/webhooks');
+  const { kwd } = require('delivery-task-sdk/kwd');
+  let error;
+  try { parseWebhookEvent({ status: 'delivered' }); } catch (caught) { error = caught; }
+  if (!isWebhookPayloadError(error) || kwd.toFils('0.001') !== 1) throw new Error('CJS subpaths broken');
+  console.log('CJS: kwd and webhooks subpaths: ok');
+"
 node -e "
   const { DeliveryClient, kwd } = require('delivery-task-sdk');
   new DeliveryClient({ apiKey: 'k', sellerId: 's', baseUrl: 'https://x.test' });

@@ -1,11 +1,11 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../options.js';
 import type { DeliveryStore } from '../store.js';
 import type { HttpRequest, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
-import { parseResponse } from './validate.js';
+import { parseResponse, type Schema } from './validate.js';
 
 /** Shared by the resources of one client. */
 export interface ResourceContext {
@@ -31,12 +31,12 @@ export interface ResourceContext {
 }
 
 /** Sends a request and validates its 2xx body against `schema`. */
-export async function call<T extends z.ZodType>(
+export async function call<T extends Schema>(
   context: ResourceContext,
   schema: T,
   request: HttpRequest,
   options?: RequestOptions,
-): Promise<z.output<T>> {
+): Promise<z.core.output<T>> {
   const response = await context.transport.send(request, options);
   return parseResponse(schema, response.body, {
     method: response.method,

@@ -2,11 +2,14 @@
  * Schema checks at the two edges of every call: parameters before anything is sent, response bodies
  * before they are returned.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../errors.js';
 import type { ValidationMode } from '../options.js';
 import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
+
+/** Any zod schema, classic or mini (the SDK's own are zod/mini). */
+export type Schema = z.core.$ZodType;
 
 /** zod issues → {@link ValidationIssue}s with dotted paths (`deliveryLocation.latitude`, `tasks.3.status`). */
 export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
@@ -17,27 +20,79 @@ export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): Validat
   }));
 }
 
-const compiled = new WeakMap<z.ZodType, z.ZodType>();
+/** The kind of a value as an issue message names it. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return Number.isNaN(value) ? 'NaN' : typeof value;
+}
 
 /**
- * The schema with zod's compiled fast path, built once per schema. `z.compile` hands back the schema
- * unchanged where `new Function` is not allowed (edge runtimes, strict CSP), so this is always safe.
+ * Messages for the issues a schema gives none for. zod/mini ships without its English messages (they
+ * are a locale the app may load); these few cover every check the SDK's schemas use, so an error names
+ * what was expected without the locale's weight.
  */
-function fast<T extends z.ZodType>(schema: T): T {
+function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `Expected ${issue.expected}, received ${kindOf(issue.input)}`;
+    case 'too_small':
+      return issue.origin === 'string' ? 'Must not be empty' : `Expected at least ${issue.minimum}`;
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `Expected at most ${issue.maximum} characters`
+        : `Expected at most ${issue.maximum}`;
+    case 'unrecognized_keys':
+      return `Unknown field${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.join(', ')}`;
+    case 'invalid_value':
+      return `Expected one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'invalid_union':
+      return 'Matches none of the accepted shapes';
+    default:
+      return undefined;
+  }
+}
+
+/** Parse parameters shared by every SDK parse: the messages above. */
+const PARSE_CONTEXT = { error: issueMessage } as const;
+
+/** Turns a schema into one with a faster parser; `undefined` until a compiler is installed. */
+type Compiler = <T extends Schema>(schema: T) => T;
+let compiler: Compiler | undefined;
+const compiled = new WeakMap<Schema, Schema>();
+
+/**
+ * Installs zod's schema compiler (`z.compile`, about 4× faster parsing) for every later SDK parse. The
+ * Node.js build of the package does this when loaded; the build for bundlers leaves it out (it costs
+ * 9 KB gzip), so browser and edge bundles parse with zod's runtime parser. `z.compile` hands a schema
+ * back unchanged where `new Function` is not allowed, so it is always safe.
+ */
+export function useSchemaCompiler(compile: Compiler): void {
+  compiler = compile;
+}
+
+/** The schema with the installed compiler's fast path, built once per schema. */
+function fast<T extends Schema>(schema: T): T {
+  if (compiler === undefined) return schema;
   let result = compiled.get(schema);
   if (!result) {
-    result = z.compile(schema);
+    result = compiler(schema);
     compiled.set(schema, result);
   }
   return result as T;
+}
+
+/** Parses `value` with `schema` (compiled when a compiler is installed), with the SDK's issue messages. */
+export function safeParse<T extends Schema>(schema: T, value: unknown): z.core.util.SafeParseResult<z.core.output<T>> {
+  return z.safeParse(fast(schema), value, PARSE_CONTEXT);
 }
 
 /**
  * Validates call parameters.
  * @throws {RequestValidationError} listing every issue with its path; nothing is sent.
  */
-export function parseParams<T extends z.ZodType>(schema: T, params: unknown, operation: string): z.output<T> {
-  const result = fast(schema).safeParse(params);
+export function parseParams<T extends Schema>(schema: T, params: unknown, operation: string): z.core.output<T> {
+  const result = safeParse(schema, params);
   if (!result.success) throw new RequestValidationError(operation, toValidationIssues(result.error.issues));
   return result.data;
 }
@@ -56,9 +111,9 @@ export interface ResponseContext {
  * Validates a 2xx body against its schema according to the validation mode.
  * @throws {ResponseValidationError} in `'strict'` mode when the body does not match.
  */
-export function parseResponse<T extends z.ZodType>(schema: T, body: unknown, context: ResponseContext): z.output<T> {
-  if (context.mode === 'off') return body as z.output<T>;
-  const result = fast(schema).safeParse(body);
+export function parseResponse<T extends Schema>(schema: T, body: unknown, context: ResponseContext): z.core.output<T> {
+  if (context.mode === 'off') return body as z.core.output<T>;
+  const result = safeParse(schema, body);
   if (result.success) return result.data;
   const issues = toValidationIssues(result.error.issues);
   if (context.mode === 'warn') {
@@ -68,7 +123,7 @@ export function parseResponse<T extends z.ZodType>(schema: T, body: unknown, con
         issues,
       },
     );
-    return body as z.output<T>;
+    return body as z.core.output<T>;
   }
   throw new ResponseValidationError({
     method: context.method,

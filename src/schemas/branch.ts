@@ -4,12 +4,12 @@
  * a `name` or of strings, and always returns `Branch[]`.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** A pickup branch; `name` is the value for `selectedBranch`. Other fields are kept. */
 export const Branch = z.looseObject({
   name: z.string(),
-  id: z.string().optional(),
+  id: z.optional(z.string()),
 });
 export type Branch = z.infer<typeof Branch>;
 

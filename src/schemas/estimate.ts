@@ -3,7 +3,7 @@
  * "POST /tasks/estimate".
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Latitude, Longitude } from './primitives.js';
 import { TravelDetail } from './task.js';
 
@@ -17,8 +17,8 @@ export type EstimateParams = z.input<typeof EstimateParams>;
 
 /** An estimate: `travelDetail` and `price` (KWD number), both optional. */
 export const Estimate = z.looseObject({
-  travelDetail: TravelDetail.optional(),
+  travelDetail: z.optional(TravelDetail),
   /** Delivery price in KWD. */
-  price: z.number().optional(),
+  price: z.optional(z.number()),
 });
 export type Estimate = z.infer<typeof Estimate>;

@@ -2,27 +2,27 @@
  * Field-level schemas shared by the resource schemas: coordinates, KWD money, identifiers.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isWellFormedText } from '../internal/text.js';
 import { kwd } from '../kwd.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
-export const Latitude = z.number().min(-90).max(90);
+export const Latitude = z.number().check(z.gte(-90), z.lte(90));
 /** Longitude in decimal degrees, finite, −180…180. */
-export const Longitude = z.number().min(-180).max(180);
+export const Longitude = z.number().check(z.gte(-180), z.lte(180));
 
 /** A KWD amount as decimal text with at most 3 decimals and no sign (`"12.5"`, `"0.250"`); spec: Task `totalAmount`. */
 export const KwdText = z
   .string()
-  .regex(/^\d+(\.\d{1,3})?$/, 'Expected KWD decimal text with at most 3 decimals, like "12.500"');
+  .check(z.regex(/^\d+(\.\d{1,3})?$/, 'Expected KWD decimal text with at most 3 decimals, like "12.500"'));
 
 /** A KWD amount as a finite number with at most 3 decimals. */
 export const KwdNumber = z
   .number()
-  .refine((value) => kwd.isValid(value), 'Expected a KWD amount with at most 3 decimals');
+  .check(z.refine((value) => kwd.isValid(value), 'Expected a KWD amount with at most 3 decimals'));
 
 /** A non-empty string without surrounding whitespace issues, used for identifiers sent by the caller. */
-export const NonEmptyString = z.string().min(1, 'Must not be empty');
+export const NonEmptyString = z.string().check(z.minLength(1, 'Must not be empty'));
 
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
 const MAX_TEXT_DEPTH = 16;

@@ -3,7 +3,7 @@
  * § "Location objects in a create request".
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
 import { Task, taskFields } from './task.js';
 
@@ -11,7 +11,7 @@ const locationFields = {
   latitude: Latitude,
   longitude: Longitude,
   /** Address lines, one element per line. */
-  fullAddress: z.array(z.string()).optional(),
+  fullAddress: z.optional(z.array(z.string())),
 };
 
 /** The delivery point of a new task: coordinates and the address, one element per line. */
@@ -46,7 +46,7 @@ export const TaskCreateParams = z
     sellerId,
     sellerName,
     /** Your order number. Strongly recommended: it is what makes a create safe to reconcile after a failure. */
-    orderNumber: z.string().min(1).optional(),
+    orderNumber: z.optional(z.string().check(z.minLength(1))),
     customerName,
     customerNumber,
     alternateCustomerNumber,
@@ -55,25 +55,27 @@ export const TaskCreateParams = z
     /** Cash is to be collected on delivery. */
     collectCash,
     /** Amount to collect, KWD decimal text with at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
-    totalAmount: KwdText.optional(),
+    totalAmount: z.optional(KwdText),
     specialNotes,
     /** A custom pickup location is used; required for `selectedBranch`. */
     customPickup,
-    pickupLocation: PickupLocation.optional(),
-    deliveryLocation: DeliveryLocation.optional(),
-    pickupName: z.string().optional(),
-    pickupNumber: z.string().optional(),
-    pickupNotes: z.string().optional(),
+    pickupLocation: z.optional(PickupLocation),
+    deliveryLocation: z.optional(DeliveryLocation),
+    pickupName: z.optional(z.string()),
+    pickupNumber: z.optional(z.string()),
+    pickupNotes: z.optional(z.string()),
     /** Branch to pick up from, a name from `client.branches.list()`; only with `customPickup: true`. */
-    selectedBranch: z.string().min(1).optional(),
+    selectedBranch: z.optional(z.string().check(z.minLength(1))),
   })
-  .refine((params) => params.selectedBranch === undefined || params.customPickup === true, {
-    path: ['selectedBranch'],
-    message: 'selectedBranch is only used with customPickup: true',
-    // Report it alongside other field issues (zod skips refinements of an object that has issues otherwise).
-    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
-  })
-  .check(wellFormedText);
+  .check(
+    z.refine((params) => params.selectedBranch === undefined || params.customPickup === true, {
+      path: ['selectedBranch'],
+      message: 'selectedBranch is only used with customPickup: true',
+      // Report it alongside other field issues (zod skips refinements of an object that has issues otherwise).
+      when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+    }),
+    wellFormedText,
+  );
 export type TaskCreateParams = z.input<typeof TaskCreateParams>;
 
 /** The create response envelope `{ data: { createTask: Task } }`. */

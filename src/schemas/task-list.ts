@@ -3,7 +3,7 @@
  * § "Limits" (page size at most 10).
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { wellFormedText } from './primitives.js';
 import { Task } from './task.js';
 
@@ -17,17 +17,17 @@ export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status'
 export const TaskListParams = z
   .strictObject({
     /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
-    limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
+    limit: z.optional(z.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE))),
     /** 1-based page to start from. Default 1. */
-    page: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    page: z.optional(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
     /** Search term. Matched literally unless `ignoreRegex: false` is given. */
-    search: z.string().optional(),
+    search: z.optional(z.string()),
     /** Field to sort by (any string is sent; see {@link TaskSortField}). */
-    sortBy: z.string().optional() as z.ZodOptional<z.ZodType<TaskSortField, string>>,
+    sortBy: z.optional(z.string() as z.ZodMiniType<TaskSortField, string>),
     /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
-    ignoreRegex: z.boolean().optional(),
+    ignoreRegex: z.optional(z.boolean()),
     /** `1` ascending (default), `-1` descending. */
-    sortOrder: z.union([z.literal(1), z.literal(-1)]).optional(),
+    sortOrder: z.optional(z.union([z.literal(1), z.literal(-1)])),
   })
   .check(wellFormedText);
 export type TaskListParams = z.input<typeof TaskListParams>;
@@ -35,9 +35,9 @@ export type TaskListParams = z.input<typeof TaskListParams>;
 /** One page of tasks as the service sends it; all five fields required (spec). */
 export const TaskListResponse = z.looseObject({
   tasks: z.array(Task),
-  page: z.number().int(),
-  limit: z.number().int(),
-  totalPages: z.number().int(),
-  total: z.number().int(),
+  page: z.int(),
+  limit: z.int(),
+  totalPages: z.int(),
+  total: z.int(),
 });
 export type TaskListResponse = z.infer<typeof TaskListResponse>;

@@ -3,7 +3,7 @@
  * "POST /tasks/wallet-topup", and § "Limits" (minimum top-up 5 KWD, link lifetime 24 h).
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { KwdNumber } from './primitives.js';
 
 /** Smallest top-up the service accepts, in KWD. */
@@ -19,7 +19,7 @@ export type WalletBalance = z.infer<typeof WalletBalance>;
 /** Parameters of `client.wallet.topUp`. */
 export const WalletTopUpParams = z.strictObject({
   /** Amount in KWD: at least 5, at most 3 decimals (`kwd.toNumber('12.5')`). */
-  amount: KwdNumber.check(z.gte(MIN_TOP_UP_KWD, `Top-up amount must be at least ${MIN_TOP_UP_KWD} KWD`)),
+  amount: KwdNumber.clone().check(z.gte(MIN_TOP_UP_KWD, `Top-up amount must be at least ${MIN_TOP_UP_KWD} KWD`)),
 });
 export type WalletTopUpParams = z.input<typeof WalletTopUpParams>;
 
@@ -28,8 +28,8 @@ export const WalletTopUp = z.looseObject({
   /** Open in a browser to pay; expires 24 hours after issue. */
   paymentUrl: z.string(),
   /** Amount in KWD (mock). */
-  amount: z.number().optional(),
+  amount: z.optional(z.number()),
   /** ISO 8601 expiry (mock). */
-  expiresAt: z.string().optional(),
+  expiresAt: z.optional(z.string()),
 });
 export type WalletTopUp = z.infer<typeof WalletTopUp>;

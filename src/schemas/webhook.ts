@@ -8,7 +8,7 @@
  * in `_id` (or `id`) and a `status`, is checked by `parseWebhookEvent`.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { WEBHOOK_EVENT_KINDS } from '../lifecycle.js';
 import { taskFields } from './task.js';
 
@@ -24,7 +24,7 @@ export { WEBHOOK_EVENT_KINDS };
  * other string the service sends (another task status such as `requested`, or a kind added later):
  * typed so editors suggest the known values, never rejected for being unknown.
  */
-export const WebhookEventKind = z.string().min(1, 'Expected a non-empty event kind') as z.ZodType<
+export const WebhookEventKind = z.string().check(z.minLength(1, 'Expected a non-empty event kind')) as z.ZodMiniType<
   (typeof WEBHOOK_EVENT_KINDS)[number] | (string & {}),
   string
 >;
@@ -37,24 +37,24 @@ export type WebhookEventKind = z.infer<typeof WebhookEventKind>;
  */
 export const WebhookDeliveryLocation = z.looseObject({
   /** Latitude, decimal degrees. */
-  lat: z.number().optional(),
+  lat: z.optional(z.number()),
   /** Longitude, decimal degrees. */
-  lng: z.number().optional(),
+  lng: z.optional(z.number()),
   /** Kuwaiti address lines (block, street, building…), one element per line. */
-  kwAddress: z.array(z.string()).optional(),
+  kwAddress: z.optional(z.array(z.string())),
   /** Address lines, one element per line. */
-  fullAddress: z.array(z.string()).optional(),
+  fullAddress: z.optional(z.array(z.string())),
 });
 export type WebhookDeliveryLocation = z.infer<typeof WebhookDeliveryLocation>;
 
 /** The pickup point in a webhook body (spec: "pickupLocation (webhook form)"): decimal degrees and address lines. */
 export const WebhookPickupLocation = z.looseObject({
   /** Longitude, decimal degrees. */
-  longitude: z.number().optional(),
+  longitude: z.optional(z.number()),
   /** Latitude, decimal degrees. */
-  latitude: z.number().optional(),
+  latitude: z.optional(z.number()),
   /** Address lines, one element per line. */
-  fullAddress: z.array(z.string()).optional(),
+  fullAddress: z.optional(z.array(z.string())),
 });
 export type WebhookPickupLocation = z.infer<typeof WebhookPickupLocation>;
 
@@ -77,11 +77,11 @@ function hasControlCharacter(text: string): boolean {
  * A task id as a webhook carries it: a string of 1 to {@link MAX_WEBHOOK_TASK_ID_LENGTH} characters
  * without control characters.
  */
-export const WebhookTaskId = z
-  .string()
-  .min(1, 'Expected a non-empty task id')
-  .max(MAX_WEBHOOK_TASK_ID_LENGTH, `Expected a task id of at most ${MAX_WEBHOOK_TASK_ID_LENGTH} characters`)
-  .refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters');
+export const WebhookTaskId = z.string().check(
+  z.minLength(1, 'Expected a non-empty task id'),
+  z.maxLength(MAX_WEBHOOK_TASK_ID_LENGTH, `Expected a task id of at most ${MAX_WEBHOOK_TASK_ID_LENGTH} characters`),
+  z.refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters'),
+);
 
 /**
  * The task as a webhook body carries it (spec § "Events", item 4): every field of {@link Task} plus
@@ -91,27 +91,27 @@ export const WebhookTaskId = z
 export const WebhookTask = z.looseObject({
   ...taskFields,
   /** The task id in a webhook body; `parseWebhookEvent` falls back to `id` when it is absent. */
-  _id: WebhookTaskId.optional(),
+  _id: z.optional(WebhookTaskId),
   /** The event kind (spec § "Events", item 3). */
   status: WebhookEventKind,
   /** May be an empty string in a webhook body. */
-  alternateCustomerNumber: z.string().optional(),
+  alternateCustomerNumber: z.optional(z.string()),
   /** Vehicle type; its values are not documented. */
-  vehicleType: z.string().optional(),
+  vehicleType: z.optional(z.string()),
   /** Name of the pickup point. */
-  pickupName: z.string().optional(),
+  pickupName: z.optional(z.string()),
   /** Contact number of the pickup point. */
-  pickupNumber: z.string().optional(),
+  pickupNumber: z.optional(z.string()),
   /**
    * Estimated price in KWD as decimal text with 3 decimals (`"1.250"`); convert with `kwd.toFils`. Only
    * its type is checked, so a change of format never costs an event (the service does not resend).
    */
-  estimatedPrice: z.string().optional(),
+  estimatedPrice: z.optional(z.string()),
   /** The delivery fee was deducted from the wallet. */
-  walletDeducted: z.boolean().optional(),
+  walletDeducted: z.optional(z.boolean()),
   /** Delivery point, webhook form. */
-  deliveryLocation: WebhookDeliveryLocation.optional(),
+  deliveryLocation: z.optional(WebhookDeliveryLocation),
   /** Pickup point, webhook form. */
-  pickupLocation: WebhookPickupLocation.optional(),
+  pickupLocation: z.optional(WebhookPickupLocation),
 });
 export type WebhookTask = z.infer<typeof WebhookTask>;

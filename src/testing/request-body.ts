@@ -3,7 +3,7 @@
  * `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }` (design doc, "malformed body").
  * @module
  */
-import type * as z from 'zod';
+import * as z from 'zod';
 
 /** The outcome of parsing: the value, or the message of a 400. */
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
@@ -27,11 +27,11 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], fallback: st
  * Parses a JSON request body and checks it against `schema`.
  * Fails when the content type is not `application/json`, the text is not JSON, or the schema rejects it.
  */
-export function parseJsonBody<Schema extends z.ZodType>(
+export function parseJsonBody<Schema extends z.core.$ZodType>(
   text: string,
   contentType: string | null,
   schema: Schema,
-): Parsed<z.output<Schema>> {
+): Parsed<z.core.output<Schema>> {
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
     return { ok: false, message: 'body: Content-Type must be application/json' };
@@ -46,12 +46,12 @@ export function parseJsonBody<Schema extends z.ZodType>(
 }
 
 /** Checks a value against `schema`; issues about the whole value are reported under `fallback`. */
-export function parseValue<Schema extends z.ZodType>(
+export function parseValue<Schema extends z.core.$ZodType>(
   value: unknown,
   schema: Schema,
   fallback: string,
-): Parsed<z.output<Schema>> {
-  const result = schema.safeParse(value);
+): Parsed<z.core.output<Schema>> {
+  const result = z.safeParse(schema, value);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, message: describeIssues(result.error.issues, fallback) };
 }

@@ -3,9 +3,8 @@
  * § "Extra fields seen in the webhook task payload".
  * @module
  */
-import * as z from 'zod';
 import { type ValidationIssue, WebhookPayloadError } from '../errors.js';
-import { toValidationIssues } from '../internal/validate.js';
+import { safeParse, toValidationIssues } from '../internal/validate.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
 import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/webhook.js';
 
@@ -64,7 +63,6 @@ export type WebhookEvent =
 /** Nesting deeper than this is refused: no task field nests beyond a few levels. */
 const MAX_DEPTH = 64;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-let compiledWebhookTask: typeof WebhookTask | undefined;
 
 function payloadError(path: string, message: string, code: string): WebhookPayloadError {
   const issue: ValidationIssue = { path, message, code };
@@ -126,7 +124,7 @@ function toJsonValue(body: unknown): unknown {
 function taskIdOf(task: Record<string, unknown>): string {
   const field = task._id !== undefined ? '_id' : task.id !== undefined ? 'id' : undefined;
   if (field === undefined) throw payloadError('_id', 'Missing task id (_id, or id)', 'invalid_type');
-  const result = WebhookTaskId.safeParse(task[field]);
+  const result = safeParse(WebhookTaskId, task[field]);
   if (!result.success) {
     throw new WebhookPayloadError(toValidationIssues(result.error.issues).map((issue) => ({ ...issue, path: field })));
   }
@@ -153,8 +151,7 @@ export function parseWebhookEventAt(
     throw payloadError('', `Expected the task as a JSON object, got ${describeType(value)}`, 'invalid_type');
   }
   const taskId = taskIdOf(value as Record<string, unknown>);
-  compiledWebhookTask ??= z.compile(WebhookTask);
-  const result = compiledWebhookTask.safeParse(value);
+  const result = safeParse(WebhookTask, value);
   if (!result.success) throw new WebhookPayloadError(toValidationIssues(result.error.issues));
   const payload = result.data;
   return {
@@ -201,11 +198,10 @@ export function parseWebhookEvent(body: unknown): WebhookEvent & { confirmed: fa
  * @internal Used by the webhook handler's sync.
  */
 export function syncEventOf(task: Task, receivedAt: Date): (WebhookEvent & { source: 'sync' }) | undefined {
-  const taskId = WebhookTaskId.safeParse(task.id);
+  const taskId = safeParse(WebhookTaskId, task.id);
   const status = task.status;
   if (!taskId.success || typeof status !== 'string' || status === '') return undefined;
-  compiledWebhookTask ??= z.compile(WebhookTask);
-  const parsed = compiledWebhookTask.safeParse(task);
+  const parsed = safeParse(WebhookTask, task);
   // A page read with validation 'off' may hold fields of other types; the task is passed on all the same.
   const payload: WebhookTask = parsed.success ? parsed.data : { ...task, status };
   return { kind: status, taskId: taskId.data, status, task, payload, source: 'sync', confirmed: true, receivedAt };
