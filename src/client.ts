@@ -10,6 +10,7 @@ import { Transport } from './internal/http.js';
 import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from './internal/options.js';
 import { REDACTED, Redactor } from './internal/redact.js';
+import { rememberSellerId } from './internal/seller.js';
 import type { Logger, LogLevel, ReconciliationOptions, ValidationMode } from './options.js';
 import { Branches } from './resources/branches.js';
 import { Tasks } from './resources/tasks.js';
@@ -79,16 +80,6 @@ const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   windowSkewMs: 300_000,
   maxPages: 10,
 };
-/** The seller id of each client, for the keys of shared state; never a property, so never shown. */
-const sellerIds = new WeakMap<object, string>();
-
-/**
- * The seller id of a `DeliveryClient` (for store keys), or `undefined` for any other object. Not part of
- * the public surface: the seller id is a secret and never appears on the client itself.
- */
-export function sellerIdOf(client: unknown): string | undefined {
-  return typeof client === 'object' && client !== null ? sellerIds.get(client) : undefined;
-}
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -209,7 +200,7 @@ export class DeliveryClient {
     // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    sellerIds.set(this, sellerId);
+    rememberSellerId(this, sellerId);
     const redactor = new Redactor([apiKey, sellerId]);
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
     const given = options.reconciliation ?? {};

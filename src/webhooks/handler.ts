@@ -6,11 +6,11 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sellerIdOf } from '../client.js';
 import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
+import { sellerIdOf } from '../internal/seller.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Logger, LogLevel } from '../options.js';
 import type { TaskListOptions, Tasks } from '../resources/tasks.js';
