@@ -11,35 +11,17 @@
  * Run after `npm run build`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { bundleSize, importSize, kb } from '../bench/support/bundle-size.js';
 
-/** A bundle of `source` (an ES module importing this package by name), minified. */
-async function bundle(source: string): Promise<string> {
-  const result = await build({
-    stdin: { contents: source, resolveDir: process.cwd(), loader: 'js' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-    external: ['node:*'],
-  });
-  return result.outputFiles[0]?.text ?? '';
-}
-
-const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const failures: string[] = [];
 
 const budgets = (JSON.parse(readFileSync('package.json', 'utf8')) as { bundleBudgets?: Record<string, number> })
   .bundleBudgets;
 if (!budgets || Object.keys(budgets).length === 0) failures.push('package.json has no bundleBudgets');
 for (const [statement, budget] of Object.entries(budgets ?? {})) {
-  const text = await bundle(`${statement}\nconsole.log(${/\{\s*(\w+)/.exec(statement)?.[1] ?? 'undefined'});`);
-  const gzip = gzipSync(text, { level: 9 }).length;
+  const { gzip, minified } = await importSize(statement);
   const verdict = gzip <= budget ? 'ok' : 'OVER BUDGET';
-  console.log(`${statement}: ${kib(gzip)} gzip (${kib(text.length)} min), budget ${kib(budget)}: ${verdict}`);
+  console.log(`${statement}: ${kb(gzip)} gzip (${kb(minified)} min), budget ${kb(budget)}: ${verdict}`);
   if (gzip > budget) failures.push(`${statement} is ${gzip} bytes gzip, over its budget of ${budget}`);
 }
 
@@ -49,15 +31,17 @@ const REDIS_STORE_MARKERS = ['redis.call(', 'EVALSHA', 'sendCommand'];
 const REDIS_LIBRARY = /(?:from\s*|import\s*|require\()["'](?:ioredis|redis|@redis\/[^"']*)["']/;
 const MSW = /["']msw(\/[^"']*)?["']|mswjs/;
 
-const everything = await bundle(`export * from 'delivery-task-sdk';`).catch((error: unknown) => {
-  failures.push(`the main entry does not bundle for the browser: ${String(error)}`);
-  return '';
-});
+const { text: everything, gzip: everythingGzip } = await bundleSize(`export * from 'delivery-task-sdk';`).catch(
+  (error: unknown) => {
+    failures.push(`the main entry does not bundle for the browser: ${String(error)}`);
+    return { text: '', gzip: 0 };
+  },
+);
 if (MSW.test(everything)) failures.push('the main entry reaches msw');
 const markers = REDIS_STORE_MARKERS.filter((marker) => everything.includes(marker));
 if (markers.length > 0) failures.push(`the main entry contains the Redis store (${markers.join(', ')})`);
 console.log(
-  `everything from the main entry: ${kib(gzipSync(everything, { level: 9 }).length)} gzip; ` +
+  `everything from the main entry: ${kb(everythingGzip)} gzip; ` +
     `msw ${MSW.test(everything) ? 'present' : 'absent'}, Redis store ${markers.length > 0 ? 'present' : 'absent'}`,
 );
 
