@@ -151,17 +151,24 @@ describe('the same order file from two processes', () => {
   it('at the same moment, both create when both lookups answer before either create (the documented limit)', async () => {
     const file = join(folder, 'together.json');
     await writeFile(file, JSON.stringify(orderParams('ORD-RACE')));
-    // Hold both lookups' answers (computed on arrival, before any task exists) for 3 s.
-    mock.inject({ operation: 'tasks.list', kind: 'delay', ms: 3000, times: 2 });
+    // Hold both lookups' answers (computed on arrival, before any task exists) for 4 s, longer than the
+    // two processes take to start one after the other.
+    mock.inject({ operation: 'tasks.list', kind: 'delay', ms: 4000, times: 2 });
     const [first, second] = await Promise.all([
       runCliProcess(['tasks', 'create', '--file', file, '--json'], env),
       runCliProcess(['tasks', 'create', '--file', file, '--json'], env),
     ]);
     expect([first?.code, second?.code]).toEqual([0, 0]);
-    const lookups = mock.requestsFor('tasks.list');
-    expect(lookups.map((lookup) => [lookup.query.search, lookup.fault])).toEqual([
+    expect(mock.requestsFor('tasks.list').map((lookup) => [lookup.query.search, lookup.fault])).toEqual([
       ['^ORD-RACE$', 'delay'],
       ['^ORD-RACE$', 'delay'],
+    ]);
+    // Both lookups reached the service before either create did.
+    expect(mock.requests.map((request) => request.operation)).toEqual([
+      'tasks.list',
+      'tasks.list',
+      'tasks.create',
+      'tasks.create',
     ]);
     expect((JSON.parse(first?.stdout ?? '') as { created: boolean }).created).toBe(true);
     expect((JSON.parse(second?.stdout ?? '') as { created: boolean }).created).toBe(true);

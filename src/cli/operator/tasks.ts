@@ -96,7 +96,7 @@ export const tasksList: OperatorCommandSpec = {
     'Reads every page with the SDK (each task once) until --limit tasks are printed or the pages end.',
     'Human output: an aligned table (id, order, status, fee, amount to collect, creation time in UTC).',
     '--json: a JSON array of the tasks as the service sent them, one task per line, written as pages arrive.',
-    'When more than one page was read, a count line goes to stderr (and live progress when it is a terminal).',
+    'When more than one page was read, a count line goes to stderr.',
   ],
   async run(context, input) {
     const search = stringValue(input, 'search');
