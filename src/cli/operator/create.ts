@@ -1,0 +1,165 @@
+/**
+ * `delivery-task tasks create --file ORDER.json`: creates the task of one order, once
+ * (spec § "POST /tasks"; README "CLI" → "Creating a task once").
+ *
+ * 1. The file is read (at most {@link MAX_ORDER_FILE_BYTES}) and checked by the SDK's own schema before
+ *    anything is sent: an error names the field (`deliveryLocation.latitude: …`). It must carry an
+ *    `orderNumber`: that is what makes the create safe to repeat.
+ * 2. Unless `--repeat-delivery`, the order number is looked up with the public `tasks.list` (an exact,
+ *    anchored pattern, falling back to a literal search when the service refuses patterns; exact
+ *    matches only, every page). A task found is printed and nothing is created: this is what stops a
+ *    second run of the same file, in this process or another, from paying a second fee. Several found →
+ *    `DuplicateTaskError`.
+ * 3. Otherwise `client.tasks.create` sends it, with the SDK's exactly-once machinery: concurrent creates
+ *    of the order in one process share one POST, and after an ambiguous failure the SDK reconciles by
+ *    order number before any resend.
+ *
+ * Not covered: two processes whose lookups both run before either create reaches the service both
+ * create (the SDK's single flight is per process; a shared `store` would close that gap).
+ * @module
+ */
+import { open } from 'node:fs/promises';
+import { DuplicateTaskError, isAPIError } from '../../errors.js';
+import { exactPattern } from '../../exactly-once-creation.js';
+import { parseParams } from '../../internal/validate.js';
+import type { Task } from '../../schemas/task.js';
+import { TaskCreateParams } from '../../schemas/task-create.js';
+import type { TaskListParams } from '../../schemas/task-list.js';
+import { stringValue, UsageError } from './args.js';
+import type { CommandContext, OperatorCommandSpec } from './command.js';
+import { taskDetails } from './task-view.js';
+
+/** Largest order file read, in bytes. */
+export const MAX_ORDER_FILE_BYTES = 1024 * 1024;
+
+/** Pages read when looking an order number up (1 000 tasks whose text contains it, on a literal search). */
+export const ORDER_LOOKUP_MAX_PAGES = 100;
+
+/**
+ * Reads and parses the order file.
+ * @throws {UsageError} when it cannot be read, is larger than {@link MAX_ORDER_FILE_BYTES}, is not JSON,
+ * or is not a JSON object.
+ */
+async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    const file = await open(path, 'r');
+    try {
+      const { size } = await file.stat();
+      if (size > MAX_ORDER_FILE_BYTES) {
+        throw new UsageError(
+          `${path}: ${size} bytes, larger than the ${MAX_ORDER_FILE_BYTES} bytes an order file may have`,
+        );
+      }
+      text = await file.readFile({ encoding: 'utf8', signal });
+    } finally {
+      await file.close();
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as { code?: unknown }).code;
+    throw new UsageError(`${path}: cannot read the order file${typeof code === 'string' ? ` (${code})` : ''}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${path}: expected a JSON object with the create parameters`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Tasks carrying exactly `orderNumber`, newest first, read with one search. */
+async function collectOrder(
+  context: CommandContext,
+  orderNumber: string,
+  search: Pick<TaskListParams, 'search' | 'ignoreRegex'>,
+): Promise<Task[]> {
+  const matches: Task[] = [];
+  const listing = context.client.tasks.list(
+    { ...search, sortBy: 'createdAt', sortOrder: -1 },
+    { signal: context.signal, maxPages: ORDER_LOOKUP_MAX_PAGES },
+  );
+  for await (const task of listing) if (task.orderNumber === orderNumber) matches.push(task);
+  return matches;
+}
+
+/**
+ * Every task whose `orderNumber` is exactly `orderNumber`, newest first, with the public `tasks.list`:
+ * an anchored, escaped pattern first (only the exact order comes back), then, if the service refuses the
+ * pattern (400 or 422), a literal search.
+ * @throws {PaginationLimitError} past {@link ORDER_LOOKUP_MAX_PAGES} pages; request errors as they come.
+ */
+export async function tasksOfOrder(context: CommandContext, orderNumber: string): Promise<Task[]> {
+  try {
+    return await collectOrder(context, orderNumber, { search: exactPattern(orderNumber), ignoreRegex: false });
+  } catch (error) {
+    if (!(isAPIError(error) && (error.status === 400 || error.status === 422))) throw error;
+  }
+  return collectOrder(context, orderNumber, { search: orderNumber, ignoreRegex: true });
+}
+
+/** `tasks create --file ORDER.json [--repeat-delivery]`. */
+export const tasksCreate: OperatorCommandSpec = {
+  words: ['tasks', 'create'],
+  arguments: [],
+  options: {
+    file: {
+      type: 'string',
+      valueName: 'ORDER.json',
+      required: true,
+      description: 'the create parameters as JSON (orderNumber required)',
+    },
+    'repeat-delivery': {
+      type: 'boolean',
+      description: 'create another delivery even when the order number already has a task',
+    },
+  },
+  summary: 'create the task of an order, once per order number',
+  details: [
+    'The file holds the parameters of client.tasks.create; the SDK checks them before anything is sent.',
+    'If a task already carries the orderNumber, it is printed and nothing is created (exit 0);',
+    'stderr says which. --repeat-delivery skips that lookup and creates another delivery.',
+    '--json: { "created": true|false, "task": {…} }.',
+  ],
+  async run(context, input) {
+    const path = stringValue(input, 'file') ?? '';
+    const repeatDelivery = input.values['repeat-delivery'] === true;
+    const params = await readOrderFile(path, context.signal);
+    try {
+      parseParams(TaskCreateParams, params, 'tasks.create');
+    } catch (error) {
+      throw Object.assign(error as Error, { message: `${path}: ${(error as Error).message}` });
+    }
+    const orderNumber = params.orderNumber;
+    if (typeof orderNumber !== 'string') {
+      throw new UsageError(`${path}: orderNumber is required (it is what makes a create safe to run twice)`);
+    }
+    const { output } = context;
+    if (!repeatDelivery) {
+      const existing = await tasksOfOrder(context, orderNumber);
+      if (existing.length > 1) {
+        throw new DuplicateTaskError({ orderNumber, taskIds: existing.map((task) => task.id ?? '(no id)') });
+      }
+      const [task] = existing;
+      if (task !== undefined) {
+        output.note(
+          `order ${orderNumber} already has task ${task.id ?? '(no id)'}: nothing created (--repeat-delivery creates another delivery)`,
+        );
+        show(context, task, false);
+        return;
+      }
+    }
+    const task = await context.client.tasks.create(params, { signal: context.signal, repeatDelivery });
+    output.note(`created task ${task.id ?? '(no id)'} for order ${orderNumber}`);
+    show(context, task, true);
+  },
+};
+
+function show(context: CommandContext, task: Task, created: boolean): void {
+  if (context.output.json) context.output.document({ created, task });
+  else for (const line of taskDetails(task)) context.output.line(line);
+}
