@@ -11,5 +11,6 @@ const code = await runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   signal: stop.signal,
+  stderrIsTTY: process.stderr.isTTY === true,
 });
 process.exitCode = code;

@@ -14,6 +14,8 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Aborts when the process is asked to stop (SIGINT or SIGTERM). */
   signal: AbortSignal;
+  /** Standard error is a terminal: long listings show live progress there. Default `false`. */
+  stderrIsTTY?: boolean;
 }
 
 /** A subcommand: its arguments after the command words, and the process; resolves with the exit code. */

@@ -34,12 +34,9 @@ export const OPERATOR_COMMANDS: readonly OperatorCommandSpec[] = [
 /** Global flags that may come before the command words (`delivery-task --json tasks list`). */
 const LEADING_FLAGS: ReadonlySet<string> = new Set(['--json', '--help', '-h']);
 
-/**
- * A process whose stderr is a terminal. `CliIo` does not say; an io that carries `stderrIsTTY: true`
- * gets live progress on long listings (a count line is written either way).
- */
+/** A process whose stderr is a terminal: it gets live progress on long listings (a count line either way). */
 export function isTerminal(io: CliIo): boolean {
-  return (io as CliIo & { readonly stderrIsTTY?: unknown }).stderrIsTTY === true;
+  return io.stderrIsTTY === true;
 }
 
 /** True when `word` starts an operator command (`tasks`, `estimate`, `branches`, `wallet`). */

@@ -36,7 +36,7 @@ export interface InProcessOptions {
 export async function runInProcess(argv: readonly string[], options: InProcessOptions): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo & { stderrIsTTY?: boolean } = {
+  const io: CliIo = {
     stdout: (text) => {
       stdout += text;
       options.onStdout?.(text, stdout);
