@@ -32,7 +32,8 @@ describeWithRedis('several instances sharing one Redis', () => {
       prefix,
       orders: [...orders],
       timeoutMs: 2000,
-      reconciliationIntervalMs: 50,
+      // The client's default reconciliation (1 s, then doubling): a shorter one loses to a loaded machine,
+      // the single-process limit the README states.
     });
   const prefix = () => `dts-test-${process.pid}-${++run}:`;
   const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
