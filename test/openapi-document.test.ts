@@ -221,7 +221,7 @@ describe('the paths and operations', () => {
 
 describe('servers and security', () => {
   it('offer both forms of the base URL, the bare one and the one with /rest', () => {
-    expect(document.servers.map(({ url }) => url)).toEqual(['{baseUrl}', '{baseUrl}/rest']);
+    expect(document.servers.map(({ url }) => url)).toEqual(['{base_url}', '{base_url}/rest']);
     const expand = (url: string, variables: Record<string, { default: string }> = {}) =>
       url.replace(/\{(\w+)\}/g, (_match, name: string) => variables[name]?.default ?? '');
     expect(document.servers.map(({ url, variables }) => `${expand(url, variables)}/tasks`)).toEqual([

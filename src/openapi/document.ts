@@ -31,11 +31,15 @@ const SECURITY_SCHEMES = {
   },
 } as const satisfies Record<string, SecurityScheme>;
 
+/**
+ * The spec's `{base_url}` (its name, rather than the SDK option's `baseUrl`: Postman derives a collection
+ * variable `baseUrl` from the server URL, which would then refer to itself).
+ */
 const BASE_URL_VARIABLE = {
-  baseUrl: {
+  base_url: {
     default: 'https://delivery.example.com',
     description:
-      'The base URL the account manager gives, scheme and host and any path before `/tasks` (SDK option `baseUrl`, env `DELIVERY_BASE_URL`).',
+      'The base URL the account manager gives: scheme, host and any path before `/tasks` or `/rest/tasks` (SDK option `baseUrl`, env `DELIVERY_BASE_URL`).',
   },
 };
 
@@ -61,13 +65,13 @@ export function buildOpenApiDocument(schemas: SdkSchemas = sdkSchemas()): OpenAp
     },
     servers: [
       {
-        url: '{baseUrl}',
-        description: 'Reference form: paths directly under the base URL (`{baseUrl}/tasks`).',
+        url: '{base_url}',
+        description: 'Reference form: paths directly under the base URL (`{base_url}/tasks`).',
         variables: BASE_URL_VARIABLE,
       },
       {
-        url: '{baseUrl}/rest',
-        description: 'Quickstart form: an extra `/rest` segment before `/tasks` (`{baseUrl}/rest/tasks`).',
+        url: '{base_url}/rest',
+        description: 'Quickstart form: an extra `/rest` segment before `/tasks` (`{base_url}/rest/tasks`).',
         variables: BASE_URL_VARIABLE,
       },
     ],

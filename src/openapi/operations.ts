@@ -128,7 +128,7 @@ function queryParameters(query: JsonSchema, defaults: Readonly<Record<string, un
 
 /**
  * The paths of the document: the seven operations under `/tasks`, relative to either server (the
- * reference form `{baseUrl}` or the quickstart form `{baseUrl}/rest`).
+ * reference form `{base_url}` or the quickstart form `{base_url}/rest`).
  */
 export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem> {
   const listQuery = schemas.queries.TaskListParams;
