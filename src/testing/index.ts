@@ -25,6 +25,7 @@ export type {
   MockPricing,
   MockRecordedRequest,
   MockRecordedStatus,
+  MockSeedTask,
   MockWallet,
   MockWebhookDelivery,
 } from './types.js';
