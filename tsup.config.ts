@@ -36,6 +36,24 @@ const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number]
   },
 };
 
+/**
+ * The executable serves the mock over its own HTTP server and never intercepts requests, so it leaves
+ * out `msw/node` (`setupServer`, used only by `mock.listen()`): that module pulls in @mswjs/interceptors,
+ * whose CommonJS `debug` calls `require('tty')` and whose HTTP parser reads `llhttp.wasm` beside its own
+ * file, and neither survives bundling into one ESM file.
+ */
+const mswNodeLeftOut: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'msw-node-left-out',
+  setup(build) {
+    build.onResolve({ filter: /^msw\/node$/ }, () => ({ path: 'msw/node', namespace: 'msw-node-left-out' }));
+    build.onLoad({ filter: /.*/, namespace: 'msw-node-left-out' }, () => ({
+      contents:
+        "export function setupServer() { throw new Error('mock.listen() is not available in the delivery-task executable'); }",
+      loader: 'js',
+    }));
+  },
+};
+
 export default defineConfig([
   // ESM: one file per module (no bundling), so with `sideEffects: false` a bundler keeps only the
   // modules an app's imports reach: `import { kwd }` costs the kwd module alone.
@@ -67,9 +85,15 @@ export default defineConfig([
     target: 'node22',
     platform: 'node',
     sourcemap: true,
-    treeshake: true,
-    banner: { js: '#!/usr/bin/env node' },
+    // esbuild's own tree shaking: tsup's rollup pass would rename the `require` the banner defines.
+    treeshake: false,
+    // CommonJS code msw still pulls in (@mswjs/interceptors → debug) calls require('tty'): an ES module
+    // has no `require`, so the banner makes one (without it: "Dynamic require of "tty" is not supported").
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);",
+    },
     external: ['zod', 'ky'],
     noExternal: ['msw'],
+    esbuildPlugins: [mswNodeLeftOut],
   },
 ]);

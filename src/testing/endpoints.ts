@@ -10,12 +10,12 @@ import { TaskCreateParams } from '../schemas/task-create.js';
 import { WalletTopUpParams } from '../schemas/wallet.js';
 import { travelDetailBetween } from './geo.js';
 import { listPage, parseListQuery } from './listing.js';
-import { newTask, pickupOf, tripOf } from './new-task.js';
+import { type CheckedCreateParams, newTask, pickupOf, tripOf } from './new-task.js';
 import type { ServiceConfig } from './options.js';
 import { deliveryFeeFils } from './pricing.js';
-import { parseJsonBody } from './request-body.js';
+import { type Parsed, parseJsonBody } from './request-body.js';
 import { errorResponse, jsonResponse } from './responses.js';
-import type { TaskStore } from './state.js';
+import type { TaskRecord, TaskStore } from './state.js';
 import type { Account } from './wallet.js';
 
 /** What the operations read and change. */
@@ -41,6 +41,69 @@ export interface OperationRequest {
 
 const badRequest = (message: string): Response => errorResponse(400, message, 'BAD_REQUEST');
 
+/** A task ready to be stored, once its fee has been taken. */
+export interface TaskDraft {
+  /** The fee of the task, fils. */
+  readonly feeFils: number;
+  /** The record to store; `walletDeducted` says whether the fee came out of a wallet. */
+  record(walletDeducted: boolean): TaskRecord;
+}
+
+/**
+ * Everything a create decides before money moves: the branch (a failure names an unknown
+ * `selectedBranch`), the pickup point, the trip, the fee, and the stored form of the new `pending` task.
+ * @param taskId the id of the new task; default a new mock id (taken when the record is made).
+ */
+export function draftTask(
+  state: ServiceState,
+  params: CheckedCreateParams,
+  sellerId: string,
+  taskId?: string,
+): Parsed<TaskDraft> {
+  const { config } = state;
+  const branch =
+    params.selectedBranch === undefined
+      ? undefined
+      : config.branches.find((candidate) => candidate.name === params.selectedBranch);
+  if (params.selectedBranch !== undefined && !branch) {
+    return {
+      ok: false,
+      message: `selectedBranch: unknown branch ${JSON.stringify(params.selectedBranch)} (valid: ${config.branches.map((b) => JSON.stringify(b.name)).join(', ')})`,
+    };
+  }
+  const pickup = pickupOf(params, branch, config.origin);
+  const trip = tripOf(params, pickup);
+  const feeFils = deliveryFeeFils(config.fees, trip.totalDistance);
+  return {
+    ok: true,
+    value: {
+      feeFils,
+      record: (walletDeducted) => {
+        const timestamp = config.now().toISOString();
+        const task = newTask(params, {
+          id: taskId ?? state.objectId(),
+          historyId: state.objectId(),
+          deliveryId: state.deliveryId(),
+          sellerId,
+          timestamp,
+          pickup,
+          trip,
+          origin: config.origin,
+        });
+        return {
+          seq: state.store.nextSeq(),
+          task,
+          feeFils,
+          walletDeducted,
+          pickupAddress: pickup.address,
+          events: [{ status: 'pending', timestamp }],
+          completedAt: undefined,
+        };
+      },
+    },
+  };
+}
+
 /**
  * `POST tasks` → `{ data: { createTask: Task } }` with `createStatus`. 400 for a malformed body, a
  * `sellerId` other than the caller's, or an unknown `selectedBranch`; 402 `INSUFFICIENT_BALANCE` when a
@@ -54,19 +117,9 @@ export function createTask(state: ServiceState, request: OperationRequest): Resp
   if (params.sellerId !== undefined && params.sellerId !== request.sellerId) {
     return badRequest('sellerId: must equal the x-seller-id header');
   }
-  const { config } = state;
-  const branch =
-    params.selectedBranch === undefined
-      ? undefined
-      : config.branches.find((candidate) => candidate.name === params.selectedBranch);
-  if (params.selectedBranch !== undefined && !branch) {
-    return badRequest(
-      `selectedBranch: unknown branch ${JSON.stringify(params.selectedBranch)} (valid: ${config.branches.map((b) => JSON.stringify(b.name)).join(', ')})`,
-    );
-  }
-  const pickup = pickupOf(params, branch, config.origin);
-  const trip = tripOf(params, pickup);
-  const feeFils = deliveryFeeFils(config.fees, trip.totalDistance);
+  const draft = draftTask(state, params, request.sellerId);
+  if (!draft.ok) return badRequest(draft.message);
+  const { feeFils } = draft.value;
   const { account } = state;
   if (!account.canPay(feeFils)) {
     return errorResponse(
@@ -75,28 +128,9 @@ export function createTask(state: ServiceState, request: OperationRequest): Resp
       'INSUFFICIENT_BALANCE',
     );
   }
-  const timestamp = config.now().toISOString();
-  const task = newTask(params, {
-    id: state.objectId(),
-    historyId: state.objectId(),
-    deliveryId: state.deliveryId(),
-    sellerId: request.sellerId,
-    timestamp,
-    pickup,
-    trip,
-    origin: config.origin,
-  });
-  const walletDeducted = account.charge(feeFils);
-  state.store.add({
-    seq: state.store.nextSeq(),
-    task,
-    feeFils,
-    walletDeducted,
-    pickupAddress: pickup.address,
-    events: [{ status: 'pending', timestamp }],
-    completedAt: undefined,
-  });
-  return jsonResponse({ data: { createTask: structuredClone(task) } }, config.createStatus);
+  const record = draft.value.record(account.charge(feeFils));
+  state.store.add(record);
+  return jsonResponse({ data: { createTask: structuredClone(record.task) } }, state.config.createStatus);
 }
 
 /** `GET tasks/{id}` → the task, or 404 `NOT_FOUND` (also for another seller's task). */

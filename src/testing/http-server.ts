@@ -5,10 +5,13 @@
  * response unfinished, `delay` holds it.
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getResponse } from 'msw';
 import type { MockDeliveryService } from './types.js';
+
+/** Default of {@link MockHttpServerOptions.maxBodyBytes}: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Options of {@link startMockHttpServer}. */
 export interface MockHttpServerOptions {
@@ -16,6 +19,11 @@ export interface MockHttpServerOptions {
   host?: string;
   /** Port; default 0 (any free port). */
   port?: number;
+  /**
+   * Largest request body read, in bytes; a longer one is answered 413 `PAYLOAD_TOO_LARGE` and the
+   * connection closed. Default 1 MiB.
+   */
+  maxBodyBytes?: number;
 }
 
 /** A running HTTP front of a mock. */
@@ -26,10 +34,38 @@ export interface MockHttpServer {
   close(): Promise<void>;
 }
 
-async function readBody(request: IncomingMessage): Promise<Uint8Array<ArrayBuffer> | undefined> {
+/** A request body longer than the limit. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+/**
+ * Reads a request body, at most `maxBytes` of it.
+ * @returns the bytes, or `undefined` when the body is empty.
+ * @throws {BodyTooLargeError} as soon as the body (or its `content-length`) exceeds `maxBytes`; the rest
+ * is not read.
+ */
+export async function readBody(
+  request: IncomingMessage,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const tooLarge = () => new BodyTooLargeError(`The request body exceeds ${maxBytes} bytes`);
+  if (Number(request.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let length = 0;
+  for await (const chunk of request) {
+    length += (chunk as Buffer).length;
+    if (length > maxBytes) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
   return chunks.length === 0 ? undefined : new Uint8Array(Buffer.concat(chunks));
+}
+
+/** Answers 413 `{ message, code: 'PAYLOAD_TOO_LARGE' }` and closes the connection (the rest of the body is not read). */
+export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLargeError): void {
+  response
+    .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+    .end(JSON.stringify({ message: error.message, code: 'PAYLOAD_TOO_LARGE' }));
 }
 
 async function pipeBody(
@@ -52,17 +88,17 @@ async function pipeBody(
 }
 
 /**
- * Serves `mock` over HTTP until `close()`. The mock need not `listen()`: requests are answered with its
- * handlers directly (msw's `getResponse`), rewritten from the server's address to `mock.baseUrl`.
- * Node.js only.
+ * The `node:http` request listener that answers with `mock`'s handlers (msw's `getResponse`), the
+ * request rewritten from the server's address to `mock.baseUrl`. A path the mock does not serve is
+ * answered 404; a dropped-connection answer destroys the socket.
  */
-export async function startMockHttpServer(
+export function mockRequestListener(
   mock: MockDeliveryService,
-  options: MockHttpServerOptions = {},
-): Promise<MockHttpServer> {
+  maxBodyBytes: number = DEFAULT_MAX_BODY_BYTES,
+): RequestListener {
   const target = new URL(mock.baseUrl);
   const handlers = [...mock.handlers];
-  const server = createServer((request, response) => {
+  return (request, response) => {
     const closed = new AbortController();
     response.on('close', () => {
       if (!response.writableFinished) closed.abort();
@@ -70,7 +106,8 @@ export async function startMockHttpServer(
     void (async () => {
       try {
         const url = new URL(request.url ?? '/', target.origin);
-        const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBody(request);
+        const body =
+          request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBody(request, maxBodyBytes);
         const headers = new Headers();
         for (const [name, value] of Object.entries(request.headers)) {
           if (typeof value === 'string') headers.set(name, value);
@@ -98,24 +135,61 @@ export async function startMockHttpServer(
         response.flushHeaders();
         if (answer.body) await pipeBody(answer.body, response, closed.signal);
         else response.end();
-      } catch {
-        request.socket.destroy();
+      } catch (error) {
+        if (error instanceof BodyTooLargeError && !response.headersSent) answerBodyTooLarge(response, error);
+        else request.socket.destroy();
       }
     })();
-  });
-  const host = options.host ?? '127.0.0.1';
+  };
+}
+
+/**
+ * Starts listening on `host`:`port`.
+ * @returns the base URL `http://<host>:<port>` (IPv6 hosts in brackets).
+ * @throws the server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
+ */
+export async function listenOn(server: Server, host: string, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
   });
-  const { port } = server.address() as AddressInfo;
-  const path = target.pathname === '/' ? '' : target.pathname.replace(/\/$/, '');
+  const address = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/** Stops listening, ends every open connection, and resolves once the server is closed. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Serves `mock` over HTTP until `close()`. The mock need not `listen()`: requests are answered with its
+ * handlers directly (msw's `getResponse`), rewritten from the server's address to `mock.baseUrl`.
+ * Node.js only.
+ * @throws {RangeError} for a `maxBodyBytes` that is not a positive integer; the server's `error` (e.g.
+ * `EADDRINUSE`) when it cannot listen.
+ */
+export async function startMockHttpServer(
+  mock: MockDeliveryService,
+  options: MockHttpServerOptions = {},
+): Promise<MockHttpServer> {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
+  }
+  const server = createServer(mockRequestListener(mock, maxBodyBytes));
+  const origin = await listenOn(server, options.host ?? '127.0.0.1', options.port ?? 0);
+  const { pathname } = new URL(mock.baseUrl);
+  const path = pathname === '/' ? '' : pathname.replace(/\/$/, '');
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: `${origin}${path}`,
+    close: () => closeServer(server),
   };
 }

@@ -11,6 +11,8 @@
  */
 export { type MockHttpServer, type MockHttpServerOptions, startMockHttpServer } from './http-server.js';
 export { MOCK_DEFAULTS } from './options.js';
+export { SANDBOX_DEFAULT_PORT, type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';
+export { parseSandboxSeed, type SandboxSeed } from './sandbox-seed.js';
 export { createMockDeliveryService } from './service.js';
 export type {
   MockAccount,
@@ -25,6 +27,7 @@ export type {
   MockPricing,
   MockRecordedRequest,
   MockRecordedStatus,
+  MockSeedTask,
   MockWallet,
   MockWebhookDelivery,
 } from './types.js';

@@ -59,6 +59,15 @@ export function plannedEvents(taskId: string, current: string, target?: string):
   return eventsBetween(current, target);
 }
 
+/** The driver the mock assigns on `accepted`, with a tracking link under the mock's `origin`. */
+export function mockDriver(origin: string, deliveryId: string): { name: string; phone: string; trackingLink: string } {
+  return {
+    name: 'Mock Driver',
+    phone: '+96550000000',
+    trackingLink: `${origin}/track/${encodeURIComponent(deliveryId)}`,
+  };
+}
+
 /** What {@link applyEvent} needs besides the task. */
 export interface EventContext {
   /** The time of the change, ISO 8601. */

@@ -51,6 +51,8 @@ export const MOCK_DEFAULTS = Object.freeze({
   ] as const),
   /** Status of a successful `POST tasks`. */
   createStatus: 200,
+  /** Recorded requests and webhook deliveries kept (each), the most recent ones. */
+  recordLimit: 10_000,
 } as const);
 
 /** The options of a mock, checked and normalised. */
@@ -69,6 +71,8 @@ export interface ServiceConfig {
   readonly webhookUrl: string | undefined;
   readonly createStatus: 200 | 201;
   readonly now: () => Date;
+  /** Recorded requests and webhook deliveries kept (each). */
+  readonly recordLimit: number;
 }
 
 function requireText(value: unknown, option: string): string {
@@ -140,6 +144,10 @@ export function resolveOptions(options: MockDeliveryServiceOptions = {}): Servic
   if (createStatus !== 200 && createStatus !== 201) throw new RangeError('createStatus must be 200 or 201');
   const now = options.now ?? (() => new Date());
   if (typeof now !== 'function') throw new TypeError('now must be a function returning a Date');
+  const recordLimit = options.recordLimit ?? MOCK_DEFAULTS.recordLimit;
+  if (!Number.isSafeInteger(recordLimit) || recordLimit < 1) {
+    throw new RangeError(`recordLimit must be a positive integer, got ${String(recordLimit)}`);
+  }
   return Object.freeze({
     apiKey: requireText(options.apiKey ?? MOCK_DEFAULTS.apiKey, 'apiKey'),
     sellerId: requireText(options.sellerId ?? MOCK_DEFAULTS.sellerId, 'sellerId'),
@@ -155,5 +163,6 @@ export function resolveOptions(options: MockDeliveryServiceOptions = {}): Servic
     webhookUrl: resolveWebhookUrl(options.webhookUrl),
     createStatus,
     now,
+    recordLimit,
   });
 }

@@ -17,14 +17,24 @@ export function recordedBody(text: string): unknown {
   }
 }
 
-/** Recorded requests in arrival order. */
+/** Recorded requests in arrival order: the most recent `limit` of them. */
 export class RequestLog {
   readonly #entries: RequestEntry[] = [];
+  readonly #limit: number;
 
-  /** Records a request that has not been answered yet (status `'stalled'` until {@link RequestEntry.status} is set). */
+  /** @param limit how many entries are kept (a positive integer); the oldest is dropped first. */
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /**
+   * Records a request that has not been answered yet (status `'stalled'` until {@link RequestEntry.status}
+   * is set). When the log is full, the oldest entry is dropped (its pending answer fills in a detached entry).
+   */
   add(entry: Omit<RequestEntry, 'status' | 'fault'>): RequestEntry {
     const recorded: RequestEntry = { ...entry, status: 'stalled' satisfies MockRecordedStatus };
     this.#entries.push(recorded);
+    if (this.#entries.length > this.#limit) this.#entries.shift();
     return recorded;
   }
 

@@ -12,10 +12,11 @@ import type { ServiceState } from './endpoints.js';
 import { FaultQueue } from './faults.js';
 import { createHandlers } from './handlers.js';
 import { createObjectIdGenerator, createSequenceIdGenerator } from './ids.js';
-import { applyEvent, plannedEvents } from './lifecycle.js';
+import { applyEvent, mockDriver, plannedEvents } from './lifecycle.js';
 import { resolveOptions, type ServiceConfig } from './options.js';
 import { RequestLog } from './request-log.js';
-import { TaskStore } from './state.js';
+import { seedRecords } from './seed.js';
+import { type TaskRecord, TaskStore } from './state.js';
 import type {
   MockDeliveryService,
   MockDeliveryServiceOptions,
@@ -41,7 +42,9 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   readonly #config: ServiceConfig;
   readonly #state: ServiceState;
   readonly #faults = new FaultQueue();
-  readonly #log = new RequestLog();
+  readonly #log: RequestLog;
+  /** The seed tasks as they are at the start: cloned into the store at construction and on every reset. */
+  readonly #seeds: readonly TaskRecord[];
   readonly #webhookDeliveries: MockWebhookDelivery[] = [];
   /** Aborts on reset() and close(), ending delays, stalled bodies and webhook POSTs. */
   #lifetime = new AbortController();
@@ -62,6 +65,9 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       objectId: createObjectIdGenerator(config.now),
       deliveryId: createSequenceIdGenerator('DLV-'),
     };
+    this.#log = new RequestLog(config.recordLimit);
+    this.#seeds = Object.freeze(seedRecords(this.#state, options?.tasks ?? []));
+    this.#plantSeeds();
     this.handlers = Object.freeze(
       createHandlers({
         state: this.#state,
@@ -128,11 +134,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       applyEvent(record, event, {
         timestamp: config.now().toISOString(),
         historyId: objectId,
-        driver: () => ({
-          name: 'Mock Driver',
-          phone: '+96550000000',
-          trackingLink: `${config.address.origin}/track/${encodeURIComponent(deliveryId)}`,
-        }),
+        driver: () => mockDriver(config.address.origin, deliveryId),
       });
       if (webhookUrl !== undefined) {
         posts.push({ url: webhookUrl, taskId, status: event, body: webhookFormOf(record, event) });
@@ -143,7 +145,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     const cancel = this.#lifetime.signal;
     for (const post of posts) {
       const delivery = await sendWebhook(post, cancel);
-      if (generation === this.#generation) this.#webhookDeliveries.push(delivery);
+      if (generation === this.#generation) this.#recordWebhookDelivery(delivery);
     }
     return task;
   }
@@ -164,10 +166,23 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   reset(): void {
     this.#endPending();
     this.#state.store.clear();
+    this.#plantSeeds();
     this.#state.account.reset();
     this.#faults.clear();
     this.#log.clear();
     this.#webhookDeliveries.length = 0;
+  }
+
+  /** Stores fresh copies of the seed tasks, after any task already stored (a new creation order each time). */
+  #plantSeeds(): void {
+    const { store } = this.#state;
+    for (const seed of this.#seeds) store.add({ ...structuredClone(seed), seq: store.nextSeq() });
+  }
+
+  /** Keeps a webhook delivery, dropping the oldest beyond `recordLimit`. */
+  #recordWebhookDelivery(delivery: MockWebhookDelivery): void {
+    this.#webhookDeliveries.push(delivery);
+    if (this.#webhookDeliveries.length > this.#config.recordLimit) this.#webhookDeliveries.shift();
   }
 
   /** Ends every pending delay, stalled body and webhook POST. */

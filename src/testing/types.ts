@@ -9,7 +9,8 @@
  */
 import type { HttpHandler } from 'msw';
 import type { KwdAmount } from '../kwd.js';
-import type { Task } from '../schemas/task.js';
+import type { Task, TaskStatus } from '../schemas/task.js';
+import type { TaskCreateParams } from '../schemas/task-create.js';
 
 /**
  * One operation of the service, named like the SDK method that calls it:
@@ -70,6 +71,22 @@ export interface MockPoint {
  */
 export type MockBranch = string | { name: string; id?: string; [field: string]: unknown };
 
+/**
+ * A task the mock holds from the start and again after every `reset()`: the body of a `POST tasks`
+ * (checked as the service checks one: unknown fields, bad coordinates, an unknown `selectedBranch` are
+ * rejected), plus its `id` and the `status` it has reached.
+ *
+ * It is stored as a create would store it (fee, travel detail, pickup point, delivery id), then moved
+ * along the lifecycle to `status` with one `statusHistory` entry per step (no webhooks are sent). Its
+ * fee is not charged: the opening balance is the balance the account starts with.
+ */
+export type MockSeedTask = TaskCreateParams & {
+  /** The task id: a non-empty string, unique among the seed tasks. Default: a new mock id. */
+  id?: string;
+  /** The status the task has reached (one of the nine task statuses). Default `'pending'`. */
+  status?: TaskStatus;
+};
+
 /** Options of `createMockDeliveryService`. Every option is optional. */
 export interface MockDeliveryServiceOptions {
   /** API key the mock accepts in `Authorization: apikey <apiKey>`. Default `'test-api-key'`. */
@@ -103,6 +120,19 @@ export interface MockDeliveryServiceOptions {
   createStatus?: 200 | 201;
   /** The mock's clock, used for timestamps, ids and top-up expiry. Default `() => new Date()`. */
   now?: () => Date;
+  /**
+   * Tasks present from the start and restored by every `reset()` (see {@link MockSeedTask}), in order
+   * (the first is the oldest). Default: none.
+   * @throws {TypeError} from `createMockDeliveryService` for an invalid seed task, naming its field
+   * (`tasks[2].deliveryLocation.latitude: …`).
+   */
+  tasks?: ReadonlyArray<MockSeedTask>;
+  /**
+   * How many recorded requests ({@link MockDeliveryService.requests}) and how many webhook deliveries
+   * ({@link MockDeliveryService.webhookDeliveries}) are kept: the most recent ones, the oldest dropped
+   * first. A positive integer. Default `10_000` each.
+   */
+  recordLimit?: number;
 }
 
 /** Options of {@link MockDeliveryService.listen}. */
@@ -251,11 +281,17 @@ export interface MockDeliveryService {
   task(id: string): Task | undefined;
   /** The seller's account right now. */
   readonly wallet: MockWallet;
-  /** Every request that reached the handler since the last reset, in arrival order (copies). */
+  /**
+   * Every request that reached the handler since the last reset, in arrival order (copies): the most
+   * recent `recordLimit` (default 10 000) of them.
+   */
   readonly requests: readonly MockRecordedRequest[];
   /** The recorded requests of one operation, in arrival order. */
   requestsFor(operation: MockOperation): readonly MockRecordedRequest[];
-  /** Every webhook POST made since the last reset, in the order they finished (copies). */
+  /**
+   * Every webhook POST made since the last reset, in the order they finished (copies): the most recent
+   * `recordLimit` (default 10 000) of them.
+   */
   readonly webhookDeliveries: readonly MockWebhookDelivery[];
   /**
    * Moves a task along its lifecycle (design doc, "transitions"):
@@ -289,7 +325,8 @@ export interface MockDeliveryService {
   /** Removes every fault rule not yet used up. */
   clearFaults(): void;
   /**
-   * Back to the initial state: no tasks, the opening balance, no recorded requests, no faults, no
+   * Back to the initial state: no tasks but the seed tasks (option `tasks`, as they were at the start,
+   * same ids), the opening balance, no recorded requests, no faults, no
    * top-up links, no webhook deliveries; pending delays, stalled bodies and webhook POSTs are ended.
    * Ids keep counting, so an id from before the reset never names a new task.
    */

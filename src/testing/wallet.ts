@@ -10,6 +10,27 @@ import type { MockWallet } from './types.js';
 /** Lifetime of a top-up payment link: 24 hours, in ms. */
 export const TOP_UP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Payment links remembered at once; issuing one more forgets the oldest (completing it then fails as
+ * an unknown link). Bounds the memory of a long-running mock.
+ */
+export const MAX_TOP_UP_LINKS = 10_000;
+
+/** Why a payment link cannot be completed. */
+export type TopUpLinkProblem = 'unknown' | 'used' | 'expired';
+
+/** A top-up payment link that cannot be completed; {@link TopUpLinkError.problem} says why. */
+export class TopUpLinkError extends Error {
+  override readonly name = 'TopUpLinkError';
+  /** `unknown` (not issued, or forgotten by a reset), `used` (already completed) or `expired` (24 h after issue). */
+  readonly problem: TopUpLinkProblem;
+
+  constructor(problem: TopUpLinkProblem, message: string) {
+    super(message);
+    this.problem = problem;
+  }
+}
+
 /** A payment link issued for a top-up. */
 export interface TopUpLink {
   /** The link, `<origin>/pay/<token>`. */
@@ -74,20 +95,27 @@ export class Account {
   issueTopUp(paymentUrl: string, amountFils: number, issuedAt: Date): TopUpLink {
     const link = { paymentUrl, amountFils, expiresAt: new Date(issuedAt.getTime() + TOP_UP_LINK_LIFETIME_MS) };
     this.#links.set(paymentUrl, { link, used: false });
+    if (this.#links.size > MAX_TOP_UP_LINKS) {
+      const oldest = this.#links.keys().next();
+      if (!oldest.done) this.#links.delete(oldest.value);
+    }
     return link;
   }
 
   /**
    * Pays a link: credits its amount once.
    * @returns the new balance, fils.
-   * @throws {Error} for an unknown, expired (at `at`) or already used link.
+   * @throws {TopUpLinkError} for an unknown, expired (at `at`) or already used link.
    */
   completeTopUp(paymentUrl: string, at: Date): number {
     const entry = this.#links.get(paymentUrl);
-    if (!entry) throw new Error(`Unknown top-up payment link: ${paymentUrl}`);
-    if (entry.used) throw new Error(`Top-up payment link already used: ${paymentUrl}`);
+    if (!entry) throw new TopUpLinkError('unknown', `Unknown top-up payment link: ${paymentUrl}`);
+    if (entry.used) throw new TopUpLinkError('used', `Top-up payment link already used: ${paymentUrl}`);
     if (at.getTime() >= entry.link.expiresAt.getTime()) {
-      throw new Error(`Top-up payment link expired at ${entry.link.expiresAt.toISOString()}: ${paymentUrl}`);
+      throw new TopUpLinkError(
+        'expired',
+        `Top-up payment link expired at ${entry.link.expiresAt.toISOString()}: ${paymentUrl}`,
+      );
     }
     entry.used = true;
     this.#balanceFils += entry.link.amountFils;

@@ -1,0 +1,284 @@
+/**
+ * The sandbox's control endpoints under `/_sandbox/` (design doc, "Tooling"): what a test in any
+ * language does to the mock that the service's own API cannot — move a task, inject a fault, reset,
+ * read the recorded requests, pay a top-up link.
+ *
+ * | request | body | answer |
+ * |---|---|---|
+ * | `POST /_sandbox/tasks/{id}/advance` | `{ "status"?: "<task status>" }` or none | 200 the task (API form); 404 unknown task; 409 a move the lifecycle does not allow |
+ * | `POST /_sandbox/faults` | a fault rule as `mock.inject()` takes it (`"Infinity"` for `times`/`ms`) | 201 `{ fault }` |
+ * | `POST /_sandbox/reset` | none | 200 `{ tasks, walletAmount }` after the reset |
+ * | `GET /_sandbox/requests` | — | 200 `{ requests: [...] }`, credentials redacted |
+ * | `POST /_sandbox/top-ups/complete` | `{ "paymentUrl": "…" }` | 200 `{ paymentUrl, amount, walletAmount }`; 404 unknown link, 409 used, 410 expired |
+ *
+ * Errors are `{ message, code }` like the mock's; a malformed body is a 400 naming the field, a body over
+ * {@link MAX_CONTROL_BODY_BYTES} a 413. The endpoints need no credentials: keep the sandbox on loopback.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as z from 'zod';
+import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
+import { kwd } from '../kwd.js';
+import { TASK_STATUSES } from '../lifecycle.js';
+import { OPERATIONS } from './faults.js';
+import { answerBodyTooLarge, BodyTooLargeError, readBody } from './http-server.js';
+import { type Parsed, parseValue } from './request-body.js';
+import type { MockDeliveryService, MockFaultRule, MockRecordedRequest } from './types.js';
+import { TopUpLinkError } from './wallet.js';
+
+/** The path every control endpoint starts with. */
+export const CONTROL_PATH = '/_sandbox';
+
+/** Largest control request body, bytes (64 KiB). */
+export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
+
+/** True for a path served by the control endpoints (`/_sandbox` and below). */
+export function isControlPath(pathname: string): boolean {
+  return pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`);
+}
+
+/** A control answer: status and JSON body (plus `allow` for a 405). */
+interface ControlAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly allow?: string;
+}
+
+const answer = (status: number, body: unknown): ControlAnswer => ({ status, body });
+const failure = (status: number, message: string, code: string): ControlAnswer => answer(status, { message, code });
+const badRequest = (message: string): ControlAnswer => failure(400, message, 'BAD_REQUEST');
+
+const ENDPOINTS = [
+  'POST /_sandbox/tasks/{id}/advance',
+  'POST /_sandbox/faults',
+  'POST /_sandbox/reset',
+  'GET /_sandbox/requests',
+  'POST /_sandbox/top-ups/complete',
+];
+
+const AdvanceBody = z.strictObject({
+  status: z.enum(TASK_STATUSES, { error: `must be one of ${TASK_STATUSES.join(', ')}` }).optional(),
+});
+
+const TopUpCompletion = z.strictObject({ paymentUrl: z.string().min(1) });
+
+const TIMES_RULE = 'must be a positive integer or "Infinity"';
+const MS_RULE = 'must be a number of ms ≥ 0 or "Infinity"';
+
+/** `Infinity` in JSON: the string `"Infinity"`. */
+const infinity = z.literal('Infinity').transform(() => Number.POSITIVE_INFINITY);
+const Operation = z.enum(OPERATIONS as readonly [string, ...string[]], {
+  error: `must be one of ${OPERATIONS.join(', ')}`,
+});
+const ruleFields = {
+  operation: z
+    .union([Operation, z.array(Operation).min(1)], {
+      error: `must be one of ${OPERATIONS.join(', ')}, or a non-empty array of them`,
+    })
+    .optional(),
+  times: z.union([z.number().int(TIMES_RULE).positive(TIMES_RULE), infinity], { error: TIMES_RULE }).optional(),
+};
+
+/** The JSON form of a {@link MockFaultRule}. */
+const FaultRuleBody = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({
+      kind: z.literal('status'),
+      status: z.number().int().min(200).max(599),
+      body: z.json().optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      ...ruleFields,
+    }),
+    z.strictObject({ kind: z.literal('network-error'), ...ruleFields }),
+    z.strictObject({ kind: z.literal('commit-then-drop'), ...ruleFields }),
+    z.strictObject({
+      kind: z.literal('delay'),
+      ms: z.union([z.number().min(0, MS_RULE), infinity], { error: MS_RULE }),
+      ...ruleFields,
+    }),
+    z.strictObject({ kind: z.literal('stall-body'), ...ruleFields }),
+    z.strictObject({ kind: z.literal('invalid-json'), ...ruleFields }),
+    z.strictObject({ kind: z.literal('repeat-page'), ...ruleFields }),
+  ],
+  {
+    error: 'must be one of status, network-error, commit-then-drop, delay, stall-body, invalid-json, repeat-page',
+  },
+);
+
+/** Parses a control body: JSON (any content type), `undefined` when empty, checked against `schema`. */
+function parseBody<Schema extends z.ZodType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
+  let json: unknown;
+  if (text.trim() !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { ok: false, message: 'body: Invalid JSON' };
+    }
+  }
+  return parseValue(json, schema, 'body');
+}
+
+/** `Infinity` written back as `"Infinity"` so that the echoed rule is JSON. */
+function jsonOfRule(rule: MockFaultRule): unknown {
+  return JSON.parse(
+    JSON.stringify(rule, (_key, value: unknown) => (value === Number.POSITIVE_INFINITY ? 'Infinity' : value)),
+  );
+}
+
+async function advance(mock: MockDeliveryService, encodedId: string, text: string): Promise<ControlAnswer> {
+  let taskId: string;
+  try {
+    taskId = decodeURIComponent(encodedId);
+  } catch {
+    return badRequest('id: malformed percent-encoding');
+  }
+  const parsed = parseBody(text, AdvanceBody.optional());
+  if (!parsed.ok) return badRequest(parsed.message);
+  if (mock.task(taskId) === undefined) return failure(404, 'Task not found', 'NOT_FOUND');
+  try {
+    return answer(200, await mock.advance(taskId, parsed.value?.status));
+  } catch (error) {
+    return failure(409, error instanceof Error ? error.message : String(error), 'INVALID_TRANSITION');
+  }
+}
+
+function injectFault(mock: MockDeliveryService, text: string): ControlAnswer {
+  const parsed = parseBody(text, FaultRuleBody);
+  if (!parsed.ok) return badRequest(parsed.message);
+  const rule = parsed.value as MockFaultRule;
+  try {
+    mock.inject(rule);
+  } catch (error) {
+    return badRequest(`body: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return answer(201, { fault: jsonOfRule(rule) });
+}
+
+function completeTopUp(mock: MockDeliveryService, text: string): ControlAnswer {
+  const parsed = parseBody(text, TopUpCompletion);
+  if (!parsed.ok) return badRequest(parsed.message);
+  const { paymentUrl } = parsed.value;
+  const before = mock.wallet.balanceFils;
+  try {
+    const walletAmount = mock.completeTopUp(paymentUrl);
+    const amount = kwd.toNumber(kwd.fromFils(mock.wallet.balanceFils - before));
+    return answer(200, { paymentUrl, amount, walletAmount });
+  } catch (error) {
+    if (!(error instanceof TopUpLinkError)) throw error;
+    const [status, code] = {
+      unknown: [404, 'UNKNOWN_PAYMENT_LINK'],
+      used: [409, 'PAYMENT_LINK_USED'],
+      expired: [410, 'PAYMENT_LINK_EXPIRED'],
+    }[error.problem] as [number, string];
+    return failure(status, error.message, code);
+  }
+}
+
+/** A secret header's value with its scheme kept: `apikey [redacted]`, `[redacted]`. */
+function maskHeader(value: string): string {
+  const scheme = /^([A-Za-z][\w.+-]*) +\S/.exec(value)?.[1];
+  return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
+}
+
+/**
+ * The recorded requests with every credential removed: the values of secret headers (`authorization`,
+ * `x-seller-id`, cookies) masked, and the mock's API key and seller id, and any credential a request
+ * sent (a wrong key may be a real one), removed wherever else they appear (URL, query, body, other
+ * headers) in any of the encodings `Redactor` knows.
+ */
+export function redactedRequests(mock: MockDeliveryService, requests: readonly MockRecordedRequest[]): unknown[] {
+  const sent = new Set<string>([mock.apiKey, mock.sellerId]);
+  for (const request of requests) {
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!SECRET_HEADERS.has(name)) continue;
+      sent.add(value);
+      const credential = /^\S+ +(.+)$/.exec(value)?.[1];
+      if (credential !== undefined) sent.add(credential);
+    }
+  }
+  const redactor = new Redactor([...sent]);
+  return requests.map((request) => {
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [
+        name,
+        SECRET_HEADERS.has(name) ? maskHeader(value) : value,
+      ]),
+    );
+    return redactor.value({ ...request, headers });
+  });
+}
+
+/** Routes a control request and runs it. */
+async function control(
+  mock: MockDeliveryService,
+  method: string,
+  segments: readonly string[],
+  text: string,
+): Promise<ControlAnswer> {
+  const route = segments.join('/');
+  const allowed = (allow: string, run: () => ControlAnswer | Promise<ControlAnswer>) =>
+    method === allow
+      ? run()
+      : { ...failure(405, `Method ${method} is not allowed on ${CONTROL_PATH}/${route}`, 'METHOD_NOT_ALLOWED'), allow };
+  const [first, id, last, ...rest] = segments;
+  if (first === 'tasks' && id !== undefined && id !== '' && last === 'advance' && rest.length === 0) {
+    return allowed('POST', () => advance(mock, id, text));
+  }
+  switch (route) {
+    case 'faults':
+      return allowed('POST', () => injectFault(mock, text));
+    case 'reset':
+      return allowed('POST', () => {
+        mock.reset();
+        return answer(200, { tasks: mock.tasks.length, walletAmount: mock.wallet.balance });
+      });
+    case 'requests':
+      return allowed('GET', () => answer(200, { requests: redactedRequests(mock, mock.requests) }));
+    case 'top-ups/complete':
+      return allowed('POST', () => completeTopUp(mock, text));
+    default:
+      return failure(
+        404,
+        `No sandbox control endpoint ${method} ${CONTROL_PATH}/${route} (there are: ${ENDPOINTS.join(', ')})`,
+        'NOT_FOUND',
+      );
+  }
+}
+
+function send(response: ServerResponse, result: ControlAnswer): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+  if (result.allow !== undefined) headers.allow = result.allow;
+  response.writeHead(result.status, headers).end(JSON.stringify(result.body));
+}
+
+/**
+ * Answers one control request (a path for which {@link isControlPath} is true). Reads at most
+ * {@link MAX_CONTROL_BODY_BYTES} of the body (413 beyond); an unexpected failure is a 500 naming it.
+ */
+export async function answerControlRequest(
+  mock: MockDeliveryService,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const { pathname } = new URL(request.url ?? '/', 'http://sandbox');
+  const segments = pathname.slice(CONTROL_PATH.length + 1).split('/');
+  if (segments.at(-1) === '') segments.pop();
+  try {
+    const bytes = await readBody(request, MAX_CONTROL_BODY_BYTES);
+    const text = bytes === undefined ? '' : new TextDecoder().decode(bytes);
+    send(response, await control(mock, request.method ?? 'GET', segments, text));
+  } catch (error) {
+    if (response.headersSent) response.destroy();
+    else if (error instanceof BodyTooLargeError) answerBodyTooLarge(response, error);
+    else
+      send(
+        response,
+        failure(
+          500,
+          `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
+          'INTERNAL_SERVER_ERROR',
+        ),
+      );
+  }
+}
