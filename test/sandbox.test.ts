@@ -4,8 +4,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MOCK_DEFAULTS } from '../src/testing/index.js';
+import { assertResponseMatchesContract, assertWebhookMatchesContract } from './support/openapi-contract.js';
 import {
   killAllSandboxes,
+  recordedResponses,
   type SandboxProcess,
   startSandboxProcess,
   startWebhookReceiver,
@@ -14,6 +16,8 @@ import {
 
 let sandbox: SandboxProcess;
 let receiver: WebhookReceiver;
+/** Every webhook body the sandbox sent in this file (the receiver's list is cleared per test). */
+const webhookBodies: unknown[] = [];
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -29,6 +33,7 @@ afterAll(async () => {
 beforeEach(async () => {
   const reset = await sandbox.fetch('/_sandbox/reset', { method: 'POST' });
   expect(reset.status).toBe(200);
+  webhookBodies.push(...receiver.received.map((webhook) => webhook.body));
   (receiver.received as unknown[]).length = 0;
 });
 
@@ -385,5 +390,28 @@ describe('delivery-task sandbox over HTTP', () => {
       expect(paths).toContain(expected);
     }
     expect(sandbox.responses.every((response) => response.body !== undefined)).toBe(true);
+  });
+});
+
+// Last in this file: judges what every test above received, with the OpenAPI document only (no SDK schema).
+describe('the contract', () => {
+  it('every service response and every webhook the sandbox gave in this file matches the OpenAPI document', () => {
+    webhookBodies.push(...receiver.received.map((webhook) => webhook.body));
+    const serviceResponses = recordedResponses.filter((response) => !response.path.startsWith('/_sandbox/'));
+    expect(serviceResponses.length).toBeGreaterThan(20);
+    expect(
+      new Set(serviceResponses.map((response) => `${response.method} ${response.path.split('/').length}`)).size,
+    ).toBeGreaterThan(3);
+    for (const response of serviceResponses) {
+      assertResponseMatchesContract({
+        method: response.method,
+        path: response.path,
+        status: response.status,
+        body: response.body,
+        contentType: response.contentType,
+      });
+    }
+    expect(webhookBodies.length).toBeGreaterThan(3);
+    for (const body of webhookBodies) assertWebhookMatchesContract(body);
   });
 });
