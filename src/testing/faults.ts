@@ -132,9 +132,11 @@ export function injectedStatusResponse(fault: Extract<MockFault, { kind: 'status
     message: `${reasonOfStatus(fault.status)} (injected fault)`,
     code: codeOfStatus(fault.status),
   };
-  const response = jsonResponse(body, fault.status, fault.headers);
-  if ([204, 205, 304].includes(fault.status)) return new Response(null, response);
-  return response;
+  // A null-body status cannot carry the JSON body (the Response constructor refuses it).
+  if ([204, 205, 304].includes(fault.status)) {
+    return new Response(null, { status: fault.status, headers: fault.headers ?? {} });
+  }
+  return jsonResponse(body, fault.status, fault.headers);
 }
 
 /** Runs `onAbort` once when any signal aborts; returns a function that stops listening. */

@@ -36,6 +36,20 @@ describe('status faults', () => {
     ]);
   });
 
+  it('answer a null-body status (204, 205, 304) with no body instead of failing', async () => {
+    for (const status of [204, 205, 304]) {
+      mock.inject({
+        kind: 'status',
+        status,
+        times: 1,
+        operation: 'wallet.retrieveBalance',
+        headers: { 'x-fault': 'yes' },
+      });
+      const response = await fetch(serviceUrl(mock.baseUrl, 'tasks/wallet-balance'), { headers: credentials(mock) });
+      expect([response.status, await response.text(), response.headers.get('x-fault')]).toEqual([status, '', 'yes']);
+    }
+  });
+
   it('replace processing: a failed create stores and charges nothing', async () => {
     const opening = mock.wallet;
     mock.inject({ kind: 'status', status: 500, operation: 'tasks.create', body: { error: 'kaput' } });
