@@ -59,7 +59,7 @@ export default defineConfig([
   // modules an app's imports reach: `import { kwd }` costs the kwd module alone.
   {
     ...shared,
-    entry: ['src/**/*.ts', '!src/cli/**'],
+    entry: ['src/**/*.ts', '!src/cli/**', '!src/openapi/**'],
     bundle: false,
     format: ['esm'],
     dts: { entry: declaredEntries },
