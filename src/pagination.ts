@@ -49,6 +49,23 @@ export const MAX_LIST_CONCURRENCY = 1000;
  */
 export const DEDUPE_WINDOW = 10_000;
 
+/**
+ * Pages handed over between two waits for a macrotask. Each request leaves objects behind `WeakRef`s
+ * (fetch's `Request`, `AbortSignal.any`), and JavaScript keeps a `WeakRef`'s target alive until the
+ * microtask queue drains: a `fetch` that answers without I/O (a cache, a test double) would never let
+ * it drain, and a long walk would hold every request it made. Over a network each answer comes in a
+ * macrotask anyway, so the wait costs nothing there.
+ */
+const PAGES_PER_MACROTASK = 64;
+
+/** Resolves in a later macrotask (after the microtask queue has drained). */
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
 /** What a walk passes with each page request. */
 export interface PageRequest {
   /** Aborts this request (the walk ended, a page before it failed, or the caller's signal fired). */
@@ -218,13 +235,7 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
 
   async *#tasks(taskBudget: number): AsyncGenerator<Task, void, undefined> {
     const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
-    for await (const page of this.#pages(taskBudget)) {
-      recent.startPage();
-      for (const task of page.tasks) {
-        if (task.id !== undefined && !recent.add(task.id)) continue;
-        yield task;
-      }
-    }
+    for await (const page of this.#pages(taskBudget)) yield* recent.unseen(page.tasks);
   }
 
   /**
@@ -235,9 +246,12 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     const max = options.max ?? Number.POSITIVE_INFINITY;
     const tasks: Task[] = [];
     if (max <= 0) return tasks;
-    for await (const task of this.#tasks(max)) {
-      tasks.push(task);
-      if (tasks.length >= max) break;
+    const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
+    for await (const page of this.#pages(max)) {
+      for (const task of recent.unseen(page.tasks)) {
+        tasks.push(task);
+        if (tasks.length >= max) return tasks;
+      }
     }
     return tasks;
   }
@@ -281,6 +295,8 @@ class PageWalk {
   /** The page handed over last. */
   #previous: TaskPage | undefined;
   #deliveredTasks = 0;
+  /** Pages handed over since the last wait for a macrotask. */
+  #sinceMacrotask = 0;
   /** The page size seen on the first page, to size requests to a task budget. */
   #pageSize = 0;
   #started = false;
@@ -343,6 +359,10 @@ class PageWalk {
         }
         const slot = this.#slots[0] as Slot;
         await slot.settled;
+        if (++this.#sinceMacrotask >= PAGES_PER_MACROTASK) {
+          this.#sinceMacrotask = 0;
+          await nextMacrotask();
+        }
         if (this.#closed) return undefined;
         const result = slot.result as NonNullable<Slot['result']>;
         if (!result.ok) throw result.error;
@@ -501,6 +521,14 @@ class RecentIds {
       this.#head = 0;
     }
     this.#pages.push([]);
+  }
+
+  /** The tasks of the next page that are not repeats (tasks without an id are kept), in order. */
+  unseen(tasks: readonly Task[]): Task[] {
+    this.startPage();
+    const kept: Task[] = [];
+    for (const task of tasks) if (task.id === undefined || this.add(task.id)) kept.push(task);
+    return kept;
   }
 
   /** Records `id` on the current page; false when a remembered page already had it (a repeat to skip). */
