@@ -35,7 +35,6 @@
 import {
   APIUserAbortError,
   DuplicateTaskError,
-  PaginationLimitError,
   ResponseValidationError,
   TaskCreationOutcomeUnknownError,
 } from './errors.js';
@@ -45,6 +44,7 @@ import { type FailureOutcome, failureOutcome } from './internal/failure.js';
 import { retryDelayMs } from './internal/retry.js';
 import type { RequestOptions, TaskCreateOptions } from './options.js';
 import { createUnderLease } from './order-lease.js';
+import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, TaskListPromise, TaskPage } from './pagination.js';
 import type { Task } from './schemas/task.js';
 import { type TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListResponse } from './schemas/task-list.js';
@@ -327,7 +327,10 @@ export async function findOrder(
 
 /**
  * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches created
- * at or after `since`, until the last page, an empty page, or a page reaching older tasks.
+ * at or after `since`, until the last page, an empty page, or a page reaching older tasks. The pages are
+ * walked by the list engine (`pagination.ts`): after page 1, up to {@link DEFAULT_LIST_CONCURRENCY} at
+ * once, in page order, pages shifted by tasks created meanwhile read again, and what is in flight aborted
+ * when the search stops early.
  * @throws {PaginationLimitError} after `reconciliation.maxPages` pages with more to read.
  */
 async function searchOrder(
@@ -338,8 +341,7 @@ async function searchOrder(
   options: RequestOptions,
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
-  const { maxPages } = context.reconciliation;
-  for (let page = 1; ; page++) {
+  const fetchPage: FetchTaskPage = async (page, request) => {
     const response = await call(
       context,
       TaskListResponse,
@@ -356,11 +358,18 @@ async function searchOrder(
           sortOrder: '-1',
         },
         retry: 'idempotent',
+        onRateLimited: request?.onRateLimited,
       },
-      options,
+      request?.signal === undefined ? options : { ...options, signal: request.signal },
     );
-    // Defensive for validation 'warn'/'off', where the body is unchecked.
-    const tasks: readonly Task[] = Array.isArray(response?.tasks) ? response.tasks : [];
+    return new TaskPage(response, fetchPage);
+  };
+  const listing = new TaskListPromise(fetchPage, 1, {
+    maxPages: context.reconciliation.maxPages,
+    concurrency: DEFAULT_LIST_CONCURRENCY,
+    signal: options.signal,
+  });
+  for await (const { tasks } of listing.byPage()) {
     let older = false;
     let newestFirst = true;
     let previous = Number.POSITIVE_INFINITY;
@@ -373,8 +382,7 @@ async function searchOrder(
     }
     // Sorted newest first, a page reaching tasks older than the window means later pages hold none of ours.
     // A service that ignored the sort order is read to the end (within maxPages).
-    const last = tasks.length === 0 || !(page < (Number.isInteger(response?.totalPages) ? response.totalPages : 0));
-    if (last || (older && newestFirst)) return [...matches.values()];
-    if (page >= maxPages) throw new PaginationLimitError(maxPages);
+    if (older && newestFirst) break;
   }
+  return [...matches.values()];
 }

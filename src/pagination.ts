@@ -3,6 +3,31 @@
  *
  * `client.tasks.list(params)` returns a {@link TaskListPromise}: `await` it for one {@link TaskPage},
  * or iterate it with `for await` for every task of every page.
+ *
+ * **How a walk reads pages.** Page 1 (or the page asked for) comes first; its `totalPages` says how many
+ * follow, and the remaining pages are then requested by number, with the same parameters, up to
+ * `concurrency` at a time. Pages are yielded in page order whatever order they arrive in.
+ *
+ * - *Bounded ahead.* Pages requested but not yet handed to the consumer are never more than
+ *   `concurrency`: a consumer that stops reading stops the requests, so memory stays bounded.
+ * - *Ends like a sequential walk.* The walk ends after the first page that is empty or reports itself
+ *   the last (its number ≥ its own `totalPages`), and throws {@link PaginationLimitError} after `maxPages`
+ *   pages while more are reported. It requests pages up to the largest `totalPages` any page reported
+ *   (capped by `maxPages`); pages fetched beyond the end are dropped and their requests aborted.
+ * - *Stops cleanly.* A `break` (the iterator's `return()`), an error, or the caller's `signal` aborts
+ *   every request still in flight; nothing more is sent. A page that fails rejects the iteration at its
+ *   position, after the pages before it; the pages after it are aborted at once.
+ * - *Slows down when told to.* A 429 on any page (the transport retries it itself) halves the concurrency
+ *   for the rest of the walk: the requests that were sent under the same limit count as one signal.
+ * - *Shifting pages.* Offset pages shift when tasks are created during the walk. Two guarantees hold for a
+ *   listing whose order only changes by tasks being added (the default newest-first order, or `createdAt`
+ *   and other fields that do not change): **no task present when the walk started is missed** (a page
+ *   served before the page ahead of it while tasks were being added, seen as a lower `total`, is
+ *   requested again once) and **no id is yielded twice** as long as at most {@link DEDUPE_WINDOW} tasks
+ *   are added ahead of it between two reads of it (for example, at most that many during the whole
+ *   walk). Sorting by a field that changes (`status`, `updatedAt`) moves tasks between pages at any time:
+ *   then the ids of the last {@link DEDUPE_WINDOW} tasks read are still never repeated, and nothing more
+ *   can be promised.
  * @module
  */
 import { DeliveryError, PaginationLimitError } from './errors.js';
@@ -12,8 +37,48 @@ import type { TaskListResponse } from './schemas/task-list.js';
 /** Default safety cap on pages read by one iteration (10 000 tasks at 10 per page). */
 export const DEFAULT_MAX_PAGES = 1000;
 
-/** Fetches one page by number. */
-export type FetchTaskPage = (page: number) => Promise<TaskPage>;
+/** Default number of pages requested at once by an iteration (`concurrency` option of `tasks.list`). */
+export const DEFAULT_LIST_CONCURRENCY = 16;
+
+/** Largest `concurrency` accepted: each page in flight holds a connection. */
+export const MAX_LIST_CONCURRENCY = 1000;
+
+/**
+ * Task ids an iteration remembers to skip repeats: the ids of the most recent pages holding at least this
+ * many tasks (so at most this many plus one page). 10 000 ids take about 1 MB.
+ */
+export const DEDUPE_WINDOW = 10_000;
+
+/**
+ * Pages handed over between two waits for a macrotask. Each request leaves objects behind `WeakRef`s
+ * (fetch's `Request`, `AbortSignal.any`), and JavaScript keeps a `WeakRef`'s target alive until the
+ * microtask queue drains: a `fetch` that answers without I/O (a cache, a test double) would never let
+ * it drain, and a long walk would hold every request it made. Over a network each answer comes in a
+ * macrotask anyway, so the wait costs nothing there.
+ */
+const PAGES_PER_MACROTASK = 64;
+
+/** Resolves in a later macrotask (after the microtask queue has drained). */
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
+/** What a walk passes with each page request. */
+export interface PageRequest {
+  /** Aborts this request (the walk ended, a page before it failed, or the caller's signal fired). */
+  readonly signal?: AbortSignal | undefined;
+  /** Called each time the service answers this request with 429, before the transport retries it. */
+  readonly onRateLimited?: (() => void) | undefined;
+}
+
+/**
+ * Fetches one page by number. Without `request`, the request uses the caller's own options (as
+ * {@link TaskPage.getNextPage} does).
+ */
+export type FetchTaskPage = (page: number, request?: PageRequest) => Promise<TaskPage>;
 
 /** One page of tasks, as the service sent it, with navigation. */
 export class TaskPage {
@@ -32,11 +97,14 @@ export class TaskPage {
   /** @internal Built by `client.tasks.list`. */
   constructor(response: TaskListResponse, fetchPage: FetchTaskPage) {
     // Defensive for validation 'warn'/'off', where the body is unchecked: a malformed page reads as empty.
-    this.tasks = Array.isArray(response.tasks) ? response.tasks : [];
-    this.page = Number.isInteger(response.page) ? response.page : 1;
-    this.limit = Number.isInteger(response.limit) ? response.limit : this.tasks.length;
-    this.totalPages = Number.isInteger(response.totalPages) ? response.totalPages : this.page;
-    this.total = Number.isInteger(response.total) ? response.total : this.tasks.length;
+    const body: Partial<Record<keyof TaskListResponse, unknown>> =
+      typeof response === 'object' && response !== null ? response : {};
+    const integer = (value: unknown): value is number => Number.isInteger(value);
+    this.tasks = Array.isArray(body.tasks) ? (body.tasks as Task[]) : [];
+    this.page = integer(body.page) ? body.page : 1;
+    this.limit = integer(body.limit) ? body.limit : this.tasks.length;
+    this.totalPages = integer(body.totalPages) ? body.totalPages : this.page;
+    this.total = integer(body.total) ? body.total : this.tasks.length;
     this.#fetchPage = fetchPage;
   }
 
@@ -58,33 +126,53 @@ export class TaskPage {
 
 /** Options of {@link TaskListPromise.toArray}. */
 export interface ToArrayOptions {
-  /** Stop once this many tasks are collected. Default: all. */
+  /** Stop once this many tasks are collected; only the pages needed for them are requested. Default: all. */
   max?: number;
+}
+
+/** @internal How a {@link TaskListPromise} walks; checked by `client.tasks.list`. */
+export interface PageWalkOptions {
+  /** Pages one iteration may read before it throws {@link PaginationLimitError}; `Infinity` for no cap. */
+  readonly maxPages: number;
+  /** Pages requested at once, ≥ 1 (1 = sequential). */
+  readonly concurrency: number;
+  /** The caller's signal: aborts the walk's requests. */
+  readonly signal?: AbortSignal | undefined;
+  /** Ids remembered to skip repeats (tests lower it). Default {@link DEDUPE_WINDOW}. */
+  readonly dedupeWindow?: number | undefined;
 }
 
 /**
  * The result of `client.tasks.list()`: a promise of the first {@link TaskPage} that is also an async
  * iterable of every task on every page. Nothing is requested until it is awaited or iterated.
  *
- * Iteration never yields the same task id twice (pages shift when tasks are created meanwhile),
- * stops at the last page or an empty one, and throws {@link PaginationLimitError} after `maxPages`
- * pages (default {@link DEFAULT_MAX_PAGES}).
+ * Iteration requests up to `concurrency` pages at once and yields them in page order; never yields the
+ * same task id twice within the bound of {@link DEDUPE_WINDOW}; stops at the last page or an empty one;
+ * and throws {@link PaginationLimitError} after `maxPages` pages (default {@link DEFAULT_MAX_PAGES}).
+ * See this module's documentation for the exact rules.
  */
 export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Task> {
   readonly #fetchPage: FetchTaskPage;
   readonly #firstPageNumber: number;
-  readonly #maxPages: number;
+  readonly #options: PageWalkOptions;
   #firstPage: Promise<TaskPage> | undefined;
+  /** Whether the first page's request met a 429 (the walks that reuse it start at half concurrency). */
+  #firstRateLimited = false;
 
   /** @internal Built by `client.tasks.list`. */
-  constructor(fetchPage: FetchTaskPage, firstPageNumber: number, maxPages: number) {
+  constructor(fetchPage: FetchTaskPage, firstPageNumber: number, options: PageWalkOptions) {
     this.#fetchPage = fetchPage;
     this.#firstPageNumber = firstPageNumber;
-    this.#maxPages = maxPages;
+    this.#options = options;
   }
 
   #first(): Promise<TaskPage> {
-    this.#firstPage ??= this.#fetchPage(this.#firstPageNumber);
+    this.#firstPage ??= this.#fetchPage(this.#firstPageNumber, {
+      signal: this.#options.signal,
+      onRateLimited: () => {
+        this.#firstRateLimited = true;
+      },
+    });
     return this.#firstPage;
   }
 
@@ -110,42 +198,346 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
   }
 
   /**
-   * Every page in order, the first included.
-   * @throws {PaginationLimitError} after `maxPages` pages while more are reported; request errors as they come.
+   * Every page in order, the first included (the same first page an `await` got). Up to `concurrency`
+   * pages are requested ahead of the one you are reading; leaving the loop aborts them.
+   * @throws {PaginationLimitError} after `maxPages` pages while more are reported; a page's request
+   * error at that page's position.
    */
-  async *byPage(): AsyncGenerator<TaskPage, void, undefined> {
-    let page = await this.#first();
-    yield page;
-    for (let read = 1; page.hasNextPage(); read++) {
-      if (read >= this.#maxPages) throw new PaginationLimitError(this.#maxPages);
-      page = await page.getNextPage();
-      yield page;
-    }
+  byPage(): AsyncGenerator<TaskPage, void, undefined> {
+    return this.#pages(Number.POSITIVE_INFINITY);
   }
 
-  /** Every task of every page, each id once. */
-  async *[Symbol.asyncIterator](): AsyncGenerator<Task, void, undefined> {
-    const seen = new Set<string>();
-    for await (const page of this.byPage()) {
-      for (const task of page.tasks) {
-        if (task.id !== undefined) {
-          if (seen.has(task.id)) continue;
-          seen.add(task.id);
-        }
-        yield task;
+  /** The pages of one walk; `taskBudget` lets the walk request no more pages than that many tasks need. */
+  async *#pages(taskBudget: number): AsyncGenerator<TaskPage, void, undefined> {
+    const walk = new PageWalk(
+      this.#fetchPage,
+      () => this.#first(),
+      () => this.#firstRateLimited,
+      this.#firstPageNumber,
+      this.#options,
+      taskBudget,
+    );
+    try {
+      for (;;) {
+        const page = await walk.next();
+        if (page === undefined) return;
+        yield page;
       }
+    } finally {
+      walk.close();
     }
   }
 
-  /** Collects tasks into an array (each id once), stopping after `max` when given. */
+  /** Every task of every page, each id once (within {@link DEDUPE_WINDOW}; see the module notes). */
+  [Symbol.asyncIterator](): AsyncGenerator<Task, void, undefined> {
+    return this.#tasks(Number.POSITIVE_INFINITY);
+  }
+
+  async *#tasks(taskBudget: number): AsyncGenerator<Task, void, undefined> {
+    const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
+    for await (const page of this.#pages(taskBudget)) yield* recent.unseen(page.tasks);
+  }
+
+  /**
+   * Collects tasks into an array (each id once), stopping after `max` when given: then only the pages
+   * `max` tasks need are requested (more only if some were repeats).
+   */
   async toArray(options: ToArrayOptions = {}): Promise<Task[]> {
     const max = options.max ?? Number.POSITIVE_INFINITY;
     const tasks: Task[] = [];
     if (max <= 0) return tasks;
-    for await (const task of this) {
-      tasks.push(task);
-      if (tasks.length >= max) break;
+    const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
+    for await (const page of this.#pages(max)) {
+      for (const task of recent.unseen(page.tasks)) {
+        tasks.push(task);
+        if (tasks.length >= max) return tasks;
+      }
     }
     return tasks;
+  }
+}
+
+/** One page request of a walk, from its start until the consumer takes it. */
+interface Slot {
+  readonly page: number;
+  readonly controller: AbortController;
+  /** Settles (never rejects) when the request does; `result` is set then. */
+  readonly settled: Promise<void>;
+  result: { ok: true; page: TaskPage } | { ok: false; error: unknown } | undefined;
+  /** Whether this is the second request of its page number (a page is requested again at most once). */
+  readonly again: boolean;
+}
+
+/**
+ * One walk over the pages: requests ahead within the concurrency, hands pages over in order, and
+ * aborts what is left when it ends. The rules are in this module's documentation.
+ */
+class PageWalk {
+  readonly #fetchPage: FetchTaskPage;
+  readonly #first: () => Promise<TaskPage>;
+  readonly #firstRateLimited: () => boolean;
+  readonly #firstPageNumber: number;
+  readonly #maxPages: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #taskBudget: number;
+  /** Last page number a walk may read (`maxPages` counted from the first page). */
+  readonly #capPage: number;
+  /** Last page number a walk may request: the cap, or a page that failed (the walk ends there). */
+  #stopPage: number;
+  /** Requests not yet handed over, in page order: `#slots[0]` is the next page the consumer gets. */
+  #slots: Slot[] = [];
+  /** Pages in flight or waiting, at most this many. Halved by a 429. */
+  #limit: number;
+  /** The next page number to request. */
+  #nextPage: number;
+  /** Requests stop after this page: the largest `totalPages` reported (capped), or a failed page. */
+  #lastPage: number;
+  /** The page handed over last. */
+  #previous: TaskPage | undefined;
+  #deliveredTasks = 0;
+  /** Pages handed over since the last wait for a macrotask. */
+  #sinceMacrotask = 0;
+  /** The page size seen on the first page, to size requests to a task budget. */
+  #pageSize = 0;
+  #started = false;
+  #finished = false;
+  #closed = false;
+  /** Thrown by the next call: the page cap, reached after the page handed over last. */
+  #pendingError: PaginationLimitError | undefined;
+  readonly #onCallerAbort = () => {
+    for (const slot of this.#slots) slot.controller.abort(this.#signal?.reason);
+  };
+
+  constructor(
+    fetchPage: FetchTaskPage,
+    first: () => Promise<TaskPage>,
+    firstRateLimited: () => boolean,
+    firstPageNumber: number,
+    options: PageWalkOptions,
+    taskBudget: number,
+  ) {
+    this.#fetchPage = fetchPage;
+    this.#first = first;
+    this.#firstRateLimited = firstRateLimited;
+    this.#firstPageNumber = firstPageNumber;
+    this.#maxPages = options.maxPages;
+    this.#capPage = firstPageNumber + options.maxPages - 1;
+    this.#stopPage = this.#capPage;
+    this.#limit = options.concurrency;
+    this.#signal = options.signal;
+    this.#taskBudget = taskBudget;
+    this.#nextPage = firstPageNumber + 1;
+    this.#lastPage = firstPageNumber;
+    this.#signal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+  }
+
+  /**
+   * The next page in order, or `undefined` once the walk is over.
+   * @throws the failed page's error at its position, or {@link PaginationLimitError}; the walk is closed then.
+   */
+  async next(): Promise<TaskPage | undefined> {
+    if (this.#pendingError) {
+      const error = this.#pendingError;
+      this.#pendingError = undefined;
+      this.close();
+      throw error;
+    }
+    if (this.#finished || this.#closed) return undefined;
+    try {
+      if (!this.#started) {
+        this.#started = true;
+        const page = await this.#first();
+        if (this.#firstRateLimited()) this.#slowDown(this.#limit);
+        this.#pageSize = page.limit > 0 ? page.limit : page.tasks.length;
+        return this.#deliver(page, this.#firstPageNumber);
+      }
+      for (;;) {
+        // The consumer asks for a page: request it even when a task budget said none were needed yet.
+        if (this.#slots.length === 0 && !this.#launch()) {
+          this.#finished = true;
+          return undefined;
+        }
+        const slot = this.#slots[0] as Slot;
+        await slot.settled;
+        if (++this.#sinceMacrotask >= PAGES_PER_MACROTASK) {
+          this.#sinceMacrotask = 0;
+          await nextMacrotask();
+        }
+        if (this.#closed) return undefined;
+        const result = slot.result as NonNullable<Slot['result']>;
+        if (!result.ok) throw result.error;
+        const previous = this.#previous;
+        if (previous !== undefined && result.page.total < previous.total && !slot.again) {
+          // Served before the page ahead of it while tasks were added: tasks pushed over the boundary
+          // since are not on it. Request it again (once): that copy is served after the page ahead.
+          this.#slots[0] = this.#request(slot.page, true);
+          continue;
+        }
+        this.#slots.shift();
+        return this.#deliver(result.page, slot.page);
+      }
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+  }
+
+  /** Aborts every request still in flight and sends nothing more. Safe to call more than once. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#signal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#abortFrom(0);
+  }
+
+  /** Hands `page` (number `number`) over: decides whether the walk goes on, and requests ahead. */
+  #deliver(page: TaskPage, number: number): TaskPage {
+    this.#previous = page;
+    this.#deliveredTasks += page.tasks.length;
+    this.#noteTotalPages(page);
+    if (page.tasks.length === 0 || number >= page.totalPages) {
+      this.#finished = true;
+      this.#abortFrom(0);
+    } else if (number >= this.#capPage) {
+      this.#pendingError = new PaginationLimitError(this.#maxPages);
+    } else {
+      this.#fill();
+    }
+    return page;
+  }
+
+  /** Requests ahead while the limit, the known pages and the task budget allow. */
+  #fill(): void {
+    while (this.#slots.length < this.#limit && this.#wantsMore() && this.#launch()) {
+      // launched one
+    }
+  }
+
+  /** Whether the pages delivered and requested may still hold fewer tasks than the budget. */
+  #wantsMore(): boolean {
+    if (this.#taskBudget === Number.POSITIVE_INFINITY) return true;
+    return this.#deliveredTasks + this.#slots.length * this.#pageSize < this.#taskBudget;
+  }
+
+  /** Requests the next page number if the walk may; false when there is none to request. */
+  #launch(): boolean {
+    if (this.#closed || this.#finished || this.#nextPage > this.#lastPage) return false;
+    this.#slots.push(this.#request(this.#nextPage, false));
+    this.#nextPage++;
+    return true;
+  }
+
+  #request(page: number, again: boolean): Slot {
+    const controller = new AbortController();
+    if (this.#signal?.aborted) controller.abort(this.#signal.reason);
+    const sentUnder = this.#limit;
+    const slot: Slot = {
+      page,
+      controller,
+      again,
+      result: undefined,
+      settled: this.#fetchPage(page, {
+        signal: controller.signal,
+        onRateLimited: () => this.#slowDown(sentUnder),
+      }).then(
+        (fetched) => {
+          slot.result = { ok: true, page: fetched };
+          if (this.#closed || this.#finished) return;
+          this.#noteTotalPages(fetched);
+          this.#fill();
+        },
+        (error: unknown) => {
+          slot.result = { ok: false, error };
+          if (this.#closed || this.#finished) return;
+          this.#failed(slot);
+        },
+      ),
+    };
+    return slot;
+  }
+
+  /** More pages reported: request up to the largest `totalPages` seen, within the cap. */
+  #noteTotalPages(page: TaskPage): void {
+    const last = Math.min(page.totalPages, this.#stopPage);
+    if (last > this.#lastPage) this.#lastPage = last;
+  }
+
+  /** A page failed: the iteration will end there, so pages after it are aborted and none requested. */
+  #failed(slot: Slot): void {
+    const index = this.#slots.indexOf(slot);
+    if (index < 0) return;
+    this.#abortFrom(index + 1);
+    this.#stopPage = Math.min(this.#stopPage, slot.page);
+    this.#lastPage = Math.min(this.#lastPage, slot.page);
+  }
+
+  /** Aborts the requests from `#slots[index]` on and forgets them. */
+  #abortFrom(index: number): void {
+    const dropped = this.#slots.splice(index);
+    for (const slot of dropped) if (slot.result === undefined) slot.controller.abort();
+  }
+
+  /** A 429 on a request sent under `sentUnder`: halve from there (429s of one generation count once). */
+  #slowDown(sentUnder: number): void {
+    const halved = Math.max(1, Math.floor(sentUnder / 2));
+    if (halved < this.#limit) this.#limit = halved;
+  }
+}
+
+/**
+ * Task ids of the most recent pages, at least `window` of them: enough to skip every repeat of an id
+ * that shifted by at most `window` positions between two reads (see the module notes). Memory: at most
+ * `window` ids plus one page.
+ */
+class RecentIds {
+  readonly #window: number;
+  /** Each remembered id → the ordinal of the last page it was seen on. */
+  readonly #lastSeen = new Map<unknown, number>();
+  /** Ids per remembered page, oldest first from `#head`. */
+  #pages: unknown[][] = [];
+  #head = 0;
+  /** Ordinal of `#pages[#head]`. */
+  #headOrdinal = 1;
+  /** Ids held in `#pages[#head…]`. */
+  #size = 0;
+
+  constructor(window: number) {
+    this.#window = window;
+  }
+
+  /** Starts a new page, forgetting the oldest pages that the newer ones make unnecessary. */
+  startPage(): void {
+    for (;;) {
+      const oldest = this.#pages[this.#head];
+      if (oldest === undefined || this.#size - oldest.length < this.#window) break;
+      for (const id of oldest) if (this.#lastSeen.get(id) === this.#headOrdinal) this.#lastSeen.delete(id);
+      this.#size -= oldest.length;
+      this.#pages[this.#head] = [];
+      this.#head++;
+      this.#headOrdinal++;
+    }
+    if (this.#head > 64 && this.#head * 2 > this.#pages.length) {
+      this.#pages = this.#pages.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#pages.push([]);
+  }
+
+  /** The tasks of the next page that are not repeats (tasks without an id are kept), in order. */
+  unseen(tasks: readonly Task[]): Task[] {
+    this.startPage();
+    const kept: Task[] = [];
+    for (const task of tasks) if (task.id === undefined || this.add(task.id)) kept.push(task);
+    return kept;
+  }
+
+  /** Records `id` on the current page; false when a remembered page already had it (a repeat to skip). */
+  add(id: unknown): boolean {
+    const ordinal = this.#headOrdinal + this.#pages.length - 1 - this.#head;
+    const repeat = this.#lastSeen.has(id);
+    this.#lastSeen.set(id, ordinal);
+    (this.#pages[this.#pages.length - 1] as unknown[]).push(id);
+    this.#size++;
+    return !repeat;
   }
 }

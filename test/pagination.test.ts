@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DeliveryError, PaginationLimitError, type Task, TaskListPromise, TaskPage } from '../src/index.js';
+import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage } from '../src/pagination.js';
 
 /** A fake service of `total` tasks, `limit` per page, recording the pages asked for. */
 function fakeService(total: number, limit = 10) {
@@ -17,7 +19,7 @@ function fakeService(total: number, limit = 10) {
 describe('TaskListPromise', () => {
   it('sends nothing until awaited or iterated, then fetches the first page once', async () => {
     const service = fakeService(25);
-    const listing = new TaskListPromise(service.fetchPage, 1, 100);
+    const listing = new TaskListPromise(service.fetchPage, 1, { maxPages: 100, concurrency: 1 });
     expect(service.asked).toEqual([]);
     const page = await listing;
     expect(page.tasks).toHaveLength(10);
@@ -29,7 +31,9 @@ describe('TaskListPromise', () => {
 
   it('starts at the requested page', async () => {
     const service = fakeService(25);
-    const ids = (await new TaskListPromise(service.fetchPage, 3, 100).toArray()).map((task) => task.id);
+    const ids = (await new TaskListPromise(service.fetchPage, 3, { maxPages: 100, concurrency: 1 }).toArray()).map(
+      (task) => task.id,
+    );
     expect(ids).toEqual(['t20', 't21', 't22', 't23', 't24']);
   });
 
@@ -40,7 +44,7 @@ describe('TaskListPromise', () => {
     ];
     const fetchPage = async (page: number): Promise<TaskPage> =>
       new TaskPage({ tasks: pages[page - 1] ?? [], page, limit: 3, total: 5, totalPages: 2 }, fetchPage);
-    const tasks = await new TaskListPromise(fetchPage, 1, 10).toArray();
+    const tasks = await new TaskListPromise(fetchPage, 1, { maxPages: 10, concurrency: 1 }).toArray();
     expect(tasks).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }, {}]);
   });
 
@@ -53,35 +57,200 @@ describe('TaskListPromise', () => {
         fetchPage,
       );
     };
-    expect(await new TaskListPromise(fetchPage, 1, 10).toArray()).toEqual([{ id: 'x' }]);
+    expect(await new TaskListPromise(fetchPage, 1, { maxPages: 10, concurrency: 1 }).toArray()).toEqual([{ id: 'x' }]);
     expect(calls).toBe(2);
   });
 
   it('throws PaginationLimitError after maxPages while more pages are reported', async () => {
     const service = fakeService(1000);
-    const error = await new TaskListPromise(service.fetchPage, 1, 4).toArray().catch((caught: unknown) => caught);
+    const error = await new TaskListPromise(service.fetchPage, 1, { maxPages: 4, concurrency: 1 })
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PaginationLimitError);
     expect(service.asked).toEqual([1, 2, 3, 4]);
   });
 
   it('reads only the pages toArray needs for max', async () => {
     const service = fakeService(100);
-    expect(await new TaskListPromise(service.fetchPage, 1, 100).toArray({ max: 15 })).toHaveLength(15);
+    expect(
+      await new TaskListPromise(service.fetchPage, 1, { maxPages: 100, concurrency: 1 }).toArray({ max: 15 }),
+    ).toHaveLength(15);
     expect(service.asked).toEqual([1, 2]);
-    expect(await new TaskListPromise(service.fetchPage, 1, 100).toArray({ max: 0 })).toEqual([]);
+    expect(
+      await new TaskListPromise(service.fetchPage, 1, { maxPages: 100, concurrency: 1 }).toArray({ max: 0 }),
+    ).toEqual([]);
   });
 
   it('rejects getNextPage on the last page', async () => {
     const service = fakeService(5);
-    const page = await new TaskListPromise(service.fetchPage, 1, 10);
+    const page = await new TaskListPromise(service.fetchPage, 1, { maxPages: 10, concurrency: 1 });
     expect(page.hasNextPage()).toBe(false);
     await expect(page.getNextPage()).rejects.toBeInstanceOf(DeliveryError);
   });
 
   it('passes a failure of the first page to await, catch and iteration alike', async () => {
-    const failing = new TaskListPromise(() => Promise.reject(new DeliveryError('down')), 1, 10);
+    const failing = new TaskListPromise(() => Promise.reject(new DeliveryError('down')), 1, {
+      maxPages: 10,
+      concurrency: 1,
+    });
     await expect(failing).rejects.toThrow('down');
     expect(await failing.catch((error: unknown) => (error as Error).message)).toBe('down');
     await expect(failing.toArray()).rejects.toThrow('down');
+  });
+});
+
+/**
+ * A listing sorted newest first whose pages are served when a fast-check scheduler says so, with
+ * `inserts` new tasks added at the front at scheduled moments in between: offset pages shift under the
+ * walk, and pages requested together are served in any order.
+ */
+function shiftingService(scheduler: fc.Scheduler, initial: number, limit: number, inserts: number) {
+  const ids = Array.from({ length: initial }, (_, index) => `t${initial - 1 - index}`);
+  const initialIds = [...ids];
+  const requested: number[] = [];
+  for (let index = 0; index < inserts; index++) {
+    void scheduler.schedule(Promise.resolve(), `insert n${index}`).then(() => ids.unshift(`n${index}`));
+  }
+  const fetchPage: FetchTaskPage = (page) => {
+    requested.push(page);
+    return scheduler.schedule(Promise.resolve(), `serve page ${page}`).then(() => {
+      const start = (page - 1) * limit;
+      const tasks = ids.slice(start, start + limit).map((id) => ({ id }));
+      return new TaskPage(
+        { tasks, page, limit, totalPages: Math.ceil(ids.length / limit), total: ids.length },
+        fetchPage,
+      );
+    });
+  };
+  return { initialIds, requested, fetchPage };
+}
+
+describe('TaskListPromise with concurrent pages', () => {
+  it('requests pages ahead and yields them in page order when they resolve in reverse', async () => {
+    const resolvers = new Map<number, () => void>();
+    const asked: number[] = [];
+    const fetchPage: FetchTaskPage = (page) => {
+      asked.push(page);
+      const tasks = [{ id: `p${page}a` }, { id: `p${page}b` }];
+      const built = new TaskPage({ tasks, page, limit: 2, totalPages: 5, total: 10 }, fetchPage);
+      if (page === 1) return Promise.resolve(built);
+      return new Promise((resolve) => resolvers.set(page, () => resolve(built)));
+    };
+    const collected = new TaskListPromise(fetchPage, 1, { maxPages: 100, concurrency: 4 }).toArray();
+    while (resolvers.size < 4) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(asked).toEqual([1, 2, 3, 4, 5]);
+    for (const page of [5, 4, 3, 2]) resolvers.get(page)?.();
+    expect((await collected).map((task) => task.id)).toEqual([
+      'p1a',
+      'p1b',
+      'p2a',
+      'p2b',
+      'p3a',
+      'p3b',
+      'p4a',
+      'p4b',
+      'p5a',
+      'p5b',
+    ]);
+  });
+
+  it('stops on an empty page whatever was requested after it', async () => {
+    const fetchPage: FetchTaskPage = async (page) =>
+      new TaskPage(
+        {
+          tasks: page === 1 ? [{ id: 'x' }] : page === 3 ? [{ id: 'y' }] : [],
+          page,
+          limit: 1,
+          total: 5,
+          totalPages: 5,
+        },
+        fetchPage,
+      );
+    const listing = new TaskListPromise(fetchPage, 1, { maxPages: 10, concurrency: DEFAULT_LIST_CONCURRENCY });
+    expect(await listing.toArray()).toEqual([{ id: 'x' }]);
+  });
+
+  it('requests a page again at most once, even from a service whose total keeps falling', async () => {
+    const asked: number[] = [];
+    let total = 1000;
+    const fetchPage: FetchTaskPage = async (page) => {
+      asked.push(page);
+      total--;
+      const tasks = [{ id: `p${page}-${asked.length}` }];
+      return new TaskPage({ tasks, page, limit: 1, totalPages: 6, total }, fetchPage);
+    };
+    const tasks = await new TaskListPromise(fetchPage, 1, { maxPages: 100, concurrency: 1 }).toArray();
+    expect(tasks).toHaveLength(6);
+    expect(asked).toEqual([1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+  });
+
+  it('never yields an id twice and misses no task present at the start, whatever the serve order and inserts', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (scheduler, initial, limit, concurrency, inserts) => {
+          const service = shiftingService(scheduler, initial, limit, inserts);
+          const walk = new TaskListPromise(service.fetchPage, 1, { maxPages: 1000, concurrency }).toArray();
+          const ids = (await scheduler.waitFor(walk)).map((task) => task.id ?? '');
+          expect(new Set(ids).size).toBe(ids.length);
+          // Every task present at the start, in its listing order (new ones may come in between).
+          expect(ids.filter((id) => id.startsWith('t'))).toEqual(service.initialIds);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('with a window of W ids, never yields an id twice while at most W tasks are added', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 0, max: 80 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc
+          .integer({ min: 0, max: 25 })
+          .chain((window) => fc.tuple(fc.constant(window), fc.integer({ min: 0, max: window }))),
+        async (scheduler, initial, limit, concurrency, [window, inserts]) => {
+          const service = shiftingService(scheduler, initial, limit, inserts);
+          const walk = new TaskListPromise(service.fetchPage, 1, {
+            maxPages: 1000,
+            concurrency,
+            dedupeWindow: window,
+          }).toArray();
+          const ids = (await scheduler.waitFor(walk)).map((task) => task.id ?? '');
+          expect(new Set(ids).size).toBe(ids.length);
+          expect(ids.filter((id) => id.startsWith('t'))).toEqual(service.initialIds);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('forgets ids beyond the window: a task shifted further than it is yielded again (memory stays bounded)', async () => {
+    // 50 tasks newest first; 12 are added at the front after page 2 is served, so the last two tasks of
+    // page 1 (positions 8 and 9) are at 20 and 21 when page 3 is served.
+    const walkWith = async (dedupeWindow: number) => {
+      const ids = Array.from({ length: 50 }, (_, index) => `t${index}`);
+      const fetchPage: FetchTaskPage = async (page) => {
+        if (page === 3) ids.unshift(...Array.from({ length: 12 }, (_, index) => `n${index}`));
+        const tasks = ids.slice((page - 1) * 10, page * 10).map((id) => ({ id }));
+        return new TaskPage(
+          { tasks, page, limit: 10, totalPages: Math.ceil(ids.length / 10), total: ids.length },
+          fetchPage,
+        );
+      };
+      const listed = await new TaskListPromise(fetchPage, 1, { maxPages: 100, concurrency: 1, dedupeWindow }).toArray();
+      return listed.map((task) => task.id ?? '');
+    };
+    const narrow = await walkWith(10);
+    expect(narrow.filter((id) => id === 't8' || id === 't9')).toEqual(['t8', 't9', 't8', 't9']);
+    const wide = await walkWith(20);
+    expect(new Set(wide).size).toBe(wide.length);
+    expect(wide.filter((id) => id.startsWith('t'))).toHaveLength(50);
   });
 });

@@ -40,6 +40,8 @@ export interface HttpRequest {
   /** JSON body. */
   body?: unknown;
   retry: RetryPolicy;
+  /** Called each time the service answers 429, before any retry (a list walk halves its concurrency). */
+  onRateLimited?: (() => void) | undefined;
 }
 
 /** A 2xx response with its parsed JSON body. */
@@ -174,6 +176,7 @@ export class Transport {
         } catch (error) {
           failure = this.#typed(request.method, url, error, attempt);
         }
+        if (failure instanceof APIError && failure.status === 429) request.onRateLimited?.();
         if (attempt > maxRetries || !isRetryable(failure)) throw failure;
         const wait = retryDelayMs(attempt, failure instanceof APIError ? failure.headers : undefined);
         this.#config.logger.warn(

@@ -16,16 +16,64 @@ import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
 import { parseParams } from '../internal/validate.js';
 import type { RequestOptions, TaskCreateOptions } from '../options.js';
-import { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage } from '../pagination.js';
+import {
+  DEFAULT_LIST_CONCURRENCY,
+  DEFAULT_MAX_PAGES,
+  type FetchTaskPage,
+  MAX_LIST_CONCURRENCY,
+  TaskListPromise,
+  TaskPage,
+} from '../pagination.js';
 import { Estimate, EstimateParams } from '../schemas/estimate.js';
 import { type AnyTaskStatus, Task } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListParams, TaskListResponse } from '../schemas/task-list.js';
 
-/** Options of {@link Tasks.list}: the request options plus the iteration cap. */
+/** Options of {@link Tasks.list}: the request options (per page) plus how an iteration walks the pages. */
 export interface TaskListOptions extends RequestOptions {
-  /** Pages one iteration may read before it throws `PaginationLimitError`. Default 1000. */
+  /**
+   * Pages one iteration may read before it throws `PaginationLimitError`: a guard against a service that
+   * serves the same page forever. Integer ≥ 1, or `Infinity` for no cap. Default 1000
+   * ({@link DEFAULT_MAX_PAGES}).
+   */
   maxPages?: number;
+  /**
+   * Pages an iteration (`for await`, `byPage()`, `toArray()`) requests at once once the first page gives
+   * `totalPages`; they are still yielded in page order. `1` reads one page after another. Integer
+   * 1…1000. Default 16 ({@link DEFAULT_LIST_CONCURRENCY}). Also the most pages requested ahead of the
+   * consumer; a 429 halves it for the rest of the walk (README "Pagination").
+   */
+  concurrency?: number;
+}
+
+/**
+ * Checks the walk options of `tasks.list` (design § Pagination).
+ * @throws {RequestValidationError} naming each bad option; nothing is sent.
+ */
+function checkListOptions(options: TaskListOptions): void {
+  const issues: ValidationIssue[] = [];
+  const { maxPages, concurrency, signal } = options;
+  if (
+    maxPages !== undefined &&
+    maxPages !== Number.POSITIVE_INFINITY &&
+    !(Number.isSafeInteger(maxPages) && maxPages >= 1)
+  ) {
+    issues.push({ path: 'options.maxPages', message: 'Expected an integer ≥ 1 or Infinity', code: 'invalid_option' });
+  }
+  if (
+    concurrency !== undefined &&
+    !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_LIST_CONCURRENCY)
+  ) {
+    issues.push({
+      path: 'options.concurrency',
+      message: `Expected an integer from 1 to ${MAX_LIST_CONCURRENCY}`,
+      code: 'invalid_option',
+    });
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
+  }
+  if (issues.length > 0) throw new RequestValidationError('tasks.list', issues);
 }
 
 /** Options of {@link Tasks.waitForStatus}. */
@@ -89,18 +137,23 @@ export class Tasks {
 
   /**
    * Lists tasks (`GET tasks`), 10 per page at most. `await` the result for one {@link TaskPage}, or
-   * `for await` over it for every task of every page (each id once). `search` is literal
-   * (`ignoreRegex=true`) unless you pass `ignoreRegex: false`. Retried when safe.
-   * @throws {RequestValidationError} for bad params (on await/iteration; nothing is sent);
-   * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}.
+   * `for await` over it for every task of every page (each id once): after the first page, up to
+   * `options.concurrency` pages (default 16) are requested at once and yielded in page order; leaving the
+   * loop aborts them. `search` is literal (`ignoreRegex=true`) unless you pass `ignoreRegex: false`.
+   * Retried when safe. Details in `pagination.ts` and README "Pagination".
+   * @throws {RequestValidationError} for bad params or options (on await/iteration; nothing is sent);
+   * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}, at the
+   * position of the page that failed.
    */
   list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
-    const { maxPages = DEFAULT_MAX_PAGES, ...requestOptions } = options;
+    const { maxPages = DEFAULT_MAX_PAGES, concurrency = DEFAULT_LIST_CONCURRENCY, ...requestOptions } = options;
+    const walk = { maxPages, concurrency, signal: requestOptions.signal };
     let parsed: TaskListParams;
     try {
+      checkListOptions(options);
       parsed = parseParams(TaskListParams, params, 'tasks.list');
     } catch (error) {
-      return new TaskListPromise(() => Promise.reject(error), 1, maxPages);
+      return new TaskListPromise(() => Promise.reject(error), 1, { maxPages: 1, concurrency: 1 });
     }
     const query: Record<string, string> = { limit: String(parsed.limit ?? MAX_PAGE_SIZE) };
     if (parsed.search !== undefined) {
@@ -111,7 +164,7 @@ export class Tasks {
     }
     if (parsed.sortBy !== undefined) query.sortBy = parsed.sortBy;
     if (parsed.sortOrder !== undefined) query.sortOrder = String(parsed.sortOrder);
-    const fetchPage = async (page: number): Promise<TaskPage> => {
+    const fetchPage: FetchTaskPage = async (page, request) => {
       const response = await call(
         this.#context,
         TaskListResponse,
@@ -121,12 +174,13 @@ export class Tasks {
           path: 'tasks',
           query: { ...query, page: String(page) },
           retry: 'idempotent',
+          onRateLimited: request?.onRateLimited,
         },
-        requestOptions,
+        request?.signal === undefined ? requestOptions : { ...requestOptions, signal: request.signal },
       );
       return new TaskPage(response, fetchPage);
     };
-    return new TaskListPromise(fetchPage, parsed.page ?? 1, maxPages);
+    return new TaskListPromise(fetchPage, parsed.page ?? 1, walk);
   }
 
   /**

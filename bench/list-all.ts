@@ -1,0 +1,273 @@
+/**
+ * Listing everything: `tasks.list().toArray()` at several concurrencies against a sequential loop of raw
+ * `fetch` and the ideal (page 1, then every other page at once), on a loopback node:http server (real
+ * sockets) serving 1,000 tasks in 100 pages with 20 ms latency per request; and the heap growth of
+ * iterating 1,000,000 tasks (pages generated on the fly by a `fetch` stand-in, `maxPages: Infinity`).
+ *
+ * Run alone with `npx tsx --expose-gc bench/list-all.ts` (without `--expose-gc` the heap figure is
+ * skipped); `bench/index.ts` can call the exported functions.
+ * @module
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeliveryClient } from '../src/index.js';
+import { DEFAULT_LIST_CONCURRENCY } from '../src/pagination.js';
+import { sampleTask } from './support/sample-task.js';
+import { interleave, median, spread } from './support/stats.js';
+
+const API_KEY = 'bench-key';
+const SELLER_ID = 'bench-seller';
+const HEADERS = { authorization: `apikey ${API_KEY}`, 'x-seller-id': SELLER_ID, accept: 'application/json' };
+
+/** What the list-all server serves. */
+export interface ListAllSetup {
+  /** Tasks in the listing. Default 1000. */
+  tasks?: number;
+  /** Tasks per page. Default 10 (the service's maximum). */
+  pageSize?: number;
+  /** Time before each answer, ms. Default 20. */
+  latencyMs?: number;
+  /** Interleaved rounds (each variant once per round). Default 5. */
+  rounds?: number;
+}
+
+/** Wall time in ms of each variant, one value per round. */
+export interface ListAllFigures {
+  setup: Required<ListAllSetup>;
+  times: {
+    sequentialFetch: number[];
+    sdkConcurrency1: number[];
+    sdkDefault: number[];
+    sdkConcurrency100: number[];
+    idealFetch: number[];
+  };
+}
+
+interface PageServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A loopback server answering `GET /tasks?page=&limit=` from pre-built bodies after `latencyMs`. */
+async function startPageServer(tasks: number, pageSize: number, latencyMs: number): Promise<PageServer> {
+  const totalPages = Math.ceil(tasks / pageSize);
+  const bodies: string[] = [];
+  for (let page = 1; page <= totalPages; page++) {
+    const pageTasks = [];
+    for (let index = (page - 1) * pageSize; index < Math.min(tasks, page * pageSize); index++) {
+      pageTasks.push(sampleTask(index));
+    }
+    bodies.push(JSON.stringify({ tasks: pageTasks, page, limit: pageSize, totalPages, total: tasks }));
+  }
+  const empty = (page: number) => JSON.stringify({ tasks: [], page, limit: pageSize, totalPages, total: tasks });
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const page = Number(url.searchParams.get('page') ?? '1');
+    const body = bodies[page - 1] ?? empty(page);
+    setTimeout(() => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      response.end(body);
+    }, latencyMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+interface PageBody {
+  tasks: unknown[];
+  totalPages: number;
+}
+
+/** Measures every variant over `rounds` interleaved rounds. */
+export async function measureListAll(setup: ListAllSetup = {}): Promise<ListAllFigures> {
+  const full: Required<ListAllSetup> = { tasks: 1000, pageSize: 10, latencyMs: 20, rounds: 5, ...setup };
+  const server = await startPageServer(full.tasks, full.pageSize, full.latencyMs);
+  const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: server.url, logLevel: 'off' });
+  const pageUrl = (page: number) => `${server.url}tasks?limit=${full.pageSize}&page=${page}`;
+  const getPage = async (page: number): Promise<PageBody> =>
+    (await (await fetch(pageUrl(page), { headers: HEADERS })).json()) as PageBody;
+  const checked = (count: number) => {
+    if (count !== full.tasks) throw new Error(`listed ${count} tasks, expected ${full.tasks}`);
+  };
+  const time = async (list: () => Promise<number>): Promise<number> => {
+    const started = performance.now();
+    checked(await list());
+    return performance.now() - started;
+  };
+  const sdk = (concurrency: number | undefined) => async () =>
+    (await client.tasks.list({}, concurrency === undefined ? {} : { concurrency }).toArray()).length;
+  const variants = {
+    sequentialFetch: () =>
+      time(async () => {
+        let count = 0;
+        for (let page = 1; ; page++) {
+          const body = await getPage(page);
+          count += body.tasks.length;
+          if (body.tasks.length === 0 || page >= body.totalPages) return count;
+        }
+      }),
+    sdkConcurrency1: () => time(sdk(1)),
+    sdkDefault: () => time(sdk(undefined)),
+    sdkConcurrency100: () => time(sdk(100)),
+    idealFetch: () =>
+      time(async () => {
+        const first = await getPage(1);
+        const rest = await Promise.all(
+          Array.from({ length: Math.max(0, first.totalPages - 1) }, (_, index) => getPage(index + 2)),
+        );
+        return rest.reduce((count, body) => count + body.tasks.length, first.tasks.length);
+      }),
+  };
+  try {
+    for (const warm of Object.values(variants)) await warm();
+    return { setup: full, times: await interleave(full.rounds, variants) };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Prints the figures with the ratios the issue sets goals for. */
+export function printListAll(figures: ListAllFigures): void {
+  const { setup, times } = figures;
+  const pages = Math.ceil(setup.tasks / setup.pageSize);
+  console.log(
+    `List ${setup.tasks} tasks (${pages} pages) at ${setup.latencyMs} ms per request on loopback ` +
+      `(ms, median (min–max) of ${setup.rounds} interleaved rounds):`,
+  );
+  console.log(`  sequential loop of raw fetch      ${spread(times.sequentialFetch)}`);
+  console.log(`  SDK, concurrency 1                ${spread(times.sdkConcurrency1)}`);
+  console.log(
+    `  SDK, default (${DEFAULT_LIST_CONCURRENCY})${' '.repeat(19 - String(DEFAULT_LIST_CONCURRENCY).length)}${spread(times.sdkDefault)}`,
+  );
+  console.log(`  SDK, concurrency 100              ${spread(times.sdkConcurrency100)}`);
+  console.log(`  ideal (page 1, then all at once)  ${spread(times.idealFetch)}`);
+  const sequential = median(times.sequentialFetch);
+  console.log(
+    `  sequential / SDK default = ${(sequential / median(times.sdkDefault)).toFixed(1)}× faster (goal ≥ 8×); ` +
+      `SDK concurrency 100 / ideal = ${(median(times.sdkConcurrency100) / median(times.idealFetch)).toFixed(2)}× (goal ≤ 1.25×); ` +
+      `SDK concurrency 1 / sequential = ${(median(times.sdkConcurrency1) / sequential).toFixed(2)}×`,
+  );
+}
+
+/** Heap growth while iterating a large listing, in bytes over the heap used before the walk. */
+export interface IterationHeapFigures {
+  tasks: number;
+  /** Heap used before the walk (after a full gc), bytes. */
+  baselineBytes: number;
+  /**
+   * Largest growth sampled every `sampleEvery` tasks during the walk: twice gc and a 10 ms wait (so
+   * FinalizationRegistry callbacks run: fetch's `Request` registers one per request), gc, then read.
+   */
+  peakGrowthBytes: number;
+  /** The same samples read right after a gc, before finalization callbacks had a turn. */
+  peakGrowthBeforeFinalizersBytes: number;
+  /** Growth once the walk ended, measured like {@link peakGrowthBytes}. */
+  finalGrowthBytes: number;
+  /** Wall time of the walk, ms. */
+  elapsedMs: number;
+}
+
+/** A small task, as far as the listing is concerned (id, order number, status, creation time). */
+function smallTask(index: number): string {
+  const id = `6b023c326d6f636b${index.toString(16).padStart(8, '0')}`;
+  return `{"id":"${id}","orderNumber":"ORD-${index}","status":"pending","createdAt":"2026-11-21T09:00:00.000Z"}`;
+}
+
+/**
+ * Iterates `tasks` tasks with `for await` (`maxPages: Infinity`, default concurrency) through the whole
+ * SDK path, pages generated on the fly by the client's `fetch`. Needs `--expose-gc`.
+ */
+export async function measureIterationHeap(tasks = 1_000_000, sampleEvery = 50_000): Promise<IterationHeapFigures> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('Run with --expose-gc (npx tsx --expose-gc bench/list-all.ts)');
+  const pageSize = 10;
+  const totalPages = Math.ceil(tasks / pageSize);
+  const fakeFetch: typeof globalThis.fetch = async (input) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const page = Number(url.searchParams.get('page'));
+    const parts: string[] = [];
+    for (let index = (page - 1) * pageSize; index < Math.min(tasks, page * pageSize); index++) {
+      parts.push(smallTask(index));
+    }
+    const body = `{"tasks":[${parts.join(',')}],"page":${page},"limit":${pageSize},"totalPages":${totalPages},"total":${tasks}}`;
+    return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const client = new DeliveryClient({
+    apiKey: API_KEY,
+    sellerId: SELLER_ID,
+    baseUrl: 'https://delivery.bench/rest/',
+    fetch: fakeFetch,
+    logLevel: 'off',
+  });
+  // FinalizationRegistry callbacks run in a task of their own after the gc that found their targets dead.
+  const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 10));
+  const heapRightAfterGc = () => {
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const heap = async () => {
+    for (let round = 0; round < 2; round++) {
+      gc();
+      await turn();
+    }
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  // Warm the path (compiled schemas, ky) so the baseline holds what any call needs.
+  await client.tasks.list({}, { maxPages: 3 }).toArray({ max: 25 });
+  const baselineBytes = await heap();
+  let peak = 0;
+  let peakBeforeFinalizers = 0;
+  let count = 0;
+  const started = performance.now();
+  for await (const _task of client.tasks.list({}, { maxPages: Number.POSITIVE_INFINITY })) {
+    count++;
+    if (count % sampleEvery === 0) {
+      peakBeforeFinalizers = Math.max(peakBeforeFinalizers, heapRightAfterGc() - baselineBytes);
+      peak = Math.max(peak, (await heap()) - baselineBytes);
+    }
+  }
+  const elapsedMs = performance.now() - started;
+  if (count !== tasks) throw new Error(`iterated ${count} tasks, expected ${tasks}`);
+  const finalGrowthBytes = (await heap()) - baselineBytes;
+  return {
+    tasks,
+    baselineBytes,
+    peakGrowthBytes: peak,
+    peakGrowthBeforeFinalizersBytes: peakBeforeFinalizers,
+    finalGrowthBytes,
+    elapsedMs,
+  };
+}
+
+/** Prints the heap figures against the goal (≤ 10 MB growth for 1 M tasks). */
+export function printIterationHeap(figures: IterationHeapFigures): void {
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  console.log(
+    `Iterate ${figures.tasks.toLocaleString('en')} tasks with for await (maxPages: Infinity, default concurrency, ` +
+      `the whole client path with a fetch that answers without I/O) in ${(figures.elapsedMs / 1000).toFixed(1)} s; ` +
+      `heap before: ${mb(figures.baselineBytes)} MB`,
+  );
+  console.log(
+    `  growth, gc + finalizers' turn: at peak ${mb(figures.peakGrowthBytes)} MB (goal ≤ 10 MB), ` +
+      `at the end ${mb(figures.finalGrowthBytes)} MB`,
+  );
+  console.log(
+    `  growth read right after gc (objects awaiting FinalizationRegistry callbacks included): at peak ${mb(figures.peakGrowthBeforeFinalizersBytes)} MB`,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printListAll(await measureListAll());
+  if ((globalThis as { gc?: unknown }).gc === undefined) {
+    console.log('Iteration heap: skipped (run with --expose-gc)');
+  } else {
+    printIterationHeap(await measureIterationHeap());
+  }
+}
