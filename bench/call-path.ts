@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ky from 'ky';
-import { DeliveryClient } from '../src/index.js';
+import { DeliveryClient } from '../src/index.node.js';
 import { sampleTask } from './support/sample-task.js';
 import { interleave, median, spread } from './support/stats.js';
 

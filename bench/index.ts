@@ -1,6 +1,8 @@
 /**
  * Benchmarks of the SDK's hot paths (`npm run bench`; the webhook burst is `npm run bench:webhooks`).
  *
+ * First the figures of the performance issue, each beside its anchor (`bench/call-path.ts`,
+ * `bench/list-all.ts`, `bench/parse.ts`, `bench/bundle.ts`; each also runs alone), then:
  * Prints figures; asserts nothing about speed (machines differ). What it measures:
  * - response validation of one task and of a full page, through the SDK's compiled schemas and through
  *   a plain `schema.parse`, to show what `z.compile` buys;
@@ -9,6 +11,7 @@
  * - time per call and heap growth over 20 000 retrieves of the SDK alone, answered from memory (a leak
  *   shows as growth that does not level off).
  */
+import os from 'node:os';
 import { Bench } from 'tinybench';
 import * as z from 'zod';
 import { DeliveryClient, kwd, Task, TaskListResponse } from '../src/index.js';
@@ -16,11 +19,36 @@ import { LevelLogger } from '../src/internal/logger.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse } from '../src/internal/validate.js';
 import { createMockDeliveryService } from '../src/testing/index.js';
+import { printBundleSizes, printColdImport } from './bundle.js';
+import { measureCallPath, printCallPath } from './call-path.js';
+import { measureIterationHeap, measureListAll, printIterationHeap, printListAll } from './list-all.js';
+import { measureParse, printParse } from './parse.js';
 import { sampleTask } from './support/sample-task.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** The figures of the performance issue, in the order of its table. */
+async function performanceFigures(): Promise<void> {
+  console.log(
+    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
+  );
+  printListAll(await measureListAll());
+  console.log();
+  printCallPath(await measureCallPath());
+  console.log();
+  printParse(measureParse());
+  console.log();
+  await printBundleSizes();
+  console.log();
+  printColdImport();
+  console.log();
+  if ((globalThis as { gc?: unknown }).gc === undefined) console.log('Iteration heap: skipped (run with --expose-gc)');
+  else printIterationHeap(await measureIterationHeap());
+  console.log();
+}
+
 async function main(): Promise<void> {
+  await performanceFigures();
   const task = sampleTask(1);
   const page = {
     tasks: Array.from({ length: 10 }, (_, index) => sampleTask(index)),
