@@ -58,7 +58,15 @@ export type {
   TaskCreateOptions,
   ValidationMode,
 } from './options.js';
-export { DEFAULT_MAX_PAGES, TaskListPromise, TaskPage, type ToArrayOptions } from './pagination.js';
+export {
+  DEDUPE_WINDOW,
+  DEFAULT_LIST_CONCURRENCY,
+  DEFAULT_MAX_PAGES,
+  MAX_LIST_CONCURRENCY,
+  TaskListPromise,
+  TaskPage,
+  type ToArrayOptions,
+} from './pagination.js';
 export { Branches } from './resources/branches.js';
 export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';
 export { Wallet } from './resources/wallet.js';
