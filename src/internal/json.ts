@@ -14,6 +14,9 @@
 /** Deepest nesting of arrays and objects accepted in a response body (a task is about 5 levels deep). */
 export const MAX_JSON_DEPTH = 64;
 
+/** The key that names an object's prototype when assigned. */
+const PROTO_KEY = '__proto__';
+
 /**
  * Result of {@link parseJsonBody}: the value, or why the text is not usable JSON (`too_deep`: nested
  * past {@link MAX_JSON_DEPTH}, a hostile answer rather than an error page).
@@ -34,8 +37,9 @@ function withinDepth(value: object, depth: number): boolean {
     return true;
   }
   const record = value as Record<string, unknown>;
-  // JSON.parse makes `__proto__` an own key (written plainly or with \u escapes); a later copy would not.
-  if (Object.hasOwn(record, '__proto__')) delete record.__proto__;
+  // JSON.parse makes `__proto__` (written plainly or with \u escapes) an own key; copied later by
+  // assignment, it would set the copy's prototype instead.
+  if (Object.hasOwn(record, PROTO_KEY)) delete record[PROTO_KEY];
   for (const key in record) {
     const item = record[key];
     if (item === null) delete record[key];
