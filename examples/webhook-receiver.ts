@@ -4,7 +4,9 @@
  * Starts a node:http webhook receiver on 127.0.0.1, starts the embedded mock of the service with its
  * webhook URL pointing at that receiver, creates a task, drives it to `delivered` (one real HTTP POST
  * per status change, like the service), prints each event as it arrives, and confirms `delivered` with
- * `GET tasks/{id}` before acting on it. Exits 0 when the delivered event was confirmed.
+ * `GET tasks/{id}` before acting on it. Then it loses the webhooks of a second task on purpose (the
+ * service does not resend) and catches up with `handler.sync()`, which reads `GET tasks` and passes on
+ * what no webhook brought. Exits 0 when both tasks' `delivered` reached `onEvent`, confirmed.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +16,8 @@ import { createMockDeliveryService } from 'delivery-task-sdk/testing';
 const SALMIYA = { latitude: 29.3339, longitude: 48.0761 };
 
 function describeEvent(event: WebhookEvent): string {
-  const confirmation = event.confirmed ? `, confirmed by GET tasks/{id}: ${event.status}` : '';
-  return `${event.receivedAt.toISOString()}  task ${event.taskId}  ${event.kind}${confirmation}`;
+  const confirmation = event.confirmed ? `, confirmed by GET tasks: ${event.status}` : '';
+  return `${event.receivedAt.toISOString()}  task ${event.taskId}  ${event.kind} (${event.source})${confirmation}`;
 }
 
 async function main(): Promise<void> {
@@ -40,7 +42,13 @@ async function main(): Promise<void> {
       console.log(describeEvent(event));
     },
   });
+  // While `losingWebhooks` is set, the receiver answers 503 without reading: the webhook is lost.
+  let losingWebhooks = false;
   server.on('request', (req, res) => {
+    if (losingWebhooks) {
+      res.writeHead(503).end();
+      return;
+    }
     void handler.node(req, res);
   });
 
@@ -65,6 +73,23 @@ async function main(): Promise<void> {
       throw new Error(`delivered was not confirmed (got ${delivered ? describeEvent(delivered) : 'no event'})`);
     }
     console.log(`Delivered confirmed by GET tasks/${taskId}: safe to release the payment.`);
+
+    // 4. Lost webhooks: a second task is delivered while the receiver refuses them all.
+    losingWebhooks = true;
+    const second = await client.tasks.create({
+      orderNumber: `WH-${Date.now().toString(36)}-2`,
+      deliveryLocation: SALMIYA,
+    });
+    const secondId = second.id ?? '';
+    await mock.advance(secondId, 'delivered');
+    losingWebhooks = false;
+    console.log(`Task ${secondId} was delivered, its webhooks lost; catching up with handler.sync()…`);
+    const result = await handler.sync();
+    console.log(`sync: ${JSON.stringify({ ...result, checkpoint: result.checkpoint?.toISOString() })}`);
+    const caught = events.find((event) => event.taskId === secondId && event.kind === 'delivered');
+    if (caught?.source !== 'sync' || caught.confirmed !== true) {
+      throw new Error(`sync did not pass on the lost delivered (got ${caught ? describeEvent(caught) : 'no event'})`);
+    }
   } finally {
     mock.close();
     server.closeAllConnections();
