@@ -37,12 +37,11 @@ function withinDepth(value: object, depth: number): boolean {
     return true;
   }
   const record = value as Record<string, unknown>;
-  // JSON.parse makes `__proto__` (written plainly or with \u escapes) an own key; copied later by
-  // assignment, it would set the copy's prototype instead.
-  if (Object.hasOwn(record, PROTO_KEY)) delete record[PROTO_KEY];
   for (const key in record) {
     const item = record[key];
-    if (item === null) delete record[key];
+    // JSON.parse makes `__proto__` (written plainly or with \u escapes) an own key; copied later by
+    // assignment, it would set the copy's prototype instead.
+    if (item === null || key === PROTO_KEY) delete record[key];
     else if (typeof item === 'object' && !withinDepth(item, depth + 1)) return false;
   }
   return true;
