@@ -19,13 +19,24 @@ export const FILS_PER_KWD = 1000;
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 const LEADING_ZEROS = /^0+(?=\d)/;
 
-/** Shortest decimal text for a finite number, expanding exponent forms such as `1e-7` or `1e21`. */
+/**
+ * Shortest decimal text for a finite number, expanding exponent forms such as `1e-7` or `1e21`. Small
+ * exponent forms are expanded digit by digit from the shortest text (`5e-324` → `0.000…005`), so a
+ * tiny non-zero amount never reads as 0 (`toFixed` stops at 20 decimals).
+ */
 function numberToDecimalText(value: number): string {
   const text = String(value);
   if (!/e/i.test(text)) return text;
-  // toFixed gives an exact expansion for |value| < 1e21; above that no fractional part can exist.
+  // Above 1e21 no fractional part can exist: the exact integer value.
   if (Math.abs(value) >= 1e21) return BigInt(value).toString();
-  return value.toFixed(20).replace(/\.?0+$/, '');
+  const [mantissa = '', exponent = '0'] = text.toLowerCase().split('e');
+  const sign = mantissa.startsWith('-') ? '-' : '';
+  const [whole = '', fraction = ''] = mantissa.replace('-', '').split('.');
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 function describe(amount: unknown): string {

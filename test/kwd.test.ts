@@ -70,6 +70,21 @@ describe('kwd', () => {
     expect(() => kwd.toFils(1e-7)).toThrow(RangeError);
   });
 
+  it('rejects non-zero amounts too small for toFixed (1e-21, 5e-324) like any other extra decimals', () => {
+    for (const tiny of [1e-21, -1e-21, 5e-324, 2.5e-100, 1.5e-7]) {
+      expect(() => kwd.toFils(tiny)).toThrow(/more than 3 decimals/);
+      expect(kwd.isValid(tiny)).toBe(false);
+    }
+    expect(kwd.toFils(1.5e-3 * 2)).toBe(3);
+    expect(kwd.toFils(-0)).toBe(0);
+    // Any non-zero d × 10^-n with n ≥ 21 is refused, however many zeros come first.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 21, max: 300 }), (digit, places) => {
+        expect(kwd.isValid(Number(`${digit}e-${places}`))).toBe(false);
+      }),
+    );
+  });
+
   it('rejects non-finite numbers, non-decimal text and other types', () => {
     for (const bad of [
       Number.NaN,
