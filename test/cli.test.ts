@@ -291,8 +291,8 @@ describe('tasks get', () => {
     const result = await run(['tasks', 'get', 'no-such-task']);
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
-    expect(errorLine(result.stderr)).toBe(
-      'delivery-task: NotFoundError: 404 Not Found: GET /rest/tasks/no-such-task — Task not found',
+    expect(errorLine(result.stderr)).toMatch(
+      /^delivery-task: NotFoundError: 404 Not Found: GET \/rest\/tasks\/no-such-task — Task not found \(request id req_\d{6}\)$/,
     );
   });
 

@@ -98,8 +98,39 @@ function processRequest(
   }
 }
 
-/** The whole path of one request to the service (see the module comment). */
+/** Requests answered so far by each mock, for its request ids. */
+const answered = new WeakMap<HandlerContext, number>();
+
+/** The next request id of the mock behind `context`: `req_000001`, `req_000002`, … (reset() does not restart it). */
+function nextRequestId(context: HandlerContext): string {
+  const count = (answered.get(context) ?? 0) + 1;
+  answered.set(context, count);
+  return `req_${String(count).padStart(6, '0')}`;
+}
+
+/** `response` carrying `x-request-id`, as the SDK reads it into `APIError.requestId`. */
+function withRequestId(response: Response, requestId: string): Response {
+  // A dropped connection has no headers; a fault that set its own id keeps it.
+  if (response.type === 'error' || response.headers.has('x-request-id')) return response;
+  try {
+    response.headers.set('x-request-id', requestId);
+    return response;
+  } catch {
+    // Immutable headers (a response made by fetch): answer a copy.
+    const copy = new Response(response.body, response);
+    copy.headers.set('x-request-id', requestId);
+    return copy;
+  }
+}
+
+/** Every answer of the service carries an `x-request-id`, like a real API's (dropped connections have none). */
 async function handleServiceRequest(context: HandlerContext, request: Request, segments: string[]): Promise<Response> {
+  const requestId = nextRequestId(context);
+  return withRequestId(await answerServiceRequest(context, request, segments), requestId);
+}
+
+/** The whole path of one request to the service (see the module comment). */
+async function answerServiceRequest(context: HandlerContext, request: Request, segments: string[]): Promise<Response> {
   const url = new URL(request.url);
   const route = routeOf(request.method, segments);
   const body = await request.text();

@@ -35,6 +35,22 @@ describe('a mock with the default options', () => {
     }
   });
 
+  it('gives every answer, success, error or injected fault, its own x-request-id, which the SDK reports', async () => {
+    const created = await callService(mock, 'POST', 'tasks', { json: taskBody('RID-1') });
+    const unauthorized = await callService(mock, 'GET', 'tasks/wallet-balance', { headers: {} });
+    mock.inject({ kind: 'status', status: 503, times: 1 });
+    const faulted = await callService(mock, 'GET', 'tasks/branches');
+    const ids = [created, unauthorized, faulted].map((result) => result.headers.get('x-request-id'));
+    expect(ids.every((id) => /^req_\d{6}$/.test(id ?? ''))).toBe(true);
+    expect(new Set(ids).size).toBe(3);
+    const { DeliveryClient, NotFoundError } = await import('../../src/index.js');
+    const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl });
+    const error = await client.tasks.retrieve('no-such-task').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as InstanceType<typeof NotFoundError>).requestId).toMatch(/^req_\d{6}$/);
+    expect((error as Error).message).toContain((error as InstanceType<typeof NotFoundError>).requestId ?? 'missing');
+  });
+
   it('never puts the API key or the seller id in an error message', async () => {
     const result = await callService(mock, 'GET', 'tasks/wallet-balance', {
       headers: { authorization: 'apikey guessed-key', 'x-seller-id': 'guessed-seller' },
