@@ -28,8 +28,8 @@ export interface ClientOptions {
    * Base URL of the service, with or without the `/rest` segment (`https://host/rest` or
    * `https://host`); a trailing slash is optional, and repeated slashes in the path are collapsed to
    * one (`https://host/rest//` → `https://host/rest/`, so requests go to `https://host/rest/tasks`).
-   * A query or fragment is dropped. Default: env `DELIVERY_BASE_URL`. Required. Must be https, except
-   * for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
+   * A query or fragment is refused (`ConfigurationError`). Default: env `DELIVERY_BASE_URL`. Required.
+   * Must be https, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
    */
   baseUrl?: string | undefined;
   /** Per-attempt timeout in ms, covering headers and body. Default 30 000. */
@@ -83,7 +83,62 @@ const DEFAULT_RECONCILIATION: ReconciliationOptions = {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: string | undefined, env: string): string {
+/** Every option of {@link ClientOptions}, for the check of unknown ones. */
+const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
+  'apiKey',
+  'sellerId',
+  'baseUrl',
+  'timeout',
+  'maxRetries',
+  'maxResponseBytes',
+  'totalTimeout',
+  'validation',
+  'fetch',
+  'logger',
+  'logLevel',
+  'dangerouslyAllowBrowser',
+  'store',
+  'orderTtlMs',
+  'storeTimeoutMs',
+  'reconciliation',
+];
+
+/** Edit distance of two short names, case-insensitive (for "did you mean"). */
+function distance(a: string, b: string): number {
+  const left = a.toLowerCase();
+  const right = b.toLowerCase();
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length] ?? 0;
+}
+
+/**
+ * Refuses an option the client does not know, naming the closest known one (`maxRetry` → `maxRetries`,
+ * `baseURL` → `baseUrl`): a misspelt option would otherwise be ignored in silence.
+ * @throws {ConfigurationError}
+ */
+function checkKnownOptions(options: object): void {
+  for (const name of Object.keys(options)) {
+    if ((CLIENT_OPTIONS as readonly string[]).includes(name)) continue;
+    const closest = CLIENT_OPTIONS.map((known) => ({ known, far: distance(name, known) })).sort(
+      (a, b) => a.far - b.far,
+    )[0];
+    const hint = closest && closest.far <= 3 ? `; did you mean ${closest.known}?` : '';
+    throw new ConfigurationError(name, `Unknown DeliveryClient option ${JSON.stringify(name.slice(0, 60))}${hint}`);
+  }
+}
+
+function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env: string): string {
+  if (value !== undefined && typeof value !== 'string') {
+    throw new ConfigurationError(option, `Invalid ${option}: expected a string, got ${typeof value}`);
+  }
   const resolved = value ?? readEnv(env);
   if (resolved === undefined || resolved.trim() === '') {
     throw new ConfigurationError(
@@ -126,8 +181,12 @@ function checkBaseUrl(value: string): string {
       'Invalid baseUrl (option or DELIVERY_BASE_URL): credentials in the URL are not allowed',
     );
   }
-  url.search = '';
-  url.hash = '';
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
+    throw new ConfigurationError(
+      'baseUrl',
+      'Invalid baseUrl (option or DELIVERY_BASE_URL): a query or fragment has no place in a base URL (requests add their own)',
+    );
+  }
   // `https://h/rest//` would send `https://h/rest//tasks`: one slash between segments, and one at the end.
   url.pathname = `${url.pathname}/`.replace(/\/{2,}/g, '/');
   return url.href;
@@ -141,9 +200,11 @@ function checkBaseUrl(value: string): string {
  * const task = await client.tasks.create({ orderNumber: 'ORD-1001', customerName: 'Fatima', deliveryLocation });
  * ```
  *
- * @throws {ConfigurationError} at construction for a missing key, seller id or base URL (naming the
- * option and its environment variable), a non-https base URL whose host is not loopback, an invalid
- * timeout or retry count, or a browser without `dangerouslyAllowBrowser`.
+ * @throws {ConfigurationError} at construction, naming the option: a missing key, seller id or base URL
+ * (and its environment variable), one that is not a string, a non-https base URL whose host is not
+ * loopback, a base URL with a query or fragment, an invalid timeout or retry count, a `fetch` that is not a
+ * function, an unknown option (with the closest known name), or a browser without
+ * `dangerouslyAllowBrowser`.
  */
 export class DeliveryClient {
   /** Tasks: create, retrieve, list, estimate. */
@@ -164,6 +225,10 @@ export class DeliveryClient {
   readonly maxResponseBytes: number;
 
   constructor(options: ClientOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new ConfigurationError('options', 'DeliveryClient options must be an object');
+    }
+    checkKnownOptions(options);
     if (isBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw new ConfigurationError(
         'dangerouslyAllowBrowser',
@@ -191,6 +256,9 @@ export class DeliveryClient {
       throw new ConfigurationError('validation', `Invalid validation: expected 'strict', 'warn' or 'off'`);
     }
     const logLevel = resolveLogLevel(options.logLevel);
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+      throw new ConfigurationError('fetch', `Invalid fetch: expected a function, got ${typeof options.fetch}`);
+    }
     if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
       throw new ConfigurationError(
         'fetch',

@@ -37,6 +37,31 @@ describe('DeliveryClient configuration', () => {
     expect(error.message).toContain(env);
   });
 
+  it.each([
+    ['apiKey', { apiKey: 123 }, /apiKey: expected a string, got number/],
+    ['sellerId', { sellerId: { id: 1 } }, /sellerId: expected a string, got object/],
+    ['baseUrl', { baseUrl: 42 }, /baseUrl: expected a string, got number/],
+    ['maxRetry', { maxRetry: 3 }, /Unknown DeliveryClient option "maxRetry"; did you mean maxRetries\?/],
+    [
+      'baseURL',
+      { baseURL: 'https://delivery.test' },
+      /Unknown DeliveryClient option "baseURL"; did you mean baseUrl\?/,
+    ],
+    ['somethingElse', { somethingElse: true }, /^Unknown DeliveryClient option "somethingElse"$/],
+    ['baseUrl', { baseUrl: 'https://delivery.test/rest?key=x' }, /query or fragment/],
+    ['baseUrl', { baseUrl: 'https://delivery.test/rest#top' }, /query or fragment/],
+    ['baseUrl', { baseUrl: 'https://delivery.test/rest?' }, /query or fragment/],
+    ['fetch', { fetch: 'fetch' }, /fetch: expected a function, got string/],
+  ] as const)(
+    'refuses %s given as %o with a ConfigurationError naming it, before anything is sent',
+    (option, bad, message) => {
+      const error = configurationErrorOf(() => new DeliveryClient({ ...valid, ...(bad as unknown as ClientOptions) }));
+      expect(error.option).toBe(option);
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain(valid.apiKey);
+    },
+  );
+
   it('reads the key, seller id, base URL and log level from the environment', () => {
     vi.stubEnv('DELIVERY_API_KEY', valid.apiKey);
     vi.stubEnv('DELIVERY_SELLER_ID', valid.sellerId);

@@ -170,7 +170,9 @@ describe('tasks.retrieve', () => {
       .tasks.retrieve('0000000000000000000000ff')
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NotFoundError);
-    expect((error as Error).message).toBe('404 Not Found: GET /rest/tasks/0000000000000000000000ff — Task not found');
+    expect((error as Error).message).toMatch(
+      /^404 Not Found: GET \/rest\/tasks\/0000000000000000000000ff — Task not found \(request id req_\d{6}\)$/,
+    );
   });
 
   it('encodes the id so that it can never become another path', async () => {
