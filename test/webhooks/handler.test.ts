@@ -261,7 +261,9 @@ describe('createWebhookHandler: rejections', () => {
   it('answers 503 when the queue is full, and 200 again once it drains', async () => {
     const release = gate();
     const started = gate();
+    const warnings: string[] = [];
     const handler = createWebhookHandler({
+      logger: { debug() {}, info() {}, warn: (message: string) => void warnings.push(message), error() {} },
       concurrency: 1,
       maxQueue: 1,
       onEvent: async () => {
@@ -274,6 +276,7 @@ describe('createWebhookHandler: rejections', () => {
     expect((await send(handler, webhookBody('t2', 'accepted'))).status).toBe(200);
     const full = await send(handler, webhookBody('t3', 'accepted'));
     expect(full.status).toBe(503);
+    expect(warnings).toEqual(['[delivery-task-sdk] Webhook rejected with 503']);
     release.open();
     await handler.idle();
     expect((await send(handler, webhookBody('t3', 'accepted'))).status).toBe(200);
