@@ -1,8 +1,10 @@
 /**
  * The main job (`npm start`): a realistic integration from estimate to delivery.
  *
- * With DELIVERY_BASE_URL, DELIVERY_API_KEY and DELIVERY_SELLER_ID set, it runs against that service.
- * Otherwise it starts the embedded mock of the service in this process (msw) and runs against it.
+ * With DELIVERY_BASE_URL, DELIVERY_API_KEY and DELIVERY_SELLER_ID set, it runs against that service:
+ * only the read-only steps (estimate, balance, the latest tasks), unless `--live` (`npm start -- --live`)
+ * or DELIVERY_QUICKSTART_LIVE=1 allows the paid ones (25 tasks, each a delivery fee, and a top-up link).
+ * Otherwise it starts the embedded mock of the service in this process (msw) and runs every step.
  */
 import { DeliveryClient, isDeliveryError, kwd, type Task } from 'delivery-task-sdk';
 import { createMockDeliveryService } from 'delivery-task-sdk/testing';
@@ -13,6 +15,8 @@ const TASKS_TO_CREATE = 25;
 
 async function main(): Promise<void> {
   const live = process.env.DELIVERY_BASE_URL !== undefined;
+  // On a real service, creating tasks costs money: only with an explicit --live.
+  const paidSteps = !live || process.argv.includes('--live') || process.env.DELIVERY_QUICKSTART_LIVE === '1';
   const mock = live ? undefined : createMockDeliveryService({ account: { type: 'wallet', balance: 100 } });
   mock?.listen();
   const client = live
@@ -23,6 +27,12 @@ async function main(): Promise<void> {
       ? `Using the service at ${client.baseUrl}`
       : `No service configured: using the embedded mock at ${client.baseUrl}`,
   );
+  if (!paidSteps) {
+    console.log(
+      `Read-only steps only: creating ${TASKS_TO_CREATE} tasks costs ${TASKS_TO_CREATE} delivery fees. ` +
+        'Run `npm start -- --live` (or set DELIVERY_QUICKSTART_LIVE=1) to create them and request a top-up link.',
+    );
+  }
 
   try {
     const estimate = await client.tasks.estimate({ from: KUWAIT_CITY, to: SALMIYA });
@@ -33,6 +43,14 @@ async function main(): Promise<void> {
 
     const before = await client.wallet.retrieveBalance();
     console.log(`2. Wallet balance: ${kwd.format(before.walletAmount)}`);
+
+    if (!paidSteps) {
+      const latest = await client.tasks.list({ sortBy: 'createdAt', sortOrder: -1 }).toArray({ max: TASKS_TO_CREATE });
+      console.log(`3. The ${latest.length} latest tasks, read with for await (nothing created):`);
+      for (const task of latest) console.log(`   ${task.id}  ${task.orderNumber ?? '-'}  ${task.status ?? '?'}`);
+      console.log('Done (read-only).');
+      return;
+    }
 
     const runId = Date.now().toString(36);
     const created: Task[] = [];
