@@ -35,8 +35,14 @@ export type ValidationMode = 'strict' | 'warn' | 'off';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 /**
- * Where the SDK writes log lines; `console` fits. Each method gets a message and, optionally, a
- * record of fields (already redacted).
+ * Where the SDK writes log lines. Two calling conventions, told apart by the logger itself:
+ *
+ * - console style (`console`, winston, anything else): `warn(message, fields?)`, the message prefixed
+ *   with `[delivery-task-sdk]`;
+ * - structured (pino, recognised by its `bindings()`; bunyan, by its `streams` and `fields`):
+ *   `warn({ component: 'delivery-task-sdk', ...fields }, message)`, so the fields land in the JSON line.
+ *
+ * Fields are redacted before either call.
  */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

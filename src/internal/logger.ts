@@ -29,16 +29,30 @@ export function resolveLogLevel(option: LogLevel | undefined): LogLevel {
   return option;
 }
 
+/** A logger called `(fields, message)`: pino (it has `bindings()`) or bunyan (it has `streams` and `fields`). */
+export function isStructuredLogger(target: object): boolean {
+  const candidate = target as { bindings?: unknown; streams?: unknown; fields?: unknown };
+  return (
+    typeof candidate.bindings === 'function' ||
+    (Array.isArray(candidate.streams) && typeof candidate.fields === 'object')
+  );
+}
+
+/** A structured logger's level method: fields first, then the message. */
+type StructuredLogMethod = (fields: Record<string, unknown>, message: string) => void;
+
 /** Writes to a {@link Logger} at or above a level, redacting secrets from messages and fields. */
 export class LevelLogger {
   readonly #target: Logger;
   readonly #rank: number;
   readonly #redactor: Redactor;
+  readonly #structured: boolean;
 
   constructor(target: Logger, level: LogLevel, redactor: Redactor) {
     this.#target = target;
     this.#rank = RANK[level];
     this.#redactor = redactor;
+    this.#structured = isStructuredLogger(target);
   }
 
   /** True when lines of this level are written; check before building expensive fields. */
@@ -48,8 +62,14 @@ export class LevelLogger {
 
   log(level: Exclude<LogLevel, 'off'>, message: string, fields?: Record<string, unknown>): void {
     if (!this.enabled(level)) return;
-    const line = `[delivery-task-sdk] ${this.#redactor.text(message)}`;
     try {
+      if (this.#structured) {
+        const redacted = fields === undefined ? {} : (this.#redactor.value(fields) as Record<string, unknown>);
+        const write = this.#target[level] as unknown as StructuredLogMethod;
+        write.call(this.#target, { component: 'delivery-task-sdk', ...redacted }, this.#redactor.text(message));
+        return;
+      }
+      const line = `[delivery-task-sdk] ${this.#redactor.text(message)}`;
       if (fields === undefined) this.#target[level](line);
       else this.#target[level](line, this.#redactor.value(fields) as Record<string, unknown>);
     } catch {
