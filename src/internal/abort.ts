@@ -36,3 +36,24 @@ export class DeadlineReason extends Error {
     super(`${kind === 'attempt' ? 'Attempt' : 'Total'} timeout of ${ms} ms elapsed`);
   }
 }
+
+/**
+ * `AbortSignal.any(signals)`, or where a runtime lacks it (edge-runtime 4), a signal that aborts with
+ * the first of them to abort. The fallback listens with `{ once: true }` and stops listening to the
+ * others once it fires; until then its listeners live as long as the inputs.
+ */
+export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([...signals]);
+  const controller = new AbortController();
+  const aborted = signals.find((signal) => signal.aborted);
+  if (aborted) {
+    controller.abort(aborted.reason);
+    return controller.signal;
+  }
+  const onAbort = (event: Event) => {
+    for (const signal of signals) signal.removeEventListener('abort', onAbort);
+    controller.abort((event.target as AbortSignal).reason);
+  };
+  for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+  return controller.signal;
+}

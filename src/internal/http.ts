@@ -17,7 +17,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import type { RequestOptions } from '../options.js';
-import { DeadlineReason, deadline, sleep } from './abort.js';
+import { anySignal, DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { isRetryable, systemErrorCode } from './failure.js';
 import { parseJsonBody } from './json.js';
@@ -164,7 +164,7 @@ export class Transport {
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total');
     const signals = [options.signal, total?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
-    const outer = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    const outer = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : anySignal(signals);
     const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
     const url = new URL(request.path, this.#config.baseUrl);
     if (request.query) for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
@@ -263,7 +263,7 @@ export class Transport {
   ): Promise<HttpResponse> {
     const { logger, redactor, maxResponseBytes } = this.#config;
     const limit = deadline(timeout, 'attempt');
-    const signal = outer ? AbortSignal.any([limit.signal, outer]) : limit.signal;
+    const signal = outer ? anySignal([limit.signal, outer]) : limit.signal;
     const started = performance.now();
     let url = initialUrl;
     let method: string = request.method;

@@ -10,7 +10,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import { createTask } from '../exactly-once-creation.js';
-import { deadline, sleep } from '../internal/abort.js';
+import { anySignal, deadline, sleep } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
@@ -227,7 +227,7 @@ export class Tasks {
     if (issues.length > 0) throw new RequestValidationError('tasks.waitForStatus', issues);
     taskPath(id, 'tasks.waitForStatus');
     const limit = deadline(timeout, 'total');
-    const combined = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal;
+    const combined = signal ? anySignal([signal, limit.signal]) : limit.signal;
     let lastStatus: string | undefined;
     const timedOut = () => new StatusWaitTimeoutError({ taskId: id, statuses: wanted, lastStatus, timeoutMs: timeout });
     try {

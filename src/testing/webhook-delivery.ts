@@ -3,6 +3,8 @@
  * answer within 5 seconds; failures are not retried (spec § Events, items 2, 5 and 6; § Limits).
  * @module
  */
+
+import { anySignal } from '../internal/abort.js';
 import type { MockWebhookDelivery } from './types.js';
 
 /** Time the receiver has to answer, in ms (spec § Limits: 5 seconds). */
@@ -44,7 +46,7 @@ export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promi
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'delivery-task-sdk-mock' },
       body: JSON.stringify(post.body),
-      signal: AbortSignal.any([timeout, cancel]),
+      signal: anySignal([timeout, cancel]),
       redirect: 'manual',
     });
     responseStatus = response.status;

@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StatusWaitTimeoutError } from '../../errors.js';
+import { anySignal } from '../../internal/abort.js';
 import { FINAL_STATUSES, isFinalStatus } from '../../lifecycle.js';
 import type { Task } from '../../schemas/task.js';
 import { textCell, timeCell } from '../format.js';
@@ -92,7 +93,7 @@ export const tasksWatch: OperatorCommandSpec = {
     const timeoutMs = secondsValue(input, 'timeout', WATCH_TIMEOUT_MS);
     const { output } = context;
     const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([context.signal, deadline]);
+    const signal = anySignal([context.signal, deadline]);
     const changes = new StatusChanges(id);
     const array = output.json ? output.jsonArray() : undefined;
     let lastStatus: string | undefined;
