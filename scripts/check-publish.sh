@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What `npm publish` would upload, checked before it is: the LICENSE is in the tarball, the registry
-# metadata (repository, homepage, bugs, keywords, license) is filled in, and every source map shipped
+# metadata (repository, homepage, bugs, keywords, license) is filled in, runtime dependencies are caret
+# ranges the lockfile agrees with, and every source map shipped
 # points at files that are shipped too (or no map is shipped). Prints the tarball's size (packed and
 # unpacked bytes, file count) so CI logs show it grow. Run after `npm run build`.
 set -euo pipefail
@@ -37,6 +38,14 @@ if (typeof repository !== 'object' || repository?.type !== 'git' || !/^git\+http
 if (typeof manifest.homepage !== 'string' || !manifest.homepage.startsWith('https://')) problems.push('homepage is missing');
 if (typeof manifest.bugs?.url !== 'string' || !manifest.bugs.url.startsWith('https://')) problems.push('bugs.url is missing');
 if (!Array.isArray(manifest.keywords) || manifest.keywords.length === 0) problems.push('keywords are missing');
+
+// Runtime dependencies as caret ranges: an exact pin makes every app with another 4.x of zod install a
+// second copy. The lockfile's root entry must list the same ranges (npm ci fails otherwise).
+const lockedRoot = JSON.parse(readFileSync('package-lock.json', 'utf8')).packages?.['']?.dependencies ?? {};
+for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
+  if (!/^\^\d+\.\d+\.\d+$/.test(range)) problems.push(`dependency ${name} is ${JSON.stringify(range)}, expected a caret range (^x.y.z)`);
+  if (lockedRoot[name] !== range) problems.push(`package-lock.json has ${name}@${JSON.stringify(lockedRoot[name])}, package.json ${JSON.stringify(range)}: run npm install --package-lock-only`);
+}
 
 // Source maps: each `sources` entry, resolved against the map's own folder, must be a shipped file.
 const maps = [...shipped].filter((file) => file.endsWith('.map'));
