@@ -10,7 +10,12 @@ const declaredEntries = {
 };
 
 const shared: Options = {
-  sourcemap: true,
+  // No source maps in the package: they would point at ../src (and, for the CommonJS bundles, at ky's
+  // sources in node_modules), neither of which is shipped, and they were 2.9 MB of the 4.6 MB unpacked.
+  // The ESM build is one readable file per module under the source's own name, so a stack trace names
+  // dist/webhooks/handler.js where the source is src/webhooks/handler.ts. scripts/check-publish.sh
+  // fails if a shipped map points at a file that is not shipped.
+  sourcemap: false,
   target: 'node22',
   platform: 'neutral',
   // msw is an optional peer used only by ./testing; zod and ky are dependencies. ./redis imports
@@ -84,7 +89,7 @@ export default defineConfig([
     format: ['esm'],
     target: 'node22',
     platform: 'node',
-    sourcemap: true,
+    sourcemap: false,
     // esbuild's own tree shaking: tsup's rollup pass would rename the `require` the banner defines.
     treeshake: false,
     // CommonJS code msw still pulls in (@mswjs/interceptors → debug) calls require('tty'): an ES module

@@ -29,7 +29,14 @@
 
 import { REASON_PHRASES } from './http-status.js';
 
+/** Set (to `true`) on every SDK error, by every copy and version of the SDK. */
 const BRAND = Symbol.for('delivery-task-sdk.error');
+/**
+ * The kind chain of an SDK error, e.g. `['NotFoundError', 'APIError', 'DeliveryError']`: set by the
+ * constructor from the class's static `errorKind`, read by `instanceof` and the `is…` guards. A global symbol,
+ * so the ESM and CommonJS copies of the SDK (or two installed copies) read each other's errors.
+ */
+const KINDS = Symbol.for('delivery-task-sdk.error.kinds');
 
 /** Names of every error class, for the cross-realm type guards. */
 export type DeliveryErrorName =
@@ -59,14 +66,44 @@ export type DeliveryErrorName =
   | 'WebhookEventTimeoutError'
   | 'StoreUnavailableError';
 
-/** Base class of every error the SDK throws. Check with `instanceof` or {@link isDeliveryError}. */
+/**
+ * Base class of every error the SDK throws. Check with `instanceof` or {@link isDeliveryError}.
+ *
+ * `instanceof` works across copies of the SDK: when both the ESM build (`import`) and the CommonJS one
+ * (`require`) are loaded in one process, as when an app imports the SDK and one of its dependencies
+ * requires it, an error thrown by one copy is `instanceof` the other copy's class. Every class checks
+ * the error's kind chain (set by the constructor under a global symbol), so `instanceof NotFoundError`
+ * is true for a `NotFoundError` (and its subclasses) from either copy and false for any other error. A
+ * subclass you write yourself is matched by its prototype chain only, as usual.
+ */
 export class DeliveryError extends Error {
+  /** This class's kind; the constructor records it and its ancestors on the instance. */
+  protected static readonly errorKind: DeliveryErrorName = 'DeliveryError';
   override name: DeliveryErrorName = 'DeliveryError';
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
+    const kind = new.target.errorKind;
     Object.defineProperty(this, BRAND, { value: true, enumerable: false });
+    Object.defineProperty(this, KINDS, { value: Object.freeze([kind, ...ANCESTRY[kind]]), enumerable: false });
   }
+
+  /**
+   * `error instanceof ThisClass`: true when the prototype chain says so, or, for the SDK's own classes,
+   * when the error's kind chain (from any copy of the SDK) includes this class's kind.
+   */
+  static override [Symbol.hasInstance]<T>(this: abstract new (...args: never) => T, value: unknown): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of instanceof, a subclass too
+    return isInstance(this, value);
+  }
+}
+
+/** `value instanceof errorClass`, by prototype chain or, for the SDK's own classes, by kind chain. */
+function isInstance(errorClass: abstract new (...args: never) => unknown, value: unknown): boolean {
+  if (Function.prototype[Symbol.hasInstance].call(errorClass, value)) return true;
+  // Only the SDK's own classes declare `errorKind`; a subclass an app writes inherits it.
+  if (!Object.hasOwn(errorClass, 'errorKind')) return false;
+  return isKind(value, (errorClass as unknown as { errorKind: DeliveryErrorName }).errorKind);
 }
 
 /** One problem found by a schema: where (`path`, dotted, e.g. `deliveryLocation.latitude`) and what. */
@@ -89,6 +126,7 @@ function describeIssues(issues: readonly ValidationIssue[]): string {
  * Thrown by every method on bad input; nothing reaches the network.
  */
 export class RequestValidationError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'RequestValidationError';
   override name = 'RequestValidationError' as const;
   /** Every problem found, with its dotted path. */
   readonly issues: readonly ValidationIssue[];
@@ -107,6 +145,7 @@ export class RequestValidationError extends DeliveryError {
  * not JSON at all. `body` holds what was received (parsed JSON or, if not JSON, the text).
  */
 export class ResponseValidationError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'ResponseValidationError';
   override name = 'ResponseValidationError' as const;
   readonly issues: readonly ValidationIssue[];
   /** The received body: parsed JSON, or the raw text when it was not JSON. */
@@ -133,6 +172,7 @@ export class ResponseValidationError extends DeliveryError {
 
 /** A client option is missing or invalid. The message names the option and its environment variable. */
 export class ConfigurationError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'ConfigurationError';
   override name = 'ConfigurationError' as const;
   /** The option at fault, e.g. `apiKey`. */
   readonly option: string;
@@ -223,6 +263,7 @@ const LOW_BALANCE = /balance|insufficient|wallet|funds/i;
  * The message reads `404 Not Found: GET /tasks/abc — Task not found`.
  */
 export class APIError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'APIError';
   override name: DeliveryErrorName = 'APIError';
   /** HTTP status code. */
   readonly status: number;
@@ -288,34 +329,42 @@ export class APIError extends DeliveryError {
 
 /** 400: the service rejected the request as malformed. */
 export class BadRequestError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'BadRequestError';
   override name = 'BadRequestError' as const;
 }
 /** 401: missing or wrong API key or seller id. */
 export class AuthenticationError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'AuthenticationError';
   override name = 'AuthenticationError' as const;
 }
 /** 403: the credentials may not do this. */
 export class PermissionDeniedError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'PermissionDeniedError';
   override name = 'PermissionDeniedError' as const;
 }
 /** 404: unknown task id or path. */
 export class NotFoundError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'NotFoundError';
   override name = 'NotFoundError' as const;
 }
 /** 409: conflict with the current state. */
 export class ConflictError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'ConflictError';
   override name = 'ConflictError' as const;
 }
 /** 422: the service understood the request but refused its content. */
 export class UnprocessableEntityError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'UnprocessableEntityError';
   override name = 'UnprocessableEntityError' as const;
 }
 /** 429: rate limited. Reads are retried automatically, honouring `Retry-After`. */
 export class RateLimitError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'RateLimitError';
   override name = 'RateLimitError' as const;
 }
 /** ≥ 500: the service failed. Reads are retried automatically; a create is reconciled, never blindly resent. */
 export class InternalServerError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'InternalServerError';
   override name = 'InternalServerError' as const;
 }
 /**
@@ -323,11 +372,13 @@ export class InternalServerError extends APIError {
  * § Errors). No task was created and nothing was charged; top up with `client.wallet.topUp`.
  */
 export class InsufficientBalanceError extends APIError {
+  protected static override readonly errorKind: DeliveryErrorName = 'InsufficientBalanceError';
   override name = 'InsufficientBalanceError' as const;
 }
 
 /** No response was received: DNS failure, refused or reset connection, TLS failure. */
 export class APIConnectionError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionError';
   override name: DeliveryErrorName = 'APIConnectionError';
   readonly method: string;
   readonly url: string;
@@ -358,6 +409,7 @@ export class APIConnectionError extends DeliveryError {
 
 /** No complete response within the timeout (headers and body both count). */
 export class APIConnectionTimeoutError extends APIConnectionError {
+  protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionTimeoutError';
   override name = 'APIConnectionTimeoutError' as const;
   /** The timeout that elapsed, in ms. */
   readonly timeoutMs: number;
@@ -373,6 +425,7 @@ export class APIConnectionTimeoutError extends APIConnectionError {
 
 /** The caller's `AbortSignal` fired. `cause` is the signal's reason. */
 export class APIUserAbortError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'APIUserAbortError';
   override name = 'APIUserAbortError' as const;
   readonly method: string;
   readonly url: string;
@@ -390,6 +443,7 @@ export class APIUserAbortError extends DeliveryError {
  * Before creating again, look the order up (`client.tasks.list({ search: orderNumber })`).
  */
 export class TaskCreationOutcomeUnknownError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'TaskCreationOutcomeUnknownError';
   override name = 'TaskCreationOutcomeUnknownError' as const;
   /** The order number of the create, when it had one. */
   readonly orderNumber: string | undefined;
@@ -405,6 +459,7 @@ export class TaskCreationOutcomeUnknownError extends DeliveryError {
 
 /** Reconciliation found several tasks with the same `orderNumber`; their ids are in `taskIds`. */
 export class DuplicateTaskError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'DuplicateTaskError';
   override name = 'DuplicateTaskError' as const;
   readonly orderNumber: string;
   readonly taskIds: readonly string[];
@@ -420,6 +475,7 @@ export class DuplicateTaskError extends DeliveryError {
 
 /** A webhook body that is not a valid webhook. `field` names the first offending field. */
 export class WebhookPayloadError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'WebhookPayloadError';
   override name = 'WebhookPayloadError' as const;
   /** Dotted path of the first offending field, or empty when the body as a whole is wrong. */
   readonly field: string;
@@ -437,6 +493,7 @@ export class WebhookPayloadError extends DeliveryError {
  * pages: a guard against a service that serves the same page forever.
  */
 export class PaginationLimitError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'PaginationLimitError';
   override name = 'PaginationLimitError' as const;
   /** The cap that was reached. */
   readonly maxPages: number;
@@ -449,6 +506,7 @@ export class PaginationLimitError extends DeliveryError {
 
 /** `client.tasks.waitForStatus` gave up: the task did not reach one of the statuses in time. */
 export class StatusWaitTimeoutError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'StatusWaitTimeoutError';
   override name = 'StatusWaitTimeoutError' as const;
   readonly taskId: string;
   /** The statuses waited for. */
@@ -480,6 +538,7 @@ export class StatusWaitTimeoutError extends DeliveryError {
  * A create answered this way is reconciled, never sent again blindly.
  */
 export class ResponseTooLargeError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'ResponseTooLargeError';
   override name = 'ResponseTooLargeError' as const;
   readonly method: string;
   readonly url: string;
@@ -505,6 +564,7 @@ export class ResponseTooLargeError extends DeliveryError {
  * `onError` with the event.
  */
 export class WebhookEventTimeoutError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'WebhookEventTimeoutError';
   override name = 'WebhookEventTimeoutError' as const;
   /** The task of the event. */
   readonly taskId: string;
@@ -527,6 +587,7 @@ export class WebhookEventTimeoutError extends DeliveryError {
  * again once the store is back. `operation` names the store call; the key is never shown.
  */
 export class StoreUnavailableError extends DeliveryError {
+  protected static override readonly errorKind: DeliveryErrorName = 'StoreUnavailableError';
   override name = 'StoreUnavailableError' as const;
   /** The store operation that failed: `setIfAbsent`, `get`, `compareAndSet` or `delete`. */
   readonly operation: string;
@@ -566,15 +627,44 @@ const ANCESTRY: Record<DeliveryErrorName, readonly DeliveryErrorName[]> = {
 };
 
 function isKind(error: unknown, kind: DeliveryErrorName): boolean {
-  if (typeof error !== 'object' || error === null || (error as Record<symbol, unknown>)[BRAND] !== true) return false;
-  const name = (error as { name?: unknown }).name as DeliveryErrorName;
-  return name === kind || (ANCESTRY[name]?.includes(kind) ?? false);
+  if (typeof error !== 'object' || error === null) return false;
+  const branded = error as Record<symbol, unknown>;
+  const kinds = branded[KINDS];
+  if (Array.isArray(kinds)) return kinds.includes(kind);
+  if (branded[BRAND] !== true) return false;
+  // An error from a copy of the SDK older than the kind chain: judged by its name.
+  const name = (error as { name?: unknown }).name;
+  if (typeof name !== 'string' || !Object.hasOwn(ANCESTRY, name)) return false;
+  return name === kind || ANCESTRY[name as DeliveryErrorName].includes(kind);
 }
 
 /** True for any SDK error, also across realms (another copy of the SDK, a worker). */
 export const isDeliveryError = (error: unknown): error is DeliveryError => isKind(error, 'DeliveryError');
 /** True for {@link APIError} and its subclasses (the service answered non-2xx). */
 export const isAPIError = (error: unknown): error is APIError => isKind(error, 'APIError');
+/** True for {@link BadRequestError} (a 400 answer), also from another copy of the SDK. */
+export const isBadRequestError = (error: unknown): error is BadRequestError => isKind(error, 'BadRequestError');
+/** True for {@link AuthenticationError} (a 401 answer), also from another copy of the SDK. */
+export const isAuthenticationError = (error: unknown): error is AuthenticationError =>
+  isKind(error, 'AuthenticationError');
+/** True for {@link PermissionDeniedError} (a 403 answer), also from another copy of the SDK. */
+export const isPermissionDeniedError = (error: unknown): error is PermissionDeniedError =>
+  isKind(error, 'PermissionDeniedError');
+/** True for {@link NotFoundError} (a 404 answer), also from another copy of the SDK. */
+export const isNotFoundError = (error: unknown): error is NotFoundError => isKind(error, 'NotFoundError');
+/** True for {@link ConflictError} (a 409 answer), also from another copy of the SDK. */
+export const isConflictError = (error: unknown): error is ConflictError => isKind(error, 'ConflictError');
+/** True for {@link UnprocessableEntityError} (a 422 answer), also from another copy of the SDK. */
+export const isUnprocessableEntityError = (error: unknown): error is UnprocessableEntityError =>
+  isKind(error, 'UnprocessableEntityError');
+/** True for {@link RateLimitError} (a 429 answer), also from another copy of the SDK. */
+export const isRateLimitError = (error: unknown): error is RateLimitError => isKind(error, 'RateLimitError');
+/** True for {@link InternalServerError} (a ≥ 500 answer), also from another copy of the SDK. */
+export const isInternalServerError = (error: unknown): error is InternalServerError =>
+  isKind(error, 'InternalServerError');
+/** True for {@link ConfigurationError} (a client option missing or invalid), also from another copy of the SDK. */
+export const isConfigurationError = (error: unknown): error is ConfigurationError =>
+  isKind(error, 'ConfigurationError');
 /** True for {@link APIConnectionError} and {@link APIConnectionTimeoutError}. */
 export const isAPIConnectionError = (error: unknown): error is APIConnectionError =>
   isKind(error, 'APIConnectionError');

@@ -5,7 +5,6 @@
  * (`sync.ts`).
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
@@ -21,7 +20,7 @@ import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent } from './event.js';
-import { readNodeBody, writeNodeAnswer } from './node.js';
+import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
 import { type EventOutcome, StoredTaskEvents } from './stored-dedupe.js';
@@ -226,7 +225,7 @@ export interface WebhookHandler {
    * Node adapter for node:http, Express and Fastify (`reply.hijack()` first); answers as {@link fetch}.
    * Uses `options.body`, else `req.body` (set by `express.json()`), else reads the stream. Never rejects.
    */
-  node(req: IncomingMessage, res: ServerResponse, options?: WebhookNodeOptions): Promise<void>;
+  node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;
   /** Resolves once every event accepted so far has been processed (or dropped, or failed). */
   idle(): Promise<void>;
   /**
@@ -471,7 +470,7 @@ class WebhookReceiver implements WebhookHandler {
     }
   };
 
-  node = async (req: IncomingMessage, res: ServerResponse, options?: WebhookNodeOptions): Promise<void> => {
+  node = async (req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void> => {
     this.#stats.received++;
     try {
       const receivedAt = new Date();
@@ -487,7 +486,7 @@ class WebhookReceiver implements WebhookHandler {
       }
       // Express passes `next` (a function) as the third argument: only an object is options.
       const given = typeof options === 'object' && options !== null ? options.body : undefined;
-      const parsed = given ?? (req as IncomingMessage & { body?: unknown }).body;
+      const parsed = given ?? req.body;
       const body: BodyRead | { ok: true; value: unknown } =
         parsed !== undefined
           ? { ok: true, value: parsed }
