@@ -13,6 +13,7 @@ import { FaultQueue } from './faults.js';
 import { createHandlers } from './handlers.js';
 import { createObjectIdGenerator, createSequenceIdGenerator } from './ids.js';
 import { applyEvent, mockDriver, plannedEvents } from './lifecycle.js';
+import { runtimeWithoutMswInterception } from './msw-support.js';
 import { resolveOptions, type ServiceConfig } from './options.js';
 import { RequestLog } from './request-log.js';
 import { seedRecords } from './seed.js';
@@ -82,6 +83,14 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   listen(options: MockListenOptions = {}): void {
     if (this.#server) throw new Error('This mock delivery service is already listening; call close() first');
+    const unsupported = runtimeWithoutMswInterception();
+    if (unsupported !== undefined) {
+      throw new Error(
+        `mock.listen() cannot intercept requests on ${unsupported}: msw's setupServer intercepts fetch on Node.js ≥ 22.12 only. ` +
+          "Serve the mock over HTTP instead: `const server = await startMockHttpServer(mock)` (from 'delivery-task-sdk/testing'), " +
+          'then give the client `baseUrl: server.url`.',
+      );
+    }
     const onUnhandledFrame = options.onUnhandledFrame ?? 'error';
     if (!UNHANDLED_FRAME_STRATEGIES.includes(onUnhandledFrame)) {
       throw new TypeError(`onUnhandledFrame must be one of ${UNHANDLED_FRAME_STRATEGIES.join(', ')}`);

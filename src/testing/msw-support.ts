@@ -1,0 +1,36 @@
+/**
+ * Where msw's `setupServer` can intercept requests, for `mock.listen()` (issue 10 §1): msw 3 intercepts
+ * `fetch` on Node.js ≥ 22.12 only. On older Node.js it fails inside its interceptors; on Bun and Deno it
+ * does not intercept at all, and requests meant for the mock go to the network.
+ * @module
+ */
+
+/** The first Node.js version where msw 3 intercepts: 22.12. */
+const MSW_MIN_NODE: readonly [major: number, minor: number] = [22, 12];
+
+/** The globals the detection reads; `globalThis` by default. */
+export interface RuntimeScope {
+  readonly Bun?: { readonly version?: string } | undefined;
+  readonly Deno?: { readonly version?: { readonly deno?: string } } | undefined;
+  readonly process?: { readonly versions?: { readonly node?: string } } | undefined;
+}
+
+/**
+ * Names the runtime when msw cannot intercept there, e.g. `'Bun 1.4.5'`, `'Deno 2.9.6'`,
+ * `'Node.js 20.20.2'`; `undefined` where it can (Node.js ≥ 22.12, or a runtime that is none of Bun, Deno
+ * and Node.js, where msw is left to try).
+ * @param scope the globals to read; default `globalThis`.
+ */
+export function runtimeWithoutMswInterception(scope: RuntimeScope = globalThis as RuntimeScope): string | undefined {
+  if (scope.Bun) return withVersion('Bun', scope.Bun.version);
+  if (scope.Deno) return withVersion('Deno', scope.Deno.version?.deno);
+  const node = scope.process?.versions?.node;
+  if (typeof node !== 'string') return undefined;
+  const [major = 0, minor = 0] = node.split('.').map((part) => Number.parseInt(part, 10));
+  const [minMajor, minMinor] = MSW_MIN_NODE;
+  return major > minMajor || (major === minMajor && minor >= minMinor) ? undefined : `Node.js ${node}`;
+}
+
+function withVersion(name: string, version: string | undefined): string {
+  return typeof version === 'string' && version !== '' ? `${name} ${version}` : name;
+}
