@@ -4,8 +4,6 @@
  * ESM copy's classes (`dist/index.js`) and recognised by its `is…` guards, class by class, and by no
  * unrelated class. Builds the package first when `dist` is missing or older than `src`.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -13,40 +11,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Sdk from '../src/index.js';
+import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from './support/build.js';
 import { ROOT } from './support/sandbox-process.js';
-
-/** Longest a build may take, ms. */
-const BUILD_TIMEOUT_MS = 240_000;
-
-/** Newest modification time (ms) of any file under `folder`. */
-function newestMtime(folder: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
 
 let esm: typeof Sdk;
 let cjs: typeof Sdk;
 
 beforeAll(async () => {
   const cjsPath = join(ROOT, 'dist', 'index.cjs');
-  if (!existsSync(cjsPath) || statSync(cjsPath).mtimeMs < newestMtime(join(ROOT, 'src'))) {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const build = spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-      const timer = setTimeout(() => {
-        build.kill('SIGKILL');
-        reject(new Error(`npm run build did not end within ${BUILD_TIMEOUT_MS} ms`));
-      }, BUILD_TIMEOUT_MS);
-      build.once('error', reject);
-      build.once('close', (exit) => {
-        clearTimeout(timer);
-        resolve(exit);
-      });
-    });
-    expect(code).toBe(0);
-  }
+  await ensureBuilt(() => builtAfterSource('dist/index.cjs') && builtAfterSource('dist/index.js'));
   esm = (await import(pathToFileURL(join(ROOT, 'dist', 'index.js')).href)) as typeof Sdk;
   cjs = createRequire(import.meta.url)(cjsPath) as typeof Sdk;
 }, BUILD_TIMEOUT_MS + 10_000);

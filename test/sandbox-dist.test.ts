@@ -2,30 +2,14 @@
  * The published executable: `dist/cli.js` (msw bundled in) runs `delivery-task sandbox` under plain
  * `node`, without tsx. Builds the package first when `dist/cli.js` is missing.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from './support/build.js';
 import { killAllSandboxes, ROOT, startSandboxProcess } from './support/sandbox-process.js';
 
-/** Longest a build may take, ms. */
-const BUILD_TIMEOUT_MS = 240_000;
-
 beforeAll(async () => {
-  if (existsSync(join(ROOT, 'dist', 'cli.js'))) return;
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const build = spawn('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-    const timer = setTimeout(() => {
-      build.kill('SIGKILL');
-      reject(new Error(`npm run build did not end within ${BUILD_TIMEOUT_MS} ms`));
-    }, BUILD_TIMEOUT_MS);
-    build.once('error', reject);
-    build.once('close', (exit) => {
-      clearTimeout(timer);
-      resolve(exit);
-    });
-  });
-  expect(code).toBe(0);
+  await ensureBuilt(() => existsSync(join(ROOT, 'dist', 'cli.js')));
 }, BUILD_TIMEOUT_MS + 10_000);
 
 afterAll(() => killAllSandboxes());
