@@ -107,9 +107,9 @@ describe('over real HTTP', () => {
     expect((error as APIConnectionError).code).toBe('ECONNREFUSED');
   });
 
-  it('runs the main job against a configured service, skipping the mock-only step', async () => {
+  it('runs the main job with --live against a configured service, skipping the mock-only step', async () => {
     const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-    const child = spawn(process.execPath, [tsx, 'examples/quickstart.ts'], {
+    const child = spawn(process.execPath, [tsx, 'examples/quickstart.ts', '--live'], {
       env: {
         ...process.env,
         DELIVERY_BASE_URL: `${server.url}/rest`,
