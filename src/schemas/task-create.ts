@@ -25,7 +25,7 @@ export type PickupLocation = z.infer<typeof PickupLocation>;
 /**
  * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
  * rejected so that a misspelt field fails before anything is sent, and so is text with unpaired
- * surrogates (see {@link wellFormedText}).
+ * surrogates (the `wellFormedText` check).
  */
 // Fields a create shares, unchanged, with the Task resource (spec § POST /tasks and § Task).
 const {

@@ -13,7 +13,7 @@ export const MAX_PAGE_SIZE = 10;
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
-/** Parameters of `client.tasks.list`. Text with unpaired surrogates is rejected (see {@link wellFormedText}). */
+/** Parameters of `client.tasks.list`. Text with unpaired surrogates is rejected (the `wellFormedText` check). */
 export const TaskListParams = z
   .strictObject({
     /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
