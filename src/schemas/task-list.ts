@@ -34,10 +34,15 @@ export type TaskListParams = z.input<typeof TaskListParams>;
 
 /** One page of tasks as the service sends it; all five fields required (spec). */
 export const TaskListResponse = z.looseObject({
+  /** The page's tasks. */
   tasks: z.array(Task),
+  /** Current page, from 1. */
   page: z.int(),
+  /** Items per page. */
   limit: z.int(),
+  /** Number of pages (0 when nothing matches). */
   totalPages: z.int(),
+  /** Total number of matching tasks. */
   total: z.int(),
 });
 export type TaskListResponse = z.infer<typeof TaskListResponse>;
