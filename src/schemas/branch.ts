@@ -8,7 +8,9 @@ import * as z from 'zod/mini';
 
 /** A pickup branch; `name` is the value for `selectedBranch`. Other fields are kept. */
 export const Branch = z.looseObject({
+  /** Branch name, the value for selectedBranch. */
   name: z.string(),
+  /** Branch identifier. */
   id: z.optional(z.string()),
 });
 export type Branch = z.infer<typeof Branch>;

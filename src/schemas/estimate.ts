@@ -17,6 +17,7 @@ export type EstimateParams = z.input<typeof EstimateParams>;
 
 /** An estimate: `travelDetail` and `price` (KWD number), both optional. */
 export const Estimate = z.looseObject({
+  /** Distance and time between the points. */
   travelDetail: z.optional(TravelDetail),
   /** Delivery price in KWD. */
   price: z.optional(z.number()),

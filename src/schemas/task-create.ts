@@ -8,7 +8,9 @@ import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
 import { Task, taskFields } from './task.js';
 
 const locationFields = {
+  /** Latitude, decimal degrees (−90…90). */
   latitude: Latitude,
+  /** Longitude, decimal degrees (−180…180). */
   longitude: Longitude,
   /** Address lines, one element per line. */
   fullAddress: z.optional(z.array(z.string())),
@@ -22,11 +24,6 @@ export type DeliveryLocation = z.infer<typeof DeliveryLocation>;
 export const PickupLocation = z.strictObject(locationFields);
 export type PickupLocation = z.infer<typeof PickupLocation>;
 
-/**
- * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
- * rejected so that a misspelt field fails before anything is sent, and so is text with unpaired
- * surrogates (see {@link wellFormedText}).
- */
 // Fields a create shares, unchanged, with the Task resource (spec § POST /tasks and § Task).
 const {
   sellerId,
@@ -41,28 +38,49 @@ const {
   customPickup,
 } = taskFields;
 
+/**
+ * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
+ * rejected so that a misspelt field fails before anything is sent, and so is text with unpaired
+ * surrogates (the `wellFormedText` check).
+ */
 export const TaskCreateParams = z
   .strictObject({
+    /**
+     * Seller identifier. Whether it must equal the x-seller-id header is not shown by the spec; the mock requires it
+     * (400 otherwise).
+     */
     sellerId,
+    /** Seller name. */
     sellerName,
     /** Your order number. Strongly recommended: it is what makes a create safe to reconcile after a failure. */
     orderNumber: z.optional(z.string().check(z.minLength(1))),
+    /** Customer name. */
     customerName,
+    /** Customer contact number. */
     customerNumber,
+    /** Alternate contact number. */
     alternateCustomerNumber,
+    /** Delivery zone. */
     deliveryZone,
+    /** Extra address detail. */
     additionalAddressDetail,
     /** Cash is to be collected on delivery. */
     collectCash,
     /** Amount to collect, KWD decimal text with at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
     totalAmount: z.optional(KwdText),
+    /** Delivery notes. */
     specialNotes,
     /** A custom pickup location is used; required for `selectedBranch`. */
     customPickup,
+    /** Pickup coordinates (used with customPickup true). */
     pickupLocation: z.optional(PickupLocation),
+    /** Where to deliver. */
     deliveryLocation: z.optional(DeliveryLocation),
+    /** Name of the pickup point. */
     pickupName: z.optional(z.string()),
+    /** Contact number of the pickup point. */
     pickupNumber: z.optional(z.string()),
+    /** Notes on the pickup. */
     pickupNotes: z.optional(z.string()),
     /** Branch to pick up from, a name from `client.branches.list()`; only with `customPickup: true`. */
     selectedBranch: z.optional(z.string().check(z.minLength(1))),
@@ -80,6 +98,7 @@ export type TaskCreateParams = z.input<typeof TaskCreateParams>;
 
 /** The create response envelope `{ data: { createTask: Task } }`. */
 export const TaskCreateResponse = z.looseObject({
+  /** The envelope; `createTask` holds the new task. */
   data: z.looseObject({ createTask: Task }),
 });
 export type TaskCreateResponse = z.infer<typeof TaskCreateResponse>;

@@ -13,7 +13,7 @@ export const MAX_PAGE_SIZE = 10;
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
-/** Parameters of `client.tasks.list`. Text with unpaired surrogates is rejected (see {@link wellFormedText}). */
+/** Parameters of `client.tasks.list`. Text with unpaired surrogates is rejected (the `wellFormedText` check). */
 export const TaskListParams = z
   .strictObject({
     /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
@@ -34,10 +34,15 @@ export type TaskListParams = z.input<typeof TaskListParams>;
 
 /** One page of tasks as the service sends it; all five fields required (spec). */
 export const TaskListResponse = z.looseObject({
+  /** The page's tasks. */
   tasks: z.array(Task),
+  /** Current page, from 1. */
   page: z.int(),
+  /** Items per page. */
   limit: z.int(),
+  /** Number of pages (0 when nothing matches). */
   totalPages: z.int(),
+  /** Total number of matching tasks. */
   total: z.int(),
 });
 export type TaskListResponse = z.infer<typeof TaskListResponse>;

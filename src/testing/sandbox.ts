@@ -41,7 +41,7 @@ export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUr
   autoAdvanceMs?: number;
   /** Largest body of a request to the service's routes, bytes (413 beyond). Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Recorded requests and webhook deliveries kept, the most recent. Default {@link SANDBOX_RECORD_LIMIT}. */
+  /** Recorded requests and webhook deliveries kept, the most recent. Default 1000. */
   recordLimit?: number;
 }
 

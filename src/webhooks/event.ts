@@ -9,7 +9,7 @@ import type { AnyTaskStatus, Task } from '../schemas/task.js';
 import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/webhook.js';
 
 /** Fields every {@link WebhookEvent} has, confirmed or not. */
-interface WebhookEventFields {
+export interface WebhookEventFields {
   /** The event kind: the body's `status` (spec § "Events", item 3); for a sync event, the task's status. */
   kind: WebhookEventKind;
   /** The task id: the body's `_id`, else its `id`. */

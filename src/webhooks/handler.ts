@@ -222,7 +222,7 @@ export interface WebhookHandler {
    */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
   /**
-   * Node adapter for node:http, Express and Fastify (`reply.hijack()` first); answers as {@link fetch}.
+   * Node adapter for node:http, Express and Fastify (`reply.hijack()` first); answers as {@link WebhookHandler.fetch | fetch}.
    * Uses `options.body`, else `req.body` (set by `express.json()`), else reads the stream. Never rejects.
    */
   node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;

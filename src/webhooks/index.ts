@@ -13,7 +13,7 @@ export {
   WebhookTask,
   WebhookTaskId,
 } from '../schemas/webhook.js';
-export { parseWebhookEvent, type WebhookEvent } from './event.js';
+export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields } from './event.js';
 export {
   createWebhookHandler,
   type WebhookClient,
@@ -24,4 +24,5 @@ export {
   type WebhookHandlerStats,
   type WebhookNodeOptions,
 } from './handler.js';
+export type { WebhookNodeRequest, WebhookNodeResponse } from './node.js';
 export type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';
