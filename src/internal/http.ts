@@ -17,6 +17,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import type { RequestOptions } from '../options.js';
+import { VERSION } from '../version.js';
 import { anySignal, DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { isRetryable, systemErrorCode } from './failure.js';
@@ -25,6 +26,44 @@ import type { LevelLogger } from './logger.js';
 import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { retryDelayMs } from './retry.js';
+
+/** A runtime as named in the `User-Agent` header. */
+export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'edge-runtime' | 'unknown';
+
+/**
+ * The JavaScript runtime this code runs on, with its version where the runtime tells it (`unknown`
+ * otherwise). Checked most specific first: Bun and Deno also expose `process`.
+ */
+export function detectRuntime(): { name: RuntimeName; version: string } {
+  const scope = globalThis as {
+    Bun?: { version?: unknown };
+    Deno?: { version?: { deno?: unknown } };
+    EdgeRuntime?: unknown;
+    navigator?: { userAgent?: unknown };
+    process?: { versions?: { node?: unknown } };
+  };
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : 'unknown');
+  try {
+    if (scope.Bun !== undefined) return { name: 'bun', version: text(scope.Bun.version) };
+    if (scope.Deno !== undefined) return { name: 'deno', version: text(scope.Deno.version?.deno) };
+    if (typeof scope.EdgeRuntime === 'string') return { name: 'edge-runtime', version: 'unknown' };
+    if (scope.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: 'unknown' };
+    const node = scope.process?.versions?.node;
+    if (typeof node === 'string') return { name: 'node', version: node };
+  } catch {
+    // A getter that throws (a locked-down global) means the runtime cannot be told.
+  }
+  return { name: 'unknown', version: 'unknown' };
+}
+
+/**
+ * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
+ * example `delivery-task-sdk/0.1.0 (node/24.1.0)`. A call's `headers: { 'user-agent': … }` replaces it.
+ */
+export function userAgent(): string {
+  const runtime = detectRuntime();
+  return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
+}
 
 /** Whether an operation may be sent again after a failure (design § Reliability). */
 export type RetryPolicy = 'idempotent' | 'never';
@@ -124,7 +163,7 @@ export class Transport {
       retry: 0,
       throwHttpErrors: false,
       redirect: 'manual',
-      headers: this.#authHeaders(new Headers()),
+      headers: this.#authHeaders(new Headers({ 'user-agent': userAgent() })),
     });
   }
 
@@ -195,6 +234,7 @@ export class Transport {
 
   /**
    * Request headers: the caller's extras, then `accept` and both auth headers (which extras cannot replace).
+   * A `user-agent` among the extras replaces the SDK's (set on the ky instance, which merges these over it).
    * @throws {RequestValidationError} for a header name or value fetch would refuse.
    */
   #headers(operation: string, extra: Record<string, string>): Headers {
