@@ -2,6 +2,8 @@
  * `client.tasks`: create, retrieve, list and estimate delivery tasks; spec § "POST /tasks",
  * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
  */
+
+import { APIPromise, type ResponseHead } from '../api-promise.js';
 import {
   APIUserAbortError,
   RequestValidationError,
@@ -11,7 +13,7 @@ import {
 } from '../errors.js';
 import { createTask } from '../exactly-once-creation.js';
 import { anySignal, deadline, sleep } from '../internal/abort.js';
-import { call, type ResourceContext } from '../internal/context.js';
+import { answer, call, type ResourceContext } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
 import { parseParams } from '../internal/validate.js';
@@ -21,6 +23,7 @@ import {
   DEFAULT_MAX_PAGES,
   type FetchTaskPage,
   MAX_LIST_CONCURRENCY,
+  pageHeads,
   TaskListPromise,
   TaskPage,
 } from '../pagination.js';
@@ -88,6 +91,9 @@ export interface WaitForStatusOptions {
   request?: Omit<RequestOptions, 'signal'>;
 }
 
+/** The answer that produced each created task, for creates that joined one in flight (freed with the task). */
+const createdHeads = new WeakMap<Task, ResponseHead>();
+
 /** The seller's delivery tasks. */
 export class Tasks {
   readonly #context: ResourceContext;
@@ -112,12 +118,29 @@ export class Tasks {
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections.
    */
-  create(params: TaskCreateParams, options: TaskCreateOptions = {}): Promise<Task> {
-    try {
-      return createTask(this.#context, parseParams(TaskCreateParams, params, 'tasks.create'), options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<Task> {
+    // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
+    // lookup that found it). A create that joined another in flight made no request: it gets the
+    // answer recorded by the one it joined (same task object), else status 200 with no headers.
+    let head: ResponseHead | undefined;
+    const context = this.#context;
+    const recording: ResourceContext = {
+      ...context,
+      transport: {
+        baseUrl: context.transport.baseUrl,
+        send: async (request, requestOptions) => {
+          const response = await context.transport.send(request, requestOptions);
+          head = { status: response.status, headers: response.headers };
+          return response;
+        },
+      },
+    };
+    const created = (async () => {
+      const task = await createTask(recording, parseParams(TaskCreateParams, params, 'tasks.create'), options);
+      if (head !== undefined) createdHeads.set(task, head);
+      return { data: task, head: head ?? createdHeads.get(task) };
+    })();
+    return new APIPromise(created);
   }
 
   /**
@@ -125,12 +148,11 @@ export class Tasks {
    * @throws {RequestValidationError} for an empty id; {@link NotFoundError} for an unknown one;
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  async retrieve(id: string, options?: RequestOptions): Promise<Task> {
-    const path = taskPath(id, 'tasks.retrieve');
+  retrieve(id: string, options?: RequestOptions): APIPromise<Task> {
     return call(
       this.#context,
       Task,
-      { operation: 'tasks.retrieve', method: 'GET', path, retry: 'idempotent' },
+      () => ({ operation: 'tasks.retrieve', method: 'GET', path: taskPath(id, 'tasks.retrieve'), retry: 'idempotent' }),
       options,
     );
   }
@@ -165,7 +187,7 @@ export class Tasks {
     if (parsed.sortBy !== undefined) query.sortBy = parsed.sortBy;
     if (parsed.sortOrder !== undefined) query.sortOrder = String(parsed.sortOrder);
     const fetchPage: FetchTaskPage = async (page, request) => {
-      const response = await call(
+      const { data: response, head } = await answer(
         this.#context,
         TaskListResponse,
         {
@@ -178,7 +200,9 @@ export class Tasks {
         },
         request?.signal === undefined ? requestOptions : { ...requestOptions, signal: request.signal },
       );
-      return new TaskPage(response, fetchPage);
+      const taskPage = new TaskPage(response, fetchPage);
+      if (head !== undefined) pageHeads.set(taskPage, head);
+      return taskPage;
     };
     return new TaskListPromise(fetchPage, parsed.page ?? 1, walk);
   }
@@ -189,12 +213,17 @@ export class Tasks {
    * @throws {RequestValidationError} for missing or out-of-range coordinates (nothing is sent);
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  async estimate(params: EstimateParams, options?: RequestOptions): Promise<Estimate> {
-    const body = parseParams(EstimateParams, params, 'tasks.estimate');
+  estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return call(
       this.#context,
       Estimate,
-      { operation: 'tasks.estimate', method: 'POST', path: 'tasks/estimate', body, retry: 'idempotent' },
+      () => ({
+        operation: 'tasks.estimate',
+        method: 'POST',
+        path: 'tasks/estimate',
+        body: parseParams(EstimateParams, params, 'tasks.estimate'),
+        retry: 'idempotent',
+      }),
       options,
     );
   }

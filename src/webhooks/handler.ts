@@ -12,7 +12,7 @@ import { Redactor } from '../internal/redact.js';
 import { sellerIdOf } from '../internal/seller.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Logger, LogLevel } from '../options.js';
-import type { TaskListOptions, Tasks } from '../resources/tasks.js';
+import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
@@ -32,7 +32,9 @@ import { readRequestBody, toResponse } from './web.js';
  * `sync()` and `startSync()`. A `DeliveryClient` has both.
  */
 export interface WebhookClient {
-  readonly tasks: Pick<Tasks, 'retrieve'> & {
+  readonly tasks: {
+    /** `client.tasks.retrieve`: any function returning a promise of the task will do (a plain `Promise` too). */
+    retrieve(id: string): PromiseLike<Task>;
     /** `client.tasks.list`: any async iterable of every listed task will do. Needed by `sync()` and `startSync()`. */
     list?(params: TaskListParams, options: TaskListOptions): AsyncIterable<Task>;
   };
