@@ -16,6 +16,7 @@ import { anySignal, deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
+import { recordFailure, SpanKind, startSpan, URL_TEMPLATES } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
 import type { RequestOptions, TaskCreateOptions } from '../options.js';
 import {
@@ -124,21 +125,63 @@ export class Tasks {
     // answer recorded by the one it joined (same task object), else status 200 with no headers.
     let head: ResponseHead | undefined;
     const context = this.#context;
+    const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
+    const span = startSpan('tasks.create', SpanKind.CLIENT, () => ({
+      'http.request.method': 'POST',
+      'url.template': URL_TEMPLATES['tasks.create'] ?? '/tasks',
+      'server.address': new URL(context.transport.baseUrl).hostname,
+      'delivery.retry_count': 0,
+      ...(orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber }),
+    }));
+    let requests = 0;
     const recording: ResourceContext = {
       ...context,
       transport: {
         baseUrl: context.transport.baseUrl,
         send: async (request, requestOptions) => {
-          const response = await context.transport.send(request, requestOptions);
-          head = { status: response.status, headers: response.headers };
-          return response;
+          // Each request of the create is an event on its span: the POST, and the reconciliation
+          // lookups (list by order number, retrieve by id) after an unknown outcome.
+          const step = request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup';
+          const attempt = ++requests;
+          try {
+            const response = await context.transport.send(request, requestOptions, span);
+            head = { status: response.status, headers: response.headers };
+            span?.addEvent(step, {
+              'delivery.operation': request.operation,
+              'delivery.request_number': attempt,
+              'http.response.status_code': response.status,
+            });
+            return response;
+          } catch (error) {
+            span?.addEvent(step, {
+              'delivery.operation': request.operation,
+              'delivery.request_number': attempt,
+              'error.type': error instanceof Error ? error.name : 'Error',
+            });
+            throw error;
+          }
         },
       },
     };
     const created = (async () => {
-      const task = await createTask(recording, parseParams(TaskCreateParams, params, 'tasks.create'), options);
-      if (head !== undefined) createdHeads.set(task, head);
-      return { data: task, head: head ?? createdHeads.get(task) };
+      try {
+        const task = await createTask(recording, parseParams(TaskCreateParams, params, 'tasks.create'), options);
+        if (head !== undefined) createdHeads.set(task, head);
+        const answered = head ?? createdHeads.get(task);
+        if (span !== undefined) {
+          if (answered !== undefined) span.setAttribute('http.response.status_code', answered.status);
+          span.setAttribute('delivery.retry_count', Math.max(0, requests - 1));
+        }
+        return { data: task, head: answered };
+      } catch (error) {
+        if (span !== undefined) {
+          span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+          recordFailure(span, error);
+        }
+        throw error;
+      } finally {
+        span?.end();
+      }
     })();
     return new APIPromise(created);
   }
