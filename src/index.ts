@@ -2,6 +2,7 @@
  * delivery-task-sdk: the typed client of the Delivery Task Service.
  * @module
  */
+export { APIPromise, type WithResponse } from './api-promise.js';
 export { type ClientOptions, DeliveryClient } from './client.js';
 export {
   APIConnectionError,

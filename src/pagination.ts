@@ -30,6 +30,7 @@
  *   can be promised.
  * @module
  */
+import { type ResponseHead, type WithResponse, withResponseOf } from './api-promise.js';
 import { DeliveryError, PaginationLimitError } from './errors.js';
 import type { Task } from './schemas/task.js';
 import type { TaskListResponse } from './schemas/task-list.js';
@@ -130,6 +131,9 @@ export interface ToArrayOptions {
   max?: number;
 }
 
+/** @internal The response each page was read from (set by `client.tasks.list`; freed with the page). */
+export const pageHeads = new WeakMap<TaskPage, ResponseHead>();
+
 /** @internal How a {@link TaskListPromise} walks; checked by `client.tasks.list`. */
 export interface PageWalkOptions {
   /** Pages one iteration may read before it throws {@link PaginationLimitError}; `Infinity` for no cap. */
@@ -183,6 +187,21 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     onRejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
   ): Promise<TResult1 | TResult2> {
     return this.#first().then(onFulfilled, onRejected);
+  }
+
+  /**
+   * The first page with the response it was read from (the same request `await` makes, sent once):
+   * `{ data: TaskPage, response, requestId }` as `APIPromise.withResponse()` gives; `response` is
+   * re-created with status and headers only (the body was read by the SDK).
+   * @throws the first page's error (rejects), as awaiting gives.
+   */
+  withResponse(): Promise<WithResponse<TaskPage>> {
+    return this.#first().then((page) => withResponseOf(page, pageHeads.get(page)));
+  }
+
+  /** The first page's response: status and headers (its body was read by the SDK). */
+  asResponse(): Promise<Response> {
+    return this.withResponse().then((answer) => answer.response);
   }
 
   /** Like `Promise.prototype.catch`, for the first page. */

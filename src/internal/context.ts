@@ -1,5 +1,6 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type * as z from 'zod/mini';
+import { type Answered, APIPromise } from '../api-promise.js';
 import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../options.js';
 import type { DeliveryStore } from '../store.js';
 import type { HttpRequest, Transport } from './http.js';
@@ -9,7 +10,8 @@ import { parseResponse, type Schema } from './validate.js';
 
 /** Shared by the resources of one client. */
 export interface ResourceContext {
-  readonly transport: Transport;
+  /** Sends requests: the client's `Transport`, or a wrapper that also records answers (`tasks.create`). */
+  readonly transport: Pick<Transport, 'send' | 'baseUrl'>;
   /**
    * Identifies the service and seller (base URL and seller id) for state shared by every client of the
    * same seller in this process, such as creates in flight. Never shown: it holds the seller id.
@@ -30,15 +32,18 @@ export interface ResourceContext {
   readonly reconciliation: ReconciliationOptions;
 }
 
-/** Sends a request and validates its 2xx body against `schema`. */
-export async function call<T extends Schema>(
+/**
+ * Sends a request and validates its 2xx body against `schema`, keeping the response's status and headers.
+ * `request` may be a function, called here: what it throws (a `RequestValidationError`) rejects.
+ */
+export async function answer<T extends Schema>(
   context: ResourceContext,
   schema: T,
-  request: HttpRequest,
+  request: HttpRequest | (() => HttpRequest),
   options?: RequestOptions,
-): Promise<z.core.output<T>> {
-  const response = await context.transport.send(request, options);
-  return parseResponse(schema, response.body, {
+): Promise<Answered<z.core.output<T>>> {
+  const response = await context.transport.send(typeof request === 'function' ? request() : request, options);
+  const data = parseResponse(schema, response.body, {
     method: response.method,
     url: response.url,
     status: response.status,
@@ -46,4 +51,15 @@ export async function call<T extends Schema>(
     logger: context.logger,
     redactor: context.redactor,
   });
+  return { data, head: { status: response.status, headers: response.headers } };
+}
+
+/** {@link answer} as an {@link APIPromise} of the parsed body: what resource methods return. */
+export function call<T extends Schema>(
+  context: ResourceContext,
+  schema: T,
+  request: HttpRequest | (() => HttpRequest),
+  options?: RequestOptions,
+): APIPromise<z.core.output<T>> {
+  return new APIPromise(answer(context, schema, request, options));
 }

@@ -17,6 +17,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import type { RequestOptions } from '../options.js';
+import { VERSION } from '../version.js';
 import { anySignal, DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { isRetryable, systemErrorCode } from './failure.js';
@@ -25,6 +26,45 @@ import type { LevelLogger } from './logger.js';
 import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { retryDelayMs } from './retry.js';
+import { recordFailure, SpanKind, startSpan, type TraceSpan, URL_TEMPLATES } from './tracing.js';
+
+/** A runtime as named in the `User-Agent` header. */
+export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'edge-runtime' | 'unknown';
+
+/**
+ * The JavaScript runtime this code runs on, with its version where the runtime tells it (`unknown`
+ * otherwise). Checked most specific first: Bun and Deno also expose `process`.
+ */
+export function detectRuntime(): { name: RuntimeName; version: string } {
+  const scope = globalThis as {
+    Bun?: { version?: unknown };
+    Deno?: { version?: { deno?: unknown } };
+    EdgeRuntime?: unknown;
+    navigator?: { userAgent?: unknown };
+    process?: { versions?: { node?: unknown } };
+  };
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : 'unknown');
+  try {
+    if (scope.Bun !== undefined) return { name: 'bun', version: text(scope.Bun.version) };
+    if (scope.Deno !== undefined) return { name: 'deno', version: text(scope.Deno.version?.deno) };
+    if (typeof scope.EdgeRuntime === 'string') return { name: 'edge-runtime', version: 'unknown' };
+    if (scope.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: 'unknown' };
+    const node = scope.process?.versions?.node;
+    if (typeof node === 'string') return { name: 'node', version: node };
+  } catch {
+    // A getter that throws (a locked-down global) means the runtime cannot be told.
+  }
+  return { name: 'unknown', version: 'unknown' };
+}
+
+/**
+ * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
+ * example `delivery-task-sdk/0.1.0 (node/24.1.0)`. A call's `headers: { 'user-agent': … }` replaces it.
+ */
+export function userAgent(): string {
+  const runtime = detectRuntime();
+  return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
+}
 
 /** Whether an operation may be sent again after a failure (design § Reliability). */
 export type RetryPolicy = 'idempotent' | 'never';
@@ -112,9 +152,16 @@ function checkRequestOptions(operation: string, options: RequestOptions): void {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #ky: KyInstance;
+  /** `server.address` and `server.port` of spans. */
+  readonly #server: { address: string; port: number };
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    const base = new URL(config.baseUrl);
+    this.#server = {
+      address: base.hostname,
+      port: base.port === '' ? (base.protocol === 'https:' ? 443 : 80) : Number(base.port),
+    };
     // Everything that does not change between calls is set once here, so a call passes only its method
     // and signal (ky merges per-call options into these on every request).
     this.#ky = ky.create({
@@ -124,7 +171,7 @@ export class Transport {
       retry: 0,
       throwHttpErrors: false,
       redirect: 'manual',
-      headers: this.#authHeaders(new Headers()),
+      headers: this.#authHeaders(new Headers({ 'user-agent': userAgent() })),
     });
   }
 
@@ -144,20 +191,52 @@ export class Transport {
    * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for any answer whose JSON
    * nests deeper than 64 levels.
    */
-  async send(request: HttpRequest, options: RequestOptions = NO_OPTIONS): Promise<HttpResponse> {
+  async send(
+    request: HttpRequest,
+    options: RequestOptions = NO_OPTIONS,
+    callSpan?: TraceSpan | undefined,
+  ): Promise<HttpResponse> {
+    // One CLIENT span per call when a tracer provider is registered; a call made of several requests
+    // (`tasks.create`) passes its own span, and its requests' retries become events on it.
+    const own =
+      callSpan === undefined
+        ? startSpan(request.operation, SpanKind.CLIENT, () => ({
+            'http.request.method': request.method,
+            'url.template': URL_TEMPLATES[request.operation] ?? request.path,
+            'server.address': this.#server.address,
+            'server.port': this.#server.port,
+            'delivery.retry_count': 0,
+          }))
+        : undefined;
+    const span = own ?? callSpan;
     try {
-      return await this.#send(request, options);
+      const response = await this.#send(request, options, span);
+      if (own !== undefined) {
+        own.setAttribute('http.response.status_code', response.status);
+        own.setAttribute('delivery.retry_count', response.attempts - 1);
+      }
+      return response;
     } catch (error) {
       // The one exit of every failure: secrets leave message, stack, url, body and the cause chain here.
-      throw this.#config.redactor.error(
+      const failure = this.#config.redactor.error(
         error instanceof DeliveryError
           ? error
           : new DeliveryError(`Unexpected failure: ${request.method} ${request.path}`, { cause: error }),
       );
+      if (own !== undefined) {
+        if (failure instanceof APIError && failure.status !== undefined) {
+          own.setAttribute('http.response.status_code', failure.status);
+        }
+        own.setAttribute('error.type', failure.name);
+        recordFailure(own, failure);
+      }
+      throw failure;
+    } finally {
+      own?.end();
     }
   }
 
-  async #send(request: HttpRequest, options: RequestOptions): Promise<HttpResponse> {
+  async #send(request: HttpRequest, options: RequestOptions, span: TraceSpan | undefined): Promise<HttpResponse> {
     if (options !== NO_OPTIONS) checkRequestOptions(request.operation, options);
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
@@ -182,6 +261,18 @@ export class Transport {
         this.#config.logger.warn(
           `Retrying ${request.method} ${url.pathname} in ${wait} ms (retry ${attempt} of ${maxRetries}) after: ${failure.message}`,
         );
+        if (span !== undefined) {
+          span.addEvent('delivery.retry', {
+            'delivery.operation': request.operation,
+            'delivery.retry_count': attempt,
+            'delivery.retry_delay_ms': wait,
+            'error.type': failure.name,
+            ...(failure instanceof APIError && failure.status !== undefined
+              ? { 'http.response.status_code': failure.status }
+              : {}),
+          });
+          span.setAttribute('delivery.retry_count', attempt);
+        }
         try {
           await sleep(wait, outer);
         } catch (reason) {
@@ -195,6 +286,7 @@ export class Transport {
 
   /**
    * Request headers: the caller's extras, then `accept` and both auth headers (which extras cannot replace).
+   * A `user-agent` among the extras replaces the SDK's (set on the ky instance, which merges these over it).
    * @throws {RequestValidationError} for a header name or value fetch would refuse.
    */
   #headers(operation: string, extra: Record<string, string>): Headers {

@@ -1,6 +1,7 @@
 /** `client.branches`: pickup branches; spec § "GET /tasks/branches". */
 
-import { call, type ResourceContext } from '../internal/context.js';
+import { APIPromise } from '../api-promise.js';
+import { answer, type ResourceContext } from '../internal/context.js';
 import type { RequestOptions } from '../options.js';
 import { type Branch, BranchListResponse, toBranches } from '../schemas/branch.js';
 
@@ -18,13 +19,13 @@ export class Branches {
    * Any of the response shapes in the README is normalised to `Branch[]`. Retried when safe.
    * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  async list(options?: RequestOptions): Promise<Branch[]> {
-    const body = await call(
+  list(options?: RequestOptions): APIPromise<Branch[]> {
+    const answered = answer(
       this.#context,
       BranchListResponse,
       { operation: 'branches.list', method: 'GET', path: 'tasks/branches', retry: 'idempotent' },
       options,
     );
-    return toBranches(body);
+    return new APIPromise(answered.then(({ data, head }) => ({ data: toBranches(data), head })));
   }
 }

@@ -2,6 +2,8 @@
  * `client.tasks`: create, retrieve, list and estimate delivery tasks; spec § "POST /tasks",
  * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
  */
+
+import { APIPromise, type ResponseHead } from '../api-promise.js';
 import {
   APIUserAbortError,
   RequestValidationError,
@@ -11,9 +13,10 @@ import {
 } from '../errors.js';
 import { createTask } from '../exactly-once-creation.js';
 import { anySignal, deadline, sleep } from '../internal/abort.js';
-import { call, type ResourceContext } from '../internal/context.js';
+import { answer, call, type ResourceContext } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
+import { recordFailure, SpanKind, startSpan, URL_TEMPLATES } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
 import type { RequestOptions, TaskCreateOptions } from '../options.js';
 import {
@@ -21,6 +24,7 @@ import {
   DEFAULT_MAX_PAGES,
   type FetchTaskPage,
   MAX_LIST_CONCURRENCY,
+  pageHeads,
   TaskListPromise,
   TaskPage,
 } from '../pagination.js';
@@ -88,6 +92,9 @@ export interface WaitForStatusOptions {
   request?: Omit<RequestOptions, 'signal'>;
 }
 
+/** The answer that produced each created task, for creates that joined one in flight (freed with the task). */
+const createdHeads = new WeakMap<Task, ResponseHead>();
+
 /** The seller's delivery tasks. */
 export class Tasks {
   readonly #context: ResourceContext;
@@ -112,12 +119,71 @@ export class Tasks {
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections.
    */
-  create(params: TaskCreateParams, options: TaskCreateOptions = {}): Promise<Task> {
-    try {
-      return createTask(this.#context, parseParams(TaskCreateParams, params, 'tasks.create'), options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<Task> {
+    // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
+    // lookup that found it). A create that joined another in flight made no request: it gets the
+    // answer recorded by the one it joined (same task object), else status 200 with no headers.
+    let head: ResponseHead | undefined;
+    const context = this.#context;
+    const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
+    const span = startSpan('tasks.create', SpanKind.CLIENT, () => ({
+      'http.request.method': 'POST',
+      'url.template': URL_TEMPLATES['tasks.create'] ?? '/tasks',
+      'server.address': new URL(context.transport.baseUrl).hostname,
+      'delivery.retry_count': 0,
+      ...(orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber }),
+    }));
+    let requests = 0;
+    const recording: ResourceContext = {
+      ...context,
+      transport: {
+        baseUrl: context.transport.baseUrl,
+        send: async (request, requestOptions) => {
+          // Each request of the create is an event on its span: the POST, and the reconciliation
+          // lookups (list by order number, retrieve by id) after an unknown outcome.
+          const step = request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup';
+          const attempt = ++requests;
+          try {
+            const response = await context.transport.send(request, requestOptions, span);
+            head = { status: response.status, headers: response.headers };
+            span?.addEvent(step, {
+              'delivery.operation': request.operation,
+              'delivery.request_number': attempt,
+              'http.response.status_code': response.status,
+            });
+            return response;
+          } catch (error) {
+            span?.addEvent(step, {
+              'delivery.operation': request.operation,
+              'delivery.request_number': attempt,
+              'error.type': error instanceof Error ? error.name : 'Error',
+            });
+            throw error;
+          }
+        },
+      },
+    };
+    const created = (async () => {
+      try {
+        const task = await createTask(recording, parseParams(TaskCreateParams, params, 'tasks.create'), options);
+        if (head !== undefined) createdHeads.set(task, head);
+        const answered = head ?? createdHeads.get(task);
+        if (span !== undefined) {
+          if (answered !== undefined) span.setAttribute('http.response.status_code', answered.status);
+          span.setAttribute('delivery.retry_count', Math.max(0, requests - 1));
+        }
+        return { data: task, head: answered };
+      } catch (error) {
+        if (span !== undefined) {
+          span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+          recordFailure(span, error);
+        }
+        throw error;
+      } finally {
+        span?.end();
+      }
+    })();
+    return new APIPromise(created);
   }
 
   /**
@@ -125,12 +191,11 @@ export class Tasks {
    * @throws {RequestValidationError} for an empty id; {@link NotFoundError} for an unknown one;
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  async retrieve(id: string, options?: RequestOptions): Promise<Task> {
-    const path = taskPath(id, 'tasks.retrieve');
+  retrieve(id: string, options?: RequestOptions): APIPromise<Task> {
     return call(
       this.#context,
       Task,
-      { operation: 'tasks.retrieve', method: 'GET', path, retry: 'idempotent' },
+      () => ({ operation: 'tasks.retrieve', method: 'GET', path: taskPath(id, 'tasks.retrieve'), retry: 'idempotent' }),
       options,
     );
   }
@@ -165,7 +230,7 @@ export class Tasks {
     if (parsed.sortBy !== undefined) query.sortBy = parsed.sortBy;
     if (parsed.sortOrder !== undefined) query.sortOrder = String(parsed.sortOrder);
     const fetchPage: FetchTaskPage = async (page, request) => {
-      const response = await call(
+      const { data: response, head } = await answer(
         this.#context,
         TaskListResponse,
         {
@@ -178,7 +243,9 @@ export class Tasks {
         },
         request?.signal === undefined ? requestOptions : { ...requestOptions, signal: request.signal },
       );
-      return new TaskPage(response, fetchPage);
+      const taskPage = new TaskPage(response, fetchPage);
+      if (head !== undefined) pageHeads.set(taskPage, head);
+      return taskPage;
     };
     return new TaskListPromise(fetchPage, parsed.page ?? 1, walk);
   }
@@ -189,12 +256,17 @@ export class Tasks {
    * @throws {RequestValidationError} for missing or out-of-range coordinates (nothing is sent);
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  async estimate(params: EstimateParams, options?: RequestOptions): Promise<Estimate> {
-    const body = parseParams(EstimateParams, params, 'tasks.estimate');
+  estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return call(
       this.#context,
       Estimate,
-      { operation: 'tasks.estimate', method: 'POST', path: 'tasks/estimate', body, retry: 'idempotent' },
+      () => ({
+        operation: 'tasks.estimate',
+        method: 'POST',
+        path: 'tasks/estimate',
+        body: parseParams(EstimateParams, params, 'tasks.estimate'),
+        retry: 'idempotent',
+      }),
       options,
     );
   }

@@ -1,4 +1,5 @@
 /** `client.wallet`: prepaid balance and top-up links; spec § "GET /tasks/wallet-balance", "POST /tasks/wallet-topup". */
+import type { APIPromise } from '../api-promise.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { parseParams } from '../internal/validate.js';
 import type { RequestOptions } from '../options.js';
@@ -18,7 +19,7 @@ export class Wallet {
    * no balance check. Retried when safe.
    * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  retrieveBalance(options?: RequestOptions): Promise<WalletBalance> {
+  retrieveBalance(options?: RequestOptions): APIPromise<WalletBalance> {
     return call(
       this.#context,
       WalletBalance,
@@ -34,12 +35,17 @@ export class Wallet {
    * @throws {RequestValidationError} for a bad amount (nothing is sent); {@link APIError} by status
    * (an invoice account gets a 4xx); {@link APIConnectionError}; {@link ResponseValidationError}.
    */
-  async topUp(params: WalletTopUpParams, options?: RequestOptions): Promise<WalletTopUp> {
-    const body = parseParams(WalletTopUpParams, params, 'wallet.topUp');
+  topUp(params: WalletTopUpParams, options?: RequestOptions): APIPromise<WalletTopUp> {
     return call(
       this.#context,
       WalletTopUp,
-      { operation: 'wallet.topUp', method: 'POST', path: 'tasks/wallet-topup', body, retry: 'never' },
+      () => ({
+        operation: 'wallet.topUp',
+        method: 'POST',
+        path: 'tasks/wallet-topup',
+        body: parseParams(WalletTopUpParams, params, 'wallet.topUp'),
+        retry: 'never',
+      }),
       options,
     );
   }

@@ -10,9 +10,10 @@ import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { sellerIdOf } from '../internal/seller.js';
+import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
 import type { Logger, LogLevel } from '../options.js';
-import type { TaskListOptions, Tasks } from '../resources/tasks.js';
+import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
@@ -32,7 +33,9 @@ import { readRequestBody, toResponse } from './web.js';
  * `sync()` and `startSync()`. A `DeliveryClient` has both.
  */
 export interface WebhookClient {
-  readonly tasks: Pick<Tasks, 'retrieve'> & {
+  readonly tasks: {
+    /** `client.tasks.retrieve`: any function returning a promise of the task will do (a plain `Promise` too). */
+    retrieve(id: string): PromiseLike<Task>;
     /** `client.tasks.list`: any async iterable of every listed task will do. Needed by `sync()` and `startSync()`. */
     list?(params: TaskListParams, options: TaskListOptions): AsyncIterable<Task>;
   };
@@ -639,6 +642,27 @@ class WebhookReceiver implements WebhookHandler {
    * (a later outcome of the call is ignored).
    */
   async #runOnEvent(event: WebhookEvent): Promise<void> {
+    // A CONSUMER span around `onEvent` when a tracer provider is registered (README "Response metadata and tracing").
+    const span = startSpan('webhook.process', SpanKind.CONSUMER, () => ({
+      'messaging.operation.type': 'process',
+      'messaging.system': 'delivery-task-service',
+      'delivery.event_kind': event.kind,
+      'delivery.task_id': event.taskId,
+    }));
+    if (span === undefined) return this.#callOnEvent(event);
+    try {
+      await this.#callOnEvent(event);
+    } catch (error) {
+      span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** {@link #runOnEvent} without the span. */
+  async #callOnEvent(event: WebhookEvent): Promise<void> {
     const timeoutMs = this.#eventTimeoutMs;
     const running = Promise.resolve(this.#onEvent(event));
     let timer: ReturnType<typeof setTimeout> | undefined;

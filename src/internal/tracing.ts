@@ -1,0 +1,88 @@
+/**
+ * OpenTelemetry tracing without depending on `@opentelemetry/api` (issue 10 §3). The API package keeps
+ * what `trace.setGlobalTracerProvider()` registers on `globalThis[Symbol.for('opentelemetry.js.api.1')]`,
+ * the registry every copy of the 1.x API shares; the SDK reads the tracer provider from there. So the SDK
+ * imports nothing (no bundle cost, no load on runtimes without the package), costs one property read per
+ * call when no provider is registered, and traces as soon as an application registers one.
+ * @module
+ */
+import { VERSION } from '../version.js';
+
+/** Attribute values the SDK sets (OpenTelemetry's primitive attribute values). */
+export type SpanAttributes = Record<string, string | number | boolean>;
+
+/** The part of OpenTelemetry's `Span` the SDK uses. */
+export interface TraceSpan {
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  addEvent(name: string, attributes?: SpanAttributes): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  recordException(exception: { name: string; message: string; stack?: string }): void;
+  end(): void;
+}
+
+interface Tracer {
+  startSpan(name: string, options?: { kind?: number; attributes?: SpanAttributes }): TraceSpan;
+}
+
+interface TracerProvider {
+  getTracer(name: string, version?: string): Tracer;
+}
+
+/** OpenTelemetry's `SpanKind` values. */
+export const SpanKind = { CLIENT: 2, CONSUMER: 4 } as const;
+
+/** OpenTelemetry's `SpanStatusCode.ERROR`. */
+const STATUS_ERROR = 2;
+
+const REGISTRY_KEY = Symbol.for('opentelemetry.js.api.1');
+
+let cachedProvider: TracerProvider | undefined;
+let cachedTracer: Tracer | undefined;
+
+/** The tracer of the registered provider, or `undefined` when none is registered (no tracing). */
+function currentTracer(): Tracer | undefined {
+  const registry = (globalThis as { [REGISTRY_KEY]?: { version?: unknown; trace?: TracerProvider } })[REGISTRY_KEY];
+  const provider = registry?.trace;
+  if (provider === undefined || typeof provider.getTracer !== 'function') return undefined;
+  if (typeof registry?.version !== 'string' || !registry.version.startsWith('1.')) return undefined;
+  if (provider !== cachedProvider) {
+    cachedProvider = provider;
+    cachedTracer = provider.getTracer('delivery-task-sdk', VERSION);
+  }
+  return cachedTracer;
+}
+
+/**
+ * Starts a span when a tracer provider is registered; `undefined` otherwise. A tracer that throws is
+ * ignored (tracing must never fail a call).
+ */
+export function startSpan(name: string, kind: number, attributes: () => SpanAttributes): TraceSpan | undefined {
+  const tracer = currentTracer();
+  if (tracer === undefined) return undefined;
+  try {
+    return tracer.startSpan(name, { kind, attributes: attributes() });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Marks `span` failed with `error` (whose message is already free of secrets) and ends nothing. */
+export function recordFailure(span: TraceSpan, error: unknown): void {
+  const failure =
+    error instanceof Error
+      ? { name: error.name, message: error.message, ...(error.stack === undefined ? {} : { stack: error.stack }) }
+      : { name: 'Error', message: 'a non-error was thrown' };
+  span.recordException(failure);
+  span.setStatus({ code: STATUS_ERROR, message: failure.message });
+}
+
+/** The URL template of each operation (`url.template`): ids are never in span attributes. */
+export const URL_TEMPLATES: Readonly<Record<string, string>> = {
+  'tasks.create': '/tasks',
+  'tasks.retrieve': '/tasks/{id}',
+  'tasks.list': '/tasks',
+  'tasks.estimate': '/tasks/estimate',
+  'branches.list': '/tasks/branches',
+  'wallet.retrieveBalance': '/tasks/wallet-balance',
+  'wallet.topUp': '/tasks/wallet-topup',
+};

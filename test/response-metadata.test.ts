@@ -1,0 +1,155 @@
+/** `.withResponse()` / `.asResponse()` on every call (issue 10 §3), against the mock. */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  APIPromise,
+  type Branch,
+  type Estimate,
+  NotFoundError,
+  RequestValidationError,
+  type Task,
+  type TaskPage,
+  type WalletBalance,
+  type WithResponse,
+} from '../src/index.js';
+import { orderParams, useMockService } from './support/mock-service.js';
+
+const REQUEST_ID = /^req_\d{6}$/;
+const estimateParams = {
+  from: { latitude: 29.3759, longitude: 47.9774 },
+  to: { latitude: 29.3339, longitude: 48.0761 },
+};
+
+describe('withResponse / asResponse', () => {
+  const { mock, client } = useMockService({ account: { type: 'wallet', balance: 500 } });
+
+  /** Requests the mock has received so far. */
+  const total = () => mock.requests.length;
+
+  it('gives the awaited value, a Response with status and headers, and the request id, in one request', async () => {
+    const sdk = client();
+    const awaited = await sdk.wallet.retrieveBalance();
+    const before = total();
+    const promise = sdk.wallet.retrieveBalance();
+    expect(promise).toBeInstanceOf(Promise);
+    expect(promise).toBeInstanceOf(APIPromise);
+    const answer = await promise.withResponse();
+    const response = await promise.asResponse();
+    const again = await promise;
+    expect(total() - before).toBe(1);
+    expect(answer.data).toEqual(awaited);
+    expect(again).toEqual(awaited);
+    expect(answer.response).toBe(response);
+    expect(answer.response.status).toBe(200);
+    expect(answer.response.headers.get('content-type')).toContain('application/json');
+    expect(answer.response.body).toBeNull();
+    expect(answer.requestId).toMatch(REQUEST_ID);
+    expect(answer.requestId).toBe(answer.response.headers.get('x-request-id'));
+    expectTypeOf(answer).toEqualTypeOf<WithResponse<WalletBalance>>();
+  });
+
+  it('numbers request ids as the mock does: consecutive calls get consecutive ids', async () => {
+    const sdk = client();
+    const first = await sdk.wallet.retrieveBalance().withResponse();
+    const second = await sdk.wallet.retrieveBalance().withResponse();
+    const number = (id: string | null) => Number(id?.slice(4));
+    expect(number(second.requestId)).toBe(number(first.requestId) + 1);
+  });
+
+  it('covers retrieve, estimate, branches.list, topUp and the first page of tasks.list', async () => {
+    const sdk = client();
+    const task = await sdk.tasks.create(orderParams('RM-1'));
+    const retrieved = await sdk.tasks.retrieve(task.id ?? '').withResponse();
+    expect(retrieved.data).toEqual(await sdk.tasks.retrieve(task.id ?? ''));
+    expect(retrieved.requestId).toMatch(REQUEST_ID);
+    expectTypeOf(retrieved.data).toEqualTypeOf<Task>();
+
+    const estimate = await sdk.tasks.estimate(estimateParams).withResponse();
+    expect(estimate.data).toEqual(await sdk.tasks.estimate(estimateParams));
+    expectTypeOf(estimate.data).toEqualTypeOf<Estimate>();
+
+    const branches = await sdk.branches.list().withResponse();
+    expect(branches.data).toEqual(await sdk.branches.list());
+    expect(branches.data.length).toBeGreaterThan(0);
+    expectTypeOf(branches.data).toEqualTypeOf<Branch[]>();
+
+    const topUp = await sdk.wallet.topUp({ amount: 10 }).withResponse();
+    expect(topUp.data.paymentUrl).toMatch(/^https?:\/\//);
+    expect(topUp.requestId).toMatch(REQUEST_ID);
+
+    const before = total();
+    const list = sdk.tasks.list({ limit: 5 });
+    const page = await list.withResponse();
+    expect(await list).toBe(page.data);
+    expect(total() - before).toBe(1);
+    expect(page.data.tasks.map((listed) => listed.id)).toContain(task.id);
+    expect(page.requestId).toMatch(REQUEST_ID);
+    expect((await list.asResponse()).status).toBe(200);
+    expectTypeOf(page).toEqualTypeOf<WithResponse<TaskPage>>();
+  });
+
+  it('gives a create the POST /tasks answer', async () => {
+    const created = await client().tasks.create(orderParams('RM-2')).withResponse();
+    const [post] = mock.requestsFor('tasks.create');
+    expect(post).toBeDefined();
+    expect(created.response.status).toBe(200);
+    expect(created.requestId).toMatch(REQUEST_ID);
+    expect(created.data.orderNumber).toBe('RM-2');
+  });
+
+  it('gives a reconciled create the answer of the lookup that found the task', async () => {
+    const sdk = client();
+    const mark = await sdk.wallet.retrieveBalance().withResponse();
+    const sent = total();
+    mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop', times: 1 });
+    const created = await sdk.tasks.create(orderParams('RM-3')).withResponse();
+    expect(created.data.orderNumber).toBe('RM-3');
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    const lookups = mock.requestsFor('tasks.list');
+    expect(lookups.length).toBeGreaterThan(0);
+    // The lookup that found the task was the create's last request: its id is the highest it got.
+    const number = (id: string | null) => Number(id?.slice(4));
+    expect(number(created.requestId)).toBe(number(mark.requestId) + (total() - sent));
+    expect(lookups.at(-1)?.path).toBe('/rest/tasks');
+  });
+
+  it('gives creates that joined one in flight the same answer', async () => {
+    const sdk = client();
+    const [first, second] = await Promise.all([
+      sdk.tasks.create(orderParams('RM-4')).withResponse(),
+      sdk.tasks.create(orderParams('RM-4')).withResponse(),
+    ]);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(second.data).toBe(first.data);
+    expect(second.requestId).toBe(first.requestId);
+    expect(first.requestId).toMatch(REQUEST_ID);
+  });
+
+  it('rejects every form with the same error, and sends one request', async () => {
+    const sdk = client();
+    const before = total();
+    const promise = sdk.tasks.retrieve('no-such-task');
+    const errors = await Promise.all([
+      promise.then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+      promise.withResponse().catch((error: unknown) => error),
+      promise.asResponse().catch((error: unknown) => error),
+    ]);
+    expect(total() - before).toBe(1);
+    for (const error of errors) expect(error).toBeInstanceOf(NotFoundError);
+    expect(errors[1]).toBe(errors[0]);
+    expect(errors[2]).toBe(errors[0]);
+    expect((errors[0] as NotFoundError).requestId).toMatch(REQUEST_ID);
+  });
+
+  it('rejects bad params from every form without sending', async () => {
+    const sdk = client();
+    const before = total();
+    await expect(sdk.tasks.retrieve('').withResponse()).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(sdk.tasks.estimate({} as never).asResponse()).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(sdk.wallet.topUp({ amount: 1 })).rejects.toBeInstanceOf(RequestValidationError);
+    await expect(sdk.tasks.list({ limit: 0 }).withResponse()).rejects.toBeInstanceOf(RequestValidationError);
+    expect(total()).toBe(before);
+  });
+});
