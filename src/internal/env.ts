@@ -14,3 +14,38 @@ export function isBrowser(): boolean {
   const scope = globalThis as { window?: { document?: unknown } };
   return typeof scope.window === 'object' && scope.window !== null && typeof scope.window.document !== 'undefined';
 }
+
+/** A runtime as the SDK names it (in the `User-Agent`, and for the test kit's msw check). */
+export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'edge-runtime' | 'unknown';
+
+/** The globals {@link detectRuntime} reads; `globalThis` by default. */
+export interface RuntimeScope {
+  readonly Bun?: { readonly version?: unknown } | undefined;
+  readonly Deno?: { readonly version?: { readonly deno?: unknown } } | undefined;
+  readonly EdgeRuntime?: unknown;
+  readonly navigator?: { readonly userAgent?: unknown } | undefined;
+  readonly process?: { readonly versions?: { readonly node?: unknown } } | undefined;
+}
+
+/**
+ * The JavaScript runtime this code runs on, with its version where the runtime tells it (`unknown`
+ * otherwise). Checked most specific first: Bun and Deno also expose `process`.
+ * @param scope the globals to read; default `globalThis`.
+ */
+export function detectRuntime(scope: RuntimeScope = globalThis as RuntimeScope): {
+  name: RuntimeName;
+  version: string;
+} {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : 'unknown');
+  try {
+    if (scope.Bun !== undefined) return { name: 'bun', version: text(scope.Bun.version) };
+    if (scope.Deno !== undefined) return { name: 'deno', version: text(scope.Deno.version?.deno) };
+    if (typeof scope.EdgeRuntime === 'string') return { name: 'edge-runtime', version: 'unknown' };
+    if (scope.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: 'unknown' };
+    const node = scope.process?.versions?.node;
+    if (typeof node === 'string') return { name: 'node', version: node };
+  } catch {
+    // A getter that throws (a locked-down global) means the runtime cannot be told.
+  }
+  return { name: 'unknown', version: 'unknown' };
+}

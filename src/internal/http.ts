@@ -20,6 +20,7 @@ import type { RequestOptions } from '../options.js';
 import { VERSION } from '../version.js';
 import { anySignal, DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
+import { detectRuntime } from './env.js';
 import { isRetryable, systemErrorCode } from './failure.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
@@ -27,35 +28,6 @@ import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { retryDelayMs } from './retry.js';
 import { recordFailure, SpanKind, startSpan, type TraceSpan, URL_TEMPLATES } from './tracing.js';
-
-/** A runtime as named in the `User-Agent` header. */
-export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'edge-runtime' | 'unknown';
-
-/**
- * The JavaScript runtime this code runs on, with its version where the runtime tells it (`unknown`
- * otherwise). Checked most specific first: Bun and Deno also expose `process`.
- */
-export function detectRuntime(): { name: RuntimeName; version: string } {
-  const scope = globalThis as {
-    Bun?: { version?: unknown };
-    Deno?: { version?: { deno?: unknown } };
-    EdgeRuntime?: unknown;
-    navigator?: { userAgent?: unknown };
-    process?: { versions?: { node?: unknown } };
-  };
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : 'unknown');
-  try {
-    if (scope.Bun !== undefined) return { name: 'bun', version: text(scope.Bun.version) };
-    if (scope.Deno !== undefined) return { name: 'deno', version: text(scope.Deno.version?.deno) };
-    if (typeof scope.EdgeRuntime === 'string') return { name: 'edge-runtime', version: 'unknown' };
-    if (scope.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: 'unknown' };
-    const node = scope.process?.versions?.node;
-    if (typeof node === 'string') return { name: 'node', version: node };
-  } catch {
-    // A getter that throws (a locked-down global) means the runtime cannot be told.
-  }
-  return { name: 'unknown', version: 'unknown' };
-}
 
 /**
  * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for

@@ -5,15 +5,10 @@
  * @module
  */
 
+import { detectRuntime, type RuntimeScope } from '../internal/env.js';
+
 /** The first Node.js version where msw 3 intercepts: 22.12. */
 const MSW_MIN_NODE: readonly [major: number, minor: number] = [22, 12];
-
-/** The globals the detection reads; `globalThis` by default. */
-export interface RuntimeScope {
-  readonly Bun?: { readonly version?: string } | undefined;
-  readonly Deno?: { readonly version?: { readonly deno?: string } } | undefined;
-  readonly process?: { readonly versions?: { readonly node?: string } } | undefined;
-}
 
 /**
  * Names the runtime when msw cannot intercept there, e.g. `'Bun 1.4.5'`, `'Deno 2.9.6'`,
@@ -21,16 +16,16 @@ export interface RuntimeScope {
  * and Node.js, where msw is left to try).
  * @param scope the globals to read; default `globalThis`.
  */
-export function runtimeWithoutMswInterception(scope: RuntimeScope = globalThis as RuntimeScope): string | undefined {
-  if (scope.Bun) return withVersion('Bun', scope.Bun.version);
-  if (scope.Deno) return withVersion('Deno', scope.Deno.version?.deno);
-  const node = scope.process?.versions?.node;
-  if (typeof node !== 'string') return undefined;
-  const [major = 0, minor = 0] = node.split('.').map((part) => Number.parseInt(part, 10));
+export function runtimeWithoutMswInterception(scope?: RuntimeScope): string | undefined {
+  const { name, version } = detectRuntime(scope);
+  if (name === 'bun') return withVersion('Bun', version);
+  if (name === 'deno') return withVersion('Deno', version);
+  if (name !== 'node') return undefined;
+  const [major = 0, minor = 0] = version.split('.').map((part) => Number.parseInt(part, 10));
   const [minMajor, minMinor] = MSW_MIN_NODE;
-  return major > minMajor || (major === minMajor && minor >= minMinor) ? undefined : `Node.js ${node}`;
+  return major > minMajor || (major === minMajor && minor >= minMinor) ? undefined : `Node.js ${version}`;
 }
 
-function withVersion(name: string, version: string | undefined): string {
-  return typeof version === 'string' && version !== '' ? `${name} ${version}` : name;
+function withVersion(name: string, version: string): string {
+  return version === 'unknown' ? name : `${name} ${version}`;
 }
