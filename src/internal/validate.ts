@@ -101,7 +101,8 @@ export function parseParams<T extends Schema>(schema: T, params: unknown, operat
 /** Where a response body came from, for error messages. */
 export interface ResponseContext {
   method: string;
-  url: string;
+  /** Redacted URL of the answer; read only to describe a mismatch. */
+  readonly url: string;
   status: number;
   mode: ValidationMode;
   logger: LevelLogger;
