@@ -70,6 +70,7 @@ const compiled = new WeakMap<Schema, Schema>();
  */
 export function useSchemaCompiler(compile: Compiler | undefined): void {
   compiler = compile;
+  validityChecks = new WeakMap();
 }
 
 /** The schema with the installed compiler's fast path, built once per schema. */
@@ -81,6 +82,93 @@ function fast<T extends Schema>(schema: T): T {
     compiled.set(schema, result);
   }
   return result as T;
+}
+
+/** Schema kinds whose parse output is the input itself when the input is valid (no transform, default or copy that changes it). */
+const OUTPUT_IS_INPUT = new Set([
+  'object',
+  'optional',
+  'nullable',
+  'array',
+  'union',
+  'record',
+  'string',
+  'number',
+  'boolean',
+  'enum',
+  'literal',
+  'unknown',
+  'any',
+  'null',
+  'undefined',
+]);
+
+/**
+ * The schema {@link parseResponse} checks a body with, or `undefined` when the body must be parsed into
+ * a new value instead. Defined when every part of `schema` hands back its input unchanged (the kinds in
+ * {@link OUTPUT_IS_INPUT}, with no check that rewrites the value such as `z.trim()`): a valid body is then
+ * its own parse result and needs no copy. In the returned schema every loose object (unknown keys
+ * kept, `z.looseObject`) is a plain one (unknown keys ignored): both accept exactly the same values, but
+ * the plain one does not copy unknown keys on the way, which makes the check about a third cheaper.
+ */
+function validitySchema(schema: Schema): Schema | undefined {
+  const def = schema._zod.def;
+  if (!OUTPUT_IS_INPUT.has(def.type)) return undefined;
+  if (def.checks?.some((check) => check._zod.def.check === 'overwrite')) return undefined;
+  const part = (inner: Schema) => validitySchema(inner);
+  switch (def.type) {
+    case 'object': {
+      const { shape, catchall } = def as z.core.$ZodObjectDef;
+      const fields: Record<string, Schema> = {};
+      for (const [key, field] of Object.entries(shape)) {
+        const checked = part(field);
+        if (checked === undefined) return undefined;
+        fields[key] = checked;
+      }
+      // A check on the object sees the parsed object, unknown keys included: keep the loose form then.
+      const loose = catchall?._zod.def.type === 'unknown' && !catchall._zod.def.checks?.length && !def.checks?.length;
+      return z.clone(schema, { ...def, shape: fields, catchall: loose ? undefined : catchall } as z.core.$ZodObjectDef);
+    }
+    case 'optional':
+    case 'nullable': {
+      const inner = part((def as z.core.$ZodOptionalDef).innerType);
+      return inner && z.clone(schema, { ...def, innerType: inner } as z.core.$ZodOptionalDef);
+    }
+    case 'array': {
+      const element = part((def as z.core.$ZodArrayDef).element);
+      return element && z.clone(schema, { ...def, element } as z.core.$ZodArrayDef);
+    }
+    case 'union': {
+      const options: Schema[] = [];
+      for (const option of (def as z.core.$ZodUnionDef).options) {
+        const checked = part(option);
+        if (checked === undefined) return undefined;
+        options.push(checked);
+      }
+      return z.clone(schema, { ...def, options } as z.core.$ZodUnionDef);
+    }
+    case 'record': {
+      const { keyType, valueType } = def as z.core.$ZodRecordDef;
+      const value = part(valueType);
+      return value && part(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef);
+    }
+    default:
+      return schema;
+  }
+}
+
+/** {@link validitySchema} of each response schema, compiled when a compiler is installed (`null`: none). */
+let validityChecks = new WeakMap<Schema, Schema | null>();
+
+/** The fast validity check of `schema`, built once; `undefined` when its bodies must be parsed into copies. */
+function validityCheck(schema: Schema): Schema | undefined {
+  let check = validityChecks.get(schema);
+  if (check === undefined) {
+    const built = validitySchema(schema);
+    check = built === undefined ? null : fast(built);
+    validityChecks.set(schema, check);
+  }
+  return check ?? undefined;
 }
 
 /** Parses `value` with `schema` (compiled when a compiler is installed), with the SDK's issue messages. */
@@ -115,6 +203,10 @@ export interface ResponseContext {
  */
 export function parseResponse<T extends Schema>(schema: T, body: unknown, context: ResponseContext): z.core.output<T> {
   if (context.mode === 'off') return body as z.core.output<T>;
+  // The common case: a valid body is returned as it is (a fresh value from the JSON parser, nulls and
+  // `__proto__` keys already removed), checked without building a copy.
+  const check = validityCheck(schema);
+  if (check !== undefined && z.validate(check, body)) return body as z.core.output<T>;
   const result = safeParse(schema, body);
   if (result.success) return result.data;
   const issues = toValidationIssues(result.error.issues);
