@@ -295,6 +295,7 @@ export class DeliveryClient {
       apiKey,
       sellerId,
       fetch: fetchImplementation,
+      callerFetch: options.fetch !== undefined,
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       totalTimeout,
