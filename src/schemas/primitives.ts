@@ -19,9 +19,6 @@ export const KwdText = z
 /** A KWD amount as a finite number with at most 3 decimals. */
 export const KwdNumber = z.number().check(z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'));
 
-/** A non-empty string without surrounding whitespace issues, used for identifiers sent by the caller. */
-export const NonEmptyString = z.string().check(z.minLength(1, 'Must not be empty'));
-
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
 const MAX_TEXT_DEPTH = 16;
 

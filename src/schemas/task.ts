@@ -10,8 +10,12 @@
 import * as z from 'zod/mini';
 import { TASK_STATUSES } from '../lifecycle.js';
 
-/** The nine task statuses of spec § "States and transitions" (their order and transitions: `src/lifecycle.ts`). */
-export const TaskStatus = z.enum(TASK_STATUSES);
+/**
+ * The nine task statuses of spec § "States and transitions" (their order and transitions: `src/lifecycle.ts`).
+ * Marked pure: responses are read with {@link AnyTaskStatus}, so a bundle that does not use this schema
+ * (the client's) leaves it, and zod's enum type, out.
+ */
+export const TaskStatus = /* @__PURE__ */ z.enum(TASK_STATUSES);
 /** A task status the spec lists. Responses may also carry statuses it does not: see {@link AnyTaskStatus}. */
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
