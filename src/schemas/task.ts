@@ -183,8 +183,8 @@ export const taskFields = {
   addressDetails: z.optional(AddressDetails),
   /** Distance and time. */
   travelDetail: z.optional(TravelDetail),
-  /** Raw update from the dispatch provider; its fields are not documented. */
-  dispatchwebhookrequest: z.optional(z.record(z.string(), z.unknown())),
+  /** Raw update from the dispatch provider: an object whose fields are not documented (all kept). */
+  dispatchwebhookrequest: z.optional(z.looseObject({})),
 };
 
 /** A delivery task as the service returns it (spec § Task). Every field is optional; unknown ones are kept. */
