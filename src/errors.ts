@@ -79,11 +79,14 @@ export type DeliveryErrorName =
 export class DeliveryError extends Error {
   /** This class's kind; the constructor records it and its ancestors on the instance. */
   protected static readonly errorKind: DeliveryErrorName = 'DeliveryError';
-  override name: DeliveryErrorName = 'DeliveryError';
+  /** The class's kind (its static `errorKind`), e.g. `'NotFoundError'`; each subclass narrows the type. */
+  declare name: DeliveryErrorName;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     const kind = new.target.errorKind;
+    // An own, enumerable property, as a class field would define it (a subclass's getter cannot block it).
+    Object.defineProperty(this, 'name', { value: kind, enumerable: true, writable: true, configurable: true });
     Object.defineProperty(this, BRAND, { value: true, enumerable: false });
     Object.defineProperty(this, KINDS, { value: Object.freeze([kind, ...ANCESTRY[kind]]), enumerable: false });
   }
@@ -127,7 +130,7 @@ function describeIssues(issues: readonly ValidationIssue[]): string {
  */
 export class RequestValidationError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'RequestValidationError';
-  override name = 'RequestValidationError' as const;
+  declare name: 'RequestValidationError';
   /** Every problem found, with its dotted path. */
   readonly issues: readonly ValidationIssue[];
   /** The operation whose parameters were rejected, e.g. `tasks.create`. */
@@ -146,7 +149,7 @@ export class RequestValidationError extends DeliveryError {
  */
 export class ResponseValidationError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'ResponseValidationError';
-  override name = 'ResponseValidationError' as const;
+  declare name: 'ResponseValidationError';
   readonly issues: readonly ValidationIssue[];
   /** The received body: parsed JSON, or the raw text when it was not JSON. */
   readonly body: unknown;
@@ -161,7 +164,7 @@ export class ResponseValidationError extends DeliveryError {
     issues: readonly ValidationIssue[];
     body: unknown;
   }) {
-    super(`Unexpected response to ${init.method} ${pathOf(init.url)} (${init.status}): ${describeIssues(init.issues)}`);
+    super(`Unexpected response to ${describeRequest(init)} (${init.status}): ${describeIssues(init.issues)}`);
     this.issues = init.issues;
     this.body = init.body;
     this.method = init.method;
@@ -173,7 +176,7 @@ export class ResponseValidationError extends DeliveryError {
 /** A client option is missing or invalid. The message names the option and its environment variable. */
 export class ConfigurationError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'ConfigurationError';
-  override name = 'ConfigurationError' as const;
+  declare name: 'ConfigurationError';
   /** The option at fault, e.g. `apiKey`. */
   readonly option: string;
 
@@ -251,6 +254,11 @@ function pathOf(url: string): string {
   }
 }
 
+/** A request as every message shows it: `GET /tasks/abc?page=2` (the path and query; the host is the client's). */
+function describeRequest(request: { method: string; url: string }): string {
+  return `${request.method} ${pathOf(request.url)}`;
+}
+
 function truncate(text: string): string {
   const singleLine = text.replace(/\s+/g, ' ').trim();
   return singleLine.length > MAX_MESSAGE_LENGTH ? `${singleLine.slice(0, MAX_MESSAGE_LENGTH)}…` : singleLine;
@@ -264,7 +272,6 @@ const LOW_BALANCE = /balance|insufficient|wallet|funds/i;
  */
 export class APIError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIError';
-  override name: DeliveryErrorName = 'APIError';
   /** HTTP status code. */
   readonly status: number;
   /** Response headers. */
@@ -287,7 +294,7 @@ export class APIError extends DeliveryError {
     const rawMessage = serverMessageOf(init.body);
     const serverMessage = rawMessage === undefined ? undefined : truncate(redact(rawMessage));
     const reason = REASON_PHRASES[init.status] ?? 'HTTP error';
-    super(`${init.status} ${reason}: ${init.method} ${pathOf(init.url)}${serverMessage ? ` — ${serverMessage}` : ''}`);
+    super(`${init.status} ${reason}: ${describeRequest(init)}${serverMessage ? ` — ${serverMessage}` : ''}`);
     this.status = init.status;
     this.headers = init.headers;
     this.body = init.body;
@@ -306,66 +313,50 @@ export class APIError extends DeliveryError {
       const text = `${serverCodeOf(init.body) ?? ''} ${serverMessageOf(init.body) ?? ''}`;
       if (status === 402 || LOW_BALANCE.test(text)) return new InsufficientBalanceError(init);
     }
-    switch (status) {
-      case 400:
-        return new BadRequestError(init);
-      case 401:
-        return new AuthenticationError(init);
-      case 403:
-        return new PermissionDeniedError(init);
-      case 404:
-        return new NotFoundError(init);
-      case 409:
-        return new ConflictError(init);
-      case 422:
-        return new UnprocessableEntityError(init);
-      case 429:
-        return new RateLimitError(init);
-      default:
-        return status >= 500 ? new InternalServerError(init) : new APIError(init);
-    }
+    const errorClass = STATUS_ERRORS[status] ?? (status >= 500 ? InternalServerError : APIError);
+    return new errorClass(init);
   }
 }
 
 /** 400: the service rejected the request as malformed. */
 export class BadRequestError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'BadRequestError';
-  override name = 'BadRequestError' as const;
+  declare name: 'BadRequestError';
 }
 /** 401: missing or wrong API key or seller id. */
 export class AuthenticationError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'AuthenticationError';
-  override name = 'AuthenticationError' as const;
+  declare name: 'AuthenticationError';
 }
 /** 403: the credentials may not do this. */
 export class PermissionDeniedError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'PermissionDeniedError';
-  override name = 'PermissionDeniedError' as const;
+  declare name: 'PermissionDeniedError';
 }
 /** 404: unknown task id or path. */
 export class NotFoundError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'NotFoundError';
-  override name = 'NotFoundError' as const;
+  declare name: 'NotFoundError';
 }
 /** 409: conflict with the current state. */
 export class ConflictError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'ConflictError';
-  override name = 'ConflictError' as const;
+  declare name: 'ConflictError';
 }
 /** 422: the service understood the request but refused its content. */
 export class UnprocessableEntityError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'UnprocessableEntityError';
-  override name = 'UnprocessableEntityError' as const;
+  declare name: 'UnprocessableEntityError';
 }
 /** 429: rate limited. Reads are retried automatically, honouring `Retry-After`. */
 export class RateLimitError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'RateLimitError';
-  override name = 'RateLimitError' as const;
+  declare name: 'RateLimitError';
 }
 /** ≥ 500: the service failed. Reads are retried automatically; a create is reconciled, never blindly resent. */
 export class InternalServerError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'InternalServerError';
-  override name = 'InternalServerError' as const;
+  declare name: 'InternalServerError';
 }
 /**
  * Task creation was rejected because the wallet balance is below the required minimum (spec
@@ -373,13 +364,23 @@ export class InternalServerError extends APIError {
  */
 export class InsufficientBalanceError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'InsufficientBalanceError';
-  override name = 'InsufficientBalanceError' as const;
+  declare name: 'InsufficientBalanceError';
 }
+
+/** The class of each status with one of its own (after the low-balance check of a create). */
+const STATUS_ERRORS: Readonly<Record<number, new (init: APIErrorInit) => APIError>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
 
 /** No response was received: DNS failure, refused or reset connection, TLS failure. */
 export class APIConnectionError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionError';
-  override name: DeliveryErrorName = 'APIConnectionError';
   readonly method: string;
   readonly url: string;
   /** Attempts made, the first included. */
@@ -397,7 +398,7 @@ export class APIConnectionError extends DeliveryError {
   }) {
     super(
       init.message ??
-        `Connection error: ${init.method} ${pathOf(init.url)} got no response after ${init.attempts} attempt${init.attempts === 1 ? '' : 's'}`,
+        `Connection error: ${describeRequest(init)} got no response after ${init.attempts} attempt${init.attempts === 1 ? '' : 's'}`,
       { cause: init.cause },
     );
     this.method = init.method;
@@ -410,14 +411,14 @@ export class APIConnectionError extends DeliveryError {
 /** No complete response within the timeout (headers and body both count). */
 export class APIConnectionTimeoutError extends APIConnectionError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionTimeoutError';
-  override name = 'APIConnectionTimeoutError' as const;
+  declare name: 'APIConnectionTimeoutError';
   /** The timeout that elapsed, in ms. */
   readonly timeoutMs: number;
 
   constructor(init: { method: string; url: string; attempts: number; timeoutMs: number; cause?: unknown }) {
     super({
       ...init,
-      message: `Timed out: ${init.method} ${pathOf(init.url)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`,
+      message: `Timed out: ${describeRequest(init)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`,
     });
     this.timeoutMs = init.timeoutMs;
   }
@@ -426,12 +427,12 @@ export class APIConnectionTimeoutError extends APIConnectionError {
 /** The caller's `AbortSignal` fired. `cause` is the signal's reason. */
 export class APIUserAbortError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIUserAbortError';
-  override name = 'APIUserAbortError' as const;
+  declare name: 'APIUserAbortError';
   readonly method: string;
   readonly url: string;
 
   constructor(init: { method: string; url: string; cause?: unknown }) {
-    super(`Aborted by the caller: ${init.method} ${pathOf(init.url)}`, { cause: init.cause });
+    super(`Aborted by the caller: ${describeRequest(init)}`, { cause: init.cause });
     this.method = init.method;
     this.url = init.url;
   }
@@ -444,7 +445,7 @@ export class APIUserAbortError extends DeliveryError {
  */
 export class TaskCreationOutcomeUnknownError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'TaskCreationOutcomeUnknownError';
-  override name = 'TaskCreationOutcomeUnknownError' as const;
+  declare name: 'TaskCreationOutcomeUnknownError';
   /** The order number of the create, when it had one. */
   readonly orderNumber: string | undefined;
 
@@ -460,7 +461,7 @@ export class TaskCreationOutcomeUnknownError extends DeliveryError {
 /** Reconciliation found several tasks with the same `orderNumber`; their ids are in `taskIds`. */
 export class DuplicateTaskError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'DuplicateTaskError';
-  override name = 'DuplicateTaskError' as const;
+  declare name: 'DuplicateTaskError';
   readonly orderNumber: string;
   readonly taskIds: readonly string[];
 
@@ -476,7 +477,7 @@ export class DuplicateTaskError extends DeliveryError {
 /** A webhook body that is not a valid webhook. `field` names the first offending field. */
 export class WebhookPayloadError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'WebhookPayloadError';
-  override name = 'WebhookPayloadError' as const;
+  declare name: 'WebhookPayloadError';
   /** Dotted path of the first offending field, or empty when the body as a whole is wrong. */
   readonly field: string;
   readonly issues: readonly ValidationIssue[];
@@ -494,7 +495,7 @@ export class WebhookPayloadError extends DeliveryError {
  */
 export class PaginationLimitError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'PaginationLimitError';
-  override name = 'PaginationLimitError' as const;
+  declare name: 'PaginationLimitError';
   /** The cap that was reached. */
   readonly maxPages: number;
 
@@ -507,7 +508,7 @@ export class PaginationLimitError extends DeliveryError {
 /** `client.tasks.waitForStatus` gave up: the task did not reach one of the statuses in time. */
 export class StatusWaitTimeoutError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'StatusWaitTimeoutError';
-  override name = 'StatusWaitTimeoutError' as const;
+  declare name: 'StatusWaitTimeoutError';
   readonly taskId: string;
   /** The statuses waited for. */
   readonly statuses: readonly string[];
@@ -539,7 +540,7 @@ export class StatusWaitTimeoutError extends DeliveryError {
  */
 export class ResponseTooLargeError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'ResponseTooLargeError';
-  override name = 'ResponseTooLargeError' as const;
+  declare name: 'ResponseTooLargeError';
   readonly method: string;
   readonly url: string;
   /** HTTP status of the oversized response. */
@@ -549,7 +550,7 @@ export class ResponseTooLargeError extends DeliveryError {
 
   constructor(init: { method: string; url: string; status: number; maxBytes: number }) {
     super(
-      `Response too large: ${init.method} ${pathOf(init.url)} (${init.status}) sent more than ${init.maxBytes} bytes; reading stopped`,
+      `Response too large: ${describeRequest(init)} (${init.status}) sent more than ${init.maxBytes} bytes; reading stopped`,
     );
     this.method = init.method;
     this.url = init.url;
@@ -565,7 +566,7 @@ export class ResponseTooLargeError extends DeliveryError {
  */
 export class WebhookEventTimeoutError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'WebhookEventTimeoutError';
-  override name = 'WebhookEventTimeoutError' as const;
+  declare name: 'WebhookEventTimeoutError';
   /** The task of the event. */
   readonly taskId: string;
   /** The event kind (the webhook body's `status`). */
@@ -588,7 +589,7 @@ export class WebhookEventTimeoutError extends DeliveryError {
  */
 export class StoreUnavailableError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'StoreUnavailableError';
-  override name = 'StoreUnavailableError' as const;
+  declare name: 'StoreUnavailableError';
   /** The store operation that failed: `setIfAbsent`, `get`, `compareAndSet` or `delete`. */
   readonly operation: string;
 

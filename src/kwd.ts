@@ -9,65 +9,13 @@
  *
  * @module
  */
+import { describeAmount, filsToText, isKwdAmount, parseFils } from './fils.js';
 
 /** An amount in KWD: a finite number or decimal text (`"12.5"`, `"0.250"`), at most 3 decimals. */
 export type KwdAmount = number | string;
 
 /** Fils in one KWD. */
 export const FILS_PER_KWD = 1000;
-
-const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
-const LEADING_ZEROS = /^0+(?=\d)/;
-
-/**
- * Shortest decimal text for a finite number, expanding exponent forms such as `1e-7` or `1e21`. Small
- * exponent forms are expanded digit by digit from the shortest text (`5e-324` → `0.000…005`), so a
- * tiny non-zero amount never reads as 0 (`toFixed` stops at 20 decimals).
- */
-function numberToDecimalText(value: number): string {
-  const text = String(value);
-  if (!/e/i.test(text)) return text;
-  // Above 1e21 no fractional part can exist: the exact integer value.
-  if (Math.abs(value) >= 1e21) return BigInt(value).toString();
-  const [mantissa = '', exponent = '0'] = text.toLowerCase().split('e');
-  const sign = mantissa.startsWith('-') ? '-' : '';
-  const [whole = '', fraction = ''] = mantissa.replace('-', '').split('.');
-  const digits = whole + fraction;
-  const point = whole.length + Number(exponent);
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
-}
-
-function describe(amount: unknown): string {
-  if (typeof amount === 'string') return JSON.stringify(amount.length > 40 ? `${amount.slice(0, 40)}…` : amount);
-  return String(amount);
-}
-
-/**
- * Parses a KWD amount into integer fils as a bigint, exactly.
- * @throws {TypeError} when `amount` is neither a number nor a string.
- * @throws {RangeError} when it is not finite, not decimal text, or has more than 3 decimals.
- */
-function parseFils(amount: KwdAmount): bigint {
-  let text: string;
-  if (typeof amount === 'number') {
-    if (!Number.isFinite(amount)) throw new RangeError(`KWD amount must be a finite number, got ${describe(amount)}`);
-    text = numberToDecimalText(amount);
-  } else if (typeof amount === 'string') {
-    text = amount.trim();
-  } else {
-    throw new TypeError(`KWD amount must be a number or decimal text, got ${typeof amount}`);
-  }
-  const match = DECIMAL_TEXT.exec(text);
-  if (!match) throw new RangeError(`KWD amount must be decimal text like "12.500", got ${describe(amount)}`);
-  const [, sign = '', whole = '0', fraction = ''] = match;
-  if (fraction.length > 3) {
-    throw new RangeError(`KWD amount has more than 3 decimals (1 fils = 0.001 KWD): ${describe(amount)}`);
-  }
-  const fils = BigInt(whole) * 1000n + BigInt(fraction.padEnd(3, '0'));
-  return sign === '-' ? -fils : fils;
-}
 
 function toSafeNumber(fils: bigint, what: string): number {
   if (fils > BigInt(Number.MAX_SAFE_INTEGER) || fils < BigInt(Number.MIN_SAFE_INTEGER)) {
@@ -76,16 +24,9 @@ function toSafeNumber(fils: bigint, what: string): number {
   return Number(fils);
 }
 
-function filsToText(fils: bigint): string {
-  const negative = fils < 0n;
-  const digits = (negative ? -fils : fils).toString().padStart(4, '0');
-  const whole = digits.slice(0, -3).replace(LEADING_ZEROS, '');
-  return `${negative ? '-' : ''}${whole}.${digits.slice(-3)}`;
-}
-
 function checkFils(fils: number | bigint): bigint {
   if (typeof fils === 'bigint') return fils;
-  if (!Number.isSafeInteger(fils)) throw new RangeError(`fils must be a safe integer, got ${describe(fils)}`);
+  if (!Number.isSafeInteger(fils)) throw new RangeError(`fils must be a safe integer, got ${describeAmount(fils)}`);
   return BigInt(fils);
 }
 
@@ -113,7 +54,7 @@ export const kwd = {
    * @throws {TypeError} for a value that is neither number nor string.
    */
   toFils(amount: KwdAmount): number {
-    return toSafeNumber(parseFils(amount), `KWD amount ${describe(amount)}`);
+    return toSafeNumber(parseFils(amount), `KWD amount ${describeAmount(amount)}`);
   },
 
   /**
@@ -141,12 +82,7 @@ export const kwd = {
 
   /** True when `amount` is a finite KWD amount with at most 3 decimals (never throws). */
   isValid(amount: unknown): amount is KwdAmount {
-    try {
-      parseFils(amount as KwdAmount);
-      return true;
-    } catch {
-      return false;
-    }
+    return isKwdAmount(amount);
   },
 
   /** Exact sum of KWD amounts, as 3-decimal text. `kwd.add('0.1', 0.2) === '0.300'`. @throws as {@link kwd.toFils}. */
@@ -163,7 +99,8 @@ export const kwd = {
 
   /** Exact product of an amount and an integer count (e.g. fee × tasks), as 3-decimal text. @throws {RangeError} for a non-integer count. */
   multiply(amount: KwdAmount, count: number): string {
-    if (!Number.isSafeInteger(count)) throw new RangeError(`count must be a safe integer, got ${describe(count)}`);
+    if (!Number.isSafeInteger(count))
+      throw new RangeError(`count must be a safe integer, got ${describeAmount(count)}`);
     return filsToText(parseFils(amount) * BigInt(count));
   },
 

@@ -3,8 +3,8 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { isKwdAmount } from '../fils.js';
 import { isWellFormedText } from '../internal/text.js';
-import { kwd } from '../kwd.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
 export const Latitude = z.number().check(z.gte(-90), z.lte(90));
@@ -17,12 +17,7 @@ export const KwdText = z
   .check(z.regex(/^\d+(\.\d{1,3})?$/, 'Expected KWD decimal text with at most 3 decimals, like "12.500"'));
 
 /** A KWD amount as a finite number with at most 3 decimals. */
-export const KwdNumber = z
-  .number()
-  .check(z.refine((value) => kwd.isValid(value), 'Expected a KWD amount with at most 3 decimals'));
-
-/** A non-empty string without surrounding whitespace issues, used for identifiers sent by the caller. */
-export const NonEmptyString = z.string().check(z.minLength(1, 'Must not be empty'));
+export const KwdNumber = z.number().check(z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'));
 
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
 const MAX_TEXT_DEPTH = 16;

@@ -10,8 +10,12 @@
 import * as z from 'zod/mini';
 import { TASK_STATUSES } from '../lifecycle.js';
 
-/** The nine task statuses of spec § "States and transitions" (their order and transitions: `src/lifecycle.ts`). */
-export const TaskStatus = z.enum(TASK_STATUSES);
+/**
+ * The nine task statuses of spec § "States and transitions" (their order and transitions: `src/lifecycle.ts`).
+ * Marked pure: responses are read with {@link AnyTaskStatus}, so a bundle that does not use this schema
+ * (the client's) leaves it, and zod's enum type, out.
+ */
+export const TaskStatus = /* @__PURE__ */ z.enum(TASK_STATUSES);
 /** A task status the spec lists. Responses may also carry statuses it does not: see {@link AnyTaskStatus}. */
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
@@ -179,8 +183,8 @@ export const taskFields = {
   addressDetails: z.optional(AddressDetails),
   /** Distance and time. */
   travelDetail: z.optional(TravelDetail),
-  /** Raw update from the dispatch provider; its fields are not documented. */
-  dispatchwebhookrequest: z.optional(z.record(z.string(), z.unknown())),
+  /** Raw update from the dispatch provider: an object whose fields are not documented (all kept). */
+  dispatchwebhookrequest: z.optional(z.looseObject({})),
 };
 
 /** A delivery task as the service returns it (spec § Task). Every field is optional; unknown ones are kept. */
