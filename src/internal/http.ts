@@ -18,7 +18,7 @@ import {
 } from '../errors.js';
 import type { RequestOptions } from '../options.js';
 import { VERSION } from '../version.js';
-import { anySignal, DeadlineReason, deadline, sleep } from './abort.js';
+import { DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { detectRuntime } from './env.js';
 import { isRetryable, systemErrorCode } from './failure.js';
@@ -229,9 +229,9 @@ export class Transport {
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
-    const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total');
-    const signals = [options.signal, total?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
-    const outer = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : anySignal(signals);
+    // The caller's signal and the total deadline, as one signal: every attempt and wait follows it.
+    const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
+    const outer = total?.signal ?? options.signal;
     const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
     const url = new URL(request.path, this.#config.baseUrl);
     if (request.query) for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
@@ -342,8 +342,8 @@ export class Transport {
     attempt: number,
   ): Promise<HttpResponse> {
     const { logger, redactor, maxResponseBytes } = this.#config;
-    const limit = deadline(timeout, 'attempt');
-    const signal = outer ? anySignal([limit.signal, outer]) : limit.signal;
+    const limit = deadline(timeout, 'attempt', outer);
+    const { signal } = limit;
     const started = performance.now();
     let url = initialUrl;
     let method: string = request.method;

@@ -12,7 +12,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import { createTask } from '../exactly-once-creation.js';
-import { anySignal, deadline, sleep } from '../internal/abort.js';
+import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
@@ -298,8 +298,9 @@ export class Tasks {
     }
     if (issues.length > 0) throw new RequestValidationError('tasks.waitForStatus', issues);
     taskPath(id, 'tasks.waitForStatus');
-    const limit = deadline(timeout, 'total');
-    const combined = signal ? anySignal([signal, limit.signal]) : limit.signal;
+    // Aborts at the timeout, or with the caller's signal (checked first below to tell the two apart).
+    const limit = deadline(timeout, 'total', signal);
+    const combined = limit.signal;
     let lastStatus: string | undefined;
     const timedOut = () => new StatusWaitTimeoutError({ taskId: id, statuses: wanted, lastStatus, timeoutMs: timeout });
     try {

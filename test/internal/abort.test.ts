@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { anySignal } from '../../src/internal/abort.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { anySignal, DeadlineReason, deadline } from '../../src/internal/abort.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,4 +53,44 @@ describe('anySignal where AbortSignal.any is missing', () => {
       timedOut: { error: 'APIConnectionTimeoutError' },
     });
   }, 30_000);
+});
+
+describe('deadline following an outer signal', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('aborts with a DeadlineReason at its time when the outer signal stays quiet', () => {
+    vi.useFakeTimers();
+    const outer = new AbortController();
+    const limit = deadline(100, 'attempt', outer.signal);
+    vi.advanceTimersByTime(99);
+    expect(limit.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(limit.signal.reason).toBeInstanceOf(DeadlineReason);
+    expect((limit.signal.reason as DeadlineReason).kind).toBe('attempt');
+    limit.clear();
+  });
+
+  it('aborts at once with the outer reason when the outer signal aborts first, and its timer no longer fires', () => {
+    vi.useFakeTimers();
+    const outer = new AbortController();
+    const limit = deadline(100, 'total', outer.signal);
+    outer.abort(new Error('caller stopped'));
+    expect((limit.signal.reason as Error).message).toBe('caller stopped');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('is aborted from the start when the outer signal already is', () => {
+    const limit = deadline(100, 'attempt', AbortSignal.abort('early'));
+    expect([limit.signal.aborted, limit.signal.reason]).toEqual([true, 'early']);
+    limit.clear();
+  });
+
+  it('leaves nothing on a long-lived outer signal once cleared', () => {
+    const outer = new AbortController();
+    for (let index = 0; index < 1000; index++) deadline(1000, 'attempt', outer.signal).clear();
+    expect(getEventListeners(outer.signal, 'abort')).toHaveLength(0);
+    const open = deadline(1000, 'attempt', outer.signal);
+    expect(getEventListeners(outer.signal, 'abort')).toHaveLength(1);
+    open.clear();
+  });
 });

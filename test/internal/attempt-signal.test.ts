@@ -19,7 +19,12 @@ beforeAll(async () => {
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{"walletAmount":7}');
+    const page = /[?&]page=(\d+)/.exec(request.url ?? '')?.[1];
+    if (page === undefined) response.end('{"walletAmount":7}');
+    else
+      response.end(
+        JSON.stringify({ tasks: [{ id: `task-${page}` }], page: Number(page), limit: 1, totalPages: 3, total: 3 }),
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,6 +53,16 @@ describe('the attempt signal on the global fetch', () => {
     const any = vi.spyOn(AbortSignal, 'any');
     const balance = await client().wallet.retrieveBalance();
     expect(balance.walletAmount).toBe(7);
+    expect(any).not.toHaveBeenCalled();
+  });
+
+  it('reaches fetch without combining signals when the caller gives a signal and a total timeout, or walks pages', async () => {
+    const any = vi.spyOn(AbortSignal, 'any');
+    const caller = new AbortController();
+    const balance = await client().wallet.retrieveBalance({ signal: caller.signal, totalTimeout: 5000 });
+    expect(balance.walletAmount).toBe(7);
+    const tasks = await client().tasks.list({}, { signal: caller.signal }).toArray();
+    expect(tasks.map((task) => task.id)).toEqual(['task-1', 'task-2', 'task-3']);
     expect(any).not.toHaveBeenCalled();
   });
 
