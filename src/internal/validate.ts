@@ -109,19 +109,18 @@ const OUTPUT_IS_INPUT = new Set([
  * {@link OUTPUT_IS_INPUT}, with no check that rewrites the value such as `z.trim()`): a valid body is then
  * its own parse result and needs no copy. In the returned schema every loose object (unknown keys
  * kept, `z.looseObject`) is a plain one (unknown keys ignored): both accept exactly the same values, but
- * the plain one does not copy unknown keys on the way, which makes the check about a third cheaper.
+ * the plain one does not copy unknown keys on the way, which takes about a quarter off the check.
  */
 function validitySchema(schema: Schema): Schema | undefined {
   const def = schema._zod.def;
   if (!OUTPUT_IS_INPUT.has(def.type)) return undefined;
   if (def.checks?.some((check) => check._zod.def.check === 'overwrite')) return undefined;
-  const part = (inner: Schema) => validitySchema(inner);
   switch (def.type) {
     case 'object': {
       const { shape, catchall } = def as z.core.$ZodObjectDef;
       const fields: Record<string, Schema> = {};
       for (const [key, field] of Object.entries(shape)) {
-        const checked = part(field);
+        const checked = validitySchema(field);
         if (checked === undefined) return undefined;
         fields[key] = checked;
       }
@@ -131,17 +130,17 @@ function validitySchema(schema: Schema): Schema | undefined {
     }
     case 'optional':
     case 'nullable': {
-      const inner = part((def as z.core.$ZodOptionalDef).innerType);
+      const inner = validitySchema((def as z.core.$ZodOptionalDef).innerType);
       return inner && z.clone(schema, { ...def, innerType: inner } as z.core.$ZodOptionalDef);
     }
     case 'array': {
-      const element = part((def as z.core.$ZodArrayDef).element);
+      const element = validitySchema((def as z.core.$ZodArrayDef).element);
       return element && z.clone(schema, { ...def, element } as z.core.$ZodArrayDef);
     }
     case 'union': {
       const options: Schema[] = [];
       for (const option of (def as z.core.$ZodUnionDef).options) {
-        const checked = part(option);
+        const checked = validitySchema(option);
         if (checked === undefined) return undefined;
         options.push(checked);
       }
@@ -149,8 +148,8 @@ function validitySchema(schema: Schema): Schema | undefined {
     }
     case 'record': {
       const { keyType, valueType } = def as z.core.$ZodRecordDef;
-      const value = part(valueType);
-      return value && part(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef);
+      const value = validitySchema(valueType);
+      return value && validitySchema(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef);
     }
     default:
       return schema;
