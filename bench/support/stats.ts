@@ -20,12 +20,12 @@ export function spread(values: readonly number[], digits = 0): string {
  * Runs every variant once per round, in a rotated order each round (so no variant always runs first or
  * last), and returns each variant's results in round order.
  */
-export async function interleave<Name extends string>(
+export async function interleave<Name extends string, Value = number>(
   rounds: number,
-  variants: Record<Name, () => Promise<number>>,
-): Promise<Record<Name, number[]>> {
+  variants: Record<Name, () => Promise<Value>>,
+): Promise<Record<Name, Value[]>> {
   const names = Object.keys(variants) as Name[];
-  const results = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Name, number[]>;
+  const results = Object.fromEntries(names.map((name) => [name, [] as Value[]])) as Record<Name, Value[]>;
   for (let round = 0; round < rounds; round++) {
     for (let offset = 0; offset < names.length; offset++) {
       const name = names[(round + offset) % names.length] as Name;
