@@ -61,8 +61,8 @@ async function runCase(name: Case): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const client = new DeliveryClient({
-    apiKey: 'k',
-    sellerId: 's',
+    apiKey: 'bench-key',
+    sellerId: 'bench-seller',
     baseUrl: `http://127.0.0.1:${port}`,
     logLevel: 'off',
   });
