@@ -210,6 +210,7 @@ export async function stalledBodyResponse(response: Response, signals: readonly 
 export function invalidJsonResponse(response: Response): Response {
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json');
-  headers.delete('content-length');
+  // Its own length: an answer without one is kept by msw 3.0 after it is sent (see jsonResponse).
+  headers.set('content-length', String(new TextEncoder().encode(NOT_JSON_BODY).byteLength));
   return new Response(NOT_JSON_BODY, { status: response.status, statusText: response.statusText, headers });
 }

@@ -34,11 +34,18 @@ export function reasonOfStatus(status: number): string {
   return REASON_PHRASES[status] ?? `HTTP ${status}`;
 }
 
-/** A JSON answer. */
+const encoder = new TextEncoder();
+
+/**
+ * A JSON answer, with its `content-length` (`headers` may replace it). Under `mock.listen()`, msw 3.0
+ * keeps about 45 KB per request of an answer without a length (a chunked body) for as long as the
+ * process lives; with the length it keeps nothing.
+ */
 export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), {
+  const bytes = encoder.encode(JSON.stringify(body));
+  return new Response(bytes, {
     status,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', 'content-length': String(bytes.byteLength), ...headers },
   });
 }
 
