@@ -53,6 +53,8 @@ export const MOCK_DEFAULTS = Object.freeze({
   createStatus: 200,
   /** Recorded requests and webhook deliveries kept (each), the most recent ones. */
   recordLimit: 10_000,
+  /** Tasks kept, the most recently created ones (about 2.4 KB of heap each). */
+  taskLimit: 50_000,
 } as const);
 
 /** The options of a mock, checked and normalised. */
@@ -73,6 +75,8 @@ export interface ServiceConfig {
   readonly now: () => Date;
   /** Recorded requests and webhook deliveries kept (each). */
   readonly recordLimit: number;
+  /** Tasks kept; creating one more forgets the oldest. */
+  readonly taskLimit: number;
 }
 
 function requireText(value: unknown, option: string): string {
@@ -148,6 +152,12 @@ export function resolveOptions(options: MockDeliveryServiceOptions = {}): Servic
   if (!Number.isSafeInteger(recordLimit) || recordLimit < 1) {
     throw new RangeError(`recordLimit must be a positive integer, got ${String(recordLimit)}`);
   }
+  const taskLimit = options.taskLimit ?? MOCK_DEFAULTS.taskLimit;
+  if (!Number.isSafeInteger(taskLimit) || taskLimit < 1) {
+    throw new RangeError(`taskLimit must be a positive integer, got ${String(taskLimit)}`);
+  }
+  const seeds = options.tasks?.length ?? 0;
+  if (seeds > taskLimit) throw new RangeError(`taskLimit (${taskLimit}) is below the ${seeds} seed tasks`);
   return Object.freeze({
     apiKey: requireText(options.apiKey ?? MOCK_DEFAULTS.apiKey, 'apiKey'),
     sellerId: requireText(options.sellerId ?? MOCK_DEFAULTS.sellerId, 'sellerId'),
@@ -164,5 +174,6 @@ export function resolveOptions(options: MockDeliveryServiceOptions = {}): Servic
     createStatus,
     now,
     recordLimit,
+    taskLimit,
   });
 }

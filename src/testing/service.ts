@@ -61,7 +61,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.sellerId = config.sellerId;
     this.#state = {
       config,
-      store: new TaskStore(),
+      store: new TaskStore(config.taskLimit),
       account: new Account(config.accountType, config.openingBalanceFils),
       objectId: createObjectIdGenerator(config.now),
       deliveryId: createSequenceIdGenerator('DLV-'),

@@ -30,11 +30,17 @@ export interface TaskRecord {
   completedAt: string | undefined;
 }
 
-/** Tasks in creation order, by id. */
+/** Tasks in creation order, by id; at most `limit`, the oldest forgotten first. */
 export class TaskStore {
   readonly #records: TaskRecord[] = [];
   readonly #byId = new Map<string, TaskRecord>();
+  readonly #limit: number;
   #seq = 0;
+
+  /** @param limit Most tasks kept (a positive integer). */
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
 
   /** The next creation sequence number (never reused, even after {@link clear}). */
   nextSeq(): number {
@@ -43,7 +49,7 @@ export class TaskStore {
   }
 
   /**
-   * Stores a task.
+   * Stores a task, forgetting the oldest when the store already holds its limit.
    * @throws {Error} when its id is missing or already used.
    */
   add(record: TaskRecord): void {
@@ -51,6 +57,10 @@ export class TaskStore {
     if (id === undefined || this.#byId.has(id)) throw new Error(`task id ${String(id)} is missing or already used`);
     this.#records.push(record);
     this.#byId.set(id, record);
+    if (this.#records.length > this.#limit) {
+      const oldest = this.#records.shift();
+      if (oldest?.task.id !== undefined) this.#byId.delete(oldest.task.id);
+    }
   }
 
   /** The task with this id, if any. */

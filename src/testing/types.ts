@@ -133,6 +133,12 @@ export interface MockDeliveryServiceOptions {
    * first. A positive integer. Default `10_000` each.
    */
   recordLimit?: number;
+  /**
+   * How many tasks the mock keeps: creating one more forgets the oldest (its id then answers 404), so a
+   * long-lived mock or sandbox stays bounded (a task takes about 2.4 KB). A positive integer, at least
+   * the number of seed `tasks`. Default `50_000`.
+   */
+  taskLimit?: number;
 }
 
 /** Options of {@link MockDeliveryService.listen}. */
