@@ -24,9 +24,27 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** Lets pending promise callbacks and zero-delay timers run under fake timers. */
-async function settle(): Promise<void> {
-  await vi.advanceTimersByTimeAsync(0);
+/**
+ * A client whose warnings are kept, and a wait (under fake timers) until it has logged that it will retry:
+ * the retry's wait starts in the same turn, so fake time advanced from then on counts toward it. Zero-delay
+ * timers and real macrotasks (the mock's answer travels through msw's interception) run meanwhile.
+ */
+function retryingClient() {
+  const warnings: string[] = [];
+  const logger = { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} };
+  return {
+    retrying: client({ logger, logLevel: 'warn' }),
+    async untilRetryWaits(): Promise<void> {
+      for (let turn = 0; turn < 1000 && !warnings.some((warning) => warning.includes('] Retrying ')); turn++) {
+        await vi.advanceTimersByTimeAsync(0);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(
+        warnings.filter((warning) => warning.includes('] Retrying ')),
+        JSON.stringify(warnings),
+      ).toHaveLength(1);
+    },
+  };
 }
 
 describe('reads retry what is worth retrying', () => {
@@ -53,8 +71,9 @@ describe('reads retry what is worth retrying', () => {
   it('waits as long as Retry-After says after a 429', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     mock.inject({ operation: 'branches.list', kind: 'status', status: 429, headers: { 'retry-after': '30' } });
-    const result = client().branches.list();
-    await settle();
+    const { retrying, untilRetryWaits } = retryingClient();
+    const result = retrying.branches.list();
+    await untilRetryWaits();
     expect(mock.requestsFor('branches.list')).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(29_900);
     expect(mock.requestsFor('branches.list')).toHaveLength(1);
@@ -72,8 +91,9 @@ describe('reads retry what is worth retrying', () => {
       status: 429,
       headers: { 'retry-after-ms': '1500', 'retry-after': '40' },
     });
-    const result = client().branches.list();
-    await settle();
+    const { retrying, untilRetryWaits } = retryingClient();
+    const result = retrying.branches.list();
+    await untilRetryWaits();
     await vi.advanceTimersByTimeAsync(1400);
     expect(mock.requestsFor('branches.list')).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(200);
@@ -84,8 +104,9 @@ describe('reads retry what is worth retrying', () => {
   it('falls back to the normal backoff when Retry-After is huge', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     mock.inject({ operation: 'branches.list', kind: 'status', status: 503, headers: { 'retry-after': '86400' } });
-    const result = client().branches.list();
-    await settle();
+    const { retrying, untilRetryWaits } = retryingClient();
+    const result = retrying.branches.list();
+    await untilRetryWaits();
     // First backoff step: at most 500 ms, far below a day.
     await vi.advanceTimersByTimeAsync(600);
     await result;
