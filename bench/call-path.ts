@@ -4,12 +4,10 @@
  * `npx tsx bench/call-path.ts`; `bench/index.ts` runs it too.
  * @module
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import ky from 'ky';
 import { DeliveryClient } from '../src/index.node.js';
-import { sampleTask } from './support/sample-task.js';
-import { median, spread } from './support/stats.js';
+import { ratioSpread, spread } from './support/stats.js';
+import { serveTask } from './support/task-server.js';
 
 const API_KEY = 'bench-key';
 const SELLER_ID = 'bench-seller';
@@ -33,13 +31,8 @@ export interface CallPathFigures {
  * by ±20 %.
  */
 export async function measureCallPath(rounds = 40, calls = 150): Promise<CallPathFigures> {
-  const body = JSON.stringify(sampleTask(1));
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const server = await serveTask();
+  const base = server.url;
   const headers = { authorization: `apikey ${API_KEY}`, 'x-seller-id': SELLER_ID, accept: 'application/json' };
   const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: base });
   const bareKy = ky.create({ baseUrl: base, headers });
@@ -79,16 +72,8 @@ export async function measureCallPath(rounds = 40, calls = 150): Promise<CallPat
     }
     return figures;
   } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
-}
-
-/** `median (p25–p75)` of ratios. */
-function ratioSpread(ratios: readonly number[]): string {
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const at = (share: number) => (sorted[Math.floor(sorted.length * share)] ?? 0).toFixed(2);
-  return `${median(ratios).toFixed(2)}× (p25–p75 ${at(0.25)}–${at(0.75)})`;
 }
 
 /** Prints the figures and the ratios the issue sets goals for (SDK ≤ 1.10× bare ky). */

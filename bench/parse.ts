@@ -11,7 +11,7 @@ import { Redactor } from '../src/internal/redact.js';
 import { parseResponse, useSchemaCompiler } from '../src/internal/validate.js';
 import { TaskListResponse } from '../src/schemas/task-list.js';
 import { sampleTask } from './support/sample-task.js';
-import { median, spread } from './support/stats.js';
+import { ratioSpread, spread } from './support/stats.js';
 
 /** µs per operation of each variant over the pairs, and each variant's time over its neighbouring `JSON.parse` runs. */
 export interface ParseFigures {
@@ -76,13 +76,6 @@ export function measureParse(pairs = 150, batch = 200): ParseFigures {
     }
   }
   return figures;
-}
-
-/** `median (p25–p75)` of ratios. */
-function ratioSpread(ratios: readonly number[]): string {
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const at = (share: number) => (sorted[Math.floor(sorted.length * share)] ?? 0).toFixed(2);
-  return `${median(ratios).toFixed(2)}× (p25–p75 ${at(0.25)}–${at(0.75)})`;
 }
 
 /** Prints the figures and the ratio the issue sets a goal for (≤ 1.2× `JSON.parse`). */

@@ -6,26 +6,19 @@
  * `npx tsx bench/tracing.ts`.
  * @module
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { DeliveryClient } from '../src/index.node.js';
 import { SpanKind, startSpan } from '../src/internal/tracing.js';
-import { sampleTask } from './support/sample-task.js';
 import { interleave, spread } from './support/stats.js';
+import { serveTask } from './support/task-server.js';
 
 const TASK_ID = '6b023c326d6f636b00000001';
 
 /** Per-call time in µs with and without a registered provider: medians over interleaved rounds. */
 export async function measureTracing(rounds = 5, calls = 2000): Promise<{ none: number[]; registered: number[] }> {
-  const body = JSON.stringify(sampleTask(1));
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const server = await serveTask();
+  const base = server.url;
   const client = new DeliveryClient({ apiKey: 'bench-key', sellerId: 'bench-seller', baseUrl: base });
   let exported = 0;
   const dropping: SpanExporter = {
@@ -59,8 +52,7 @@ export async function measureTracing(rounds = 5, calls = 2000): Promise<{ none: 
   } finally {
     trace.disable();
     await provider.shutdown();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
 }
 

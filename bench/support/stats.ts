@@ -16,6 +16,13 @@ export function spread(values: readonly number[], digits = 0): string {
   return `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 }
 
+/** `median× (p25–p75 a–b)` of ratios, two decimals: a ratio's middle and the spread of its middle half. */
+export function ratioSpread(ratios: readonly number[]): string {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const at = (share: number) => (sorted[Math.floor(sorted.length * share)] ?? 0).toFixed(2);
+  return `${median(ratios).toFixed(2)}× (p25–p75 ${at(0.25)}–${at(0.75)})`;
+}
+
 /**
  * Runs every variant once per round, in a rotated order each round (so no variant always runs first or
  * last), and returns each variant's results in round order.
