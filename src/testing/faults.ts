@@ -30,6 +30,9 @@ const KINDS: readonly MockFault['kind'][] = [
 /** The body of an `invalid-json` answer: an HTML error page, as a proxy would send. */
 export const NOT_JSON_BODY = '<html><body><h1>502 Bad Gateway</h1></body></html>';
 
+/** The bytes of {@link NOT_JSON_BODY}, encoded once. */
+const NOT_JSON_BYTES = new TextEncoder().encode(NOT_JSON_BODY);
+
 /** Longest wait `setTimeout` supports, ms; a longer `delay` never ends by itself. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -211,6 +214,6 @@ export function invalidJsonResponse(response: Response): Response {
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json');
   // Its own length: an answer without one is kept by msw 3.0 after it is sent (see jsonResponse).
-  headers.set('content-length', String(new TextEncoder().encode(NOT_JSON_BODY).byteLength));
-  return new Response(NOT_JSON_BODY, { status: response.status, statusText: response.statusText, headers });
+  headers.set('content-length', String(NOT_JSON_BYTES.byteLength));
+  return new Response(NOT_JSON_BYTES, { status: response.status, statusText: response.statusText, headers });
 }
