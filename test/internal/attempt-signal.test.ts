@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -64,6 +65,22 @@ describe('the attempt signal on the global fetch', () => {
     const tasks = await client().tasks.list({}, { signal: caller.signal }).toArray();
     expect(tasks.map((task) => task.id)).toEqual(['task-1', 'task-2', 'task-3']);
     expect(any).not.toHaveBeenCalled();
+  });
+
+  it('leaves no listener on a caller signal that outlives many calls, waits and list walks', async () => {
+    const caller = new AbortController();
+    const many = client();
+    for (let call = 0; call < 50; call++) {
+      await many.wallet.retrieveBalance({ signal: caller.signal, totalTimeout: 5000 });
+      await many.wallet.retrieveBalance({ signal: caller.signal });
+    }
+    await many.tasks.list({}, { signal: caller.signal }).toArray();
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    // Failed calls clean up too.
+    await many.wallet
+      .retrieveBalance({ signal: caller.signal, timeout: 50, headers: { 'x-case': 'listeners', 'x-stall': 'headers' } })
+      .catch(() => undefined);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 
   it('still ends a request stalled before its headers at the attempt timeout, closing the connection', async () => {
