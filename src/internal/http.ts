@@ -151,7 +151,8 @@ export class Transport {
       // With the global fetch, the attempt's signal reaches it as `init.signal`, through an option ky does
       // not know (ky hands those to fetch as they are): given as ky's own `signal`, ky would combine it
       // with its internal one through `AbortSignal.any` on every request (about 10 µs a call, the
-      // largest item of the SDK's own in a profile). A caller's fetch gets it on the Request, where any fetch wrapper looks.
+      // largest item of the SDK's own in a profile). A caller's fetch gets it on the Request, where any
+      // fetch wrapper looks.
       fetch: config.callerFetch
         ? config.fetch
         : (request, init) => config.fetch(request, { signal: (init as AttemptInit)[ATTEMPT_SIGNAL] }),
