@@ -65,6 +65,7 @@ export type {
   LogLevel,
   ReconciliationOptions,
   RequestOptions,
+  SchemaDrift,
   TaskCreateOptions,
   ValidationMode,
 } from './options.js';
@@ -94,6 +95,7 @@ export {
   StatusHistoryEntry,
   Task,
   TaskStatus,
+  TaskWithId,
   TravelDetail,
 } from './schemas/task.js';
 export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';

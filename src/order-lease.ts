@@ -25,10 +25,9 @@ import {
   TaskCreationOutcomeUnknownError,
 } from './errors.js';
 import { sleep } from './internal/abort.js';
-import { call, type ResourceContext } from './internal/context.js';
+import { type ResourceContext, retrieveTask } from './internal/context.js';
 import { failureOutcome } from './internal/failure.js';
-import { taskPath } from './internal/path.js';
-import { Task } from './schemas/task.js';
+import type { TaskWithId } from './schemas/task.js';
 import { storeKey } from './store.js';
 
 /** Lifetime of a lease, ms; the holder renews it every third of that while it works. */
@@ -111,13 +110,14 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
 }
 
 /** The remembered order's task, read back by `GET tasks/{id}` (retried when safe). */
-function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<Task> {
-  return call(
+async function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<TaskWithId> {
+  const { data } = await retrieveTask(
     context,
-    Task,
-    { operation: 'tasks.retrieve', method: 'GET', path: taskPath(taskId, 'tasks.create'), retry: 'idempotent' },
+    taskId,
+    'tasks.create',
     options.signal === undefined ? {} : { signal: options.signal },
   );
+  return data;
 }
 
 /** Options of {@link createUnderLease}. */
@@ -141,8 +141,8 @@ export async function createUnderLease(
   context: ResourceContext,
   orderNumber: string,
   options: LeaseOptions,
-  send: (priorAttemptAt: number | undefined) => Promise<Task>,
-): Promise<Task> {
+  send: (priorAttemptAt: number | undefined) => Promise<TaskWithId>,
+): Promise<TaskWithId> {
   const { store, sellerId } = context;
   const orderKey = storeKey(sellerId, 'order', orderNumber);
   const leaseKey = storeKey(sellerId, 'order-lease', orderNumber);
@@ -190,8 +190,8 @@ async function holdLease(
   context: ResourceContext,
   keys: { orderNumber: string; orderKey: string; leaseKey: string; token: string },
   options: LeaseOptions,
-  send: (priorAttemptAt: number | undefined) => Promise<Task>,
-): Promise<Task> {
+  send: (priorAttemptAt: number | undefined) => Promise<TaskWithId>,
+): Promise<TaskWithId> {
   const { store, logger, orderTtlMs } = context;
   const { orderNumber, orderKey, leaseKey, token } = keys;
   const renew = setInterval(() => {
@@ -215,7 +215,7 @@ async function holdLease(
         reason: 'the order record changed under the lease',
       });
     }
-    let task: Task;
+    let task: TaskWithId;
     try {
       task = await send(prior);
     } catch (error) {
@@ -235,17 +235,7 @@ async function holdLease(
       );
       throw error;
     }
-    // A task without an id (validation off, a service that lies) cannot be remembered: `sending` stays, so
-    // the next create of this order looks it up first.
-    if (task.id !== undefined) {
-      await recordOutcome(
-        context,
-        orderKey,
-        JSON.stringify(sending),
-        { state: 'created', taskId: task.id },
-        orderTtlMs,
-      );
-    }
+    await recordOutcome(context, orderKey, JSON.stringify(sending), { state: 'created', taskId: task.id }, orderTtlMs);
     return task;
   } finally {
     clearInterval(renew);

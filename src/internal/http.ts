@@ -27,7 +27,7 @@ import type { LevelLogger } from './logger.js';
 import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { retryDelayMs } from './retry.js';
-import { recordFailure, SpanKind, startSpan, type TraceSpan, URL_TEMPLATES } from './tracing.js';
+import { recordFailure, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
 /**
  * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
@@ -48,12 +48,20 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   /** Path relative to the base URL, without a leading slash (`tasks/abc`). */
   path: string;
+  /** The operation's URL template (`/tasks/{id}`), for spans: ids never appear in span attributes. */
+  urlTemplate?: string;
   query?: Record<string, string>;
   /** JSON body. */
   body?: unknown;
   retry: RetryPolicy;
   /** Called each time the service answers 429, before any retry (a list walk halves its concurrency). */
   onRateLimited?: (() => void) | undefined;
+  /**
+   * Reads the 2xx body (schema check, tolerant reading) while the call's span is open, so drift is an
+   * event on it and a `ResponseValidationError` leaves through the same redaction as every failure.
+   * What it returns becomes the response's `body`.
+   */
+  read?: ((response: HttpResponse, span: TraceSpan | undefined) => unknown) | undefined;
 }
 
 /** A 2xx response with its parsed JSON body. */
@@ -191,7 +199,7 @@ export class Transport {
       callSpan === undefined
         ? startSpan(request.operation, SpanKind.CLIENT, () => ({
             'http.request.method': request.method,
-            'url.template': URL_TEMPLATES[request.operation] ?? request.path,
+            'url.template': request.urlTemplate ?? request.path,
             'server.address': this.#server.address,
             'server.port': this.#server.port,
             'delivery.retry_count': 0,
@@ -200,6 +208,7 @@ export class Transport {
     const span = own ?? callSpan;
     try {
       const response = await this.#send(request, options, span);
+      if (request.read !== undefined) response.body = request.read(response, span);
       if (own !== undefined) {
         own.setAttribute('http.response.status_code', response.status);
         own.setAttribute('delivery.retry_count', response.attempts - 1);

@@ -6,13 +6,14 @@
  * @module
  */
 import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
+import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
-import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
+import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { sellerIdOf } from '../internal/seller.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
-import type { Logger, LogLevel } from '../options.js';
+import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../options.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
@@ -20,7 +21,7 @@ import type { WebhookEventKind } from '../schemas/webhook.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
-import { parseWebhookEventAt, type WebhookEvent } from './event.js';
+import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
@@ -65,6 +66,19 @@ export interface WebhookHandlerOptions {
    * goes to `onError`, never to the sender.
    */
   onEvent: (event: WebhookEvent) => unknown;
+  /**
+   * How bodies are read (README "Schema drift"). `'tolerant'` (default): a documented field of the wrong
+   * type is coerced when unambiguous (`"true"` → `true`, `1.5` → `"1.5"`, `"29.1"` → `29.1`) or left out,
+   * and reported, so a drifted field never costs an event (the service does not resend); only a body
+   * without a usable task id or `status` is answered 400. `'strict'`: any documented field of the wrong type
+   * is answered 400. `'warn'` and `'off'` are deprecated aliases of `'tolerant'`.
+   */
+  validation?: ValidationMode;
+  /**
+   * Called once for each drifted field of a body read tolerantly, with `operation: 'webhook'`, its path and
+   * the documented and received type names (never the value). Drift is also logged at `warn`, once per path.
+   */
+  onDrift?: (drift: SchemaDrift) => void;
   /**
    * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`), and
    * with `tasks.list`, by `sync()` and `startSync()`. Required with `confirm: true` or a list; given
@@ -305,6 +319,8 @@ class WebhookReceiver implements WebhookHandler {
   readonly #bodyTimeoutMs: number;
   readonly #eventTimeoutMs: number;
   readonly #logger: LevelLogger;
+  /** How bodies are read: the validation mode and the drift report. */
+  readonly #reading: WebhookReading;
   readonly #stats: WebhookHandlerStats = {
     received: 0,
     processed: 0,
@@ -330,6 +346,14 @@ class WebhookReceiver implements WebhookHandler {
           { error: describeError(error) },
         ));
     this.#client = options.client;
+    if (options.onDrift !== undefined && typeof options.onDrift !== 'function') {
+      throw new ConfigurationError('onDrift', `Invalid onDrift: expected a function, got ${typeof options.onDrift}`);
+    }
+    const reportDrift = driftReporter(this.#logger, options.onDrift);
+    this.#reading = {
+      validation: checkValidation(options.validation),
+      onDrift: (drift) => reportDrift('webhook', [drift], undefined),
+    };
     // With a client, the final statuses are confirmed whatever the list says: a forged final status
     // would otherwise end the task and hide the genuine one (the service sends each webhook once).
     const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
@@ -524,7 +548,7 @@ class WebhookReceiver implements WebhookHandler {
     }
     let event: WebhookEvent & { confirmed: false; source: 'webhook' };
     try {
-      event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt);
+      event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt, this.#reading);
     } catch (error) {
       if (!isWebhookPayloadError(error)) throw error;
       return { answer: this.#reject(rejection(400, error.message)) };

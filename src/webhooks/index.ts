@@ -13,7 +13,7 @@ export {
   WebhookTask,
   WebhookTaskId,
 } from '../schemas/webhook.js';
-export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields } from './event.js';
+export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields, type WebhookReading } from './event.js';
 export {
   createWebhookHandler,
   type WebhookClient,
