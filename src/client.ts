@@ -7,6 +7,7 @@ import { ConfigurationError } from './errors.js';
 import type { ResourceContext } from './internal/context.js';
 import { driftReporter } from './internal/drift-report.js';
 import { isBrowser, readEnv } from './internal/env.js';
+import { isHeaderValue, MAX_CREDENTIAL_LENGTH } from './internal/headers.js';
 import { Transport } from './internal/http.js';
 import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from './internal/options.js';
@@ -159,17 +160,20 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env
       `Missing ${option}: pass it to new DeliveryClient({ ${option} }) or set ${env}`,
     );
   }
+  if (option !== 'baseUrl' && resolved.length > MAX_CREDENTIAL_LENGTH) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option} (option or ${env}): longer than ${MAX_CREDENTIAL_LENGTH} characters`,
+    );
+  }
   const trimmed = resolved.trim();
-  if (option !== 'baseUrl') {
-    try {
-      new Headers({ 'x-check': trimmed });
-    } catch {
-      // The value is a secret: the message names the option, never the value.
-      throw new ConfigurationError(
-        option,
-        `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text without line breaks`,
-      );
-    }
+  // The value is a secret: the message names the option, never the value. Checked here, not left to
+  // fetch, which would refuse every request (undici's UND_ERR_INVALID_ARG) after the call began.
+  if (option !== 'baseUrl' && !isHeaderValue(trimmed)) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text (U+0020–U+00FF) without control characters (U+0000–U+001F, tab and line breaks included) or DEL`,
+    );
   }
   return trimmed;
 }

@@ -59,7 +59,7 @@ export {
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './errors.js';
-export { FILS_PER_KWD, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
+export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export type {
   Logger,
   LogLevel,

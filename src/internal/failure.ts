@@ -10,7 +10,7 @@
  * | 429 | `not-processed` |
  * | timeout, connection reset, 408, 5xx, an error answer whose body could not be read | `ambiguous` |
  * | 2xx or 3xx whose answer could not be used (bad JSON, over the size cap, a redirect not followed) | `committed` |
- * | any other 4xx, bad parameters, configuration | `rejected` |
+ * | any other 4xx, bad parameters, configuration, a request fetch refused before sending it | `rejected` |
  */
 import {
   APIConnectionError,
