@@ -329,6 +329,7 @@ export class DeliveryClient {
         integerOption('storeTimeoutMs', options.storeTimeoutMs, DEFAULT_STORE_TIMEOUT_MS, 1, 60_000),
       ),
       sharedStore: options.store !== undefined,
+      attemptTimeoutMs: this.timeout,
       orderTtlMs: integerOption('orderTtlMs', options.orderTtlMs, DEFAULT_ORDER_TTL_MS, 1000, 30 * 86_400_000),
       validation: this.validation,
       reportDrift: driftReporter(logger, options.onDrift),

@@ -39,7 +39,7 @@ import { type FailureOutcome, failureOutcome } from './internal/failure.js';
 import { retryDelayMs } from './internal/retry.js';
 import { OPERATIONS, requestOf } from './operations.js';
 import type { RequestOptions, TaskCreateOptions } from './options.js';
-import { createUnderLease } from './order-lease.js';
+import { createUnderLease, type SendGuard } from './order-lease.js';
 import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, TaskListPromise, TaskPage } from './pagination.js';
 import type { Task, TaskWithId } from './schemas/task.js';
 import type { TaskCreateParams } from './schemas/task-create.js';
@@ -87,7 +87,7 @@ export function createTask(
       context,
       orderNumber,
       { repeatDelivery, waitMs: options.totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal },
-      (priorAttemptAt) => createOnce(context, body, flightOptions, priorAttemptAt),
+      (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, guard),
     );
     const started: Flight = { promise, controller, callers: 0 };
     flights.set(key, started);
@@ -184,6 +184,7 @@ async function createOnce(
   body: TaskCreateParams,
   options: RequestOptions,
   priorAttemptAt: number | undefined,
+  guard?: SendGuard,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
@@ -199,6 +200,8 @@ async function createOnce(
   }
   for (let resend = 0; ; resend++) {
     let failure: unknown;
+    // Under a lease: still held, and the order's record says until when this attempt may be in flight.
+    await guard?.beforeAttempt(resend > 0, options.timeout);
     try {
       return await send(context, body, options);
     } catch (error) {

@@ -8,7 +8,7 @@
  * small enough to implement over Postgres, DynamoDB or etcd.
  * @module
  */
-import { StoreUnavailableError } from './errors.js';
+import { ConfigurationError, StoreUnavailableError } from './errors.js';
 
 /**
  * A shared key-value store with expiry. Every write carries a TTL in ms (> 0): keys never outlive it.
@@ -100,7 +100,8 @@ export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 
 /**
  * `store` with every call bounded by `timeoutMs`: a call that rejects or takes longer rejects with
- * {@link StoreUnavailableError} naming the operation (never the key, which holds the seller id).
+ * {@link StoreUnavailableError} naming the operation (never the key, which holds the seller id); a
+ * {@link ConfigurationError} (a Redis store refusing an `allkeys-*` eviction policy) passes as it is.
  */
 export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): DeliveryStore {
   const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
@@ -122,8 +123,9 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
         },
         (error: unknown) => {
           clearTimeout(timer);
+          // A store that refuses its configuration (a Redis that may evict keys) says so as it is.
           reject(
-            error instanceof StoreUnavailableError
+            error instanceof StoreUnavailableError || error instanceof ConfigurationError
               ? error
               : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
           );

@@ -138,7 +138,8 @@ describe('redisStore options', () => {
   it('sends node-redis clients one argument array, with the default prefix dts: and TTLs in whole ms, at least 1', async () => {
     const sent: (readonly string[])[] = [];
     const store = redisStore({
-      sendCommand: async (args) => {
+      sendCommand: async (args: readonly string[]) => {
+        if (args[0] === 'CONFIG') return ['maxmemory-policy', 'noeviction'];
         sent.push(args);
         return 'OK';
       },

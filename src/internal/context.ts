@@ -28,6 +28,8 @@ export interface ResourceContext {
   readonly store: DeliveryStore;
   /** True when the store was given (shared by processes), false for the client's own memory store. */
   readonly sharedStore: boolean;
+  /** The client's per-attempt timeout, ms: how long one POST may be in flight. */
+  readonly attemptTimeoutMs: number;
   /** How long a created order → task is remembered, ms. */
   readonly orderTtlMs: number;
   readonly validation: ValidationMode;

@@ -22,6 +22,7 @@ import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
+import { type InboxEntry, InboxWorker, isWebhookInbox, type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
@@ -186,6 +187,35 @@ export interface WebhookHandlerOptions {
    * `maxBodyBytes` up, else `ConfigurationError`.
    */
   maxQueueBytes?: number;
+  /**
+   * A durable inbox (`redisInbox(…)` from `delivery-task-sdk/redis`, `postgresInbox(…)` from
+   * `delivery-task-sdk/postgres`, or your own {@link WebhookInbox}). With it, a webhook is answered 200
+   * only once the inbox has stored it, and 503 at once when the inbox cannot (down, slower than
+   * `inboxTimeoutMs`, or full: beyond its stated bound), with one warning line; the local queue being full
+   * no longer matters to the answer, as the event waits in the inbox. Workers in this process (see
+   * `inboxWorkers`) claim events from the inbox while the local queue has room, process them through the
+   * same pipeline (confirmation, duplicate and order filter, `onEvent`) and mark them done, or failed
+   * (kept for `inbox.replay()`) when confirmation or `onEvent` failed. An event whose worker died is
+   * claimed by another worker after the inbox's visibility timeout, so every event answered 200 reaches
+   * the pipeline. Give a `store` too, so duplicates and order hold across the processes sharing the
+   * inbox. README "Running several instances"; docs/several-instances.md § "Durable intake".
+   * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or one
+   * whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
+   */
+  inbox?: WebhookInbox;
+  /**
+   * Deadline of one inbox call (writing a webhook, claiming, marking), ms: a webhook not stored by then
+   * is answered 503. Default 2 000 (well under the 5 s the service waits); an integer from 1 to
+   * 2 147 483 647, else `ConfigurationError`.
+   */
+  inboxTimeoutMs?: number;
+  /**
+   * With an `inbox`: run workers in this process (claiming events whenever the local queue has room,
+   * every `inboxPollMs` when the inbox is empty). `false` for a process that only receives. Default `true`.
+   */
+  inboxWorkers?: boolean;
+  /** With an `inbox`: pause between two claims that found nothing, ms. Default 100; an integer from 1 to 2 147 483 647. */
+  inboxPollMs?: number;
   /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
   logger?: Logger;
   /**
@@ -209,6 +239,10 @@ export interface WebhookHandlerStats {
   rejected: number;
   /** Events whose confirmation or `onEvent` failed (passed to `onError`). */
   failed: number;
+  /** Webhooks written to the `inbox` (answered 200). */
+  stored: number;
+  /** Events this process's workers claimed from the `inbox`. */
+  claimed: number;
 }
 
 /** The platform context of a Web request, for runtimes that stop work after the response (workers). */
@@ -243,8 +277,18 @@ export interface WebhookHandler {
    * Uses `options.body`, else `req.body` (set by `express.json()`), else reads the stream. Never rejects.
    */
   node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;
-  /** Resolves once every event accepted so far has been processed (or dropped, or failed). */
+  /**
+   * Resolves once every event accepted so far has been processed (or dropped, or failed). With an
+   * `inbox`: once this process's queue is empty and a claim finds nothing more in the inbox (events
+   * claimed by other processes are theirs).
+   */
   idle(): Promise<void>;
+  /**
+   * Stops this process's inbox workers (no claim after it) and resolves once the events they claimed
+   * have been processed and marked. Without an `inbox`, resolves once the queue is idle. The handler
+   * still answers webhooks afterwards (writing them to the inbox for other workers).
+   */
+  close(): Promise<void>;
   /**
    * Catches lost events (the service never resends a webhook; spec § "Events", item 6): walks
    * `client.tasks.list({ sortBy: 'updatedAt', sortOrder: -1 })` back to the checkpoint minus
@@ -286,6 +330,8 @@ const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
 const DEFAULT_STORE_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_SYNC_SKEW_MS = 5 * 60 * 1000;
+const DEFAULT_INBOX_TIMEOUT_MS = 2_000;
+const DEFAULT_INBOX_POLL_MS = 100;
 
 /** True for an object with the four operations of a {@link DeliveryStore}. */
 function isDeliveryStore(value: unknown): value is DeliveryStore {
@@ -328,7 +374,13 @@ class WebhookReceiver implements WebhookHandler {
     outOfOrder: 0,
     rejected: 0,
     failed: 0,
+    stored: 0,
+    claimed: 0,
   };
+  readonly #inbox: WebhookInbox | undefined;
+  readonly #inboxTimeoutMs: number;
+  readonly #worker: InboxWorker | undefined;
+  readonly #maxQueue: number;
 
   constructor(options: WebhookHandlerOptions) {
     if (typeof options?.onEvent !== 'function') {
@@ -437,9 +489,10 @@ class WebhookReceiver implements WebhookHandler {
       report: (error) => this.#report(error, undefined),
       logger: this.#logger,
     });
+    this.#maxQueue = integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000);
     this.#queue = new TaskEventQueue(
       concurrency,
-      integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
+      this.#maxQueue,
       integerOption(
         'maxQueueBytes',
         options.maxQueueBytes,
@@ -448,13 +501,105 @@ class WebhookReceiver implements WebhookHandler {
         Number.MAX_SAFE_INTEGER,
       ),
     );
+    const inbox = options.inbox;
+    if (inbox !== undefined) {
+      if (!isWebhookInbox(inbox)) {
+        throw new ConfigurationError(
+          'inbox',
+          'Invalid inbox: expected a WebhookInbox (append, claim, complete, fail, inspect, replay), e.g. redisInbox(redis)',
+        );
+      }
+      if (!(inbox.visibilityTimeoutMs > this.#eventTimeoutMs)) {
+        throw new ConfigurationError(
+          'inbox',
+          `Invalid inbox: its visibilityTimeoutMs (${inbox.visibilityTimeoutMs}) must be longer than eventTimeoutMs (${this.#eventTimeoutMs}), or events still being processed would be claimed again`,
+        );
+      }
+    }
+    this.#inbox = inbox;
+    this.#inboxTimeoutMs = integerOption(
+      'inboxTimeoutMs',
+      options.inboxTimeoutMs,
+      DEFAULT_INBOX_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
+    this.#worker = this.#startInbox(options, concurrency);
+  }
+
+  #startInbox(options: WebhookHandlerOptions, concurrency: number): InboxWorker | undefined {
+    const inbox = this.#inbox;
+    if (inbox === undefined || options.inboxWorkers === false) return undefined;
+    const worker = new InboxWorker({
+      inbox,
+      room: () => this.#maxQueue - this.#queue.waiting,
+      dispatch: (entry) => this.#dispatch(inbox, entry),
+      timeoutMs: this.#inboxTimeoutMs,
+      pollMs: integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS),
+      batch: 2 * concurrency,
+      logger: this.#logger,
+    });
+    worker.start();
+    return worker;
+  }
+
+  /** Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. */
+  async #dispatch(inbox: WebhookInbox, entry: InboxEntry): Promise<void> {
+    this.#stats.claimed++;
+    let event: WebhookEvent;
+    try {
+      event = parseWebhookEventAt(entry.body, new Date(entry.receivedAt));
+    } catch (error) {
+      await this.#mark(inbox.fail(entry.id, `unreadable entry: ${(error as Error)?.message ?? String(error)}`));
+      return;
+    }
+    await this.#queue.push(
+      event.taskId,
+      async () => {
+        const outcome = await this.#process(event);
+        await this.#mark(
+          outcome === 'failed'
+            ? inbox.fail(
+                entry.id,
+                `confirmation or onEvent failed for task ${event.taskId} (${event.kind}); see onError`,
+              )
+            : inbox.complete(entry.id),
+        );
+      },
+      entry.body.length,
+    );
+    this.#worker?.wake();
+  }
+
+  /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */
+  async #mark(marking: Promise<void>): Promise<void> {
+    try {
+      await withDeadline(marking, this.#inboxTimeoutMs, 'inbox mark');
+    } catch (error) {
+      this.#logger.warn(
+        `Could not mark an inbox event (${(error as Error)?.message ?? String(error)}); another worker processes it again after the visibility timeout`,
+      );
+    }
   }
 
   get stats(): Readonly<WebhookHandlerStats> {
     return Object.freeze({ ...this.#stats });
   }
 
-  idle = (): Promise<void> => this.#queue.idle();
+  idle = async (): Promise<void> => {
+    for (;;) {
+      await this.#queue.idle();
+      const worker = this.#worker;
+      if (worker === undefined) return;
+      const claimed = await worker.claimNow();
+      if (claimed === 0 && this.#queue.waiting === 0 && this.#queue.running === 0) return;
+    }
+  };
+
+  close = async (): Promise<void> => {
+    this.#worker?.stop();
+    await this.#queue.idle();
+  };
 
   sync = (options?: WebhookSyncOptions): Promise<WebhookSyncResult> => this.#sync.sync(options);
 
@@ -482,7 +627,7 @@ class WebhookReceiver implements WebhookHandler {
       );
       if (early !== undefined) return toResponse(this.#reject(early));
       const body = await readRequestBody(request, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      const { answer, done } = this.#admit(body, receivedAt);
+      const { answer, done } = await this.#admit(body, receivedAt);
       if (done !== undefined && context !== undefined) {
         try {
           context.waitUntil(done);
@@ -518,7 +663,7 @@ class WebhookReceiver implements WebhookHandler {
         parsed !== undefined
           ? { ok: true, value: parsed }
           : await readNodeBody(req, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      writeNodeAnswer(req, res, this.#admit(body, receivedAt).answer);
+      writeNodeAnswer(req, res, (await this.#admit(body, receivedAt)).answer);
     } catch (error) {
       writeNodeAnswer(req, res, this.#internalFailure(error));
     }
@@ -536,11 +681,14 @@ class WebhookReceiver implements WebhookHandler {
     return rejection(500, 'the webhook could not be received');
   }
 
-  /** Parses, drops duplicates, queues: the answer, and when queued, a promise of the end of processing. */
-  #admit(
+  /**
+   * Parses, drops duplicates, queues (or, with an inbox, stores): the answer, and when queued, a promise
+   * of the end of processing.
+   */
+  async #admit(
     body: BodyRead | { ok: true; value: unknown },
     receivedAt: Date,
-  ): { answer: WebhookAnswer; done?: Promise<void> } {
+  ): Promise<{ answer: WebhookAnswer; done?: Promise<void> }> {
     if (!body.ok) {
       if (body.reason === 'too_large') return { answer: this.#reject(tooLarge(this.#maxBodyBytes)) };
       if (body.reason === 'timeout') return { answer: this.#reject(bodyTimedOut(this.#bodyTimeoutMs)) };
@@ -558,6 +706,7 @@ class WebhookReceiver implements WebhookHandler {
       this.#dropDuplicate(event);
       return { answer: RECEIVED };
     }
+    if (this.#inbox !== undefined) return { answer: await this.#store(this.#inbox, event, now) };
     if (this.#queue.isFull()) {
       return { answer: this.#reject(rejection(503, 'too many webhooks waiting to be processed')) };
     }
@@ -572,6 +721,25 @@ class WebhookReceiver implements WebhookHandler {
       await this.#process(event);
     };
     return { answer: RECEIVED, done: this.#queue.push(event.taskId, job, size) };
+  }
+
+  /** Writes a parsed webhook to the inbox: 200 once stored, 503 (one warning line) when it could not be. */
+  async #store(inbox: WebhookInbox, event: WebhookEvent, now: number): Promise<WebhookAnswer> {
+    const { taskId, kind } = event;
+    try {
+      const body = JSON.stringify(event.payload);
+      await withDeadline(inbox.append({ taskId, kind, body, receivedAt: now }), this.#inboxTimeoutMs, 'inbox write');
+    } catch (error) {
+      this.#stats.rejected++;
+      this.#logger.warn(
+        `Webhook for task ${taskId} (${kind}) answered 503: the inbox did not store it (${(error as Error)?.message ?? String(error)})`,
+      );
+      return rejection(503, 'the webhook could not be stored');
+    }
+    this.#stats.stored++;
+    if (!this.#confirms(kind)) this.#memory?.mark(taskId, kind, now);
+    this.#worker?.wake();
+    return RECEIVED;
   }
 
   /**

@@ -24,5 +24,12 @@ export {
   type WebhookHandlerStats,
   type WebhookNodeOptions,
 } from './handler.js';
+export type {
+  InboxAppend,
+  InboxEntry,
+  InboxEventSummary,
+  InboxInspection,
+  WebhookInbox,
+} from './inbox.js';
 export type { WebhookNodeRequest, WebhookNodeResponse } from './node.js';
 export type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';

@@ -71,6 +71,8 @@ describe('createWebhookHandler: answering', () => {
       outOfOrder: 0,
       rejected: 0,
       failed: 0,
+      stored: 0,
+      claimed: 0,
     });
   });
 
