@@ -20,6 +20,7 @@ import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
+import { TaskConfirmations } from './confirmation.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import { type InboxEntry, InboxWorker, isWebhookInbox, type WebhookInbox, withDeadline } from './inbox.js';
@@ -94,6 +95,8 @@ export interface WebhookHandlerOptions {
    * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
    * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
    * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
+   * One GET is shared by the events of a task waiting on it, and a 404 is remembered for 10 000 ms (events
+   * of that task then fail without a GET): README "Deadlines and bounds".
    * Default: the final statuses with a client, else `false`.
    * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
    */
@@ -351,6 +354,8 @@ class WebhookReceiver implements WebhookHandler {
   readonly #onEvent: WebhookHandlerOptions['onEvent'];
   readonly #onError: NonNullable<WebhookHandlerOptions['onError']>;
   readonly #client: WebhookClient | undefined;
+  /** The confirming GETs, shared by the events of one task waiting on them (see `confirmation.ts`). */
+  #confirmations: TaskConfirmations | undefined;
   /** True for the kinds confirmed by `GET tasks/{id}` before `onEvent`. */
   readonly #confirms: (kind: string) => boolean;
   /** Some kinds are confirmed: only what the GET reads back moves the order (see `dedupe`). */
@@ -872,11 +877,17 @@ class WebhookReceiver implements WebhookHandler {
     }
   }
 
-  /** The event confirmed by `GET tasks/{id}`, or `undefined` (reported) when that failed. */
+  /**
+   * The event confirmed by `GET tasks/{id}`, or `undefined` (reported) when that failed. The GET is shared
+   * by the events of the task waiting on it, and a 404 remembered for 10 s (`confirmation.ts`).
+   */
   async #confirmEvent(received: WebhookEvent): Promise<WebhookEvent | undefined> {
     try {
-      const client = this.#client as WebhookClient;
-      const task = await client.tasks.retrieve(received.taskId);
+      if (this.#confirmations === undefined) {
+        const client = this.#client as WebhookClient;
+        this.#confirmations = new TaskConfirmations(async (taskId) => await client.tasks.retrieve(taskId));
+      }
+      const task = await this.#confirmations.confirm(received.taskId, received.kind, received.receivedAt.getTime());
       const status = task.status;
       if (typeof status !== 'string' || status === '') {
         throw new DeliveryError(`Could not confirm task ${received.taskId}: GET tasks/{id} returned no status`);
