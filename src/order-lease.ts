@@ -38,7 +38,13 @@ import { sleep } from './internal/abort.js';
 import { type ResourceContext, retrieveTask } from './internal/context.js';
 import { failureOutcome } from './internal/failure.js';
 import type { TaskWithId } from './schemas/task.js';
-import { storeKey } from './store.js';
+import { type StoreScope, storeKey } from './store.js';
+
+/** The scope of the client's keys: its base URL and seller id. */
+const storeScopeOf = (context: ResourceContext): StoreScope => ({
+  baseUrl: context.transport.baseUrl,
+  sellerId: context.sellerId,
+});
 
 /** Lifetime of a lease, ms; the holder renews it every third of that while it works. */
 export const LEASE_TTL_MS = 10_000;
@@ -193,9 +199,10 @@ export async function createUnderLease(
   options: LeaseOptions,
   send: (priorAttemptAt: number | undefined, guard: SendGuard) => Promise<TaskWithId>,
 ): Promise<TaskWithId> {
-  const { store, sellerId } = context;
-  const orderKey = storeKey(sellerId, 'order', orderNumber);
-  const leaseKey = storeKey(sellerId, 'order-lease', orderNumber);
+  const { store } = context;
+  const scope = storeScopeOf(context);
+  const orderKey = storeKey(scope, 'order', orderNumber);
+  const leaseKey = storeKey(scope, 'order-lease', orderNumber);
   const calledAt = Date.now();
   // A failure already recorded when this call began is an earlier attempt's: this call sends again. One
   // recorded while it waited on another process's lease is the outcome it waited for.
@@ -264,7 +271,11 @@ async function holdLease(
     const raw = await store.get(orderKey);
     const record = readRecord(raw);
     if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
-    const fence = await nextFence(context, storeKey(context.sellerId, 'order-fence', orderNumber), fenceOf(record));
+    const fence = await nextFence(
+      context,
+      storeKey(storeScopeOf(context), 'order-fence', orderNumber),
+      fenceOf(record),
+    );
     const recorded = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
     // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
     const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
@@ -365,7 +376,7 @@ async function waitForPreviousHolder(orderNumber: string, until: number, options
  * `epoch` key is written by the first create that finds it missing and lives `orderTtlMs`.
  */
 async function freshSince(context: ResourceContext): Promise<number | undefined> {
-  const epochKey = storeKey(context.sellerId, 'epoch');
+  const epochKey = storeKey(storeScopeOf(context), 'epoch');
   let raw = await context.store.get(epochKey);
   if (raw === undefined) {
     await context.store.setIfAbsent(epochKey, String(Date.now()), context.orderTtlMs);

@@ -65,7 +65,7 @@ export interface RedisWarningLogger {
 export interface RedisStoreOptions {
   /**
    * Text put before every key the store writes or reads, so several applications (or several
-   * environments) can share one Redis database without meeting: keys become `<prefix>v1:<seller id>:…`.
+   * environments) can share one Redis database without meeting: keys become `<prefix>v2:<base URL>:<seller id>:…`.
    * Any string, `''` included. Default `'dts:'`.
    * @throws {ConfigurationError} from {@link redisStore} (`option: 'prefix'`) when not a string.
    */

@@ -142,15 +142,39 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
 }
 
 /** Version of the key layout; a change of layout changes it, so old keys are never misread. */
-export const STORE_KEY_VERSION = 'v1';
-
-/** `%` and `:` escaped, so a part can never forge the next one (`:` inside an order number stays inside it). */
-const escapePart = (part: string): string => part.replaceAll('%', '%25').replaceAll(':', '%3A');
+export const STORE_KEY_VERSION = 'v2';
 
 /**
- * A store key: `v1:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge another. A
- * `redisStore` adds its own prefix before it.
+ * Whose state a key holds: the service's base URL and the seller id. Two clients of different base
+ * URLs (staging and production) or sellers sharing one store never meet.
  */
-export function storeKey(sellerId: string, kind: string, ...parts: readonly string[]): string {
-  return [STORE_KEY_VERSION, escapePart(sellerId), kind, ...parts.map(escapePart)].join(':');
+export interface StoreScope {
+  /** The service's base URL, as the client holds it (`https://…/`). */
+  readonly baseUrl: string;
+  readonly sellerId: string;
+}
+
+/** `%`, `:` and the hash-tag braces escaped, so a part can never forge the next one nor a hash tag. */
+const escapePart = (part: string): string =>
+  part.replaceAll('%', '%25').replaceAll(':', '%3A').replaceAll('{', '%7B').replaceAll('}', '%7D');
+
+/** The base URL with one trailing slash, so `https://x/rest` and `https://x/rest/` are one service. */
+const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+
+/**
+ * A store key: `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge
+ * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one order (record, lease,
+ * fence) or one task (record, lease) live on one node. A `redisStore` adds its own prefix before it.
+ */
+export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
+  const escaped = parts.map(escapePart);
+  const last = escaped.length - 1;
+  if (last >= 0) escaped[last] = `{${escaped[last]}}`;
+  return [
+    STORE_KEY_VERSION,
+    escapePart(canonicalBaseUrl(scope.baseUrl)),
+    escapePart(scope.sellerId),
+    kind,
+    ...escaped,
+  ].join(':');
 }

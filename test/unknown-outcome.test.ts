@@ -10,6 +10,7 @@ import { storeKey } from '../src/store.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
+const scope = { baseUrl: mock.baseUrl, sellerId: mock.sellerId };
 const tasksFor = (orderNumber: string) => mock.tasks.filter((task) => task.orderNumber === orderNumber);
 
 describe('a create whose outcome was unknown', () => {
@@ -33,7 +34,7 @@ describe('a create whose outcome was unknown', () => {
   it('is looked up by another client sharing the store after the lookup itself failed', async () => {
     const store = memoryStore();
     // A store in use for a while: creates no longer look up first (src/order-lease.ts, FRESH_STORE_MS).
-    await store.setIfAbsent(storeKey(mock.sellerId, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, times: Number.POSITIVE_INFINITY });
     await expect(client({ store }).tasks.create(orderParams('UNKNOWN-2'))).rejects.toBeInstanceOf(
@@ -50,10 +51,10 @@ describe('a create whose outcome was unknown', () => {
 });
 
 describe('fenced leases', () => {
-  const leaseKey = (orderNumber: string) => storeKey(mock.sellerId, 'order-lease', orderNumber);
+  const leaseKey = (orderNumber: string) => storeKey(scope, 'order-lease', orderNumber);
   const agedStore = async () => {
     const store = memoryStore();
-    await store.setIfAbsent(storeKey(mock.sellerId, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
     return store;
   };
 
@@ -108,8 +109,8 @@ describe('fenced leases', () => {
     await sdk.tasks.create(orderParams('FENCE-2'));
     await sdk.tasks.create(orderParams('FENCE-2'), { repeatDelivery: true });
     await sdk.tasks.create(orderParams('FENCE-2'), { repeatDelivery: true });
-    expect(await store.get(storeKey(mock.sellerId, 'order-fence', 'FENCE-2'))).toBe('3');
-    const record = JSON.parse((await store.get(storeKey(mock.sellerId, 'order', 'FENCE-2'))) ?? '{}');
+    expect(await store.get(storeKey(scope, 'order-fence', 'FENCE-2'))).toBe('3');
+    const record = JSON.parse((await store.get(storeKey(scope, 'order', 'FENCE-2'))) ?? '{}');
     expect(record).toMatchObject({ state: 'created', fence: 3 });
   });
 });

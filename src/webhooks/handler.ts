@@ -125,7 +125,7 @@ export interface WebhookHandlerOptions {
    * processes a task's events (a lease per task, held while `onEvent` runs), so an older status never
    * reaches `onEvent` after a newer one. A status is recorded once its `onEvent` completed: after a
    * failure (or a crash) a resend or a sync is processed. It also keeps the sync checkpoint and the lease
-   * of `startSync`. Keys are `v1:<seller id>:webhook:…` (the seller id of `client`, else `default`); each
+   * of `startSync`. Keys are `v2:<base URL>:<seller id>:webhook:…` (the base URL and seller id of `client`, else `default`); each
    * has a TTL (`dedupe.storeTtlMs` for a task's record, `eventTimeoutMs` plus four store timeouts plus 1 s
    * for a task's lease).
    *
@@ -345,6 +345,12 @@ function isDeliveryStore(value: unknown): value is DeliveryStore {
   );
 }
 
+/** The base URL of a `DeliveryClient` (its `baseUrl`), for store keys; `undefined` for another client. */
+function baseUrlOf(client: unknown): string | undefined {
+  const baseUrl = typeof client === 'object' && client !== null ? (client as { baseUrl?: unknown }).baseUrl : undefined;
+  return typeof baseUrl === 'string' ? baseUrl : undefined;
+}
+
 function describeError(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
   return String(error);
@@ -467,7 +473,10 @@ class WebhookReceiver implements WebhookHandler {
     const state = new SharedState({
       store,
       storeTimeoutMs,
-      sellerId: sellerIdOf(options.client) ?? 'default',
+      scope: {
+        baseUrl: baseUrlOf(options.client) ?? 'default',
+        sellerId: sellerIdOf(options.client) ?? 'default',
+      },
       maxLocalKeys: 2 * maxTasks + 16,
       logger: this.#logger,
     });
