@@ -9,7 +9,6 @@
  */
 import type { HttpHandler } from 'msw';
 import type { KwdAmount } from '../kwd.js';
-import type { OperationName } from '../operations.js';
 import type { Task, TaskStatus } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';
 import type { MockDriftMutation } from './drift.js';
@@ -28,7 +27,14 @@ import type { MockDriftMutation } from './drift.js';
  * | `wallet.retrieveBalance` | `GET tasks/wallet-balance` |
  * | `wallet.topUp` | `POST tasks/wallet-topup` |
  */
-export type MockOperation = OperationName;
+export type MockOperation =
+  | 'tasks.create'
+  | 'tasks.retrieve'
+  | 'tasks.list'
+  | 'tasks.estimate'
+  | 'branches.list'
+  | 'wallet.retrieveBalance'
+  | 'wallet.topUp';
 
 /**
  * The seller's account (spec § "What the service does", item 4).
