@@ -1,6 +1,6 @@
 /**
  * `DeliveryClient`: the entry point. One client per API key and seller; its resources are
- * `tasks`, `branches` and `wallet`. Spec § Authentication; design § "Client options".
+ * `tasks`, `branches` and `wallet`. Spec README "The client"; README "The client".
  * @module
  */
 import { ConfigurationError } from './errors.js';

@@ -360,7 +360,7 @@ export class InternalServerError extends APIError {
 }
 /**
  * Task creation was rejected because the wallet balance is below the required minimum (spec
- * § Errors). No task was created and nothing was charged; top up with `client.wallet.topUp`.
+ * README "Errors"). No task was created and nothing was charged; top up with `client.wallet.topUp`.
  */
 export class InsufficientBalanceError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'InsufficientBalanceError';

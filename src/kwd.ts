@@ -3,7 +3,7 @@
  *
  * The dinar has three decimals: 1 KWD = 1000 fils. The service sends money as KWD, either as a
  * JSON number (`walletAmount`, `price`, top-up `amount`) or as decimal text (`totalAmount`,
- * `estimatedPrice`); spec § "Resources and their fields", § "Limits". These helpers convert exactly
+ * `estimatedPrice`); the OpenAPI document's schemas, README "What the spec leaves open, and what we chose". These helpers convert exactly
  * between KWD and integer fils, so sums never pick up binary floating-point error
  * (`0.1 + 0.2 !== 0.3`, but `kwd.add('0.1', '0.2') === '0.300'`).
  *

@@ -3,15 +3,15 @@
  * order, the final statuses and where the off-path statuses come from. The schemas, the webhook handler
  * and the mock all read it from here.
  *
- * Sources: spec § "States and transitions" (the nine statuses; `inprogress` and
- * `pickup_location_reached` are webhook event kinds only; "Transitions: not shown") and § "Events",
- * item 3 (the event kinds); the design doc's choice of transitions: pending → requested → accepted →
+ * Sources: OpenAPI schema `TaskStatus` (the nine statuses; `inprogress` and
+ * `pickup_location_reached` are webhook event kinds only; "Transitions: not shown") and OpenAPI webhook `taskStatusChanged`,
+ * item 3 (the event kinds); the transitions the SDK chose (README "What the spec leaves open, and what we chose"): pending → requested → accepted →
  * (inprogress → pickup_location_reached, webhook only) → pickedup → enroute → delivered; cancelled from
  * pending, requested or accepted; rejected from pending or requested; failed from enroute.
  * @module
  */
 
-/** The nine task statuses of spec § "States and transitions", in the spec's order. */
+/** The nine task statuses of OpenAPI schema `TaskStatus`, in the spec's order. */
 export const TASK_STATUSES = [
   'pending',
   'requested',
@@ -28,7 +28,7 @@ export const TASK_STATUSES = [
 export type LifecycleStatus = (typeof TASK_STATUSES)[number];
 
 /**
- * Webhook event kinds that are not task statuses (spec § "States and transitions"): they happen between
+ * Webhook event kinds that are not task statuses (OpenAPI schema `TaskStatus`): they happen between
  * `accepted` and `pickedup`, in this order, and never become a task's `status`.
  */
 export const WEBHOOK_ONLY_EVENTS = ['inprogress', 'pickup_location_reached'] as const;
@@ -39,7 +39,7 @@ export type WebhookOnlyEvent = (typeof WEBHOOK_ONLY_EVENTS)[number];
 /** A status change of a task: a task status or a webhook-only event. */
 export type LifecycleEvent = LifecycleStatus | WebhookOnlyEvent;
 
-/** The seven event kinds of spec § "Events", item 3, carried as a webhook body's `status`. */
+/** The seven event kinds of OpenAPI webhook `taskStatusChanged`carried as a webhook body's `status`. */
 export const WEBHOOK_EVENT_KINDS = [
   'accepted',
   'inprogress',

@@ -1,6 +1,6 @@
 /**
  * Shared state for guarantees that hold across processes (README "Running several instances"; design
- * § "Shared state"): the {@link DeliveryStore} interface, the in-process {@link memoryStore} (the
+ * the OpenAPI document "Shared state"): the {@link DeliveryStore} interface, the in-process {@link memoryStore} (the
  * default), and the deadline every store call runs under. `redisStore` lives in
  * `delivery-task-sdk/redis`.
  *

@@ -1,5 +1,5 @@
 /**
- * `delivery-task`: the command-line tool of the SDK (design § Tooling; README "CLI"). Dispatches to
+ * `delivery-task`: the command-line tool of the SDK (design the OpenAPI document Tooling; README "CLI"). Dispatches to
  * `sandbox`, `openapi` and the operator commands; answers `--help` and `--version` itself.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `delivery-task sandbox`: the stateful mock served over HTTP with `/_sandbox/` control endpoints
- * (design doc, "Tooling"), a thin command over `startSandbox` of the test kit. It prints one line (the
+ * (README "CLI"), a thin command over `startSandbox` of the test kit. It prints one line (the
  * base URL, API key and seller id; with `--json` one JSON object) and runs until SIGINT or SIGTERM,
  * then closes the server, ends open connections and exits 0. Bad options: one line on stderr, exit 2;
  * a port it cannot listen on: exit 1.

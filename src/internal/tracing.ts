@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing without depending on `@opentelemetry/api` (issue 10 §3). The API package keeps
+ * OpenTelemetry tracing without depending on `@opentelemetry/api`. The API package keeps
  * what `trace.setGlobalTracerProvider()` registers on `globalThis[Symbol.for('opentelemetry.js.api.1')]`,
  * the registry every copy of the 1.x API shares; the SDK reads the tracer provider from there. So the SDK
  * imports nothing (no bundle cost, no load on runtimes without the package), costs one property read per

@@ -66,7 +66,7 @@ export interface SdkSchemas {
 
 /**
  * The SDK's schemas, read as values from its public exports, plus {@link ErrorBody} (the error format
- * the design doc chose, which the SDK has no schema for). The one place to change if the schemas move or
+ * the SDK chose, which the SDK has no schema for). The one place to change if the schemas move or
  * become lazily built (`Task` → `Task()`).
  */
 export function sdkSchemas(): SdkSchemas {

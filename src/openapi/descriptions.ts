@@ -1,6 +1,6 @@
 /**
  * The spec's wording for the OpenAPI document's schemas: a description of every component and of its
- * fields (spec § "Resources and their fields", § Endpoints, § Events), and the rules the zod schemas check
+ * fields (the OpenAPI document's schemas, paths and webhook), and the rules the zod schemas check
  * that JSON Schema cannot express. The zod schemas give the structure; this gives the words. A described
  * field that does not exist fails the build (components.ts), so the two cannot drift apart silently.
  * @module
@@ -14,7 +14,7 @@ export interface SchemaDescription {
 
 const DATE_TIME = 'ISO 8601 date-time';
 
-/** Fields of a task, in API responses and webhook bodies alike (spec § Task). */
+/** Fields of a task, in API responses and webhook bodies alike (OpenAPI schema `Task`). */
 const TASK_FIELDS: Readonly<Record<string, string>> = {
   id: 'Task identifier.',
   sellerId: 'Seller identifier.',
@@ -59,7 +59,7 @@ const POINT_FIELDS = {
 export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>> = {
   TaskCreateParams: {
     description:
-      'Body of POST /tasks (spec § POST /tasks). The spec marks no field required. Unknown fields are rejected (by the SDK before sending, by the mock with 400).',
+      'Body of POST /tasks . The spec marks no field required. Unknown fields are rejected (by the SDK before sending, by the mock with 400).',
     properties: {
       sellerId:
         'Seller identifier. Whether it must equal the x-seller-id header is not shown by the spec; the mock requires it (400 otherwise).',
@@ -84,7 +84,7 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
     },
   },
   DeliveryLocation: {
-    description: 'The delivery point of a new task (spec § "Location objects in a create request").',
+    description: 'The delivery point of a new task.',
     properties: POINT_FIELDS,
   },
   PickupLocation: {
@@ -106,12 +106,12 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
   },
   Task: {
     description:
-      'A delivery task as the service returns it (spec § Task). Every field is optional; new fields may appear at any time and are kept.',
+      'A delivery task as the service returns it (OpenAPI schema `Task`). Every field is optional; new fields may appear at any time and are kept.',
     properties: TASK_FIELDS,
   },
   TaskStatus: {
     description:
-      'The nine task statuses of spec § "States and transitions". Responses may carry other strings; `inprogress` and `pickup_location_reached` are webhook event kinds only.',
+      'The nine task statuses the service lists. Responses may carry other strings; `inprogress` and `pickup_location_reached` are webhook event kinds only.',
   },
   StatusHistoryEntry: {
     description: 'One status change.',
@@ -152,7 +152,7 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
     properties: { address: 'The address as one line.', moreInfo: 'Structured parts of the address.' },
   },
   AddressParts: {
-    description: 'Structured parts of an address (spec § AddressDetails, `moreInfo`).',
+    description: 'Structured parts of an address.',
   },
   TravelDetail: {
     description: 'Distance and travel time. Units are not shown by the spec; the mock sends kilometres and minutes.',
@@ -169,7 +169,7 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
     properties: { data: 'The envelope; `createTask` holds the new task.' },
   },
   TaskListResponse: {
-    description: 'One page of tasks (spec § GET /tasks); all five fields required.',
+    description: 'One page of tasks; all five fields required.',
     properties: {
       tasks: "The page's tasks.",
       page: 'Current page, from 1.',
@@ -209,12 +209,12 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
   },
   WebhookTask: {
     description:
-      'The body of a webhook: the full task, POSTed once per status change (spec § Events and § "Extra fields seen in the webhook task payload"). `status` carries the event kind. Receivers ignore fields they do not recognise.',
+      'The body of a webhook: the full task, POSTed once per status change. `status` carries the event kind. Receivers ignore fields they do not recognise.',
     properties: {
       ...TASK_FIELDS,
       _id: 'Task identifier in the webhook body (the SDK falls back to `id`).',
       status:
-        'The event kind: `accepted`, `inprogress`, `pickup_location_reached`, `pickedup`, `enroute`, `delivered` or `cancelled` (spec § Events, item 3); other strings are tolerated.',
+        'The event kind: `accepted`, `inprogress`, `pickup_location_reached`, `pickedup`, `enroute`, `delivered` or `cancelled`; other strings are tolerated.',
       alternateCustomerNumber: 'Alternate customer contact number; may be an empty string in a webhook body.',
       vehicleType: 'Vehicle type; its allowed values are not shown by the spec.',
       pickupName: 'Name of the pickup point.',
@@ -251,7 +251,7 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
     },
   },
   TaskListParams: {
-    description: 'Every query parameter is optional (spec § GET /tasks).',
+    description: 'Every query parameter is optional.',
     properties: {
       limit: 'Items per page; at most 10.',
       page: 'Page number, from 1.',

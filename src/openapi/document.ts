@@ -1,5 +1,5 @@
 /**
- * The Delivery Task Service as an OpenAPI 3.1 document, built from the SDK's zod schemas (design doc §
+ * The Delivery Task Service as an OpenAPI 3.1 document, built from the SDK's zod schemas (README "What the spec leaves open, and what we chose";
  * Tooling: `delivery-task-sdk/openapi.json`). `npm run build` writes it to `dist/openapi.json` and
  * `delivery-task openapi` prints it; both call {@link buildOpenApiDocument} and
  * {@link serializeOpenApiDocument}, so the two are the same bytes.
@@ -13,7 +13,7 @@ import type { OpenApiDocument, SecurityScheme } from './types.js';
 /** The OpenAPI version written. */
 export const OPENAPI_VERSION = '3.1.0';
 
-/** The two headers of spec § Authentication, both required on every request. */
+/** The two headers of README "The client", both required on every request. */
 const SECURITY_SCHEMES = {
   apiKey: {
     type: 'apiKey',

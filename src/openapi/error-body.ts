@@ -1,6 +1,6 @@
 /**
- * The error body of the OpenAPI document. The spec leaves the error format open (§ Errors: "Error body
- * format and error status codes: not shown"); the design doc chooses `{ message, code }` and the mock
+ * The error body of the OpenAPI document. The spec leaves the error format open (README "Errors": "Error body
+ * format and error status codes: not shown"); the SDK chooses `{ message, code }` and the mock
  * sends exactly that on every error. The SDK itself is more tolerant (it reads `message`, `error`,
  * `error.message`, `errors[0].message` or the text) and so has no schema for it: this one exists only to
  * describe the chosen contract.

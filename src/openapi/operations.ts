@@ -1,6 +1,6 @@
 /**
- * The seven operations of the service (spec § Endpoints) as OpenAPI paths, and the webhook the service
- * sends (spec § Events).
+ * The seven operations of the service (the OpenAPI document's paths) as OpenAPI paths, and the webhook the service
+ * sends (OpenAPI webhook `taskStatusChanged`).
  *
  * Operation ids follow the SDK: `<method><Resource>`, the SDK method's verb and its resource, singular for
  * one object, plural for a list, the resource folded into the noun where the method already names one
@@ -9,7 +9,7 @@
  * and the tags are the SDK's resources (`tasks`, `branches`, `wallet`).
  *
  * Status codes: the spec shows none ("Success status codes … not shown", "error status codes: not
- * shown"). Declared are the ones the design doc chose and the mock sends (200, 201 for a create when
+ * shown"). Declared are the ones the SDK chose (README "What the spec leaves open, and what we chose") and the mock sends (200, 201 for a create when
  * configured, 400, 401, 402, 404), 429 with its retry headers, and the ranges `4XX` and `5XX` for every
  * other error, all with the same {@link ErrorBody} shape. Any other status (another 2xx, a 3xx) is
  * outside the contract.
@@ -64,16 +64,16 @@ function errorResponse(description: string, headers?: ResponseObject['headers'])
 /** Error answers shared by the operations (`components/responses`). */
 export const ERROR_RESPONSES = {
   BadRequest: errorResponse(
-    'Malformed request: a body that is not JSON or not `application/json`, an unknown or invalid field, an invalid query parameter (code `BAD_REQUEST`). Not shown by the spec; the design doc chose 400.',
+    'Malformed request: a body that is not JSON or not `application/json`, an unknown or invalid field, an invalid query parameter (code `BAD_REQUEST`). Not shown by the spec; the SDK chose 400.',
   ),
   Unauthorized: errorResponse(
-    'Missing or wrong `Authorization` or `x-seller-id` (code `UNAUTHORIZED`). Not shown by the spec; the design doc chose 401. The message never repeats what was sent.',
+    'Missing or wrong `Authorization` or `x-seller-id` (code `UNAUTHORIZED`). Not shown by the spec; the SDK chose 401. The message never repeats what was sent.',
   ),
   InsufficientBalance: errorResponse(
-    'A wallet account whose balance is below the required minimum (spec § Errors): creation is rejected and no task is created, nothing is charged (code `INSUFFICIENT_BALANCE`). The status is not shown by the spec; the design doc chose 402, and the SDK also recognises a 4xx on create whose code or message mentions the balance.',
+    'A wallet account whose balance is below the required minimum (the service contract: Errors): creation is rejected and no task is created, nothing is charged (code `INSUFFICIENT_BALANCE`). The status is not shown by the spec; the SDK chose 402, and the SDK also recognises a 4xx on create whose code or message mentions the balance.',
   ),
   NotFound: errorResponse(
-    'No task with this id for this seller (code `NOT_FOUND`). Not shown by the spec; the design doc chose 404.',
+    'No task with this id for this seller (code `NOT_FOUND`). Not shown by the spec; the SDK chose 404.',
   ),
   RateLimited: errorResponse(
     'Too many requests. Rate limits are not shown by the spec; the SDK retries reads and estimates after `Retry-After` / `retry-after-ms`.',
@@ -96,7 +96,7 @@ const COMMON_ERRORS = {
   '5XX': responseRef('ServerError'),
 };
 
-/** Defaults of the list query (spec § GET /tasks, "Default" column). */
+/** Defaults of the list query (OpenAPI `listTasks`). */
 const LIST_QUERY_DEFAULTS: Readonly<Record<string, unknown>> = {
   limit: 10,
   page: 1,
@@ -170,7 +170,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     tags: ['tasks'],
     summary: 'Retrieve a task',
     description:
-      'Returns one task. Receivers of webhooks confirm important changes (delivered before releasing a payment) here (spec § Events, item 7).',
+      'Returns one task. Receivers of webhooks confirm important changes (delivered before releasing a payment) here (the service contract: Events, item 7).',
     parameters: [
       {
         name: 'id',
@@ -255,7 +255,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
   return paths;
 }
 
-/** The webhook the service sends (spec § Events), under the document's `webhooks`. */
+/** The webhook the service sends (OpenAPI webhook `taskStatusChanged`), under the document's `webhooks`. */
 export function serviceWebhooks(): Record<string, PathItem> {
   return {
     taskStatusChanged: {

@@ -1,4 +1,4 @@
-/** `client.branches`: pickup branches; spec § "GET /tasks/branches". */
+/** `client.branches`: pickup branches; OpenAPI `listBranches`. */
 
 import { APIPromise } from '../api-promise.js';
 import { answer, type ResourceContext } from '../internal/context.js';

@@ -1,5 +1,5 @@
 /**
- * `client.tasks`: create, retrieve, list and estimate delivery tasks; spec § "POST /tasks",
+ * `client.tasks`: create, retrieve, list and estimate delivery tasks; OpenAPI `createTask`,
  * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
  */
 
@@ -52,7 +52,7 @@ export interface TaskListOptions extends RequestOptions {
 }
 
 /**
- * Checks the walk options of `tasks.list` (design § Pagination).
+ * Checks the walk options of `tasks.list` (design the OpenAPI document Pagination).
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
 function checkListOptions(options: TaskListOptions): void {

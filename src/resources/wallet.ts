@@ -1,4 +1,4 @@
-/** `client.wallet`: prepaid balance and top-up links; spec § "GET /tasks/wallet-balance", "POST /tasks/wallet-topup". */
+/** `client.wallet`: prepaid balance and top-up links; OpenAPI `retrieveWalletBalance`, "POST /tasks/wallet-topup". */
 import type { APIPromise } from '../api-promise.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { parseParams } from '../internal/validate.js';

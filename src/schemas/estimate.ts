@@ -1,5 +1,5 @@
 /**
- * `POST tasks/estimate`: distance, travel time and price between two points; spec § "Endpoints" →
+ * `POST tasks/estimate`: distance, travel time and price between two points; the OpenAPI document's paths →
  * "POST /tasks/estimate".
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * `POST tasks`: the create request and its response; spec § "Endpoints" → "POST /tasks" and
- * § "Location objects in a create request".
+ * `POST tasks`: the create request and its response; OpenAPI `createTask` and
+ * OpenAPI schema `TaskCreateParams`.
  * @module
  */
 import * as z from 'zod/mini';
@@ -24,7 +24,7 @@ export type DeliveryLocation = z.infer<typeof DeliveryLocation>;
 export const PickupLocation = z.strictObject(locationFields);
 export type PickupLocation = z.infer<typeof PickupLocation>;
 
-// Fields a create shares, unchanged, with the Task resource (spec § POST /tasks and § Task).
+// Fields a create shares, unchanged, with the Task resource (OpenAPI `createTask` and OpenAPI schema `Task`).
 const {
   sellerId,
   sellerName,

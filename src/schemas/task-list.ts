@@ -1,13 +1,13 @@
 /**
- * `GET tasks`: list parameters and the page envelope; spec § "Endpoints" → "GET /tasks" and
- * § "Limits" (page size at most 10).
+ * `GET tasks`: list parameters and the page envelope; OpenAPI `listTasks` and
+ * README "What the spec leaves open, and what we chose" (page size at most 10).
  * @module
  */
 import * as z from 'zod/mini';
 import { wellFormedText } from './primitives.js';
 import { Task } from './task.js';
 
-/** Largest page the service serves (spec § Limits). */
+/** Largest page the service serves (README "What the spec leaves open, and what we chose"). */
 export const MAX_PAGE_SIZE = 10;
 
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */

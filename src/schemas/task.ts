@@ -1,6 +1,6 @@
 /**
- * The Task resource and its parts; spec § "Resources and their fields" (Task, StatusHistoryEntry,
- * Driver, SellerDetail, Coordinates, AddressDetails, AddressEntry, TravelDetail) and § "States and
+ * The Task resource and its parts; the OpenAPI document's schemas (Task, StatusHistoryEntry,
+ * Driver, SellerDetail, Coordinates, AddressDetails, AddressEntry, TravelDetail) and the OpenAPI document "States and
  * transitions".
  *
  * Response schemas are loose: every documented field is optional (as the spec says), unknown fields
@@ -11,7 +11,7 @@ import * as z from 'zod/mini';
 import { TASK_STATUSES } from '../lifecycle.js';
 
 /**
- * The nine task statuses of spec § "States and transitions" (their order and transitions: `src/lifecycle.ts`).
+ * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: `src/lifecycle.ts`).
  * Marked pure: responses are read with {@link AnyTaskStatus}, so a bundle that does not use this schema
  * (the client's) leaves it, and zod's enum type, out.
  */
@@ -187,7 +187,7 @@ export const taskFields = {
   dispatchwebhookrequest: z.optional(z.looseObject({})),
 };
 
-/** A delivery task as the service returns it (spec § Task). Every field is optional; unknown ones are kept. */
+/** A delivery task as the service returns it (OpenAPI schema `Task`). Every field is optional; unknown ones are kept. */
 export const Task = z.looseObject(taskFields);
 export type Task = z.infer<typeof Task>;
 

@@ -1,6 +1,6 @@
 /**
- * Wallet balance and top-up; spec § "Endpoints" → "GET /tasks/wallet-balance",
- * "POST /tasks/wallet-topup", and § "Limits" (minimum top-up 5 KWD, link lifetime 24 h).
+ * Wallet balance and top-up; OpenAPI `retrieveWalletBalance`,
+ * "POST /tasks/wallet-topup", and README "What the spec leaves open, and what we chose" (minimum top-up 5 KWD, link lifetime 24 h).
  * @module
  */
 import * as z from 'zod/mini';

@@ -1,7 +1,7 @@
 /**
- * The webhook body: the full task as the service POSTs it on each status change; spec § "Events",
- * § "Extra fields seen in the webhook task payload", § "StatusHistoryEntry" (entries without `id`) and
- * § "Driver" (`completed_at`).
+ * The webhook body: the full task as the service POSTs it on each status change; OpenAPI webhook `taskStatusChanged`,
+ * OpenAPI schema `WebhookTask`, OpenAPI schema `StatusHistoryEntry` (entries without `id`) and
+ * OpenAPI schema `Driver` (`completed_at`).
  *
  * Loose like every response schema: documented fields are typed and optional, unknown fields (at every
  * level) are kept, and an unknown event kind is accepted. What makes a body a webhook at all, a task id
@@ -13,7 +13,7 @@ import { WEBHOOK_EVENT_KINDS } from '../lifecycle.js';
 import { taskFields } from './task.js';
 
 /**
- * The seven event kinds of spec § "Events", item 3, carried as the body's `status` (defined with the
+ * The seven event kinds of OpenAPI webhook `taskStatusChanged`carried as the body's `status` (defined with the
  * rest of the lifecycle in `src/lifecycle.ts`). `inprogress` and `pickup_location_reached` exist only as
  * webhook kinds, never as a task status.
  */
@@ -84,7 +84,7 @@ export const WebhookTaskId = z.string().check(
 );
 
 /**
- * The task as a webhook body carries it (spec § "Events", item 4): every field of {@link Task} plus
+ * The task as a webhook body carries it (OpenAPI webhook `taskStatusChanged`): every field of {@link Task} plus
  * the webhook extras. `status` is the event kind and is required; the task id is `_id` (else `id`).
  * Unknown fields are kept, nested ones too.
  */
@@ -92,7 +92,7 @@ export const WebhookTask = z.looseObject({
   ...taskFields,
   /** The task id in a webhook body; `parseWebhookEvent` falls back to `id` when it is absent. */
   _id: z.optional(WebhookTaskId),
-  /** The event kind (spec § "Events", item 3). */
+  /** The event kind (OpenAPI webhook `taskStatusChanged`). */
   status: WebhookEventKind,
   /** May be an empty string in a webhook body. */
   alternateCustomerNumber: z.optional(z.string()),

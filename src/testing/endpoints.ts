@@ -1,6 +1,6 @@
 /**
- * The seven operations of the service, each from a checked request to an answer (spec § Endpoints;
- * design doc, "Choices for what the spec leaves open"). Authentication and faults are handled before
+ * The seven operations of the service, each from a checked request to an answer (the OpenAPI document's paths;
+ * README "What the spec leaves open, and what we chose"). Authentication and faults are handled before
  * these run (see `handlers.ts`).
  * @module
  */

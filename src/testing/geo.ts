@@ -1,6 +1,6 @@
 /**
  * Distances and travel times between two points, as the mock computes them for `travelDetail`
- * (spec § TravelDetail; its units are "not shown", the mock uses kilometres and minutes).
+ * (OpenAPI schema `TravelDetail`; its units are "not shown", the mock uses kilometres and minutes).
  * @module
  */
 import type { MockPoint } from './types.js';

@@ -1,5 +1,5 @@
 /**
- * `GET tasks`: query parsing, search, sort and pagination (spec § "GET /tasks"; design doc,
+ * `GET tasks`: query parsing, search, sort and pagination (OpenAPI `listTasks`; README,
  * "sortBy fields").
  *
  * - `limit` integer 1…10 (default 10), `page` integer ≥ 1 (default 1), `ignoreRegex` `true`/`false`

@@ -1,5 +1,5 @@
 /**
- * Where msw's `setupServer` can intercept requests, for `mock.listen()` (issue 10 §1): msw 3 intercepts
+ * Where msw's `setupServer` can intercept requests, for `mock.listen()`: msw 3 intercepts
  * `fetch` on Node.js ≥ 22.12 only. On older Node.js it fails inside its interceptors; on Bun and Deno it
  * does not intercept at all, and requests meant for the mock go to the network.
  * @module

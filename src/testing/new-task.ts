@@ -1,5 +1,5 @@
 /**
- * The API form of a newly created task (spec § "POST /tasks" and § Task): every request field
+ * The API form of a newly created task (OpenAPI `createTask` and OpenAPI schema `Task`): every request field
  * echoed, plus what the service fills in: id, seller, status `pending` with its history entry,
  * timestamps, delivery id, pickup point, travel detail, seller detail and address details.
  * @module

@@ -1,6 +1,5 @@
 /**
- * The mock's delivery fee: `baseFee + perKm × distance`, in integer fils (design doc, "minimum
- * balance, fee": the minimum wallet balance for a create is the fee).
+ * The mock's delivery fee: `baseFee + perKm × distance`, in integer fils (README "What the spec leaves open, and what we chose": the minimum wallet balance for a create is the fee).
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * Reading and checking request bodies: malformed JSON and schema violations are answered 400
- * `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }` (design doc, "malformed body").
+ * `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }` (README "What the spec leaves open, and what we chose").
  * @module
  */
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The mock's JSON answers. Error bodies are always `{ message, code }` (design doc, "error body");
+ * The mock's JSON answers. Error bodies are always `{ message, code }` (README "What the spec leaves open, and what we chose");
  * messages never contain the API key or the seller id.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Where the mock listens and which operation a request is for. The spec allows two forms of the
- * address (spec, preamble of § "Endpoints" and the first paragraph): the reference form
+ * address (spec, preamble of the OpenAPI document's paths and the first paragraph): the reference form
  * `{base_url}/tasks…` and the quickstart form `{base_url}/rest/tasks…`; the mock serves both.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The sandbox's control endpoints under `/_sandbox/` (design doc, "Tooling"): what a test in any
+ * The sandbox's control endpoints under `/_sandbox/` (README "CLI"): what a test in any
  * language does to the mock that the service's own API cannot — move a task, inject a fault, reset,
  * read the recorded requests, pay a top-up link.
  *

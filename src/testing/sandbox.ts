@@ -1,6 +1,6 @@
 /**
  * `startSandbox`: the stateful mock served over real HTTP with the `/_sandbox/` control endpoints, for
- * integration tests in any language (design doc, "Tooling"). `delivery-task sandbox` is a thin command
+ * integration tests in any language (README "CLI"). `delivery-task sandbox` is a thin command
  * over it.
  *
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * `createMockDeliveryService`: a stateful msw mock of the whole Delivery Task Service (spec "Delivery
- * Task Service Interface"; design doc, "Test kit"), wiring the store, the account, the handlers, the
+ * Task Service Interface"; README "What the spec leaves open, and what we chose"), wiring the store, the account, the handlers, the
  * lifecycle, the webhooks and the faults together.
  * @module
  */

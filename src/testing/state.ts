@@ -5,7 +5,7 @@
  */
 import type { Task } from '../schemas/task.js';
 
-/** One entry of the webhook form of `statusHistory` (no `id`; spec § StatusHistoryEntry). */
+/** One entry of the webhook form of `statusHistory` (no `id`; OpenAPI schema `StatusHistoryEntry`). */
 export interface WebhookHistoryEntry {
   readonly status: string;
   /** ISO 8601 date-time. */

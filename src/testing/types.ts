@@ -3,7 +3,7 @@
  * `createMockDeliveryService`, the mock it returns, and what it records.
  *
  * The mock implements the contract of the Delivery Task Service (spec "Delivery Task Service
- * Interface") and fills what the spec leaves open with the choices of the design doc, section
+ * Interface") and fills what the spec leaves open with the choices of the README
  * "Choices for what the spec leaves open".
  * @module
  */
@@ -37,7 +37,7 @@ export type MockOperation =
   | 'wallet.topUp';
 
 /**
- * The seller's account (spec § "What the service does", item 4).
+ * The seller's account (README "What the spec leaves open, and what we chose").
  *
  * - `wallet`: prepaid. `balance` is the opening balance in KWD (number or decimal text, ≥ 0, at most
  *   3 decimals). Each created task's fee is deducted; a create whose fee exceeds the balance is
@@ -114,7 +114,7 @@ export interface MockDeliveryServiceOptions {
   /**
    * Absolute http(s) URL of the seller's webhook receiver. When set, every status change made by
    * {@link MockDeliveryService.advance} is POSTed there over real HTTP (JSON, 5 s timeout, no retry;
-   * spec § Events), and {@link MockDeliveryService.handlers} includes a `passthrough()` handler for it so
+   * OpenAPI webhook `taskStatusChanged`), and {@link MockDeliveryService.handlers} includes a `passthrough()` handler for it so
    * that the POST gets past msw. Default: none (no webhooks are sent).
    */
   webhookUrl?: string;
@@ -207,7 +207,7 @@ export interface MockWebhookDelivery {
   readonly status: string;
   /** Receiver URL. */
   readonly url: string;
-  /** The JSON body sent: the webhook form of the task (spec § "Extra fields seen in the webhook task payload"). */
+  /** The JSON body sent: the webhook form of the task (OpenAPI schema `WebhookTask`). */
   readonly body: Readonly<Record<string, unknown>>;
   /** HTTP status of the receiver's answer; absent when none arrived. */
   readonly responseStatus?: number;
@@ -311,7 +311,7 @@ export interface MockDeliveryService {
    */
   readonly webhookDeliveries: readonly MockWebhookDelivery[];
   /**
-   * Moves a task along its lifecycle (design doc, "transitions"):
+   * Moves a task along its lifecycle (README "What the spec leaves open, and what we chose"):
    * `pending → requested → accepted → pickedup → enroute → delivered`, with the webhook-only events
    * `inprogress` and `pickup_location_reached` between `accepted` and `pickedup`; `cancelled` from
    * pending, requested or accepted; `rejected` from pending or requested; `failed` from enroute.

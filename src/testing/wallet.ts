@@ -1,6 +1,6 @@
 /**
- * The seller's account: wallet balance, fees and top-up links (spec § "What the service does",
- * items 4–5; § "POST /tasks/wallet-topup"; § Limits: payment link lifetime 24 hours). Amounts are
+ * The seller's account: wallet balance, fees and top-up links (README "What the spec leaves open, and what we chose",
+ * items 4–5; OpenAPI `topUpWallet`; README "What the spec leaves open, and what we chose"). Amounts are
  * integer fils throughout.
  * @module
  */

@@ -1,13 +1,13 @@
 /**
  * Sending one webhook: an HTTP POST of the task's webhook form to the seller's receiver, which must
- * answer within 5 seconds; failures are not retried (spec § Events, items 2, 5 and 6; § Limits).
+ * answer within 5 seconds; failures are not retried (OpenAPI webhook `taskStatusChanged`; README "What the spec leaves open, and what we chose").
  * @module
  */
 
 import { anySignal } from '../internal/abort.js';
 import type { MockWebhookDelivery } from './types.js';
 
-/** Time the receiver has to answer, in ms (spec § Limits: 5 seconds). */
+/** Time the receiver has to answer, in ms (README "What the spec leaves open, and what we chose"). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
 /** One webhook to send. */

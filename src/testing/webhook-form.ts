@@ -1,6 +1,6 @@
 /**
- * The webhook form of a task: the body the service POSTs on a status change (spec § Events, item 4,
- * and § "Extra fields seen in the webhook task payload").
+ * The webhook form of a task: the body the service POSTs on a status change (OpenAPI webhook `taskStatusChanged`
+ * and OpenAPI schema `WebhookTask`).
  *
  * Differences from the API form: `_id` carries the task id (there is no `id`); `status` is the event
  * (which may be `inprogress` or `pickup_location_reached`); `statusHistory` entries have no `id` and

@@ -1,6 +1,6 @@
 /**
  * The HTTP side of receiving a webhook, shared by the Web and Node adapters: the checks made before
- * the body is read, and the answers (spec § "Events", item 5: answer 200 at once, process afterwards).
+ * the body is read, and the answers (OpenAPI webhook `taskStatusChanged`: answer 200 at once, process afterwards).
  * @module
  */
 import { REASON_PHRASES } from '../http-status.js';
@@ -32,7 +32,7 @@ export function rejection(
 
 /**
  * True for a JSON media type (`application/json`, `application/<anything>+json`, any parameters), and
- * for a missing or empty header: the spec does not show the headers the service sends (§ "Events",
+ * for a missing or empty header: the spec does not show the headers the service sends (OpenAPI webhook `taskStatusChanged`,
  * item 9), and refusing a header-less webhook would lose the event for good (no retries).
  */
 export function isJsonContentType(value: string | null | undefined): boolean {

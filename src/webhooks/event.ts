@@ -1,6 +1,6 @@
 /**
- * `parseWebhookEvent`: a webhook body → a typed {@link WebhookEvent}; spec § "Events" and
- * § "Extra fields seen in the webhook task payload".
+ * `parseWebhookEvent`: a webhook body → a typed {@link WebhookEvent}; OpenAPI webhook `taskStatusChanged` and
+ * OpenAPI schema `WebhookTask`.
  * @module
  */
 import { type ValidationIssue, WebhookPayloadError } from '../errors.js';
@@ -12,7 +12,7 @@ import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/we
 
 /** Fields every {@link WebhookEvent} has, confirmed or not. */
 export interface WebhookEventFields {
-  /** The event kind: the body's `status` (spec § "Events", item 3); for a sync event, the task's status. */
+  /** The event kind: the body's `status` (OpenAPI webhook `taskStatusChanged`); for a sync event, the task's status. */
   kind: WebhookEventKind;
   /** The task id: the body's `_id`, else its `id`. */
   taskId: string;
@@ -27,11 +27,11 @@ export interface WebhookEventFields {
 }
 
 /**
- * One status change of a task, as pushed by the service (spec § "Events") or found by the handler's
+ * One status change of a task, as pushed by the service (OpenAPI webhook `taskStatusChanged`) or found by the handler's
  * `sync()`.
  *
  * - Unconfirmed (`confirmed: false`, always from a webhook): `status` is the event kind and `task` is the
- *   webhook body. The service does not sign webhooks, so treat it as a hint (spec § "Events", item 7).
+ *   webhook body. The service does not sign webhooks, so treat it as a hint (OpenAPI webhook `taskStatusChanged`).
  * - Confirmed (`confirmed: true`, see the handler's `confirm` option): `task` is the result of
  *   `GET tasks/{id}` made after the webhook arrived and `status` is that task's status. The GET wins over
  *   the body: a forged `delivered` whose GET says `enroute` arrives with `status: 'enroute'`.
@@ -220,13 +220,13 @@ export function parseWebhookEventAt(
 }
 
 /**
- * Parses a webhook body (spec § "Events": the full task, POSTed on each status change) into a typed
+ * Parses a webhook body (OpenAPI webhook `taskStatusChanged`: the full task, POSTed on each status change) into a typed
  * event with `confirmed: false` and `source: 'webhook'`.
  *
  * - `body`: the parsed JSON (an object), the JSON text (`string`), or its UTF-8 bytes (`Uint8Array`,
  *   `Buffer`, any `ArrayBufferView`, `ArrayBuffer`). No size limit is applied here (the handler's
  *   `maxBodyBytes` is).
- * - `kind` and `status` are the body's `status`: one of the seven kinds of spec § "Events" item 3, or
+ * - `kind` and `status` are the body's `status`: one of the seven kinds of OpenAPI webhook `taskStatusChanged`or
  *   any other non-empty string (never rejected for being unknown).
  * - `taskId` is `_id`, else `id`: a string of 1–128 characters without control characters.
  * - `payload` and `task` are the body, typed as {@link WebhookTask}: the webhook forms of
@@ -252,7 +252,7 @@ export function parseWebhookEvent(
 }
 
 /**
- * The sync event of a task listed by `GET tasks` (spec § "GET /tasks"): confirmed (the list is the
+ * The sync event of a task listed by `GET tasks` (OpenAPI `listTasks`): confirmed (the list is the
  * service's own answer), `source: 'sync'`, `kind` and `status` the task's status, `payload` the task read
  * with the webhook schema. `undefined` for a task without a valid id or without a status: there is
  * nothing to pass on.

@@ -1,6 +1,6 @@
 /**
  * `createWebhookHandler`: receives the service's status webhooks, answers at once and processes them
- * afterwards; spec § "Events" (items 5–8) and § "Limits" (5 s answer, no retries). With a `store`, the
+ * afterwards; OpenAPI webhook `taskStatusChanged` (items 5–8) and README "What the spec leaves open, and what we chose" (5 s answer, no retries). With a `store`, the
  * duplicate and order filter holds across instances (`stored-dedupe.ts`); `sync()` catches lost events
  * (`sync.ts`).
  * @module
@@ -89,7 +89,7 @@ export interface WebhookHandlerOptions {
   client?: WebhookClient;
   /**
    * Confirm events with `GET tasks/{id}` (`client.tasks.retrieve`) before `onEvent`, as the spec advises
-   * (§ "Events", item 7: webhooks are not signed): `true` for every kind, or the kinds to confirm, e.g.
+   * (OpenAPI webhook `taskStatusChanged`: webhooks are not signed): `true` for every kind, or the kinds to confirm, e.g.
    * `['delivered', 'cancelled']`. With a client, the final statuses (delivered, cancelled, rejected,
    * failed) are always confirmed too, so a forged one cannot end a task: `['delivered', 'cancelled']`
    * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
@@ -109,7 +109,7 @@ export interface WebhookHandlerOptions {
    * still answered 200 and counted in `stats`. `false` passes every valid webhook to `onEvent`. Default
    * `true` (10 min, 10 000 tasks).
    *
-   * A webhook body can be forged (spec § "Events", item 7), so when events are confirmed only what
+   * A webhook body can be forged (OpenAPI webhook `taskStatusChanged`), so when events are confirmed only what
    * `GET tasks/{id}` read back moves a task along or ends it; an unconfirmed event is dropped only as a
    * duplicate of (task id, kind) or as older than a confirmed status, and never hides a later one.
    * Without confirmation the body is all there is: bodies set the order, and a final status from a body
@@ -154,7 +154,7 @@ export interface WebhookHandlerOptions {
    * sent all of it by then (one dribbling bytes, or declaring a `Content-Length` larger than what it
    * sends) is answered 408 with `connection: close`, the body stream is cancelled and the socket freed.
    * Bytes arriving slowly do not extend it. Keep it well under the 5 s the service waits for an answer
-   * (spec § "Events", item 5; § "Limits"). Applies where the handler reads the body itself (the stream, or
+   * (OpenAPI webhook `taskStatusChanged`; README "What the spec leaves open, and what we chose"). Applies where the handler reads the body itself (the stream, or
    * a Web `Request`); a body a framework already parsed is governed by the framework's own timeouts.
    * Default 2 000 (2 s); an integer from 1 to 2 147 483 647, else `ConfigurationError`.
    */
@@ -185,7 +185,7 @@ export interface WebhookHandlerOptions {
    * Bytes of webhook bodies held by the events waiting and running at most, counted as received (the
    * bytes read, or the JSON length of a body a framework already parsed); a webhook that would go
    * beyond is answered 503, and an event's bytes are given back when its processing ends. Bounds the
-   * memory a flood of large webhooks with a slow `onEvent` can take (spec § "Events": the service sends
+   * memory a flood of large webhooks with a slow `onEvent` can take (OpenAPI webhook `taskStatusChanged`: the service sends
    * the full task). Default 67 108 864 (64 MiB), or `maxBodyBytes` when that is larger; an integer from
    * `maxBodyBytes` up, else `ConfigurationError`.
    */
@@ -201,7 +201,7 @@ export interface WebhookHandlerOptions {
    * (kept for `inbox.replay()`) when confirmation or `onEvent` failed. An event whose worker died is
    * claimed by another worker after the inbox's visibility timeout, so every event answered 200 reaches
    * the pipeline. Give a `store` too, so duplicates and order hold across the processes sharing the
-   * inbox. README "Running several instances"; docs/several-instances.md § "Durable intake".
+   * inbox. README "Running several instances"; docs/several-instances.md the OpenAPI document "Durable intake".
    * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or one
    * whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
    */
@@ -293,7 +293,7 @@ export interface WebhookHandler {
    */
   close(): Promise<void>;
   /**
-   * Catches lost events (the service never resends a webhook; spec § "Events", item 6): walks
+   * Catches lost events (the service never resends a webhook; OpenAPI webhook `taskStatusChanged`): walks
    * `client.tasks.list({ sortBy: 'updatedAt', sortOrder: -1 })` back to the checkpoint minus
    * `syncSkewMs` and passes each task's current status through the same queue, duplicate and order filter
    * as a webhook, as a confirmed event with `source: 'sync'` (a listed task is the service's own answer,
@@ -931,7 +931,7 @@ class WebhookReceiver implements WebhookHandler {
 }
 
 /**
- * Creates a webhook receiver (spec § "Events"): mount `handler.fetch` (Web) or `handler.node` (Node) at
+ * Creates a webhook receiver (OpenAPI webhook `taskStatusChanged`): mount `handler.fetch` (Web) or `handler.node` (Node) at
  * the URL registered with the service. Each webhook is parsed with `parseWebhookEvent`, answered 200 at
  * once (the service waits 5 s at most and never retries) and processed afterwards by `onEvent`, with
  * bounded concurrency and queue, duplicate and order filtering (across instances with a `store`), and

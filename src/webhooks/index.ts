@@ -1,5 +1,5 @@
 /**
- * Receiving the service's status webhooks (spec § "Events"): `parseWebhookEvent` for a body,
+ * Receiving the service's status webhooks (OpenAPI webhook `taskStatusChanged`): `parseWebhookEvent` for a body,
  * `createWebhookHandler` for a receiver with Web (`Request → Response`) and Node (`req, res`) adapters,
  * a filter shared across instances through a `store`, and `sync()` for lost events.
  * @module

@@ -1,6 +1,6 @@
 /**
  * Catching lost events (the handler's `sync()` and `startSync()`): the service sends each webhook once
- * and never retries (spec § "Events", items 5–6), so a receiver that was down, full or slow misses
+ * and never retries (OpenAPI webhook `taskStatusChanged`–6), so a receiver that was down, full or slow misses
  * status changes for good. A sync walks `GET tasks` by `updatedAt`, newest first, back to a checkpoint
  * kept in the store, and passes each task's current status through the handler's pipeline as an event
  * with `source: 'sync'`; the duplicate filter drops what a webhook already brought.

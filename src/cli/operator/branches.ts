@@ -1,6 +1,6 @@
 /**
  * `delivery-task branches`: the pickup branches, whose names are the valid `selectedBranch` values
- * (spec § "GET /tasks/branches").
+ * (OpenAPI `listBranches`).
  * @module
  */
 import { TableWriter, textCell } from '../format.js';

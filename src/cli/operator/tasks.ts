@@ -1,5 +1,5 @@
 /**
- * `delivery-task tasks list` and `tasks get <id>`: spec § "GET /tasks" and § "GET /tasks/{id}".
+ * `delivery-task tasks list` and `tasks get <id>`: OpenAPI `listTasks` and OpenAPI `retrieveTask`.
  * @module
  */
 import { TASK_STATUSES } from '../../lifecycle.js';

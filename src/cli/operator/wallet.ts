@@ -1,6 +1,6 @@
 /**
  * `delivery-task wallet balance` and `wallet top-up <amount>`: the prepaid wallet (spec
- * § "GET /tasks/wallet-balance", § "POST /tasks/wallet-topup", § Limits).
+ * OpenAPI `retrieveWalletBalance`, OpenAPI `topUpWallet`, README "What the spec leaves open, and what we chose").
  * @module
  */
 import { MIN_TOP_UP_KWD } from '../../schemas/wallet.js';
