@@ -535,7 +535,7 @@ describe('tasks create', () => {
   it('refuses a file that grows past the bound while read (a device that never ends)', async () => {
     const result = await run(['tasks', 'create', '--file', '/dev/zero']);
     expect(result.code).toBe(2);
-    expect(errorLine(result.stderr)).toContain(`larger than the ${1024 * 1024} bytes`);
+    expect(errorLine(result.stderr)).toContain(`larger than the ${64 * 1024} bytes`);
   });
 
   it('exits 2 when the file cannot be read', async () => {

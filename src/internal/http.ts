@@ -92,6 +92,9 @@ export interface TransportConfig {
 
 const MAX_REDIRECTS = 5;
 
+/** Longest value of one query parameter (`search`, `sortBy`, …) sent, in characters. */
+export const MAX_QUERY_VALUE_LENGTH = 4096;
+
 /** undici's code for a request it refuses before sending anything (an argument it cannot put on the wire). */
 const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
 
@@ -130,6 +133,25 @@ function checkRequestOptions(operation: string, options: RequestOptions): void {
   integer('maxRetries', 0, 10);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
+  }
+  if (issues.length > 0) throw new RequestValidationError(operation, issues);
+}
+
+/**
+ * Refuses a query value longer than {@link MAX_QUERY_VALUE_LENGTH}: building, logging and redacting a URL
+ * of megabytes blocks the event loop for a tenth of a second, and servers refuse such URLs anyway (431).
+ * @throws {RequestValidationError} naming the parameter (`search`, `sortBy`, …); nothing is sent.
+ */
+function checkQuery(operation: string, query: Record<string, string>): void {
+  const issues: ValidationIssue[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (value.length > MAX_QUERY_VALUE_LENGTH) {
+      issues.push({
+        path: name,
+        message: `At most ${MAX_QUERY_VALUE_LENGTH} characters, got ${value.length}`,
+        code: 'too_big',
+      });
+    }
   }
   if (issues.length > 0) throw new RequestValidationError(operation, issues);
 }
@@ -238,6 +260,7 @@ export class Transport {
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
     const outer = total?.signal ?? options.signal;
     const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
+    if (request.query) checkQuery(request.operation, request.query);
     const url = new URL(request.path, this.#config.baseUrl);
     if (request.query) for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
     try {
