@@ -167,7 +167,7 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env
   if (option !== 'baseUrl' && !isHeaderValue(trimmed)) {
     throw new ConfigurationError(
       option,
-      `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text (U+0020–U+00FF) without control characters (U+0000–U+001F, tab and line breaks included) or DEL`,
+      `Invalid ${option} (option or ${env}): sent in a header, it may not hold a control character (U+0000–U+001F), DEL or a character past U+00FF`,
     );
   }
   return trimmed;
