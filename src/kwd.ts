@@ -128,8 +128,8 @@ export const kwd = {
    * {@link KWD_MAX_DIGITS} digits before the point). `Intl`'s no-break spaces become normal spaces:
    * `kwd.format(1.25) === 'KWD 1.250'` (U+0020 between code and number); `kwd.format(1.25, { locale:
    * 'ar-KW' })` → `'‏١٫٢٥٠ د.ك.‏'` (exact digits and symbol depend on the runtime's ICU data).
-   * @throws as {@link kwd.toFils}; {@link RangeError} also for a locale `Intl` does not know or longer than
-   * 100 characters, {@link TypeError} for a locale that is not text.
+   * @throws as {@link kwd.toFils}; `RangeError` also for a locale `Intl` does not know or longer than
+   * 100 characters, `TypeError` for a locale that is not text.
    */
   format(amount: KwdAmount, options: KwdFormatOptions = {}): string {
     const locale = options.locale ?? 'en-KW';
