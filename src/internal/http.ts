@@ -156,6 +156,21 @@ function checkQuery(operation: string, query: Record<string, string>): void {
   if (issues.length > 0) throw new RequestValidationError(operation, issues);
 }
 
+/**
+ * True for a request fetch refused before sending anything: undici's `UND_ERR_INVALID_ARG` along the
+ * cause chain, or the `TypeError` of `Headers` for a header name or value it cannot carry (thrown, say,
+ * by a caller's `fetch` that builds a `Request`). A browser's network failure is a `TypeError` too, but
+ * with another message ("Failed to fetch"), so it stays a connection error.
+ */
+function refusedBeforeSending(error: unknown): boolean {
+  if (systemErrorCode(error) === REFUSED_BEFORE_SENDING) return true;
+  const cause = underlyingCause(error);
+  return cause instanceof TypeError && HEADERS_REFUSAL.test(cause.message);
+}
+
+/** The messages of `Headers` refusing a name or value (undici, browsers' "not a valid HTTP header"). */
+const HEADERS_REFUSAL = /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
+
 /** Sends requests for one client. */
 export class Transport {
   readonly #config: TransportConfig;
@@ -426,7 +441,7 @@ export class Transport {
           response = await this.#ky(url, init);
           read = await readBodyText(response, maxResponseBytes, signal);
         } catch (error) {
-          if (!signal.aborted && systemErrorCode(error) === REFUSED_BEFORE_SENDING) {
+          if (!signal.aborted && refusedBeforeSending(error)) {
             throw this.#refused(request.operation, error);
           }
           throw this.#failure(method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
