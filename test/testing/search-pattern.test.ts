@@ -60,7 +60,7 @@ const pattern: fc.Arbitrary<string> = fc
   );
 const text = fc.string({
   unit: fc.constantFrom('a', 'A', 'b', 'B', 'c', '1', '9', ' ', '-', '.', '_', '\n', 'é', '{'),
-  maxLength: 10,
+  maxLength: 6, // short: RegExp, the oracle, backtracks exponentially on some generated patterns
 });
 
 describe('the mock search pattern', () => {
