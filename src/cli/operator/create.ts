@@ -83,7 +83,12 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
   if (text.startsWith('\ufeff')) text = text.slice(1);
   // Refused before parsing: JSON.parse spends most of a second on a megabyte of `[[[…`.
   if (nestsDeeperThan(text, MAX_ORDER_FILE_DEPTH)) {
-    throw new UsageError(`${path}: nests deeper than ${MAX_ORDER_FILE_DEPTH} levels, more than any create parameters`);
+    // The scan stops at the same depth, so it names where (or an earlier syntax error).
+    const found = findJsonSyntaxError(text);
+    const where = found === undefined ? '' : ` at line ${found.line}, column ${found.column}`;
+    throw new UsageError(
+      `${path}: nests deeper than ${MAX_ORDER_FILE_DEPTH} levels${where}, more than any create parameters`,
+    );
   }
   let parsed: unknown;
   try {
