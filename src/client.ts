@@ -94,6 +94,12 @@ const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   maxPages: 10,
 };
 
+/** Longest unknown option name compared with the known ones for a "did you mean". */
+const MAX_SUGGESTED_NAME_LENGTH = 64;
+
+/** Longest `baseUrl` read, in characters (a URL of the service is far shorter). */
+const MAX_BASE_URL_LENGTH = 2048;
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** Every option of {@link ClientOptions}, for the check of unknown ones. */
@@ -141,9 +147,11 @@ function distance(a: string, b: string): number {
 function checkKnownOptions(options: object): void {
   for (const name of Object.keys(options)) {
     if ((CLIENT_OPTIONS as readonly string[]).includes(name)) continue;
-    const closest = CLIENT_OPTIONS.map((known) => ({ known, far: distance(name, known) })).sort(
-      (a, b) => a.far - b.far,
-    )[0];
+    // The edit distance costs name × known lengths: a name far longer than any option has no close one.
+    const closest =
+      name.length > MAX_SUGGESTED_NAME_LENGTH
+        ? undefined
+        : CLIENT_OPTIONS.map((known) => ({ known, far: distance(name, known) })).sort((a, b) => a.far - b.far)[0];
     const hint = closest && closest.far <= 3 ? `; did you mean ${closest.known}?` : '';
     throw new ConfigurationError(name, `Unknown DeliveryClient option ${JSON.stringify(name.slice(0, 60))}${hint}`);
   }
@@ -172,13 +180,19 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env
   if (option !== 'baseUrl' && !isHeaderValue(trimmed)) {
     throw new ConfigurationError(
       option,
-      `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text (U+0020–U+00FF) without control characters (U+0000–U+001F, tab and line breaks included) or DEL`,
+      `Invalid ${option} (option or ${env}): sent in a header, it may not hold a control character (U+0000–U+001F), DEL or a character past U+00FF`,
     );
   }
   return trimmed;
 }
 
 function checkBaseUrl(value: string): string {
+  if (value.length > MAX_BASE_URL_LENGTH) {
+    throw new ConfigurationError(
+      'baseUrl',
+      `Invalid baseUrl (option or DELIVERY_BASE_URL): longer than ${MAX_BASE_URL_LENGTH} characters`,
+    );
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -219,7 +233,8 @@ function checkBaseUrl(value: string): string {
  *
  * @throws {ConfigurationError} at construction, naming the option: a missing key, seller id or base URL
  * (and its environment variable), one that is not a string, a non-https base URL whose host is not
- * loopback, a base URL with a query or fragment, an invalid timeout or retry count, a `fetch` that is not a
+ * loopback, a base URL with a query or fragment or over 2 048 characters, a key or seller id over 4 096
+ * characters or holding a control character or DEL, an invalid timeout or retry count, a `fetch` that is not a
  * function, an unknown option (with the closest known name), or a browser without
  * `dangerouslyAllowBrowser`.
  */

@@ -38,8 +38,8 @@ describe('findJsonSyntaxError', () => {
     );
   });
 
-  it('scans a deeply nested file without running out of stack', () => {
+  it('stops at the 65th level of a deeply nested file, naming where', () => {
     const deep = `${'['.repeat(500_000)}1${']'.repeat(499_999)}`;
-    expect(findJsonSyntaxError(deep)).toEqual({ line: 1, column: deep.length + 1, reason: 'unexpected end of file' });
+    expect(findJsonSyntaxError(deep)).toEqual({ line: 1, column: 65, reason: 'nested deeper than 64 levels' });
   });
 });

@@ -525,6 +525,14 @@ describe('tasks create', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
+  it('names where a file nests deeper than 64 levels', async () => {
+    const file = await orderFile('deep.json', `{\n"orderNumber": "ORD-D",\n"x": ${'['.repeat(100)}${']'.repeat(100)}}`);
+    const result = await run(['tasks', 'create', '--file', file]);
+    expect(result.code).toBe(2);
+    expect(errorLine(result.stderr)).toContain(`${file}: nests deeper than 64 levels at line 3, column 69`);
+    expect(mock.requests).toHaveLength(0);
+  });
+
   it('accepts a file that starts with a UTF-8 byte-order mark', async () => {
     const file = await orderFile('bom.json', `\ufeff${JSON.stringify(orderParams('ORD-BOM'))}`);
     const result = await run(['tasks', 'create', '--file', file]);
@@ -535,7 +543,7 @@ describe('tasks create', () => {
   it('refuses a file that grows past the bound while read (a device that never ends)', async () => {
     const result = await run(['tasks', 'create', '--file', '/dev/zero']);
     expect(result.code).toBe(2);
-    expect(errorLine(result.stderr)).toContain(`larger than the ${1024 * 1024} bytes`);
+    expect(errorLine(result.stderr)).toContain(`larger than the ${64 * 1024} bytes`);
   });
 
   it('exits 2 when the file cannot be read', async () => {

@@ -17,9 +17,23 @@ export interface JsonSyntaxError {
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** Whitespace between tokens (zero or more, so `lastIndex` moves past it). */
+const WHITESPACE = /[ \t\n\r]*/y;
+/** The characters of a string up to its end, an escape or a control character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a JSON string may not hold a raw control character, so a run stops at one.
+const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
-type Expected = 'value' | 'value-or-end' | 'key' | 'key-or-end' | 'colon' | 'comma-or-end';
+/** What the scanner expects next. */
+const VALUE = 0;
+const VALUE_OR_END = 1;
+const KEY = 2;
+const KEY_OR_END = 3;
+const COLON = 4;
+const COMMA_OR_END = 5;
+
+/** Deepest nesting scanned: an order file nests 3 levels; past this the answer is the nesting itself. */
+const MAX_SCANNED_DEPTH = 64;
 
 /** Line and column of `offset` in `text`. */
 function positionOf(text: string, offset: number): { line: number; column: number } {
@@ -38,8 +52,8 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
  */
 export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   const length = text.length;
-  const closers: string[] = [];
-  let expected: Expected = 'value';
+  const closers: number[] = [];
+  let expected = VALUE;
   let index = 0;
   const fail = (offset: number, reason?: string): JsonSyntaxError => ({
     ...positionOf(text, offset),
@@ -47,48 +61,48 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
       reason ??
       (offset >= length
         ? 'unexpected end of file'
-        : `unexpected ${JSON.stringify(text[offset])}${expected === 'key' || expected === 'key-or-end' ? ', expected a property name in double quotes' : ''}`),
+        : `unexpected ${JSON.stringify(text[offset])}${expected === KEY || expected === KEY_OR_END ? ', expected a property name in double quotes' : ''}`),
   });
   /** The end of the string starting at `start` (a `"`), or the error inside it. */
   const scanString = (start: number): number | JsonSyntaxError => {
-    for (let at = start + 1; at < length; at++) {
+    // The runs between escapes are searched by the regular-expression engine, not character by character.
+    for (let at = start + 1; ; ) {
+      STRING_RUN.lastIndex = at;
+      STRING_RUN.test(text);
+      at = STRING_RUN.lastIndex;
+      if (at >= length) return fail(length, 'unexpected end of file inside a string');
       const code = text.charCodeAt(at);
       if (code === 0x22) return at + 1;
       if (code < 0x20) return fail(at, 'a control character inside a string (escape it, as \\n or \\u0001)');
-      if (code === 0x5c) {
-        const escaped = text[at + 1] ?? '';
-        if (escaped === 'u') {
-          if (!HEX4.test(text.slice(at + 2, at + 6))) return fail(at, 'a \\u escape without 4 hex digits');
-          at += 5;
-        } else if (ESCAPES.has(escaped)) {
-          at++;
-        } else {
-          return fail(at, `an invalid escape \\${escaped}`);
-        }
+      const escaped = text[at + 1] ?? '';
+      if (escaped === 'u') {
+        if (!HEX4.test(text.slice(at + 2, at + 6))) return fail(at, 'a \\u escape without 4 hex digits');
+        at += 6;
+      } else if (ESCAPES.has(escaped)) {
+        at += 2;
+      } else {
+        return fail(at, `an invalid escape \\${escaped}`);
       }
     }
-    return fail(length, 'unexpected end of file inside a string');
   };
   for (;;) {
-    while (index < length && /[ \t\n\r]/.test(text[index] ?? '')) index++;
-    if (index >= length) return closers.length === 0 && expected === 'comma-or-end' ? undefined : fail(length);
-    const char = text[index];
-    switch (expected) {
-      case 'value-or-end':
-      case 'value': {
-        if (expected === 'value-or-end' && char === ']') {
-          closers.pop();
-          index++;
-          expected = 'comma-or-end';
-          break;
-        }
-        if (char === '{' || char === '[') {
-          closers.push(char === '{' ? '}' : ']');
-          index++;
-          expected = char === '{' ? 'key-or-end' : 'value-or-end';
-          break;
-        }
-        if (char === '"') {
+    WHITESPACE.lastIndex = index;
+    WHITESPACE.test(text);
+    index = WHITESPACE.lastIndex;
+    const code = text.charCodeAt(index);
+    if (index >= length) return closers.length === 0 && expected === COMMA_OR_END ? undefined : fail(length);
+    if (expected === VALUE || expected === VALUE_OR_END) {
+      if (expected === VALUE_OR_END && code === 0x5d) {
+        closers.pop();
+        index++;
+        expected = COMMA_OR_END;
+      } else if (code === 0x7b || code === 0x5b) {
+        if (closers.length >= MAX_SCANNED_DEPTH) return fail(index, `nested deeper than ${MAX_SCANNED_DEPTH} levels`);
+        closers.push(code === 0x7b ? 0x7d : 0x5d);
+        index++;
+        expected = code === 0x7b ? KEY_OR_END : VALUE_OR_END;
+      } else {
+        if (code === 0x22) {
           const end = scanString(index);
           if (typeof end !== 'number') return end;
           index = end;
@@ -101,42 +115,40 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
           if (!NUMBER.test(text)) return fail(index);
           index = NUMBER.lastIndex;
         }
-        expected = 'comma-or-end';
-        break;
+        expected = COMMA_OR_END;
       }
-      case 'key-or-end':
-      case 'key': {
-        if (expected === 'key-or-end' && char === '}') {
-          closers.pop();
-          index++;
-          expected = 'comma-or-end';
-          break;
-        }
-        if (char !== '"') return fail(index);
+    } else if (expected === KEY || expected === KEY_OR_END) {
+      if (expected === KEY_OR_END && code === 0x7d) {
+        closers.pop();
+        index++;
+        expected = COMMA_OR_END;
+      } else {
+        if (code !== 0x22) return fail(index);
         const end = scanString(index);
         if (typeof end !== 'number') return end;
         index = end;
-        expected = 'colon';
-        break;
+        expected = COLON;
       }
-      case 'colon':
-        if (char !== ':') return fail(index, `unexpected ${JSON.stringify(char)}, expected ":"`);
+    } else if (expected === COLON) {
+      if (code !== 0x3a) return fail(index, `unexpected ${JSON.stringify(text[index])}, expected ":"`);
+      index++;
+      expected = VALUE;
+    } else {
+      const closer = closers[closers.length - 1];
+      if (closer === undefined) {
+        return fail(index, `unexpected ${JSON.stringify(text[index])} after the end of the JSON value`);
+      }
+      if (code === 0x2c) {
         index++;
-        expected = 'value';
-        break;
-      default: {
-        const closer = closers.at(-1);
-        if (closer === undefined)
-          return fail(index, `unexpected ${JSON.stringify(char)} after the end of the JSON value`);
-        if (char === ',') {
-          index++;
-          expected = closer === '}' ? 'key' : 'value';
-        } else if (char === closer) {
-          closers.pop();
-          index++;
-        } else {
-          return fail(index, `unexpected ${JSON.stringify(char)}, expected "," or "${closer}"`);
-        }
+        expected = closer === 0x7d ? KEY : VALUE;
+      } else if (code === closer) {
+        closers.pop();
+        index++;
+      } else {
+        return fail(
+          index,
+          `unexpected ${JSON.stringify(text[index])}, expected "," or "${String.fromCharCode(closer)}"`,
+        );
       }
     }
   }

@@ -65,7 +65,7 @@ export function headerIssues(headers: unknown): ValidationIssue[] {
     if (name.length > MAX_HEADER_NAME_LENGTH || !HEADER_NAME.test(name)) {
       issues.push({
         path,
-        message: `Expected a header name: letters, digits and !#$%&'*+-.^_\`|~, at most ${MAX_HEADER_NAME_LENGTH} characters`,
+        message: `Expected a header name (an HTTP token) of at most ${MAX_HEADER_NAME_LENGTH} characters`,
         code: 'invalid_header',
       });
     } else if (typeof value !== 'string') {
@@ -79,8 +79,7 @@ export function headerIssues(headers: unknown): ValidationIssue[] {
     } else if (!isHeaderValue(value)) {
       issues.push({
         path,
-        message:
-          'Holds a character fetch cannot send in a header: a control character (U+0000–U+001F, tab included), DEL, or one past U+00FF',
+        message: 'Holds a control character (U+0000–U+001F), DEL or a character past U+00FF',
         code: 'invalid_header',
       });
     }

@@ -100,6 +100,9 @@ export interface TransportConfig {
 
 const MAX_REDIRECTS = 5;
 
+/** Longest value of one query parameter (`search`, `sortBy`, …) sent, in characters. */
+export const MAX_QUERY_VALUE_LENGTH = 4096;
+
 /** undici's code for a request it refuses before sending anything (an argument it cannot put on the wire). */
 const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
 
@@ -141,6 +144,40 @@ function checkRequestOptions(operation: string, options: RequestOptions): void {
   }
   if (issues.length > 0) throw new RequestValidationError(operation, issues);
 }
+
+/**
+ * Refuses a query value longer than {@link MAX_QUERY_VALUE_LENGTH}: building, logging and redacting a URL
+ * of megabytes blocks the event loop for a tenth of a second, and servers refuse such URLs anyway (431).
+ * @throws {RequestValidationError} naming the parameter (`search`, `sortBy`, …); nothing is sent.
+ */
+function checkQuery(operation: string, query: Record<string, string>): void {
+  const issues: ValidationIssue[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (value.length > MAX_QUERY_VALUE_LENGTH) {
+      issues.push({
+        path: name,
+        message: `At most ${MAX_QUERY_VALUE_LENGTH} characters, got ${value.length}`,
+        code: 'too_big',
+      });
+    }
+  }
+  if (issues.length > 0) throw new RequestValidationError(operation, issues);
+}
+
+/**
+ * True for a request fetch refused before sending anything: undici's `UND_ERR_INVALID_ARG` along the
+ * cause chain, or the `TypeError` of `Headers` for a header name or value it cannot carry (thrown, say,
+ * by a caller's `fetch` that builds a `Request`). A browser's network failure is a `TypeError` too, but
+ * with another message ("Failed to fetch"), so it stays a connection error.
+ */
+function refusedBeforeSending(error: unknown): boolean {
+  if (systemErrorCode(error) === REFUSED_BEFORE_SENDING) return true;
+  const cause = underlyingCause(error);
+  return cause instanceof TypeError && HEADERS_REFUSAL.test(cause.message);
+}
+
+/** The messages of `Headers` refusing a name or value (undici, browsers' "not a valid HTTP header"). */
+const HEADERS_REFUSAL = /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
 
 /** Sends requests for one client. */
 export class Transport {
@@ -247,6 +284,7 @@ export class Transport {
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
     const outer = total?.signal ?? options.signal;
     const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
+    if (request.query) checkQuery(request.operation, request.query);
     const url = new URL(request.path, this.#config.baseUrl);
     if (request.query) for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
     try {
@@ -412,7 +450,7 @@ export class Transport {
           response = await this.#ky(url, init);
           read = await readBodyText(response, maxResponseBytes, signal);
         } catch (error) {
-          if (!signal.aborted && systemErrorCode(error) === REFUSED_BEFORE_SENDING) {
+          if (!signal.aborted && refusedBeforeSending(error)) {
             throw this.#refused(request.operation, error);
           }
           throw this.#failure(method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);

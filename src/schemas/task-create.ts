@@ -52,8 +52,11 @@ export const TaskCreateParams = z
     sellerId,
     /** Seller name. */
     sellerName,
-    /** Your order number. Strongly recommended: it is what makes a create safe to reconcile after a failure. */
-    orderNumber: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * Your order number, 1 to 256 characters. Strongly recommended: it is what makes a create safe to
+     * reconcile after a failure (it keys the lookups and the shared store, so its length is bounded).
+     */
+    orderNumber: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
     /** Customer name. */
     customerName,
     /** Customer contact number. */

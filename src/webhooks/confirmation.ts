@@ -9,7 +9,8 @@
  *   (their status, so they are duplicates). Any other event makes a GET of its own, so a genuine change
  *   arriving during a GET is never answered by the older read.
  * - A 404 is remembered for {@link NOT_FOUND_MEMORY_MS}: events of that task fail at once meanwhile.
- * - At most {@link MAX_CONFIRMED_TASKS} tasks are remembered (the oldest forgotten first).
+ * - At most {@link MAX_CONFIRMED_TASKS} tasks are remembered (the oldest forgotten first), each answer for
+ *   {@link CONFIRMATION_MEMORY_MS} after it settled.
  * @module
  */
 import type { Task } from '../schemas/task.js';
@@ -17,8 +18,11 @@ import type { Task } from '../schemas/task.js';
 /** How long a `GET tasks/{id}` answering 404 is remembered for that task: 10 000 ms. */
 export const NOT_FOUND_MEMORY_MS = 10_000;
 
-/** Most tasks whose latest confirmation (or 404) is remembered. */
-export const MAX_CONFIRMED_TASKS = 10_000;
+/** Most tasks whose latest confirmation (or 404) is remembered (each holds the task read back, about 2 KB). */
+export const MAX_CONFIRMED_TASKS = 1000;
+
+/** How long a settled confirmation is kept for the events that were waiting on it, ms. */
+export const CONFIRMATION_MEMORY_MS = 60_000;
 
 type Answer = { readonly ok: true; readonly task: Task } | { readonly ok: false; readonly error: unknown };
 
@@ -56,7 +60,11 @@ export class TaskConfirmations {
       if (missing.until > this.#now()) throw missing.error;
       this.#notFound.delete(taskId);
     }
-    const latest = this.#latest.get(taskId);
+    let latest = this.#latest.get(taskId);
+    if (latest?.settledAt !== undefined && latest.settledAt + CONFIRMATION_MEMORY_MS < this.#now()) {
+      this.#latest.delete(taskId);
+      latest = undefined;
+    }
     if (latest !== undefined && receivedAt <= latest.startedAt) return this.#settle(await latest.answer);
     if (latest !== undefined) {
       const answer = await latest.answer;

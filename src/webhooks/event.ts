@@ -5,6 +5,7 @@
  */
 import { type ValidationIssue, WebhookPayloadError } from '../errors.js';
 import { type Drift, readTolerantly } from '../internal/tolerant-read.js';
+import { nestsDeeperThan } from '../internal/json.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
 import type { SchemaDrift, ValidationMode } from '../options.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
@@ -114,6 +115,8 @@ function toJsonValue(body: unknown): unknown {
   } else {
     return body;
   }
+  // Refused before parsing: JSON.parse alone spends most of a second on a megabyte of `[[[…`.
+  if (nestsDeeperThan(text, MAX_DEPTH)) throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
   try {
     return JSON.parse(text);
   } catch {

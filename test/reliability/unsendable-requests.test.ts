@@ -166,6 +166,24 @@ describe('a request fetch refuses before sending', () => {
     expect(received).toBe(0);
   });
 
+  it('fails at once when a caller fetch builds a request whose header Headers refuses (TypeError)', async () => {
+    let calls = 0;
+    const sdk = client({
+      fetch: (input, init) => {
+        calls++;
+        const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+        headers.set('x-trace', 'line\nbreak');
+        return globalThis.fetch(input, { ...init, headers });
+      },
+    });
+    const read = await sdk.wallet.retrieveBalance().catch((caught: unknown) => caught);
+    expect(read).toBeInstanceOf(RequestValidationError);
+    const create = await sdk.tasks.create({ orderNumber: 'REFUSED-2' }).catch((caught: unknown) => caught);
+    expect(create).toBeInstanceOf(RequestValidationError);
+    expect(calls).toBe(2);
+    expect(received).toBe(0);
+  });
+
   it('fails a create as not sent: one attempt, no lookup, never an unknown outcome', async () => {
     const { sdk, calls } = refusingClient();
     const error = await sdk.tasks.create({ orderNumber: 'REFUSED-1' }).catch((caught: unknown) => caught);

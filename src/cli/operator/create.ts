@@ -21,6 +21,7 @@
 import { open } from 'node:fs/promises';
 import { DuplicateTaskError, isAPIError } from '../../errors.js';
 import { exactPattern } from '../../exactly-once-creation.js';
+import { nestsDeeperThan } from '../../internal/json.js';
 import { parseParams } from '../../internal/validate.js';
 import type { Task } from '../../schemas/task.js';
 import { TaskCreateParams } from '../../schemas/task-create.js';
@@ -30,8 +31,11 @@ import { stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';
 import { taskDetails } from './task-view.js';
 
-/** Largest order file read, in bytes. */
-export const MAX_ORDER_FILE_BYTES = 1024 * 1024;
+/** Largest order file read, in bytes (64 KiB: the create parameters of one order take a few hundred). */
+export const MAX_ORDER_FILE_BYTES = 64 * 1024;
+
+/** Deepest nesting of arrays and objects read in an order file (the create parameters nest 3 levels). */
+export const MAX_ORDER_FILE_DEPTH = 64;
 
 /** Pages read when looking an order number up (1 000 tasks whose text contains it, on a literal search). */
 export const ORDER_LOOKUP_MAX_PAGES = 100;
@@ -77,6 +81,15 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
   }
   // A UTF-8 byte-order mark (as some editors save) is not part of the JSON.
   if (text.startsWith('\ufeff')) text = text.slice(1);
+  // Refused before parsing: JSON.parse spends most of a second on a megabyte of `[[[…`.
+  if (nestsDeeperThan(text, MAX_ORDER_FILE_DEPTH)) {
+    // The scan stops at the same depth, so it names where (or an earlier syntax error).
+    const found = findJsonSyntaxError(text);
+    const where = found === undefined ? '' : ` at line ${found.line}, column ${found.column}`;
+    throw new UsageError(
+      `${path}: nests deeper than ${MAX_ORDER_FILE_DEPTH} levels${where}, more than any create parameters`,
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
