@@ -54,7 +54,7 @@ node --input-type=module -e "
   const { ConfigurationError } = await import('delivery-task-sdk');
   const { redisStore } = await import('delivery-task-sdk/redis');
   const sent = [];
-  const store = redisStore({ sendCommand: async (args) => (sent.push(args), 'OK') }, { prefix: 'p:' });
+  const store = redisStore({ sendCommand: async (args) => args[0] === 'CONFIG' ? ['maxmemory-policy', 'noeviction'] : (sent.push(args), 'OK') }, { prefix: 'p:' });
   if ((await store.setIfAbsent('k', 'v', 1000)) !== true || sent[0]?.join(' ') !== 'SET p:k v PX 1000 NX') {
     throw new Error('ESM import of the redis entry broken: ' + JSON.stringify(sent));
   }
