@@ -75,6 +75,27 @@ node -e "
     console.log('CJS require of delivery-task-sdk/redis without a Redis library: ok');
   }).catch((error) => { console.error(error); process.exit(1); });
 "
+# The postgres entry loads without pg installed (it takes the merchant's pool) and drives a pool by shape.
+node --input-type=module -e "
+  const { ConfigurationError } = await import('delivery-task-sdk');
+  const { postgresStore } = await import('delivery-task-sdk/postgres');
+  const queries = [];
+  const store = postgresStore({ totalCount: 0, query: async (text) => (queries.push(text), { rows: [{ value: 'v' }], rowCount: 1 }) }, { createTable: false });
+  if ((await store.get('k')) !== 'v' || !queries[0]?.startsWith('SELECT value FROM')) throw new Error('ESM import of the postgres entry broken');
+  let error;
+  try { postgresStore({}); } catch (caught) { error = caught; }
+  if (!(error instanceof ConfigurationError) || error.option !== 'pool') throw new Error('ESM postgres entry error class broken');
+  console.log('ESM import of delivery-task-sdk/postgres without pg: ok');
+"
+node -e "
+  const { ConfigurationError } = require('delivery-task-sdk');
+  const { postgresInbox } = require('delivery-task-sdk/postgres');
+  let error;
+  try { postgresInbox({ query: async () => ({ rows: [], rowCount: 0 }) }, { table: 'a;b' }); } catch (caught) { error = caught; }
+  if (!(error instanceof ConfigurationError) || error.option !== 'table') throw new Error('CJS postgres entry error class broken');
+  console.log('CJS require of delivery-task-sdk/postgres without pg: ok');
+"
+if [ -d node_modules/pg ]; then echo "pg was installed: it must stay an optional peer" >&2; exit 1; fi
 for library in ioredis redis; do
   if [ -d "node_modules/$library" ]; then echo "$library was installed: it must stay an optional peer" >&2; exit 1; fi
 done

@@ -108,6 +108,13 @@ export {
   memoryStore,
 } from './store.js';
 export { VERSION } from './version.js';
+export type {
+  InboxAppend,
+  InboxEntry,
+  InboxEventSummary,
+  InboxInspection,
+  WebhookInbox,
+} from './webhooks/inbox.js';
 export {
   createWebhookHandler,
   MAX_WEBHOOK_TASK_ID_LENGTH,

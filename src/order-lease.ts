@@ -86,6 +86,10 @@ export interface SendGuard {
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
 }
 
+/** Why a create gave up waiting on another process's create of the order. */
+const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
+const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
+
 /** Compare-and-set rounds taking the next fence before giving up (each means another grant raced this one). */
 const MAX_FENCE_ROUNDS = 8;
 /** Allowance added to an attempt's timeout for `until`: the POST's own setup and clock drift, ms. */
@@ -96,8 +100,8 @@ function createdNothing(error: unknown): boolean {
   return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
 }
 
-/** The fence of a record, 0 when it has none (written by an older version). */
-const fenceOf = (record: OrderRecord | undefined): number => record?.fence ?? 0;
+/** The fence of a record, 0 when it has none (written by an older version, or damaged). */
+const fenceOf = (record: OrderRecord | undefined): number => Number(record?.fence) || 0;
 
 /** Takes the order's next fence number, above `floor`: a counter in the store that only grows. */
 async function nextFence(context: ResourceContext, key: string, floor: number): Promise<number> {
@@ -107,7 +111,7 @@ async function nextFence(context: ResourceContext, key: string, floor: number): 
     const next = Math.max(Number.isSafeInteger(current) ? current : 0, floor) + 1;
     if (await context.store.compareAndSet(key, raw, String(next), context.orderTtlMs)) return next;
   }
-  throw new StoreUnavailableError({ operation: 'compareAndSet', reason: "the order's fence kept changing" });
+  throw new StoreUnavailableError({ operation: 'compareAndSet', reason: 'fence contention' });
 }
 
 function readRecord(raw: string | undefined): OrderRecord | undefined {
@@ -118,7 +122,6 @@ function readRecord(raw: string | undefined): OrderRecord | undefined {
     // A record written by another version, or damaged, counts as absent rather than as an outcome.
     if (record.state === 'created')
       return typeof record.taskId === 'string' && record.taskId !== '' ? record : undefined;
-    if (record.fence !== undefined && typeof record.fence !== 'number') return undefined;
     if (record.state === 'sending') return typeof record.since === 'number' ? record : undefined;
     return record.state === 'failed' &&
       typeof record.at === 'number' &&
@@ -228,7 +231,7 @@ export async function createUnderLease(
     if (Date.now() - calledAt >= options.waitMs) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `another process has been creating this order for over ${options.waitMs} ms`,
+        reason: waitedTooLong(options.waitMs),
       });
     }
     try {
@@ -236,7 +239,7 @@ export async function createUnderLease(
     } catch (reason) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: 'the caller aborted while another process was creating this order',
+        reason: ABORTED_WAITING,
         cause: reason,
       });
     }
@@ -255,10 +258,8 @@ async function holdLease(
   const renew = setInterval(() => {
     store.compareAndSet(leaseKey, token, token, LEASE_TTL_MS).then(
       (held) => {
-        if (!held && !lost) {
-          lost = true;
-          logger.warn(`The lease of order ${orderNumber} expired and was taken over; this process sends nothing more`);
-        }
+        // Taken over after it expired: the next attempt's guard says so.
+        if (!held) lost = true;
       },
       (error: unknown) => {
         logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
@@ -301,14 +302,9 @@ async function holdLease(
         const nextRaw = JSON.stringify(next);
         if (lost || !(await store.compareAndSet(orderKey, currentRaw, nextRaw, orderTtlMs))) {
           lost = true;
-          const reason = 'its lease on the order expired and another process took the order over';
-          if (resend) {
-            throw new TaskCreationOutcomeUnknownError({
-              orderNumber,
-              reason: `this process stopped resending: ${reason}`,
-            });
-          }
-          throw new StoreUnavailableError({ operation: 'compareAndSet', reason: `nothing was sent: ${reason}` });
+          const reason = 'the lease expired and was taken over';
+          if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason });
+          throw new StoreUnavailableError({ operation: 'compareAndSet', reason });
         }
         current = next;
         currentRaw = nextRaw;
@@ -354,19 +350,12 @@ async function holdLease(
 async function waitForPreviousHolder(orderNumber: string, until: number, options: LeaseOptions): Promise<void> {
   const ms = until - Date.now();
   if (ms > options.waitMs) {
-    throw new TaskCreationOutcomeUnknownError({
-      orderNumber,
-      reason: `another process's POST of this order may be in flight for ${ms} ms more, past this call's wait`,
-    });
+    throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: waitedTooLong(options.waitMs) });
   }
   try {
     await sleep(ms, options.signal);
   } catch (reason) {
-    throw new TaskCreationOutcomeUnknownError({
-      orderNumber,
-      reason: "the caller aborted while another process's POST of this order could still be in flight",
-      cause: reason,
-    });
+    throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: ABORTED_WAITING, cause: reason });
   }
 }
 
@@ -403,9 +392,7 @@ async function recordOutcome(
     const raw = JSON.stringify(outcome);
     if (await context.store.compareAndSet(orderKey, sendingRaw, raw, ttlMs)) return;
     if (await context.store.setIfAbsent(orderKey, raw, ttlMs)) return;
-    context.logger.warn(
-      'The outcome of a create was not recorded in the store: its lease had expired and another process took the order over',
-    );
+    context.logger.warn('Create outcome not recorded: the lease was taken over');
   } catch (error) {
     context.logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
   }

@@ -280,18 +280,28 @@ function textReply(reply: unknown, command: string): string | undefined {
 /** True for the integer reply 1, however the client maps integers (number, bigint or text). */
 const isOne = (reply: unknown): boolean => reply === 1 || reply === 1n || reply === '1';
 
-/** Runs `script` on one key: EVALSHA, or EVAL when Redis does not know the script (NOSCRIPT) or no SHA-1 is at hand. */
-async function runScript(send: SendCommand, script: LuaScript, key: string, args: readonly string[]): Promise<unknown> {
+/**
+ * Runs `script` on `key` (and `otherKeys`, which must share its hash slot on a cluster): EVALSHA, or EVAL
+ * when Redis does not know the script (NOSCRIPT) or no SHA-1 is at hand.
+ */
+async function runScript(
+  send: SendCommand,
+  script: LuaScript,
+  key: string,
+  args: readonly string[],
+  otherKeys: readonly string[] = [],
+): Promise<unknown> {
   script.sha ??= sha1Hex(script.source);
   const sha = await script.sha;
+  const keys = [String(1 + otherKeys.length), key, ...otherKeys];
   if (sha !== undefined) {
     try {
-      return await send(key, 'EVALSHA', sha, '1', key, ...args);
+      return await send(key, 'EVALSHA', sha, ...keys, ...args);
     } catch (error) {
       if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
     }
   }
-  return send(key, 'EVAL', script.source, '1', key, ...args);
+  return send(key, 'EVAL', script.source, ...keys, ...args);
 }
 
 /** SHA-1 of `text` in hex, by Web Crypto (Node ≥ 19, Bun, Deno); `undefined` where it is missing. */
@@ -344,8 +354,23 @@ export interface RedisInboxOptions {
 /** XLEN below the bound, then XADD; nil when full. */
 const APPEND_UNLESS_FULL: LuaScript = {
   source: `if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return false end
-return redis.call('XADD', KEYS[1], '*', 't', ARGV[2], 'k', ARGV[3], 'r', ARGV[4], 'b', ARGV[5])`,
+local id = redis.call('XADD', KEYS[1], '*', 't', ARGV[2], 'k', ARGV[3], 'r', ARGV[4], 'b', ARGV[5])
+local ms, seq = string.match(id, '(%d+)-(%d+)')
+redis.call('ZADD', KEYS[2], 0, ARGV[2] .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq)
+return id`,
 };
+
+/** Acknowledges `ARGV[2]` in group `ARGV[1]` of stream `KEYS[1]` and closes its task's member `ARGV[3]` in `KEYS[2]`. */
+const ACK_AND_CLOSE: LuaScript = {
+  source: `redis.call('ZREM', KEYS[2], ARGV[3])
+return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])`,
+};
+
+/** The member of an open entry in the inbox's open set: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task. */
+function openMember(taskId: string, id: string): string {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return `${taskId}\n${ms.padStart(15, '0')}-${seq.padStart(20, '0')}`;
+}
 
 /** A positive integer option of `owner`, or `fallback`. */
 function countOption(owner: string, name: string, value: number | undefined, fallback: number, min = 1): number {
@@ -440,6 +465,33 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     throw new ConfigurationError('group', 'Invalid group of redisInbox: expected a non-empty string');
   }
   const failedStream = `${stream}:failed`;
+  // Entries not yet done, per task in id order: a worker takes an entry only once it is its task's oldest.
+  const openSet = `${stream}:open`;
+  if (isClusterClient(client) && !/\{[^}]+\}/.test(stream)) {
+    throw new ConfigurationError(
+      'stream',
+      `Invalid stream of redisInbox on a cluster: name it with a hash tag, e.g. '{${stream}}', so the stream and ${stream}:open share a slot`,
+    );
+  }
+  /** Task ids of the entries this process claimed, until marked (saves a read of the entry). */
+  const claimedTasks = new Map<string, string>();
+  const isNext = async (taskId: string, id: string): Promise<boolean> => {
+    const first = asArray(
+      await send(openSet, 'ZRANGEBYLEX', openSet, `[${taskId}\n`, `[${taskId}\n~`, 'LIMIT', '0', '1'),
+    );
+    const member = scalarText(first[0]);
+    // No member: the open set lost it (an entry written before it existed): nothing to wait for.
+    return member === undefined || member === openMember(taskId, id);
+  };
+  const close = async (id: string, taskId: string | undefined): Promise<void> => {
+    const task = taskId ?? entriesOf(await send(stream, 'XRANGE', stream, id, id))[0]?.fields.t;
+    claimedTasks.delete(id);
+    if (task === undefined) {
+      await send(stream, 'XACK', stream, group, id);
+      return;
+    }
+    await runScript(send, ACK_AND_CLOSE, stream, [group, id, openMember(task, id)], [openSet]);
+  };
   const maxEntries = countOption(owner, 'maxEntries', options.maxEntries, 1_000_000);
   const retentionMs = countOption(owner, 'retentionMs', options.retentionMs, 900_000, 0);
   const visibilityTimeoutMs = countOption(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs, 60_000);
@@ -516,19 +568,19 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         String(attempts ?? 0),
       );
     }
-    await send(stream, 'XACK', stream, group, id);
+    await close(id, entry?.fields.t);
   };
 
   return {
     visibilityTimeoutMs,
     append: async (entry: InboxAppend) => {
-      const id = await runScript(send, APPEND_UNLESS_FULL, stream, [
-        String(maxEntries),
-        entry.taskId,
-        entry.kind,
-        String(entry.receivedAt),
-        entry.body,
-      ]);
+      const id = await runScript(
+        send,
+        APPEND_UNLESS_FULL,
+        stream,
+        [String(maxEntries), entry.taskId, entry.kind, String(entry.receivedAt), entry.body],
+        [openSet],
+      );
       if (id === null || id === undefined) {
         throw new Error(`the inbox holds ${maxEntries} entries (maxEntries)`);
       }
@@ -554,6 +606,11 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     claim: (consumer, max) =>
       withGroup(async () => {
         const claimed: InboxEntry[] = [];
+        const take = (id: string, fields: Record<string, string>, attempts: number) => {
+          if (fields.t !== undefined) claimedTasks.set(id, fields.t);
+          claimed.push(toEntry(id, fields, attempts));
+        };
+        // Claims whose worker died (idle past the visibility timeout), each once it is its task's oldest.
         const expired = await send(
           stream,
           'XPENDING',
@@ -563,33 +620,32 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
           String(visibilityTimeoutMs),
           '-',
           '+',
-          String(max),
+          String(4 * max),
         );
-        const retry: string[] = [];
-        const counts = new Map<string, number>();
-        for (const row of Array.isArray(expired) ? expired : []) {
+        for (const row of asArray(expired)) {
+          if (claimed.length >= max) break;
           if (!Array.isArray(row)) continue;
           const id = textReply(row[0], 'XPENDING');
           if (id === undefined) continue;
-          const deliveries = numberReply(row[3]);
-          counts.set(id, deliveries);
-          retry.push(id);
-        }
-        if (retry.length > 0) {
-          const taken = entriesOf(
-            await send(stream, 'XCLAIM', stream, group, consumer, String(visibilityTimeoutMs), ...retry),
+          const [entry] = entriesOf(await send(stream, 'XRANGE', stream, id, id));
+          if (entry === undefined) {
+            await send(stream, 'XACK', stream, group, id); // trimmed or deleted meanwhile
+            continue;
+          }
+          if (!(await isNext(entry.fields.t ?? '', id))) continue;
+          const [taken] = entriesOf(
+            await send(stream, 'XCLAIM', stream, group, consumer, String(visibilityTimeoutMs), id),
           );
-          for (const { id, fields } of taken) {
-            const attempts = (counts.get(id) ?? 1) + 1;
-            if (attempts > maxAttempts) {
-              await moveToFailed(
-                id,
-                `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
-                attempts - 1,
-              );
-            } else {
-              claimed.push(toEntry(id, fields, attempts));
-            }
+          if (taken === undefined) continue; // another worker took it first
+          const attempts = numberReply(row[3]) + 1;
+          if (attempts > maxAttempts) {
+            await moveToFailed(
+              id,
+              `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+              attempts - 1,
+            );
+          } else {
+            take(id, taken.fields, attempts);
           }
         }
         const room = max - claimed.length;
@@ -606,16 +662,33 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
             stream,
             '>',
           );
-          for (const streamReply of Array.isArray(read) ? read : []) {
+          for (const streamReply of asArray(read)) {
             if (!Array.isArray(streamReply)) continue;
-            for (const { id, fields } of entriesOf(streamReply[1])) claimed.push(toEntry(id, fields, 1));
+            for (const { id, fields } of entriesOf(streamReply[1])) {
+              if (await isNext(fields.t ?? '', id)) {
+                take(id, fields, 1);
+              } else {
+                // Its task's previous event is not done yet: left pending and idle, so it is claimed
+                // (by any worker) once it is next, without counting as an attempt.
+                await send(
+                  stream,
+                  'XCLAIM',
+                  stream,
+                  group,
+                  consumer,
+                  '0',
+                  id,
+                  'IDLE',
+                  String(visibilityTimeoutMs),
+                  'JUSTID',
+                );
+              }
+            }
           }
         }
         return claimed;
       }),
-    complete: async (id) => {
-      await send(stream, 'XACK', stream, group, id);
-    },
+    complete: (id) => close(id, claimedTasks.get(id)),
     fail: (id, error) => withGroup(() => moveToFailed(id, error)),
     inspect: ({ limit = 100 } = {}) =>
       withGroup(async (): Promise<InboxInspection> => {
@@ -670,19 +743,12 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         if (page.length === 0) return replayed;
         for (const { id, fields } of page) {
           if (ids !== undefined && !ids.includes(id)) continue;
-          await send(
+          await runScript(
+            send,
+            APPEND_UNLESS_FULL,
             stream,
-            'XADD',
-            stream,
-            '*',
-            't',
-            fields.t ?? '',
-            'k',
-            fields.k ?? '',
-            'r',
-            fields.r ?? '0',
-            'b',
-            fields.b ?? '',
+            [String(Number.MAX_SAFE_INTEGER), fields.t ?? '', fields.k ?? '', fields.r ?? '0', fields.b ?? ''],
+            [openSet],
           );
           await send(failedStream, 'XDEL', failedStream, id);
           replayed++;
@@ -718,6 +784,12 @@ function scalarText(reply: unknown): string | undefined {
   if (typeof reply === 'number' || typeof reply === 'bigint') return String(reply);
   if (typeof reply === 'string' || reply instanceof Uint8Array) return textReply(reply, 'reply');
   return undefined;
+}
+
+/** True for a cluster client: ioredis `Cluster` (`isCluster`) or node-redis `createCluster()` (`masters`). */
+function isClusterClient(client: unknown): boolean {
+  if (typeof client !== 'object' || client === null) return false;
+  return (client as { isCluster?: unknown }).isCluster === true || 'masters' in client;
 }
 
 /** `reply` when it is an array, else none. */

@@ -57,6 +57,12 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
         expect(service.mock.requestsFor('tasks.create')).toHaveLength(1);
       });
 
+      it('refuses at construction an inbox stream without a hash tag', () => {
+        expect(() => redisInbox(client(), { stream: 'dts:events' })).toThrow(
+          expect.objectContaining({ name: 'ConfigurationError', option: 'stream' }),
+        );
+      });
+
       describeInboxContract(
         (options = {}) => redisInbox(client(), { stream: `{dts-test-${randomUUID()}}:events`, ...options }),
         { dedupesOnWrite: false },

@@ -4,8 +4,8 @@
  * @module
  */
 import { type ValidationIssue, WebhookPayloadError } from '../errors.js';
-import { type Drift, readTolerantly } from '../internal/tolerant-read.js';
 import { nestsDeeperThan } from '../internal/json.js';
+import { type Drift, readTolerantly } from '../internal/tolerant-read.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
 import type { SchemaDrift, ValidationMode } from '../options.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';

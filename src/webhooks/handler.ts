@@ -178,7 +178,8 @@ export interface WebhookHandlerOptions {
   eventTimeoutMs?: number;
   /**
    * Events waiting for processing at most; beyond, webhooks are answered 503 (the service does not
-   * retry: such events are caught by `sync()`). Default 10 000; an integer ≥ 1.
+   * retry: such events are caught by `sync()`). With an `inbox`, the bound of what this process's
+   * workers claim, never a reason to answer 503. Default 10 000; an integer ≥ 1.
    */
   maxQueue?: number;
   /**
@@ -271,7 +272,8 @@ export interface WebhookHandler {
    * `{"received":true}` as soon as the event is queued; 405 (with `Allow: POST`) for another method, 415
    * for a content type that is not JSON, 413 over `maxBodyBytes`, 408 (with `connection: close`) for a
    * body not received within `bodyTimeoutMs`, 400 for a body that is not JSON or not a webhook (including
-   * a bad task id), 503 when the queue is full, 500 on an internal failure. Never rejects. With
+   * a bad task id), 503 when the queue is full (with an `inbox`: when the inbox did not store the webhook
+   * within `inboxTimeoutMs`; the answer then waits for the inbox write), 500 on an internal failure. Never rejects. With
    * `context`, `context.waitUntil` gets a promise that settles when the event is processed.
    */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
@@ -951,7 +953,9 @@ class WebhookReceiver implements WebhookHandler {
  * `tasks.retrieve`), with a `store` that is not a {@link DeliveryStore}, or for an option out of
  * range (`maxBodyBytes` ≥ 1, `bodyTimeoutMs` ≥ 1, `concurrency` 1…10 000, `eventTimeoutMs` ≥ 1,
  * `maxQueue` ≥ 1, `maxQueueBytes` ≥ `maxBodyBytes`, `dedupe.windowMs` ≥ 1, `dedupe.maxTasks` ≥ 1,
- * `dedupe.storeTtlMs` ≥ 1, `storeTimeoutMs` ≥ 1, `syncSkewMs` ≥ 0, all integers; a known `logLevel`).
+ * `dedupe.storeTtlMs` ≥ 1, `storeTimeoutMs` ≥ 1, `syncSkewMs` ≥ 0, `inboxTimeoutMs` ≥ 1, `inboxPollMs` ≥ 1,
+ * all integers; a known `logLevel`), or an `inbox` that is not a {@link WebhookInbox} or whose
+ * `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   return new WebhookReceiver(options);

@@ -4,7 +4,9 @@
  * and a processing lease, so that of N receivers behind a load balancer one at a time processes a task's
  * events. Under the lease an instance reads the record, drops a duplicate or an older status, calls
  * `onEvent`, and only then records the status (compare-and-set), so a failure or a crash in between
- * leaves nothing recorded and a resend (or a sync) is processed.
+ * leaves nothing recorded and a resend (or a sync) is processed. The record is fenced: it is written
+ * only while the lease is still this instance's (checked and renewed by compare-and-set after
+ * `onEvent`); an instance whose lease expired and was taken over writes nothing.
  *
  * Keys (`SharedState.key`): `task:<id>` holds the record as JSON for `recordTtlMs` after its last
  * change; `lease:<id>` holds a random token for `leaseTtlMs` at most.
@@ -123,10 +125,37 @@ export class StoredTaskEvents {
       const drop = dropOf(decode(held.value), status);
       if (drop !== undefined) return drop;
       await process();
+      await this.#stillHeld(held.store, leaseKey, held.token, taskId, status);
       await this.#record(held.store, taskId, held.value, status, effect);
       return 'processed';
     } finally {
       await held.store.delete(leaseKey, held.token).catch((error: unknown) => this.#state.failed(error));
+    }
+  }
+
+  /**
+   * Fences the record: true when this instance still holds the task's lease (renewed by compare-and-set);
+   * a store failure now is an outage (the memory stands in). Throws when the lease expired and another
+   * instance took it: this one must not write the record any more.
+   */
+  async #stillHeld(
+    store: DeliveryStore,
+    leaseKey: string,
+    token: string,
+    taskId: string,
+    status: string,
+  ): Promise<void> {
+    let held: boolean;
+    try {
+      held = await store.compareAndSet(leaseKey, token, token, this.#leaseTtlMs);
+    } catch (error) {
+      if (this.#state.failed(error)) return;
+      throw error;
+    }
+    if (!held) {
+      throw new DeliveryError(
+        `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
+      );
     }
   }
 

@@ -12,6 +12,7 @@
 import { APIUserAbortError, ConfigurationError } from '../errors.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
+import { isFinalStatus } from '../lifecycle.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
@@ -38,6 +39,11 @@ export interface WebhookSyncResult {
   outOfOrder: number;
   /** Events whose `onEvent` failed (passed to `onError`); the checkpoint did not move past them. */
   failed: number;
+  /**
+   * Final statuses (delivered, cancelled, rejected, failed) this walk passed to `onEvent` that no webhook
+   * had delivered: the lost-event rate, as `gaps / tasks`. Logged as a warning when not 0.
+   */
+  gaps: number;
   /** The checkpoint after this walk: when it started, or the previous one when an event failed. */
   checkpoint: Date | undefined;
 }
@@ -135,6 +141,7 @@ export class TaskSync {
       duplicates: 0,
       outOfOrder: 0,
       failed: 0,
+      gaps: 0,
       checkpoint: saved === undefined ? undefined : new Date(saved),
     };
     const inFlight = new Set<Promise<void>>();
@@ -150,6 +157,7 @@ export class TaskSync {
       if (event === undefined) continue;
       const pending = this.#context.submit(event).then((outcome) => {
         result[OUTCOME_COUNTS[outcome]]++;
+        if (outcome === 'processed' && isFinalStatus(event.status)) result.gaps++;
         inFlight.delete(pending);
       });
       inFlight.add(pending);
@@ -158,6 +166,11 @@ export class TaskSync {
     await Promise.all(inFlight);
     if (signal?.aborted) {
       throw new APIUserAbortError({ method: 'GET', url: 'tasks', cause: signal.reason });
+    }
+    if (result.gaps > 0) {
+      this.#context.logger.warn(
+        `Webhook sync: ${result.gaps} final statuses found that no webhook had delivered (of ${result.tasks} tasks walked); passed to onEvent now`,
+      );
     }
     // A failed event keeps the checkpoint where it was, so the next sync tries it again.
     if (result.failed === 0) {

@@ -169,6 +169,21 @@ export function describeInboxContract(
     await Promise.all(workers.map((worker) => worker.close()));
   });
 
+  it("gives no worker a task's next event while its previous one is claimed and not done", async () => {
+    const inbox = await make();
+    const taskId = `task-${randomUUID()}`;
+    for (const kind of ['accepted', 'pickedup']) {
+      await inbox.append({ taskId, kind, body: JSON.stringify({ _id: taskId, status: kind }), receivedAt: Date.now() });
+    }
+    const [first, ...rest] = await inbox.claim('worker-1', 1);
+    expect(rest).toEqual([]);
+    expect(JSON.parse(first?.body ?? '{}')).toMatchObject({ status: 'accepted' });
+    expect(await inbox.claim('worker-2', 10)).toEqual([]);
+    await inbox.complete(first?.id ?? '');
+    const [second] = await inbox.claim('worker-2', 10);
+    expect(JSON.parse(second?.body ?? '{}')).toMatchObject({ status: 'pickedup' });
+  });
+
   it('trims done events once past the retention', async () => {
     const inbox = await make({ retentionMs: 0 });
     const handler = handlerOf(inbox);

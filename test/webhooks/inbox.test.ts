@@ -43,6 +43,45 @@ describeWithRedis('redisInbox on a real redis-server', () => {
     });
   });
 
+  it('answers 503 with one warning per webhook when Redis cannot be reached, and within inboxTimeoutMs when the client queues commands', async () => {
+    const unreachable = new IORedis({
+      host: '127.0.0.1',
+      port: 1,
+      enableOfflineQueue: false,
+      retryStrategy: () => 1000,
+    });
+    unreachable.on('error', () => {});
+    const queueing = new IORedis({ host: '127.0.0.1', port: 1, retryStrategy: () => 1000 });
+    queueing.on('error', () => {});
+    try {
+      for (const [client, timeoutMs] of [
+        [unreachable, 60_000],
+        [queueing, 300],
+      ] as const) {
+        const warnings: string[] = [];
+        const handler = createWebhookHandler({
+          inbox: redisInbox(client, { stream: stream() }),
+          inboxWorkers: false,
+          inboxTimeoutMs: timeoutMs,
+          onEvent: () => {},
+          logger: { debug() {}, info() {}, warn: (message) => void warnings.push(message), error() {} },
+        });
+        const response = await handler.fetch(
+          new Request('http://receiver.test/webhooks', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ _id: 'unreachable-task', status: 'accepted' }),
+          }),
+        );
+        expect(response.status).toBe(503);
+        expect(warnings.filter((message) => message.includes('503'))).toHaveLength(1);
+      }
+    } finally {
+      unreachable.disconnect();
+      queueing.disconnect();
+    }
+  });
+
   it('refuses an inbox whose visibility timeout is not longer than eventTimeoutMs', () => {
     expect(() =>
       createWebhookHandler({

@@ -163,6 +163,7 @@ describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
       duplicates: 20 - bySync.length,
       outOfOrder: 0,
       failed: 0,
+      gaps: bySync.length,
     });
     const pairs = events.map((event) => `${event.taskId} ${event.status}`);
     expect(pairs).toHaveLength(new Set(pairs).size);
@@ -170,7 +171,7 @@ describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
     const before = events.length;
     const second = await handlers.at(-1)?.sync();
     await idle();
-    expect(second).toMatchObject({ tasks: 20, processed: 0, duplicates: 20, failed: 0 });
+    expect(second).toMatchObject({ tasks: 20, processed: 0, duplicates: 20, failed: 0, gaps: 0 });
     expect(events).toHaveLength(before);
     expect(second?.checkpoint?.getTime()).toBeGreaterThan(first?.checkpoint?.getTime() ?? Number.NaN);
   });
@@ -252,5 +253,45 @@ describe('sync without tasks.list', () => {
     expect(error).toMatchObject({ option: 'client' });
     expect(() => handler.startSync({ intervalMs: 1000 })).toThrow(ConfigurationError);
     expect(() => createWebhookHandler({ onEvent: () => {} }).startSync()).toThrow(/tasks\.list/);
+  });
+});
+
+describe('the gap report of sync()', () => {
+  const now = new Date().toISOString();
+  const listed: Task[] = [
+    { id: 't-gap-1', status: 'delivered', updatedAt: now },
+    { id: 't-gap-2', status: 'cancelled', updatedAt: now },
+    { id: 't-gap-3', status: 'enroute', updatedAt: now },
+    { id: 't-gap-4', status: 'delivered', updatedAt: now },
+  ];
+  const client = {
+    tasks: {
+      retrieve: async (id: string): Promise<Task> => listed.find((task) => task.id === id) ?? { id },
+      async *list(): AsyncIterable<Task> {
+        yield* listed;
+      },
+    },
+  };
+
+  it('counts and logs the final statuses it found that no webhook had delivered', async () => {
+    const warnings: string[] = [];
+    const handler = createWebhookHandler({
+      client,
+      onEvent: () => {},
+      logger: { debug() {}, info() {}, warn: (message) => void warnings.push(message), error() {} },
+    });
+    const webhook = new Request('http://receiver.test/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ _id: 't-gap-4', status: 'delivered' }),
+    });
+    expect((await handler.fetch(webhook)).status).toBe(200);
+    await handler.idle();
+    const result = await handler.sync();
+    expect(result).toMatchObject({ tasks: 4, processed: 3, duplicates: 1, gaps: 2 });
+    expect(warnings).toEqual([expect.stringMatching(/2 final statuses .*no webhook had delivered/)]);
+    const again = await handler.sync();
+    expect(again.gaps).toBe(0);
+    expect(warnings).toHaveLength(1);
   });
 });
