@@ -195,11 +195,14 @@ export function describeInboxContract(
     await handler.close();
   });
 
-  it.runIf(extra.dedupesOnWrite)('stores a duplicate (task, status) once', async () => {
-    const inbox = await make();
-    const receiver = handlerOf(inbox, { inboxWorkers: false, dedupe: false });
-    const taskId = `task-${randomUUID()}`;
-    for (let copy = 0; copy < 3; copy++) expect((await post(receiver, taskId, 'accepted')).status).toBe(200);
-    expect((await inbox.inspect()).pending).toBe(1);
-  });
+  // Only an inbox that dedupes on write (PostgreSQL's unique key) has this case; the others dedupe later.
+  if (extra.dedupesOnWrite) {
+    it('stores a duplicate (task, status) once', async () => {
+      const inbox = await make();
+      const receiver = handlerOf(inbox, { inboxWorkers: false, dedupe: false });
+      const taskId = `task-${randomUUID()}`;
+      for (let copy = 0; copy < 3; copy++) expect((await post(receiver, taskId, 'accepted')).status).toBe(200);
+      expect((await inbox.inspect()).pending).toBe(1);
+    });
+  }
 }
