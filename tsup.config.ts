@@ -5,6 +5,7 @@ const declaredEntries = {
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
   redis: 'src/redis.ts',
+  postgres: 'src/postgres.ts',
   kwd: 'src/kwd.ts',
   webhooks: 'src/entries/webhooks.ts',
   mcp: 'src/mcp/index.ts',
@@ -23,8 +24,8 @@ const shared: Options = {
   target: 'node22',
   platform: 'neutral',
   // msw is an optional peer used only by ./testing, @modelcontextprotocol/sdk one used only by ./mcp;
-  // zod and ky are dependencies. ./redis imports neither ioredis nor redis (it takes the merchant's
-  // client), so they need no entry here.
+  // zod and ky are dependencies. ./redis imports neither ioredis nor redis, and ./postgres no pg (they
+  // take the merchant's client), so they need no entry here.
   external: ['msw', 'msw/node', 'zod', 'ky', MCP_SDK],
 };
 
@@ -38,7 +39,9 @@ const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number]
   name: 'shared-modules-from-main-entry',
   setup(build) {
     build.onResolve({ filter: /^\.\/errors\.js$/ }, (args) =>
-      args.importer.endsWith('/src/redis.ts') ? { path: './index.cjs', external: true } : undefined,
+      args.importer.endsWith('/src/redis.ts') || args.importer.endsWith('/src/postgres.ts')
+        ? { path: './index.cjs', external: true }
+        : undefined,
     );
     build.onResolve({ filter: /^(\.\.\/)+errors\.js$/ }, (args) =>
       /\/src\/mcp\//.test(args.importer) ? { path: './index.cjs', external: true } : undefined,

@@ -15,7 +15,6 @@ import os from 'node:os';
 import { Bench } from 'tinybench';
 import * as z from 'zod';
 import { DeliveryClient, kwd, Task, TaskListResponse } from '../src/index.js';
-import { LevelLogger } from '../src/internal/logger.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse } from '../src/internal/validate.js';
 import { createMockDeliveryService } from '../src/testing/index.js';
@@ -63,7 +62,8 @@ async function main(): Promise<void> {
     url: 'https://bench.test/tasks',
     status: 200,
     mode: 'strict' as const,
-    logger: new LevelLogger(silent, 'off', redactor),
+    operation: 'tasks.list',
+    report: () => {},
     redactor,
   };
   const amounts = ['1.250', '0.750', '12.5', '3', '0.005', '99.999', '7.1', '0.1', '0.2', '5.000'];

@@ -6,7 +6,6 @@
  */
 import { compile } from 'zod/mini';
 import { parseJsonBody } from '../src/internal/json.js';
-import { LevelLogger } from '../src/internal/logger.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse, useSchemaCompiler } from '../src/internal/validate.js';
 import { TaskListResponse } from '../src/schemas/task-list.js';
@@ -24,13 +23,14 @@ export interface ParseFigures {
 }
 
 const redactor = new Redactor([]);
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const _silent = { debug() {}, info() {}, warn() {}, error() {} };
 const context = {
   method: 'GET',
   url: 'http://127.0.0.1/tasks',
   status: 200,
   mode: 'strict' as const,
-  logger: new LevelLogger(silent, 'off', redactor),
+  operation: 'tasks.list',
+  report: () => {},
   redactor,
 };
 

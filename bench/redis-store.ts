@@ -5,7 +5,7 @@
  * Memory: 100 000 orders written the way task creation does (src/order-lease.ts): per order a lease
  * (`setIfAbsent`, 10 s), the record `sending` then `created` with the task id (`compareAndSet`, 24 h)
  * and the lease's release (`delete` with its token), under the default prefix and the
- * `v1:<seller>:<kind>:<order>` layout. Prints the growth of `INFO memory` `used_memory` per 100 000 orders.
+ * `v2:<base URL>:<seller>:<kind>:{<order>}` layout. Prints the growth of `INFO memory` `used_memory` per 100 000 orders.
  *
  * Latency: sequential calls (one in flight) of `setIfAbsent`, `get` and `compareAndSet` through ioredis
  * 5 and 6 and node-redis 5 and 6; prints p50 and p99 in ms.
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
 
     // Memory per 100 000 orders.
     const store = redisStore(io5, { prefix });
-    const seller = 'seller-4821';
+    const seller = { baseUrl: 'https://delivery.example/rest/', sellerId: 'seller-4821' };
     const before = await usedMemory(raw);
     const started = performance.now();
     await inParallel(ORDERS, IN_FLIGHT, async (index) => {

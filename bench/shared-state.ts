@@ -6,11 +6,13 @@
  * Then the same for a webhook: POSTed to a node:http receiver and processed (`onEvent` done), without a
  * store and with `redisStore` (the task's lease, its record read and written).
  */
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import IORedis from 'ioredis';
 import { createWebhookHandler, DeliveryClient, type DeliveryStore, memoryStore } from '../src/index.js';
 import { redisStore } from '../src/redis.js';
+import { storeKey } from '../src/store.js';
 import { createMockDeliveryService, startMockHttpServer } from '../src/testing/index.js';
 import { orderParams } from '../test/support/order-params.js';
 import { startRedisServer } from '../test/support/redis-server.js';
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
   };
   // Past the fresh-store window of the Redis store, so a create does not look the order up first.
   await redisStore(io, { prefix: `bench-${process.pid}:` }).setIfAbsent(
-    `v1:${mock.sellerId}:epoch`,
+    storeKey({ baseUrl: clients.redis.baseUrl, sellerId: mock.sellerId }, 'epoch'),
     String(Date.now() - 3_600_000),
     3_600_000,
   );

@@ -4,7 +4,7 @@
  * - every budget in package.json `bundleBudgets` (gzip bytes per import) holds; each figure is printed
  *   beside its budget;
  * - the main entry reaches neither msw nor the Redis store, whatever is imported from it;
- * - the testing entry loads msw; the redis entry loads no Redis library;
+ * - the testing entry loads msw; the redis entry loads no Redis library, the postgres entry no pg;
  * - in CommonJS, the redis and webhooks entries require the main entry instead of carrying copies of
  *   its classes;
  * - the main entry never reaches the MCP server nor `@modelcontextprotocol/sdk`; the mcp entry loads
@@ -79,7 +79,12 @@ for (const file of ['dist/redis.js', 'dist/redis.cjs']) {
   if (REDIS_LIBRARY.test(source)) failures.push(`${file} loads a Redis client library`);
   if (MSW.test(source)) failures.push(`${file} references msw`);
 }
-for (const file of ['dist/redis.cjs', 'dist/webhooks.cjs']) {
+for (const file of ['dist/postgres.js', 'dist/postgres.cjs']) {
+  const source = readFileSync(file, 'utf8');
+  if (/(?:from\s*|import\s*|require\()["']pg["']/.test(source)) failures.push(`${file} loads pg`);
+  if (MSW.test(source)) failures.push(`${file} references msw`);
+}
+for (const file of ['dist/redis.cjs', 'dist/postgres.cjs', 'dist/webhooks.cjs']) {
   const source = readFileSync(file, 'utf8');
   if (/extends Error\b/.test(source) || !/require\(["']\.\/index\.cjs["']\)/.test(source)) {
     failures.push(`${file} carries its own copies instead of requiring ./index.cjs`);

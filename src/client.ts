@@ -5,13 +5,15 @@
  */
 import { ConfigurationError } from './errors.js';
 import type { ResourceContext } from './internal/context.js';
+import { driftReporter } from './internal/drift-report.js';
 import { isBrowser, readEnv } from './internal/env.js';
+import { isHeaderValue, MAX_CREDENTIAL_LENGTH } from './internal/headers.js';
 import { Transport } from './internal/http.js';
 import { LevelLogger, resolveLogLevel } from './internal/logger.js';
-import { integerOption, MAX_TIMER_MS } from './internal/options.js';
+import { checkValidation, integerOption, MAX_TIMER_MS } from './internal/options.js';
 import { REDACTED, Redactor } from './internal/redact.js';
 import { rememberSellerId } from './internal/seller.js';
-import type { Logger, LogLevel, ReconciliationOptions, ValidationMode } from './options.js';
+import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './options.js';
 import { Branches } from './resources/branches.js';
 import { Tasks } from './resources/tasks.js';
 import { Wallet } from './resources/wallet.js';
@@ -45,8 +47,19 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Deadline in ms for a whole call, retries and waits included. Default: none (bounded by attempts × timeout + waits). */
   totalTimeout?: number;
-  /** Response validation: `'strict'` (default) throws `ResponseValidationError`, `'warn'` logs and returns the body as received, `'off'` skips. */
+  /**
+   * How answers are read (README "Schema drift"). `'tolerant'` (default): drift is coerced to the
+   * documented type where unambiguous, left out otherwise, and reported; `'strict'`: a body that does not
+   * match throws `ResponseValidationError`. Load-bearing fields are strict in both. `'warn'` and `'off'` are
+   * deprecated aliases of `'tolerant'`.
+   */
   validation?: ValidationMode;
+  /**
+   * Called once for each field of an answer that drifted from its documented type, with its operation,
+   * path and the documented and received type names (never the value). A listener that throws is
+   * ignored. Default: none (drift is still logged, once per operation and path, at `warn`).
+   */
+  onDrift?: (drift: SchemaDrift) => void;
   /** Fetch implementation. Default: the global `fetch`, looked up at each call (so msw or tracing installed later applies). */
   fetch?: typeof globalThis.fetch;
   /** Where log lines go. Default: `console`. Secrets are redacted from every line. */
@@ -93,6 +106,7 @@ const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
   'maxResponseBytes',
   'totalTimeout',
   'validation',
+  'onDrift',
   'fetch',
   'logger',
   'logLevel',
@@ -146,17 +160,20 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env
       `Missing ${option}: pass it to new DeliveryClient({ ${option} }) or set ${env}`,
     );
   }
+  if (option !== 'baseUrl' && resolved.length > MAX_CREDENTIAL_LENGTH) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option} (option or ${env}): longer than ${MAX_CREDENTIAL_LENGTH} characters`,
+    );
+  }
   const trimmed = resolved.trim();
-  if (option !== 'baseUrl') {
-    try {
-      new Headers({ 'x-check': trimmed });
-    } catch {
-      // The value is a secret: the message names the option, never the value.
-      throw new ConfigurationError(
-        option,
-        `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text without line breaks`,
-      );
-    }
+  // The value is a secret: the message names the option, never the value. Checked here, not left to
+  // fetch, which would refuse every request (undici's UND_ERR_INVALID_ARG) after the call began.
+  if (option !== 'baseUrl' && !isHeaderValue(trimmed)) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option} (option or ${env}): it is sent in a header, so it must be Latin-1 text (U+0020–U+00FF) without control characters (U+0000–U+001F, tab and line breaks included) or DEL`,
+    );
   }
   return trimmed;
 }
@@ -220,7 +237,7 @@ export class DeliveryClient {
   /** Retries of safe operations. */
   readonly maxRetries: number;
   /** Response validation mode. */
-  readonly validation: ValidationMode;
+  readonly validation: 'tolerant' | 'strict';
   /** Largest response body read, in decoded bytes. */
   readonly maxResponseBytes: number;
 
@@ -251,9 +268,9 @@ export class DeliveryClient {
       options.totalTimeout === undefined
         ? undefined
         : integerOption('totalTimeout', options.totalTimeout, 0, 1, MAX_TIMER_MS);
-    this.validation = options.validation ?? 'strict';
-    if (!['strict', 'warn', 'off'].includes(this.validation)) {
-      throw new ConfigurationError('validation', `Invalid validation: expected 'strict', 'warn' or 'off'`);
+    this.validation = checkValidation(options.validation);
+    if (options.onDrift !== undefined && typeof options.onDrift !== 'function') {
+      throw new ConfigurationError('onDrift', `Invalid onDrift: expected a function, got ${typeof options.onDrift}`);
     }
     const logLevel = resolveLogLevel(options.logLevel);
     if (options.fetch !== undefined && typeof options.fetch !== 'function') {
@@ -312,8 +329,10 @@ export class DeliveryClient {
         integerOption('storeTimeoutMs', options.storeTimeoutMs, DEFAULT_STORE_TIMEOUT_MS, 1, 60_000),
       ),
       sharedStore: options.store !== undefined,
+      attemptTimeoutMs: this.timeout,
       orderTtlMs: integerOption('orderTtlMs', options.orderTtlMs, DEFAULT_ORDER_TTL_MS, 1000, 30 * 86_400_000),
       validation: this.validation,
+      reportDrift: driftReporter(logger, options.onDrift),
       logger,
       redactor,
       maxRetries: this.maxRetries,

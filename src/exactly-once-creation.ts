@@ -32,26 +32,22 @@
  * get its outcome; with the default per-client memory store, the guarantee stops at the process.
  * @module
  */
-import {
-  APIUserAbortError,
-  DuplicateTaskError,
-  ResponseValidationError,
-  TaskCreationOutcomeUnknownError,
-} from './errors.js';
+import { APIUserAbortError, DuplicateTaskError, TaskCreationOutcomeUnknownError } from './errors.js';
 import { sleep } from './internal/abort.js';
 import { call, type ResourceContext } from './internal/context.js';
 import { type FailureOutcome, failureOutcome } from './internal/failure.js';
 import { retryDelayMs } from './internal/retry.js';
+import { OPERATIONS, requestOf } from './operations.js';
 import type { RequestOptions, TaskCreateOptions } from './options.js';
-import { createUnderLease } from './order-lease.js';
+import { createUnderLease, type SendGuard } from './order-lease.js';
 import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, TaskListPromise, TaskPage } from './pagination.js';
-import type { Task } from './schemas/task.js';
-import { type TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
-import { MAX_PAGE_SIZE, TaskListResponse } from './schemas/task-list.js';
+import type { Task, TaskWithId } from './schemas/task.js';
+import type { TaskCreateParams } from './schemas/task-create.js';
+import { MAX_PAGE_SIZE } from './schemas/task-list.js';
 
 /** One create in flight, shared by every caller of the same (seller, orderNumber). */
 interface Flight {
-  readonly promise: Promise<Task>;
+  readonly promise: Promise<TaskWithId>;
   /** Aborts the request; fired when the last caller waiting on the flight aborts. */
   readonly controller: AbortController;
   /** Callers still waiting. */
@@ -74,7 +70,7 @@ export function createTask(
   context: ResourceContext,
   body: TaskCreateParams,
   options: TaskCreateOptions,
-): Promise<Task> {
+): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { repeatDelivery = false, ...requestOptions } = options;
   const callerSignal = options.signal;
@@ -91,7 +87,7 @@ export function createTask(
       context,
       orderNumber,
       { repeatDelivery, waitMs: options.totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal },
-      (priorAttemptAt) => createOnce(context, body, flightOptions, priorAttemptAt),
+      (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, guard),
     );
     const started: Flight = { promise, controller, callers: 0 };
     flights.set(key, started);
@@ -107,10 +103,10 @@ export function createTask(
 }
 
 /** The flight's outcome for one caller, who may stop waiting with their own signal. */
-function follow(flight: Flight, signal: AbortSignal | undefined, orderNumber: string): Promise<Task> {
+function follow(flight: Flight, signal: AbortSignal | undefined, orderNumber: string): Promise<TaskWithId> {
   flight.callers++;
   if (signal === undefined) return flight.promise;
-  return new Promise<Task>((resolve, reject) => {
+  return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {
       flight.callers--;
       if (flight.callers > 0) {
@@ -141,27 +137,38 @@ function follow(flight: Flight, signal: AbortSignal | undefined, orderNumber: st
   });
 }
 
-/** Sends the create once (no transport retries) and returns the created task, unwrapped from `data.createTask`. */
-async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<Task> {
+/**
+ * Sends the create once (no transport retries) and returns the created task, unwrapped from
+ * `data.createTask`. A 2xx without a task id throws `ResponseValidationError` (in every validation mode):
+ * the create is then reconciled, never sent again blindly.
+ */
+async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<TaskWithId> {
   const response = await call(
     context,
-    TaskCreateResponse,
-    { operation: 'tasks.create', method: 'POST', path: 'tasks', body, retry: 'never' },
+    OPERATIONS['tasks.create'].response,
+    { ...requestOf('tasks.create'), body },
     options,
   );
-  // With validation 'warn' or 'off' the envelope is unchecked: a missing task is still a typed error
-  // (and, the answer being a 2xx, the create is reconciled rather than sent again).
-  const task: unknown = (response as { data?: { createTask?: unknown } } | undefined)?.data?.createTask;
-  if (typeof task !== 'object' || task === null) {
-    throw new ResponseValidationError({
-      method: 'POST',
-      url: new URL('tasks', context.transport.baseUrl).href,
-      status: 200,
-      issues: [{ path: 'data.createTask', message: 'Missing the created task', code: 'invalid_type' }],
-      body: context.redactor.value(response),
-    });
+  return response.data.createTask;
+}
+
+/**
+ * The one task a reconciliation found, `undefined` when it found none.
+ * @throws {DuplicateTaskError} when it found several.
+ * @throws {TaskCreationOutcomeUnknownError} when the one it found was listed without an id: the order
+ * exists (nothing is sent again) but the task cannot be returned.
+ */
+function theTask(found: readonly Task[], orderNumber: string): TaskWithId | undefined {
+  if (found.length > 1) {
+    throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
   }
-  return task as Task;
+  const [task] = found;
+  if (task === undefined) return undefined;
+  if (typeof task.id === 'string' && task.id !== '') return task as TaskWithId;
+  throw new TaskCreationOutcomeUnknownError({
+    orderNumber,
+    reason: 'the order was found, but the service listed its task without an id',
+  });
 }
 
 function describeFailure(error: unknown): string {
@@ -177,25 +184,24 @@ async function createOnce(
   body: TaskCreateParams,
   options: RequestOptions,
   priorAttemptAt: number | undefined,
-): Promise<Task> {
+  guard?: SendGuard,
+): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
   const firstAttemptAt = priorAttemptAt ?? Date.now();
   if (priorAttemptAt !== undefined && orderNumber !== undefined) {
     const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined);
-    if (found.length > 1) {
-      throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
-    }
-    if (found[0]) {
-      logger.info(
-        `Order ${orderNumber} was being created by a process that stopped; its task exists: ${found[0].id ?? ''}`,
-      );
-      return found[0];
+    const task = theTask(found, orderNumber);
+    if (task !== undefined) {
+      logger.info(`Order ${orderNumber} was being created by a process that stopped; its task exists: ${task.id}`);
+      return task;
     }
   }
   for (let resend = 0; ; resend++) {
     let failure: unknown;
+    // Under a lease: still held, and the order's record says until when this attempt may be in flight.
+    await guard?.beforeAttempt(resend > 0, options.timeout);
     try {
       return await send(context, body, options);
     } catch (error) {
@@ -221,14 +227,12 @@ async function createOnce(
       throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: describeFailure(failure), cause: failure });
     }
     const found = await reconcile(context, orderNumber, firstAttemptAt, options, failure);
-    if (found.length === 1 && found[0]) {
+    const task = theTask(found, orderNumber);
+    if (task !== undefined) {
       logger.info(
-        `Create of order ${orderNumber} failed (${describeFailure(failure)}) but the task exists: ${found[0].id ?? ''}`,
+        `Create of order ${orderNumber} failed (${describeFailure(failure)}) but the task exists: ${task.id}`,
       );
-      return found[0];
-    }
-    if (found.length > 1) {
-      throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
+      return task;
     }
     if (outcome === 'committed') {
       throw new TaskCreationOutcomeUnknownError({
@@ -344,11 +348,9 @@ async function searchOrder(
   const fetchPage: FetchTaskPage = async (page, request) => {
     const response = await call(
       context,
-      TaskListResponse,
+      OPERATIONS['tasks.list'].response,
       {
-        operation: 'tasks.list',
-        method: 'GET',
-        path: 'tasks',
+        ...requestOf('tasks.list'),
         query: {
           limit: String(MAX_PAGE_SIZE),
           page: String(page),
@@ -357,7 +359,6 @@ async function searchOrder(
           sortBy: 'createdAt',
           sortOrder: '-1',
         },
-        retry: 'idempotent',
         onRateLimited: request?.onRateLimited,
       },
       request?.signal === undefined ? options : { ...options, signal: request.signal },

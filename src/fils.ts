@@ -7,6 +7,21 @@
  */
 
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * The most digits a KWD amount may have before the decimal point (100). Beyond it every `kwd` function,
+ * and the check of KWD wire fields, refuses the amount (`RangeError`), so the work an amount causes stays
+ * bounded and `kwd.format` stays exact (`Intl.NumberFormat` turns 309 digits or more into `∞`).
+ */
+export const KWD_MAX_DIGITS = 100;
+
+/** Longest amount text read, surrounding whitespace included: the digits, a sign, a point, 3 decimals and some spaces. */
+const MAX_AMOUNT_TEXT = KWD_MAX_DIGITS + 28;
+
+/** The first amount in fils past {@link KWD_MAX_DIGITS} digits before the point. */
+const FILS_LIMIT = 10n ** BigInt(KWD_MAX_DIGITS + 3);
+
+const TOO_MANY_DIGITS = `KWD amount has more than ${KWD_MAX_DIGITS} digits before the decimal point`;
 const LEADING_ZEROS = /^0+(?=\d)/;
 
 /**
@@ -38,7 +53,8 @@ export function describeAmount(amount: unknown): string {
 /**
  * Parses a KWD amount (a number, or decimal text) into integer fils as a bigint, exactly.
  * @throws {TypeError} when `amount` is neither a number nor a string.
- * @throws {RangeError} when it is not finite, not decimal text, or has more than 3 decimals.
+ * @throws {RangeError} when it is not finite, not decimal text, has more than 3 decimals, or more than
+ * {@link KWD_MAX_DIGITS} digits before the point (text: over 128 characters).
  */
 export function parseFils(amount: number | string): bigint {
   let text: string;
@@ -48,6 +64,9 @@ export function parseFils(amount: number | string): bigint {
     }
     text = numberToDecimalText(amount);
   } else if (typeof amount === 'string') {
+    if (amount.length > MAX_AMOUNT_TEXT) {
+      throw new RangeError(`${TOO_MANY_DIGITS} (text of ${amount.length} characters, ${MAX_AMOUNT_TEXT} at most)`);
+    }
     text = amount.trim();
   } else {
     throw new TypeError(`KWD amount must be a number or decimal text, got ${typeof amount}`);
@@ -55,6 +74,7 @@ export function parseFils(amount: number | string): bigint {
   const match = DECIMAL_TEXT.exec(text);
   if (!match) throw new RangeError(`KWD amount must be decimal text like "12.500", got ${describeAmount(amount)}`);
   const [, sign = '', whole = '0', fraction = ''] = match;
+  if (whole.length > KWD_MAX_DIGITS) throw new RangeError(`${TOO_MANY_DIGITS}: ${describeAmount(amount)}`);
   if (fraction.length > 3) {
     throw new RangeError(`KWD amount has more than 3 decimals (1 fils = 0.001 KWD): ${describeAmount(amount)}`);
   }
@@ -72,10 +92,16 @@ export function isKwdAmount(amount: unknown): amount is number | string {
   }
 }
 
-/** Integer fils → KWD decimal text with exactly 3 decimals (`1250n` → `'1.250'`). */
+/**
+ * Integer fils → KWD decimal text with exactly 3 decimals (`1250n` → `'1.250'`).
+ * @throws {RangeError} when the amount has more than {@link KWD_MAX_DIGITS} digits before the point.
+ */
 export function filsToText(fils: bigint): string {
   const negative = fils < 0n;
-  const digits = (negative ? -fils : fils).toString().padStart(4, '0');
+  const magnitude = negative ? -fils : fils;
+  // Compared before writing it out: turning a bigint of a million digits into text alone takes seconds.
+  if (magnitude >= FILS_LIMIT) throw new RangeError(`${TOO_MANY_DIGITS} (a result or fils value)`);
+  const digits = magnitude.toString().padStart(4, '0');
   const whole = digits.slice(0, -3).replace(LEADING_ZEROS, '');
   return `${negative ? '-' : ''}${whole}.${digits.slice(-3)}`;
 }

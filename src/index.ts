@@ -59,12 +59,13 @@ export {
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './errors.js';
-export { FILS_PER_KWD, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
+export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export type {
   Logger,
   LogLevel,
   ReconciliationOptions,
   RequestOptions,
+  SchemaDrift,
   TaskCreateOptions,
   ValidationMode,
 } from './options.js';
@@ -94,6 +95,7 @@ export {
   StatusHistoryEntry,
   Task,
   TaskStatus,
+  TaskWithId,
   TravelDetail,
 } from './schemas/task.js';
 export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';

@@ -9,7 +9,9 @@
  *
  * @module
  */
-import { describeAmount, filsToText, isKwdAmount, parseFils } from './fils.js';
+import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './fils.js';
+
+export { KWD_MAX_DIGITS };
 
 /** An amount in KWD: a finite number or decimal text (`"12.5"`, `"0.250"`), at most 3 decimals. */
 export type KwdAmount = number | string;
@@ -38,19 +40,30 @@ export interface KwdFormatOptions {
   currencyDisplay?: 'code' | 'symbol' | 'narrowSymbol' | 'name';
 }
 
+/** Formatters kept, one per locale and display; past it the oldest is dropped. */
+const MAX_FORMATTERS = 16;
+/** Longest `locale` read (a language tag with extensions is well under it). */
+const MAX_LOCALE_LENGTH = 100;
+
 const formatters = new Map<string, Intl.NumberFormat>();
+
+/** `Intl`'s no-break spaces (U+00A0, U+202F), shown as the normal space a reader expects (`KWD 1.250`). */
+const NO_BREAK_SPACE = /[\u00a0\u202f]/g;
 
 /**
  * KWD money helpers. Every function is exact: amounts are handled as integer fils internally.
  *
  * Amounts are accepted as numbers or decimal text with at most 3 decimals; results that are amounts
  * are decimal text with exactly 3 decimals (`"12.500"`), which is the form the service uses for
- * `totalAmount` and never loses a fils, whatever the size.
+ * `totalAmount` and never loses a fils. Amounts and results have at most {@link KWD_MAX_DIGITS} (100)
+ * digits before the point: past it every function throws `RangeError`, so no call does unbounded work
+ * (README "KWD money").
  */
 export const kwd = {
   /**
    * KWD → integer fils. `kwd.toFils(1.25) === 1250`, `kwd.toFils('0.005') === 5`.
-   * @throws {RangeError} for a non-finite amount, more than 3 decimals, or a result beyond ±2^53−1 fils.
+   * @throws {RangeError} for a non-finite amount, more than 3 decimals, more than {@link KWD_MAX_DIGITS}
+   * digits before the point (text over 128 characters), or a result beyond ±2^53−1 fils.
    * @throws {TypeError} for a value that is neither number nor string.
    */
   toFils(amount: KwdAmount): number {
@@ -59,8 +72,8 @@ export const kwd = {
 
   /**
    * Integer fils → KWD decimal text with 3 decimals. `kwd.fromFils(1250) === '1.250'`.
-   * Exact for every safe integer (and any bigint): `kwd.toFils(kwd.fromFils(n)) === n`.
-   * @throws {RangeError} when `fils` is not a safe integer.
+   * Exact for every safe integer (and any bigint under 10^103 in magnitude): `kwd.toFils(kwd.fromFils(n)) === n`.
+   * @throws {RangeError} when `fils` is not a safe integer, or a bigint of {@link KWD_MAX_DIGITS} + 3 digits or more.
    */
   fromFils(fils: number | bigint): string {
     return filsToText(checkFils(fils));
@@ -111,17 +124,24 @@ export const kwd = {
   },
 
   /**
-   * Formats an amount with `Intl.NumberFormat`, always 3 decimals.
-   * `kwd.format(1.25) === 'KWD 1.250'`; `kwd.format(1.25, { locale: 'ar-KW' })` → `'‏١٫٢٥٠ د.ك.‏'`
-   * (exact digits and symbol depend on the runtime's ICU data).
-   * @throws as {@link kwd.toFils}.
+   * Formats an amount with `Intl.NumberFormat`, always 3 decimals, exact for every accepted amount (up to
+   * {@link KWD_MAX_DIGITS} digits before the point). `Intl`'s no-break spaces become normal spaces:
+   * `kwd.format(1.25) === 'KWD 1.250'` (U+0020 between code and number); `kwd.format(1.25, { locale:
+   * 'ar-KW' })` → `'‏١٫٢٥٠ د.ك.‏'` (exact digits and symbol depend on the runtime's ICU data).
+   * @throws as {@link kwd.toFils}; {@link RangeError} also for a locale `Intl` does not know or longer than
+   * 100 characters, {@link TypeError} for a locale that is not text.
    */
   format(amount: KwdAmount, options: KwdFormatOptions = {}): string {
     const locale = options.locale ?? 'en-KW';
     const currencyDisplay = options.currencyDisplay ?? 'code';
+    if (typeof locale !== 'string') throw new TypeError(`locale must be text, got ${typeof locale}`);
+    if (locale.length > MAX_LOCALE_LENGTH) {
+      throw new RangeError(`locale is longer than ${MAX_LOCALE_LENGTH} characters (${locale.length})`);
+    }
     const key = `${locale}\u0000${currencyDisplay}`;
     let formatter = formatters.get(key);
     if (!formatter) {
+      if (formatters.size >= MAX_FORMATTERS) formatters.delete(formatters.keys().next().value ?? '');
       formatter = new Intl.NumberFormat(locale, {
         style: 'currency',
         currency: 'KWD',
@@ -132,6 +152,6 @@ export const kwd = {
       formatters.set(key, formatter);
     }
     // A decimal string keeps every fils exact, even beyond 2^53 (Intl.NumberFormat v3).
-    return formatter.format(filsToText(parseFils(amount)) as `${number}`);
+    return formatter.format(filsToText(parseFils(amount)) as `${number}`).replace(NO_BREAK_SPACE, ' ');
   },
 } as const;

@@ -28,8 +28,37 @@ export interface TaskCreateOptions extends RequestOptions {
   repeatDelivery?: boolean;
 }
 
-/** How response bodies are checked: `'strict'` throws, `'warn'` logs and returns the body as received, `'off'` skips. */
-export type ValidationMode = 'strict' | 'warn' | 'off';
+/**
+ * How response bodies are read (README "Schema drift"):
+ *
+ * - `'tolerant'` (default): a body that does not match its schema is read field by field: unambiguous
+ *   drift is coerced to the documented type (numeric text → number, a number → decimal text,
+ *   `"true"`/`"false"`/`1`/`0` → boolean), anything else of the wrong type is left out, and each is reported
+ *   ({@link SchemaDrift}). The result always has the documented types.
+ * - `'strict'`: a body that does not match throws `ResponseValidationError`.
+ *
+ * Load-bearing fields are strict in both (a create's task id, a retrieve's object, a page's `tasks` and
+ * page numbers, a webhook's task id and `status`). `'warn'` and `'off'` are deprecated
+ * aliases of `'tolerant'`.
+ */
+export type ValidationMode = 'tolerant' | 'strict' | 'warn' | 'off';
+
+/**
+ * One difference between an answer and its documented shape, read tolerantly (README "Schema drift").
+ * Holds type names only: never a value, an unknown key, the API key or the seller id.
+ */
+export interface SchemaDrift {
+  /** The operation whose answer drifted (`tasks.retrieve`, `tasks.list`, …), or `webhook` for a webhook body. */
+  operation: string;
+  /** Dotted path of the field (`totalAmount`, `tasks.3.pickupLocation.latitude`). */
+  path: string;
+  /** The documented type: `string`, `number`, `integer`, `boolean`, `object`, `array`, … */
+  expected: string;
+  /** The type name received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. */
+  received: string;
+  /** `'coerced'`: read as the documented type; `'omitted'`: left out of the result. */
+  action: 'coerced' | 'omitted';
+}
 
 /** Log levels, most verbose first. `'off'` writes nothing. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';

@@ -10,6 +10,16 @@
  *   `failed` (with the error) for a short while after a failure, so the waiters get that error.
  * - A holder that dies leaves `sending` behind; its lease expires ({@link LEASE_TTL_MS}) and the next
  *   holder reconciles (looks the order up) before it sends.
+ * - Fenced: each grant of an order's lease takes the next number of the order's fence (a counter in the
+ *   store that only grows) and writes it into the record. Before each POST the holder rewrites its
+ *   `sending` record by compare-and-set, stating until when that POST may be in flight (now plus the
+ *   attempt timeout): a holder whose lease expired and was taken over finds the record changed and sends
+ *   nothing more, and never writes the record again (its outcome is only logged). A new holder that finds
+ *   another holder's POST possibly still in flight waits until then before looking the order up.
+ * - An outcome that is not known (a timeout, an abort during reconciliation, a failed lookup:
+ *   `TaskCreationOutcomeUnknownError`) keeps `since` in the record, so the next create of the order,
+ *   from this client or another, looks it up before sending. Only a rejection (a 4xx: nothing created)
+ *   drops it.
  * - A shared store that lost its keys (Redis restarted empty) cannot say an order was not being sent:
  *   for {@link FRESH_STORE_MS} after the store's records begin (an `epoch` key), every holder looks the
  *   order up before sending. (The default per-client memory store is not shared and skips this.)
@@ -25,11 +35,16 @@ import {
   TaskCreationOutcomeUnknownError,
 } from './errors.js';
 import { sleep } from './internal/abort.js';
-import { call, type ResourceContext } from './internal/context.js';
+import { type ResourceContext, retrieveTask } from './internal/context.js';
 import { failureOutcome } from './internal/failure.js';
-import { taskPath } from './internal/path.js';
-import { Task } from './schemas/task.js';
-import { storeKey } from './store.js';
+import type { TaskWithId } from './schemas/task.js';
+import { type StoreScope, storeKey } from './store.js';
+
+/** The scope of the client's keys: its base URL and seller id. */
+const storeScopeOf = (context: ResourceContext): StoreScope => ({
+  baseUrl: context.transport.baseUrl,
+  sellerId: context.sellerId,
+});
 
 /** Lifetime of a lease, ms; the holder renews it every third of that while it works. */
 export const LEASE_TTL_MS = 10_000;
@@ -51,11 +66,49 @@ interface SharedFailure {
   taskIds?: readonly string[];
 }
 
-/** The order's record in the store. `since`: when sending began, ms since the epoch. */
+/**
+ * The order's record in the store. `since`: when sending began, ms since the epoch; `fence`: the grant
+ * of the lease that wrote it; `until`: the end of the holder's current POST's attempt timeout, ms since
+ * the epoch (it may be in flight until then).
+ */
 type OrderRecord =
-  | { state: 'sending'; since: number }
-  | { state: 'created'; taskId: string }
-  | { state: 'failed'; at: number; failure: SharedFailure; since?: number };
+  | { state: 'sending'; since: number; fence?: number; until?: number }
+  | { state: 'created'; taskId: string; fence?: number }
+  | { state: 'failed'; at: number; failure: SharedFailure; since?: number; fence?: number };
+
+/** What the holder of an order's lease checks before each POST (see {@link createUnderLease}). */
+export interface SendGuard {
+  /**
+   * Before a POST: throws when the lease was lost (taken over after it expired): before the first POST
+   * a `StoreUnavailableError` (nothing sent), before a resend a `TaskCreationOutcomeUnknownError`. Else
+   * records until when this POST may be in flight (`timeoutMs`, default the client's attempt timeout).
+   */
+  beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
+}
+
+/** Compare-and-set rounds taking the next fence before giving up (each means another grant raced this one). */
+const MAX_FENCE_ROUNDS = 8;
+/** Allowance added to an attempt's timeout for `until`: the POST's own setup and clock drift, ms. */
+const IN_FLIGHT_ALLOWANCE_MS = 250;
+
+/** A create whose failure proves nothing was created: a rejection (4xx), not duplicates found. */
+function createdNothing(error: unknown): boolean {
+  return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
+}
+
+/** The fence of a record, 0 when it has none (written by an older version). */
+const fenceOf = (record: OrderRecord | undefined): number => record?.fence ?? 0;
+
+/** Takes the order's next fence number, above `floor`: a counter in the store that only grows. */
+async function nextFence(context: ResourceContext, key: string, floor: number): Promise<number> {
+  for (let round = 0; round < MAX_FENCE_ROUNDS; round++) {
+    const raw = await context.store.get(key);
+    const current = Number(raw);
+    const next = Math.max(Number.isSafeInteger(current) ? current : 0, floor) + 1;
+    if (await context.store.compareAndSet(key, raw, String(next), context.orderTtlMs)) return next;
+  }
+  throw new StoreUnavailableError({ operation: 'compareAndSet', reason: "the order's fence kept changing" });
+}
 
 function readRecord(raw: string | undefined): OrderRecord | undefined {
   if (raw === undefined) return undefined;
@@ -65,6 +118,7 @@ function readRecord(raw: string | undefined): OrderRecord | undefined {
     // A record written by another version, or damaged, counts as absent rather than as an outcome.
     if (record.state === 'created')
       return typeof record.taskId === 'string' && record.taskId !== '' ? record : undefined;
+    if (record.fence !== undefined && typeof record.fence !== 'number') return undefined;
     if (record.state === 'sending') return typeof record.since === 'number' ? record : undefined;
     return record.state === 'failed' &&
       typeof record.at === 'number' &&
@@ -111,13 +165,14 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
 }
 
 /** The remembered order's task, read back by `GET tasks/{id}` (retried when safe). */
-function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<Task> {
-  return call(
+async function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<TaskWithId> {
+  const { data } = await retrieveTask(
     context,
-    Task,
-    { operation: 'tasks.retrieve', method: 'GET', path: taskPath(taskId, 'tasks.create'), retry: 'idempotent' },
+    taskId,
+    'tasks.create',
     options.signal === undefined ? {} : { signal: options.signal },
   );
+  return data;
 }
 
 /** Options of {@link createUnderLease}. */
@@ -131,8 +186,9 @@ export interface LeaseOptions {
 
 /**
  * Creates the order under its lease: returns the remembered task, waits for another process's outcome,
- * or takes the lease and calls `send(priorAttemptAt)`, where `priorAttemptAt` is when an earlier holder
- * began sending without recording an outcome (the order must then be looked up before sending).
+ * or takes the lease and calls `send(priorAttemptAt, guard)`, where `priorAttemptAt` is when an earlier
+ * holder began sending without recording an outcome (the order must then be looked up before sending)
+ * and `guard.beforeAttempt` must run before each POST.
  * @throws {StoreUnavailableError} when the store fails before anything was sent.
  * @throws {TaskCreationOutcomeUnknownError} when another process holds the lease past `waitMs`, or the
  * caller aborts while waiting; the error another process's create ended with; `send`'s own errors.
@@ -141,11 +197,12 @@ export async function createUnderLease(
   context: ResourceContext,
   orderNumber: string,
   options: LeaseOptions,
-  send: (priorAttemptAt: number | undefined) => Promise<Task>,
-): Promise<Task> {
-  const { store, sellerId } = context;
-  const orderKey = storeKey(sellerId, 'order', orderNumber);
-  const leaseKey = storeKey(sellerId, 'order-lease', orderNumber);
+  send: (priorAttemptAt: number | undefined, guard: SendGuard) => Promise<TaskWithId>,
+): Promise<TaskWithId> {
+  const { store } = context;
+  const scope = storeScopeOf(context);
+  const orderKey = storeKey(scope, 'order', orderNumber);
+  const leaseKey = storeKey(scope, 'order-lease', orderNumber);
   const calledAt = Date.now();
   // A failure already recorded when this call began is an earlier attempt's: this call sends again. One
   // recorded while it waited on another process's lease is the outcome it waited for.
@@ -190,14 +247,23 @@ async function holdLease(
   context: ResourceContext,
   keys: { orderNumber: string; orderKey: string; leaseKey: string; token: string },
   options: LeaseOptions,
-  send: (priorAttemptAt: number | undefined) => Promise<Task>,
-): Promise<Task> {
+  send: (priorAttemptAt: number | undefined, guard: SendGuard) => Promise<TaskWithId>,
+): Promise<TaskWithId> {
   const { store, logger, orderTtlMs } = context;
   const { orderNumber, orderKey, leaseKey, token } = keys;
+  let lost = false;
   const renew = setInterval(() => {
-    store.compareAndSet(leaseKey, token, token, LEASE_TTL_MS).catch((error: unknown) => {
-      logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
-    });
+    store.compareAndSet(leaseKey, token, token, LEASE_TTL_MS).then(
+      (held) => {
+        if (!held && !lost) {
+          lost = true;
+          logger.warn(`The lease of order ${orderNumber} expired and was taken over; this process sends nothing more`);
+        }
+      },
+      (error: unknown) => {
+        logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
+      },
+    );
   }, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
   try {
@@ -205,47 +271,72 @@ async function holdLease(
     const raw = await store.get(orderKey);
     const record = readRecord(raw);
     if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
+    const fence = await nextFence(
+      context,
+      storeKey(storeScopeOf(context), 'order-fence', orderNumber),
+      fenceOf(record),
+    );
     const recorded = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
     // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
     const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
-    const sending: OrderRecord = { state: 'sending', since: prior ?? Date.now() };
-    if (!(await store.compareAndSet(orderKey, raw, JSON.stringify(sending), orderTtlMs))) {
+    let current: OrderRecord = { state: 'sending', since: prior ?? Date.now(), fence };
+    let currentRaw = JSON.stringify(current);
+    if (!(await store.compareAndSet(orderKey, raw, currentRaw, orderTtlMs))) {
       throw new StoreUnavailableError({
         operation: 'compareAndSet',
         reason: 'the order record changed under the lease',
       });
     }
-    let task: Task;
+    // The previous holder's POST may still be on its way to the service: look it up only once it cannot be.
+    const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
+    if (inFlightUntil !== undefined && inFlightUntil > Date.now()) {
+      await waitForPreviousHolder(orderNumber, inFlightUntil, options);
+    }
+    const guard: SendGuard = {
+      beforeAttempt: async (resend, timeoutMs) => {
+        const next: OrderRecord = {
+          ...current,
+          until: Date.now() + (timeoutMs ?? context.attemptTimeoutMs) + IN_FLIGHT_ALLOWANCE_MS,
+        } as OrderRecord;
+        const nextRaw = JSON.stringify(next);
+        if (lost || !(await store.compareAndSet(orderKey, currentRaw, nextRaw, orderTtlMs))) {
+          lost = true;
+          const reason = 'its lease on the order expired and another process took the order over';
+          if (resend) {
+            throw new TaskCreationOutcomeUnknownError({
+              orderNumber,
+              reason: `this process stopped resending: ${reason}`,
+            });
+          }
+          throw new StoreUnavailableError({ operation: 'compareAndSet', reason: `nothing was sent: ${reason}` });
+        }
+        current = next;
+        currentRaw = nextRaw;
+      },
+    };
+    let task: TaskWithId;
     try {
-      task = await send(prior);
+      task = await send(prior, guard);
     } catch (error) {
       // A rejection created nothing; other failures may have: keep `since`, so the next holder looks first.
+      const since = current.state === 'sending' ? current.since : undefined;
       const failed: OrderRecord = {
         state: 'failed',
         at: Date.now(),
         failure: share(error),
-        ...(failureOutcome(error) === 'rejected' ? {} : { since: sending.since }),
+        fence,
+        ...(createdNothing(error) || since === undefined ? {} : { since }),
       };
       await recordOutcome(
         context,
         orderKey,
-        JSON.stringify(sending),
+        currentRaw,
         failed,
         failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs,
       );
       throw error;
     }
-    // A task without an id (validation off, a service that lies) cannot be remembered: `sending` stays, so
-    // the next create of this order looks it up first.
-    if (task.id !== undefined) {
-      await recordOutcome(
-        context,
-        orderKey,
-        JSON.stringify(sending),
-        { state: 'created', taskId: task.id },
-        orderTtlMs,
-      );
-    }
+    await recordOutcome(context, orderKey, currentRaw, { state: 'created', taskId: task.id, fence }, orderTtlMs);
     return task;
   } finally {
     clearInterval(renew);
@@ -256,12 +347,36 @@ async function holdLease(
 }
 
 /**
+ * Waits until `until` (ms since the epoch), when another holder's POST of the order can no longer be in
+ * flight, within the caller's wait deadline and signal.
+ * @throws {TaskCreationOutcomeUnknownError} when that is past `waitMs`, or the caller aborts.
+ */
+async function waitForPreviousHolder(orderNumber: string, until: number, options: LeaseOptions): Promise<void> {
+  const ms = until - Date.now();
+  if (ms > options.waitMs) {
+    throw new TaskCreationOutcomeUnknownError({
+      orderNumber,
+      reason: `another process's POST of this order may be in flight for ${ms} ms more, past this call's wait`,
+    });
+  }
+  try {
+    await sleep(ms, options.signal);
+  } catch (reason) {
+    throw new TaskCreationOutcomeUnknownError({
+      orderNumber,
+      reason: "the caller aborted while another process's POST of this order could still be in flight",
+      cause: reason,
+    });
+  }
+}
+
+/**
  * When the shared store's records began, if that was less than {@link FRESH_STORE_MS} ago: records from
  * before (a restart that emptied it) may be lost, so the caller looks the order up from then. The
  * `epoch` key is written by the first create that finds it missing and lives `orderTtlMs`.
  */
 async function freshSince(context: ResourceContext): Promise<number | undefined> {
-  const epochKey = storeKey(context.sellerId, 'epoch');
+  const epochKey = storeKey(storeScopeOf(context), 'epoch');
   let raw = await context.store.get(epochKey);
   if (raw === undefined) {
     await context.store.setIfAbsent(epochKey, String(Date.now()), context.orderTtlMs);
@@ -271,7 +386,12 @@ async function freshSince(context: ResourceContext): Promise<number | undefined>
   return Number.isFinite(began) && Date.now() - began < FRESH_STORE_MS ? began : undefined;
 }
 
-/** Writes the outcome over the `sending` record. A store failure here is logged: the outcome stands. */
+/**
+ * Writes the outcome over this holder's own `sending` record (compare-and-set). When the record changed,
+ * it is written only if the store lost it (absent); a record of a later grant (a larger fence) is left
+ * as it is: this holder's lease expired and another took over. A store failure here is logged: the
+ * outcome stands.
+ */
 async function recordOutcome(
   context: ResourceContext,
   orderKey: string,
@@ -281,10 +401,11 @@ async function recordOutcome(
 ): Promise<void> {
   try {
     const raw = JSON.stringify(outcome);
-    if (!(await context.store.compareAndSet(orderKey, sendingRaw, raw, ttlMs))) {
-      await context.store.delete(orderKey);
-      await context.store.setIfAbsent(orderKey, raw, ttlMs);
-    }
+    if (await context.store.compareAndSet(orderKey, sendingRaw, raw, ttlMs)) return;
+    if (await context.store.setIfAbsent(orderKey, raw, ttlMs)) return;
+    context.logger.warn(
+      'The outcome of a create was not recorded in the store: its lease had expired and another process took the order over',
+    );
   } catch (error) {
     context.logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
   }

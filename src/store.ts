@@ -8,7 +8,7 @@
  * small enough to implement over Postgres, DynamoDB or etcd.
  * @module
  */
-import { StoreUnavailableError } from './errors.js';
+import { ConfigurationError, StoreUnavailableError } from './errors.js';
 
 /**
  * A shared key-value store with expiry. Every write carries a TTL in ms (> 0): keys never outlive it.
@@ -100,7 +100,8 @@ export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 
 /**
  * `store` with every call bounded by `timeoutMs`: a call that rejects or takes longer rejects with
- * {@link StoreUnavailableError} naming the operation (never the key, which holds the seller id).
+ * {@link StoreUnavailableError} naming the operation (never the key, which holds the seller id); a
+ * {@link ConfigurationError} (a Redis store refusing an `allkeys-*` eviction policy) passes as it is.
  */
 export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): DeliveryStore {
   const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
@@ -122,8 +123,9 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
         },
         (error: unknown) => {
           clearTimeout(timer);
+          // A store that refuses its configuration (a Redis that may evict keys) says so as it is.
           reject(
-            error instanceof StoreUnavailableError
+            error instanceof StoreUnavailableError || error instanceof ConfigurationError
               ? error
               : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
           );
@@ -140,15 +142,39 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
 }
 
 /** Version of the key layout; a change of layout changes it, so old keys are never misread. */
-export const STORE_KEY_VERSION = 'v1';
-
-/** `%` and `:` escaped, so a part can never forge the next one (`:` inside an order number stays inside it). */
-const escapePart = (part: string): string => part.replaceAll('%', '%25').replaceAll(':', '%3A');
+export const STORE_KEY_VERSION = 'v2';
 
 /**
- * A store key: `v1:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge another. A
- * `redisStore` adds its own prefix before it.
+ * Whose state a key holds: the service's base URL and the seller id. Two clients of different base
+ * URLs (staging and production) or sellers sharing one store never meet.
  */
-export function storeKey(sellerId: string, kind: string, ...parts: readonly string[]): string {
-  return [STORE_KEY_VERSION, escapePart(sellerId), kind, ...parts.map(escapePart)].join(':');
+export interface StoreScope {
+  /** The service's base URL, as the client holds it (`https://…/`). */
+  readonly baseUrl: string;
+  readonly sellerId: string;
+}
+
+/** `%`, `:` and the hash-tag braces escaped, so a part can never forge the next one nor a hash tag. */
+const escapePart = (part: string): string =>
+  part.replaceAll('%', '%25').replaceAll(':', '%3A').replaceAll('{', '%7B').replaceAll('}', '%7D');
+
+/** The base URL with one trailing slash, so `https://x/rest` and `https://x/rest/` are one service. */
+const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+
+/**
+ * A store key: `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge
+ * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one order (record, lease,
+ * fence) or one task (record, lease) live on one node. A `redisStore` adds its own prefix before it.
+ */
+export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
+  const escaped = parts.map(escapePart);
+  const last = escaped.length - 1;
+  if (last >= 0) escaped[last] = `{${escaped[last]}}`;
+  return [
+    STORE_KEY_VERSION,
+    escapePart(canonicalBaseUrl(scope.baseUrl)),
+    escapePart(scope.sellerId),
+    kind,
+    ...escaped,
+  ].join(':');
 }

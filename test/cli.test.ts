@@ -510,6 +510,34 @@ describe('tasks create', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['a bare word', '{\n  "orderNumber": "ORD-J",\n  "customerName": Fatma,\n}', 3, 19],
+    ['a trailing comma', '{\n  "orderNumber": "ORD-J",\n}', 3, 1],
+    ['a cut-off file', '{\n  "orderNumber": "ORD-J"', 2, 25],
+    ['a control character in a string', '{"orderNumber": "ORD\u0001J"}', 1, 21],
+    ['text after the object', '{"orderNumber": "ORD-J"} x', 1, 26],
+    ['a bad escape', '{\n"orderNumber": "ORD\\qJ"}', 2, 20],
+  ])('names the line and column of %s', async (_name, content, line, column) => {
+    const file = await orderFile('syntax.json', content);
+    const result = await run(['tasks', 'create', '--file', file]);
+    expect(result.code).toBe(2);
+    expect(errorLine(result.stderr)).toContain(`${file}: not valid JSON at line ${line}, column ${column}`);
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('accepts a file that starts with a UTF-8 byte-order mark', async () => {
+    const file = await orderFile('bom.json', `\ufeff${JSON.stringify(orderParams('ORD-BOM'))}`);
+    const result = await run(['tasks', 'create', '--file', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(mock.tasks.map((task) => task.orderNumber)).toEqual(['ORD-BOM']);
+  });
+
+  it('refuses a file that grows past the bound while read (a device that never ends)', async () => {
+    const result = await run(['tasks', 'create', '--file', '/dev/zero']);
+    expect(result.code).toBe(2);
+    expect(errorLine(result.stderr)).toContain(`larger than the ${1024 * 1024} bytes`);
+  });
+
   it('exits 2 when the file cannot be read', async () => {
     const result = await run(['tasks', 'create', '--file', join(folder, 'missing.json')]);
     expect(result.code).toBe(2);

@@ -165,7 +165,7 @@ describe('DeliveryClient configuration', () => {
     const client = new DeliveryClient(valid);
     expect(client.timeout).toBe(30_000);
     expect(client.maxRetries).toBe(2);
-    expect(client.validation).toBe('strict');
+    expect(client.validation).toBe('tolerant');
   });
 
   it('refuses to construct in a browser unless dangerouslyAllowBrowser is set', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { FILS_PER_KWD, type KwdAmount, kwd } from '../src/kwd.js';
+import { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, kwd } from '../src/kwd.js';
 
 /** Decimal text of an integer number of fils, built independently of the module under test. */
 function textOf(fils: bigint): string {
@@ -119,6 +119,59 @@ describe('kwd', () => {
     expect(arabic).toContain('د.ك');
     // Exact beyond 2^53 fils: no rounding to the nearest double.
     expect(kwd.format('9007199254740.991')).toContain('9,007,199,254,740.991');
+  });
+
+  it('puts a normal space between the code and the number, as the README shows', () => {
+    expect(kwd.format(1.25)).toBe('KWD 1.250');
+    expect(kwd.format(1234.5)).toBe('KWD 1,234.500');
+    expect(kwd.format('1.25', { locale: 'ar-KW', currencyDisplay: 'symbol' })).not.toContain('\u00a0');
+  });
+
+  it(`accepts up to ${KWD_MAX_DIGITS} digits before the point and refuses more, in every function`, () => {
+    const largest = `${'9'.repeat(KWD_MAX_DIGITS)}.999`;
+    expect(kwd.normalize(largest)).toBe(largest);
+    expect(kwd.isValid(largest)).toBe(true);
+    const over = `1${'0'.repeat(KWD_MAX_DIGITS)}`;
+    const calls: [string, () => unknown][] = [
+      ['toFils', () => kwd.toFils(over)],
+      ['toNumber', () => kwd.toNumber(over)],
+      ['normalize', () => kwd.normalize(over)],
+      ['add', () => kwd.add('1', over)],
+      ['subtract', () => kwd.subtract(over, '1')],
+      ['multiply', () => kwd.multiply(over, 1)],
+      ['compare', () => kwd.compare('1', over)],
+      ['format', () => kwd.format(over)],
+      ['fromFils', () => kwd.fromFils(10n ** BigInt(KWD_MAX_DIGITS + 3))],
+      ['number', () => kwd.normalize(1e300)],
+      ['huge text', () => kwd.normalize('1'.repeat(1_000_000))],
+      ['padded text', () => kwd.normalize(`${' '.repeat(1_000_000)}1`)],
+    ];
+    for (const [name, call] of calls) expect(call, name).toThrow(new RegExp(`${KWD_MAX_DIGITS}`));
+    expect(kwd.isValid(over)).toBe(false);
+    expect(kwd.isValid(Number.MAX_VALUE)).toBe(false);
+    // A result past the maximum is refused too, so every result can be read back.
+    expect(() => kwd.add(largest, '0.001')).toThrow(RangeError);
+    expect(() => kwd.multiply(largest, 2)).toThrow(RangeError);
+  });
+
+  it('formats every accepted amount exactly, the largest included', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(10n ** BigInt(KWD_MAX_DIGITS + 3)) + 1n, max: 10n ** BigInt(KWD_MAX_DIGITS + 3) - 1n }),
+        (fils) => {
+          const text = textOf(fils);
+          const formatted = kwd.format(text);
+          expect(formatted.replace(/[^0-9.-]/g, '')).toBe(text);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(kwd.format(`${'9'.repeat(KWD_MAX_DIGITS)}.999`)).not.toContain('∞');
+  });
+
+  it('refuses a locale that is not text or is longer than a language tag can be', () => {
+    expect(() => kwd.format(1, { locale: 'x'.repeat(1_000_000) })).toThrow(RangeError);
+    expect(() => kwd.format(1, { locale: 42 as unknown as string })).toThrow(TypeError);
   });
 
   it('types amounts as numbers or text', () => {

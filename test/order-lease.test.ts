@@ -14,9 +14,10 @@ import { storeKey } from '../src/store.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
+const scope = { baseUrl: mock.baseUrl, sellerId: mock.sellerId };
 const tasksFor = (orderNumber: string) => mock.tasks.filter((task) => task.orderNumber === orderNumber);
-const orderKey = (orderNumber: string) => storeKey(mock.sellerId, 'order', orderNumber);
-const leaseKey = (orderNumber: string) => storeKey(mock.sellerId, 'order-lease', orderNumber);
+const orderKey = (orderNumber: string) => storeKey(scope, 'order', orderNumber);
+const leaseKey = (orderNumber: string) => storeKey(scope, 'order-lease', orderNumber);
 
 describe('the remembered order', () => {
   it('returns the task of a recent order without a second POST', async () => {
@@ -47,7 +48,7 @@ describe('the remembered order', () => {
     let now = Date.now();
     const store = memoryStore({ now: () => now });
     // A store in use for long (its records began 10 min ago), so nothing is looked up before sending.
-    await store.setIfAbsent(storeKey(mock.sellerId, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
     const sdk = client({ store, orderTtlMs: 60_000 });
     await sdk.tasks.create(orderParams('MEM-4'));
     now += 61_000;
@@ -149,7 +150,7 @@ describe('a shared store that lost its keys (Redis restarted empty)', () => {
 
   it('stops looking first once the store has held its records for a while', async () => {
     const store = memoryStore();
-    await store.setIfAbsent(storeKey(mock.sellerId, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
     await client({ store }).tasks.create(orderParams('WIPE-2'));
     expect(mock.requestsFor('tasks.list')).toHaveLength(0);
   });

@@ -138,7 +138,8 @@ describe('redisStore options', () => {
   it('sends node-redis clients one argument array, with the default prefix dts: and TTLs in whole ms, at least 1', async () => {
     const sent: (readonly string[])[] = [];
     const store = redisStore({
-      sendCommand: async (args) => {
+      sendCommand: async (args: readonly string[]) => {
+        if (args[0] === 'CONFIG') return ['maxmemory-policy', 'noeviction'];
         sent.push(args);
         return 'OK';
       },
@@ -195,7 +196,7 @@ describeWithRedis('redisStore against a real redis-server', () => {
   }
 
   it('keeps two prefixes apart: the same key holds a different value under each', async () => {
-    const key = storeKey('seller-1', 'order', 'ORD-1');
+    const key = storeKey({ baseUrl: 'https://x.test/', sellerId: 'seller-1' }, 'order', 'ORD-1');
     const blue = redisStore(connection('ioredis 5').client, { prefix: uniquePrefix('blue') });
     const green = redisStore(connection('redis 5').client, { prefix: uniquePrefix('green') });
     expect(await blue.setIfAbsent(key, 'blue', 10_000)).toBe(true);
@@ -207,7 +208,8 @@ describeWithRedis('redisStore against a real redis-server', () => {
   });
 
   it('writes every key under the default prefix dts:, each with a TTL, through both libraries', async () => {
-    const seller = `seller-${randomUUID()}`;
+    const sellerId = `seller-${randomUUID()}`;
+    const seller = { baseUrl: 'https://x.test/', sellerId };
     for (const library of LIBRARY_NAMES) {
       const store = redisStore(connection(library).client);
       const order = storeKey(seller, 'order', `ORD-${library}`);
@@ -216,9 +218,9 @@ describeWithRedis('redisStore against a real redis-server', () => {
       await store.compareAndSet(order, undefined, '{"taskId":"t-1"}', 60_000);
       await store.compareAndSet(order, '{"taskId":"t-1"}', '{"taskId":"t-1","status":"created"}', 60_000);
     }
-    const keys = await keysUnder(raw, `dts:v1:${seller}:`);
+    const keys = await keysUnder(raw, `dts:v2:https%3A//x.test/:${sellerId}:`);
     expect(keys).toHaveLength(2 * LIBRARY_NAMES.length);
-    expect(await keysUnder(raw, `v1:${seller}:`)).toEqual([]);
+    expect(await keysUnder(raw, `v2:https%3A//x.test/:${sellerId}:`)).toEqual([]);
     for (const key of keys) {
       const ttl = await raw.pttl(key);
       expect(ttl).toBeGreaterThan(0);
@@ -270,7 +272,7 @@ describeWithRedis('redisStore against a real redis-server', () => {
   );
 
   it('rejects with the library error when Redis refuses a command, and the error never holds the key', async () => {
-    const seller = `seller-${randomUUID()}`;
+    const seller = { baseUrl: 'https://x.test/', sellerId: `seller-${randomUUID()}` };
     const key = storeKey(seller, 'order', 'ORD-1');
     const prefix = uniquePrefix('wrongtype');
     await raw.hset(prefix + key, 'field', 'value');

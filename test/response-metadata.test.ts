@@ -6,8 +6,8 @@ import {
   type Estimate,
   NotFoundError,
   RequestValidationError,
-  type Task,
   type TaskPage,
+  type TaskWithId,
   type WalletBalance,
   type WithResponse,
 } from '../src/index.js';
@@ -61,7 +61,7 @@ describe('withResponse / asResponse', () => {
     const retrieved = await sdk.tasks.retrieve(task.id ?? '').withResponse();
     expect(retrieved.data).toEqual(await sdk.tasks.retrieve(task.id ?? ''));
     expect(retrieved.requestId).toMatch(REQUEST_ID);
-    expectTypeOf(retrieved.data).toEqualTypeOf<Task>();
+    expectTypeOf(retrieved.data).toEqualTypeOf<TaskWithId>();
 
     const estimate = await sdk.tasks.estimate(estimateParams).withResponse();
     expect(estimate.data).toEqual(await sdk.tasks.estimate(estimateParams));

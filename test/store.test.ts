@@ -49,10 +49,35 @@ describe('the store deadline', () => {
 });
 
 describe('store keys', () => {
-  it('carry the version and the seller id, and no part can forge another', () => {
-    expect(storeKey('seller-1', 'order', 'ORD-1')).toBe('v1:seller-1:order:ORD-1');
-    expect(storeKey('s', 'order', 'a:b')).not.toBe(storeKey('s', 'order', 'a', 'b'));
-    expect(storeKey('s', 'order', 'a%3Ab')).not.toBe(storeKey('s', 'order', 'a:b'));
-    expect(() => storeKey('s', 'order', '\ud800')).not.toThrow();
+  const s = { baseUrl: 'https://x.test/', sellerId: 's' };
+  it('carry the version, the base URL and the seller id, and no part can forge another', () => {
+    expect(storeKey({ baseUrl: 'https://delivery.test/rest/', sellerId: 'seller-1' }, 'order', 'ORD-1')).toBe(
+      'v2:https%3A//delivery.test/rest/:seller-1:order:{ORD-1}',
+    );
+    expect(storeKey(s, 'order', 'a:b')).not.toBe(storeKey(s, 'order', 'a', 'b'));
+    expect(storeKey(s, 'order', 'a%3Ab')).not.toBe(storeKey(s, 'order', 'a:b'));
+    expect(() => storeKey(s, 'order', '\ud800')).not.toThrow();
+  });
+
+  it('tell base URLs and sellers apart, and treat a base URL with or without its trailing slash as one', () => {
+    expect(storeKey({ baseUrl: 'https://staging.test/', sellerId: 's' }, 'order', 'A')).not.toBe(
+      storeKey({ baseUrl: 'https://production.test/', sellerId: 's' }, 'order', 'A'),
+    );
+    expect(storeKey({ baseUrl: 'https://x.test/', sellerId: 'a:b' }, 'order', 'c')).not.toBe(
+      storeKey({ baseUrl: 'https://x.test/', sellerId: 'a' }, 'order', 'b:c'),
+    );
+    expect(storeKey({ baseUrl: 'https://x.test/rest', sellerId: 's' }, 'epoch')).toBe(
+      storeKey({ baseUrl: 'https://x.test/rest/', sellerId: 's' }, 'epoch'),
+    );
+  });
+
+  it('put the keys of one order in one Redis Cluster hash tag, and no part can forge a tag', () => {
+    const tag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
+    expect(tag(storeKey(s, 'order', 'ORD-1'))).toBe(tag(storeKey(s, 'order-lease', 'ORD-1')));
+    expect(tag(storeKey(s, 'order', 'ORD-1'))).toBe(tag(storeKey(s, 'order-fence', 'ORD-1')));
+    expect(tag(storeKey(s, 'webhook', 'task', 'T1'))).toBe(tag(storeKey(s, 'webhook', 'lease', 'T1')));
+    expect(storeKey({ baseUrl: 'https://x.test/{a}', sellerId: '{s}' }, 'order', '{x}')).toBe(
+      'v2:https%3A//x.test/%7Ba%7D/:%7Bs%7D:order:{%7Bx%7D}',
+    );
   });
 });

@@ -1,11 +1,16 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type * as z from 'zod/mini';
 import { type Answered, APIPromise } from '../api-promise.js';
+import { requestOf } from '../operations.js';
 import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../options.js';
+import { Task, type TaskWithId } from '../schemas/task.js';
 import type { DeliveryStore } from '../store.js';
-import type { HttpRequest, Transport } from './http.js';
+import type { DriftReporter } from './drift-report.js';
+import type { HttpRequest, HttpResponse, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
+import { taskPath } from './path.js';
 import type { Redactor } from './redact.js';
+import type { TraceSpan } from './tracing.js';
 import { parseResponse, type Schema } from './validate.js';
 
 /** Shared by the resources of one client. */
@@ -23,9 +28,13 @@ export interface ResourceContext {
   readonly store: DeliveryStore;
   /** True when the store was given (shared by processes), false for the client's own memory store. */
   readonly sharedStore: boolean;
+  /** The client's per-attempt timeout, ms: how long one POST may be in flight. */
+  readonly attemptTimeoutMs: number;
   /** How long a created order → task is remembered, ms. */
   readonly orderTtlMs: number;
   readonly validation: ValidationMode;
+  /** Reports drift read tolerantly: `onDrift`, one warning per (operation, path), a span event. */
+  readonly reportDrift: DriftReporter;
   readonly logger: LevelLogger;
   readonly redactor: Redactor;
   readonly maxRetries: number;
@@ -42,19 +51,22 @@ export async function answer<T extends Schema>(
   request: HttpRequest | (() => HttpRequest),
   options?: RequestOptions,
 ): Promise<Answered<z.core.output<T>>> {
-  const response = await context.transport.send(typeof request === 'function' ? request() : request, options);
-  const data = parseResponse(schema, response.body, {
-    method: response.method,
-    // Redacted only when a message needs it (a mismatch): not on every call.
-    get url() {
-      return response.url;
-    },
-    status: response.status,
-    mode: context.validation,
-    logger: context.logger,
-    redactor: context.redactor,
-  });
-  return { data, head: { status: response.status, headers: response.headers } };
+  const sent = typeof request === 'function' ? request() : request;
+  const read = (response: HttpResponse, span: TraceSpan | undefined): unknown =>
+    parseResponse(schema, response.body, {
+      operation: sent.operation,
+      method: response.method,
+      // Redacted only when a message needs it (a mismatch): not on every call.
+      get url() {
+        return response.url;
+      },
+      status: response.status,
+      mode: context.validation,
+      redactor: context.redactor,
+      report: (drifts) => context.reportDrift(sent.operation, drifts, span),
+    });
+  const response = await context.transport.send({ ...sent, read }, options);
+  return { data: response.body as z.core.output<T>, head: { status: response.status, headers: response.headers } };
 }
 
 /** {@link answer} as an {@link APIPromise} of the parsed body: what resource methods return. */
@@ -65,4 +77,25 @@ export function call<T extends Schema>(
   options?: RequestOptions,
 ): APIPromise<z.core.output<T>> {
   return new APIPromise(answer(context, schema, request, options));
+}
+
+/**
+ * `GET tasks/{id}`, as `tasks.retrieve` and the create path (a remembered order, a reconciliation) read
+ * a task: retried when safe; a task answered without an `id` takes the id asked for.
+ * @throws {RequestValidationError} for an empty id (named as an argument of `operation`); the errors of
+ * {@link answer}.
+ */
+export async function retrieveTask(
+  context: ResourceContext,
+  id: string,
+  operation: string,
+  options?: RequestOptions,
+): Promise<Answered<TaskWithId>> {
+  const { data, head } = await answer(
+    context,
+    Task,
+    () => ({ ...requestOf('tasks.retrieve'), path: taskPath(id, operation) }),
+    options,
+  );
+  return { data: typeof data.id === 'string' && data.id !== '' ? (data as TaskWithId) : { ...data, id }, head };
 }

@@ -10,7 +10,8 @@
  * | 429 | `not-processed` |
  * | timeout, connection reset, 408, 5xx, an error answer whose body could not be read | `ambiguous` |
  * | 2xx or 3xx whose answer could not be used (bad JSON, over the size cap, a redirect not followed) | `committed` |
- * | any other 4xx, bad parameters, configuration | `rejected` |
+ * | a create whose outcome was unknown (`TaskCreationOutcomeUnknownError`) | `ambiguous` |
+ * | any other 4xx, bad parameters, configuration, a request fetch refused before sending it | `rejected` |
  */
 import {
   APIConnectionError,
@@ -20,6 +21,7 @@ import {
   DeliveryError,
   ResponseTooLargeError,
   ResponseValidationError,
+  TaskCreationOutcomeUnknownError,
 } from '../errors.js';
 
 /** The meaning of a failure for the request that caused it; see this module's table. */
@@ -77,6 +79,8 @@ export function failureOutcome(error: unknown): FailureOutcome {
     // An error answer that could not be read says nothing final: its status alone decides, but never "rejected".
     return outcome === 'rejected' ? 'ambiguous' : outcome;
   }
+  // A create whose outcome was not known may have created a task: never a reason to send blindly.
+  if (error instanceof TaskCreationOutcomeUnknownError) return 'ambiguous';
   if (error instanceof DeliveryError && error.name !== 'DeliveryError') return 'rejected';
   return 'ambiguous';
 }

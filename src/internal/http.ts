@@ -22,12 +22,13 @@ import { DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { detectRuntime } from './env.js';
 import { isRetryable, systemErrorCode } from './failure.js';
+import { headerIssues } from './headers.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
 import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
 import { retryDelayMs } from './retry.js';
-import { recordFailure, SpanKind, startSpan, type TraceSpan, URL_TEMPLATES } from './tracing.js';
+import { recordFailure, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
 /**
  * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
@@ -48,12 +49,20 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   /** Path relative to the base URL, without a leading slash (`tasks/abc`). */
   path: string;
+  /** The operation's URL template (`/tasks/{id}`), for spans: ids never appear in span attributes. */
+  urlTemplate?: string;
   query?: Record<string, string>;
   /** JSON body. */
   body?: unknown;
   retry: RetryPolicy;
   /** Called each time the service answers 429, before any retry (a list walk halves its concurrency). */
   onRateLimited?: (() => void) | undefined;
+  /**
+   * Reads the 2xx body (schema check, tolerant reading) while the call's span is open, so drift is an
+   * event on it and a `ResponseValidationError` leaves through the same redaction as every failure.
+   * What it returns becomes the response's `body`.
+   */
+  read?: ((response: HttpResponse, span: TraceSpan | undefined) => unknown) | undefined;
 }
 
 /** A 2xx response with its parsed JSON body. */
@@ -90,6 +99,9 @@ export interface TransportConfig {
 }
 
 const MAX_REDIRECTS = 5;
+
+/** undici's code for a request it refuses before sending anything (an argument it cannot put on the wire). */
+const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
 
 /** The option that carries an attempt's signal through ky to fetch (ky passes options it does not know on). */
 const ATTEMPT_SIGNAL = 'deliveryAttemptSignal';
@@ -191,7 +203,7 @@ export class Transport {
       callSpan === undefined
         ? startSpan(request.operation, SpanKind.CLIENT, () => ({
             'http.request.method': request.method,
-            'url.template': URL_TEMPLATES[request.operation] ?? request.path,
+            'url.template': request.urlTemplate ?? request.path,
             'server.address': this.#server.address,
             'server.port': this.#server.port,
             'delivery.retry_count': 0,
@@ -200,6 +212,7 @@ export class Transport {
     const span = own ?? callSpan;
     try {
       const response = await this.#send(request, options, span);
+      if (request.read !== undefined) response.body = request.read(response, span);
       if (own !== undefined) {
         own.setAttribute('http.response.status_code', response.status);
         own.setAttribute('delivery.retry_count', response.attempts - 1);
@@ -276,9 +289,13 @@ export class Transport {
   /**
    * Request headers: the caller's extras, then `accept` and both auth headers (which extras cannot replace).
    * A `user-agent` among the extras replaces the SDK's (set on the ky instance, which merges these over it).
-   * @throws {RequestValidationError} for a header name or value fetch would refuse.
+   * @throws {RequestValidationError} naming each header whose name or value fetch would refuse (a control
+   * character, DEL, a character past U+00FF), and for more or longer headers than the bounds of
+   * `internal/headers.ts` (64 headers, names of 256 and values of 8192 characters).
    */
   #headers(operation: string, extra: Record<string, string>): Headers {
+    const issues = headerIssues(extra);
+    if (issues.length > 0) throw new RequestValidationError(operation, issues);
     let headers: Headers;
     try {
       headers = new Headers(extra);
@@ -295,6 +312,32 @@ export class Transport {
     headers.set('authorization', `apikey ${this.#config.apiKey}`);
     headers.set('x-seller-id', this.#config.sellerId);
     return headers;
+  }
+
+  /**
+   * The typed error for a request fetch refused before sending it (undici's `UND_ERR_INVALID_ARG`, such as
+   * a header a caller's `fetch` added with a control character): nothing left, and sending it again would
+   * be refused the same way, so it is a {@link RequestValidationError} (never retried; a create is not
+   * reconciled and never ends "outcome unknown").
+   */
+  #refused(operation: string, error: unknown): RequestValidationError {
+    // The message of the link that carries the code (`invalid x-trace header`), not fetch's "fetch failed".
+    let link: unknown = error;
+    for (
+      let depth = 0;
+      depth < 6 && link instanceof Error && (link as { code?: unknown }).code === undefined;
+      depth++
+    ) {
+      link = link.cause;
+    }
+    const message = link instanceof Error ? link.message : 'invalid argument';
+    return new RequestValidationError(operation, [
+      {
+        path: 'options.headers',
+        message: `fetch refused the request before sending it (${this.#config.redactor.text(message).slice(0, 200)})`,
+        code: 'not_sendable',
+      },
+    ]);
   }
 
   /** The typed error for a request that got no response: the caller's abort, a deadline, or the network. */
@@ -369,6 +412,9 @@ export class Transport {
           response = await this.#ky(url, init);
           read = await readBodyText(response, maxResponseBytes, signal);
         } catch (error) {
+          if (!signal.aborted && systemErrorCode(error) === REFUSED_BEFORE_SENDING) {
+            throw this.#refused(request.operation, error);
+          }
           throw this.#failure(method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
         }
         const { status } = response;

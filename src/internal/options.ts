@@ -1,5 +1,6 @@
 /** Checks of numeric options shared by `DeliveryClient` and `createWebhookHandler`. */
 import { ConfigurationError } from '../errors.js';
+import type { ValidationMode } from '../options.js';
 
 /** Largest delay a JavaScript timer accepts, in ms (2^31 − 1). */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -23,4 +24,15 @@ export function integerOption(
     );
   }
   return value;
+}
+
+/**
+ * The `validation` option (README "Schema drift"): `'tolerant'` when absent; the deprecated `'warn'` and
+ * `'off'` read as `'tolerant'`.
+ * @throws {ConfigurationError} for any other value.
+ */
+export function checkValidation(value: ValidationMode | undefined): 'tolerant' | 'strict' {
+  if (value === undefined || value === 'tolerant' || value === 'warn' || value === 'off') return 'tolerant';
+  if (value === 'strict') return 'strict';
+  throw new ConfigurationError('validation', `Invalid validation: expected 'tolerant' or 'strict'`);
 }

@@ -75,14 +75,3 @@ export function recordFailure(span: TraceSpan, error: unknown): void {
   span.recordException(failure);
   span.setStatus({ code: STATUS_ERROR, message: failure.message });
 }
-
-/** The URL template of each operation (`url.template`): ids are never in span attributes. */
-export const URL_TEMPLATES: Readonly<Record<string, string>> = {
-  'tasks.create': '/tasks',
-  'tasks.retrieve': '/tasks/{id}',
-  'tasks.list': '/tasks',
-  'tasks.estimate': '/tasks/estimate',
-  'branches.list': '/tasks/branches',
-  'wallet.retrieveBalance': '/tasks/wallet-balance',
-  'wallet.topUp': '/tasks/wallet-topup',
-};

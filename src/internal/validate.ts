@@ -5,8 +5,8 @@
 import * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../errors.js';
 import type { ValidationMode } from '../options.js';
-import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
+import { type Drift, readTolerantly } from './tolerant-read.js';
 
 /** Any zod schema, classic or mini (the SDK's own are zod/mini). */
 export type Schema = z.core.$ZodType;
@@ -185,38 +185,56 @@ export function parseParams<T extends Schema>(schema: T, params: unknown, operat
   return result.data;
 }
 
-/** Where a response body came from, for error messages. */
+/** Where a response body came from: for error messages and drift reports. */
 export interface ResponseContext {
+  /** The SDK operation (`tasks.retrieve`), or `webhook`. */
+  operation: string;
   method: string;
   /** Redacted URL of the answer; read only to describe a mismatch. */
   readonly url: string;
   status: number;
   mode: ValidationMode;
-  logger: LevelLogger;
   redactor: Redactor;
+  /** Reports drift read tolerantly (README "Schema drift"). */
+  report: (drifts: readonly Drift[]) => void;
 }
 
 /**
- * Validates a 2xx body against its schema according to the validation mode.
- * @throws {ResponseValidationError} in `'strict'` mode when the body does not match.
+ * Reads a 2xx body as `schema` (README "Schema drift"). A valid body is returned as it is, checked
+ * without a copy. Otherwise, in `'strict'` mode it throws; in `'tolerant'` mode (and its deprecated
+ * aliases) it is read tolerantly: drift coerced or left out and reported, so the result always has the
+ * schema's types.
+ * @throws {ResponseValidationError} in `'strict'` mode when the body does not match; in every mode when a
+ * load-bearing part is broken (the top level is not the documented shape, or a required field is missing
+ * or cannot be coerced).
  */
 export function parseResponse<T extends Schema>(schema: T, body: unknown, context: ResponseContext): z.core.output<T> {
-  if (context.mode === 'off') return body as z.core.output<T>;
   // The common case: a valid body is returned as it is (a fresh value from the JSON parser, nulls and
   // `__proto__` keys already removed), checked without building a copy.
   const check = validityCheck(schema);
   if (check !== undefined && z.validate(check, body)) return body as z.core.output<T>;
   const result = safeParse(schema, body);
   if (result.success) return result.data;
-  const issues = toValidationIssues(result.error.issues);
-  if (context.mode === 'warn') {
-    context.logger.warn(
-      `Response to ${context.method} ${context.url} does not match the expected shape; returning it as received`,
-      {
-        issues,
-      },
-    );
-    return body as z.core.output<T>;
+  let issues = toValidationIssues(result.error.issues);
+  if (context.mode !== 'strict') {
+    const drifts: Drift[] = [];
+    const read = readTolerantly(schema, body, drifts);
+    const reread = read.ok ? safeParse(schema, read.value) : undefined;
+    if (reread?.success) {
+      context.report(drifts);
+      return reread.data;
+    }
+    // A load-bearing part is broken: name what was left out, then anything the tolerant read still missed.
+    issues = [
+      ...drifts
+        .filter((drift) => drift.action === 'omitted')
+        .map((drift) => ({
+          path: drift.path,
+          message: `Expected ${drift.expected}, received ${drift.received}`,
+          code: 'invalid_type',
+        })),
+      ...(reread === undefined ? [] : toValidationIssues(reread.error.issues)),
+    ];
   }
   throw new ResponseValidationError({
     method: context.method,

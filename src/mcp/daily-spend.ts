@@ -5,11 +5,11 @@
  * pass the cap, whatever the number of concurrent sessions; the reservation is released when the
  * booking is refused, and adjusted when the service reports the real fee. Integer fils throughout.
  *
- * The day is Kuwait's (UTC+3, no daylight saving): the key is `v1:<seller>:mcp-spend:<YYYY-MM-DD>`,
- * kept two days.
+ * The day is Kuwait's (UTC+3, no daylight saving): the key is
+ * `v2:<base URL>:<seller>:mcp-spend:{<YYYY-MM-DD>}` (the SDK's key layout), kept two days.
  * @module
  */
-import { type DeliveryStore, storeKey } from '../store.js';
+import { type DeliveryStore, type StoreScope, storeKey } from '../store.js';
 import { Refusal } from './refusal.js';
 
 /** How long a day's counter is kept, ms (2 days). */
@@ -36,14 +36,15 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The day's spending of one seller in one store. */
 export class DailySpend {
   readonly #store: DeliveryStore;
-  readonly #sellerId: string;
+  readonly #scope: StoreScope;
   readonly #now: () => number;
   /** The cap, fils; `undefined`: none (spending is still counted). */
   readonly capFils: number | undefined;
 
-  constructor(store: DeliveryStore, sellerId: string, capFils: number | undefined, now: () => number) {
+  /** `scope`: the client's base URL and seller id, whose spending this counts. */
+  constructor(store: DeliveryStore, scope: StoreScope, capFils: number | undefined, now: () => number) {
     this.#store = store;
-    this.#sellerId = sellerId;
+    this.#scope = scope;
     this.capFils = capFils;
     this.#now = now;
   }
@@ -54,7 +55,7 @@ export class DailySpend {
   }
 
   #key(day: string): string {
-    return storeKey(this.#sellerId, 'mcp-spend', day);
+    return storeKey(this.#scope, 'mcp-spend', day);
   }
 
   /**

@@ -5,11 +5,11 @@
  * creation (one flight per order, reconciliation after an ambiguous failure) and the look-up of the order
  * before booking, an agent retrying a tool call, or two agents booking the same order, pay once.
  *
- * Keys: `v1:<seller>:mcp-order:<orderNumber>`, holding `pending:<nonce>` while the booking runs
+ * Keys: `v2:<base URL>:<seller>:mcp-order:{<orderNumber>}`, holding `pending:<nonce>` while the booking runs
  * ({@link PENDING_TTL_MS}) and `booked:<taskId>` after ({@link BOOKED_TTL_MS}).
  * @module
  */
-import { type DeliveryStore, storeKey } from '../store.js';
+import { type DeliveryStore, type StoreScope, storeKey } from '../store.js';
 
 /** How long a claim of a booking in progress lasts, ms (10 minutes: longer than any create with its reconciliation). */
 export const PENDING_TTL_MS = 10 * 60_000;
@@ -26,15 +26,16 @@ export type Claim =
 /** The claims of one seller's orders in one store. */
 export class OrderClaims {
   readonly #store: DeliveryStore;
-  readonly #sellerId: string;
+  readonly #scope: StoreScope;
 
-  constructor(store: DeliveryStore, sellerId: string) {
+  /** `scope`: the client's base URL and seller id, whose orders these are. */
+  constructor(store: DeliveryStore, scope: StoreScope) {
     this.#store = store;
-    this.#sellerId = sellerId;
+    this.#scope = scope;
   }
 
   #key(orderNumber: string): string {
-    return storeKey(this.#sellerId, 'mcp-order', orderNumber);
+    return storeKey(this.#scope, 'mcp-order', orderNumber);
   }
 
   /**

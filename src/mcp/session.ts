@@ -30,8 +30,9 @@ export class Session {
     this.server = server;
     this.quotes = new QuoteBook(policy.now);
     this.confirmations = new ConfirmationBook(policy.now);
-    this.spend = new DailySpend(policy.store, sellerId, policy.dailyCapFils, policy.now);
-    this.claims = new OrderClaims(policy.store, sellerId);
+    const scope = { baseUrl: client.baseUrl, sellerId };
+    this.spend = new DailySpend(policy.store, scope, policy.dailyCapFils, policy.now);
+    this.claims = new OrderClaims(policy.store, scope);
   }
 
   /** A task as tool results show it (phones masked unless the policy reveals them). */

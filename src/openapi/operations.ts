@@ -15,6 +15,7 @@
  * outside the contract.
  * @module
  */
+import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../operations.js';
 import { type ConvertedSchemas, componentRef, type JsonSchema } from './components.js';
 import type { Header, Operation, Parameter, PathItem, Reference, RequestBody, ResponseObject } from './types.js';
 
@@ -134,9 +135,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
   const listQuery = schemas.queries.TaskListParams;
   if (!listQuery) throw new Error('openapi: the list query TaskListParams was not converted');
 
-  const createTask: Operation = {
-    operationId: 'createTask',
-    'x-sdk-method': 'tasks.create',
+  const createTask: Omit<Operation, 'operationId'> = {
     tags: ['tasks'],
     summary: 'Create a task',
     description:
@@ -154,9 +153,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const listTasks: Operation = {
-    operationId: 'listTasks',
-    'x-sdk-method': 'tasks.list',
+  const listTasks: Omit<Operation, 'operationId'> = {
     tags: ['tasks'],
     summary: "List the seller's tasks",
     description:
@@ -169,9 +166,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const retrieveTask: Operation = {
-    operationId: 'retrieveTask',
-    'x-sdk-method': 'tasks.retrieve',
+  const retrieveTask: Omit<Operation, 'operationId'> = {
     tags: ['tasks'],
     summary: 'Retrieve a task',
     description:
@@ -193,9 +188,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const estimateTask: Operation = {
-    operationId: 'estimateTask',
-    'x-sdk-method': 'tasks.estimate',
+  const estimateTask: Omit<Operation, 'operationId'> = {
     tags: ['tasks'],
     summary: 'Estimate distance, time and price',
     description: 'Returns distance, travel time and price between two points without creating a task.',
@@ -207,9 +200,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const listBranches: Operation = {
-    operationId: 'listBranches',
-    'x-sdk-method': 'branches.list',
+  const listBranches: Omit<Operation, 'operationId'> = {
     tags: ['branches'],
     summary: 'List pickup branches',
     description:
@@ -220,9 +211,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const retrieveWalletBalance: Operation = {
-    operationId: 'retrieveWalletBalance',
-    'x-sdk-method': 'wallet.retrieveBalance',
+  const retrieveWalletBalance: Omit<Operation, 'operationId'> = {
     tags: ['wallet'],
     summary: 'Retrieve the wallet balance',
     description:
@@ -233,9 +222,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const topUpWallet: Operation = {
-    operationId: 'topUpWallet',
-    'x-sdk-method': 'wallet.topUp',
+  const topUpWallet: Omit<Operation, 'operationId'> = {
     tags: ['wallet'],
     summary: 'Request a top-up payment link',
     description:
@@ -248,14 +235,24 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  return {
-    '/tasks': { get: listTasks, post: createTask },
-    '/tasks/{id}': { get: retrieveTask },
-    '/tasks/estimate': { post: estimateTask },
-    '/tasks/branches': { get: listBranches },
-    '/tasks/wallet-balance': { get: retrieveWalletBalance },
-    '/tasks/wallet-topup': { post: topUpWallet },
+  const documented: Record<OperationName, Omit<Operation, 'operationId'>> = {
+    'tasks.create': createTask,
+    'tasks.retrieve': retrieveTask,
+    'tasks.list': listTasks,
+    'tasks.estimate': estimateTask,
+    'branches.list': listBranches,
+    'wallet.retrieveBalance': retrieveWalletBalance,
+    'wallet.topUp': topUpWallet,
   };
+  // Paths, methods and operation ids come from the one table of operations (`src/operations.ts`).
+  const paths: Record<string, { get?: Operation; post?: Operation }> = {};
+  for (const name of OPERATION_NAMES) {
+    const { method, path, operationId } = OPERATIONS[name];
+    const item = paths[path] ?? {};
+    paths[path] = item;
+    item[method === 'GET' ? 'get' : 'post'] = { operationId, 'x-sdk-method': name, ...documented[name] };
+  }
+  return paths;
 }
 
 /** The webhook the service sends (spec § Events), under the document's `webhooks`. */

@@ -2,8 +2,9 @@
 
 import { APIPromise } from '../api-promise.js';
 import { answer, type ResourceContext } from '../internal/context.js';
+import { OPERATIONS, requestOf } from '../operations.js';
 import type { RequestOptions } from '../options.js';
-import { type Branch, BranchListResponse, toBranches } from '../schemas/branch.js';
+import { type Branch, toBranches } from '../schemas/branch.js';
 
 /** Pickup branches of the seller. */
 export class Branches {
@@ -20,12 +21,7 @@ export class Branches {
    * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {
-    const answered = answer(
-      this.#context,
-      BranchListResponse,
-      { operation: 'branches.list', method: 'GET', path: 'tasks/branches', retry: 'idempotent' },
-      options,
-    );
+    const answered = answer(this.#context, OPERATIONS['branches.list'].response, requestOf('branches.list'), options);
     return new APIPromise(answered.then(({ data, head }) => ({ data: toBranches(data), head })));
   }
 }

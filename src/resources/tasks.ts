@@ -13,11 +13,12 @@ import {
 } from '../errors.js';
 import { createTask } from '../exactly-once-creation.js';
 import { deadline, sleep } from '../internal/abort.js';
-import { answer, call, type ResourceContext } from '../internal/context.js';
+import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
-import { recordFailure, SpanKind, startSpan, URL_TEMPLATES } from '../internal/tracing.js';
+import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
+import { OPERATIONS, requestOf } from '../operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../options.js';
 import {
   DEFAULT_LIST_CONCURRENCY,
@@ -28,10 +29,10 @@ import {
   TaskListPromise,
   TaskPage,
 } from '../pagination.js';
-import { Estimate, EstimateParams } from '../schemas/estimate.js';
-import { type AnyTaskStatus, Task } from '../schemas/task.js';
+import { type Estimate, EstimateParams } from '../schemas/estimate.js';
+import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
-import { MAX_PAGE_SIZE, TaskListParams, TaskListResponse } from '../schemas/task-list.js';
+import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
 
 /** Options of {@link Tasks.list}: the request options (per page) plus how an iteration walks the pages. */
 export interface TaskListOptions extends RequestOptions {
@@ -93,7 +94,7 @@ export interface WaitForStatusOptions {
 }
 
 /** The answer that produced each created task, for creates that joined one in flight (freed with the task). */
-const createdHeads = new WeakMap<Task, ResponseHead>();
+const createdHeads = new WeakMap<TaskWithId, ResponseHead>();
 
 /** The seller's delivery tasks. */
 export class Tasks {
@@ -119,7 +120,7 @@ export class Tasks {
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections.
    */
-  create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<Task> {
+  create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
     // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
     // lookup that found it). A create that joined another in flight made no request: it gets the
     // answer recorded by the one it joined (same task object), else status 200 with no headers.
@@ -128,7 +129,7 @@ export class Tasks {
     const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
     const span = startSpan('tasks.create', SpanKind.CLIENT, () => ({
       'http.request.method': 'POST',
-      'url.template': URL_TEMPLATES['tasks.create'] ?? '/tasks',
+      'url.template': OPERATIONS['tasks.create'].path,
       'server.address': new URL(context.transport.baseUrl).hostname,
       'delivery.retry_count': 0,
       ...(orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber }),
@@ -187,17 +188,13 @@ export class Tasks {
   }
 
   /**
-   * Reads one task by id (`GET tasks/{id}`). The id is URL-encoded. Retried when safe.
+   * Reads one task by id (`GET tasks/{id}`). The id is URL-encoded. Retried when safe. The task's `id` is
+   * always a string: an answer without one takes the id asked for (README "Schema drift").
    * @throws {RequestValidationError} for an empty id; {@link NotFoundError} for an unknown one;
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
-  retrieve(id: string, options?: RequestOptions): APIPromise<Task> {
-    return call(
-      this.#context,
-      Task,
-      () => ({ operation: 'tasks.retrieve', method: 'GET', path: taskPath(id, 'tasks.retrieve'), retry: 'idempotent' }),
-      options,
-    );
+  retrieve(id: string, options?: RequestOptions): APIPromise<TaskWithId> {
+    return new APIPromise(retrieveTask(this.#context, id, 'tasks.retrieve', options));
   }
 
   /**
@@ -232,13 +229,10 @@ export class Tasks {
     const fetchPage: FetchTaskPage = async (page, request) => {
       const { data: response, head } = await answer(
         this.#context,
-        TaskListResponse,
+        OPERATIONS['tasks.list'].response,
         {
-          operation: 'tasks.list',
-          method: 'GET',
-          path: 'tasks',
+          ...requestOf('tasks.list'),
           query: { ...query, page: String(page) },
-          retry: 'idempotent',
           onRateLimited: request?.onRateLimited,
         },
         request?.signal === undefined ? requestOptions : { ...requestOptions, signal: request.signal },
@@ -259,13 +253,10 @@ export class Tasks {
   estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return call(
       this.#context,
-      Estimate,
+      OPERATIONS['tasks.estimate'].response,
       () => ({
-        operation: 'tasks.estimate',
-        method: 'POST',
-        path: 'tasks/estimate',
+        ...requestOf('tasks.estimate'),
         body: parseParams(EstimateParams, params, 'tasks.estimate'),
-        retry: 'idempotent',
       }),
       options,
     );
@@ -283,7 +274,7 @@ export class Tasks {
     id: string,
     statuses: AnyTaskStatus | readonly AnyTaskStatus[],
     options: WaitForStatusOptions = {},
-  ): Promise<Task> {
+  ): Promise<TaskWithId> {
     const wanted: readonly string[] = typeof statuses === 'string' ? [statuses] : statuses;
     const { intervalMs = 5000, timeout = 600_000, signal } = options;
     const issues: ValidationIssue[] = [];

@@ -2,8 +2,9 @@
 import type { APIPromise } from '../api-promise.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { parseParams } from '../internal/validate.js';
+import { OPERATIONS, requestOf } from '../operations.js';
 import type { RequestOptions } from '../options.js';
-import { WalletBalance, WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
+import { type WalletBalance, type WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 
 /** The seller's prepaid wallet. */
 export class Wallet {
@@ -22,8 +23,8 @@ export class Wallet {
   retrieveBalance(options?: RequestOptions): APIPromise<WalletBalance> {
     return call(
       this.#context,
-      WalletBalance,
-      { operation: 'wallet.retrieveBalance', method: 'GET', path: 'tasks/wallet-balance', retry: 'idempotent' },
+      OPERATIONS['wallet.retrieveBalance'].response,
+      requestOf('wallet.retrieveBalance'),
       options,
     );
   }
@@ -38,13 +39,10 @@ export class Wallet {
   topUp(params: WalletTopUpParams, options?: RequestOptions): APIPromise<WalletTopUp> {
     return call(
       this.#context,
-      WalletTopUp,
+      OPERATIONS['wallet.topUp'].response,
       () => ({
-        operation: 'wallet.topUp',
-        method: 'POST',
-        path: 'tasks/wallet-topup',
+        ...requestOf('wallet.topUp'),
         body: parseParams(WalletTopUpParams, params, 'wallet.topUp'),
-        retry: 'never',
       }),
       options,
     );

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
-import { Task, taskFields } from './task.js';
+import { TaskWithId, taskFields } from './task.js';
 
 const locationFields = {
   /** Latitude, decimal degrees (−90…90). */
@@ -96,9 +96,9 @@ export const TaskCreateParams = z
   );
 export type TaskCreateParams = z.input<typeof TaskCreateParams>;
 
-/** The create response envelope `{ data: { createTask: Task } }`. */
+/** The create response envelope `{ data: { createTask: Task } }`; the task's `id` is load-bearing. */
 export const TaskCreateResponse = z.looseObject({
   /** The envelope; `createTask` holds the new task. */
-  data: z.looseObject({ createTask: Task }),
+  data: z.looseObject({ createTask: TaskWithId }),
 });
 export type TaskCreateResponse = z.infer<typeof TaskCreateResponse>;

@@ -32,7 +32,10 @@ export const TaskListParams = z
   .check(wellFormedText);
 export type TaskListParams = z.input<typeof TaskListParams>;
 
-/** One page of tasks as the service sends it; all five fields required (spec). */
+/**
+ * One page of tasks as the service sends it; all five fields required (spec), and load-bearing (README
+ * "Schema drift"): numeric text is read as the number, anything else fails the page.
+ */
 export const TaskListResponse = z.looseObject({
   /** The page's tasks. */
   tasks: z.array(Task),

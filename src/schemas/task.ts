@@ -190,3 +190,14 @@ export const taskFields = {
 /** A delivery task as the service returns it (spec § Task). Every field is optional; unknown ones are kept. */
 export const Task = z.looseObject(taskFields);
 export type Task = z.infer<typeof Task>;
+
+/**
+ * A task whose `id` is known: what `tasks.create` and `tasks.retrieve` resolve to. A created task's id is
+ * load-bearing (README "Schema drift"); a retrieved task without one takes the id it was asked for.
+ */
+export const TaskWithId = z.looseObject({
+  ...taskFields,
+  /** Task identifier, never empty. */
+  id: z.string().check(z.minLength(1)),
+});
+export type TaskWithId = z.infer<typeof TaskWithId>;

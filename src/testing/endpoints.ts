@@ -9,7 +9,7 @@ import { EstimateParams } from '../schemas/estimate.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { WalletTopUpParams } from '../schemas/wallet.js';
 import { travelDetailBetween } from './geo.js';
-import { listPage, parseListQuery } from './listing.js';
+import { listPage, parseListQuery, SearchTooCostlyError, type TaskListPage } from './listing.js';
 import { type CheckedCreateParams, newTask, pickupOf, tripOf } from './new-task.js';
 import type { ServiceConfig } from './options.js';
 import { deliveryFeeFils } from './pricing.js';
@@ -149,7 +149,13 @@ export function listTasks(state: ServiceState, request: OperationRequest, repeat
   const query = parseListQuery(request.url.searchParams);
   if (!query.ok) return badRequest(query.message);
   const own = state.store.all().filter((record) => record.task.sellerId === request.sellerId);
-  const page = listPage(own, repeatFirstPage ? { ...query.value, page: 1 } : query.value);
+  let page: TaskListPage;
+  try {
+    page = listPage(own, repeatFirstPage ? { ...query.value, page: 1 } : query.value);
+  } catch (error) {
+    if (error instanceof SearchTooCostlyError) return badRequest(error.message);
+    throw error;
+  }
   const tasks = page.records.map((record) => structuredClone(record.task));
   if (repeatFirstPage) {
     const totalPages = 1000;

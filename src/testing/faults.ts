@@ -3,21 +3,16 @@
  * that play each fault (see {@link MockFault} for what each kind does).
  * @module
  */
+import { OPERATION_NAMES } from '../operations.js';
+import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
 import type { MockFault, MockFaultRule, MockOperation } from './types.js';
 
-/** Every operation, for checking rules. */
-export const OPERATIONS: readonly MockOperation[] = [
-  'tasks.create',
-  'tasks.retrieve',
-  'tasks.list',
-  'tasks.estimate',
-  'branches.list',
-  'wallet.retrieveBalance',
-  'wallet.topUp',
-];
+/** Every operation, for checking rules (from the table of operations). */
+export const OPERATIONS: readonly MockOperation[] = OPERATION_NAMES;
 
-const KINDS: readonly MockFault['kind'][] = [
+/** Every fault kind the mock plays (see `MockFault`), in the order the README lists them. */
+export const MOCK_FAULT_KINDS: readonly MockFault['kind'][] = [
   'status',
   'network-error',
   'commit-then-drop',
@@ -25,7 +20,9 @@ const KINDS: readonly MockFault['kind'][] = [
   'stall-body',
   'invalid-json',
   'repeat-page',
+  'drift',
 ];
+const KINDS = MOCK_FAULT_KINDS;
 
 /** The body of an `invalid-json` answer: an HTML error page, as a proxy would send. */
 export const NOT_JSON_BODY = '<html><body><h1>502 Bad Gateway</h1></body></html>';
@@ -53,6 +50,8 @@ function faultOf(rule: MockFaultRule): MockFault {
     }
     case 'delay':
       return { kind: 'delay', ms: rule.ms };
+    case 'drift':
+      return rule.mutations === undefined ? { kind: 'drift' } : { kind: 'drift', mutations: [...rule.mutations] };
     default:
       return { kind: rule.kind };
   }
@@ -60,7 +59,7 @@ function faultOf(rule: MockFaultRule): MockFault {
 
 /**
  * Checks a rule.
- * @throws {TypeError} for an unknown kind or operation, or non-string headers.
+ * @throws {TypeError} for an unknown kind or operation, non-string headers, or an unknown drift mutation.
  * @throws {RangeError} for `times` not a positive integer or `Infinity`, a status outside 200…599, a
  * negative or NaN `ms`, or a `repeat-page` rule for operations without `tasks.list`.
  */
@@ -86,6 +85,11 @@ export function checkFaultRule(rule: MockFaultRule): void {
   }
   if (rule.kind === 'delay' && !(rule.ms >= 0)) {
     throw new RangeError(`fault ms must be ≥ 0 (Infinity never answers), got ${String(rule.ms)}`);
+  }
+  if (rule.kind === 'drift' && rule.mutations !== undefined) {
+    if (!Array.isArray(rule.mutations) || rule.mutations.some((mutation) => !DRIFT_MUTATIONS.includes(mutation))) {
+      throw new TypeError(`drift mutations must be a list of ${DRIFT_MUTATIONS.join(', ')}`);
+    }
   }
   if (rule.kind === 'repeat-page' && operations && !operations.includes('tasks.list')) {
     throw new RangeError('a repeat-page fault applies to tasks.list only');

@@ -11,6 +11,7 @@
  */
 import { type HttpHandler, http, passthrough } from 'msw';
 import { authenticatedSeller, unauthorized } from './auth.js';
+import { driftedResponse } from './drift.js';
 import {
   createTask,
   estimate,
@@ -171,6 +172,9 @@ async function answerServiceRequest(context: HandlerContext, request: Request, s
     case 'invalid-json':
       entry.status = response.status;
       return invalidJsonResponse(response);
+    case 'drift':
+      entry.status = response.status;
+      return driftedResponse(response, fault.mutations);
     default:
       entry.status = response.status;
       return response;

@@ -9,6 +9,8 @@
  * ```
  * @module
  */
+export { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
+export { MOCK_FAULT_KINDS } from './faults.js';
 export { type MockHttpServer, type MockHttpServerOptions, startMockHttpServer } from './http-server.js';
 export { MOCK_DEFAULTS } from './options.js';
 export { SANDBOX_DEFAULT_PORT, type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';

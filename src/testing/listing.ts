@@ -7,7 +7,9 @@
  *   absent; anything else is a 400.
  * - `search` matches, case-insensitively, `orderNumber`, `customerName`, `customerNumber`, `id` and
  *   `deliveryZone`: as literal text with `ignoreRegex=true`, else as a regular expression (at most 200
- *   characters; an invalid one is a 400).
+ *   characters; an invalid one is a 400) of the grammar of `search-pattern.ts`, run in linear time: a
+ *   construct outside it (lookarounds, backreferences, …) is a 400, and so is a search that needs more
+ *   than {@link MAX_SEARCH_STEPS} automaton steps over the seller's tasks.
  * - `sortBy` one of `createdAt`, `updatedAt`, `orderNumber`, `status`, `customerName`, in `sortOrder`;
  *   a missing value sorts first in ascending order. With `sortBy` empty or unknown: newest first. Ties
  *   keep creation order (reversed for a descending sort), so pages are stable.
@@ -18,10 +20,28 @@ import * as z from 'zod';
 import type { Task } from '../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
 import { describeIssues, type Parsed } from './request-body.js';
+import { compileSearchPattern, type SearchPattern, UnsupportedPatternError } from './search-pattern.js';
 import type { TaskRecord } from './state.js';
 
-/** Longest `search` pattern accepted as a regular expression (limits catastrophic backtracking). */
+/** Longest `search` pattern accepted as a regular expression. */
 export const MAX_REGEX_SEARCH_LENGTH = 200;
+
+/**
+ * Most automaton steps one regular-expression search may take over all the tasks it looks at (tens of
+ * ms of work at most); past it the request is a 400. An anchored exact search (`^ORD\-1$`, as the SDK sends)
+ * takes a few steps per task.
+ */
+export const MAX_SEARCH_STEPS = 1_000_000;
+
+/** Thrown by a search's test once it has used up {@link MAX_SEARCH_STEPS}; answered as a 400. */
+export class SearchTooCostlyError extends Error {
+  override name = 'SearchTooCostlyError';
+  constructor() {
+    super(
+      `search: the regular expression needs more than ${MAX_SEARCH_STEPS} steps over these tasks; narrow it (anchor it with ^) or send ignoreRegex=true`,
+    );
+  }
+}
 
 /** Fields `search` looks at. */
 export const SEARCHED_FIELDS = ['orderNumber', 'customerName', 'customerNumber', 'id', 'deliveryZone'] as const;
@@ -81,13 +101,26 @@ function searchTest(search: string, literal: boolean): Parsed<((task: Task) => b
         message: `search: a regular expression may have at most ${MAX_REGEX_SEARCH_LENGTH} characters (send ignoreRegex=true for literal text)`,
       };
     }
-    let pattern: RegExp;
     try {
-      pattern = new RegExp(search, 'i');
+      // Compiled only to report a syntax error in RegExp's own words; never run (it may backtrack).
+      new RegExp(search, 'i');
     } catch (error) {
       return { ok: false, message: `search: invalid regular expression (${(error as Error).message})` };
     }
-    test = (text) => pattern.test(text);
+    let pattern: SearchPattern;
+    try {
+      pattern = compileSearchPattern(search);
+    } catch (error) {
+      if (!(error instanceof UnsupportedPatternError)) throw error;
+      return {
+        ok: false,
+        message: `search: the mock's regular expressions do not support ${error.message} (send ignoreRegex=true for literal text)`,
+      };
+    }
+    test = (text) => {
+      if (pattern.steps > MAX_SEARCH_STEPS) throw new SearchTooCostlyError();
+      return pattern.test(text);
+    };
   }
   return {
     ok: true,
@@ -134,7 +167,10 @@ export interface TaskListPage {
   readonly total: number;
 }
 
-/** Filters, sorts and cuts one page out of `records` (the calling seller's tasks). */
+/**
+ * Filters, sorts and cuts one page out of `records` (the calling seller's tasks).
+ * @throws {SearchTooCostlyError} when a regular-expression search passes {@link MAX_SEARCH_STEPS}.
+ */
 export function listPage(records: readonly TaskRecord[], query: TaskListQuery): TaskListPage {
   const { matches } = query;
   const selected = (matches ? records.filter((record) => matches(record.task)) : [...records]).sort(query.order);

@@ -4,6 +4,7 @@
  * `{base_url}/tasks…` and the quickstart form `{base_url}/rest/tasks…`; the mock serves both.
  * @module
  */
+import { OPERATION_NAMES, OPERATIONS } from '../operations.js';
 import type { MockOperation } from './types.js';
 
 /** The address of the mock service. */
@@ -60,15 +61,24 @@ export function segmentsAfterCollection(address: ServiceAddress, url: URL): stri
   return undefined;
 }
 
-/** Fixed sub-paths of the collection, by method. */
+/** The collection's fixed sub-paths (`/tasks/estimate`, …), from the table of operations. */
 const FIXED_ROUTES: Readonly<
   Record<string, { readonly method: string; readonly operation: Exclude<MockOperation, 'tasks.retrieve'> }>
-> = {
-  'wallet-balance': { method: 'GET', operation: 'wallet.retrieveBalance' },
-  'wallet-topup': { method: 'POST', operation: 'wallet.topUp' },
-  estimate: { method: 'POST', operation: 'tasks.estimate' },
-  branches: { method: 'GET', operation: 'branches.list' },
-};
+> = Object.fromEntries(
+  OPERATION_NAMES.flatMap((operation) => {
+    const { method, path } = OPERATIONS[operation];
+    const fixed = /^\/tasks\/([a-z-]+)$/.exec(path)?.[1];
+    return fixed === undefined || operation === 'tasks.retrieve' ? [] : [[fixed, { method, operation }]];
+  }),
+);
+
+/** The operations on the collection itself (`/tasks`), by method. */
+const COLLECTION_ROUTES = new Map(
+  OPERATION_NAMES.filter((operation) => OPERATIONS[operation].path === '/tasks').map(
+    (operation) =>
+      [OPERATIONS[operation].method as string, operation as Exclude<MockOperation, 'tasks.retrieve'>] as const,
+  ),
+);
 
 /** What a request is for. */
 export type Route =
@@ -86,9 +96,9 @@ export type Route =
 export function routeOf(method: string, segments: readonly string[]): Route {
   const [first, ...rest] = segments;
   if (first === undefined) {
-    if (method === 'GET') return { operation: 'tasks.list' };
-    if (method === 'POST') return { operation: 'tasks.create' };
-    return { operation: 'unknown', problem: 'method-not-allowed', allow: 'GET, POST' };
+    const operation = COLLECTION_ROUTES.get(method);
+    if (operation !== undefined) return { operation };
+    return { operation: 'unknown', problem: 'method-not-allowed', allow: [...COLLECTION_ROUTES.keys()].join(', ') };
   }
   if (rest.length > 0) return { operation: 'unknown', problem: 'not-found' };
   const fixed = Object.hasOwn(FIXED_ROUTES, first) ? FIXED_ROUTES[first] : undefined;

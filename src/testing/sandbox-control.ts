@@ -20,7 +20,8 @@ import * as z from 'zod';
 import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
 import { kwd } from '../kwd.js';
 import { TASK_STATUSES } from '../lifecycle.js';
-import { OPERATIONS } from './faults.js';
+import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
+import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
 import { answerBodyTooLarge, BodyTooLargeError, readBody } from './http-server.js';
 import { type Parsed, parseValue } from './request-body.js';
 import type { MockDeliveryService, MockFaultRule, MockRecordedRequest } from './types.js';
@@ -100,10 +101,13 @@ const FaultRuleBody = z.discriminatedUnion(
     z.strictObject({ kind: z.literal('stall-body'), ...ruleFields }),
     z.strictObject({ kind: z.literal('invalid-json'), ...ruleFields }),
     z.strictObject({ kind: z.literal('repeat-page'), ...ruleFields }),
+    z.strictObject({
+      kind: z.literal('drift'),
+      mutations: z.array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]])).optional(),
+      ...ruleFields,
+    }),
   ],
-  {
-    error: 'must be one of status, network-error, commit-then-drop, delay, stall-body, invalid-json, repeat-page',
-  },
+  { error: `must be one of ${MOCK_FAULT_KINDS.join(', ')}` },
 );
 
 /** Parses a control body: JSON (any content type), `undefined` when empty, checked against `schema`. */

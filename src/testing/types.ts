@@ -9,11 +9,14 @@
  */
 import type { HttpHandler } from 'msw';
 import type { KwdAmount } from '../kwd.js';
+import type { OperationName } from '../operations.js';
 import type { Task, TaskStatus } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';
+import type { MockDriftMutation } from './drift.js';
 
 /**
- * One operation of the service, named like the SDK method that calls it:
+ * One operation of the service, named like the SDK method that calls it (the table of operations,
+ * `src/operations.ts`):
  *
  * | operation | request |
  * |---|---|
@@ -25,14 +28,7 @@ import type { TaskCreateParams } from '../schemas/task-create.js';
  * | `wallet.retrieveBalance` | `GET tasks/wallet-balance` |
  * | `wallet.topUp` | `POST tasks/wallet-topup` |
  */
-export type MockOperation =
-  | 'tasks.create'
-  | 'tasks.retrieve'
-  | 'tasks.list'
-  | 'tasks.estimate'
-  | 'branches.list'
-  | 'wallet.retrieveBalance'
-  | 'wallet.topUp';
+export type MockOperation = OperationName;
 
 /**
  * The seller's account (spec § "What the service does", item 4).
@@ -227,6 +223,7 @@ export interface MockWebhookDelivery {
  * | `stall-body` | processes fully, sends the status, headers (with the full `content-length`) and the first half of the body, then never finishes the body until the request aborts or `reset()`/`close()` (then the connection drops) |
  * | `invalid-json` | processes fully, then answers with the status processing produced (200 for a valid request) and a body that is not JSON, labelled `application/json` |
  * | `repeat-page` | `tasks.list` only: answers the tasks of page 1 whatever page was asked, echoing the asked `page`, with `totalPages` 1000 and `total` 1000 × limit |
+ * | `drift` | processes fully, then answers its JSON body with fields drifted from their documented types by `mutations` (default: all; see {@link MockDriftMutation}), as a real service's may (README "Schema drift") |
  */
 export type MockFault =
   | {
@@ -247,7 +244,15 @@ export type MockFault =
     }
   | { kind: 'stall-body' }
   | { kind: 'invalid-json' }
-  | { kind: 'repeat-page' };
+  | { kind: 'repeat-page' }
+  | {
+      kind: 'drift';
+      /**
+       * How the answer drifts: `numbers-as-text`, `money-as-numbers`, `booleans-as-text`,
+       * `booleans-as-numbers`, `unknown-fields` (see {@link MockDriftMutation}). Default: every one.
+       */
+      mutations?: readonly MockDriftMutation[];
+    };
 
 /**
  * A fault for the next `times` requests that match `operation`. Rules are checked in the order they

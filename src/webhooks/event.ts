@@ -4,7 +4,9 @@
  * @module
  */
 import { type ValidationIssue, WebhookPayloadError } from '../errors.js';
+import { type Drift, readTolerantly } from '../internal/tolerant-read.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
+import type { SchemaDrift, ValidationMode } from '../options.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
 import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/webhook.js';
 
@@ -120,15 +122,64 @@ function toJsonValue(body: unknown): unknown {
   }
 }
 
-/** The task id: `_id` when present, else `id`; both follow {@link WebhookTaskId}. */
-function taskIdOf(task: Record<string, unknown>): string {
-  const field = task._id !== undefined ? '_id' : task.id !== undefined ? 'id' : undefined;
+/**
+ * The task id of a read body: `_id` when the body has one, else `id`; both follow {@link WebhookTaskId}.
+ * Load-bearing: an id that is missing or unusable (after tolerant reading) is a {@link WebhookPayloadError}.
+ */
+function taskIdOf(received: Record<string, unknown>, payload: WebhookTask): string {
+  const field = received._id !== undefined ? '_id' : received.id !== undefined ? 'id' : undefined;
   if (field === undefined) throw payloadError('_id', 'Missing task id (_id, or id)', 'invalid_type');
-  const result = safeParse(WebhookTaskId, task[field]);
+  const result = safeParse(WebhookTaskId, payload[field] ?? received[field]);
   if (!result.success) {
     throw new WebhookPayloadError(toValidationIssues(result.error.issues).map((issue) => ({ ...issue, path: field })));
   }
   return result.data;
+}
+
+/** How a webhook body is read: the validation mode and where drift goes (README "Schema drift"). */
+export interface WebhookReading {
+  /** `'tolerant'` (default) or `'strict'`; see `ValidationMode`. */
+  validation?: ValidationMode | undefined;
+  /** Called for each drifted field of a body read tolerantly. */
+  onDrift?: ((drift: SchemaDrift) => void) | undefined;
+}
+
+/** The body read as a {@link WebhookTask}: strictly, or tolerantly with its drift (reported by the caller). */
+function readPayload(
+  value: Record<string, unknown>,
+  reading: WebhookReading,
+): { payload: WebhookTask; drifts: readonly Drift[] } {
+  const result = safeParse(WebhookTask, value);
+  if (result.success) return { payload: result.data, drifts: [] };
+  if (reading.validation === 'strict') throw new WebhookPayloadError(toValidationIssues(result.error.issues));
+  const drifts: Drift[] = [];
+  const read = readTolerantly(WebhookTask, value, drifts);
+  const reread = read.ok ? safeParse(WebhookTask, read.value) : undefined;
+  if (reread === undefined || !reread.success) {
+    // Load-bearing: the event kind (`status`) is missing or unusable.
+    throw new WebhookPayloadError(
+      drifts
+        .filter((drift) => drift.action === 'omitted')
+        .map((drift) => ({
+          path: drift.path,
+          message: `Expected ${drift.expected}, received ${drift.received}`,
+          code: 'invalid_type',
+        })),
+    );
+  }
+  return { payload: reread.data, drifts };
+}
+
+/** Reports the drift of an accepted body to `reading.onDrift` (a listener that throws is ignored). */
+function reportDrift(drifts: readonly Drift[], reading: WebhookReading): void {
+  if (reading.onDrift === undefined) return;
+  for (const drift of drifts) {
+    try {
+      reading.onDrift({ operation: 'webhook', ...drift });
+    } catch {
+      // The listener's failure is its own; the event is still taken.
+    }
+  }
 }
 
 /**
@@ -138,6 +189,7 @@ function taskIdOf(task: Record<string, unknown>): string {
 export function parseWebhookEventAt(
   body: unknown,
   receivedAt: Date,
+  reading: WebhookReading = {},
 ): WebhookEvent & { confirmed: false; source: 'webhook' } {
   let value: unknown;
   try {
@@ -150,10 +202,11 @@ export function parseWebhookEventAt(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw payloadError('', `Expected the task as a JSON object, got ${describeType(value)}`, 'invalid_type');
   }
-  const taskId = taskIdOf(value as Record<string, unknown>);
-  const result = safeParse(WebhookTask, value);
-  if (!result.success) throw new WebhookPayloadError(toValidationIssues(result.error.issues));
-  const payload = result.data;
+  const received = value as Record<string, unknown>;
+  const { payload, drifts } = readPayload(received, reading);
+  const taskId = taskIdOf(received, payload);
+  // Only a body taken as an event reports drift: a refused one is logged as a rejection instead.
+  reportDrift(drifts, reading);
   return {
     kind: payload.status,
     taskId,
@@ -181,13 +234,21 @@ export function parseWebhookEventAt(
  *   history entries without `id`. Unknown fields are kept at every level; `null` members are treated as
  *   absent; `__proto__` keys are dropped, so no body can change a prototype.
  *
+ * - `reading.validation`: `'tolerant'` (default) reads drifted fields as the webhook handler does
+ *   (README "Schema drift"): `"true"` for a boolean, a number for decimal text, numeric text for a
+ *   number are coerced, anything else of the wrong type is left out, each reported to `reading.onDrift`
+ *   with `operation: 'webhook'`; `'strict'` refuses a documented field of the wrong type.
+ *
  * Never throws anything but {@link WebhookPayloadError}.
  * @throws {WebhookPayloadError} when the body is not JSON (or not UTF-8), not an object, has no valid
- * task id (`field` is `_id` or `id`), has no `status` string, or a documented field of the wrong type
- * (e.g. `statusHistory` not an array); `field` names the first offending field.
+ * task id (`field` is `_id` or `id`), has no usable `status`, or (strict only) a documented field of the
+ * wrong type (e.g. `statusHistory` not an array); `field` names the first offending field.
  */
-export function parseWebhookEvent(body: unknown): WebhookEvent & { confirmed: false; source: 'webhook' } {
-  return parseWebhookEventAt(body, new Date());
+export function parseWebhookEvent(
+  body: unknown,
+  reading: WebhookReading = {},
+): WebhookEvent & { confirmed: false; source: 'webhook' } {
+  return parseWebhookEventAt(body, new Date(), reading);
 }
 
 /**

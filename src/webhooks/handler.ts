@@ -6,21 +6,24 @@
  * @module
  */
 import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
+import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
-import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
+import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { sellerIdOf } from '../internal/seller.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { FINAL_STATUSES } from '../lifecycle.js';
-import type { Logger, LogLevel } from '../options.js';
+import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../options.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
+import { TaskConfirmations } from './confirmation.js';
 import { TaskEventMemory } from './dedupe.js';
-import { parseWebhookEventAt, type WebhookEvent } from './event.js';
+import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
+import { type InboxEntry, InboxWorker, isWebhookInbox, type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
@@ -66,6 +69,19 @@ export interface WebhookHandlerOptions {
    */
   onEvent: (event: WebhookEvent) => unknown;
   /**
+   * How bodies are read (README "Schema drift"). `'tolerant'` (default): a documented field of the wrong
+   * type is coerced when unambiguous (`"true"` → `true`, `1.5` → `"1.5"`, `"29.1"` → `29.1`) or left out,
+   * and reported, so a drifted field never costs an event (the service does not resend); only a body
+   * without a usable task id or `status` is answered 400. `'strict'`: any documented field of the wrong type
+   * is answered 400. `'warn'` and `'off'` are deprecated aliases of `'tolerant'`.
+   */
+  validation?: ValidationMode;
+  /**
+   * Called once for each drifted field of a body read tolerantly, with `operation: 'webhook'`, its path and
+   * the documented and received type names (never the value). Drift is also logged at `warn`, once per path.
+   */
+  onDrift?: (drift: SchemaDrift) => void;
+  /**
    * A `DeliveryClient` (or anything with `tasks.retrieve`), used to confirm events (see `confirm`), and
    * with `tasks.list`, by `sync()` and `startSync()`. Required with `confirm: true` or a list; given
    * alone, the final statuses are confirmed. Its seller id scopes the keys in `store`.
@@ -79,6 +95,8 @@ export interface WebhookHandlerOptions {
    * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
    * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
    * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
+   * One GET is shared by the events of a task waiting on it, and a 404 is remembered for 10 000 ms (events
+   * of that task then fail without a GET): README "Deadlines and bounds".
    * Default: the final statuses with a client, else `false`.
    * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
    */
@@ -107,7 +125,7 @@ export interface WebhookHandlerOptions {
    * processes a task's events (a lease per task, held while `onEvent` runs), so an older status never
    * reaches `onEvent` after a newer one. A status is recorded once its `onEvent` completed: after a
    * failure (or a crash) a resend or a sync is processed. It also keeps the sync checkpoint and the lease
-   * of `startSync`. Keys are `v1:<seller id>:webhook:…` (the seller id of `client`, else `default`); each
+   * of `startSync`. Keys are `v2:<base URL>:<seller id>:webhook:…` (the base URL and seller id of `client`, else `default`); each
    * has a TTL (`dedupe.storeTtlMs` for a task's record, `eventTimeoutMs` plus four store timeouts plus 1 s
    * for a task's lease).
    *
@@ -172,6 +190,35 @@ export interface WebhookHandlerOptions {
    * `maxBodyBytes` up, else `ConfigurationError`.
    */
   maxQueueBytes?: number;
+  /**
+   * A durable inbox (`redisInbox(…)` from `delivery-task-sdk/redis`, `postgresInbox(…)` from
+   * `delivery-task-sdk/postgres`, or your own {@link WebhookInbox}). With it, a webhook is answered 200
+   * only once the inbox has stored it, and 503 at once when the inbox cannot (down, slower than
+   * `inboxTimeoutMs`, or full: beyond its stated bound), with one warning line; the local queue being full
+   * no longer matters to the answer, as the event waits in the inbox. Workers in this process (see
+   * `inboxWorkers`) claim events from the inbox while the local queue has room, process them through the
+   * same pipeline (confirmation, duplicate and order filter, `onEvent`) and mark them done, or failed
+   * (kept for `inbox.replay()`) when confirmation or `onEvent` failed. An event whose worker died is
+   * claimed by another worker after the inbox's visibility timeout, so every event answered 200 reaches
+   * the pipeline. Give a `store` too, so duplicates and order hold across the processes sharing the
+   * inbox. README "Running several instances"; docs/several-instances.md § "Durable intake".
+   * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or one
+   * whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
+   */
+  inbox?: WebhookInbox;
+  /**
+   * Deadline of one inbox call (writing a webhook, claiming, marking), ms: a webhook not stored by then
+   * is answered 503. Default 2 000 (well under the 5 s the service waits); an integer from 1 to
+   * 2 147 483 647, else `ConfigurationError`.
+   */
+  inboxTimeoutMs?: number;
+  /**
+   * With an `inbox`: run workers in this process (claiming events whenever the local queue has room,
+   * every `inboxPollMs` when the inbox is empty). `false` for a process that only receives. Default `true`.
+   */
+  inboxWorkers?: boolean;
+  /** With an `inbox`: pause between two claims that found nothing, ms. Default 100; an integer from 1 to 2 147 483 647. */
+  inboxPollMs?: number;
   /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
   logger?: Logger;
   /**
@@ -195,6 +242,10 @@ export interface WebhookHandlerStats {
   rejected: number;
   /** Events whose confirmation or `onEvent` failed (passed to `onError`). */
   failed: number;
+  /** Webhooks written to the `inbox` (answered 200). */
+  stored: number;
+  /** Events this process's workers claimed from the `inbox`. */
+  claimed: number;
 }
 
 /** The platform context of a Web request, for runtimes that stop work after the response (workers). */
@@ -229,8 +280,18 @@ export interface WebhookHandler {
    * Uses `options.body`, else `req.body` (set by `express.json()`), else reads the stream. Never rejects.
    */
   node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;
-  /** Resolves once every event accepted so far has been processed (or dropped, or failed). */
+  /**
+   * Resolves once every event accepted so far has been processed (or dropped, or failed). With an
+   * `inbox`: once this process's queue is empty and a claim finds nothing more in the inbox (events
+   * claimed by other processes are theirs).
+   */
   idle(): Promise<void>;
+  /**
+   * Stops this process's inbox workers (no claim after it) and resolves once the events they claimed
+   * have been processed and marked. Without an `inbox`, resolves once the queue is idle. The handler
+   * still answers webhooks afterwards (writing them to the inbox for other workers).
+   */
+  close(): Promise<void>;
   /**
    * Catches lost events (the service never resends a webhook; spec § "Events", item 6): walks
    * `client.tasks.list({ sortBy: 'updatedAt', sortOrder: -1 })` back to the checkpoint minus
@@ -272,6 +333,8 @@ const DEFAULT_WINDOW_MS = 10 * 60 * 1000;
 const DEFAULT_MAX_TASKS = 10_000;
 const DEFAULT_STORE_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_SYNC_SKEW_MS = 5 * 60 * 1000;
+const DEFAULT_INBOX_TIMEOUT_MS = 2_000;
+const DEFAULT_INBOX_POLL_MS = 100;
 
 /** True for an object with the four operations of a {@link DeliveryStore}. */
 function isDeliveryStore(value: unknown): value is DeliveryStore {
@@ -280,6 +343,12 @@ function isDeliveryStore(value: unknown): value is DeliveryStore {
   return [store.setIfAbsent, store.get, store.compareAndSet, store.delete].every(
     (member) => typeof member === 'function',
   );
+}
+
+/** The base URL of a `DeliveryClient` (its `baseUrl`), for store keys; `undefined` for another client. */
+function baseUrlOf(client: unknown): string | undefined {
+  const baseUrl = typeof client === 'object' && client !== null ? (client as { baseUrl?: unknown }).baseUrl : undefined;
+  return typeof baseUrl === 'string' ? baseUrl : undefined;
 }
 
 function describeError(error: unknown): string {
@@ -291,6 +360,8 @@ class WebhookReceiver implements WebhookHandler {
   readonly #onEvent: WebhookHandlerOptions['onEvent'];
   readonly #onError: NonNullable<WebhookHandlerOptions['onError']>;
   readonly #client: WebhookClient | undefined;
+  /** The confirming GETs, shared by the events of one task waiting on them (see `confirmation.ts`). */
+  #confirmations: TaskConfirmations | undefined;
   /** True for the kinds confirmed by `GET tasks/{id}` before `onEvent`. */
   readonly #confirms: (kind: string) => boolean;
   /** Some kinds are confirmed: only what the GET reads back moves the order (see `dedupe`). */
@@ -305,6 +376,8 @@ class WebhookReceiver implements WebhookHandler {
   readonly #bodyTimeoutMs: number;
   readonly #eventTimeoutMs: number;
   readonly #logger: LevelLogger;
+  /** How bodies are read: the validation mode and the drift report. */
+  readonly #reading: WebhookReading;
   readonly #stats: WebhookHandlerStats = {
     received: 0,
     processed: 0,
@@ -312,7 +385,13 @@ class WebhookReceiver implements WebhookHandler {
     outOfOrder: 0,
     rejected: 0,
     failed: 0,
+    stored: 0,
+    claimed: 0,
   };
+  readonly #inbox: WebhookInbox | undefined;
+  readonly #inboxTimeoutMs: number;
+  readonly #worker: InboxWorker | undefined;
+  readonly #maxQueue: number;
 
   constructor(options: WebhookHandlerOptions) {
     if (typeof options?.onEvent !== 'function') {
@@ -330,6 +409,14 @@ class WebhookReceiver implements WebhookHandler {
           { error: describeError(error) },
         ));
     this.#client = options.client;
+    if (options.onDrift !== undefined && typeof options.onDrift !== 'function') {
+      throw new ConfigurationError('onDrift', `Invalid onDrift: expected a function, got ${typeof options.onDrift}`);
+    }
+    const reportDrift = driftReporter(this.#logger, options.onDrift);
+    this.#reading = {
+      validation: checkValidation(options.validation),
+      onDrift: (drift) => reportDrift('webhook', [drift], undefined),
+    };
     // With a client, the final statuses are confirmed whatever the list says: a forged final status
     // would otherwise end the task and hide the genuine one (the service sends each webhook once).
     const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
@@ -386,7 +473,10 @@ class WebhookReceiver implements WebhookHandler {
     const state = new SharedState({
       store,
       storeTimeoutMs,
-      sellerId: sellerIdOf(options.client) ?? 'default',
+      scope: {
+        baseUrl: baseUrlOf(options.client) ?? 'default',
+        sellerId: sellerIdOf(options.client) ?? 'default',
+      },
       maxLocalKeys: 2 * maxTasks + 16,
       logger: this.#logger,
     });
@@ -413,9 +503,10 @@ class WebhookReceiver implements WebhookHandler {
       report: (error) => this.#report(error, undefined),
       logger: this.#logger,
     });
+    this.#maxQueue = integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000);
     this.#queue = new TaskEventQueue(
       concurrency,
-      integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 1, 10_000_000),
+      this.#maxQueue,
       integerOption(
         'maxQueueBytes',
         options.maxQueueBytes,
@@ -424,13 +515,105 @@ class WebhookReceiver implements WebhookHandler {
         Number.MAX_SAFE_INTEGER,
       ),
     );
+    const inbox = options.inbox;
+    if (inbox !== undefined) {
+      if (!isWebhookInbox(inbox)) {
+        throw new ConfigurationError(
+          'inbox',
+          'Invalid inbox: expected a WebhookInbox (append, claim, complete, fail, inspect, replay), e.g. redisInbox(redis)',
+        );
+      }
+      if (!(inbox.visibilityTimeoutMs > this.#eventTimeoutMs)) {
+        throw new ConfigurationError(
+          'inbox',
+          `Invalid inbox: its visibilityTimeoutMs (${inbox.visibilityTimeoutMs}) must be longer than eventTimeoutMs (${this.#eventTimeoutMs}), or events still being processed would be claimed again`,
+        );
+      }
+    }
+    this.#inbox = inbox;
+    this.#inboxTimeoutMs = integerOption(
+      'inboxTimeoutMs',
+      options.inboxTimeoutMs,
+      DEFAULT_INBOX_TIMEOUT_MS,
+      1,
+      MAX_TIMER_MS,
+    );
+    this.#worker = this.#startInbox(options, concurrency);
+  }
+
+  #startInbox(options: WebhookHandlerOptions, concurrency: number): InboxWorker | undefined {
+    const inbox = this.#inbox;
+    if (inbox === undefined || options.inboxWorkers === false) return undefined;
+    const worker = new InboxWorker({
+      inbox,
+      room: () => this.#maxQueue - this.#queue.waiting,
+      dispatch: (entry) => this.#dispatch(inbox, entry),
+      timeoutMs: this.#inboxTimeoutMs,
+      pollMs: integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS),
+      batch: 2 * concurrency,
+      logger: this.#logger,
+    });
+    worker.start();
+    return worker;
+  }
+
+  /** Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. */
+  async #dispatch(inbox: WebhookInbox, entry: InboxEntry): Promise<void> {
+    this.#stats.claimed++;
+    let event: WebhookEvent;
+    try {
+      event = parseWebhookEventAt(entry.body, new Date(entry.receivedAt));
+    } catch (error) {
+      await this.#mark(inbox.fail(entry.id, `unreadable entry: ${(error as Error)?.message ?? String(error)}`));
+      return;
+    }
+    await this.#queue.push(
+      event.taskId,
+      async () => {
+        const outcome = await this.#process(event);
+        await this.#mark(
+          outcome === 'failed'
+            ? inbox.fail(
+                entry.id,
+                `confirmation or onEvent failed for task ${event.taskId} (${event.kind}); see onError`,
+              )
+            : inbox.complete(entry.id),
+        );
+      },
+      entry.body.length,
+    );
+    this.#worker?.wake();
+  }
+
+  /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */
+  async #mark(marking: Promise<void>): Promise<void> {
+    try {
+      await withDeadline(marking, this.#inboxTimeoutMs, 'inbox mark');
+    } catch (error) {
+      this.#logger.warn(
+        `Could not mark an inbox event (${(error as Error)?.message ?? String(error)}); another worker processes it again after the visibility timeout`,
+      );
+    }
   }
 
   get stats(): Readonly<WebhookHandlerStats> {
     return Object.freeze({ ...this.#stats });
   }
 
-  idle = (): Promise<void> => this.#queue.idle();
+  idle = async (): Promise<void> => {
+    for (;;) {
+      await this.#queue.idle();
+      const worker = this.#worker;
+      if (worker === undefined) return;
+      const claimed = await worker.claimNow();
+      if (claimed === 0 && this.#queue.waiting === 0 && this.#queue.running === 0) return;
+    }
+  };
+
+  close = async (): Promise<void> => {
+    this.#worker?.stop();
+    await this.#queue.idle();
+  };
 
   sync = (options?: WebhookSyncOptions): Promise<WebhookSyncResult> => this.#sync.sync(options);
 
@@ -458,7 +641,7 @@ class WebhookReceiver implements WebhookHandler {
       );
       if (early !== undefined) return toResponse(this.#reject(early));
       const body = await readRequestBody(request, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      const { answer, done } = this.#admit(body, receivedAt);
+      const { answer, done } = await this.#admit(body, receivedAt);
       if (done !== undefined && context !== undefined) {
         try {
           context.waitUntil(done);
@@ -494,7 +677,7 @@ class WebhookReceiver implements WebhookHandler {
         parsed !== undefined
           ? { ok: true, value: parsed }
           : await readNodeBody(req, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      writeNodeAnswer(req, res, this.#admit(body, receivedAt).answer);
+      writeNodeAnswer(req, res, (await this.#admit(body, receivedAt)).answer);
     } catch (error) {
       writeNodeAnswer(req, res, this.#internalFailure(error));
     }
@@ -512,11 +695,14 @@ class WebhookReceiver implements WebhookHandler {
     return rejection(500, 'the webhook could not be received');
   }
 
-  /** Parses, drops duplicates, queues: the answer, and when queued, a promise of the end of processing. */
-  #admit(
+  /**
+   * Parses, drops duplicates, queues (or, with an inbox, stores): the answer, and when queued, a promise
+   * of the end of processing.
+   */
+  async #admit(
     body: BodyRead | { ok: true; value: unknown },
     receivedAt: Date,
-  ): { answer: WebhookAnswer; done?: Promise<void> } {
+  ): Promise<{ answer: WebhookAnswer; done?: Promise<void> }> {
     if (!body.ok) {
       if (body.reason === 'too_large') return { answer: this.#reject(tooLarge(this.#maxBodyBytes)) };
       if (body.reason === 'timeout') return { answer: this.#reject(bodyTimedOut(this.#bodyTimeoutMs)) };
@@ -524,7 +710,7 @@ class WebhookReceiver implements WebhookHandler {
     }
     let event: WebhookEvent & { confirmed: false; source: 'webhook' };
     try {
-      event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt);
+      event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt, this.#reading);
     } catch (error) {
       if (!isWebhookPayloadError(error)) throw error;
       return { answer: this.#reject(rejection(400, error.message)) };
@@ -534,6 +720,7 @@ class WebhookReceiver implements WebhookHandler {
       this.#dropDuplicate(event);
       return { answer: RECEIVED };
     }
+    if (this.#inbox !== undefined) return { answer: await this.#store(this.#inbox, event, now) };
     if (this.#queue.isFull()) {
       return { answer: this.#reject(rejection(503, 'too many webhooks waiting to be processed')) };
     }
@@ -548,6 +735,25 @@ class WebhookReceiver implements WebhookHandler {
       await this.#process(event);
     };
     return { answer: RECEIVED, done: this.#queue.push(event.taskId, job, size) };
+  }
+
+  /** Writes a parsed webhook to the inbox: 200 once stored, 503 (one warning line) when it could not be. */
+  async #store(inbox: WebhookInbox, event: WebhookEvent, now: number): Promise<WebhookAnswer> {
+    const { taskId, kind } = event;
+    try {
+      const body = JSON.stringify(event.payload);
+      await withDeadline(inbox.append({ taskId, kind, body, receivedAt: now }), this.#inboxTimeoutMs, 'inbox write');
+    } catch (error) {
+      this.#stats.rejected++;
+      this.#logger.warn(
+        `Webhook for task ${taskId} (${kind}) answered 503: the inbox did not store it (${(error as Error)?.message ?? String(error)})`,
+      );
+      return rejection(503, 'the webhook could not be stored');
+    }
+    this.#stats.stored++;
+    if (!this.#confirms(kind)) this.#memory?.mark(taskId, kind, now);
+    this.#worker?.wake();
+    return RECEIVED;
   }
 
   /**
@@ -680,11 +886,17 @@ class WebhookReceiver implements WebhookHandler {
     }
   }
 
-  /** The event confirmed by `GET tasks/{id}`, or `undefined` (reported) when that failed. */
+  /**
+   * The event confirmed by `GET tasks/{id}`, or `undefined` (reported) when that failed. The GET is shared
+   * by the events of the task waiting on it, and a 404 remembered for 10 s (`confirmation.ts`).
+   */
   async #confirmEvent(received: WebhookEvent): Promise<WebhookEvent | undefined> {
     try {
-      const client = this.#client as WebhookClient;
-      const task = await client.tasks.retrieve(received.taskId);
+      if (this.#confirmations === undefined) {
+        const client = this.#client as WebhookClient;
+        this.#confirmations = new TaskConfirmations(async (taskId) => await client.tasks.retrieve(taskId));
+      }
+      const task = await this.#confirmations.confirm(received.taskId, received.kind, received.receivedAt.getTime());
       const status = task.status;
       if (typeof status !== 'string' || status === '') {
         throw new DeliveryError(`Could not confirm task ${received.taskId}: GET tasks/{id} returned no status`);

@@ -13,7 +13,7 @@ export {
   WebhookTask,
   WebhookTaskId,
 } from '../schemas/webhook.js';
-export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields } from './event.js';
+export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields, type WebhookReading } from './event.js';
 export {
   createWebhookHandler,
   type WebhookClient,
@@ -24,5 +24,12 @@ export {
   type WebhookHandlerStats,
   type WebhookNodeOptions,
 } from './handler.js';
+export type {
+  InboxAppend,
+  InboxEntry,
+  InboxEventSummary,
+  InboxInspection,
+  WebhookInbox,
+} from './inbox.js';
 export type { WebhookNodeRequest, WebhookNodeResponse } from './node.js';
 export type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';

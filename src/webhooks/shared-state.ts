@@ -8,7 +8,7 @@
  */
 import { isStoreUnavailableError } from '../errors.js';
 import type { LevelLogger } from '../internal/logger.js';
-import { type DeliveryStore, memoryStore, storeKey, withStoreDeadline } from '../store.js';
+import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../store.js';
 
 /** Options of {@link SharedState}. */
 export interface SharedStateOptions {
@@ -16,8 +16,8 @@ export interface SharedStateOptions {
   readonly store: DeliveryStore | undefined;
   /** Deadline of one store call, ms. */
   readonly storeTimeoutMs: number;
-  /** The seller id the keys are scoped to (`'default'` without a client). */
-  readonly sellerId: string;
+  /** The base URL and seller id the keys are scoped to (`'default'` for each without a client). */
+  readonly scope: StoreScope;
   /** Keys held in this process's memory at most. */
   readonly maxLocalKeys: number;
   readonly logger: LevelLogger;
@@ -42,7 +42,7 @@ export function unrefTimer(timer: unknown): void {
 export class SharedState {
   readonly #shared: DeliveryStore | undefined;
   readonly #local: DeliveryStore;
-  readonly #sellerId: string;
+  readonly #scope: StoreScope;
   readonly #logger: LevelLogger;
   readonly #probeIntervalMs: number;
   #down = false;
@@ -50,7 +50,7 @@ export class SharedState {
   constructor(options: SharedStateOptions) {
     this.#shared = options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
     this.#local = memoryStore({ maxKeys: options.maxLocalKeys });
-    this.#sellerId = options.sellerId;
+    this.#scope = options.scope;
     this.#logger = options.logger;
     this.#probeIntervalMs = 5 * options.storeTimeoutMs;
   }
@@ -65,9 +65,9 @@ export class SharedState {
     return this.#local;
   }
 
-  /** The key `v1:<seller id>:webhook:<parts…>`. */
+  /** The key `v2:<base URL>:<seller id>:webhook:<parts…>`. */
   key(...parts: readonly string[]): string {
-    return storeKey(this.#sellerId, 'webhook', ...parts);
+    return storeKey(this.#scope, 'webhook', ...parts);
   }
 
   /**

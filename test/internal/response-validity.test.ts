@@ -12,24 +12,18 @@ import {
   WalletBalance,
   WalletTopUp,
 } from '../../src/index.js';
-import { LevelLogger } from '../../src/internal/logger.js';
 import { Redactor } from '../../src/internal/redact.js';
 import { parseResponse, type Schema, safeParse, useSchemaCompiler } from '../../src/internal/validate.js';
 
 const redactor = new Redactor([]);
-const warnings: string[] = [];
-const logger = new LevelLogger(
-  { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} },
-  'warn',
-  redactor,
-);
-const context = (mode: 'strict' | 'warn' = 'strict') => ({
+const context = (mode: 'strict' | 'tolerant' = 'strict') => ({
+  operation: 'tasks.list',
   method: 'GET',
   url: 'http://127.0.0.1/tasks',
   status: 200,
   mode,
-  logger,
   redactor,
+  report: () => {},
 });
 
 afterEach(() => useSchemaCompiler(undefined));
@@ -177,12 +171,20 @@ describe('response validation without a copy', () => {
         expect(parseResponse(schema, { id: 'a', allowed: 1 }, context())).toStrictEqual({ id: 'a', allowed: 1 });
       });
 
-      it('in warn mode returns a mismatching body as received and logs it', () => {
+      it("in tolerant mode reads a mismatching body into a copy with the schema's types, and reports the drift", () => {
         if (compiled) useSchemaCompiler(z.compile);
-        warnings.length = 0;
-        const body = { ...sampleTask(4), collectCash: 'yes' };
-        expect(parseResponse(Task, body, context('warn'))).toBe(body);
-        expect(warnings).toHaveLength(1);
+        const reported: unknown[] = [];
+        const body = { ...sampleTask(4), collectCash: 'yes', deliveryDispatched: 'true' };
+        const read = parseResponse(Task, body, {
+          ...context('tolerant'),
+          report: (drifts) => reported.push(...drifts),
+        });
+        expect(read).not.toBe(body);
+        expect(safeParse(Task, read).success).toBe(true);
+        expect(read).not.toHaveProperty('collectCash');
+        expect(read.deliveryDispatched).toBe(true);
+        expect(body.collectCash).toBe('yes');
+        expect(reported).toHaveLength(2);
       });
     });
   }

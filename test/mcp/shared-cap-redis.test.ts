@@ -63,7 +63,8 @@ describeWithRedis('the daily cap shared through Redis', () => {
   async function counted(prefix: string): Promise<number> {
     const reader = new IORedis(redis.url);
     connections.push(reader);
-    const value = await reader.get(`${prefix}${storeKey(sandbox.sellerId, 'mcp-spend', kuwaitDay(Date.now()))}`);
+    const scope = { baseUrl: `${sandbox.baseUrl}/`, sellerId: sandbox.sellerId };
+    const value = await reader.get(`${prefix}${storeKey(scope, 'mcp-spend', kuwaitDay(Date.now()))}`);
     return Number(value ?? 0);
   }
 

@@ -116,8 +116,20 @@ status=$?
 kill "$watcher" 2>/dev/null
 exit "$status"`;
 
-async function launch(port: number): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+/**
+ * Starts redis-server on `port` (with `extraArgs`, e.g. cluster mode) under the guard shell and resolves
+ * once it answers PING; see {@link startRedisServer}. Resolves with a function that kills it.
+ */
+export async function launchRedisServer(port: number, extraArgs: readonly string[]): Promise<() => Promise<void>> {
+  const child = await launch(port, extraArgs);
+  return () => kill(child);
+}
+
+/** A port free on 127.0.0.1 right now, from the kernel. */
+export const freeRedisPort = (): Promise<number> => freePort();
+
+async function launch(port: number, extraArgs: readonly string[] = []): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs];
   const child = spawn('sh', ['-c', GUARD_SCRIPT, 'redis-guard', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -158,6 +158,31 @@ describe('search', () => {
     expect(await listStatus({ search: 'a'.repeat(201) })).toEqual({ status: 400, code: 'BAD_REQUEST' });
     expect((await listStatus({ search: 'a'.repeat(201), ignoreRegex: true })).status).toBe(200);
   });
+
+  it('runs a catastrophic pattern in linear time: (a+)+$ against a…a! finds nothing, and answers', async () => {
+    await createMany(['ORD-EVIL'], () => ({ customerName: `${'a'.repeat(60)}!` }));
+    expect(await list({ search: '(a+)+$' })).toMatchObject({ tasks: [], total: 0 });
+    expect(orderNumbersOf((await list({ search: '^(a+)+!$' })).tasks)).toEqual(['ORD-EVIL']);
+  });
+
+  it('answers 400 for lookarounds and backreferences, naming what is not supported', async () => {
+    for (const search of ['(?=a)', '(?<!a)b', '(a)\\1', '\\bORD']) {
+      const result = await callService(mock, 'GET', 'tasks', { query: { search } });
+      expect(result.status, search).toBe(400);
+      expect(JSON.stringify(result.body), search).toMatch(/do not support/);
+    }
+  });
+
+  it('answers 400 for a search needing more steps than its bound over the tasks', async () => {
+    await createMany(
+      Array.from({ length: 40 }, (_, index) => `ORD-${index}`),
+      () => ({ customerName: 'b'.repeat(100) }),
+    );
+    const costly = `(${'.*'.repeat(90)}){2}z`;
+    const result = await callService(mock, 'GET', 'tasks', { query: { search: costly } });
+    expect(result.status).toBe(400);
+    expect(JSON.stringify(result.body)).toMatch(/steps/);
+  });
 });
 
 describe('sorting', () => {

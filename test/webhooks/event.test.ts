@@ -1,19 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isWebhookPayloadError, WebhookPayloadError } from '../../src/errors.js';
+import type { SchemaDrift } from '../../src/options.js';
 import type { AnyTaskStatus, Task } from '../../src/schemas/task.js';
 import {
   parseWebhookEvent,
   WEBHOOK_EVENT_KINDS,
   type WebhookEvent,
   type WebhookEventKind,
+  type WebhookReading,
   WebhookTask,
 } from '../../src/webhooks/index.js';
 import { webhookBody } from './fixtures.js';
 
-function payloadErrorOf(body: unknown): WebhookPayloadError {
+function payloadErrorOf(body: unknown, reading: WebhookReading = {}): WebhookPayloadError {
   try {
-    parseWebhookEvent(body);
+    parseWebhookEvent(body, reading);
   } catch (error) {
     if (error instanceof WebhookPayloadError) return error;
     throw error;
@@ -134,30 +136,69 @@ describe('parseWebhookEvent', () => {
   it.each([
     ['a missing _id', { _id: undefined }, '_id'],
     ['an empty _id', { _id: '' }, '_id'],
-    ['an _id that is a number', { _id: 42 }, '_id'],
+    ['an _id that is an object', { _id: { value: 'task-1' } }, '_id'],
     ['an _id longer than 128 characters', { _id: 'a'.repeat(129) }, '_id'],
     ['an _id with a control character', { _id: 'task\n1' }, '_id'],
     ['an _id with DEL', { _id: 'task\u007f' }, '_id'],
     ['an empty id without _id', { _id: undefined, id: '' }, 'id'],
     ['a missing status', { status: undefined }, 'status'],
-    ['a status that is not a string', { status: 3 }, 'status'],
+    ['a status that is an object', { status: { kind: 'accepted' } }, 'status'],
     ['an empty status', { status: '' }, 'status'],
-    ['a statusHistory that is not an array', { statusHistory: 'accepted' }, 'statusHistory'],
-    ['a history entry that is not an object', { statusHistory: [null] }, 'statusHistory.0'],
-    ['walletDeducted that is not a boolean', { walletDeducted: 'yes' }, 'walletDeducted'],
-    ['a delivery lat that is not a number', { deliveryLocation: { lat: '29.3' } }, 'deliveryLocation.lat'],
+  ])(
+    'rejects %s (load-bearing) with a WebhookPayloadError naming the field, in every mode',
+    (_title, overrides, field) => {
+      for (const validation of ['tolerant', 'strict'] as const) {
+        const error = payloadErrorOf(webhookBody('task-1', 'accepted', overrides), { validation });
+        expect(error.field).toBe(field);
+        expect(error.message).toContain(field);
+        expect(isWebhookPayloadError(error)).toBe(true);
+      }
+    },
+  );
+
+  it.each([
+    ['an _id that is a number', { _id: 42 }, '_id', '_id', '42'],
+    ['a status that is a number', { status: 3 }, 'status', 'status', '3'],
     [
-      'kwAddress that is not an array of strings',
+      'a statusHistory that is not an array',
+      { statusHistory: 'accepted' },
+      'statusHistory',
+      'statusHistory',
+      undefined,
+    ],
+    ['a history entry that is not an object', { statusHistory: [null] }, 'statusHistory.0', 'statusHistory', []],
+    ['walletDeducted that is not a boolean', { walletDeducted: 'yes' }, 'walletDeducted', 'walletDeducted', undefined],
+    [
+      'a delivery lat that is numeric text',
+      { deliveryLocation: { lat: '29.3' } },
+      'deliveryLocation.lat',
+      'deliveryLocation.lat',
+      29.3,
+    ],
+    [
+      'kwAddress holding a number',
       { deliveryLocation: { kwAddress: [1] } },
       'deliveryLocation.kwAddress.0',
+      'deliveryLocation.kwAddress',
+      ['1'],
     ],
-    ['a driver that is not an object', { driver: 'Ahmad' }, 'driver'],
-  ])('rejects %s with a WebhookPayloadError naming the field', (_title, overrides, field) => {
-    const error = payloadErrorOf(webhookBody('task-1', 'accepted', overrides));
-    expect(error.field).toBe(field);
-    expect(error.message).toContain(field);
-    expect(isWebhookPayloadError(error)).toBe(true);
-  });
+    ['a driver that is not an object', { driver: 'Ahmad' }, 'driver', 'driver', undefined],
+  ])(
+    'rejects %s only in strict mode; tolerant reading coerces it or leaves it out, and reports it',
+    (_title, overrides, field, readPath, read) => {
+      const error = payloadErrorOf(webhookBody('task-1', 'accepted', overrides), { validation: 'strict' });
+      expect(error.field).toBe(field);
+      const drifts: SchemaDrift[] = [];
+      const event = parseWebhookEvent(webhookBody('task-1', 'accepted', overrides), {
+        onDrift: (drift) => drifts.push(drift),
+      });
+      const value = readPath
+        .split('.')
+        .reduce<unknown>((current, key) => (current as Record<string, unknown> | undefined)?.[key], event.payload);
+      expect(value).toStrictEqual(read);
+      expect(drifts.map((drift) => `${drift.operation} ${drift.path}`)).toContain(`webhook ${field}`);
+    },
+  );
 
   it('accepts a task id of exactly 128 characters', () => {
     expect(parseWebhookEvent(webhookBody('a'.repeat(128), 'accepted')).taskId).toHaveLength(128);

@@ -369,8 +369,8 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
       expect(new Set(written)).toEqual(
         new Set(
           sellers.flatMap((sellerId) => [
-            `v1:${sellerId}:webhook:lease:shared-id`,
-            `v1:${sellerId}:webhook:task:shared-id`,
+            `v2:http%3A//127.0.0.1%3A9/:${sellerId}:webhook:lease:{shared-id}`,
+            `v2:http%3A//127.0.0.1%3A9/:${sellerId}:webhook:task:{shared-id}`,
           ]),
         ),
       );

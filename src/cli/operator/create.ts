@@ -25,6 +25,7 @@ import { parseParams } from '../../internal/validate.js';
 import type { Task } from '../../schemas/task.js';
 import { TaskCreateParams } from '../../schemas/task-create.js';
 import type { TaskListParams } from '../../schemas/task-list.js';
+import { findJsonSyntaxError } from '../json-syntax.js';
 import { stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';
 import { taskDetails } from './task-view.js';
@@ -37,8 +38,9 @@ export const ORDER_LOOKUP_MAX_PAGES = 100;
 
 /**
  * Reads and parses the order file.
- * @throws {UsageError} when it cannot be read, is larger than {@link MAX_ORDER_FILE_BYTES}, is not JSON,
- * or is not a JSON object.
+ * @throws {UsageError} when it cannot be read, is larger than {@link MAX_ORDER_FILE_BYTES} (however its
+ * size reads), is not JSON (naming the line and column of the first error), or is not a JSON object. A
+ * leading UTF-8 byte-order mark is skipped.
  */
 async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<string, unknown>> {
   let text: string;
@@ -51,7 +53,20 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
           `${path}: ${size} bytes, larger than the ${MAX_ORDER_FILE_BYTES} bytes an order file may have`,
         );
       }
-      text = await file.readFile({ encoding: 'utf8', signal });
+      // Read up to one byte past the bound, whatever the size said: a device (/dev/zero) or a file
+      // growing meanwhile would otherwise be read without end.
+      const buffer = Buffer.alloc(MAX_ORDER_FILE_BYTES + 1);
+      let filled = 0;
+      while (filled < buffer.length) {
+        signal.throwIfAborted();
+        const { bytesRead } = await file.read(buffer, filled, buffer.length - filled, null);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      if (filled > MAX_ORDER_FILE_BYTES) {
+        throw new UsageError(`${path}: larger than the ${MAX_ORDER_FILE_BYTES} bytes an order file may have`);
+      }
+      text = new TextDecoder().decode(buffer.subarray(0, filled));
     } finally {
       await file.close();
     }
@@ -60,11 +75,18 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
     const code = (error as { code?: unknown }).code;
     throw new UsageError(`${path}: cannot read the order file${typeof code === 'string' ? ` (${code})` : ''}`);
   }
+  // A UTF-8 byte-order mark (as some editors save) is not part of the JSON.
+  if (text.startsWith('\ufeff')) text = text.slice(1);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${path}: not valid JSON (${(error as Error).message})`);
+    const found = findJsonSyntaxError(text);
+    throw new UsageError(
+      found === undefined
+        ? `${path}: not valid JSON (${(error as Error).message})`
+        : `${path}: not valid JSON at line ${found.line}, column ${found.column}: ${found.reason}`,
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UsageError(`${path}: expected a JSON object with the create parameters`);

@@ -1,0 +1,131 @@
+/**
+ * The mock's linear-time pattern search: the same answer as `RegExp` with the `i` flag on every pattern of
+ * its grammar, work bounded by program size × text length whatever the pattern, and a refusal for what
+ * the grammar does not have (lookarounds, backreferences, repetition blown past the program bound).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { exactPattern } from '../../src/exactly-once-creation.js';
+import {
+  compileSearchPattern,
+  MAX_PATTERN_PROGRAM,
+  UnsupportedPatternError,
+} from '../../src/testing/search-pattern.js';
+
+const atom = fc.constantFrom(
+  'a',
+  'B',
+  'c',
+  '1',
+  '-',
+  ' ',
+  '\\.',
+  '\\-',
+  '.',
+  '\\d',
+  '\\D',
+  '\\w',
+  '\\W',
+  '\\s',
+  '\\S',
+  '[a-c]',
+  '[^b]',
+  '[A-Z0-9]',
+  '[-.]',
+  '[\\d.]',
+  '\\x41',
+  '\\u0062',
+  '{',
+  '}',
+  ']',
+);
+const quantifier = fc.constantFrom('', '', '', '*', '+', '?', '*?', '+?', '{2}', '{1,3}', '{0,}', '{2,}?');
+
+/** Patterns of the mock's grammar, built from atoms, groups, alternation, quantifiers and anchors. */
+const pattern: fc.Arbitrary<string> = fc
+  .letrec<{ sequence: string; term: string }>((tie) => ({
+    term: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.tuple(atom, quantifier).map(([a, q]) => a + q),
+      fc
+        .tuple(fc.constantFrom('(', '(?:', '(?<name>'), tie('sequence'), fc.constantFrom(')'), quantifier)
+        .map((parts) => parts.join('')),
+    ),
+    sequence: fc
+      .tuple(fc.array(tie('term'), { maxLength: 4 }), fc.array(tie('term'), { maxLength: 3 }), fc.boolean())
+      .map(([left, right, alternate]) => (alternate ? `${left.join('')}|${right.join('')}` : left.join(''))),
+  }))
+  .sequence.chain((body) =>
+    fc.tuple(fc.constantFrom('', '^'), fc.constant(body), fc.constantFrom('', '$')).map((parts) => parts.join('')),
+  );
+const text = fc.string({
+  unit: fc.constantFrom('a', 'A', 'b', 'B', 'c', '1', '9', ' ', '-', '.', '_', '\n', 'é', '{'),
+  maxLength: 10,
+});
+
+describe('the mock search pattern', () => {
+  it('answers as RegExp with the i flag on every pattern of its grammar', () => {
+    fc.assert(
+      fc.property(pattern, fc.array(text, { minLength: 1, maxLength: 8 }), (source, texts) => {
+        let expected: RegExp;
+        try {
+          expected = new RegExp(source, 'i');
+        } catch {
+          return; // RegExp refuses it: so does the mock, before this engine
+        }
+        let compiled: ReturnType<typeof compileSearchPattern>;
+        try {
+          compiled = compileSearchPattern(source);
+        } catch (error) {
+          // Nested counted repetitions can expand past the program bound: refused, never run.
+          expect(String(error)).toMatch(/more than/);
+          return;
+        }
+        for (const candidate of texts)
+          expect(compiled.test(candidate), `${source} on ${JSON.stringify(candidate)}`).toBe(expected.test(candidate));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('matches the SDK exact order patterns (^escaped$) exactly', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), (orderNumber, other) => {
+        const compiled = compileSearchPattern(exactPattern(orderNumber));
+        const expected = new RegExp(exactPattern(orderNumber), 'i');
+        expect(compiled.test(orderNumber)).toBe(true);
+        expect(compiled.test(other)).toBe(expected.test(other));
+        expect(compiled.test(`${orderNumber}0`)).toBe(expected.test(`${orderNumber}0`));
+      }),
+    );
+  });
+
+  it('does work linear in the text for patterns that backtrack catastrophically', () => {
+    for (const source of ['(a+)+$', '^(a|a)*$', '(a*)*b', '^(.*a){20}$', '(a|aa)+$', '(\\w+\\s?)+$']) {
+      const compiled = compileSearchPattern(source);
+      const subject = `${'a'.repeat(5000)}!`;
+      expect(compiled.test(subject), source).toBe(false);
+      expect(compiled.steps, source).toBeLessThanOrEqual(2 * compiled.size * (subject.length + 1));
+    }
+  });
+
+  it('refuses lookarounds, backreferences, word boundaries and programs past the bound', () => {
+    for (const source of [
+      '(?=a)',
+      '(?!a)b',
+      '(?<=a)b',
+      '(?<!a)b',
+      '(a)\\1',
+      '(?<x>a)\\k<x>',
+      '\\bfoo',
+      'a\\B',
+      '\\p{L}',
+      '\\cA',
+      '(a{100}){100}',
+      'a{101}',
+    ]) {
+      expect(() => compileSearchPattern(source), source).toThrow(UnsupportedPatternError);
+    }
+    expect(() => compileSearchPattern('.'.repeat(MAX_PATTERN_PROGRAM))).toThrow(/more than/);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * The behaviour every durable inbox gives the webhook handler (README "Running several instances";
+ * docs/several-instances.md § "Durable intake"), as a suite any inbox runs: `redisInbox` over both
+ * client libraries and `postgresInbox`, against real servers.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect, it, vi } from 'vitest';
+import { memoryStore } from '../../src/store.js';
+import type { WebhookInbox } from '../../src/webhooks/inbox.js';
+import { createWebhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import { gate, webhookBody } from './fixtures.js';
+
+/** Options of an inbox made for one test. */
+export interface InboxMaking {
+  visibilityTimeoutMs?: number;
+  maxEntries?: number;
+  retentionMs?: number;
+}
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+const post = (handler: { fetch(request: Request): Promise<Response> }, taskId: string, status: string) =>
+  handler.fetch(
+    new Request('http://receiver.test/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(webhookBody(taskId, status)),
+    }),
+  );
+
+/** Runs the inbox behaviour against inboxes made by `make` (a fresh stream or table per call). */
+export function describeInboxContract(
+  make: (options?: InboxMaking) => WebhookInbox | Promise<WebhookInbox>,
+  extra: { dedupesOnWrite: boolean },
+): void {
+  const handlerOf = (inbox: WebhookInbox, options: Partial<WebhookHandlerOptions> = {}) =>
+    createWebhookHandler({
+      inbox,
+      store: memoryStore(),
+      eventTimeoutMs: 1000,
+      inboxPollMs: 10,
+      logger: quiet,
+      onEvent: () => {},
+      ...options,
+    });
+
+  it('answers 200 once the webhook is in the inbox, and a worker passes it to onEvent and marks it done', async () => {
+    const inbox = await make();
+    const seen: string[] = [];
+    const handler = handlerOf(inbox, { onEvent: (event) => void seen.push(`${event.taskId}:${event.status}`) });
+    const taskId = `task-${randomUUID()}`;
+    expect((await post(handler, taskId, 'accepted')).status).toBe(200);
+    await handler.idle();
+    expect(seen).toEqual([`${taskId}:accepted`]);
+    expect(handler.stats).toMatchObject({ stored: 1, claimed: 1, processed: 1 });
+    expect((await inbox.inspect()).pending).toBe(0);
+    await handler.close();
+  });
+
+  it('with a full local queue answers 200 and loses nothing', async () => {
+    const inbox = await make();
+    const open = gate();
+    const seen: string[] = [];
+    const handler = handlerOf(inbox, {
+      maxQueue: 1,
+      concurrency: 1,
+      eventTimeoutMs: 5000,
+      onEvent: async (event: WebhookEvent) => {
+        await open.promise;
+        seen.push(`${event.taskId}:${event.status}`);
+      },
+    });
+    const tasks = Array.from({ length: 20 }, (_, index) => `task-${index}-${randomUUID()}`);
+    const answers = await Promise.all(tasks.map((taskId) => post(handler, taskId, 'accepted')));
+    expect(answers.map((answer) => answer.status)).toEqual(tasks.map(() => 200));
+    open.open();
+    await handler.idle();
+    expect(seen.sort()).toEqual(tasks.map((taskId) => `${taskId}:accepted`).sort());
+    await handler.close();
+  });
+
+  it('answers 503 at once with one warning when the inbox cannot store the webhook', async () => {
+    const inbox = await make();
+    const broken: WebhookInbox = { ...inbox, append: () => Promise.reject(new Error('connection refused')) };
+    const warnings: string[] = [];
+    const seen: string[] = [];
+    const handler = handlerOf(broken, {
+      onEvent: (event) => void seen.push(event.taskId),
+      logger: { ...quiet, warn: (message: string) => void warnings.push(message) },
+    });
+    const taskId = `task-${randomUUID()}`;
+    expect((await post(handler, taskId, 'accepted')).status).toBe(503);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('503');
+    expect(warnings[0]).toContain('connection refused');
+    await handler.idle();
+    expect(seen).toEqual([]);
+    await handler.close();
+  });
+
+  it('answers 503 once the inbox holds maxEntries events', async () => {
+    const inbox = await make({ maxEntries: 2 });
+    const handler = handlerOf(inbox, { inboxWorkers: false });
+    const statuses = [];
+    for (const index of [1, 2, 3])
+      statuses.push((await post(handler, `task-${index}-${randomUUID()}`, 'accepted')).status);
+    expect(statuses).toEqual([200, 200, 503]);
+    await handler.close();
+  });
+
+  it('gives an event whose worker died to another worker after the visibility timeout', async () => {
+    const inbox = await make({ visibilityTimeoutMs: 300 });
+    const receiver = handlerOf(inbox, { inboxWorkers: false, eventTimeoutMs: 100 });
+    const taskId = `task-${randomUUID()}`;
+    expect((await post(receiver, taskId, 'pickedup')).status).toBe(200);
+    // A worker claims it and dies (never marks it).
+    const [claimed] = await inbox.claim('dead-worker', 10);
+    expect(claimed?.attempts).toBe(1);
+    const seen: string[] = [];
+    const worker = handlerOf(inbox, { eventTimeoutMs: 100, onEvent: (event) => void seen.push(event.taskId) });
+    await worker.idle();
+    expect(seen).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await worker.idle();
+    expect(seen).toEqual([taskId]);
+    await worker.close();
+  });
+
+  it('keeps a failed event for inspection and processes it again on replay', async () => {
+    const inbox = await make();
+    let fail = true;
+    const seen: string[] = [];
+    const handler = handlerOf(inbox, {
+      onEvent: (event) => {
+        if (fail) throw new Error('database down');
+        seen.push(event.taskId);
+      },
+      onError: () => {},
+    });
+    const taskId = `task-${randomUUID()}`;
+    await post(handler, taskId, 'enroute');
+    await handler.idle();
+    const inspection = await inbox.inspect();
+    expect(inspection.failed).toBe(1);
+    const failed = inspection.events.find((event) => event.state === 'failed');
+    expect(failed).toMatchObject({ taskId, kind: 'enroute', state: 'failed' });
+    expect(JSON.stringify(inspection)).not.toContain('Fatima');
+    fail = false;
+    expect(await inbox.replay(failed ? [failed.id] : [])).toBe(1);
+    await handler.idle();
+    expect(seen).toEqual([taskId]);
+    expect((await inbox.inspect()).failed).toBe(0);
+    await handler.close();
+  });
+
+  it("passes one task's events to onEvent in arrival order", async () => {
+    const inbox = await make();
+    const receiver = handlerOf(inbox, { inboxWorkers: false });
+    const taskId = `task-${randomUUID()}`;
+    const statuses = ['accepted', 'inprogress', 'pickedup', 'enroute', 'delivered'];
+    for (const status of statuses) expect((await post(receiver, taskId, status)).status).toBe(200);
+    const seen: string[] = [];
+    const workers = [1, 2, 3].map(() =>
+      handlerOf(inbox, { confirm: false, onEvent: (event) => void seen.push(event.status) }),
+    );
+    // Each worker's idle() ends when its claim finds nothing it may take: another one may hold the task.
+    await vi.waitFor(() => expect(seen).toHaveLength(statuses.length), { timeout: 5000, interval: 20 });
+    expect(seen).toEqual(statuses);
+    await Promise.all(workers.map((worker) => worker.close()));
+  });
+
+  it('trims done events once past the retention', async () => {
+    const inbox = await make({ retentionMs: 0 });
+    const handler = handlerOf(inbox);
+    for (const index of [1, 2, 3]) await post(handler, `task-${index}-${randomUUID()}`, 'accepted');
+    await handler.idle();
+    await inbox.maintain?.();
+    const inspection = await inbox.inspect();
+    expect(inspection).toMatchObject({ pending: 0, failed: 0, events: [] });
+    await handler.close();
+  });
+
+  it.runIf(extra.dedupesOnWrite)('stores a duplicate (task, status) once', async () => {
+    const inbox = await make();
+    const receiver = handlerOf(inbox, { inboxWorkers: false, dedupe: false });
+    const taskId = `task-${randomUUID()}`;
+    for (let copy = 0; copy < 3; copy++) expect((await post(receiver, taskId, 'accepted')).status).toBe(200);
+    expect((await inbox.inspect()).pending).toBe(1);
+  });
+}

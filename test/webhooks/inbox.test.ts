@@ -1,0 +1,85 @@
+/**
+ * The durable inbox (`redisInbox`, `postgresInbox`) under the webhook handler, against a real
+ * redis-server (both client libraries) and a real PostgreSQL.
+ */
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import pg from 'pg';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresInbox } from '../../src/postgres.js';
+import { redisInbox } from '../../src/redis.js';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { describeInboxContract } from './inbox-contract.js';
+
+describeWithRedis('redisInbox on a real redis-server', () => {
+  let redis: RedisServer;
+  let io: IORedis;
+  let nodeRedis: Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    io = new IORedis(redis.url, { maxRetriesPerRequest: 1 }).on('error', () => {});
+    nodeRedis = await createClient({ url: redis.url })
+      .on('error', () => {})
+      .connect();
+  });
+  afterAll(async () => {
+    io?.disconnect();
+    await nodeRedis?.destroy();
+    if (ownsRedisServer) await redis?.stop();
+  });
+  const stream = () => `dts-test:${randomUUID()}:events`;
+
+  describe('over ioredis', () => {
+    describeInboxContract((options = {}) => redisInbox(io, { stream: stream(), ...options }), {
+      dedupesOnWrite: false,
+    });
+  });
+  describe('over node-redis', () => {
+    describeInboxContract((options = {}) => redisInbox(nodeRedis, { stream: stream(), ...options }), {
+      dedupesOnWrite: false,
+    });
+  });
+
+  it('refuses an inbox whose visibility timeout is not longer than eventTimeoutMs', () => {
+    expect(() =>
+      createWebhookHandler({
+        inbox: redisInbox(io, { visibilityTimeoutMs: 1000 }),
+        eventTimeoutMs: 1000,
+        onEvent: () => {},
+      }),
+    ).toThrow(expect.objectContaining({ name: 'ConfigurationError', option: 'inbox' }));
+  });
+
+  it('warns once and answers writes when the server has no WAITAOF', async () => {
+    const warnings: string[] = [];
+    const inbox = redisInbox(io, { stream: stream(), waitAof: true, logger: { warn: (m) => void warnings.push(m) } });
+    const entry = { taskId: 't1', kind: 'accepted', body: '{}', receivedAt: Date.now() };
+    await inbox.append(entry);
+    await inbox.append({ ...entry, taskId: 't2' });
+    const info = String(await io.call('INFO', 'server'));
+    if (/redis_version:7\.[01]\.|redis_version:[0-6]\./.test(info)) {
+      expect(warnings.filter((message) => message.includes('WAITAOF'))).toHaveLength(1);
+    }
+  });
+});
+
+describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    pool = new pg.Pool({ connectionString: server.url, max: 20 });
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await server?.stop();
+  });
+  let tables = 0;
+  describeInboxContract(
+    (options = {}) => postgresInbox(pool, { table: `inbox_${process.pid}_${++tables}`, ...options }),
+    { dedupesOnWrite: true },
+  );
+});
