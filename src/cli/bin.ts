@@ -4,7 +4,12 @@
  * (in the built package, `dist/cli-mcp.js`), not every other command's modules.
  * @module
  */
+import module from 'node:module';
 import type { CliIo } from './io.js';
+
+// Node's on-disk cache of compiled code (Node ≥ 22.1; TypeScript's tsc does the same): a second start
+// skips compiling the executable's files (a fifth of `delivery-task mcp`'s start on the machine measured).
+module.enableCompileCache?.();
 
 const stop = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

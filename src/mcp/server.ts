@@ -146,13 +146,13 @@ export function createMcpServer(client: DeliveryClient, policy: McpPolicy = {}):
     { name: 'delivery-task', title: 'Delivery Task Service', version: VERSION },
     { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
   );
-  const session = new Session(client, sellerId, resolved, server);
+  const session = new Session(client, { sellerId, redactor }, resolved, server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: MCP_TOOLS.filter((tool) => resolved.allow.has(tool.permission)).map(definitionOf),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const result = await callTool(session, request.params.name, request.params.arguments, extra.signal);
-    return redactor.value(result) as CallToolResult;
+    return session.redact(result);
   });
   const stopSubscriptions = serveTaskResources(server, session);
   server.onclose = stopSubscriptions;

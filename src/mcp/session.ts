@@ -6,6 +6,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { DeliveryClient } from '../client.js';
+import type { ClientRedactor } from '../internal/seller.js';
 import type { Task } from '../schemas/task.js';
 import { ConfirmationBook } from './confirmation.js';
 import { DailySpend } from './daily-spend.js';
@@ -23,8 +24,16 @@ export class Session {
   readonly confirmations: ConfirmationBook;
   readonly spend: DailySpend;
   readonly claims: OrderClaims;
+  readonly #redactor: ClientRedactor;
 
-  constructor(client: DeliveryClient, sellerId: string, policy: ResolvedPolicy, server: Server) {
+  constructor(
+    client: DeliveryClient,
+    secrets: { sellerId: string; redactor: ClientRedactor },
+    policy: ResolvedPolicy,
+    server: Server,
+  ) {
+    const { sellerId } = secrets;
+    this.#redactor = secrets.redactor;
     this.client = client;
     this.policy = policy;
     this.server = server;
@@ -33,6 +42,11 @@ export class Session {
     const scope = { baseUrl: client.baseUrl, sellerId };
     this.spend = new DailySpend(policy.store, scope, policy.dailyCapFils, policy.now);
     this.claims = new OrderClaims(policy.store, scope);
+  }
+
+  /** `value` without the client's API key and seller id, in any encoding the SDK's redaction knows: every answer passes here. */
+  redact<T>(value: T): T {
+    return this.#redactor.value(value) as T;
   }
 
   /** A task as tool results show it (phones masked unless the policy reveals them). */

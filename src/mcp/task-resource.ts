@@ -87,7 +87,8 @@ export function serveTaskResources(server: Server, session: Session): () => void
       if (isNotFoundError(error)) throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found: no such task', { uri });
       throw new McpError(-32603, `the task could not be read: ${error instanceof Error ? error.name : 'error'}`);
     }
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ task: session.view(task) }) }] };
+    const text = JSON.stringify(session.redact({ task: session.view(task) }));
+    return { contents: [{ uri, mimeType: 'application/json', text }] };
   });
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     allowed();

@@ -491,6 +491,26 @@ describe('what reaches the model', () => {
     expect(everything).not.toContain('96550001234');
   });
 
+  it('redacts the API key and seller id when the service echoes them in task fields', async () => {
+    const echoed = await fixture.client().tasks.create({
+      orderNumber: 'ECHO-1',
+      customerName: `key ${mock.apiKey} seller ${mock.sellerId}`,
+      specialNotes: encodeURIComponent(mock.apiKey),
+      deliveryLocation: SALMIYA,
+    });
+    const client = await agent();
+    const outputs = [
+      JSON.stringify(await call(client, 'get_task', { id: echoed.id })),
+      JSON.stringify(await call(client, 'find_tasks', { search: 'ECHO-1' })),
+      JSON.stringify(await client.readResource({ uri: `task://${echoed.id}` })),
+    ];
+    for (const output of outputs) {
+      expect(output).toContain('[redacted]');
+      expect(output).not.toContain(mock.apiKey);
+      expect(output).not.toContain(mock.sellerId);
+    }
+  });
+
   it('shows phone numbers when the policy reveals them', async () => {
     const client = await agent({ ...BOOKING_POLICY, revealCustomerPhones: true });
     const booked = dataOf(await bookTwoStep(client, 'ORD-1'));
