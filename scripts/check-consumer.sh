@@ -2,7 +2,8 @@
 # Installs the packed tarball into a fresh consumer project and uses it as a merchant would:
 # `import` and `require` of every entry, a call against the mock through the main and testing entries,
 # the main entry's independence from msw (it loads in a project without msw installed), and the redis
-# entry's independence from the Redis libraries. Run after `npm run build`.
+# entry's independence from the Redis libraries; `delivery-task mcp` without the MCP SDK installed, and
+# the mcp entry with it. Run after `npm run build`.
 set -euo pipefail
 root="$(pwd)"
 work="$(mktemp -d)"
@@ -96,9 +97,14 @@ node -e "
   console.log('CJS require of delivery-task-sdk/postgres without pg: ok');
 "
 if [ -d node_modules/pg ]; then echo "pg was installed: it must stay an optional peer" >&2; exit 1; fi
-for library in ioredis redis; do
+for library in ioredis redis @modelcontextprotocol/sdk; do
   if [ -d "node_modules/$library" ]; then echo "$library was installed: it must stay an optional peer" >&2; exit 1; fi
 done
+# The executable's `mcp` carries what it runs: it starts without the optional peer installed.
+./node_modules/.bin/delivery-task mcp --help | grep -q -- '--daily-cap-kwd' || { echo "delivery-task mcp --help failed" >&2; exit 1; }
+printf '' | DELIVERY_API_KEY=k DELIVERY_SELLER_ID=s DELIVERY_BASE_URL=https://x.test ./node_modules/.bin/delivery-task mcp 2>/dev/null \
+  || { echo "delivery-task mcp did not start (and end with its input) without @modelcontextprotocol/sdk" >&2; exit 1; }
+echo "delivery-task mcp without @modelcontextprotocol/sdk installed: ok"
 
 # 2. With msw: both entries, both module systems, a real call against the mock.
 mkdir "$work/kit" && cd "$work/kit"
@@ -131,4 +137,45 @@ const { createMockDeliveryService } = require('delivery-task-sdk/testing');
 })().catch((error) => { console.error(error); process.exit(1); });
 JS
 node cjs.cjs
+
+# 3. The mcp entry, with its optional peer: a session over the MCP SDK's in-memory transport against the
+# mock (ESM), and the main entry's error class from a bad policy (CommonJS).
+mkdir "$work/agent" && cd "$work/agent"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --silent "$work/$tarball" \
+  "msw@$(node -p "require('$root/node_modules/msw/package.json').version")" \
+  "@modelcontextprotocol/sdk@$(node -p "require('$root/node_modules/@modelcontextprotocol/sdk/package.json').version")"
+cat > agent.mjs <<'JS'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { DeliveryClient } from 'delivery-task-sdk';
+import { createMcpServer } from 'delivery-task-sdk/mcp';
+import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+const mock = createMockDeliveryService();
+mock.listen();
+const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl, logLevel: 'off' });
+const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+await createMcpServer(client, { allow: ['read', 'create'], maxFeeKwd: 3 }).connect(serverSide);
+const agent = new Client({ name: 'consumer', version: '1.0.0' });
+await agent.connect(clientSide);
+const { tools } = await agent.listTools();
+const balance = await agent.callTool({ name: 'get_wallet_balance', arguments: {} });
+await agent.close();
+mock.close();
+if (tools.length !== 6 || balance.structuredContent?.walletAmountKwd !== '100.000') {
+  throw new Error(`ESM mcp entry broken: ${tools.length} tools, ${JSON.stringify(balance)}`);
+}
+console.log('ESM import of delivery-task-sdk/mcp, a session against the mock: ok');
+JS
+node agent.mjs
+node -e "
+  const { ConfigurationError, DeliveryClient } = require('delivery-task-sdk');
+  const { createMcpServer } = require('delivery-task-sdk/mcp');
+  const client = new DeliveryClient({ apiKey: 'k', sellerId: 's', baseUrl: 'https://x.test' });
+  createMcpServer(client);
+  let error;
+  try { createMcpServer(client, { allow: ['create'] }); } catch (caught) { error = caught; }
+  if (!(error instanceof ConfigurationError) || error.option !== 'policy.allow') throw new Error('CJS mcp entry broken: ' + error);
+  console.log('CJS require of delivery-task-sdk/mcp: ok');
+"
 echo "consumer check passed"

@@ -300,8 +300,8 @@ export class DeliveryClient {
     // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    rememberSellerId(this, sellerId);
     const redactor = new Redactor([apiKey, sellerId]);
+    rememberSellerId(this, sellerId, redactor);
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
     const given = options.reconciliation ?? {};
     const reconciliation: ReconciliationOptions = {

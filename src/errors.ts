@@ -214,7 +214,7 @@ function firstString(...values: unknown[]): string | undefined {
 
 /**
  * The server's message, from `message`, `error`, `error.message`, `errors[0].message`, else the
- * text of the body (design: "error body").
+ * text of the body (README "Errors").
  */
 export function serverMessageOf(body: unknown): string | undefined {
   if (typeof body === 'string') return body.trim() === '' ? undefined : body;

@@ -1,5 +1,5 @@
 /**
- * Exactly-once task creation (README "Exactly-once creation"; design the OpenAPI document Reliability; OpenAPI `createTask`).
+ * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`).
  *
  * The service has no idempotency key and every task costs a delivery fee, so a create is never sent
  * again blindly.

@@ -4,7 +4,7 @@
  * @module
  */
 
-/** Options every method accepts as its last argument (design the OpenAPI document "Public surface"). */
+/** Options every method accepts as its last argument. */
 export interface RequestOptions {
   /** Cancels the call, including any wait between retries. The call then rejects with `APIUserAbortError`. */
   signal?: AbortSignal;
@@ -80,7 +80,7 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** How a create whose outcome is unknown is reconciled (README "Exactly-once creation"; design the OpenAPI document Reliability). */
+/** How a create whose outcome is unknown is reconciled (README "Exactly-once creation"). */
 export interface ReconciliationOptions {
   /** Lookups made for the task before a resend. Default 3. Integer 1…10. */
   checks: number;

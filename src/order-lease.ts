@@ -1,5 +1,5 @@
 /**
- * One create per order across processes (README "Running several instances"; design the OpenAPI document "Shared state"):
+ * One create per order across processes (README "Running several instances"):
  * a lease per (seller, orderNumber) in the shared store, and the order's record there.
  *
  * - The process that takes the lease sends; the others wait (polling the record, within their own

@@ -1,5 +1,5 @@
 /**
- * Page-by-page reading of `GET tasks` (OpenAPI `listTasks`, design the OpenAPI document Pagination).
+ * Page-by-page reading of `GET tasks` (OpenAPI `listTasks`).
  *
  * `client.tasks.list(params)` returns a {@link TaskListPromise}: `await` it for one {@link TaskPage},
  * or iterate it with `for await` for every task of every page.

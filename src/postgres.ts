@@ -241,7 +241,7 @@ const TRIM_MAX_ROWS = 5000;
 
 /**
  * A durable webhook inbox in a PostgreSQL table, for the webhook handler's `inbox` option (README
- * "Running several instances"; docs/several-instances.md the OpenAPI document "Durable intake"):
+ * "Running several instances"; docs/several-instances.md "Durable intake"):
  *
  * - **Writing** (the receiver, before answering 200): `INSERT … ON CONFLICT (task_id, kind) DO NOTHING`,
  *   one short transaction; a duplicate webhook of (task, status) is stored once.

@@ -1,7 +1,6 @@
 /**
  * `delivery-task-sdk/redis`: {@link redisStore}, the {@link DeliveryStore} over Redis that several
- * instances of a service share (README "Running several instances"; design the OpenAPI document "Turn-2 additions" →
- * "Shared state"). The main entry never loads this module.
+ * instances of a service share (README "Running several instances"). The main entry never loads this module.
  *
  * It takes a connected client of either common library, told apart by shape: ioredis 5 or 6 (its
  * `call(command, ...args)`) and node-redis, the `redis` package 5 or 6 (its `sendCommand(args)`). It
@@ -109,7 +108,7 @@ const DEFAULT_PREFIX = 'dts:';
 /**
  * A {@link DeliveryStore} in Redis, shared by every process that uses the same Redis database and
  * `prefix`: the SDK's guarantees (one task per order, webhook deduplication, the sync checkpoint) then
- * hold across instances, not just within one. Design the OpenAPI document "Turn-2 additions" → "Shared state".
+ * hold across instances, not just within one. README "Running several instances".
  *
  * Each operation is one atomic Redis command: `SET key value PX ttl NX` (setIfAbsent), `GET`, and Lua
  * scripts for compareAndSet and for delete with an expected value (sent with EVALSHA, falling back to
@@ -429,7 +428,7 @@ function numberReply(reply: unknown): number {
 
 /**
  * A durable webhook inbox in a Redis Stream, for the webhook handler's `inbox` option (README "Running
- * several instances"; docs/several-instances.md the OpenAPI document "Durable intake"):
+ * several instances"; docs/several-instances.md "Durable intake"):
  *
  * - **Writing** (the receiver, before answering 200): one Lua script checks the bound (`XLEN` below
  *   `maxEntries`) and appends (`XADD`); with `waitAof`, `WAITAOF` then waits for the append-only file.

@@ -1,6 +1,5 @@
 /**
- * Shared state for guarantees that hold across processes (README "Running several instances"; design
- * the OpenAPI document "Shared state"): the {@link DeliveryStore} interface, the in-process {@link memoryStore} (the
+ * Shared state for guarantees that hold across processes (README "Running several instances"): the {@link DeliveryStore} interface, the in-process {@link memoryStore} (the
  * default), and the deadline every store call runs under. `redisStore` lives in
  * `delivery-task-sdk/redis`.
  *

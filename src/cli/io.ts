@@ -16,6 +16,11 @@ export interface CliIo {
   signal: AbortSignal;
   /** Standard error is a terminal: long listings show live progress there. Default `false`. */
   stderrIsTTY?: boolean;
+  /**
+   * The byte streams of a command that speaks a protocol on stdin and stdout (`delivery-task mcp`).
+   * Default: the process's own.
+   */
+  streams?: { stdin: NodeJS.ReadableStream & { pause(): unknown }; stdout: NodeJS.WritableStream };
 }
 
 /** A subcommand: its arguments after the command words, and the process; resolves with the exit code. */

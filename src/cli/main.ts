@@ -1,22 +1,21 @@
 /**
- * `delivery-task`: the command-line tool of the SDK (design the OpenAPI document Tooling; README "CLI"). Dispatches to
- * `sandbox`, `openapi` and the operator commands; answers `--help` and `--version` itself.
+ * `delivery-task`: the command-line tool of the SDK (README "CLI"). Dispatches to
+ * `sandbox`, `openapi`, `mcp` and the operator commands; answers `--help` and `--version` itself.
  * @module
  */
 import { VERSION } from '../version.js';
 import type { CliIo } from './io.js';
-import { openapiCommand } from './openapi.js';
 import { CLIENT_ENV, DEFAULT_CLI_LOG_LEVEL } from './operator/client-from-env.js';
 import { usageOf } from './operator/command.js';
 import { EXIT_CODES, EXIT_OK, EXIT_USAGE } from './operator/exit-codes.js';
 import { PROGRAM } from './operator/output.js';
 import { isOperatorCommandWord, OPERATOR_COMMANDS, operatorCommand } from './operator.js';
-import { sandboxCommand } from './sandbox.js';
 
 /** Commands served by other modules, with their help line. */
 const OTHER_COMMANDS: ReadonlyArray<readonly [usage: string, summary: string]> = [
   ['sandbox [options]', 'serve the mock service over HTTP (delivery-task sandbox --help)'],
   ['openapi', 'print the service contract as OpenAPI 3.1 JSON'],
+  ['mcp [options]', 'serve an MCP server on stdio for AI agents, read-only by default (delivery-task mcp --help)'],
 ];
 
 function table(rows: ReadonlyArray<readonly [string, string]>): string[] {
@@ -89,8 +88,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const at = argv.findIndex((token) => !token.startsWith('-'));
   const word = argv[at];
   const others = [...argv.slice(0, at), ...argv.slice(at + 1)];
-  if (word === 'sandbox') return sandboxCommand(others, io);
-  if (word === 'openapi') return openapiCommand(others, io);
+  // Loaded on demand: the sandbox carries msw, openapi every schema's document, mcp the MCP server; in
+  // the one-file executable a dynamic import is evaluated only when reached, so no command pays for
+  // another's modules at start.
+  if (word === 'sandbox') return (await import('./sandbox.js')).sandboxCommand(others, io);
+  if (word === 'openapi') return (await import('./openapi.js')).openapiCommand(others, io);
+  if (word === 'mcp') return (await import('./mcp.js')).mcpCommand(others, io);
   if (!isOperatorCommandWord(word)) {
     io.stderr(
       `${PROGRAM}: ${word === undefined ? 'missing command' : `unknown command ${JSON.stringify(word)}`} (see ${PROGRAM} --help)\n`,

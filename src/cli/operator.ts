@@ -1,6 +1,6 @@
 /**
  * The operator commands of `delivery-task`: `tasks list|get|create|watch`, `estimate`, `branches`,
- * `wallet balance|top-up` (design the OpenAPI document Tooling; README "CLI"). Each is configured by the client's
+ * `wallet balance|top-up` (README "CLI"). Each is configured by the client's
  * environment variables, parses its arguments with `node:util` `parseArgs` (strict), writes its result
  * on stdout (human text, or one JSON document with `--json`) and ends with an exit code by error class
  * (`operator/exit-codes.ts`), the error on one line of stderr.

@@ -1,6 +1,6 @@
 /**
  * What a failed attempt says about the request: the one place that decides whether a read is retried
- * and whether a create is resent, reconciled or given up (design the OpenAPI document Reliability; README "Retries and
+ * and whether a create is resent, reconciled or given up (README "Retries and
  * timeouts" and "Exactly-once creation").
  *
  * | failure | outcome |

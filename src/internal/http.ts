@@ -39,7 +39,7 @@ export function userAgent(): string {
   return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
 }
 
-/** Whether an operation may be sent again after a failure (design the OpenAPI document Reliability). */
+/** Whether an operation may be sent again after a failure. */
 export type RetryPolicy = 'idempotent' | 'never';
 
 /** One logical request. */

@@ -1,5 +1,5 @@
 /**
- * When and how long to wait before trying a request again (design the OpenAPI document Reliability).
+ * When and how long to wait before trying a request again.
  *
  * - What is retried is decided in `failure.ts`; this module only says how long to wait.
  * - The wait: `retry-after-ms` (ms) wins, else `Retry-After`, when it is between 0 and

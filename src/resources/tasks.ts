@@ -52,7 +52,7 @@ export interface TaskListOptions extends RequestOptions {
 }
 
 /**
- * Checks the walk options of `tasks.list` (design the OpenAPI document Pagination).
+ * Checks the walk options of `tasks.list`.
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
 function checkListOptions(options: TaskListOptions): void {

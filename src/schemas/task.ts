@@ -1,7 +1,6 @@
 /**
  * The Task resource and its parts; the OpenAPI document's schemas (Task, StatusHistoryEntry,
- * Driver, SellerDetail, Coordinates, AddressDetails, AddressEntry, TravelDetail) and the OpenAPI document "States and
- * transitions".
+ * Driver, SellerDetail, Coordinates, AddressDetails, AddressEntry, TravelDetail); README "Endpoints".
  *
  * Response schemas are loose: every documented field is optional (as the spec says), unknown fields
  * are kept (the service may add fields at any time), and an unknown `status` string is accepted.

@@ -202,7 +202,7 @@ export interface WebhookHandlerOptions {
    * (kept for `inbox.replay()`) when confirmation or `onEvent` failed. An event whose worker died is
    * claimed by another worker after the inbox's visibility timeout, so every event answered 200 reaches
    * the pipeline. Give a `store` too, so duplicates and order hold across the processes sharing the
-   * inbox. README "Running several instances"; docs/several-instances.md the OpenAPI document "Durable intake".
+   * inbox. README "Running several instances"; docs/several-instances.md "Durable intake".
    * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or one
    * whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
    */

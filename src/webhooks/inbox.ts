@@ -1,6 +1,6 @@
 /**
  * The durable webhook inbox (the handler's `inbox` option; README "Running several instances",
- * docs/several-instances.md the OpenAPI document "Durable intake"): the receiver answers 200 only once the webhook is
+ * docs/several-instances.md "Durable intake"): the receiver answers 200 only once the webhook is
  * written there, and workers in any process take the events out, process them through the handler's
  * pipeline and mark them done. `redisInbox` (`delivery-task-sdk/redis`) and `postgresInbox`
  * (`delivery-task-sdk/postgres`) implement {@link WebhookInbox}; this module holds the interface and the

@@ -1,6 +1,6 @@
 /**
  * Where the webhook handler keeps what must hold across instances (README "Receiving webhooks", "Several
- * instances"; design the OpenAPI document "Shared state"): the `store` option, every call bounded by `storeTimeoutMs`, with
+ * instances"): the `store` option, every call bounded by `storeTimeoutMs`, with
  * this process's memory standing in while the store does not answer. An outage is logged once, as a
  * warning when it starts and an info line when the store answers again; neither names a key (keys hold
  * the seller id). Without a store the memory is all there is.

@@ -4,7 +4,7 @@
  * command's environment. The client checks them and names the missing one itself.
  * @module
  */
-import { DeliveryClient } from '../../client.js';
+import { type ClientOptions, DeliveryClient } from '../../client.js';
 import { isLogLevel } from '../../internal/logger.js';
 import type { Logger } from '../../options.js';
 import type { CliIo } from '../io.js';
@@ -26,7 +26,7 @@ export function secretsOf(io: CliIo): [string | undefined, string | undefined] {
 }
 
 /** A logger writing the SDK's lines (already redacted by the SDK) on the command's stderr. */
-function stderrLogger(io: CliIo): Logger {
+export function stderrLogger(io: CliIo): Logger {
   const write = (message: string, fields?: Record<string, unknown>) =>
     io.stderr(`${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}\n`);
   return { debug: write, info: write, warn: write, error: write };
@@ -38,9 +38,10 @@ function stderrLogger(io: CliIo): Logger {
  * the variable, rather than fall back to the process environment). `DELIVERY_LOG` picks the log level;
  * the CLI's default is `error` (the client's is `warn`), so that stderr carries only the command's own
  * lines; `DELIVERY_LOG=warn` shows the SDK's retries and resends, `info` its reconciliations.
+ * `overrides` (a `store`, another `logger`) win over these.
  * @throws {ConfigurationError} for a missing or invalid key, seller id or base URL.
  */
-export function clientFromEnv(io: CliIo): DeliveryClient {
+export function clientFromEnv(io: CliIo, overrides: Pick<ClientOptions, 'store' | 'logger'> = {}): DeliveryClient {
   const logLevel = io.env[CLIENT_ENV.logLevel];
   return new DeliveryClient({
     apiKey: io.env[CLIENT_ENV.apiKey] ?? '',
@@ -48,5 +49,6 @@ export function clientFromEnv(io: CliIo): DeliveryClient {
     baseUrl: io.env[CLIENT_ENV.baseUrl] ?? '',
     logLevel: isLogLevel(logLevel) ? logLevel : DEFAULT_CLI_LOG_LEVEL,
     logger: stderrLogger(io),
+    ...overrides,
   });
 }
