@@ -40,10 +40,8 @@ export interface SandboxEventOptions {
   maxBufferedBytes?: number;
 }
 
-/** The serialised form of one change, or `undefined` for one coalesced into a later send. */
-type Frame = string;
-
-const frame = (event: string, data: unknown): Frame => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** One Server-Sent Event: its name and its data as one line of JSON. */
+const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** The open event streams of one sandbox. */
 export class SandboxEvents {

@@ -126,6 +126,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
   }
   if (typeof host !== 'string' || host === '') throw new TypeError('host must be a non-empty string');
+  for (const [name, value] of [
+    ['maxEventClients', maxEventClients],
+    ['maxEventBufferedBytes', maxEventBufferedBytes],
+  ] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
+      throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
   if (controlToken !== undefined) checkControlToken(controlToken);
   else if (!isLoopbackHost(host)) {
     throw new TypeError(
