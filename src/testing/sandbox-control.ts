@@ -11,8 +11,12 @@
  * | `GET /_sandbox/requests` | — | 200 `{ requests: [...] }`, credentials redacted |
  * | `POST /_sandbox/top-ups/complete` | `{ "paymentUrl": "…" }` | 200 `{ paymentUrl, amount, walletAmount }`; 404 unknown link, 409 used, 410 expired |
  *
+ * The dashboard's read endpoints are in `sandbox-views.ts`; `{ "status" }` of an advance may also be a
+ * webhook-only event (`inprogress`, `pickup_location_reached`) from `accepted`.
+ *
  * Errors are `{ message, code }` like the mock's; a malformed body is a 400 naming the field, a body over
- * {@link MAX_CONTROL_BODY_BYTES} a 413. The endpoints need no credentials: keep the sandbox on loopback.
+ * {@link MAX_CONTROL_BODY_BYTES} a 413. Who may call them (no page of another origin; the control token
+ * beyond loopback) is checked before they run: `sandbox-guard.ts`, docs/sandbox.md "Exposure".
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
