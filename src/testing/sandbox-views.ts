@@ -7,7 +7,7 @@
  * | `GET /_sandbox/tasks?limit=<1…1000>` | 200 `{ tasks: [{ task, feeFils }], total }`: the newest `limit` (default 500) tasks, newest first |
  * | `GET /_sandbox/tasks/{id}` | 200 `{ task, feeFils, events }` (`events`: every status change, the webhook-only kinds included); 404 unknown task |
  * | `GET /_sandbox/webhooks` | 200 `{ webhookUrl, deliveries }`: the webhook POSTs made, numbered (`seq`), oldest first |
- * | `POST /_sandbox/webhooks/{seq}/resend` | 200 the new delivery; 404 no delivery `seq` kept |
+ * | `POST /_sandbox/webhooks/{seq}/resend` | 200 the new delivery; 404 no delivery `seq` kept; 429 when {@link MAX_CONCURRENT_RESENDS} are in flight |
  * | `GET /_sandbox/wallet` | 200 `{ wallet, topUps }` |
  * | `GET /_sandbox/faults` | 200 `{ kinds, operations, active }`: every fault kind `POST /_sandbox/faults` accepts with the JSON Schema of its rule, and the rules not yet used up |
  * | `DELETE /_sandbox/faults` | 200 `{ active: [] }`: every rule removed |
@@ -27,6 +27,12 @@ export const DEFAULT_TASK_VIEW_LIMIT = 500;
 
 /** Largest `limit` of `GET /_sandbox/tasks`. */
 export const MAX_TASK_VIEW_LIMIT = 1000;
+
+/** Most "send again" POSTs in flight at once per sandbox; one more is answered 429 (each waits at most 5 s). */
+export const MAX_CONCURRENT_RESENDS = 8;
+
+/** Resends in flight, per sandbox. */
+const resendsInFlight = new WeakMap<MockObservers, number>();
 
 /** A control answer: status and JSON body (plus `allow` for a 405). */
 export interface ViewAnswer {
@@ -94,7 +100,22 @@ function taskView(context: ViewContext, encodedId: string): ViewAnswer {
 
 async function resend(context: ViewContext, seqText: string): Promise<ViewAnswer> {
   const seq = /^\d{1,15}$/.test(seqText) ? Number(seqText) : Number.NaN;
-  const delivery = Number.isSafeInteger(seq) ? await context.observers.resendWebhook(seq) : undefined;
+  const { observers } = context;
+  const inFlight = resendsInFlight.get(observers) ?? 0;
+  if (inFlight >= MAX_CONCURRENT_RESENDS) {
+    return failure(
+      429,
+      `${MAX_CONCURRENT_RESENDS} webhook deliveries are already being sent again`,
+      'TOO_MANY_RESENDS',
+    );
+  }
+  resendsInFlight.set(observers, inFlight + 1);
+  let delivery: Awaited<ReturnType<MockObservers['resendWebhook']>>;
+  try {
+    delivery = Number.isSafeInteger(seq) ? await observers.resendWebhook(seq) : undefined;
+  } finally {
+    resendsInFlight.set(observers, (resendsInFlight.get(observers) ?? 1) - 1);
+  }
   if (!delivery) return failure(404, `No webhook delivery ${JSON.stringify(seqText)} is kept`, 'NOT_FOUND');
   return answer(200, delivery);
 }

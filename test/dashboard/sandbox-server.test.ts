@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryClient } from '../../src/index.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { orderParams } from '../support/order-params.js';
+import { startWebhookReceiver } from '../support/sandbox-process.js';
 
 let sandbox: Sandbox | undefined;
 
@@ -198,6 +199,31 @@ describe('dashboard read endpoints', () => {
     );
     expect((await json('/_sandbox/faults/99', { method: 'DELETE' })).status).toBe(404);
     expect((await json('/_sandbox/faults', { method: 'DELETE' })).body).toEqual({ active: [] });
+  });
+
+  it('sends a delivery again with the same body, at most 8 at a time', async () => {
+    const receiver = await startWebhookReceiver(500);
+    try {
+      sandbox = await startSandbox({ webhookUrl: receiver.url });
+      const task = await clientOf(sandbox).tasks.create(orderParams('RESEND-1'));
+      await sandbox.mock.advance(String(task.id));
+      const listed = await json('/_sandbox/webhooks');
+      const [first] = listed.body.deliveries as Array<{ seq: number; responseStatus: number }>;
+      expect(first).toMatchObject({ seq: 1, responseStatus: 200, status: 'requested' });
+      const answers = await Promise.all(
+        Array.from({ length: 9 }, () => json('/_sandbox/webhooks/1/resend', { method: 'POST' })),
+      );
+      expect(answers.map((answer) => answer.status).toSorted()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+      expect(answers.find((answer) => answer.status === 200)?.body).toMatchObject({
+        resentFrom: 1,
+        responseStatus: 200,
+      });
+      await receiver.waitFor(9);
+      expect(new Set(receiver.received.map((webhook) => JSON.stringify(webhook.body))).size).toBe(1);
+      expect((await json('/_sandbox/webhooks/99/resend', { method: 'POST' })).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('counts a finite rule down as the SDK meets it', async () => {
