@@ -60,7 +60,7 @@ async function openDashboard(hash = '#tasks', width = 1280): Promise<{ page: Pag
 
 const rowOf = (page: Page, taskId: string) => page.locator(`#tasks-table tr[data-task-id="${taskId}"]`);
 
-describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', () => {
+describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60_000 }, () => {
   it('shows tasks created through the SDK without a reload, with their fee and status', async () => {
     const { page } = await openDashboard();
     const first = await client.tasks.create(orderParams('DASH-1'));
@@ -321,7 +321,7 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', () => {
   });
 });
 
-describe.skipIf(!browserTestsRun)('a sandbox beyond loopback', () => {
+describe.skipIf(!browserTestsRun)('a sandbox beyond loopback', { timeout: 60_000 }, () => {
   it('refuses to start on 0.0.0.0 without --control-token', async () => {
     const result = await runCli(['sandbox', '--port', '0', '--host', '0.0.0.0'], 'dist');
     expect(result.code).toBe(2);

@@ -51,6 +51,8 @@ interface ActiveFault {
 }
 
 const TOKEN_KEY = 'delivery-task-sandbox-token';
+/** Most tasks the page holds; the oldest row goes when a new task comes beyond it. */
+const MAX_TASKS = 1000;
 /** Most bytes of the event stream held while waiting for the end of an event. */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 const TASK_STATUSES = [
@@ -270,6 +272,14 @@ function onTask(entry: TaskEntry): void {
     tasks.set(id, entry);
     for (const [key, value] of rest) tasks.set(key, value);
     taskTotal += 1;
+    if (tasks.size > MAX_TASKS) {
+      const oldest = [...tasks.keys()].at(-1);
+      if (oldest !== undefined) {
+        tasks.delete(oldest);
+        taskRows.get(oldest)?.remove();
+        taskRows.delete(oldest);
+      }
+    }
   } else tasks.set(id, entry);
   upsertTaskRow(entry, true);
   updateTaskCount();
