@@ -28,7 +28,13 @@ const HOSTILE = '<img src=x onerror=alert(1)>';
 
 let sandbox: SandboxProcess;
 let receiver: WebhookReceiver;
-let browser: Browser;
+/** Chromium, or why it did not start (then every browser test fails with that reason, not skipped). */
+let started: Browser | Error = new Error('chromium was not started');
+const need = (): Browser => {
+  if (started instanceof Error) throw started;
+  return started;
+};
+const browser: Pick<Browser, 'newPage'> = { newPage: (width) => need().newPage(width) };
 let client: DeliveryClient;
 
 beforeAll(async () => {
@@ -41,11 +47,11 @@ beforeAll(async () => {
     baseUrl: sandbox.baseUrl,
     maxRetries: 0,
   });
-  browser = await startBrowser();
+  started = await startBrowser().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }, BUILD_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  if (!(started instanceof Error)) await started.close();
   await sandbox?.stop();
   await receiver?.close();
   killAllSandboxes();
