@@ -95,7 +95,7 @@ export default defineConfig([
   // modules an app's imports reach: `import { kwd }` costs the kwd module alone.
   {
     ...shared,
-    entry: ['src/**/*.ts', '!src/cli/**', '!src/openapi/**'],
+    entry: ['src/**/*.ts', '!src/cli/**', '!src/openapi/**', '!src/testing/dashboard/**'],
     bundle: false,
     format: ['esm'],
     dts: { entry: declaredEntries },

@@ -350,7 +350,7 @@ describe('delivery-task sandbox over HTTP', () => {
   });
 
   it('answers 404 for an unknown control endpoint and 405 for a wrong method', async () => {
-    const unknown = await control('GET', 'tasks');
+    const unknown = await control('GET', 'no-such-endpoint');
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toContain('POST /_sandbox/reset');
     const wrongMethod = await sandbox.fetch('/_sandbox/requests', { method: 'DELETE' });

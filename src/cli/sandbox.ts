@@ -11,19 +11,26 @@ import { parseArgs } from 'node:util';
 import { kwd } from '../kwd.js';
 import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../testing/auto-advance.js';
 import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../testing/sandbox.js';
+import { checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../testing/sandbox-guard.js';
 import { parseSandboxSeed } from '../testing/sandbox-seed.js';
 import type { CliCommand, CliIo } from './io.js';
+
+/** The environment variable that may hold the control token instead of `--control-token` (kept out of `ps`). */
+export const CONTROL_TOKEN_ENV = 'DELIVERY_SANDBOX_CONTROL_TOKEN';
 
 /** Largest seed file read, bytes (10 MiB). */
 export const MAX_SEED_FILE_BYTES = 10 * 1024 * 1024;
 
 const USAGE = `Usage: delivery-task sandbox [options]
 
-Serves a stateful mock of the Delivery Task Service over HTTP, with control endpoints under /_sandbox/.
+Serves a stateful mock of the Delivery Task Service over HTTP, with control endpoints under /_sandbox/
+and a dashboard at / (tasks, webhook deliveries, wallet, faults, requests).
 
 Options:
   --port <n>            port to listen on (default ${SANDBOX_DEFAULT_PORT}; 0 picks a free one)
-  --host <host>         interface to listen on (default 127.0.0.1)
+  --host <host>         interface to listen on (default 127.0.0.1); beyond loopback needs --control-token
+  --control-token <t>   secret every control request must send as "Authorization: Bearer <t>"
+                        (${MIN_CONTROL_TOKEN_LENGTH}+ visible characters; or set ${CONTROL_TOKEN_ENV})
   --account <kind>      wallet or invoice (default wallet)
   --balance <KWD>       opening wallet balance, at most 3 decimals (default 100)
   --webhook-url <url>   POST the webhook form of each task change to this http(s) URL
@@ -33,7 +40,9 @@ Options:
   -h, --help            print this help
 
 Control endpoints: POST /_sandbox/tasks/{id}/advance, POST /_sandbox/faults, POST /_sandbox/reset,
-GET /_sandbox/requests, POST /_sandbox/top-ups/complete. Stop with Ctrl+C (SIGINT) or SIGTERM.
+GET /_sandbox/requests, POST /_sandbox/top-ups/complete, and the dashboard's reads (GET /_sandbox/tasks,
+/_sandbox/webhooks, /_sandbox/wallet, /_sandbox/faults, /_sandbox/events). They refuse requests from a
+page of another origin. Stop with Ctrl+C (SIGINT) or SIGTERM.
 `;
 
 /** A bad option or seed: reported on one line, exit code 2. */
@@ -44,6 +53,7 @@ class UsageError extends Error {
 const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
+  'control-token': { type: 'string' },
   account: { type: 'string' },
   balance: { type: 'string' },
   'webhook-url': { type: 'string' },
@@ -138,6 +148,7 @@ async function seedOption(file: string): Promise<Pick<SandboxOptions, 'branches'
 /** The sandbox options of a command line; `undefined` for `--help`. */
 async function sandboxOptionsOf(
   argv: readonly string[],
+  env: CliIo['env'],
 ): Promise<{ options: SandboxOptions; json: boolean } | undefined> {
   let values: ReturnType<
     typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>
@@ -154,6 +165,22 @@ async function sandboxOptionsOf(
   if (values.host !== undefined) {
     if (values.host.trim() === '') throw new UsageError('--host must not be empty');
     options.host = values.host;
+  }
+  const token = values['control-token'] ?? (env[CONTROL_TOKEN_ENV] || undefined);
+  if (token !== undefined) {
+    try {
+      checkControlToken(token);
+    } catch {
+      const source = values['control-token'] === undefined ? CONTROL_TOKEN_ENV : '--control-token';
+      throw new UsageError(
+        `${source} must be ${MIN_CONTROL_TOKEN_LENGTH} or more visible ASCII characters, without spaces (the value is not shown)`,
+      );
+    }
+    options.controlToken = token;
+  } else if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
+    throw new UsageError(
+      `--host ${options.host ?? ''} is not a loopback address: give --control-token <secret> (or ${CONTROL_TOKEN_ENV}) so that only you can use the control endpoints there`,
+    );
   }
   const account = accountOption(values.account, values.balance);
   if (account) options.account = account;
@@ -192,7 +219,7 @@ function listenFailure(error: unknown, options: SandboxOptions, io: CliIo): numb
 export const sandboxCommand: CliCommand = async (argv, io) => {
   let parsed: Awaited<ReturnType<typeof sandboxOptionsOf>>;
   try {
-    parsed = await sandboxOptionsOf(argv);
+    parsed = await sandboxOptionsOf(argv, io.env);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`delivery-task sandbox: ${message} (see delivery-task sandbox --help)\n`);
@@ -213,11 +240,16 @@ export const sandboxCommand: CliCommand = async (argv, io) => {
     }
     return listenFailure(error, options, io);
   }
-  const { baseUrl, apiKey, sellerId, controlUrl } = sandbox;
+  const { baseUrl, apiKey, sellerId, controlUrl, dashboardUrl } = sandbox;
+  if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
+    io.stderr(
+      `delivery-task sandbox: warning: listening on ${options.host ?? ''}, beyond this machine: anyone who reaches the port can call the service routes with the API key printed here; the control endpoints and the dashboard's controls need the control token\n`,
+    );
+  }
   io.stdout(
     json
-      ? `${JSON.stringify({ baseUrl, apiKey, sellerId, controlUrl })}\n`
-      : `delivery-task sandbox: ${baseUrl} · API key ${apiKey} · seller id ${sellerId} · control ${controlUrl}/ · Ctrl+C stops it\n`,
+      ? `${JSON.stringify({ baseUrl, apiKey, sellerId, controlUrl, dashboardUrl })}\n`
+      : `delivery-task sandbox: ${baseUrl} · API key ${apiKey} · seller id ${sellerId} · control ${controlUrl}/ · dashboard ${dashboardUrl} · Ctrl+C stops it\n`,
   );
   await stopRequested(io.signal);
   await sandbox.close();

@@ -59,6 +59,35 @@ export function plannedEvents(taskId: string, current: string, target?: string):
   return eventsBetween(current, target);
 }
 
+/**
+ * The events that take a stored task to `target` ({@link plannedEvents}), knowing the webhook-only
+ * events it has already had: a task `accepted` that already had `inprogress` next gets
+ * `pickup_location_reached`, not `inprogress` again. A webhook-only `target` is allowed from `accepted`
+ * (with the webhook-only events before it that the task has not had yet); the status stays `accepted`.
+ * @throws {Error} as {@link plannedEvents}, and for a webhook-only `target` when the task is not
+ * `accepted` or has already had it.
+ */
+export function plannedEventsOf(record: TaskRecord, taskId: string, target?: string): LifecycleEvent[] {
+  const current = record.task.status ?? 'pending';
+  const last = record.events.at(-1)?.status;
+  const reached = last !== undefined && isWebhookOnlyEvent(last) ? last : current;
+  const reachedRank = lifecycleRank(reached) ?? -1;
+  if (target !== undefined && isWebhookOnlyEvent(target)) {
+    const to = JSON.stringify(target);
+    if (current !== 'accepted') {
+      throw new Error(
+        `Cannot move task ${taskId} from ${JSON.stringify(current)} to ${to}: it happens between accepted and pickedup`,
+      );
+    }
+    const events = eventsBetween(reached, target);
+    if (events.length === 0) throw new Error(`Cannot move task ${taskId} to ${to}: it has already had it`);
+    return events;
+  }
+  return plannedEvents(taskId, current, target).filter(
+    (event) => !isWebhookOnlyEvent(event) || (lifecycleRank(event) ?? -1) > reachedRank,
+  );
+}
+
 /** The driver the mock assigns on `accepted`, with a tracking link under the mock's `origin`. */
 export function mockDriver(origin: string, deliveryId: string): { name: string; phone: string; trackingLink: string } {
   return {

@@ -11,19 +11,25 @@
  * | `GET /_sandbox/requests` | — | 200 `{ requests: [...] }`, credentials redacted |
  * | `POST /_sandbox/top-ups/complete` | `{ "paymentUrl": "…" }` | 200 `{ paymentUrl, amount, walletAmount }`; 404 unknown link, 409 used, 410 expired |
  *
+ * The dashboard's read endpoints are in `sandbox-views.ts`; `{ "status" }` of an advance may also be a
+ * webhook-only event (`inprogress`, `pickup_location_reached`) from `accepted`.
+ *
  * Errors are `{ message, code }` like the mock's; a malformed body is a 400 naming the field, a body over
- * {@link MAX_CONTROL_BODY_BYTES} a 413. The endpoints need no credentials: keep the sandbox on loopback.
+ * {@link MAX_CONTROL_BODY_BYTES} a 413. Who may call them (no page of another origin; the control token
+ * beyond loopback) is checked before they run: `sandbox-guard.ts`, docs/sandbox.md "Exposure".
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
 import { kwd } from '../kwd.js';
-import { TASK_STATUSES } from '../lifecycle.js';
+import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../lifecycle.js';
 import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
 import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
 import { answerBodyTooLarge, BodyTooLargeError, readBody } from './http-server.js';
+import type { MockObservers } from './mock-observers.js';
 import { type Parsed, parseValue } from './request-body.js';
+import { VIEW_ENDPOINTS, viewRequest } from './sandbox-views.js';
 import type { MockDeliveryService, MockFaultRule, MockRecordedRequest } from './types.js';
 import { TopUpLinkError } from './wallet.js';
 
@@ -55,10 +61,20 @@ const ENDPOINTS = [
   'POST /_sandbox/reset',
   'GET /_sandbox/requests',
   'POST /_sandbox/top-ups/complete',
+  ...VIEW_ENDPOINTS,
 ];
 
+/** What the dashboard's read endpoints (`sandbox-views.ts`) need beyond the mock. */
+export interface ControlViews {
+  readonly observers: MockObservers;
+  readonly webhookUrl: string | undefined;
+}
+
+/** Where `POST /_sandbox/tasks/{id}/advance` can move a task: a task status or a webhook-only event. */
+const ADVANCE_TARGETS = [...TASK_STATUSES, ...WEBHOOK_ONLY_EVENTS] as const;
+
 const AdvanceBody = z.strictObject({
-  status: z.enum(TASK_STATUSES, { error: `must be one of ${TASK_STATUSES.join(', ')}` }).optional(),
+  status: z.enum(ADVANCE_TARGETS, { error: `must be one of ${ADVANCE_TARGETS.join(', ')}` }).optional(),
 });
 
 const TopUpCompletion = z.strictObject({ paymentUrl: z.string().min(1) });
@@ -80,8 +96,8 @@ const ruleFields = {
   times: z.union([z.number().int(TIMES_RULE).positive(TIMES_RULE), infinity], { error: TIMES_RULE }).optional(),
 };
 
-/** The JSON form of a {@link MockFaultRule}. */
-const FaultRuleBody = z.discriminatedUnion(
+/** The JSON form of a {@link MockFaultRule}: one object schema per fault kind (`GET /_sandbox/faults` lists them). */
+export const FaultRuleBody = z.discriminatedUnion(
   'kind',
   [
     z.strictObject({
@@ -219,8 +235,12 @@ async function control(
   method: string,
   segments: readonly string[],
   text: string,
+  query: URLSearchParams,
+  views: ControlViews | undefined,
 ): Promise<ControlAnswer> {
   const route = segments.join('/');
+  const viewed = views ? viewRequest({ mock, ...views, faultRule: FaultRuleBody }, method, segments, query) : undefined;
+  if (viewed !== undefined) return viewed;
   const allowed = (allow: string, run: () => ControlAnswer | Promise<ControlAnswer>) =>
     method === allow
       ? run()
@@ -264,14 +284,15 @@ export async function answerControlRequest(
   mock: MockDeliveryService,
   request: IncomingMessage,
   response: ServerResponse,
+  views?: ControlViews,
 ): Promise<void> {
-  const { pathname } = new URL(request.url ?? '/', 'http://sandbox');
+  const { pathname, searchParams } = new URL(request.url ?? '/', 'http://sandbox');
   const segments = pathname.slice(CONTROL_PATH.length + 1).split('/');
   if (segments.at(-1) === '') segments.pop();
   try {
     const bytes = await readBody(request, MAX_CONTROL_BODY_BYTES);
     const text = bytes === undefined ? '' : new TextDecoder().decode(bytes);
-    send(response, await control(mock, request.method ?? 'GET', segments, text));
+    send(response, await control(mock, request.method ?? 'GET', segments, text, searchParams, views));
   } catch (error) {
     if (response.headersSent) response.destroy();
     else if (error instanceof BodyTooLargeError) answerBodyTooLarge(response, error);

@@ -11,10 +11,14 @@
  * ```
  * @module
  */
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
 import { closeServer, DEFAULT_MAX_BODY_BYTES, listenOn, mockRequestListener } from './http-server.js';
+import { observersOf } from './mock-observers.js';
 import { answerControlRequest, CONTROL_PATH, isControlPath } from './sandbox-control.js';
+import { SandboxEvents } from './sandbox-events.js';
+import { checkControlToken, type GuardRefusal, isLoopbackHost, SandboxGuard } from './sandbox-guard.js';
+import { answerDashboardRequest, answerPayRequest, isPayPath, loadDashboard } from './sandbox-pages.js';
 import { createMockDeliveryService } from './service.js';
 import type { MockDeliveryService, MockDeliveryServiceOptions } from './types.js';
 
@@ -29,8 +33,30 @@ export const SANDBOX_RECORD_LIMIT = 1000;
  * `baseUrl` (the sandbox's own address is the mock's base URL, so payment and tracking links point at it).
  */
 export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUrl'> {
-  /** Interface to listen on. Default `'127.0.0.1'` (loopback only: the control endpoints need no credentials). */
+  /**
+   * Interface to listen on. Default `'127.0.0.1'` (loopback only). Any other host (`'0.0.0.0'`, a LAN
+   * address) needs {@link controlToken}: the control endpoints would otherwise be open to every machine
+   * that reaches the port.
+   */
   host?: string;
+  /**
+   * The secret every control request (`/_sandbox/…`, the dashboard's reads and buttons included) must
+   * send as `Authorization: Bearer <token>`; 401 `CONTROL_TOKEN_REQUIRED` otherwise (docs/sandbox.md,
+   * "Exposure"). 16 to 1024 visible ASCII characters. Required when {@link host} is not a loopback
+   * address; optional on loopback. Default: none. Never printed nor logged.
+   */
+  controlToken?: string;
+  /**
+   * Most dashboard event streams (`GET /_sandbox/events`) open at once; one more is answered 503.
+   * Default 100.
+   */
+  maxEventClients?: number;
+  /**
+   * Most bytes written to one event stream and not yet taken by its reader; beyond, the stream is
+   * closed (a slow reader is dropped, and the dashboard reconnects and reads the state again). Default
+   * 1 MiB.
+   */
+  maxEventBufferedBytes?: number;
   /** Port, 0…65535; 0 picks a free one. Default 0 (the command's default is {@link SANDBOX_DEFAULT_PORT}). */
   port?: number;
   /**
@@ -51,6 +77,8 @@ export interface Sandbox {
   readonly baseUrl: string;
   /** Base URL of the control endpoints: `<baseUrl>/_sandbox`. */
   readonly controlUrl: string;
+  /** The dashboard: `<baseUrl>/` (docs/sandbox.md). */
+  readonly dashboardUrl: string;
   /** The API key the sandbox accepts (not enumerable: kept out of logs of the object). */
   readonly apiKey: string;
   /** The seller id the sandbox accepts. */
@@ -64,18 +92,54 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** Answers a refused control request: JSON `{ message, code }`, connection closed (its body is not read). */
+function refuse(response: ServerResponse, refusal: GuardRefusal): void {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    connection: 'close',
+  };
+  if (refusal.status === 401) headers['www-authenticate'] = 'Bearer realm="delivery-task sandbox"';
+  response.writeHead(refusal.status, headers).end(JSON.stringify({ message: refusal.message, code: refusal.code }));
+}
+
 /**
  * Starts a sandbox: the mock served on `host`:`port`, the control endpoints beside it under
- * `/_sandbox/`, and (with `autoAdvanceMs`) the courier. Node.js only.
- * @throws {TypeError} / {RangeError} for invalid options, naming the option (never echoing the API key);
- * the server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
+ * `/_sandbox/`, the dashboard at `/` with its event stream at `/_sandbox/events`, the payment pages of
+ * top-up links at `/pay/<token>`, and (with `autoAdvanceMs`) the courier. Node.js only.
+ * @throws {TypeError} / {RangeError} for invalid options, naming the option (never echoing the API key
+ * or the control token), and a `TypeError` for a `host` beyond loopback without `controlToken`; the
+ * server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const { host = '127.0.0.1', port = 0, autoAdvanceMs, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...rest } = options;
+  const {
+    host = '127.0.0.1',
+    port = 0,
+    autoAdvanceMs,
+    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    controlToken,
+    maxEventClients,
+    maxEventBufferedBytes,
+    ...rest
+  } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
   }
   if (typeof host !== 'string' || host === '') throw new TypeError('host must be a non-empty string');
+  for (const [name, value] of [
+    ['maxEventClients', maxEventClients],
+    ['maxEventBufferedBytes', maxEventBufferedBytes],
+  ] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
+      throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  if (controlToken !== undefined) checkControlToken(controlToken);
+  else if (!isLoopbackHost(host)) {
+    throw new TypeError(
+      `host ${JSON.stringify(host)} is not a loopback address: the control endpoints would be open to every machine that reaches it; give a controlToken (--control-token) to listen there`,
+    );
+  }
   if (autoAdvanceMs !== undefined) checkAutoAdvanceMs(autoAdvanceMs);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
@@ -96,11 +160,33 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await closeServer(server);
     throw error;
   }
+  const observers = observersOf(mock);
+  if (!observers) throw new Error('the sandbox needs a mock made by createMockDeliveryService');
+  const events = new SandboxEvents(mock, observers, {
+    ...(maxEventClients === undefined ? {} : { maxClients: maxEventClients }),
+    ...(maxEventBufferedBytes === undefined ? {} : { maxBufferedBytes: maxEventBufferedBytes }),
+  });
+  const guard = new SandboxGuard(host, new URL(baseUrl).port === '' ? 80 : Number(new URL(baseUrl).port), controlToken);
+  const assets = loadDashboard();
+  const views = { observers, webhookUrl: rest.webhookUrl };
   const service = mockRequestListener(mock, maxBodyBytes);
   serve = (request, response) => {
     const { pathname } = new URL(request.url ?? '/', baseUrl);
-    if (isControlPath(pathname)) void answerControlRequest(mock, request, response);
-    else service(request, response);
+    if (isControlPath(pathname)) {
+      const refusal = guard.checkOrigin(request) ?? guard.checkToken(request);
+      if (refusal) refuse(response, refusal);
+      else if (pathname === `${CONTROL_PATH}/events` && request.method === 'GET') events.open(request, response);
+      else void answerControlRequest(mock, request, response, views);
+    } else if (answerDashboardRequest(assets, request, response, pathname)) {
+      // Served.
+    } else if (isPayPath(pathname)) {
+      const refusal = request.method === 'POST' ? guard.checkOrigin(request) : undefined;
+      if (refusal) refuse(response, refusal);
+      else void answerPayRequest(mock, observers, request, response, pathname).catch(() => response.destroy());
+    } else {
+      response.once('close', () => events.requestLogged());
+      service(request, response);
+    }
   };
   const courier: AutoAdvance | undefined =
     autoAdvanceMs === undefined ? undefined : startAutoAdvance(mock, autoAdvanceMs);
@@ -108,12 +194,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const sandbox: Sandbox = {
     baseUrl,
     controlUrl: `${baseUrl}${CONTROL_PATH}`,
+    dashboardUrl: `${baseUrl}/`,
     apiKey: mock.apiKey,
     sellerId: mock.sellerId,
     mock,
     close() {
       closing ??= (async () => {
         const stopped = courier?.stop();
+        events.close();
         mock.close();
         await stopped;
         await closeServer(server);

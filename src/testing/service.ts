@@ -9,15 +9,23 @@ import { type SetupServer, setupServer } from 'msw/node';
 import { kwd } from '../kwd.js';
 import type { Task } from '../schemas/task.js';
 import type { ServiceState } from './endpoints.js';
-import { FaultQueue } from './faults.js';
 import { createHandlers } from './handlers.js';
 import { createObjectIdGenerator, createSequenceIdGenerator } from './ids.js';
-import { applyEvent, mockDriver, plannedEvents } from './lifecycle.js';
+import { applyEvent, mockDriver, plannedEventsOf } from './lifecycle.js';
+import {
+  ChangeFeed,
+  MOCK_OBSERVERS,
+  type MockObservers,
+  type NumberedWebhookDelivery,
+  ObservedAccount,
+  ObservedFaultQueue,
+  ObservedTaskStore,
+} from './mock-observers.js';
 import { runtimeWithoutMswInterception } from './msw-support.js';
 import { resolveOptions, type ServiceConfig } from './options.js';
 import { RequestLog } from './request-log.js';
 import { seedRecords } from './seed.js';
-import { type TaskRecord, TaskStore } from './state.js';
+import type { TaskRecord } from './state.js';
 import type {
   MockDeliveryService,
   MockDeliveryServiceOptions,
@@ -28,7 +36,6 @@ import type {
   MockWallet,
   MockWebhookDelivery,
 } from './types.js';
-import { Account } from './wallet.js';
 import { sendWebhook, type WebhookPost } from './webhook-delivery.js';
 import { webhookFormOf } from './webhook-form.js';
 
@@ -42,11 +49,14 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   readonly #config: ServiceConfig;
   readonly #state: ServiceState;
-  readonly #faults = new FaultQueue();
+  /** Changes, for the sandbox's event stream (`mock-observers.ts`). */
+  readonly #feed = new ChangeFeed();
+  readonly #faults = new ObservedFaultQueue(this.#feed);
   readonly #log: RequestLog;
   /** The seed tasks as they are at the start: cloned into the store at construction and on every reset. */
   readonly #seeds: readonly TaskRecord[];
-  readonly #webhookDeliveries: MockWebhookDelivery[] = [];
+  readonly #webhookDeliveries: NumberedWebhookDelivery[] = [];
+  #webhookSeq = 0;
   /** Aborts on reset() and close(), ending delays, stalled bodies and webhook POSTs. */
   #lifetime = new AbortController();
   /** Counts resets and closes, so that a webhook POST that outlives one is not logged. */
@@ -61,8 +71,8 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.sellerId = config.sellerId;
     this.#state = {
       config,
-      store: new TaskStore(config.taskLimit),
-      account: new Account(config.accountType, config.openingBalanceFils),
+      store: new ObservedTaskStore(config.taskLimit, this.#feed),
+      account: new ObservedAccount(config.accountType, config.openingBalanceFils, this.#feed),
       objectId: createObjectIdGenerator(config.now),
       deliveryId: createSequenceIdGenerator('DLV-'),
     };
@@ -79,6 +89,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     );
     // Keep the API key out of console.log, util.inspect and JSON.stringify of the mock.
     Object.defineProperty(this, 'apiKey', { enumerable: false });
+    Object.defineProperty(this, MOCK_OBSERVERS, { value: this.#observers(), enumerable: false });
   }
 
   listen(options: MockListenOptions = {}): void {
@@ -128,13 +139,15 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   }
 
   get webhookDeliveries(): readonly MockWebhookDelivery[] {
-    return Object.freeze(this.#webhookDeliveries.map((delivery) => structuredClone(delivery)));
+    return Object.freeze(
+      this.#webhookDeliveries.map(({ seq: _seq, resentFrom: _resentFrom, ...delivery }) => structuredClone(delivery)),
+    );
   }
 
   async advance(taskId: string, status?: string): Promise<Task> {
     const record = this.#state.store.get(taskId);
     if (!record) throw new Error(`Cannot advance task ${JSON.stringify(taskId)}: no such task`);
-    const events = plannedEvents(taskId, record.task.status ?? 'pending', status);
+    const events = plannedEventsOf(record, taskId, status);
     const { config, objectId } = this.#state;
     const { webhookUrl } = config;
     const posts: WebhookPost[] = [];
@@ -150,6 +163,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       }
     }
     const task = structuredClone(record.task);
+    this.#feed.emit({ kind: 'task', taskId });
     const generation = this.#generation;
     const cancel = this.#lifetime.signal;
     for (const post of posts) {
@@ -180,6 +194,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.#faults.clear();
     this.#log.clear();
     this.#webhookDeliveries.length = 0;
+    this.#feed.emit({ kind: 'reset' });
   }
 
   /** Stores fresh copies of the seed tasks, after any task already stored (a new creation order each time). */
@@ -188,10 +203,46 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     for (const seed of this.#seeds) store.add({ ...structuredClone(seed), seq: store.nextSeq() });
   }
 
-  /** Keeps a webhook delivery, dropping the oldest beyond `recordLimit`. */
-  #recordWebhookDelivery(delivery: MockWebhookDelivery): void {
-    this.#webhookDeliveries.push(delivery);
+  /** Keeps a webhook delivery, dropping the oldest beyond `recordLimit`, and numbers it. */
+  #recordWebhookDelivery(delivery: MockWebhookDelivery, resentFrom?: number): NumberedWebhookDelivery {
+    this.#webhookSeq += 1;
+    const numbered: NumberedWebhookDelivery =
+      resentFrom === undefined
+        ? { ...delivery, seq: this.#webhookSeq }
+        : { ...delivery, seq: this.#webhookSeq, resentFrom };
+    this.#webhookDeliveries.push(numbered);
     if (this.#webhookDeliveries.length > this.#config.recordLimit) this.#webhookDeliveries.shift();
+    this.#feed.emit({ kind: 'webhook', delivery: structuredClone(numbered) });
+    return numbered;
+  }
+
+  /** What the sandbox reads beyond the public interface (`mock-observers.ts`). */
+  #observers(): MockObservers {
+    const store = this.#state.store as ObservedTaskStore;
+    const account = this.#state.account as ObservedAccount;
+    return {
+      subscribe: (listener) => this.#feed.subscribe(listener),
+      record: (taskId) => store.get(taskId),
+      newestRecords: (limit) => store.newest(limit),
+      topUps: () => account.topUps(),
+      faultRules: () => this.#faults.rules(),
+      removeFaultRule: (index) => this.#faults.remove(index),
+      webhookDeliveries: () => this.#webhookDeliveries.map((delivery) => structuredClone(delivery)),
+      resendWebhook: async (seq) => {
+        const original = this.#webhookDeliveries.find((delivery) => delivery.seq === seq);
+        if (!original) return undefined;
+        const generation = this.#generation;
+        const post: WebhookPost = {
+          url: original.url,
+          taskId: original.taskId,
+          status: original.status,
+          body: structuredClone(original.body) as Record<string, unknown>,
+        };
+        const delivery = await sendWebhook(post, this.#lifetime.signal);
+        if (generation !== this.#generation) return { ...delivery, seq: 0, resentFrom: seq };
+        return structuredClone(this.#recordWebhookDelivery(delivery, seq));
+      },
+    };
   }
 
   /** Ends every pending delay, stalled body and webhook POST. */

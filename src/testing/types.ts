@@ -317,12 +317,15 @@ export interface MockDeliveryService {
    * pending, requested or accepted; `rejected` from pending or requested; `failed` from enroute.
    *
    * Without `status`, one step along the happy path. With a `status` further along the happy path, every
-   * step up to it. Every change appends to `statusHistory` and updates `updatedAt`; `accepted` assigns a
+   * step up to it. With `inprogress` or `pickup_location_reached` (from `accepted` only), that event and
+   * the webhook-only events before it the task has not had yet; the status stays `accepted`, and a later
+   * step to `pickedup` does not repeat them. Every change appends to `statusHistory` and updates `updatedAt`; `accepted` assigns a
    * driver and sets `deliveryDispatched`; `delivered` sets `completedTime`. With `webhookUrl`, each change
    * is POSTed in order; the promise resolves once those POSTs have finished, whatever their outcome.
    * @returns a copy of the task after the change.
-   * @throws {Error} (as a rejected promise) for an unknown task id, a task in a final status, or a status
-   * not reachable from the current one; nothing changes then.
+   * @throws {Error} (as a rejected promise) for an unknown task id, a task in a final status, a status
+   * not reachable from the current one, or a webhook-only event the task is not `accepted` for or has
+   * already had; nothing changes then.
    */
   advance(taskId: string, status?: string): Promise<Task>;
   /**

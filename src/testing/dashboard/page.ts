@@ -1,0 +1,857 @@
+/**
+ * The sandbox dashboard's script (docs/sandbox.md, "Dashboard"), built by `scripts/build-dashboard.ts`
+ * into `dashboard.js` and served by the sandbox at `/_dashboard/dashboard.js`.
+ *
+ * Everything it shows comes from the control endpoints under `/_sandbox/` and the event stream
+ * `GET /_sandbox/events`; everything it does is a control request. Every value from the sandbox is
+ * written with `textContent` or as an attribute value, never parsed as HTML: task fields are customer
+ * data. The control token, when the sandbox needs one, is read once from the form (or the URL
+ * fragment `#token=…`, then removed from the address bar), kept in this tab's `sessionStorage`, and sent
+ * as `Authorization: Bearer …`.
+ * @module
+ */
+
+type Json = Record<string, unknown>;
+
+interface TaskEntry {
+  task: Json;
+  feeFils: number;
+}
+
+interface Delivery {
+  seq: number;
+  taskId: string;
+  status: string;
+  url: string;
+  body: Json;
+  responseStatus?: number;
+  error?: string;
+  durationMs: number;
+  resentFrom?: number;
+}
+
+interface FaultKind {
+  kind: string;
+  schema: { properties?: Record<string, JsonSchema>; required?: string[] };
+}
+
+interface JsonSchema {
+  type?: string;
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+}
+
+interface ActiveFault {
+  index: number;
+  rule: Json;
+  remaining: number | 'Infinity';
+}
+
+const TOKEN_KEY = 'delivery-task-sandbox-token';
+/** Most tasks the page holds; the oldest row goes when a new task comes beyond it. */
+const MAX_TASKS = 1000;
+/** Most bytes of the event stream held while waiting for the end of an event. */
+const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+const TASK_STATUSES = [
+  'pending',
+  'requested',
+  'accepted',
+  'pickedup',
+  'enroute',
+  'delivered',
+  'cancelled',
+  'rejected',
+  'failed',
+];
+const ADVANCE_TARGETS = [
+  'requested',
+  'accepted',
+  'inprogress',
+  'pickup_location_reached',
+  'pickedup',
+  'enroute',
+  'delivered',
+  'cancelled',
+  'rejected',
+  'failed',
+];
+
+const byId = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the page has no #${id}`);
+  return element as T;
+};
+
+/** An element with text children (never HTML) and attributes. */
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  ...children: Array<Node | string | undefined>
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  for (const child of children) if (child !== undefined) element.append(child);
+  return element;
+}
+
+const text = (value: unknown): string =>
+  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+
+const kwdOfFils = (fils: number): string => `${(fils / 1000).toFixed(3)} KWD`;
+
+function localTime(iso: unknown): string {
+  if (typeof iso !== 'string') return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+// ---------------------------------------------------------------- control requests
+
+let token = sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+/** Waiters for the token form, released when it is submitted. */
+const tokenWaiters: Array<() => void> = [];
+
+function readTokenFromFragment(): void {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (!match?.[1]) return;
+  token = decodeURIComponent(match[1]);
+  sessionStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, '', `${location.pathname}${location.search}#tasks`);
+}
+
+function authHeaders(): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
+}
+
+function askForToken(): Promise<void> {
+  const form = byId<HTMLFormElement>('token-form');
+  form.hidden = false;
+  byId<HTMLInputElement>('token-input').focus();
+  return new Promise((resolve) => {
+    tokenWaiters.push(resolve);
+  });
+}
+
+class ControlError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A control request: JSON in and out; asks for the token on a 401 and tries again. */
+async function control<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  for (;;) {
+    const headers: Record<string, string> = { ...authHeaders() };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`/_sandbox/${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      cache: 'no-store',
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    if (response.status === 401) {
+      await askForToken();
+      continue;
+    }
+    const body = (await response.json().catch(() => ({}))) as Json;
+    if (!response.ok) throw new ControlError(response.status, text(body.message) || `HTTP ${response.status}`);
+    return body as T;
+  }
+}
+
+function notice(message: string): void {
+  const element = byId('notice');
+  element.textContent = message;
+  element.hidden = message === '';
+}
+
+// ---------------------------------------------------------------- state
+
+const tasks = new Map<string, TaskEntry>();
+let taskTotal = 0;
+let deliveries: Delivery[] = [];
+let webhookUrl: string | null = null;
+let currentView = 'tasks';
+let currentTaskId: string | undefined;
+
+// ---------------------------------------------------------------- tasks table
+
+const taskRows = new Map<string, HTMLTableRowElement>();
+
+function statusBadge(status: string): HTMLElement {
+  return el('span', { class: `badge status-${/^[a-z_]+$/.test(status) ? status : 'other'}` }, status);
+}
+
+function historyTimeline(task: Json): HTMLElement {
+  const history = Array.isArray(task.statusHistory) ? (task.statusHistory as Json[]) : [];
+  const list = el('ol', { class: 'mini-timeline', 'aria-label': 'Status history' });
+  for (const entry of history) {
+    list.append(el('li', { title: localTime(entry.timestamp) }, text(entry.status)));
+  }
+  return list;
+}
+
+function taskMatches(entry: TaskEntry): boolean {
+  const search = byId<HTMLInputElement>('task-search').value.trim().toLowerCase();
+  const status = byId<HTMLSelectElement>('task-status').value;
+  const { task } = entry;
+  if (status !== '' && task.status !== status) return false;
+  if (search === '') return true;
+  return [task.orderNumber, task.customerName, task.customerNumber, task.id, task.deliveryId, task.status]
+    .map((value) => text(value).toLowerCase())
+    .some((value) => value.includes(search));
+}
+
+function taskRow(entry: TaskEntry): HTMLTableRowElement {
+  const { task } = entry;
+  const id = text(task.id);
+  const link = el('a', { href: `#task/${encodeURIComponent(id)}` }, text(task.orderNumber) || id);
+  return el(
+    'tr',
+    { 'data-task-id': id },
+    el('td', { 'data-label': 'Order number' }, link),
+    el(
+      'td',
+      { 'data-label': 'Customer' },
+      el('div', {}, text(task.customerName), el('br'), el('small', {}, text(task.customerNumber))),
+    ),
+    el('td', { 'data-label': 'Status' }, el('div', {}, statusBadge(text(task.status)), historyTimeline(task))),
+    el('td', { 'data-label': 'Fee', class: 'number' }, kwdOfFils(entry.feeFils)),
+    el('td', { 'data-label': 'Created' }, localTime(task.createdAt)),
+  );
+}
+
+function updateTaskCount(): void {
+  const shown = [...taskRows.values()].filter((row) => !row.hidden).length;
+  const beyond = taskTotal > tasks.size ? ` (the newest ${tasks.size} of ${taskTotal})` : '';
+  byId('task-count').textContent = `${shown} of ${tasks.size} tasks shown${beyond}`;
+}
+
+function upsertTaskRow(entry: TaskEntry, atTop: boolean): void {
+  const id = text(entry.task.id);
+  const row = taskRow(entry);
+  row.hidden = !taskMatches(entry);
+  const old = taskRows.get(id);
+  const body = byId<HTMLTableElement>('tasks-table').tBodies[0];
+  if (!body) return;
+  if (old) old.replaceWith(row);
+  else if (atTop) body.prepend(row);
+  else body.append(row);
+  taskRows.set(id, row);
+}
+
+function renderTasks(): void {
+  const body = byId<HTMLTableElement>('tasks-table').tBodies[0];
+  body?.replaceChildren();
+  taskRows.clear();
+  for (const entry of tasks.values()) upsertTaskRow(entry, false);
+  updateTaskCount();
+}
+
+function applyFilter(): void {
+  for (const [id, row] of taskRows) {
+    const entry = tasks.get(id);
+    row.hidden = entry === undefined || !taskMatches(entry);
+  }
+  updateTaskCount();
+}
+
+function onTask(entry: TaskEntry): void {
+  const id = text(entry.task.id);
+  const known = tasks.has(id);
+  if (!known) {
+    // Newest first: a new task goes to the front.
+    const rest = [...tasks];
+    tasks.clear();
+    tasks.set(id, entry);
+    for (const [key, value] of rest) tasks.set(key, value);
+    taskTotal += 1;
+    if (tasks.size > MAX_TASKS) {
+      const oldest = [...tasks.keys()].at(-1);
+      if (oldest !== undefined) {
+        tasks.delete(oldest);
+        taskRows.get(oldest)?.remove();
+        taskRows.delete(oldest);
+      }
+    }
+  } else tasks.set(id, entry);
+  upsertTaskRow(entry, true);
+  updateTaskCount();
+  if (currentView === 'task' && currentTaskId === id) void showTask(id);
+  if (currentView === 'wallet') renderFees();
+}
+
+// ---------------------------------------------------------------- task page
+
+function summaryList(target: HTMLElement, pairs: Array<[string, string]>): void {
+  target.replaceChildren(...pairs.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+}
+
+async function showTask(id: string): Promise<void> {
+  let view: { task: Json; feeFils: number; events: Array<{ status: string; timestamp: string }> };
+  try {
+    view = await control(`tasks/${encodeURIComponent(id)}`);
+  } catch (error) {
+    byId('task-heading').textContent = 'Task not found';
+    byId('task-result').textContent = error instanceof Error ? error.message : String(error);
+    return;
+  }
+  const { task } = view;
+  byId('task-heading').textContent = `Task ${text(task.orderNumber) || id}`;
+  summaryList(byId('task-summary'), [
+    ['Id', text(task.id)],
+    ['Status', text(task.status)],
+    ['Customer', `${text(task.customerName)} ${text(task.customerNumber)}`.trim()],
+    ['Fee', kwdOfFils(view.feeFils)],
+    ['Created', localTime(task.createdAt)],
+    ['Updated', localTime(task.updatedAt)],
+  ]);
+  byId('task-timeline').replaceChildren(
+    ...view.events.map((event) =>
+      el(
+        'li',
+        {},
+        el('span', { class: 'badge' }, event.status),
+        ' ',
+        el('time', { datetime: event.timestamp }, localTime(event.timestamp)),
+      ),
+    ),
+  );
+  byId('task-json').textContent = JSON.stringify(task, null, 2);
+  renderTaskWebhooks(id);
+}
+
+function renderTaskWebhooks(id: string): void {
+  const own = deliveries.filter((delivery) => delivery.taskId === id);
+  byId('task-webhooks').replaceChildren(
+    ...(own.length === 0
+      ? [el('li', {}, webhookUrl === null ? 'No webhook URL configured (--webhook-url).' : 'None yet.')]
+      : own.map((delivery) =>
+          el('li', {}, `#${delivery.seq} ${delivery.status}: `, answerText(delivery), ` in ${delivery.durationMs} ms`),
+        )),
+  );
+}
+
+async function moveTask(status?: string): Promise<void> {
+  if (currentTaskId === undefined) return;
+  const result = byId('task-result');
+  result.textContent = 'Moving…';
+  try {
+    const task = await control<Json>(`tasks/${encodeURIComponent(currentTaskId)}/advance`, {
+      method: 'POST',
+      ...(status === undefined ? {} : { body: { status } }),
+    });
+    result.textContent = `Now ${text(task.status)}${status === 'inprogress' || status === 'pickup_location_reached' ? ` (event ${status} sent)` : ''}.`;
+  } catch (error) {
+    result.textContent = error instanceof Error ? error.message : String(error);
+  }
+}
+
+// ---------------------------------------------------------------- webhooks
+
+function answerText(delivery: Delivery): string {
+  if (delivery.error !== undefined) {
+    const kind = /no answer within/.test(delivery.error) ? 'timeout' : 'connection error';
+    return delivery.responseStatus === undefined
+      ? `${kind}: ${delivery.error}`
+      : `${delivery.responseStatus}, then ${kind}`;
+  }
+  return String(delivery.responseStatus ?? '');
+}
+
+function deliveryRow(delivery: Delivery): HTMLTableRowElement {
+  const failed = delivery.error !== undefined || (delivery.responseStatus ?? 0) >= 300;
+  const resend = el('button', { type: 'button', 'aria-label': `Send delivery ${delivery.seq} again` }, 'Send again');
+  resend.addEventListener('click', () => {
+    resend.disabled = true;
+    control(`webhooks/${delivery.seq}/resend`, { method: 'POST' })
+      .catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)))
+      .finally(() => {
+        resend.disabled = false;
+      });
+  });
+  const details = el(
+    'details',
+    {},
+    el('summary', {}, 'Body'),
+    el('pre', { class: 'json' }, JSON.stringify(delivery.body, null, 2)),
+  );
+  return el(
+    'tr',
+    { 'data-seq': String(delivery.seq), class: failed ? 'failed' : 'ok' },
+    el(
+      'td',
+      { 'data-label': '#' },
+      el(
+        'div',
+        {},
+        String(delivery.seq),
+        delivery.resentFrom === undefined ? undefined : el('small', {}, ` (again of #${delivery.resentFrom})`),
+      ),
+    ),
+    el('td', { 'data-label': 'Event' }, statusBadge(delivery.status)),
+    el(
+      'td',
+      { 'data-label': 'Task' },
+      el('a', { href: `#task/${encodeURIComponent(delivery.taskId)}` }, delivery.taskId),
+    ),
+    el('td', { 'data-label': 'Answer', class: 'answer' }, answerText(delivery)),
+    el('td', { 'data-label': 'Latency', class: 'number latency' }, `${delivery.durationMs} ms`),
+    el('td', { 'data-label': 'Request body' }, details),
+    el('td', { 'data-label': 'Action' }, resend),
+  );
+}
+
+function renderWebhooks(): void {
+  byId('webhook-url').textContent =
+    webhookUrl === null
+      ? 'No webhook URL: start the sandbox with --webhook-url <url> to have task changes POSTed to your endpoint.'
+      : `POSTed to ${webhookUrl}; each answer within 5 s, no retry.`;
+  const body = byId<HTMLTableElement>('webhooks-table').tBodies[0];
+  body?.replaceChildren(...deliveries.toReversed().map(deliveryRow));
+}
+
+function onDelivery(delivery: Delivery): void {
+  deliveries.push(delivery);
+  if (deliveries.length > 1000) deliveries.shift();
+  if (currentView === 'webhooks') byId<HTMLTableElement>('webhooks-table').tBodies[0]?.prepend(deliveryRow(delivery));
+  if (currentView === 'task' && currentTaskId === delivery.taskId) renderTaskWebhooks(delivery.taskId);
+}
+
+// ---------------------------------------------------------------- wallet
+
+async function renderWallet(): Promise<void> {
+  const view = await control<{ wallet: Json; topUps: Json[] }>('wallet');
+  const { wallet } = view;
+  summaryList(byId('wallet-summary'), [
+    ['Account', text(wallet.type)],
+    ['Balance', kwdOfFils(Number(wallet.balanceFils))],
+    ['Fees charged', `${kwdOfFils(Number(wallet.feesChargedFils))} (${text(wallet.feesCharged)} tasks)`],
+    ...(wallet.type === 'invoice'
+      ? ([['Invoiced', `${kwdOfFils(Number(wallet.invoicedFils))} (${text(wallet.invoiced)} tasks)`]] as Array<
+          [string, string]
+        >)
+      : []),
+  ]);
+  byId<HTMLTableElement>('topups-table').tBodies[0]?.replaceChildren(
+    ...(view.topUps.length === 0
+      ? [el('tr', {}, el('td', { colspan: '4' }, 'No top-up yet: POST tasks/wallet-topup issues a payment link.'))]
+      : view.topUps.toReversed().map((topUp) => {
+          const url = new URL(text(topUp.paymentUrl));
+          return el(
+            'tr',
+            {},
+            el('td', { 'data-label': 'Amount', class: 'number' }, kwdOfFils(Number(topUp.amountFils))),
+            el('td', { 'data-label': 'Issued' }, localTime(topUp.issuedAt)),
+            el(
+              'td',
+              { 'data-label': 'State' },
+              topUp.paidAt === undefined ? 'unpaid' : `paid ${localTime(topUp.paidAt)}`,
+            ),
+            el('td', { 'data-label': 'Payment page' }, el('a', { href: url.pathname }, 'Open payment page')),
+          );
+        })),
+  );
+  renderFees();
+}
+
+function renderFees(): void {
+  byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(
+    ...[...tasks.values()]
+      .slice(0, 200)
+      .map((entry) =>
+        el(
+          'tr',
+          {},
+          el('td', { 'data-label': 'Order number' }, text(entry.task.orderNumber)),
+          el('td', { 'data-label': 'Status' }, text(entry.task.status)),
+          el('td', { 'data-label': 'Fee', class: 'number' }, kwdOfFils(entry.feeFils)),
+        ),
+      ),
+  );
+}
+
+// ---------------------------------------------------------------- faults
+
+let faultKinds: FaultKind[] = [];
+let operations: string[] = [];
+
+/** An input for one field of a fault rule, from its JSON Schema. */
+function fieldInput(kind: string, name: string, schema: JsonSchema, required: boolean): HTMLElement {
+  const id = `fault-${kind}-${name}`;
+  const numeric = schema.type === 'number' || schema.type === 'integer';
+  const orInfinity = schema.anyOf?.some((part) => part.const === 'Infinity') === true;
+  let input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+  if (schema.enum) {
+    input = el('select', { id }, ...schema.enum.map((value) => el('option', { value: text(value) }, text(value))));
+  } else if (numeric) {
+    input = el('input', { id, type: 'number', inputmode: 'numeric' });
+    if (schema.minimum !== undefined) input.setAttribute('min', String(schema.minimum));
+    if (schema.maximum !== undefined) input.setAttribute('max', String(schema.maximum));
+    if (name === 'status') input.value = '503';
+  } else if (orInfinity) {
+    input = el('input', { id, type: 'text', inputmode: 'numeric', placeholder: 'a number or Infinity' });
+    if (name === 'ms') input.value = '2000';
+  } else if (schema.type === 'string') {
+    input = el('input', { id, type: 'text' });
+  } else {
+    input = el('textarea', { id, rows: '2', placeholder: 'JSON (optional)' });
+  }
+  input.dataset.field = name;
+  input.dataset.kind = numeric
+    ? 'number'
+    : orInfinity
+      ? 'number-or-infinity'
+      : schema.type === 'string' || schema.enum
+        ? 'string'
+        : 'json';
+  if (required) input.required = true;
+  return el('div', { class: 'field' }, el('label', { for: id }, `${name}${required ? '' : ' (optional)'}`), input);
+}
+
+function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
+  const properties = kind.schema.properties ?? {};
+  const required = new Set(kind.schema.required ?? []);
+  const fields = Object.entries(properties).filter(([name]) => !['kind', 'operation', 'times'].includes(name));
+  const on = active.filter((fault) => fault.rule.kind === kind.kind);
+  const operationId = `fault-${kind.kind}-operation`;
+  const timesId = `fault-${kind.kind}-times`;
+  const form = el(
+    'form',
+    { class: 'card', 'aria-labelledby': `fault-${kind.kind}-title`, 'data-fault-kind': kind.kind },
+    el(
+      'h3',
+      { id: `fault-${kind.kind}-title` },
+      kind.kind,
+      ' ',
+      el('span', { class: on.length > 0 ? 'badge on' : 'badge off' }, on.length > 0 ? 'on' : 'off'),
+    ),
+    ...fields.map(([name, schema]) => fieldInput(kind.kind, name, schema, required.has(name))),
+    el(
+      'div',
+      { class: 'field' },
+      el('label', { for: operationId }, 'operation'),
+      el(
+        'select',
+        { id: operationId },
+        el('option', { value: '' }, 'every operation'),
+        ...operations.map((operation) => el('option', { value: operation }, operation)),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'field' },
+      el('label', { for: timesId }, 'requests'),
+      el('input', { id: timesId, type: 'text', value: 'Infinity', inputmode: 'numeric' }),
+    ),
+    el('button', { type: 'submit', class: 'primary' }, `Switch ${kind.kind} on`),
+  );
+  if (on.length > 0) {
+    const off = el('button', { type: 'button', class: 'danger' }, `Switch ${kind.kind} off`);
+    off.addEventListener('click', () => void switchOff(on));
+    form.append(off);
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void switchOn(kind.kind, form);
+  });
+  return form;
+}
+
+async function switchOn(kind: string, form: HTMLFormElement): Promise<void> {
+  const rule: Json = { kind };
+  try {
+    for (const input of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+      '[data-field]',
+    )) {
+      const name = input.dataset.field ?? '';
+      const value = input.value.trim();
+      if (value === '') continue;
+      if (input.dataset.kind === 'number') rule[name] = Number(value);
+      else if (input.dataset.kind === 'number-or-infinity') rule[name] = value === 'Infinity' ? value : Number(value);
+      else if (input.dataset.kind === 'json') rule[name] = JSON.parse(value);
+      else rule[name] = value;
+    }
+  } catch {
+    notice('A JSON field of the fault is not valid JSON.');
+    return;
+  }
+  const operation = form.querySelector<HTMLSelectElement>(`#fault-${kind}-operation`)?.value ?? '';
+  if (operation !== '') rule.operation = operation;
+  const times = form.querySelector<HTMLInputElement>(`#fault-${kind}-times`)?.value.trim() ?? 'Infinity';
+  rule.times = times === 'Infinity' || times === '' ? 'Infinity' : Number(times);
+  try {
+    await control('faults', { method: 'POST', body: rule });
+    notice('');
+  } catch (error) {
+    notice(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function switchOff(rules: ActiveFault[]): Promise<void> {
+  // Highest index first: removing one renumbers the rules after it.
+  for (const fault of rules.toSorted((a, b) => b.index - a.index)) {
+    await control(`faults/${fault.index}`, { method: 'DELETE' }).catch(() => undefined);
+  }
+}
+
+function renderFaults(active: ActiveFault[]): void {
+  const focused = document.activeElement?.id;
+  // Keep what the user has typed or chosen in the cards across the re-render.
+  const typed = new Map<string, string>();
+  for (const input of byId('fault-kinds').querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+    'input, select, textarea',
+  )) {
+    typed.set(input.id, input.value);
+  }
+  byId('fault-kinds').replaceChildren(...faultKinds.map((kind) => faultCard(kind, active)));
+  for (const [id, value] of typed) {
+    const input = document.getElementById(id) as HTMLInputElement | null;
+    if (input) input.value = value;
+  }
+  byId('faults-active').replaceChildren(
+    ...(active.length === 0
+      ? [el('li', {}, 'No fault is on: every request is answered normally.')]
+      : active.map((fault) => {
+          const { kind, operation, times: _times, ...rest } = fault.rule;
+          const remove = el(
+            'button',
+            { type: 'button', 'aria-label': `Remove rule ${fault.index + 1} (${text(kind)})` },
+            'Remove',
+          );
+          remove.addEventListener('click', () => void switchOff([fault]));
+          const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
+          return el(
+            'li',
+            {},
+            el('strong', {}, text(kind)),
+            `${extra} · ${operation === undefined ? 'every operation' : text(operation)} · ${fault.remaining === 'Infinity' ? 'until switched off' : `${fault.remaining} more`} `,
+            remove,
+          );
+        })),
+  );
+  if (focused) document.getElementById(focused)?.focus();
+}
+
+async function loadFaults(): Promise<void> {
+  const view = await control<{ kinds: FaultKind[]; operations: string[]; active: ActiveFault[] }>('faults');
+  faultKinds = view.kinds;
+  operations = view.operations;
+  renderFaults(view.active);
+}
+
+// ---------------------------------------------------------------- requests
+
+async function renderRequests(): Promise<void> {
+  const view = await control<{ requests: Json[] }>('requests');
+  byId<HTMLTableElement>('requests-table').tBodies[0]?.replaceChildren(
+    ...view.requests
+      .slice(-300)
+      .toReversed()
+      .map((request) =>
+        el(
+          'tr',
+          {},
+          el(
+            'td',
+            { 'data-label': 'Operation' },
+            el(
+              'div',
+              {},
+              text(request.operation),
+              request.fault === undefined ? undefined : el('small', {}, ` (fault ${text(request.fault)})`),
+            ),
+          ),
+          el('td', { 'data-label': 'Request' }, el('code', {}, `${text(request.method)} ${text(request.path)}`)),
+          el('td', { 'data-label': 'Answer' }, text(request.status)),
+          el(
+            'td',
+            { 'data-label': 'Details' },
+            el(
+              'details',
+              {},
+              el('summary', {}, 'Headers and body'),
+              el(
+                'pre',
+                { class: 'json' },
+                JSON.stringify({ headers: request.headers, query: request.query, body: request.body }, null, 2),
+              ),
+            ),
+          ),
+        ),
+      ),
+  );
+}
+
+// ---------------------------------------------------------------- views
+
+async function loadAll(): Promise<void> {
+  const [list, hooks] = await Promise.all([
+    control<{ tasks: TaskEntry[]; total: number }>('tasks'),
+    control<{ webhookUrl: string | null; deliveries: Delivery[] }>('webhooks'),
+  ]);
+  tasks.clear();
+  for (const entry of list.tasks) tasks.set(text(entry.task.id), entry);
+  taskTotal = list.total;
+  deliveries = hooks.deliveries;
+  webhookUrl = hooks.webhookUrl;
+  renderTasks();
+  await showView();
+}
+
+async function showView(): Promise<void> {
+  const hash = decodeURIComponent(location.hash.replace(/^#/, ''));
+  const [view = 'tasks', ...rest] = hash.split('/');
+  currentView = ['tasks', 'task', 'webhooks', 'wallet', 'faults', 'requests'].includes(view) ? view : 'tasks';
+  currentTaskId = currentView === 'task' ? rest.join('/') : undefined;
+  for (const section of document.querySelectorAll<HTMLElement>('.view')) {
+    section.hidden = section.id !== `view-${currentView}`;
+  }
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
+    if (link.dataset.view === currentView || (currentView === 'task' && link.dataset.view === 'tasks')) {
+      link.setAttribute('aria-current', 'page');
+    } else link.removeAttribute('aria-current');
+  }
+  try {
+    if (currentView === 'task' && currentTaskId !== undefined) {
+      byId('task-result').textContent = '';
+      await showTask(currentTaskId);
+    } else if (currentView === 'webhooks') renderWebhooks();
+    else if (currentView === 'wallet') await renderWallet();
+    else if (currentView === 'faults') await loadFaults();
+    else if (currentView === 'requests') await renderRequests();
+  } catch (error) {
+    notice(error instanceof Error ? error.message : String(error));
+  }
+}
+
+// ---------------------------------------------------------------- event stream
+
+function setConnection(state: string): void {
+  byId('connection').textContent = state;
+  byId('connection').dataset.state = state.split(' ')[0] ?? '';
+}
+
+let requestsPending = false;
+
+function onEvent(name: string, data: string): void {
+  let payload: Json;
+  try {
+    payload = JSON.parse(data) as Json;
+  } catch {
+    return;
+  }
+  switch (name) {
+    case 'ready':
+      void loadAll().catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)));
+      return;
+    case 'task':
+      onTask(payload as unknown as TaskEntry);
+      return;
+    case 'webhook':
+      onDelivery(payload as unknown as Delivery);
+      return;
+    case 'wallet':
+      if (currentView === 'wallet') void renderWallet().catch(() => undefined);
+      return;
+    case 'faults':
+      if (currentView === 'faults') renderFaults(payload.active as ActiveFault[]);
+      return;
+    case 'requests':
+      if (currentView === 'requests' && !requestsPending) {
+        requestsPending = true;
+        void renderRequests()
+          .catch(() => undefined)
+          .finally(() => {
+            requestsPending = false;
+          });
+      }
+      return;
+    case 'reset':
+      void loadAll().catch(() => undefined);
+      return;
+  }
+}
+
+/** Reads `GET /_sandbox/events` (fetch, so that the token can go in a header) and reconnects after a drop. */
+async function readEvents(): Promise<never> {
+  for (;;) {
+    try {
+      const response = await fetch('/_sandbox/events', { headers: authHeaders(), cache: 'no-store' });
+      if (response.status === 401) {
+        setConnection('needs the control token');
+        await askForToken();
+        continue;
+      }
+      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+      setConnection('live');
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += value;
+        if (buffer.length > MAX_EVENT_BYTES) break;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let name = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) name = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length > 0) onEvent(name, data.join('\n'));
+        }
+      }
+      await reader.cancel().catch(() => undefined);
+    } catch {
+      // Reconnects below.
+    }
+    setConnection('reconnecting…');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+function start(): void {
+  readTokenFromFragment();
+  const statusFilter = byId<HTMLSelectElement>('task-status');
+  for (const status of TASK_STATUSES) statusFilter.append(el('option', { value: status }, status));
+  const target = byId<HTMLSelectElement>('advance-target');
+  for (const status of ADVANCE_TARGETS) target.append(el('option', { value: status }, status));
+  byId('task-search').addEventListener('input', applyFilter);
+  statusFilter.addEventListener('change', applyFilter);
+  byId('advance-one').addEventListener('click', () => void moveTask());
+  byId('advance-to').addEventListener('click', () => void moveTask(target.value));
+  byId('task-cancel').addEventListener('click', () => void moveTask('cancelled'));
+  byId('task-fail').addEventListener('click', () => void moveTask('failed'));
+  byId('faults-clear').addEventListener(
+    'click',
+    () => void control('faults', { method: 'DELETE' }).catch(() => undefined),
+  );
+  byId<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = byId<HTMLInputElement>('token-input');
+    token = input.value.trim();
+    input.value = '';
+    sessionStorage.setItem(TOKEN_KEY, token);
+    byId('token-form').hidden = true;
+    for (const wake of tokenWaiters.splice(0)) wake();
+  });
+  window.addEventListener('hashchange', () => {
+    void showView().then(() => {
+      if (currentView === 'task') byId('task-heading').focus();
+    });
+  });
+  void readEvents();
+}
+
+start();
