@@ -345,6 +345,7 @@ export class DeliveryClient {
       ),
       sharedStore: options.store !== undefined,
       attemptTimeoutMs: this.timeout,
+      totalTimeoutMs: totalTimeout,
       orderTtlMs: integerOption('orderTtlMs', options.orderTtlMs, DEFAULT_ORDER_TTL_MS, 1000, 30 * 86_400_000),
       validation: this.validation,
       reportDrift: driftReporter(logger, options.onDrift),

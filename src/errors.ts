@@ -408,17 +408,39 @@ export class APIConnectionError extends DeliveryError {
   }
 }
 
-/** No complete response within the timeout (headers and body both count). */
+/**
+ * No complete response within the timeout (headers and body both count), or a call's `totalTimeout`
+ * elapsed before it could finish (README "Retries and timeouts"). A `tasks.create` that ends with this
+ * error sent nothing that could have created a task; the message says so (`attempts`: the POSTs sent,
+ * each answered as not processed, 0 when nothing was sent).
+ */
 export class APIConnectionTimeoutError extends APIConnectionError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionTimeoutError';
   declare name: 'APIConnectionTimeoutError';
   /** The timeout that elapsed, in ms. */
   readonly timeoutMs: number;
 
-  constructor(init: { method: string; url: string; attempts: number; timeoutMs: number; cause?: unknown }) {
+  /**
+   * @param init.reason what the call was doing when its deadline passed, in place of "had no complete
+   * response" (a create's "totalTimeout of 1500 ms elapsed while …; nothing was sent").
+   */
+  constructor(init: {
+    method: string;
+    url: string;
+    attempts: number;
+    timeoutMs: number;
+    reason?: string | undefined;
+    cause?: unknown;
+  }) {
     super({
-      ...init,
-      message: `Timed out: ${describeRequest(init)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`,
+      method: init.method,
+      url: init.url,
+      attempts: init.attempts,
+      cause: init.cause,
+      message:
+        init.reason === undefined
+          ? `Timed out: ${describeRequest(init)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`
+          : `Timed out: ${describeRequest(init)}: ${init.reason}`,
     });
     this.timeoutMs = init.timeoutMs;
   }

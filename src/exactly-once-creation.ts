@@ -30,12 +30,28 @@
  * **Across processes** the flight runs under the order's lease in the client's store
  * (`src/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
  * get its outcome; with the default per-client memory store, the guarantee stops at the process.
+ *
+ * **`totalTimeout`** (the call's, else the client's) is the deadline of the whole create
+ * (`internal/create-deadline.ts`): every POST and lookup is sent with what is left of it, every wait
+ * (backoff, `Retry-After`, reconciliation, lease polls, an earlier POST's time in flight) ends with it,
+ * and the flight's outcome is raced against it, so a store call that never answers cannot hold the call
+ * past it either. At the deadline a create that may have reached the service ends
+ * {@link TaskCreationOutcomeUnknownError} (the order's record keeps that sending began), one that sent
+ * no POST the service could have processed ends `APIConnectionTimeoutError` saying so. A caller that
+ * joined a flight with its own `totalTimeout` leaves it at that deadline.
  * @module
  */
-import { APIUserAbortError, DuplicateTaskError, TaskCreationOutcomeUnknownError } from './errors.js';
-import { sleep } from './internal/abort.js';
+import {
+  APIUserAbortError,
+  type DeliveryError,
+  DuplicateTaskError,
+  TaskCreationOutcomeUnknownError,
+} from './errors.js';
+import { DeadlineReason, sleep } from './internal/abort.js';
 import { call, type ResourceContext } from './internal/context.js';
+import { CreateDeadline } from './internal/create-deadline.js';
 import { type FailureOutcome, failureOutcome } from './internal/failure.js';
+import { checkRequestOptions } from './internal/http.js';
 import { retryDelayMs } from './internal/retry.js';
 import { OPERATIONS, requestOf } from './operations.js';
 import type { RequestOptions, TaskCreateOptions } from './options.js';
@@ -50,6 +66,8 @@ interface Flight {
   readonly promise: Promise<TaskWithId>;
   /** Aborts the request; fired when the last caller waiting on the flight aborts. */
   readonly controller: AbortController;
+  /** The flight's deadline and progress: what a joiner's own deadline error says. */
+  readonly run: CreateDeadline;
   /** Callers still waiting. */
   callers: number;
 }
@@ -63,8 +81,10 @@ const flights = new Map<string, Flight>();
 /**
  * Creates a task at most once; see this module's documentation. `body` is already validated.
  * @throws the rejection as is (e.g. `InsufficientBalanceError`), {@link DuplicateTaskError},
- * {@link TaskCreationOutcomeUnknownError} (cause: the last failure), or {@link APIUserAbortError} when
- * the caller aborts before anything was sent.
+ * {@link TaskCreationOutcomeUnknownError} (cause: the last failure; also at `totalTimeout` when a POST
+ * may have reached the service), `APIConnectionTimeoutError` at `totalTimeout` when no POST the service
+ * could have processed was sent, `RequestValidationError` for bad options (nothing sent), or
+ * {@link APIUserAbortError} when the caller aborts before anything was sent.
  */
 export function createTask(
   context: ResourceContext,
@@ -72,65 +92,132 @@ export function createTask(
   options: TaskCreateOptions,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
-  const { repeatDelivery = false, ...requestOptions } = options;
+  const { repeatDelivery = false, totalTimeout: ownTotalTimeout, ...requestOptions } = options;
   const callerSignal = options.signal;
   if (callerSignal?.aborted) {
     return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
   }
-  if (orderNumber === undefined) return createOnce(context, body, requestOptions, undefined);
+  try {
+    // Checked before the deadline is armed and the lease taken: a bad option sends nothing.
+    checkRequestOptions('tasks.create', options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  // Each request of the create gets what is left of this deadline as its own `totalTimeout`.
+  const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
+  if (orderNumber === undefined) {
+    const run = new CreateDeadline(undefined, totalTimeout, callerSignal);
+    return withDeadline(createOnce(context, body, requestOptions, undefined, run), run);
+  }
   const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
-  let flight = flights.get(key);
+  const flight = flights.get(key);
   if (flight === undefined) {
     const controller = new AbortController();
+    const run = new CreateDeadline(orderNumber, totalTimeout, controller.signal);
     const flightOptions = { ...requestOptions, signal: controller.signal };
-    const promise = createUnderLease(
-      context,
-      orderNumber,
-      { repeatDelivery, waitMs: options.totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal },
-      (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, guard),
+    const promise = withDeadline(
+      createUnderLease(
+        context,
+        orderNumber,
+        { repeatDelivery, waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal, run },
+        (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, run, guard),
+      ),
+      run,
     );
-    const started: Flight = { promise, controller, callers: 0 };
+    const started: Flight = { promise, controller, run, callers: 0 };
     flights.set(key, started);
     const leave = () => {
       if (flights.get(key) === started) flights.delete(key);
     };
     promise.then(leave, leave);
-    flight = started;
-  } else {
-    context.logger.debug(`Create of order ${orderNumber} joins the one already in flight`);
+    return follow(started, callerSignal, orderNumber, undefined);
   }
-  return follow(flight, callerSignal, orderNumber);
+  context.logger.debug(`Create of order ${orderNumber} joins the one already in flight`);
+  return follow(flight, callerSignal, orderNumber, totalTimeout);
 }
 
-/** The flight's outcome for one caller, who may stop waiting with their own signal. */
-function follow(flight: Flight, signal: AbortSignal | undefined, orderNumber: string): Promise<TaskWithId> {
-  flight.callers++;
-  if (signal === undefined) return flight.promise;
+/**
+ * `work`, or the deadline's error as soon as the deadline passes, whichever comes first: whatever the
+ * create is waiting on (a store call that never answers included) cannot hold its caller longer. The
+ * work itself stops at the deadline too (its requests and waits follow it) and records its outcome.
+ */
+function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<TaskWithId> {
+  if (run.totalTimeoutMs === undefined) return work;
   return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {
-      flight.callers--;
-      if (flight.callers > 0) {
-        reject(
-          new TaskCreationOutcomeUnknownError({
-            orderNumber,
-            reason:
-              'the caller aborted while the create was in flight (it goes on for the other callers of this order)',
-            cause: signal.reason,
-          }),
-        );
-      } else {
-        // The last caller left: stop the request. The flight settles with its own typed error.
-        flight.controller.abort(signal.reason);
-      }
+      if (run.expired) reject(run.error());
     };
-    signal.addEventListener('abort', onAbort, { once: true });
-    flight.promise.then(
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      run.signal.removeEventListener('abort', onAbort);
+      run.clear();
+    };
+    work.then(
       (task) => {
-        signal.removeEventListener('abort', onAbort);
+        settle();
         resolve(task);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * The flight's outcome for one caller, who may stop waiting with their own signal, or (a caller that
+ * joined the flight) at their own `totalTimeoutMs`.
+ */
+function follow(
+  flight: Flight,
+  signal: AbortSignal | undefined,
+  orderNumber: string,
+  totalTimeoutMs: number | undefined,
+): Promise<TaskWithId> {
+  flight.callers++;
+  if (signal === undefined && totalTimeoutMs === undefined) return flight.promise;
+  return new Promise<TaskWithId>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    /** This caller stops waiting: with `error` at once, or (the last caller, aborting) with the flight's own. */
+    const leave = (reason: unknown, error: DeliveryError | undefined) => {
+      stop();
+      flight.callers--;
+      if (flight.callers > 0) {
+        reject(
+          error ??
+            new TaskCreationOutcomeUnknownError({
+              orderNumber,
+              reason:
+                'the caller aborted while the create was in flight (it goes on for the other callers of this order)',
+              cause: reason,
+            }),
+        );
+        return;
+      }
+      // The last caller left: stop the request. The flight settles with its own typed error.
+      flight.controller.abort(reason);
+      if (error !== undefined) reject(error);
+    };
+    const onAbort = () => leave(signal?.reason, undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (totalTimeoutMs !== undefined) {
+      timer = setTimeout(
+        () => leave(new DeadlineReason('total', totalTimeoutMs), flight.run.error(totalTimeoutMs)),
+        totalTimeoutMs,
+      );
+    }
+    flight.promise.then(
+      (task) => {
+        stop();
+        resolve(task);
+      },
+      (error: unknown) => {
+        stop();
         reject(error);
       },
     );
@@ -178,12 +265,14 @@ function describeFailure(error: unknown): string {
 /**
  * The create, its resends and reconciliations, for one flight. With `priorAttemptAt` (an earlier process
  * began sending then and recorded no outcome), the order is looked up first and sent only if absent.
+ * Every request and wait ends by `run`'s deadline, and then throws its error.
  */
 async function createOnce(
   context: ResourceContext,
   body: TaskCreateParams,
   options: RequestOptions,
   priorAttemptAt: number | undefined,
+  run: CreateDeadline,
   guard?: SendGuard,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
@@ -191,7 +280,8 @@ async function createOnce(
   const maxRetries = options.maxRetries ?? context.maxRetries;
   const firstAttemptAt = priorAttemptAt ?? Date.now();
   if (priorAttemptAt !== undefined && orderNumber !== undefined) {
-    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined);
+    run.mayHaveCreated = true;
+    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined, run);
     const task = theTask(found, orderNumber);
     if (task !== undefined) {
       logger.info(`Order ${orderNumber} was being created by a process that stopped; its task exists: ${task.id}`);
@@ -200,12 +290,20 @@ async function createOnce(
   }
   for (let resend = 0; ; resend++) {
     let failure: unknown;
-    // Under a lease: still held, and the order's record says until when this attempt may be in flight.
-    await guard?.beforeAttempt(resend > 0, options.timeout);
+    run.stage = 'sending the POST';
+    // Under a lease: still held, and the order's record says until when this attempt may be in flight
+    // (its attempt timeout, or less when the deadline comes first).
+    const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
+    await guard?.beforeAttempt(resend > 0, Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs));
+    const sendOptions = run.requestOptions(options);
+    run.posts++;
+    run.posting = true;
     try {
-      return await send(context, body, options);
+      return await send(context, body, sendOptions);
     } catch (error) {
       failure = error;
+    } finally {
+      run.posting = false;
     }
     const outcome: FailureOutcome = failureOutcome(failure);
     if (outcome === 'rejected') throw failure;
@@ -216,17 +314,21 @@ async function createOnce(
         cause: failure,
       });
     }
+    if (outcome === 'ambiguous' || outcome === 'committed') run.mayHaveCreated = true;
+    // The POST ended with the deadline (it was sent with what was left of it): the deadline's error.
+    if (run.expired) throw run.error();
     if (outcome === 'not-sent' || outcome === 'not-processed') {
       if (resend >= maxRetries) throw failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
       logger.warn(`Create was not processed (${describeFailure(failure)}); sending it again in ${wait} ms`);
-      await waitOrAbort(wait, options.signal, orderNumber, failure);
+      run.stage = 'waiting before sending the POST again';
+      await waitOrAbort(wait, run, orderNumber, failure);
       continue;
     }
     if (orderNumber === undefined) {
       throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: describeFailure(failure), cause: failure });
     }
-    const found = await reconcile(context, orderNumber, firstAttemptAt, options, failure);
+    const found = await reconcile(context, orderNumber, firstAttemptAt, options, failure, run);
     const task = theTask(found, orderNumber);
     if (task !== undefined) {
       logger.info(
@@ -254,15 +356,17 @@ async function createOnce(
   }
 }
 
+/** Waits `ms`; at the deadline throws its error, when the caller aborts {@link TaskCreationOutcomeUnknownError}. */
 async function waitOrAbort(
   ms: number,
-  signal: AbortSignal | undefined,
+  run: CreateDeadline,
   orderNumber: string | undefined,
   failure: unknown,
 ): Promise<void> {
   try {
-    await sleep(ms, signal);
+    await sleep(ms, run.signal);
   } catch (reason) {
+    if (run.expired) throw run.error();
     throw new TaskCreationOutcomeUnknownError({
       orderNumber,
       reason: 'the caller aborted during reconciliation',
@@ -278,14 +382,17 @@ async function reconcile(
   firstAttemptAt: number,
   options: RequestOptions,
   failure: unknown,
+  run: CreateDeadline,
 ): Promise<Task[]> {
   const { checks, intervalMs, windowSkewMs } = context.reconciliation;
+  run.stage = 'looking the order up';
   for (let check = 0; check < checks; check++) {
-    if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), options.signal, orderNumber, failure);
+    if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), run, orderNumber, failure);
     let found: Task[];
     try {
-      found = await findOrder(context, orderNumber, firstAttemptAt - windowSkewMs, options);
+      found = await findOrder(context, orderNumber, firstAttemptAt - windowSkewMs, options, run);
     } catch (error) {
+      if (run.expired) throw run.error();
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
         reason: `${failure === undefined ? 'an earlier create of this order left no outcome' : `create failed (${describeFailure(failure)})`} and looking the order up failed too (${describeFailure(error)})`,
@@ -305,12 +412,14 @@ export function exactPattern(text: string): string {
 /**
  * Tasks whose `orderNumber` is exactly `orderNumber`, created at or after `since` (ms epoch), newest first:
  * by an anchored regular expression, or, when the service refuses it (a 4xx), by a literal search.
+ * With `run`, each page is requested with what is left of its deadline.
  */
 export async function findOrder(
   context: ResourceContext,
   orderNumber: string,
   since: number,
   options: RequestOptions,
+  run?: CreateDeadline,
 ): Promise<Task[]> {
   try {
     return await searchOrder(
@@ -319,6 +428,7 @@ export async function findOrder(
       { search: exactPattern(orderNumber), literal: false },
       since,
       options,
+      run,
     );
   } catch (error) {
     if (failureOutcome(error) !== 'rejected') throw error;
@@ -326,7 +436,7 @@ export async function findOrder(
       `Exact search for order ${orderNumber} refused (${describeFailure(error)}); searching literally`,
     );
   }
-  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, since, options);
+  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, since, options, run);
 }
 
 /**
@@ -343,9 +453,12 @@ async function searchOrder(
   query: { search: string; literal: boolean },
   since: number,
   options: RequestOptions,
+  run: CreateDeadline | undefined,
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
   const fetchPage: FetchTaskPage = async (page, request) => {
+    // Worked out as the page is requested: pages requested later get less of the deadline.
+    const pageOptions = run === undefined ? options : run.requestOptions(options);
     const response = await call(
       context,
       OPERATIONS['tasks.list'].response,
@@ -361,7 +474,7 @@ async function searchOrder(
         },
         onRateLimited: request?.onRateLimited,
       },
-      request?.signal === undefined ? options : { ...options, signal: request.signal },
+      request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
     );
     return new TaskPage(response, fetchPage);
   };

@@ -36,6 +36,7 @@ import {
 } from './errors.js';
 import { sleep } from './internal/abort.js';
 import { type ResourceContext, retrieveTask } from './internal/context.js';
+import type { CreateDeadline } from './internal/create-deadline.js';
 import { failureOutcome } from './internal/failure.js';
 import type { TaskWithId } from './schemas/task.js';
 import { type StoreScope, storeKey } from './store.js';
@@ -167,13 +168,14 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
   });
 }
 
-/** The remembered order's task, read back by `GET tasks/{id}` (retried when safe). */
+/** The remembered order's task, read back by `GET tasks/{id}` (retried when safe, within the deadline). */
 async function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<TaskWithId> {
+  options.run.stage = 'reading back the task of this order';
   const { data } = await retrieveTask(
     context,
     taskId,
     'tasks.create',
-    options.signal === undefined ? {} : { signal: options.signal },
+    options.run.requestOptions(options.signal === undefined ? {} : { signal: options.signal }),
   );
   return data;
 }
@@ -184,7 +186,13 @@ export interface LeaseOptions {
   repeatDelivery: boolean;
   /** How long to wait for another process's create, ms. */
   waitMs: number;
+  /** The flight's own signal (aborted when every caller has left): requests follow it. */
   signal: AbortSignal | undefined;
+  /**
+   * The create's deadline (`totalTimeout`) and progress: every wait here ends with its signal, and at
+   * the deadline the create ends with its error.
+   */
+  run: CreateDeadline;
 }
 
 /**
@@ -193,8 +201,9 @@ export interface LeaseOptions {
  * holder began sending without recording an outcome (the order must then be looked up before sending)
  * and `guard.beforeAttempt` must run before each POST.
  * @throws {StoreUnavailableError} when the store fails before anything was sent.
- * @throws {TaskCreationOutcomeUnknownError} when another process holds the lease past `waitMs`, or the
- * caller aborts while waiting; the error another process's create ended with; `send`'s own errors.
+ * @throws {TaskCreationOutcomeUnknownError} when another process holds the lease past `waitMs` or the
+ * create's deadline, or the caller aborts while waiting; the error another process's create ended with;
+ * `send`'s own errors.
  */
 export async function createUnderLease(
   context: ResourceContext,
@@ -211,8 +220,10 @@ export async function createUnderLease(
   // recorded while it waited on another process's lease is the outcome it waited for.
   let waited = false;
   let storeFailures = 0;
+  const { run } = options;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
     let token: string | undefined;
+    run.stage = waited ? 'waiting for another process creating this order' : 'reading the order record in the store';
     try {
       const record = readRecord(await store.get(orderKey));
       if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
@@ -227,7 +238,11 @@ export async function createUnderLease(
       }
     }
     if (token !== undefined) return holdLease(context, { orderNumber, orderKey, leaseKey, token }, options, send);
+    // Another process holds the lease: its POST may reach the service.
     waited = true;
+    run.mayHaveCreated = true;
+    run.stage = 'waiting for another process creating this order';
+    if (run.expired) throw run.error();
     if (Date.now() - calledAt >= options.waitMs) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
@@ -235,8 +250,9 @@ export async function createUnderLease(
       });
     }
     try {
-      await sleep(pause, options.signal);
+      await sleep(pause, run.signal);
     } catch (reason) {
+      if (run.expired) throw run.error();
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
         reason: ABORTED_WAITING,
@@ -267,8 +283,10 @@ async function holdLease(
     );
   }, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
+  const { run } = options;
   try {
     // Read again under the lease: an outcome may have been recorded since the first read.
+    run.stage = 'reading the order record in the store';
     const raw = await store.get(orderKey);
     const record = readRecord(raw);
     if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
@@ -280,6 +298,8 @@ async function holdLease(
     const recorded = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
     // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
     const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
+    // An earlier attempt (or one lost with the store's records) may have created the task.
+    if (prior !== undefined) run.mayHaveCreated = true;
     let current: OrderRecord = { state: 'sending', since: prior ?? Date.now(), fence };
     let currentRaw = JSON.stringify(current);
     if (!(await store.compareAndSet(orderKey, raw, currentRaw, orderTtlMs))) {
@@ -314,14 +334,16 @@ async function holdLease(
     try {
       task = await send(prior, guard);
     } catch (error) {
-      // A rejection created nothing; other failures may have: keep `since`, so the next holder looks first.
+      // A rejection created nothing, nor did a holder that sent no POST after no earlier attempt; other
+      // failures may have: keep `since`, so the next holder looks first.
       const since = current.state === 'sending' ? current.since : undefined;
+      const sentNothing = run.posts === 0 && prior === undefined;
       const failed: OrderRecord = {
         state: 'failed',
         at: Date.now(),
         failure: share(error),
         fence,
-        ...(createdNothing(error) || since === undefined ? {} : { since }),
+        ...(createdNothing(error) || sentNothing || since === undefined ? {} : { since }),
       };
       await recordOutcome(
         context,
@@ -345,16 +367,26 @@ async function holdLease(
 /**
  * Waits until `until` (ms since the epoch), when another holder's POST of the order can no longer be in
  * flight, within the caller's wait deadline and signal.
- * @throws {TaskCreationOutcomeUnknownError} when that is past `waitMs`, or the caller aborts.
+ * @throws {TaskCreationOutcomeUnknownError} at once when that is past `waitMs` or the create's
+ * deadline (`totalTimeout`), or when the caller aborts.
  */
 async function waitForPreviousHolder(orderNumber: string, until: number, options: LeaseOptions): Promise<void> {
+  const { run } = options;
+  run.stage = 'waiting until an earlier POST of this order cannot be in flight';
   const ms = until - Date.now();
   if (ms > options.waitMs) {
     throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: waitedTooLong(options.waitMs) });
   }
+  if (ms > run.remaining()) {
+    throw new TaskCreationOutcomeUnknownError({
+      orderNumber,
+      reason: `an earlier POST of this order may be in flight for ${ms} ms more, past the totalTimeout of ${run.totalTimeoutMs} ms`,
+    });
+  }
   try {
-    await sleep(ms, options.signal);
+    await sleep(ms, run.signal);
   } catch (reason) {
+    if (run.expired) throw run.error();
     throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: ABORTED_WAITING, cause: reason });
   }
 }

@@ -30,6 +30,8 @@ export interface ResourceContext {
   readonly sharedStore: boolean;
   /** The client's per-attempt timeout, ms: how long one POST may be in flight. */
   readonly attemptTimeoutMs: number;
+  /** The client's `totalTimeout`, ms (a call's own wins); `undefined` for none. */
+  readonly totalTimeoutMs: number | undefined;
   /** How long a created order → task is remembered, ms. */
   readonly orderTtlMs: number;
   readonly validation: ValidationMode;

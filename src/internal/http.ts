@@ -121,10 +121,10 @@ function underlyingCause(error: unknown): unknown {
 }
 
 /**
- * Checks per-call options.
+ * Checks per-call options (`timeout`, `totalTimeout`, `maxRetries`, `signal`).
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
-function checkRequestOptions(operation: string, options: RequestOptions): void {
+export function checkRequestOptions(operation: string, options: RequestOptions): void {
   const issues: ValidationIssue[] = [];
   const integer = (name: 'timeout' | 'maxRetries' | 'totalTimeout', min: number, max: number) => {
     const value = options[name];

@@ -1,0 +1,104 @@
+/**
+ * The deadline of one `tasks.create` (its `totalTimeout`, README "Retries and timeouts"), shared by
+ * everything the create waits on: each POST and lookup (sent with what is left of it), every backoff
+ * and `Retry-After` wait, the order lease and its polls, the wait until an earlier POST cannot be in
+ * flight, and store calls (the flight's outcome is raced against it in `exactly-once-creation.ts`).
+ *
+ * It also keeps what the create has done, so the error at the deadline tells the truth:
+ * `TaskCreationOutcomeUnknownError` when a POST of the order may have reached the service (this call's,
+ * an earlier attempt's recorded in the order's record, or another process's that holds the lease), else
+ * `APIConnectionTimeoutError` saying that no POST was sent, or that the service processed none of the
+ * POSTs sent.
+ */
+import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../errors.js';
+import type { RequestOptions } from '../options.js';
+import { DeadlineReason, deadline } from './abort.js';
+
+/** What a create is doing, for the message of the error at its deadline ("… elapsed while <stage>"). */
+export type CreateStage =
+  | 'reading the order record in the store'
+  | 'waiting for another process creating this order'
+  | 'reading back the task of this order'
+  | 'waiting until an earlier POST of this order cannot be in flight'
+  | 'looking the order up'
+  | 'sending the POST'
+  | 'waiting before sending the POST again';
+
+/** One create's deadline, abort signal and progress. */
+export class CreateDeadline {
+  /** `totalTimeout` in ms; `undefined` for a create without one (then only the signal ends its waits). */
+  readonly totalTimeoutMs: number | undefined;
+  /** Aborts at the deadline (reason: a {@link DeadlineReason}) or when `outer` aborts (its reason). */
+  readonly signal: AbortSignal;
+  /** POSTs sent so far (started). */
+  posts = 0;
+  /** A POST may have reached the service: one of this call's failed ambiguously, or an earlier attempt or another process may have sent one. */
+  mayHaveCreated = false;
+  /** A POST of this call is in flight. */
+  posting = false;
+  stage: CreateStage = 'reading the order record in the store';
+  readonly #orderNumber: string | undefined;
+  readonly #endsAt: number;
+  readonly #clear: () => void;
+
+  /**
+   * @param totalTimeoutMs the deadline from now, ms (an integer 1…2^31−1, checked by the caller), or `undefined`.
+   * @param outer the flight's own signal (aborted when every caller has left), or the caller's.
+   */
+  constructor(orderNumber: string | undefined, totalTimeoutMs: number | undefined, outer: AbortSignal | undefined) {
+    this.#orderNumber = orderNumber;
+    this.totalTimeoutMs = totalTimeoutMs;
+    if (totalTimeoutMs === undefined) {
+      this.signal = outer ?? new AbortController().signal;
+      this.#endsAt = Number.POSITIVE_INFINITY;
+      this.#clear = () => {};
+    } else {
+      const limit = deadline(totalTimeoutMs, 'total', outer);
+      this.signal = limit.signal;
+      this.#endsAt = performance.now() + totalTimeoutMs;
+      this.#clear = limit.clear;
+    }
+  }
+
+  /** Time left before the deadline, ms (`Infinity` without one; 0 once passed). */
+  remaining(): number {
+    return Math.max(0, this.#endsAt - performance.now());
+  }
+
+  /** True once the deadline has passed (not when the signal aborted for another reason). */
+  get expired(): boolean {
+    return this.signal.aborted ? this.signal.reason instanceof DeadlineReason : this.remaining() === 0;
+  }
+
+  /** Stops the deadline's timer (the create settled). */
+  clear(): void {
+    this.#clear();
+  }
+
+  /**
+   * `options` for one request of the create: its `totalTimeout` what is left of the deadline, so the
+   * request ends with it.
+   * @throws the error at the deadline ({@link CreateDeadline.error}) when it has passed: nothing more is sent.
+   */
+  requestOptions(options: RequestOptions): RequestOptions {
+    if (this.totalTimeoutMs === undefined) return options;
+    if (this.expired) throw this.error();
+    return { ...options, totalTimeout: Math.max(1, Math.ceil(this.remaining())) };
+  }
+
+  /**
+   * The error a create ends with at its deadline (`ms`: the deadline that passed, this create's unless a
+   * caller that joined its flight has a shorter one).
+   */
+  error(ms: number = this.totalTimeoutMs ?? 0): DeliveryError {
+    const elapsed = `totalTimeout of ${ms} ms elapsed while ${this.stage}`;
+    if (this.mayHaveCreated || this.posting) {
+      return new TaskCreationOutcomeUnknownError({ orderNumber: this.#orderNumber, reason: elapsed });
+    }
+    const reason =
+      this.posts === 0
+        ? `${elapsed}; no POST was sent, so no task was created by this call`
+        : `${elapsed}; the service processed none of the ${this.posts} POST${this.posts === 1 ? '' : 's'} sent (429 or a connection never made), so no task was created by this call`;
+    return new APIConnectionTimeoutError({ method: 'POST', url: 'tasks', attempts: this.posts, timeoutMs: ms, reason });
+  }
+}

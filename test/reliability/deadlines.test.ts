@@ -1,0 +1,411 @@
+/**
+ * Every deadline the README promises holds through every path that can wait (README "Retries and
+ * timeouts", "Exactly-once creation", "Running several instances"): attempts, backoffs, Retry-After,
+ * reconciliation lookups and their waits, the order lease, the wait until an old POST cannot be in
+ * flight, and store calls. The service is a real node:http server on 127.0.0.1 (test/support/hostile-server.ts)
+ * that can accept a request and never answer, answer late, or dribble its body a byte a second.
+ *
+ * Each call must end by its deadline plus {@link SLACK_MS}, with the error the README names: a create
+ * that may have reached the service ends `TaskCreationOutcomeUnknownError`, one that sent nothing that
+ * could create a task ends `APIConnectionTimeoutError` saying so.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  APIConnectionTimeoutError,
+  type ClientOptions,
+  DeliveryClient,
+  type DeliveryStore,
+  memoryStore,
+  StatusWaitTimeoutError,
+  TaskCreationOutcomeUnknownError,
+} from '../../src/index.js';
+import { storeKey } from '../../src/store.js';
+import { type HostileHandler, type HostileServer, startHostileServer } from '../support/hostile-server.js';
+import { orderParams } from '../support/mock-service.js';
+
+/**
+ * How far past its deadline a call may end: timers firing late and the stack unwinding on a machine
+ * shared by several test runs (2 cores). Well under what any wait of the SDK adds (0.25 s at least).
+ */
+const SLACK_MS = 400;
+/** The deadline most tests give (`totalTimeout`, or `timeout` where that is what is tested), ms. */
+const DEADLINE_MS = 1500;
+
+let hostile: HostileServer;
+beforeAll(async () => {
+  hostile = await startHostileServer();
+});
+beforeEach(() => {
+  hostile.mock.reset();
+  hostile.use(forwardAll);
+});
+afterAll(() => hostile.close());
+
+const hostileClient = (overrides: ClientOptions = {}) =>
+  new DeliveryClient({
+    apiKey: hostile.mock.apiKey,
+    sellerId: hostile.mock.sellerId,
+    baseUrl: hostile.url,
+    logLevel: 'off',
+    ...overrides,
+  });
+const scope = () => ({ baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId });
+const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+const postsFor = (orderNumber: string) =>
+  hostile.mock
+    .requestsFor('tasks.create')
+    .filter((request) => (request.body as { orderNumber?: string }).orderNumber === orderNumber);
+
+/** Forwards every request to the mock and answers as it does. */
+const forwardAll: HostileHandler = async (_request, response, { forward }) => {
+  const answer = await forward();
+  response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
+};
+
+/** Accepts the request and never answers (until the client goes away). */
+const neverAnswer = (_response: ServerResponse) => {};
+
+/** Sends the headers, then the body one byte a second. */
+function dribble(response: ServerResponse, status: number, body: string): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent >= body.length || response.destroyed) {
+      clearInterval(timer);
+      if (!response.destroyed) response.end();
+      return;
+    }
+    response.write(body[sent++]);
+  }, 1000);
+  response.once('close', () => clearInterval(timer));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Ended {
+  /** `still running` when the call had not settled by the limit. */
+  outcome: 'resolved' | 'rejected' | 'still running';
+  error?: unknown;
+  /** Time until it settled (or until the limit), ms. */
+  ms: number;
+}
+
+/**
+ * How `call` ended, waiting at most `deadlineMs` + {@link SLACK_MS} (+ a little, to tell "late" from
+ * "never"): a call still running then is reported as such, and the test fails on it at once.
+ */
+async function endOf(call: Promise<unknown>, deadlineMs: number, started = performance.now()): Promise<Ended> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<Ended>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ outcome: 'still running', ms: performance.now() - started }),
+      deadlineMs + SLACK_MS + 500,
+    );
+  });
+  const settled = call.then(
+    (): Ended => ({ outcome: 'resolved', ms: performance.now() - started }),
+    (error: unknown): Ended => ({ outcome: 'rejected', error, ms: performance.now() - started }),
+  );
+  try {
+    return await Promise.race([settled, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Asserts the call ended by `deadlineMs` + {@link SLACK_MS} with an error; returns the error. */
+function endedInTime(ended: Ended, deadlineMs: number): unknown {
+  expect(ended.outcome, `ended ${ended.outcome} after ${Math.round(ended.ms)} ms`).toBe('rejected');
+  expect(ended.ms).toBeLessThanOrEqual(deadlineMs + SLACK_MS);
+  return ended.error;
+}
+
+/** A store whose calls named in `stalled` never settle; the others go to a memory store. */
+function stallingStore(stalled: ReadonlySet<keyof DeliveryStore>, backing = memoryStore()): DeliveryStore {
+  const never = new Promise<never>(() => {});
+  return {
+    setIfAbsent: (key, value, ttlMs) => (stalled.has('setIfAbsent') ? never : backing.setIfAbsent(key, value, ttlMs)),
+    get: (key) => (stalled.has('get') ? never : backing.get(key)),
+    compareAndSet: (key, expected, value, ttlMs) =>
+      stalled.has('compareAndSet') ? never : backing.compareAndSet(key, expected, value, ttlMs),
+    delete: (key, expected) => (stalled.has('delete') ? never : backing.delete(key, expected)),
+  };
+}
+
+/** A memory store in use for a while, so creates do not look their order up first (FRESH_STORE_MS). */
+async function agedStore(): Promise<DeliveryStore> {
+  const store = memoryStore();
+  await store.setIfAbsent(storeKey(scope(), 'epoch'), String(Date.now() - 600_000), 86_400_000);
+  return store;
+}
+
+describe('tasks.create ends by its totalTimeout', () => {
+  it('when the service accepts each POST and never answers: outcome unknown, and the next create looks first', async () => {
+    const orderNumber = 'DL-NEVER';
+    const seen: string[] = [];
+    hostile.use(async (request, response, { forward }) => {
+      seen.push(`${request.method} ${new URL(request.url ?? '/', 'http://x').pathname}`);
+      if (request.method === 'POST') return neverAnswer(response);
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const sdk = hostileClient({ timeout: 1000 });
+    const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).message).toContain(`totalTimeout of ${DEADLINE_MS} ms`);
+    expect((error as TaskCreationOutcomeUnknownError).orderNumber).toBe(orderNumber);
+
+    // The order's record kept that sending began: the next create looks the order up before it sends.
+    hostile.use(async (request, response, { forward }) => {
+      seen.push(`${request.method} ${new URL(request.url ?? '/', 'http://x').pathname}`);
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    seen.length = 0;
+    const task = await sdk.tasks.create(orderParams(orderNumber));
+    expect(task.orderNumber).toBe(orderNumber);
+    expect(seen[0]).toBe('GET /rest/tasks');
+    expect(seen.at(-1)).toBe('POST /rest/tasks');
+    expect(tasksFor(orderNumber)).toHaveLength(1);
+  });
+
+  it("when the client's totalTimeout is the deadline (no per-call option)", async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') return neverAnswer(response);
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const sdk = hostileClient({ timeout: 1000, totalTimeout: DEADLINE_MS });
+    const error = endedInTime(await endOf(sdk.tasks.create(orderParams('DL-CLIENT')), DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).message).toContain(`totalTimeout of ${DEADLINE_MS} ms`);
+  });
+
+  it('when the service commits each POST but answers after the attempt timeout, then lists it late', async () => {
+    const orderNumber = 'DL-LATE';
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') {
+        // The POST reaches the service only after the client's attempt timed out.
+        await sleep(1200);
+        const answer = await forward();
+        if (!response.destroyed) response.writeHead(answer.status).end(answer.body);
+        return;
+      }
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const sdk = hostileClient({ timeout: 1000 });
+    const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    // Committed after all: the next create finds it and sends nothing.
+    await sleep(300);
+    hostile.use(forwardAll);
+    const task = await sdk.tasks.create(orderParams(orderNumber));
+    expect(tasksFor(orderNumber)).toHaveLength(1);
+    expect(task.id).toBe(tasksFor(orderNumber)[0]?.id);
+    expect(postsFor(orderNumber)).toHaveLength(1);
+  });
+
+  it('when every answer (the POST and the lookups) dribbles its body a byte a second', async () => {
+    hostile.use(async (_request, response, { forward }) => {
+      const answer = await forward();
+      dribble(response, answer.status, answer.body);
+    });
+    const ended = await endOf(
+      hostileClient().tasks.create(orderParams('DL-DRIBBLE'), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).message).toContain(`totalTimeout of ${DEADLINE_MS} ms`);
+  });
+
+  it('when the POST is dropped after the commit and the lookups are never answered', async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') {
+        await forward();
+        response.destroy();
+        return;
+      }
+      return neverAnswer(response);
+    });
+    const ended = await endOf(
+      hostileClient().tasks.create(orderParams('DL-LOOKUP'), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(tasksFor('DL-LOOKUP')).toHaveLength(1);
+  });
+
+  it('when the service answers 429 with a Retry-After of 60 s: nothing created, and the error says so', async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') {
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '60' });
+        response.end('{"message":"slow down"}');
+        return;
+      }
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const ended = await endOf(
+      hostileClient().tasks.create(orderParams('DL-429'), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
+    expect((error as Error).message).toMatch(/no task was created/);
+    expect(tasksFor('DL-429')).toHaveLength(0);
+  });
+
+  it('when backoffs between resends of a POST that was not processed add up past it', async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') {
+        response.writeHead(429, { 'content-type': 'application/json' }).end('{"message":"slow down"}');
+        return;
+      }
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    // Backoffs of 0.25–0.5, 0.5–1, 1–2, 2–4 s: past 1.5 s by the third at the latest.
+    const ended = await endOf(
+      hostileClient({ maxRetries: 10 }).tasks.create(orderParams('DL-BACKOFF'), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as Error).message).toMatch(/no task was created/);
+  });
+
+  it.each([
+    ['get', new Set<keyof DeliveryStore>(['get', 'setIfAbsent', 'compareAndSet'])],
+    ['compareAndSet', new Set<keyof DeliveryStore>(['compareAndSet'])],
+  ] as const)('when the store stops answering (%s): no POST sent, and the error says so', async (_name, stalled) => {
+    const orderNumber = `DL-STORE-${_name}`;
+    const store = stallingStore(stalled, await agedStore());
+    const sdk = hostileClient({ store, storeTimeoutMs: 60_000 });
+    const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as Error).message).toMatch(/no POST was sent/);
+    expect((error as APIConnectionTimeoutError).attempts).toBe(0);
+    expect(postsFor(orderNumber)).toHaveLength(0);
+  });
+
+  it('when another process holds the order lease and never finishes', async () => {
+    const orderNumber = 'DL-LEASE';
+    const store = await agedStore();
+    await store.setIfAbsent(storeKey(scope(), 'order-lease', orderNumber), 'another-process', 60_000);
+    await store.setIfAbsent(
+      storeKey(scope(), 'order', orderNumber),
+      JSON.stringify({ state: 'sending', since: Date.now(), fence: 1 }),
+      60_000,
+    );
+    const ended = await endOf(
+      hostileClient({ store }).tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(postsFor(orderNumber)).toHaveLength(0);
+  });
+
+  it("when it waits until an old holder's POST cannot be in flight, then the lookups stall", async () => {
+    const orderNumber = 'DL-INFLIGHT';
+    const store = await agedStore();
+    // A holder that died 0.1 s ago with its POST possibly in flight for 1.3 s more; its lease is gone.
+    await store.setIfAbsent(
+      storeKey(scope(), 'order', orderNumber),
+      JSON.stringify({ state: 'sending', since: Date.now() - 100, fence: 1, until: Date.now() + 1300 }),
+      60_000,
+    );
+    hostile.use(async (_request, response) => neverAnswer(response));
+    const ended = await endOf(
+      hostileClient({ store }).tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(postsFor(orderNumber)).toHaveLength(0);
+  });
+
+  it('for each caller of one flight: a joiner with a shorter totalTimeout leaves at its own', async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') return neverAnswer(response);
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const sdk = hostileClient({ timeout: 5000 });
+    const started = performance.now();
+    const first = sdk.tasks.create(orderParams('DL-JOIN'), { totalTimeout: 4000 });
+    first.catch(() => {});
+    const joiner = endOf(sdk.tasks.create(orderParams('DL-JOIN'), { totalTimeout: 800 }), 800, started);
+    const error = endedInTime(await joiner, 800);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).message).toContain('totalTimeout of 800 ms');
+    const firstError = endedInTime(await endOf(first, 4000, started), 4000);
+    expect(firstError).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+  });
+});
+
+describe('reads end by timeout and totalTimeout', () => {
+  it('totalTimeout: a server that accepts and never answers, retried', async () => {
+    hostile.use(async (_request, response) => neverAnswer(response));
+    const call = hostileClient({ timeout: 1000, maxRetries: 5 }).wallet.retrieveBalance({ totalTimeout: DEADLINE_MS });
+    const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
+  });
+
+  it('totalTimeout: a body dribbled a byte a second', async () => {
+    hostile.use(async (_request, response, { forward }) => {
+      const answer = await forward();
+      dribble(response, answer.status, answer.body);
+    });
+    const call = hostileClient().branches.list({ totalTimeout: DEADLINE_MS });
+    const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+  });
+
+  it('totalTimeout: a 503 with a Retry-After of 60 s', async () => {
+    hostile.use(async (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '60' }).end('{}');
+    });
+    const call = hostileClient().tasks.retrieve('task-1', { totalTimeout: DEADLINE_MS });
+    const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
+  });
+
+  it('timeout (per attempt, no retries): a body dribbled a byte a second', async () => {
+    hostile.use(async (_request, response, { forward }) => {
+      const answer = await forward();
+      dribble(response, answer.status, answer.body);
+    });
+    const call = hostileClient({ timeout: DEADLINE_MS, maxRetries: 0 }).branches.list();
+    const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
+  });
+});
+
+describe('tasks.waitForStatus ends by its timeout', () => {
+  it('when the server accepts each read and never answers', async () => {
+    hostile.use(async (_request, response) => neverAnswer(response));
+    const call = hostileClient().tasks.waitForStatus('task-1', 'delivered', {
+      timeout: DEADLINE_MS,
+      intervalMs: 100,
+    });
+    const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(StatusWaitTimeoutError);
+  });
+
+  it('when each read is answered 503 with a Retry-After of 60 s', async () => {
+    hostile.use(async (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '60' }).end('{}');
+    });
+    const call = hostileClient().tasks.waitForStatus('task-1', 'delivered', {
+      timeout: DEADLINE_MS,
+      intervalMs: 100,
+    });
+    const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(StatusWaitTimeoutError);
+  });
+});
