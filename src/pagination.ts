@@ -17,6 +17,10 @@
  * - *Stops cleanly.* A `break` (the iterator's `return()`), an error, or the caller's `signal` aborts
  *   every request still in flight; nothing more is sent. A page that fails rejects the iteration at its
  *   position, after the pages before it; the pages after it are aborted at once.
+ * - *One deadline.* With a `totalTimeout` (the option of `tasks.list`, not the client's), a walk ends by
+ *   it: counted from the walk's start, the consumer's own time included, each page is requested with
+ *   what is left of it, and a page still missing at the deadline fails the walk at its position with
+ *   `APIConnectionTimeoutError` (`timeoutMs`: the walk's `totalTimeout`).
  * - *Slows down when told to.* A 429 on any page (the transport retries it itself) halves the concurrency
  *   for the rest of the walk: the requests that were sent under the same limit count as one signal.
  * - *Shifting pages.* Offset pages shift when tasks are created during the walk. Two guarantees hold for a
@@ -31,7 +35,7 @@
  * @module
  */
 import { type ResponseHead, type WithResponse, withResponseOf } from './api-promise.js';
-import { DeliveryError, PaginationLimitError } from './errors.js';
+import { APIConnectionTimeoutError, DeliveryError, PaginationLimitError } from './errors.js';
 import type { Task } from './schemas/task.js';
 import type { TaskListResponse } from './schemas/task-list.js';
 
@@ -73,6 +77,8 @@ export interface PageRequest {
   readonly signal?: AbortSignal | undefined;
   /** Called each time the service answers this request with 429, before the transport retries it. */
   readonly onRateLimited?: (() => void) | undefined;
+  /** What is left of the walk's deadline, ms: this request's `totalTimeout`. */
+  readonly totalTimeout?: number | undefined;
 }
 
 /**
@@ -142,6 +148,8 @@ export interface PageWalkOptions {
   readonly concurrency: number;
   /** The caller's signal: aborts the walk's requests. */
   readonly signal?: AbortSignal | undefined;
+  /** Deadline of one walk, ms from its start (the consumer's time included); `undefined` for none. */
+  readonly totalTimeout?: number | undefined;
   /** Ids remembered to skip repeats (tests lower it). Default {@link DEDUPE_WINDOW}. */
   readonly dedupeWindow?: number | undefined;
 }
@@ -298,6 +306,9 @@ class PageWalk {
   readonly #firstPageNumber: number;
   readonly #maxPages: number;
   readonly #signal: AbortSignal | undefined;
+  readonly #totalTimeout: number | undefined;
+  /** When the walk's deadline passes (`performance.now()`), `Infinity` without one. */
+  readonly #endsAt: number;
   readonly #taskBudget: number;
   /** Last page number a walk may read (`maxPages` counted from the first page). */
   readonly #capPage: number;
@@ -344,6 +355,9 @@ class PageWalk {
     this.#stopPage = this.#capPage;
     this.#limit = options.concurrency;
     this.#signal = options.signal;
+    this.#totalTimeout = options.totalTimeout;
+    this.#endsAt =
+      options.totalTimeout === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.totalTimeout;
     this.#taskBudget = taskBudget;
     this.#nextPage = firstPageNumber + 1;
     this.#lastPage = firstPageNumber;
@@ -450,15 +464,27 @@ class PageWalk {
     const controller = new AbortController();
     if (this.#signal?.aborted) controller.abort(this.#signal.reason);
     const sentUnder = this.#limit;
+    const left = this.#endsAt - performance.now();
+    const fetched =
+      left <= 0
+        ? Promise.reject(this.#deadlineError(page, 0))
+        : this.#fetchPage(page, {
+            signal: controller.signal,
+            onRateLimited: () => this.#slowDown(sentUnder),
+            ...(this.#totalTimeout === undefined ? {} : { totalTimeout: Math.ceil(left) }),
+          }).catch((error: unknown) => {
+            // The request ended with the walk's deadline (it was sent with what was left of it).
+            if (error instanceof APIConnectionTimeoutError && performance.now() >= this.#endsAt) {
+              throw this.#deadlineError(page, error.attempts, error.url);
+            }
+            throw error;
+          });
     const slot: Slot = {
       page,
       controller,
       again,
       result: undefined,
-      settled: this.#fetchPage(page, {
-        signal: controller.signal,
-        onRateLimited: () => this.#slowDown(sentUnder),
-      }).then(
+      settled: fetched.then(
         (fetched) => {
           slot.result = { ok: true, page: fetched };
           if (this.#closed || this.#finished) return;
@@ -473,6 +499,17 @@ class PageWalk {
       ),
     };
     return slot;
+  }
+
+  /** The error of page `page` at the walk's deadline. */
+  #deadlineError(page: number, attempts: number, url = 'tasks'): APIConnectionTimeoutError {
+    return new APIConnectionTimeoutError({
+      method: 'GET',
+      url,
+      attempts,
+      timeoutMs: this.#totalTimeout ?? 0,
+      reason: `totalTimeout of ${this.#totalTimeout} ms of the walk elapsed before page ${page} came`,
+    });
   }
 
   /** More pages reported: request up to the largest `totalPages` seen, within the cap. */

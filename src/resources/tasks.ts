@@ -34,7 +34,13 @@ import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
 
-/** Options of {@link Tasks.list}: the request options (per page) plus how an iteration walks the pages. */
+/**
+ * Options of {@link Tasks.list}: the request options plus how an iteration walks the pages. `timeout`,
+ * `maxRetries` and `headers` apply to each page; `totalTimeout` is the deadline of the whole iteration
+ * (`for await`, `byPage()`, `toArray()`), counted from its start with your loop's own time included, and
+ * of the one request an `await` makes (README "Pagination"). The client's `totalTimeout` bounds each
+ * page's request.
+ */
 export interface TaskListOptions extends RequestOptions {
   /**
    * Pages one iteration may read before it throws `PaginationLimitError`: a guard against a service that
@@ -209,7 +215,7 @@ export class Tasks {
    */
   list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
     const { maxPages = DEFAULT_MAX_PAGES, concurrency = DEFAULT_LIST_CONCURRENCY, ...requestOptions } = options;
-    const walk = { maxPages, concurrency, signal: requestOptions.signal };
+    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
     let parsed: TaskListParams;
     try {
       checkListOptions(options);
@@ -235,7 +241,13 @@ export class Tasks {
           query: { ...query, page: String(page) },
           onRateLimited: request?.onRateLimited,
         },
-        request?.signal === undefined ? requestOptions : { ...requestOptions, signal: request.signal },
+        request === undefined
+          ? requestOptions
+          : {
+              ...requestOptions,
+              ...(request.signal === undefined ? {} : { signal: request.signal }),
+              ...(request.totalTimeout === undefined ? {} : { totalTimeout: request.totalTimeout }),
+            },
       );
       const taskPage = new TaskPage(response, fetchPage);
       if (head !== undefined) pageHeads.set(taskPage, head);

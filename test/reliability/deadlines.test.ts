@@ -384,6 +384,24 @@ describe('reads end by timeout and totalTimeout', () => {
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
   });
+
+  it('totalTimeout bounds a whole list walk, not each page', async () => {
+    const sdk = hostileClient();
+    for (let batch = 0; batch < 6; batch++) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, index) => sdk.tasks.create(orderParams(`DL-WALK-${batch}-${index}`))),
+      );
+    }
+    // Each page takes 0.4 s; read one after another, the 6 pages take 2.4 s.
+    hostile.use(async (request, response, { forward }) => {
+      await sleep(400);
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const walk = sdk.tasks.list({}, { totalTimeout: DEADLINE_MS, concurrency: 1 }).toArray();
+    const error = endedInTime(await endOf(walk, DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
+  });
 });
 
 describe('tasks.waitForStatus ends by its timeout', () => {
