@@ -38,6 +38,7 @@ export class CreateDeadline {
   posting = false;
   stage: CreateStage = 'reading the order record in the store';
   readonly #orderNumber: string | undefined;
+  readonly #outer: AbortSignal | undefined;
   readonly #endsAt: number;
   readonly #clear: () => void;
 
@@ -47,6 +48,7 @@ export class CreateDeadline {
    */
   constructor(orderNumber: string | undefined, totalTimeoutMs: number | undefined, outer: AbortSignal | undefined) {
     this.#orderNumber = orderNumber;
+    this.#outer = outer;
     this.totalTimeoutMs = totalTimeoutMs;
     if (totalTimeoutMs === undefined) {
       this.signal = outer ?? new AbortController().signal;
@@ -65,9 +67,13 @@ export class CreateDeadline {
     return Math.max(0, this.#endsAt - performance.now());
   }
 
-  /** True once the deadline has passed (not when the signal aborted for another reason). */
+  /**
+   * True once the deadline has passed: its own timer fired (the signal aborted with a
+   * {@link DeadlineReason} while `outer` had not), or the time is up. Not when `outer` aborted.
+   */
   get expired(): boolean {
-    return this.signal.aborted ? this.signal.reason instanceof DeadlineReason : this.remaining() === 0;
+    if (this.remaining() === 0) return true;
+    return this.signal.aborted && this.signal.reason instanceof DeadlineReason && !this.#outer?.aborted;
   }
 
   /** Stops the deadline's timer (the create settled). */

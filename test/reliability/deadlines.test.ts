@@ -257,6 +257,22 @@ describe('tasks.create ends by its totalTimeout', () => {
     expect(tasksFor('DL-429')).toHaveLength(0);
   });
 
+  it('without an orderNumber: a 429 with a Retry-After of 60 s', async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST') {
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '60' }).end('{}');
+        return;
+      }
+      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+    });
+    const { orderNumber: _none, ...params } = orderParams('DL-NO-ORDER');
+    const ended = await endOf(hostileClient().tasks.create(params, { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
+    const error = endedInTime(ended, DEADLINE_MS);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as Error).message).toMatch(/no task was created/);
+    expect((error as APIConnectionTimeoutError).attempts).toBe(1);
+  });
+
   it('when backoffs between resends of a POST that was not processed add up past it', async () => {
     hostile.use(async (request, response, { forward }) => {
       if (request.method === 'POST') {
