@@ -12,7 +12,11 @@ export interface RequestOptions {
   timeout?: number;
   /** Retries after the first attempt, for operations that are safe to repeat. Default: the client's `maxRetries` (2). */
   maxRetries?: number;
-  /** Deadline for the whole call in ms, retries and waits included. Default: the client's `totalTimeout` (none). */
+  /**
+   * Deadline for the whole call in ms, retries and waits included (README "Retries and timeouts"). For
+   * `tasks.create` also the order lease, the reconciliation lookups and their waits, and store calls;
+   * for a `tasks.list` iteration the whole walk. Default: the client's `totalTimeout` (none).
+   */
   totalTimeout?: number;
   /** Extra request headers. They cannot replace `Authorization` or `x-seller-id`. */
   headers?: Record<string, string>;

@@ -18,6 +18,7 @@ import {
   type DeliveryStore,
   memoryStore,
   StatusWaitTimeoutError,
+  StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
 import { storeKey } from '../../src/store.js';
@@ -303,6 +304,19 @@ describe('tasks.create ends by its totalTimeout', () => {
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect((error as Error).message).toMatch(/no POST was sent/);
     expect((error as APIConnectionTimeoutError).attempts).toBe(0);
+    expect(postsFor(orderNumber)).toHaveLength(0);
+  });
+
+  it('without a totalTimeout, by storeTimeoutMs when the store stops answering: nothing sent', async () => {
+    const orderNumber = 'DL-STORE-TIMEOUT';
+    const store = stallingStore(new Set(['get', 'setIfAbsent', 'compareAndSet']), await agedStore());
+    const storeTimeoutMs = 500;
+    const ended = await endOf(
+      hostileClient({ store, storeTimeoutMs }).tasks.create(orderParams(orderNumber)),
+      storeTimeoutMs,
+    );
+    const error = endedInTime(ended, storeTimeoutMs);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(postsFor(orderNumber)).toHaveLength(0);
   });
 
