@@ -1,8 +1,8 @@
 /**
  * {@link APIPromise}: what every request method of the client returns. Await it for the parsed value, as
  * before; call `.withResponse()` for the value with its HTTP status, headers and request id, or
- * `.asResponse()` for the status and headers alone (openai-node's shape). README "Response metadata and
- * tracing".
+ * `.asResponse()` for the status and headers alone (openai-node's shape). docs/configuration.md "Response
+ * metadata and tracing".
  * @module
  */
 

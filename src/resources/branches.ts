@@ -17,7 +17,7 @@ export class Branches {
 
   /**
    * Lists the branches whose `name` is valid as `selectedBranch` on create (`GET tasks/branches`).
-   * Any of the response shapes in the README is normalised to `Branch[]`. Retried when safe.
+   * Any of the response shapes in docs/spec-choices.md is normalised to `Branch[]`. Retried when safe.
    * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {

@@ -3,8 +3,8 @@
  * `createMockDeliveryService`, the mock it returns, and what it records.
  *
  * The mock implements the contract of the Delivery Task Service (spec "Delivery Task Service
- * Interface") and fills what the spec leaves open with the choices of the README
- * "Choices for what the spec leaves open".
+ * Interface") and fills what the spec leaves open with the choices of README "What the spec leaves
+ * open, and what we chose" (docs/spec-choices.md).
  * @module
  */
 import type { HttpHandler } from 'msw';

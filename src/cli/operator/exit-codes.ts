@@ -1,6 +1,6 @@
 /**
  * Exit codes of the operator commands of `delivery-task`, by error class: the one table that
- * `delivery-task --help`, the README ("CLI" → "Exit codes") and {@link exitCodeOf} share.
+ * `delivery-task --help`, docs/cli.md ("Exit codes") and {@link exitCodeOf} share.
  * @module
  */
 import { type DeliveryErrorName, isDeliveryError } from '../../errors.js';
