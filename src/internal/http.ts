@@ -198,7 +198,13 @@ export class Transport {
    * combined); a caller's fetch gets a `Request` that carries everything, the signal included, so a
    * wrapper that reads only the Request sends the same thing.
    */
-  #fetch(url: URL, method: string, headers: Headers | undefined, body: unknown, signal: AbortSignal): Promise<Response> {
+  #fetch(
+    url: URL,
+    method: string,
+    headers: Headers | undefined,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<Response> {
     const sent = new Headers(this.#staticHeaders);
     if (headers !== undefined) for (const [name, value] of headers) sent.set(name, value);
     const init: RequestInit = { method, headers: sent, redirect: 'manual', signal };
