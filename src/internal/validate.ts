@@ -5,6 +5,7 @@
 import * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../errors.js';
 import type { ValidationMode } from '../options.js';
+import { handsInputBack } from './copy-free.js';
 import type { Redactor } from './redact.js';
 import { type Drift, readTolerantly } from './tolerant-read.js';
 
@@ -59,17 +60,24 @@ const PARSE_CONTEXT = { error: issueMessage } as const;
 /** Turns a schema into one with a faster parser; `undefined` until a compiler is installed. */
 type Compiler = <T extends Schema>(schema: T) => T;
 let compiler: Compiler | undefined;
+let checkedForm: ((schema: Schema) => Schema | undefined) | undefined;
 const compiled = new WeakMap<Schema, Schema>();
 
 /**
  * Installs zod's schema compiler (`z.compile`, about 8× faster parsing) for every later SDK parse. The
  * Node.js build of the package does this when loaded; the build for bundlers leaves it out (it costs
- * 9 KB gzip), so browser and edge bundles parse with zod's runtime parser. `z.compile` hands a schema
- * back unchanged where `new Function` is not allowed, so it is always safe. `undefined` goes back to the
- * runtime parser (the benchmarks compare both).
+ * 9 KB gzip), so browser and edge bundles parse with zod's runtime parser and check valid response
+ * bodies with {@link validityOf}'s closures. `z.compile` hands a schema back unchanged where
+ * `new Function` is not allowed, so it is always safe. `undefined` goes back to the runtime parser (the
+ * benchmarks compare both).
+ *
+ * `form`, when given, turns a response schema into the one a valid body is checked with, compiled, in
+ * place of the closures (the Node build passes `checkedForm` of `internal/copy-free.ts`); it returns
+ * `undefined` where bodies must be parsed into copies.
  */
-export function useSchemaCompiler(compile: Compiler | undefined): void {
+export function useSchemaCompiler(compile: Compiler | undefined, form?: (schema: Schema) => Schema | undefined): void {
   compiler = compile;
+  checkedForm = form;
   validityChecks = new WeakMap();
 }
 
@@ -83,25 +91,6 @@ function fast<T extends Schema>(schema: T): T {
   }
   return result as T;
 }
-
-/** Schema kinds whose parse output is the input itself when the input is valid (no transform, default or copy that changes it). */
-const OUTPUT_IS_INPUT = new Set([
-  'object',
-  'optional',
-  'nullable',
-  'array',
-  'union',
-  'record',
-  'string',
-  'number',
-  'boolean',
-  'enum',
-  'literal',
-  'unknown',
-  'any',
-  'null',
-  'undefined',
-]);
 
 /** Whether a value is valid: a check built from a schema, see {@link validityCheck}. */
 type Validity = (value: unknown) => boolean;
@@ -123,8 +112,7 @@ const SCALARS = new WeakMap<Validity, { type: string; optional: boolean }>();
 
 /**
  * The validity check of `schema` as plain closures, or `undefined` when its bodies must be parsed into a
- * new value instead (a part is not in {@link OUTPUT_IS_INPUT}, coerces, or has a check that rewrites the
- * value such as `z.trim()`). A valid body is then its own parse result and needs no copy.
+ * new value instead (a part does not hand its input back: see `handsInputBack` in `internal/copy-free.ts`). A valid body is then its own parse result and needs no copy.
  *
  * Objects, arrays, optionals, nullables and unions, and scalars without a check, are checked by the
  * closures themselves: the same tests zod makes, without its parse state, and without `new Function`
@@ -134,9 +122,8 @@ const SCALARS = new WeakMap<Validity, { type: string; optional: boolean }>();
  * are handed to zod's `z.validate` (compiled when a compiler is installed), so every answer is zod's.
  */
 function validityOf(schema: Schema): Validity | undefined {
-  const def = schema._zod.def as z.core.$ZodTypeDef & { coerce?: boolean };
-  if (!OUTPUT_IS_INPUT.has(def.type) || def.coerce) return undefined;
-  if (def.checks?.some((check) => check._zod.def.check === 'overwrite')) return undefined;
+  if (!handsInputBack(schema)) return undefined;
+  const def = schema._zod.def;
   const parts: Schema[] = [];
   let own: Validity | undefined;
   switch (def.type) {
@@ -229,59 +216,6 @@ function validityOf(schema: Schema): Validity | undefined {
   return (value) => z.validate(fast(schema), value);
 }
 
-/**
- * With a compiler installed (the Node build), the schema a body is checked with instead of
- * {@link validityOf}'s closures: compiled, it checks a 10-task page in about 2.5 µs against their 8 µs
- * (the compiler's code reads each field by its name). `undefined` under the same conditions as
- * {@link validityOf}. In the returned schema every loose object (unknown keys kept, `z.looseObject`) is
- * a plain one (unknown keys ignored): both accept exactly the same values, but the plain one does not
- * copy unknown keys on the way, which takes about half off the compiled check.
- */
-function validitySchema(schema: Schema): Schema | undefined {
-  const def = schema._zod.def;
-  if (!OUTPUT_IS_INPUT.has(def.type)) return undefined;
-  if (def.checks?.some((check) => check._zod.def.check === 'overwrite')) return undefined;
-  switch (def.type) {
-    case 'object': {
-      const { shape, catchall } = def as z.core.$ZodObjectDef;
-      const fields: Record<string, Schema> = {};
-      for (const [key, field] of Object.entries(shape)) {
-        const checked = validitySchema(field);
-        if (checked === undefined) return undefined;
-        fields[key] = checked;
-      }
-      // A check on the object sees the parsed object, unknown keys included: keep the loose form then.
-      const loose = catchall?._zod.def.type === 'unknown' && !catchall._zod.def.checks?.length && !def.checks?.length;
-      return z.clone(schema, { ...def, shape: fields, catchall: loose ? undefined : catchall } as z.core.$ZodObjectDef);
-    }
-    case 'optional':
-    case 'nullable': {
-      const inner = validitySchema((def as z.core.$ZodOptionalDef).innerType);
-      return inner && z.clone(schema, { ...def, innerType: inner } as z.core.$ZodOptionalDef);
-    }
-    case 'array': {
-      const element = validitySchema((def as z.core.$ZodArrayDef).element);
-      return element && z.clone(schema, { ...def, element } as z.core.$ZodArrayDef);
-    }
-    case 'union': {
-      const options: Schema[] = [];
-      for (const option of (def as z.core.$ZodUnionDef).options) {
-        const checked = validitySchema(option);
-        if (checked === undefined) return undefined;
-        options.push(checked);
-      }
-      return z.clone(schema, { ...def, options } as z.core.$ZodUnionDef);
-    }
-    case 'record': {
-      const { keyType, valueType } = def as z.core.$ZodRecordDef;
-      const value = validitySchema(valueType);
-      return value && validitySchema(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef);
-    }
-    default:
-      return schema;
-  }
-}
-
 /** {@link validityOf} of each response schema (`null`: none). */
 let validityChecks = new WeakMap<Schema, Validity | null>();
 
@@ -289,7 +223,7 @@ let validityChecks = new WeakMap<Schema, Validity | null>();
 function validityCheck(schema: Schema): Validity | undefined {
   let check = validityChecks.get(schema);
   if (check === undefined) {
-    const compiledSchema = compiler === undefined ? undefined : validitySchema(schema);
+    const compiledSchema = compiler === undefined ? undefined : checkedForm?.(schema);
     const checked = compiledSchema && fast(compiledSchema);
     check = (checked ? (value: unknown) => z.validate(checked, value) : validityOf(schema)) ?? null;
     validityChecks.set(schema, check);
