@@ -7,7 +7,7 @@ import { RequestValidationError, ResponseValidationError, type ValidationIssue }
 import type { ValidationMode } from '../options.js';
 import { handsInputBack } from './copy-free.js';
 import type { Redactor } from './redact.js';
-import { type Drift, readTolerantly } from './tolerant-read.js';
+import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
 /** Any zod schema, classic or mini (the SDK's own are zod/mini). */
 export type Schema = z.core.$ZodType;
@@ -21,13 +21,6 @@ export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): Validat
   }));
 }
 
-/** The kind of a value as an issue message names it. */
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return Number.isNaN(value) ? 'NaN' : typeof value;
-}
-
 /**
  * Messages for the issues a schema gives none for. zod/mini ships without its English messages (they
  * are a locale the app may load); these few cover every check the SDK's schemas use, so an error names
@@ -36,7 +29,7 @@ function kindOf(value: unknown): string {
 function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
-      return `Expected ${issue.expected}, received ${kindOf(issue.input)}`;
+      return `Expected ${issue.expected}, received ${Number.isNaN(issue.input) ? 'NaN' : typeName(issue.input)}`;
     case 'too_small':
       return issue.origin === 'string' ? 'Must not be empty' : `Expected at least ${issue.minimum}`;
     case 'too_big':
