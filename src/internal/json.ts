@@ -81,11 +81,12 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   return false;
 }
 
+/** The result for a body nested past {@link MAX_JSON_DEPTH}, however it was found. */
+const TOO_DEEP: JsonParseResult = { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep: true };
+
 /** Parses a response body. An empty body is `undefined`. Never throws. */
 export function parseJsonBody(text: string): JsonParseResult {
-  if (text.length > UNSCANNED_JSON_CHARS && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep: true };
-  }
+  if (text.length > UNSCANNED_JSON_CHARS && nestsDeeperThan(text, MAX_JSON_DEPTH)) return TOO_DEEP;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -94,8 +95,6 @@ export function parseJsonBody(text: string): JsonParseResult {
     return { ok: false, reason: error instanceof Error ? error.message : 'not JSON', tooDeep: false };
   }
   if (typeof value !== 'object' || value === null) return { ok: true, value };
-  if (!withinDepth(value, 1)) {
-    return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep: true };
-  }
+  if (!withinDepth(value, 1)) return TOO_DEEP;
   return { ok: true, value };
 }

@@ -88,24 +88,17 @@ function fast<T extends Schema>(schema: T): T {
 /** Whether a value is valid: a check built from a schema, see {@link validityCheck}. */
 type Validity = (value: unknown) => boolean;
 
-/** The checks of a type for a value with no check of its own (zod's own tests for these kinds). */
-const PLAIN_TYPES: Readonly<Record<string, Validity>> = {
-  string: (value) => typeof value === 'string',
-  number: (value) => typeof value === 'number' && Number.isFinite(value),
-  boolean: (value) => typeof value === 'boolean',
-  unknown: () => true,
-  any: () => true,
-};
-
 /**
- * The checks that test one `typeof` (a finite number for `number`), optionally also accepting
- * `undefined`: an object tests such a field inline instead of calling its check.
+ * The checks that test one `typeof` (`string`, `boolean`, or `number`: finite), with that type and
+ * whether they also accept `undefined`: an object tests such a field inline instead of calling its
+ * check. (The type is zod's own string, as `typeof` gives it: compared by identity, not by characters.)
  */
-const SCALARS = new WeakMap<Validity, { type: string; optional: boolean }>();
+const SCALARS = new WeakMap<Validity, [type: string, optional: boolean]>();
 
 /**
  * The validity check of `schema` as plain closures, or `undefined` when its bodies must be parsed into a
- * new value instead (a part does not hand its input back: see `handsInputBack` in `internal/copy-free.ts`). A valid body is then its own parse result and needs no copy.
+ * new value instead (a part does not hand its input back: `handsInputBack` of `internal/copy-free.ts`).
+ * A valid body is then its own parse result and needs no copy.
  *
  * Objects, arrays, optionals, nullables and unions, and scalars without a check, are checked by the
  * closures themselves: the same tests zod makes, without its parse state, and without `new Function`
@@ -133,8 +126,9 @@ function validityOf(schema: Schema): Validity | undefined {
         if (check === undefined) return undefined;
         keys.push(key);
         checks.push(check);
-        scalars.push(SCALARS.get(check)?.type);
-        optionals.push(SCALARS.get(check)?.optional === true);
+        const [scalar, optional] = SCALARS.get(check) ?? [];
+        scalars.push(scalar);
+        optionals.push(optional === true);
       }
       own = (value) => {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -159,9 +153,7 @@ function validityOf(schema: Schema): Validity | undefined {
       const empty = def.type === 'optional' ? undefined : null;
       own = (value) => value === empty || inner(value);
       const scalar = SCALARS.get(inner);
-      if (def.type === 'optional' && scalar !== undefined && !scalar.optional && !def.checks?.length) {
-        SCALARS.set(own, { type: scalar.type, optional: true });
-      }
+      if (def.type === 'optional' && scalar !== undefined && !def.checks?.length) SCALARS.set(own, [scalar[0], true]);
       break;
     }
     case 'array': {
@@ -197,11 +189,17 @@ function validityOf(schema: Schema): Validity | undefined {
       own = (value) => values.has(value);
       break;
     }
-    default:
-      own = PLAIN_TYPES[def.type];
-      if (own !== undefined && def.type !== 'unknown' && def.type !== 'any') {
-        SCALARS.set(own, { type: def.type, optional: false });
-      }
+    case 'unknown':
+    case 'any':
+      own = () => true;
+      break;
+    case 'string':
+    case 'number':
+    case 'boolean': {
+      const { type } = def;
+      own = (value) => typeof value === type && (type !== 'number' || Number.isFinite(value));
+      SCALARS.set(own, [type, false]);
+    }
   }
   if (parts.some((part) => validityOf(part) === undefined)) return undefined;
   // zod runs a schema that is itself a check (`z.int()`) as one.
