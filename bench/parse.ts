@@ -7,7 +7,7 @@
  * @module
  */
 import { compile } from 'zod/mini';
-import { checkedForm } from '../src/internal/copy-free.js';
+import { compiledCheck } from '../src/internal/copy-free.js';
 import { parseJsonBody } from '../src/internal/json.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse, useSchemaCompiler } from '../src/internal/validate.js';
@@ -79,7 +79,7 @@ export function measureParse(pairs = 150, batch = 200): ParseFigures {
   // The runtime parser first, then the compiled one (left installed, as the Node build has it).
   for (const variant of VARIANTS) {
     // As src/index.node.ts installs it.
-    if (variant === 'compiled' || variant === 'driftedCompiled') useSchemaCompiler(compile, checkedForm);
+    if (variant === 'compiled' || variant === 'driftedCompiled') useSchemaCompiler(compile, compiledCheck);
     else useSchemaCompiler(undefined);
     const text = variant.startsWith('drifted') ? drifted : conforming;
     const operation = sdk(text, variant.startsWith('drifted') ? 'tolerant' : 'strict');

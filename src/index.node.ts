@@ -6,9 +6,9 @@
  * @module
  */
 import { compile } from 'zod/mini';
-import { checkedForm } from './internal/copy-free.js';
+import { compiledCheck } from './internal/copy-free.js';
 import { useSchemaCompiler } from './internal/validate.js';
 
-useSchemaCompiler(compile, checkedForm);
+useSchemaCompiler(compile, compiledCheck);
 
 export * from './index.js';

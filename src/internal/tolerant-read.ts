@@ -165,7 +165,7 @@ function read(schema: Schema, value: unknown, path: Path, drifts: Drift[]): Read
     }
     case 'union': {
       const { options } = def as z.core.$ZodUnionDef;
-      if (options.some((option) => z.validate(option, value))) return value;
+      if (options.some((option) => z.safeParse(option, value).success)) return value;
       for (const option of options) {
         const trial: Drift[] = [];
         const next = read(option, value, path, trial);
@@ -177,9 +177,9 @@ function read(schema: Schema, value: unknown, path: Path, drifts: Drift[]): Read
       return omitted(schema, value, path, drifts);
     }
     default: {
-      if (z.validate(schema, value)) return value;
+      if (z.safeParse(schema, value).success) return value;
       const candidate = coerceScalar(def.type, value);
-      if (candidate !== undefined && z.validate(schema, candidate)) {
+      if (candidate !== undefined && z.safeParse(schema, candidate).success) {
         drifts.push({
           path: pathText(path),
           expected: expectedName(schema),

@@ -53,7 +53,7 @@ const PARSE_CONTEXT = { error: issueMessage } as const;
 /** Turns a schema into one with a faster parser; `undefined` until a compiler is installed. */
 type Compiler = <T extends Schema>(schema: T) => T;
 let compiler: Compiler | undefined;
-let checkedForm: ((schema: Schema) => Schema | undefined) | undefined;
+let compiledCheck: ((schema: Schema) => Validity | undefined) | undefined;
 const compiled = new WeakMap<Schema, Schema>();
 
 /**
@@ -64,13 +64,16 @@ const compiled = new WeakMap<Schema, Schema>();
  * `new Function` is not allowed, so it is always safe. `undefined` goes back to the runtime parser (the
  * benchmarks compare both).
  *
- * `form`, when given, turns a response schema into the one a valid body is checked with, compiled, in
- * place of the closures (the Node build passes `checkedForm` of `internal/copy-free.ts`); it returns
- * `undefined` where bodies must be parsed into copies.
+ * `check`, when given, builds the check of a valid response body in place of the closures (the Node
+ * build passes `compiledCheck` of `internal/copy-free.ts`); it returns `undefined` where bodies must be
+ * parsed into copies.
  */
-export function useSchemaCompiler(compile: Compiler | undefined, form?: (schema: Schema) => Schema | undefined): void {
+export function useSchemaCompiler(
+  compile: Compiler | undefined,
+  check?: (schema: Schema) => Validity | undefined,
+): void {
   compiler = compile;
-  checkedForm = form;
+  compiledCheck = check;
   validityChecks = new WeakMap();
 }
 
@@ -105,7 +108,7 @@ const SCALARS = new WeakMap<Validity, [type: string, optional: boolean]>();
  * (so as fast in a bundle for browsers and edge workers, where zod's compiler is left out or refused,
  * as in Node). Unknown keys are ignored (a loose and a plain object accept the same values). A part with
  * checks of its own (`z.int()`, `minLength`, a refinement), a strict or catch-all object, and a record
- * are handed to zod's `z.validate` (compiled when a compiler is installed), so every answer is zod's.
+ * are handed to zod's own parse (compiled when a compiler is installed), so every answer is zod's.
  */
 function validityOf(schema: Schema): Validity | undefined {
   if (!handsInputBack(schema)) return undefined;
@@ -204,7 +207,7 @@ function validityOf(schema: Schema): Validity | undefined {
   if (parts.some((part) => validityOf(part) === undefined)) return undefined;
   // zod runs a schema that is itself a check (`z.int()`) as one.
   if (own !== undefined && !def.checks?.length && !schema._zod.traits.has('$ZodCheck')) return own;
-  return (value) => z.validate(fast(schema), value);
+  return (value) => z.safeParse(fast(schema), value).success;
 }
 
 /** {@link validityOf} of each response schema (`null`: none). */
@@ -214,9 +217,7 @@ let validityChecks = new WeakMap<Schema, Validity | null>();
 function validityCheck(schema: Schema): Validity | undefined {
   let check = validityChecks.get(schema);
   if (check === undefined) {
-    const compiledSchema = compiler === undefined ? undefined : checkedForm?.(schema);
-    const checked = compiledSchema && fast(compiledSchema);
-    check = (checked ? (value: unknown) => z.validate(checked, value) : validityOf(schema)) ?? null;
+    check = (compiler === undefined ? undefined : compiledCheck?.(schema)) ?? validityOf(schema) ?? null;
     validityChecks.set(schema, check);
   }
   return check ?? undefined;

@@ -12,7 +12,7 @@ import {
   WalletBalance,
   WalletTopUp,
 } from '../../src/index.js';
-import { checkedForm } from '../../src/internal/copy-free.js';
+import { compiledCheck } from '../../src/internal/copy-free.js';
 import { Redactor } from '../../src/internal/redact.js';
 import { parseResponse, type Schema, safeParse, useSchemaCompiler } from '../../src/internal/validate.js';
 
@@ -54,7 +54,7 @@ describe('response validation without a copy', () => {
   for (const compiled of [false, true]) {
     describe(compiled ? 'with the zod compiler (Node build)' : 'with the runtime parser (bundler build)', () => {
       it('accepts and refuses exactly the bodies a full parse does, and returns what a full parse returns', () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const pages = fc.sample(
           fc.record(
             {
@@ -96,7 +96,7 @@ describe('response validation without a copy', () => {
       });
 
       it('returns a valid body itself, without building a copy of it', () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const page = { tasks: [sampleTask(1), sampleTask(2)], page: 1, limit: 10, totalPages: 1, total: 2 };
         const result = parseResponse(TaskListResponse, page, context());
         expect(result).toBe(page);
@@ -104,7 +104,7 @@ describe('response validation without a copy', () => {
       });
 
       it('keeps unknown fields at every level of a valid body', () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const task = { ...sampleTask(1), rating: 5, driver: { name: 'Ahmad', vehicle: { plate: 'KW-1' } } };
         const page = { tasks: [task], page: 1, limit: 10, totalPages: 1, total: 1, cursor: 'next' };
         const result = parseResponse(TaskListResponse, structuredClone(page), context());
@@ -113,7 +113,7 @@ describe('response validation without a copy', () => {
       });
 
       it('checks every response schema of the client the same way as a full parse', () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const bodies: [Schema, unknown, boolean][] = [
           [Task, sampleTask(2), true],
           [Task, { ...sampleTask(2), collectCash: 'yes' }, false],
@@ -138,7 +138,7 @@ describe('response validation without a copy', () => {
       });
 
       it('returns the parsed value, not the body, for a schema that transforms, defaults or rewrites', () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const rewriting = [
           [
             z.object({
@@ -164,7 +164,7 @@ describe('response validation without a copy', () => {
       });
 
       it('keeps a loose object whose own check reads its unknown keys', () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const schema = z
           .looseObject({ id: z.string() })
           .check(z.refine((value) => !('forbidden' in value), 'forbidden key'));
@@ -173,7 +173,7 @@ describe('response validation without a copy', () => {
       });
 
       it("in tolerant mode reads a mismatching body into a copy with the schema's types, and reports the drift", () => {
-        if (compiled) useSchemaCompiler(z.compile, checkedForm);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const reported: unknown[] = [];
         const body = { ...sampleTask(4), collectCash: 'yes', deliveryDispatched: 'true' };
         const read = parseResponse(Task, body, {
@@ -246,7 +246,7 @@ describe('the check of a valid body, over every kind of schema it reads itself o
 
   for (const compiled of [false, true]) {
     it(`accepts exactly what zod accepts and returns the body itself (${compiled ? 'Node build' : 'bundler build'})`, () => {
-      if (compiled) useSchemaCompiler(z.compile, checkedForm);
+      if (compiled) useSchemaCompiler(z.compile, compiledCheck);
       for (const [name, schema, valid] of schemas) {
         let accepted = 0;
         // The valid body with up to three fields replaced or added, or any value at all.
