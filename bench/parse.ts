@@ -65,10 +65,13 @@ export function measureParse(pairs = 150, batch = 200): ParseFigures {
     for (let index = 0; index < batch; index++) operation();
     return ((performance.now() - started) * 1000) / batch;
   };
-  const sdk = (text: string, mode: ValidationMode) => () => {
-    const parsed = parseJsonBody(text);
-    if (!parsed.ok) throw new Error(parsed.reason);
-    return parseResponse(TaskListResponse, parsed.value, context(mode));
+  const sdk = (text: string, mode: ValidationMode) => {
+    const read = context(mode);
+    return () => {
+      const parsed = parseJsonBody(text);
+      if (!parsed.ok) throw new Error(parsed.reason);
+      return parseResponse(TaskListResponse, parsed.value, read);
+    };
   };
   const figures: ParseFigures = {
     jsonParse: [],
