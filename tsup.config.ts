@@ -15,7 +15,8 @@ const declaredEntries = {
 const MCP_SDK = /^@modelcontextprotocol\/sdk(\/|$)/;
 
 const shared: Options = {
-  // No source maps in the package: they would point at ../src, which is not shipped, and they were 2.9 MB of the 4.6 MB unpacked.
+  // No source maps in the package: they would point at ../src (and, for the CommonJS bundles, at ky's
+  // sources in node_modules), neither of which is shipped, and they were 2.9 MB of the 4.6 MB unpacked.
   // The ESM build is one readable file per module under the source's own name, so a stack trace names
   // dist/webhooks/handler.js where the source is src/webhooks/handler.ts. scripts/check-publish.sh
   // fails if a shipped map points at a file that is not shipped.
@@ -23,9 +24,9 @@ const shared: Options = {
   target: 'node22',
   platform: 'neutral',
   // msw is an optional peer used only by ./testing, @modelcontextprotocol/sdk one used only by ./mcp;
-  // zod is the one dependency (requests go through fetch itself). ./redis imports neither ioredis nor redis, and ./postgres no pg (they
+  // zod and ky are dependencies. ./redis imports neither ioredis nor redis, and ./postgres no pg (they
   // take the merchant's client), so they need no entry here.
-  external: ['msw', 'msw/node', 'zod', MCP_SDK],
+  external: ['msw', 'msw/node', 'zod', 'ky', MCP_SDK],
 };
 
 /**
@@ -100,7 +101,8 @@ export default defineConfig([
     dts: { entry: declaredEntries },
     clean: true,
   },
-  // CommonJS: bundled per entry. The main entry is the Node one (zod's schema compiler installed).
+  // CommonJS: bundled per entry. ky ships ESM only, so this build carries its own copy and `require`
+  // works on every Node ≥ 22. The main entry is the Node one (zod's schema compiler installed).
   {
     ...shared,
     entry: { ...declaredEntries, index: 'src/index.node.ts' },
@@ -108,6 +110,7 @@ export default defineConfig([
     dts: { entry: declaredEntries },
     treeshake: true,
     external: ['msw', 'msw/node', 'zod', MCP_SDK],
+    noExternal: ['ky'],
     esbuildPlugins: [sharedModulesFromMainEntry],
   },
   // The `delivery-task` executable (`commandFiles` above): ESM for Node, carrying msw (the sandbox serves
@@ -125,11 +128,11 @@ export default defineConfig([
     // No shared chunks: within a file, a command's modules (a dynamic import) are evaluated only when it runs.
     splitting: false,
     banner: { js: `#!/usr/bin/env node\n${REQUIRE_BANNER}` },
-    external: ['zod'],
+    external: ['zod', 'ky'],
     noExternal: ['msw'],
     esbuildPlugins: [mswNodeLeftOut, commandFiles],
   },
-  // `delivery-task mcp`: one minified file with everything it runs (the client, zod, the MCP SDK),
+  // `delivery-task mcp`: one minified file with everything it runs (the client, zod, ky, the MCP SDK),
   // so an agent host gets its tool list fast (one file to load instead of some 300 modules) and the
   // executable works without the optional peer installed. ioredis and redis stay outside: `--redis`
   // loads whichever the project installed.
@@ -143,7 +146,7 @@ export default defineConfig([
     splitting: false,
     treeshake: false,
     banner: { js: REQUIRE_BANNER },
-    // tsup leaves dependencies and peer dependencies outside by default: these two come in.
-    noExternal: ['zod', MCP_SDK],
+    // tsup leaves dependencies and peer dependencies outside by default: these three come in.
+    noExternal: ['zod', 'ky', MCP_SDK],
   },
 ]);

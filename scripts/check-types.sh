@@ -15,12 +15,12 @@ tarball="$(npm pack --silent --ignore-scripts --pack-destination "$work" | tail 
 mkdir -p "$work/consumer/node_modules"
 cd "$work/consumer"
 echo '{ "name": "types-consumer", "private": true, "type": "module" }' > package.json
-# The tarball's files, with its dependency's types (zod) resolved from the repository's node_modules, as
-# npm would install them.
+# The tarball's files, with its dependencies' types (zod; ky is bundled into the CommonJS build and only
+# imported by the ESM one) resolved from the repository's node_modules, as npm would install them.
 mkdir node_modules/delivery-task-sdk
 tar -xzf "$work/$tarball" -C node_modules/delivery-task-sdk --strip-components=1
 ln -s "$typescript" node_modules/typescript
-for dependency in zod; do ln -s "$root/node_modules/$dependency" "node_modules/$dependency"; done
+for dependency in zod ky; do ln -s "$root/node_modules/$dependency" "node_modules/$dependency"; done
 if [ -e node_modules/@types ]; then echo "the scratch project must not have @types" >&2; exit 1; fi
 
 cat > consumer.mts <<'TS'
@@ -77,7 +77,7 @@ mkdir ../node-consumer && cd ../node-consumer
 echo '{ "name": "types-node-consumer", "private": true, "type": "module" }' > package.json
 mkdir -p node_modules/@types
 ln -s "$work/consumer/node_modules/delivery-task-sdk" node_modules/delivery-task-sdk
-for dependency in typescript zod; do ln -s "$(readlink -f "$work/consumer/node_modules/$dependency")" "node_modules/$dependency"; done
+for dependency in typescript zod ky; do ln -s "$(readlink -f "$work/consumer/node_modules/$dependency")" "node_modules/$dependency"; done
 ln -s "$root/node_modules/@types/node" node_modules/@types/node
 [ -e "$root/node_modules/undici-types" ] && ln -s "$root/node_modules/undici-types" node_modules/undici-types
 cat > consumer.mts <<'TS'
