@@ -87,7 +87,7 @@ export function createTask(
       context,
       orderNumber,
       { repeatDelivery, waitMs: options.totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal },
-      (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, guard),
+      (priorAttemptAt, guard, forgotten) => createOnce(context, body, flightOptions, priorAttemptAt, guard, forgotten),
     );
     const started: Flight = { promise, controller, callers: 0 };
     flights.set(key, started);
@@ -185,16 +185,18 @@ async function createOnce(
   options: RequestOptions,
   priorAttemptAt: number | undefined,
   guard?: SendGuard,
+  forgotten = false,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
   const firstAttemptAt = priorAttemptAt ?? Date.now();
   if (priorAttemptAt !== undefined && orderNumber !== undefined) {
-    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined);
+    // A forgotten task (404) has no POST in flight: one lookup, without the waits for a landing create.
+    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined, forgotten ? 1 : undefined);
     const task = theTask(found, orderNumber);
     if (task !== undefined) {
-      logger.info(`Order ${orderNumber} was being created by a process that stopped; its task exists: ${task.id}`);
+      logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
       return task;
     }
   }
@@ -278,8 +280,9 @@ async function reconcile(
   firstAttemptAt: number,
   options: RequestOptions,
   failure: unknown,
+  checks = context.reconciliation.checks,
 ): Promise<Task[]> {
-  const { checks, intervalMs, windowSkewMs } = context.reconciliation;
+  const { intervalMs, windowSkewMs } = context.reconciliation;
   for (let check = 0; check < checks; check++) {
     if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), options.signal, orderNumber, failure);
     let found: Task[];

@@ -114,11 +114,17 @@ export class Tasks {
    * `orderNumber` up and returns the task if it exists, and only resends when it does not. Pass an
    * `orderNumber`: without one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
    *
+   * A created order is remembered (order number → task id, `orderTtlMs`, default 24 h, in the client's
+   * `store`): creating it again returns that task (`GET tasks/{id}`) without a POST. When the remembered
+   * task answers 404 (the mock was reset, the sandbox restarted), it is forgotten: the SDK looks the
+   * `orderNumber` up, returns the task it finds, or else sends the create once.
+   *
    * @throws {RequestValidationError} for bad params (nothing is sent).
    * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
    * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established.
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
-   * @throws {APIError} by status for other rejections.
+   * @throws {APIError} by status for other rejections, and the errors of `GET tasks/{id}` other than 404
+   * when reading a remembered order's task (a 404 there is never thrown: the order is looked up instead).
    */
   create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
     // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
