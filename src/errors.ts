@@ -378,19 +378,67 @@ const STATUS_ERRORS: Readonly<Record<number, new (init: APIErrorInit) => APIErro
   429: RateLimitError,
 };
 
-/** No response was received: DNS failure, refused or reset connection, TLS failure. */
+/** What the common system error codes of a connection mean, for messages. */
+const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ECONNRESET: 'connection reset by the server or a proxy',
+  ENOTFOUND: 'host not found (DNS)',
+  EAI_AGAIN: 'DNS lookup failed (temporary)',
+  EAI_NONAME: 'host not found (DNS)',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  ENETUNREACH: 'network unreachable',
+  EHOSTUNREACH: 'host unreachable',
+  EPIPE: 'connection closed while sending',
+  UND_ERR_SOCKET: 'connection closed before the answer',
+};
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
+
+/** `ECONNREFUSED: connection refused: …`, `DEPTH_ZERO_SELF_SIGNED_CERT: TLS certificate refused`, or the bare code. */
+function describeConnectionCause(code: string | undefined): string {
+  if (code === undefined) return 'no system error code';
+  const meaning = CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'TLS certificate refused' : undefined);
+  return meaning === undefined ? code : `${code}: ${meaning}`;
+}
+
+/** The origin of a URL (`https://api.example.com`): never its path, which may hold ids. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the service';
+  }
+}
+
+/** `GET /tasks/{id}`: the operation's URL template when known (never the ids of the path). */
+function describeTarget(init: { method: string; urlTemplate?: string | undefined }): string {
+  return init.urlTemplate === undefined ? init.method : `${init.method} ${init.urlTemplate}`;
+}
+
+const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+
+/**
+ * No response was received: DNS failure, refused or reset connection, TLS failure. The message names
+ * the service's origin, the operation's URL template, the attempts made and the cause, e.g.
+ * `Connection error: no response from http://127.0.0.1:4010 to GET /tasks/{id} after 3 attempts
+ * (ECONNREFUSED: connection refused: nothing listens there)`; never the path's ids, the API key or the
+ * seller id.
+ */
 export class APIConnectionError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionError';
   readonly method: string;
   readonly url: string;
+  /** The operation's URL template (`/tasks/{id}`), when known. */
+  readonly urlTemplate: string | undefined;
   /** Attempts made, the first included. */
   readonly attempts: number;
-  /** The system error code of the failure (`ECONNREFUSED`, `ECONNRESET`, …), when there is one. */
+  /** The system error code of the failure (`ECONNREFUSED`, `ENOTFOUND`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …), when there is one. */
   readonly code: string | undefined;
 
   constructor(init: {
     method: string;
     url: string;
+    urlTemplate?: string | undefined;
     attempts: number;
     code?: string | undefined;
     message?: string;
@@ -398,14 +446,31 @@ export class APIConnectionError extends DeliveryError {
   }) {
     super(
       init.message ??
-        `Connection error: ${describeRequest(init)} got no response after ${init.attempts} attempt${init.attempts === 1 ? '' : 's'}`,
+        `Connection error: no response from ${originOf(init.url)} to ${describeTarget(init)} after ${attemptsText(init.attempts)} (${describeConnectionCause(init.code)})`,
       { cause: init.cause },
     );
     this.method = init.method;
     this.url = init.url;
+    this.urlTemplate = init.urlTemplate;
     this.attempts = init.attempts;
     this.code = init.code;
   }
+}
+
+/**
+ * `error` as after `attempts` attempts: a create resent after refused connections (each send one
+ * attempt) reports them all. Timeouts are left as they are. Not exported from the package.
+ */
+export function connectionErrorAfter(error: APIConnectionError, attempts: number): APIConnectionError {
+  if (attempts === error.attempts || error instanceof APIConnectionTimeoutError) return error;
+  return new APIConnectionError({
+    method: error.method,
+    url: error.url,
+    urlTemplate: error.urlTemplate,
+    attempts,
+    code: error.code,
+    cause: error.cause,
+  });
 }
 
 /** No complete response within the timeout (headers and body both count). */
@@ -415,10 +480,17 @@ export class APIConnectionTimeoutError extends APIConnectionError {
   /** The timeout that elapsed, in ms. */
   readonly timeoutMs: number;
 
-  constructor(init: { method: string; url: string; attempts: number; timeoutMs: number; cause?: unknown }) {
+  constructor(init: {
+    method: string;
+    url: string;
+    urlTemplate?: string | undefined;
+    attempts: number;
+    timeoutMs: number;
+    cause?: unknown;
+  }) {
     super({
       ...init,
-      message: `Timed out: ${describeRequest(init)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`,
+      message: `Timed out: no complete response from ${originOf(init.url)} to ${describeTarget(init)} within ${init.timeoutMs} ms (${attemptsText(init.attempts)})`,
     });
     this.timeoutMs = init.timeoutMs;
   }

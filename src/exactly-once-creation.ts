@@ -32,7 +32,13 @@
  * get its outcome; with the default per-client memory store, the guarantee stops at the process.
  * @module
  */
-import { APIUserAbortError, DuplicateTaskError, TaskCreationOutcomeUnknownError } from './errors.js';
+import {
+  APIConnectionError,
+  APIUserAbortError,
+  connectionErrorAfter,
+  DuplicateTaskError,
+  TaskCreationOutcomeUnknownError,
+} from './errors.js';
 import { sleep } from './internal/abort.js';
 import { call, type ResourceContext } from './internal/context.js';
 import { type FailureOutcome, failureOutcome } from './internal/failure.js';
@@ -219,7 +225,9 @@ async function createOnce(
       });
     }
     if (outcome === 'not-sent' || outcome === 'not-processed') {
-      if (resend >= maxRetries) throw failure;
+      // Each resend was its own request of one attempt: the error says how many were made.
+      if (resend >= maxRetries)
+        throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
       logger.warn(`Create was not processed (${describeFailure(failure)}); sending it again in ${wait} ms`);
       await waitOrAbort(wait, options.signal, orderNumber, failure);
