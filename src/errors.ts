@@ -8,7 +8,8 @@
  * | 401 | {@link AuthenticationError} |
  * | 402 on create, or a 4xx on create whose code/message mentions the balance | {@link InsufficientBalanceError} |
  * | 403 | {@link PermissionDeniedError} |
- * | 404 | {@link NotFoundError} |
+ * | 404 on `GET tasks/{id}` | {@link NotFoundError} |
+ * | 404 on any other operation (a missing route: check `baseUrl`) | {@link APIError} |
  * | 409 | {@link ConflictError} |
  * | 422 | {@link UnprocessableEntityError} |
  * | 429 | {@link RateLimitError} |
@@ -196,6 +197,11 @@ export interface APIErrorInit {
   url: string;
   /** The SDK operation, e.g. `tasks.create`; used to recognise a low-balance rejection. */
   operation?: string;
+  /**
+   * The operation's URL template, e.g. `/tasks/{id}`: a 404 on a template without an id is a missing
+   * route (a wrong `baseUrl`), not a missing task.
+   */
+  urlTemplate?: string | undefined;
   /** Redacts secrets from the server's message (the server may echo a header back). */
   redact?: (text: string) => string;
 }
@@ -266,6 +272,27 @@ function truncate(text: string): string {
 
 const LOW_BALANCE = /balance|insufficient|wallet|funds/i;
 
+/** Words of a web server's or framework's answer for a path it has no route for (`Cannot GET /x`, `No route`). */
+const ROUTE_WORDS = /\broute\b|cannot (?:get|post)\b|no such (?:path|endpoint)|\bendpoint\b|<html|<!doctype/i;
+
+/**
+ * Why a 404 is likely a wrong `baseUrl` rather than a missing task, as the message's hint, or `undefined`:
+ * - the operation has no id in its path (everything but `tasks.retrieve`): the route itself is missing;
+ * - a `GET tasks/{id}` answered with a body that is not the service's JSON error (empty, text, HTML, or a
+ *   message about a route).
+ */
+function baseUrlHint(init: APIErrorInit): string | undefined {
+  if (init.status !== 404 || init.urlTemplate === undefined) return undefined;
+  if (!init.urlTemplate.includes('{')) {
+    return 'no such route at this URL (this operation has no id, so a 404 is not a missing task): check baseUrl';
+  }
+  const message = serverMessageOf(init.body);
+  const serviceLike = isRecord(init.body) && !ROUTE_WORDS.test(message ?? '');
+  return serviceLike
+    ? undefined
+    : "the answer does not look like the service's (if every task answers 404, check baseUrl)";
+}
+
 /**
  * The service answered with a non-2xx status. Subclasses by status; see the table in this module.
  * The message reads `404 Not Found: GET /tasks/abc — Task not found`.
@@ -294,7 +321,10 @@ export class APIError extends DeliveryError {
     const rawMessage = serverMessageOf(init.body);
     const serverMessage = rawMessage === undefined ? undefined : truncate(redact(rawMessage));
     const reason = REASON_PHRASES[init.status] ?? 'HTTP error';
-    super(`${init.status} ${reason}: ${describeRequest(init)}${serverMessage ? ` — ${serverMessage}` : ''}`);
+    const hint = baseUrlHint(init);
+    super(
+      `${init.status} ${reason}: ${describeRequest(init)}${serverMessage ? ` — ${serverMessage}` : ''}${hint ? `; ${hint}` : ''}`,
+    );
     this.status = init.status;
     this.headers = init.headers;
     this.body = init.body;
@@ -306,9 +336,15 @@ export class APIError extends DeliveryError {
     if (this.requestId) this.message += ` (request id ${this.requestId})`;
   }
 
-  /** Builds the {@link APIError} subclass for a response: the one place where status → class is decided. */
+  /**
+   * Builds the {@link APIError} subclass for a response: the one place where status → class is decided.
+   * A 404 on an operation without an id in its path (`urlTemplate` such as `/tasks/wallet-balance`) is a
+   * plain {@link APIError} whose message says to check `baseUrl`, never a {@link NotFoundError}: the
+   * route is missing, not a task.
+   */
   static generate(init: APIErrorInit): APIError {
     const { status } = init;
+    if (status === 404 && init.urlTemplate !== undefined && !init.urlTemplate.includes('{')) return new APIError(init);
     if (init.operation === 'tasks.create' && status >= 400 && status < 500) {
       const text = `${serverCodeOf(init.body) ?? ''} ${serverMessageOf(init.body) ?? ''}`;
       if (status === 402 || LOW_BALANCE.test(text)) return new InsufficientBalanceError(init);
@@ -333,7 +369,11 @@ export class PermissionDeniedError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'PermissionDeniedError';
   declare name: 'PermissionDeniedError';
 }
-/** 404: unknown task id or path. */
+/**
+ * 404 on `GET tasks/{id}`: no such task (or, when the message says so, a wrong `baseUrl`). A 404 on an
+ * operation without an id (create, list, estimate, branches, wallet) is a plain {@link APIError}, not
+ * this class (README "Errors").
+ */
 export class NotFoundError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'NotFoundError';
   declare name: 'NotFoundError';

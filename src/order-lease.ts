@@ -159,6 +159,7 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
       method: 'POST',
       url: 'tasks',
       operation: 'tasks.create',
+      urlTemplate: '/tasks',
     });
   }
   if (failure.name === 'DuplicateTaskError')

@@ -542,6 +542,7 @@ export class Transport {
       method,
       url: redactor.text(url.href),
       operation: request.operation,
+      urlTemplate: request.urlTemplate,
       redact: redactor.text,
     });
   }
