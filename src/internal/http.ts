@@ -75,6 +75,8 @@ export interface HttpResponse {
   readonly url: string;
   /** Attempts made, the first included. */
   attempts: number;
+  /** The body's text as received (decoded: after gzip, deflate or brotli), for `asResponse()`. */
+  text: string;
 }
 
 /** Per-call options when the caller gives none: shared, so the common call checks nothing. */
@@ -515,6 +517,7 @@ export class Transport {
             return redactor.text(answered);
           },
           attempts: attempt,
+          text,
         };
       }
     } finally {

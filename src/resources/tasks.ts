@@ -152,7 +152,7 @@ export class Tasks {
           const attempt = ++requests;
           try {
             const response = await context.transport.send(request, requestOptions, span);
-            head = { status: response.status, headers: response.headers };
+            head = { status: response.status, headers: response.headers, body: response.text };
             span?.addEvent(step, {
               'delivery.operation': request.operation,
               'delivery.request_number': attempt,
