@@ -168,7 +168,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const guard = new SandboxGuard(host, new URL(baseUrl).port === '' ? 80 : Number(new URL(baseUrl).port), controlToken);
   const assets = loadDashboard();
-  const views = { observers, webhookUrl: rest.webhookUrl };
+  const views = {
+    observers,
+    get webhookUrl() {
+      return mock.webhookUrl;
+    },
+  };
   const service = mockRequestListener(mock, maxBodyBytes);
   serve = (request, response) => {
     const { pathname } = new URL(request.url ?? '/', baseUrl);

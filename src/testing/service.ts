@@ -22,7 +22,7 @@ import {
   ObservedTaskStore,
 } from './mock-observers.js';
 import { runtimeWithoutMswInterception } from './msw-support.js';
-import { resolveOptions, type ServiceConfig } from './options.js';
+import { resolveOptions, resolveWebhookUrl, type ServiceConfig } from './options.js';
 import { RequestLog } from './request-log.js';
 import { seedRecords } from './seed.js';
 import type { TaskRecord } from './state.js';
@@ -62,10 +62,13 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   /** Counts resets and closes, so that a webhook POST that outlives one is not logged. */
   #generation = 0;
   #server: SetupServer | undefined;
+  /** The webhook receiver's URL now: the option, then whatever `setWebhookUrl` set. */
+  #webhookUrl: string | undefined;
 
   constructor(options: MockDeliveryServiceOptions | undefined) {
     const config = resolveOptions(options);
     this.#config = config;
+    this.#webhookUrl = config.webhookUrl;
     this.baseUrl = config.address.baseUrl;
     this.apiKey = config.apiKey;
     this.sellerId = config.sellerId;
@@ -85,6 +88,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
         faults: this.#faults,
         log: this.#log,
         lifetime: () => this.#lifetime.signal,
+        webhookUrl: () => this.#webhookUrl,
       }),
     );
     // Keep the API key out of console.log, util.inspect and JSON.stringify of the mock.
@@ -115,6 +119,14 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.#endPending();
     this.#server?.close();
     this.#server = undefined;
+  }
+
+  get webhookUrl(): string | undefined {
+    return this.#webhookUrl;
+  }
+
+  setWebhookUrl(url: string | undefined): void {
+    this.#webhookUrl = resolveWebhookUrl(url);
   }
 
   get tasks(): readonly Task[] {
@@ -149,7 +161,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     if (!record) throw new Error(`Cannot advance task ${JSON.stringify(taskId)}: no such task`);
     const events = plannedEventsOf(record, taskId, status);
     const { config, objectId } = this.#state;
-    const { webhookUrl } = config;
+    const webhookUrl = this.#webhookUrl;
     const posts: WebhookPost[] = [];
     const deliveryId = record.task.deliveryId ?? taskId;
     for (const event of events) {

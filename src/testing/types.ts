@@ -281,8 +281,9 @@ export interface MockDeliveryService {
   /** The seller id the mock accepts. */
   readonly sellerId: string;
   /**
-   * The msw request handlers: the service (both path forms) and, with `webhookUrl`, a passthrough for
-   * the webhook receiver. Use them in your own server: `setupServer(...mock.handlers)`.
+   * The msw request handlers: the service (both path forms) and a passthrough for the webhook receiver
+   * (the URL set at the time of each request: `webhookUrl`, {@link setWebhookUrl}). Use them in your own
+   * server: `setupServer(...mock.handlers)`.
    */
   readonly handlers: readonly HttpHandler[];
   /**
@@ -292,6 +293,21 @@ export interface MockDeliveryService {
   listen(options?: MockListenOptions): void;
   /** Stops the server started by {@link listen} (if any) and ends every pending delay, stalled body and webhook POST. */
   close(): void;
+  /**
+   * The webhook receiver's URL the mock POSTs status changes to (normalised), or `undefined` when none is
+   * set: the `webhookUrl` option, or the last {@link setWebhookUrl}.
+   */
+  readonly webhookUrl: string | undefined;
+  /**
+   * Sets (or, with `undefined`, removes) the webhook receiver's URL after the mock is created: for an app
+   * under test whose port is known only once it listens, while the app's client needs the mock first.
+   * Status changes made by {@link advance} from then on are POSTed there (those already under way keep
+   * their URL), and {@link handlers} already in use let those POSTs through msw. Kept by {@link reset}
+   * (configuration, not state). README "Testing your integration".
+   * @param url an absolute http(s) URL, as the `webhookUrl` option takes, or `undefined`.
+   * @throws {TypeError} naming `webhookUrl` for anything else; the previous URL is kept.
+   */
+  setWebhookUrl(url: string | undefined): void;
   /** Copies of every task, in creation order, in API response form. */
   readonly tasks: readonly Task[];
   /** A copy of one task in API response form, or `undefined` for an unknown id. */
