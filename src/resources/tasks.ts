@@ -208,7 +208,7 @@ export class Tasks {
    * `for await` over it for every task of every page (each id once): after the first page, up to
    * `options.concurrency` pages (default 16) are requested at once and yielded in page order; leaving the
    * loop aborts them. `search` is literal (`ignoreRegex=true`) unless you pass `ignoreRegex: false`.
-   * Retried when safe. Details in `pagination.ts` and README "Pagination".
+   * Retried when safe. Details in README "Pagination".
    * @throws {RequestValidationError} for bad params or options (on await/iteration; nothing is sent);
    * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}, at the
    * position of the page that failed.
