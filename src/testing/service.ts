@@ -9,6 +9,7 @@ import { type SetupServer, setupServer } from 'msw/node';
 import { kwd } from '../kwd.js';
 import type { Task } from '../schemas/task.js';
 import type { ServiceState } from './endpoints.js';
+import { interceptFetch } from './fetch-interception.js';
 import { createHandlers } from './handlers.js';
 import { createObjectIdGenerator, createSequenceIdGenerator } from './ids.js';
 import { applyEvent, mockDriver, plannedEventsOf } from './lifecycle.js';
@@ -61,7 +62,8 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   #lifetime = new AbortController();
   /** Counts resets and closes, so that a webhook POST that outlives one is not logged. */
   #generation = 0;
-  #server: SetupServer | undefined;
+  /** msw's `setupServer`, or where it cannot intercept, this mock's own interception of `fetch`. */
+  #server: Pick<SetupServer, 'close'> | undefined;
   /** The webhook receiver's URL now: the option, then whatever `setWebhookUrl` set. */
   #webhookUrl: string | undefined;
 
@@ -98,17 +100,22 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   listen(options: MockListenOptions = {}): void {
     if (this.#server) throw new Error('This mock delivery service is already listening; call close() first');
-    const unsupported = runtimeWithoutMswInterception();
-    if (unsupported !== undefined) {
-      throw new Error(
-        `mock.listen() cannot intercept requests on ${unsupported}: msw's setupServer intercepts fetch on Node.js ≥ 22.12 only. ` +
-          "Serve the mock over HTTP instead: `const server = await startMockHttpServer(mock)` (from 'delivery-task-sdk/testing'), " +
-          'then give the client `baseUrl: server.url`.',
-      );
-    }
     const onUnhandledFrame = options.onUnhandledFrame ?? 'error';
     if (!UNHANDLED_FRAME_STRATEGIES.includes(onUnhandledFrame)) {
       throw new TypeError(`onUnhandledFrame must be one of ${UNHANDLED_FRAME_STRATEGIES.join(', ')}`);
+    }
+    const unsupported = runtimeWithoutMswInterception();
+    if (unsupported?.startsWith('Node.js')) {
+      // msw's interceptors need Node.js ≥ 22.12; its handlers do not: this mock intercepts fetch itself.
+      this.#server = interceptFetch(this.handlers, onUnhandledFrame);
+      return;
+    }
+    if (unsupported !== undefined) {
+      throw new Error(
+        `mock.listen() cannot intercept requests on ${unsupported}: msw's setupServer does not intercept there. ` +
+          "Serve the mock over HTTP instead: `const server = await startMockHttpServer(mock)` (from 'delivery-task-sdk/testing'), " +
+          'then give the client `baseUrl: server.url`.',
+      );
     }
     const server = setupServer(...this.handlers);
     server.listen({ onUnhandledFrame });

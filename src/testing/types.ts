@@ -14,8 +14,8 @@ import type { TaskCreateParams } from '../schemas/task-create.js';
 import type { MockDriftMutation } from './drift.js';
 
 /**
- * One operation of the service, named like the SDK method that calls it (the table of operations,
- * `src/operations.ts`):
+ * One operation of the service, named like the SDK method that calls it (the OpenAPI
+ * document's operations; README "Testing your integration"):
  *
  * | operation | request |
  * |---|---|
@@ -288,7 +288,11 @@ export interface MockDeliveryService {
   readonly handlers: readonly HttpHandler[];
   /**
    * Starts an msw `setupServer` with {@link handlers} (intercepts `fetch` and `node:http` in this process).
-   * @throws {Error} when this mock is already listening.
+   * On Node.js before 22.12, where msw's `setupServer` cannot intercept, it replaces `globalThis.fetch`
+   * instead with one answered by the same handlers (the SDK's default transport; `node:http` requests are
+   * not intercepted there), and {@link close} puts it back. README "Testing your integration".
+   * @throws {Error} when this mock is already listening; on Bun and Deno, where neither works, naming
+   * `startMockHttpServer(mock)` to use instead.
    */
   listen(options?: MockListenOptions): void;
   /** Stops the server started by {@link listen} (if any) and ends every pending delay, stalled body and webhook POST. */
