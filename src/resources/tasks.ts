@@ -33,6 +33,7 @@ import { type Estimate, EstimateParams } from '../schemas/estimate.js';
 import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
+import { contextOf, type ResourceHandle } from './handle.js';
 
 /** Options of {@link Tasks.list}: the request options (per page) plus how an iteration walks the pages. */
 export interface TaskListOptions extends RequestOptions {
@@ -101,8 +102,8 @@ export class Tasks {
   readonly #context: ResourceContext;
 
   /** @internal Built by `DeliveryClient`. */
-  constructor(context: ResourceContext) {
-    this.#context = context;
+  constructor(handle: ResourceHandle) {
+    this.#context = contextOf(handle);
   }
 
   /**
