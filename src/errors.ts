@@ -284,13 +284,11 @@ const ROUTE_WORDS = /\broute\b|cannot (?:get|post)\b|no such (?:path|endpoint)|\
 function baseUrlHint(init: APIErrorInit): string | undefined {
   if (init.status !== 404 || init.urlTemplate === undefined) return undefined;
   if (!init.urlTemplate.includes('{')) {
-    return 'no such route at this URL (this operation has no id, so a 404 is not a missing task): check baseUrl';
+    return 'no such route (this operation has no id): check baseUrl';
   }
   const message = serverMessageOf(init.body);
   const serviceLike = isRecord(init.body) && !ROUTE_WORDS.test(message ?? '');
-  return serviceLike
-    ? undefined
-    : "the answer does not look like the service's (if every task answers 404, check baseUrl)";
+  return serviceLike ? undefined : "not the service's usual answer: check baseUrl if every task answers 404";
 }
 
 /**
@@ -418,26 +416,21 @@ const STATUS_ERRORS: Readonly<Record<number, new (init: APIErrorInit) => APIErro
   429: RateLimitError,
 };
 
-/** What the common system error codes of a connection mean, for messages. */
+/** What the common system error codes of a connection mean, for messages (others show the code alone). */
 const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused: nothing listens there',
-  ECONNRESET: 'connection reset by the server or a proxy',
-  ENOTFOUND: 'host not found (DNS)',
-  EAI_AGAIN: 'DNS lookup failed (temporary)',
-  EAI_NONAME: 'host not found (DNS)',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
   ETIMEDOUT: 'connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  ENETUNREACH: 'network unreachable',
-  EHOSTUNREACH: 'host unreachable',
-  EPIPE: 'connection closed while sending',
-  UND_ERR_SOCKET: 'connection closed before the answer',
 };
 const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
-/** `ECONNREFUSED: connection refused: …`, `DEPTH_ZERO_SELF_SIGNED_CERT: TLS certificate refused`, or the bare code. */
+/** `ECONNREFUSED: connection refused`, `DEPTH_ZERO_SELF_SIGNED_CERT: certificate refused`, or the bare code. */
 function describeConnectionCause(code: string | undefined): string {
   if (code === undefined) return 'no system error code';
-  const meaning = CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'TLS certificate refused' : undefined);
+  const meaning = CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'certificate refused' : undefined);
   return meaning === undefined ? code : `${code}: ${meaning}`;
 }
 
@@ -461,7 +454,7 @@ const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 
  * No response was received: DNS failure, refused or reset connection, TLS failure. The message names
  * the service's origin, the operation's URL template, the attempts made and the cause, e.g.
  * `Connection error: no response from http://127.0.0.1:4010 to GET /tasks/{id} after 3 attempts
- * (ECONNREFUSED: connection refused: nothing listens there)`; never the path's ids, the API key or the
+ * (ECONNREFUSED: connection refused)`; never the path's ids, the API key or the
  * seller id.
  */
 export class APIConnectionError extends DeliveryError {
