@@ -424,12 +424,22 @@ const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
   EAI_AGAIN: 'DNS lookup failed',
   ETIMEDOUT: 'connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
 };
 const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
-/** `ECONNREFUSED: connection refused`, `DEPTH_ZERO_SELF_SIGNED_CERT: certificate refused`, or the bare code. */
-function describeConnectionCause(code: string | undefined): string {
-  if (code === undefined) return 'no system error code';
+/**
+ * `ECONNREFUSED: connection refused`, `DEPTH_ZERO_SELF_SIGNED_CERT: certificate refused`, the bare code,
+ * or without a code the innermost message of the cause chain (`bad port`), at most 100 characters.
+ */
+function describeConnectionCause(code: string | undefined, cause: unknown): string {
+  if (code === undefined) {
+    let message: string | undefined;
+    for (let link = cause, depth = 0; link instanceof Error && depth < 4; link = link.cause, depth++) {
+      message = link.message;
+    }
+    return message === undefined || message === '' ? 'no system error code' : message.slice(0, 100);
+  }
   const meaning = CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'certificate refused' : undefined);
   return meaning === undefined ? code : `${code}: ${meaning}`;
 }
@@ -479,7 +489,7 @@ export class APIConnectionError extends DeliveryError {
   }) {
     super(
       init.message ??
-        `Connection error: no response from ${originOf(init.url)} to ${describeTarget(init)} after ${attemptsText(init.attempts)} (${describeConnectionCause(init.code)})`,
+        `Connection error: no response from ${originOf(init.url)} to ${describeTarget(init)} after ${attemptsText(init.attempts)} (${describeConnectionCause(init.code, init.cause)})`,
       { cause: init.cause },
     );
     this.method = init.method;

@@ -87,6 +87,26 @@ describe('a connection error', () => {
     expectNoSecretOrId(error);
   }, 30_000);
 
+  it('names the innermost cause when there is no system error code (fetch refuses port 9), never a secret of it', async () => {
+    const badPort = (await clientOf('http://127.0.0.1:9', { maxRetries: 0 })
+      .wallet.retrieveBalance()
+      .catch((caught: unknown) => caught)) as APIConnectionError;
+    expect(badPort).toBeInstanceOf(APIConnectionError);
+    expect(badPort.message).toMatch(/\(bad port\)$/);
+    const leaky = (await new DeliveryClient({
+      apiKey: API_KEY,
+      sellerId: SELLER_ID,
+      baseUrl: 'http://127.0.0.1:9',
+      logLevel: 'off',
+      maxRetries: 0,
+      fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error(`proxy refused ${API_KEY}`) })),
+    }).wallet
+      .retrieveBalance()
+      .catch((caught: unknown) => caught)) as APIConnectionError;
+    expect(leaky.message).toContain('proxy refused');
+    expectNoSecretOrId(leaky);
+  });
+
   it('names the origin of a timeout', async () => {
     const mock = createMockDeliveryService({ apiKey: API_KEY, sellerId: SELLER_ID });
     const server = await startMockHttpServer(mock);
