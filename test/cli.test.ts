@@ -137,6 +137,15 @@ describe('help, version and usage errors', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
+  it('exits 2 for a DELIVERY_BASE_URL whose path reaches no route, saying to check DELIVERY_BASE_URL', async () => {
+    const result = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_BASE_URL: `${server.url}/v1` } });
+    expect(result.code).toBe(2);
+    expect(errorLine(result.stderr)).toMatch(
+      /^delivery-task: APIError: 404 Not Found: GET \/(rest\/)?v1\/tasks\/wallet-balance/,
+    );
+    expect(errorLine(result.stderr)).toMatch(/check DELIVERY_BASE_URL$/);
+  });
+
   it('tells a shell user which environment variable to set, never to pass an option to new DeliveryClient', async () => {
     for (const name of ['DELIVERY_API_KEY', 'DELIVERY_SELLER_ID', 'DELIVERY_BASE_URL']) {
       for (const value of [undefined, '  ']) {
