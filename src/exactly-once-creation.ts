@@ -32,7 +32,13 @@
  * get its outcome; with the default per-client memory store, the guarantee stops at the process.
  * @module
  */
-import { APIUserAbortError, DuplicateTaskError, TaskCreationOutcomeUnknownError } from './errors.js';
+import {
+  APIConnectionError,
+  APIUserAbortError,
+  connectionErrorAfter,
+  DuplicateTaskError,
+  TaskCreationOutcomeUnknownError,
+} from './errors.js';
 import { sleep } from './internal/abort.js';
 import { call, type ResourceContext } from './internal/context.js';
 import { type FailureOutcome, failureOutcome } from './internal/failure.js';
@@ -87,7 +93,7 @@ export function createTask(
       context,
       orderNumber,
       { repeatDelivery, waitMs: options.totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal },
-      (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, guard),
+      (priorAttemptAt, guard, forgotten) => createOnce(context, body, flightOptions, priorAttemptAt, guard, forgotten),
     );
     const started: Flight = { promise, controller, callers: 0 };
     flights.set(key, started);
@@ -185,16 +191,18 @@ async function createOnce(
   options: RequestOptions,
   priorAttemptAt: number | undefined,
   guard?: SendGuard,
+  forgotten = false,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
   const firstAttemptAt = priorAttemptAt ?? Date.now();
   if (priorAttemptAt !== undefined && orderNumber !== undefined) {
-    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined);
+    // A forgotten task (404) has no POST in flight: one lookup, without the waits for a landing create.
+    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined, forgotten ? 1 : undefined);
     const task = theTask(found, orderNumber);
     if (task !== undefined) {
-      logger.info(`Order ${orderNumber} was being created by a process that stopped; its task exists: ${task.id}`);
+      logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
       return task;
     }
   }
@@ -217,7 +225,9 @@ async function createOnce(
       });
     }
     if (outcome === 'not-sent' || outcome === 'not-processed') {
-      if (resend >= maxRetries) throw failure;
+      // Each resend was its own request of one attempt: the error says how many were made.
+      if (resend >= maxRetries)
+        throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
       logger.warn(`Create was not processed (${describeFailure(failure)}); sending it again in ${wait} ms`);
       await waitOrAbort(wait, options.signal, orderNumber, failure);
@@ -278,8 +288,9 @@ async function reconcile(
   firstAttemptAt: number,
   options: RequestOptions,
   failure: unknown,
+  checks = context.reconciliation.checks,
 ): Promise<Task[]> {
-  const { checks, intervalMs, windowSkewMs } = context.reconciliation;
+  const { intervalMs, windowSkewMs } = context.reconciliation;
   for (let check = 0; check < checks; check++) {
     if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), options.signal, orderNumber, failure);
     let found: Task[];

@@ -1,6 +1,6 @@
 /**
- * Which response schemas hand a valid body back as it is (so the body needs no copy: README
- * "Performance", "A check, not a copy"), and the form of such a schema the Node build compiles to check
+ * Which response schemas hand a valid body back as it is (so the body needs no copy: docs/performance.md,
+ * "A check, not a copy"), and the form of such a schema the Node build compiles to check
  * bodies with.
  * @module
  */

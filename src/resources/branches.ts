@@ -5,14 +5,15 @@ import { answer, type ResourceContext } from '../internal/context.js';
 import { OPERATIONS, requestOf } from '../operations.js';
 import type { RequestOptions } from '../options.js';
 import { type Branch, toBranches } from '../schemas/branch.js';
+import { contextOf, type ResourceHandle } from './handle.js';
 
 /** Pickup branches of the seller. */
 export class Branches {
   readonly #context: ResourceContext;
 
   /** @internal Built by `DeliveryClient`. */
-  constructor(context: ResourceContext) {
-    this.#context = context;
+  constructor(handle: ResourceHandle) {
+    this.#context = contextOf(handle);
   }
 
   /**
