@@ -16,7 +16,7 @@ const IMPORTS: readonly (readonly [statement: string, goal: string])[] = [
   ["import { kwd } from 'delivery-task-sdk/kwd'", 'goal ≤ 3 KB'],
   ["import { createWebhookHandler } from 'delivery-task-sdk/webhooks'", ''],
   ["import { createMockDeliveryService } from 'delivery-task-sdk/testing'", 'node platform, msw included'],
-  ["import ky from 'ky'", 'anchor: what ky cost the main entry before requests went through fetch itself'],
+  ["import ky from 'ky'", 'anchor: ky alone, the transport the main entry sends with'],
   ["import { looseObject } from 'zod/mini'", 'anchor: the core every zod/mini schema needs'],
 ];
 
