@@ -10,7 +10,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     typecheck: { enabled: false },

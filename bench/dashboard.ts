@@ -13,14 +13,11 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { DeliveryClient } from '../src/index.js';
+import { CHROMIUM_PATH, startBrowser } from '../test/dashboard/browser.js';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TASKS = 40;
 const STREAMS = 50;
 
@@ -102,23 +99,9 @@ async function sseLatency(baseUrl: string, client: DeliveryClient): Promise<numb
 /** Time from just before each create to its row inserted in the page (chromium's clock, same machine). */
 async function pageLatency(baseUrl: string, client: DeliveryClient): Promise<number[] | undefined> {
   if (!existsSync(CHROMIUM_PATH)) return undefined;
-  const profile = mkdtempSync(join(tmpdir(), 'delivery-task-bench-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await startBrowser();
   try {
-    const page = await context.newPage();
+    const { page } = await browser.newPage();
     await page.goto(`${baseUrl}/#tasks`);
     await page.locator('#connection', { hasText: 'live' }).waitFor({ timeout: 30_000 });
     const times: number[] = [];
@@ -148,8 +131,7 @@ async function pageLatency(baseUrl: string, client: DeliveryClient): Promise<num
     }
     return times;
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await browser.close();
   }
 }
 

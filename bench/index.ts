@@ -18,7 +18,7 @@ import { DeliveryClient, kwd, Task, TaskListResponse } from '../src/index.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse } from '../src/internal/validate.js';
 import { createMockDeliveryService } from '../src/testing/index.js';
-import { printBundleSizes, printColdImport } from './bundle.js';
+import { printBundleSizes, printColdImport, printMainEntryModules } from './bundle.js';
 import { measureCallPath, printCallPath } from './call-path.js';
 import { measureIterationHeap, measureListAll, printIterationHeap, printListAll } from './list-all.js';
 import { measureParse, printParse } from './parse.js';
@@ -38,6 +38,8 @@ async function performanceFigures(): Promise<void> {
   printParse(measureParse());
   console.log();
   await printBundleSizes();
+  console.log();
+  await printMainEntryModules();
   console.log();
   printColdImport();
   console.log();

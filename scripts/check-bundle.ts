@@ -24,7 +24,9 @@ if (!budgets || Object.keys(budgets).length === 0) failures.push('package.json h
 for (const [statement, budget] of Object.entries(budgets ?? {})) {
   const { gzip, minified } = await importSize(statement);
   const verdict = gzip <= budget ? 'ok' : 'OVER BUDGET';
-  console.log(`${statement}: ${kb(gzip)} gzip (${kb(minified)} min), budget ${kb(budget)}: ${verdict}`);
+  console.log(
+    `${statement}: ${kb(gzip)} gzip (${gzip} bytes; ${kb(minified)} min), budget ${kb(budget)} (${budget} bytes): ${verdict}`,
+  );
   if (gzip > budget) failures.push(`${statement} is ${gzip} bytes gzip, over its budget of ${budget}`);
 }
 

@@ -1,23 +1,33 @@
 /**
- * Type-checks every ```ts block of README.md against the SDK's source (`npm run check:readme`), so the
- * README cannot drift from the API. Each block becomes its own module; names a snippet takes from
- * its surroundings (an Express `app`, your `orders` service, Bun, Deno…) are declared in a prelude.
+ * Type-checks every ```ts block of README.md and of the guides in docs/ against the SDK's source
+ * (`npm run check:readme`), so the documentation cannot drift from the API. Each block becomes its own
+ * module, named after its file and line; names a snippet takes from its surroundings (an Express `app`,
+ * your `orders` service, Bun, Deno…) are declared in a prelude. One `tsc` run checks them all.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 const directory = '.readme-check';
-const readme = readFileSync('README.md', 'utf8');
-const blocks = [...readme.matchAll(/^( *)```ts\n([\s\S]*?)^\1```/gm)].map((match) => {
-  const indent = match[1] ?? '';
-  const line = readme.slice(0, match.index).split('\n').length;
-  const code = (match[2] ?? '')
-    .split('\n')
-    .map((text) => (text.startsWith(indent) ? text.slice(indent.length) : text))
-    .join('\n');
-  return { line, code };
+const sources = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => join('docs', name)),
+];
+const blocks = sources.flatMap((source) => {
+  const text = readFileSync(source, 'utf8');
+  return [...text.matchAll(/^( *)```ts\n([\s\S]*?)^\1```/gm)].map((match) => {
+    const indent = match[1] ?? '';
+    const line = text.slice(0, match.index).split('\n').length;
+    const code = (match[2] ?? '')
+      .split('\n')
+      .map((each) => (each.startsWith(indent) ? each.slice(indent.length) : each))
+      .join('\n');
+    return { source, line, code };
+  });
 });
 
 const prelude = `
@@ -46,14 +56,30 @@ rmSync(directory, { recursive: true, force: true });
 mkdirSync(directory);
 writeFileSync(join(directory, 'prelude.d.ts'), prelude);
 const files = blocks.map((block, index) => {
-  const file = `block-${String(index + 1).padStart(2, '0')}-line-${block.line}.ts`;
+  const file = `block-${String(index + 1).padStart(3, '0')}-${basename(block.source, '.md')}-line-${block.line}.ts`;
   writeFileSync(join(directory, file), `${block.code}\nexport {};\n`);
   return file;
 });
 writeFileSync(
   join(directory, 'tsconfig.json'),
   JSON.stringify(
-    { extends: '../tsconfig.json', compilerOptions: { noUnusedLocals: false }, include: ['*.ts'] },
+    {
+      extends: '../tsconfig.json',
+      compilerOptions: {
+        noUnusedLocals: false,
+        // every entry the guides import, the paths of ../tsconfig.json included
+        paths: {
+          'delivery-task-sdk': ['../src/index.ts'],
+          'delivery-task-sdk/testing': ['../src/testing/index.ts'],
+          'delivery-task-sdk/redis': ['../src/redis.ts'],
+          'delivery-task-sdk/postgres': ['../src/postgres.ts'],
+          'delivery-task-sdk/webhooks': ['../src/entries/webhooks.ts'],
+          'delivery-task-sdk/kwd': ['../src/kwd.ts'],
+          'delivery-task-sdk/mcp': ['../src/mcp/index.ts'],
+        },
+      },
+      include: ['*.ts'],
+    },
     null,
     2,
   ),
@@ -64,9 +90,10 @@ const result = spawnSync(process.execPath, [tsc, '-p', join(directory, 'tsconfig
 });
 if (result.status !== 0) {
   console.error(
-    `README check failed: see the errors above (files in ${directory}/ name the README line of each block)`,
+    `README check failed: see the errors above (files in ${directory}/ name the file and line of each block)`,
   );
   process.exit(1);
 }
 rmSync(directory, { recursive: true, force: true });
-console.log(`README check passed: ${files.length} TypeScript blocks type-check`);
+const counts = sources.map((source) => `${source} ${blocks.filter((block) => block.source === source).length}`);
+console.log(`README check passed: ${files.length} TypeScript blocks type-check (${counts.join(', ')})`);

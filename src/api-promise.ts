@@ -1,17 +1,19 @@
 /**
  * {@link APIPromise}: what every request method of the client returns. Await it for the parsed value, as
  * before; call `.withResponse()` for the value with its HTTP status, headers and request id, or
- * `.asResponse()` for the status and headers alone (openai-node's shape). README "Response metadata and
- * tracing".
+ * `.asResponse()` for the response with its body (openai-node's shape). docs/configuration.md "Response
+ * metadata and tracing".
  * @module
  */
 
-/** The status and headers of the response a value was parsed from. */
+/** The status, headers and body text of the response a value was parsed from. */
 export interface ResponseHead {
   /** HTTP status of the answer, 2xx. */
   readonly status: number;
   /** Response headers as the service sent them. */
   readonly headers: Headers;
+  /** The body's text as received and parsed (decoded), when known. */
+  readonly body?: string;
 }
 
 /** A parsed value with the head of the response it came from (internal form). */
@@ -27,7 +29,7 @@ export interface WithResponse<T> {
   /**
    * The response `data` came from, re-created with its status and headers only: the SDK has already
    * read and parsed the body, so `response.body` is `null` and `response.url` is `''`. Use `data` for the
-   * body. For `tasks.create`, the response of the request that produced the task: the `POST /tasks`, or
+   * value, or {@link APIPromise.asResponse} for a `Response` with the body. For `tasks.create`, the response of the request that produced the task: the `POST /tasks`, or
    * the list lookup that found it after an unknown outcome (README "Exactly-once creation").
    */
   response: Response;
@@ -46,6 +48,21 @@ export function withResponseOf<T>(data: T, head: ResponseHead | undefined): With
     response: new Response(null, { status, headers }),
     requestId: headers.get('x-request-id'),
   };
+}
+
+/** Headers that describe the body on the wire, not the decoded text a re-created response carries. */
+const WIRE_HEADERS = ['content-encoding', 'content-length', 'transfer-encoding'];
+
+/**
+ * @internal A `Response` with the status, headers and body text of `head` (the decoded text the SDK
+ * parsed; `content-encoding`, `content-length` and `transfer-encoding` dropped, since they described the
+ * bytes on the wire). A new one on each call, so each body can be read.
+ */
+export function responseOf(head: ResponseHead | undefined): Response {
+  const { status, headers, body } = head ?? UNKNOWN_HEAD;
+  const copy = new Headers(headers);
+  for (const name of WIRE_HEADERS) copy.delete(name);
+  return new Response(body ?? null, { status, headers: copy });
 }
 
 /**
@@ -89,12 +106,17 @@ export class APIPromise<T> extends Promise<T> {
   }
 
   /**
-   * The response's status and headers as a `Response`. The SDK has already read and parsed its body
-   * (`response.body` is `null`): use `await promise` or `.withResponse()` for the value.
+   * The response as a `Response`: its status, headers and body. `.text()`, `.json()` and `.arrayBuffer()`
+   * read the same body the SDK parsed (decoded, as UTF-8 text: after gzip, deflate or brotli, so
+   * `content-encoding`, `content-length` and `transfer-encoding` are left out of its headers). Each call
+   * gives a new `Response`, so the body can be read once per call; no request is sent again. For
+   * `tasks.create`, the response of the request that produced the task (see {@link WithResponse}); a
+   * create that joined another in flight and made no request gets status 200, no headers and no body.
+   * `response.url` is `''`.
    * @throws the call's error (rejects), as awaiting the promise does.
    */
   asResponse(): Promise<Response> {
-    return this.withResponse().then((answer) => answer.response);
+    return this.#answered.then((answer) => responseOf(answer.head));
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a Promise subclass overrides `then` to read the answer.

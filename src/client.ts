@@ -15,6 +15,7 @@ import { REDACTED, Redactor } from './internal/redact.js';
 import { rememberSellerId } from './internal/seller.js';
 import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './options.js';
 import { Branches } from './resources/branches.js';
+import { handleOf } from './resources/handle.js';
 import { Tasks } from './resources/tasks.js';
 import { Wallet } from './resources/wallet.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './store.js';
@@ -354,9 +355,9 @@ export class DeliveryClient {
       maxRetries: this.maxRetries,
       reconciliation,
     };
-    this.tasks = new Tasks(context);
-    this.branches = new Branches(context);
-    this.wallet = new Wallet(context);
+    this.tasks = new Tasks(handleOf(context));
+    this.branches = new Branches(handleOf(context));
+    this.wallet = new Wallet(handleOf(context));
   }
 
   /** The SDK version. */

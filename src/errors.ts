@@ -8,7 +8,8 @@
  * | 401 | {@link AuthenticationError} |
  * | 402 on create, or a 4xx on create whose code/message mentions the balance | {@link InsufficientBalanceError} |
  * | 403 | {@link PermissionDeniedError} |
- * | 404 | {@link NotFoundError} |
+ * | 404 on `GET tasks/{id}` | {@link NotFoundError} |
+ * | 404 on any other operation (a missing route: check `baseUrl`) | {@link APIError} |
  * | 409 | {@link ConflictError} |
  * | 422 | {@link UnprocessableEntityError} |
  * | 429 | {@link RateLimitError} |
@@ -196,6 +197,11 @@ export interface APIErrorInit {
   url: string;
   /** The SDK operation, e.g. `tasks.create`; used to recognise a low-balance rejection. */
   operation?: string;
+  /**
+   * The operation's URL template, e.g. `/tasks/{id}`: a 404 on a template without an id is a missing
+   * route (a wrong `baseUrl`), not a missing task.
+   */
+  urlTemplate?: string | undefined;
   /** Redacts secrets from the server's message (the server may echo a header back). */
   redact?: (text: string) => string;
 }
@@ -266,6 +272,25 @@ function truncate(text: string): string {
 
 const LOW_BALANCE = /balance|insufficient|wallet|funds/i;
 
+/** Words of a web server's or framework's answer for a path it has no route for (`Cannot GET /x`, `No route`). */
+const ROUTE_WORDS = /\broute\b|cannot (?:get|post)\b|no such (?:path|endpoint)|\bendpoint\b|<html|<!doctype/i;
+
+/**
+ * Why a 404 is likely a wrong `baseUrl` rather than a missing task, as the message's hint, or `undefined`:
+ * - the operation has no id in its path (everything but `tasks.retrieve`): the route itself is missing;
+ * - a `GET tasks/{id}` answered with a body that is not the service's JSON error (empty, text, HTML, or a
+ *   message about a route).
+ */
+function baseUrlHint(init: APIErrorInit): string | undefined {
+  if (init.status !== 404 || init.urlTemplate === undefined) return undefined;
+  if (!init.urlTemplate.includes('{')) {
+    return 'no such route (this operation has no id): check baseUrl';
+  }
+  const message = serverMessageOf(init.body);
+  const serviceLike = isRecord(init.body) && !ROUTE_WORDS.test(message ?? '');
+  return serviceLike ? undefined : "not the service's usual answer: check baseUrl if every task answers 404";
+}
+
 /**
  * The service answered with a non-2xx status. Subclasses by status; see the table in this module.
  * The message reads `404 Not Found: GET /tasks/abc — Task not found`.
@@ -294,7 +319,10 @@ export class APIError extends DeliveryError {
     const rawMessage = serverMessageOf(init.body);
     const serverMessage = rawMessage === undefined ? undefined : truncate(redact(rawMessage));
     const reason = REASON_PHRASES[init.status] ?? 'HTTP error';
-    super(`${init.status} ${reason}: ${describeRequest(init)}${serverMessage ? ` — ${serverMessage}` : ''}`);
+    const hint = baseUrlHint(init);
+    super(
+      `${init.status} ${reason}: ${describeRequest(init)}${serverMessage ? ` — ${serverMessage}` : ''}${hint ? `; ${hint}` : ''}`,
+    );
     this.status = init.status;
     this.headers = init.headers;
     this.body = init.body;
@@ -306,9 +334,15 @@ export class APIError extends DeliveryError {
     if (this.requestId) this.message += ` (request id ${this.requestId})`;
   }
 
-  /** Builds the {@link APIError} subclass for a response: the one place where status → class is decided. */
+  /**
+   * Builds the {@link APIError} subclass for a response: the one place where status → class is decided.
+   * A 404 on an operation without an id in its path (`urlTemplate` such as `/tasks/wallet-balance`) is a
+   * plain {@link APIError} whose message says to check `baseUrl`, never a {@link NotFoundError}: the
+   * route is missing, not a task.
+   */
   static generate(init: APIErrorInit): APIError {
     const { status } = init;
+    if (status === 404 && init.urlTemplate !== undefined && !init.urlTemplate.includes('{')) return new APIError(init);
     if (init.operation === 'tasks.create' && status >= 400 && status < 500) {
       const text = `${serverCodeOf(init.body) ?? ''} ${serverMessageOf(init.body) ?? ''}`;
       if (status === 402 || LOW_BALANCE.test(text)) return new InsufficientBalanceError(init);
@@ -333,7 +367,11 @@ export class PermissionDeniedError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'PermissionDeniedError';
   declare name: 'PermissionDeniedError';
 }
-/** 404: unknown task id or path. */
+/**
+ * 404 on `GET tasks/{id}`: no such task (or, when the message says so, a wrong `baseUrl`). A 404 on an
+ * operation without an id (create, list, estimate, branches, wallet) is a plain {@link APIError}, not
+ * this class (README "Errors").
+ */
 export class NotFoundError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'NotFoundError';
   declare name: 'NotFoundError';
@@ -378,19 +416,72 @@ const STATUS_ERRORS: Readonly<Record<number, new (init: APIErrorInit) => APIErro
   429: RateLimitError,
 };
 
-/** No response was received: DNS failure, refused or reset connection, TLS failure. */
+/** What the common system error codes of a connection mean, for messages (others show the code alone). */
+const CONNECTION_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
+
+/**
+ * `ECONNREFUSED: connection refused`, `DEPTH_ZERO_SELF_SIGNED_CERT: certificate refused`, the bare code,
+ * or without a code the innermost message of the cause chain (`bad port`), at most 100 characters.
+ */
+function describeConnectionCause(code: string | undefined, cause: unknown): string {
+  if (code === undefined) {
+    let message: string | undefined;
+    for (let link = cause, depth = 0; link instanceof Error && depth < 4; link = link.cause, depth++) {
+      message = link.message;
+    }
+    return message === undefined || message === '' ? 'no system error code' : message.slice(0, 100);
+  }
+  const meaning = CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'certificate refused' : undefined);
+  return meaning === undefined ? code : `${code}: ${meaning}`;
+}
+
+/** The origin of a URL (`https://api.example.com`): never its path, which may hold ids. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the service';
+  }
+}
+
+/** `GET /tasks/{id}`: the operation's URL template when known (never the ids of the path). */
+function describeTarget(init: { method: string; urlTemplate?: string | undefined }): string {
+  return init.urlTemplate === undefined ? init.method : `${init.method} ${init.urlTemplate}`;
+}
+
+const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+
+/**
+ * No response was received: DNS failure, refused or reset connection, TLS failure. The message names
+ * the service's origin, the operation's URL template, the attempts made and the cause, e.g.
+ * `Connection error: no response from http://127.0.0.1:4010 to GET /tasks/{id} after 3 attempts
+ * (ECONNREFUSED: connection refused)`; never the path's ids, the API key or the
+ * seller id.
+ */
 export class APIConnectionError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIConnectionError';
   readonly method: string;
   readonly url: string;
+  /** The operation's URL template (`/tasks/{id}`), when known. */
+  readonly urlTemplate: string | undefined;
   /** Attempts made, the first included. */
   readonly attempts: number;
-  /** The system error code of the failure (`ECONNREFUSED`, `ECONNRESET`, …), when there is one. */
+  /** The system error code of the failure (`ECONNREFUSED`, `ENOTFOUND`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …), when there is one. */
   readonly code: string | undefined;
 
   constructor(init: {
     method: string;
     url: string;
+    urlTemplate?: string | undefined;
     attempts: number;
     code?: string | undefined;
     message?: string;
@@ -398,14 +489,31 @@ export class APIConnectionError extends DeliveryError {
   }) {
     super(
       init.message ??
-        `Connection error: ${describeRequest(init)} got no response after ${init.attempts} attempt${init.attempts === 1 ? '' : 's'}`,
+        `Connection error: no response from ${originOf(init.url)} to ${describeTarget(init)} after ${attemptsText(init.attempts)} (${describeConnectionCause(init.code, init.cause)})`,
       { cause: init.cause },
     );
     this.method = init.method;
     this.url = init.url;
+    this.urlTemplate = init.urlTemplate;
     this.attempts = init.attempts;
     this.code = init.code;
   }
+}
+
+/**
+ * `error` as after `attempts` attempts: a create resent after refused connections (each send one
+ * attempt) reports them all. Timeouts are left as they are. Not exported from the package.
+ */
+export function connectionErrorAfter(error: APIConnectionError, attempts: number): APIConnectionError {
+  if (attempts === error.attempts || error instanceof APIConnectionTimeoutError) return error;
+  return new APIConnectionError({
+    method: error.method,
+    url: error.url,
+    urlTemplate: error.urlTemplate,
+    attempts,
+    code: error.code,
+    cause: error.cause,
+  });
 }
 
 /**
@@ -427,6 +535,7 @@ export class APIConnectionTimeoutError extends APIConnectionError {
   constructor(init: {
     method: string;
     url: string;
+    urlTemplate?: string | undefined;
     attempts: number;
     timeoutMs: number;
     reason?: string | undefined;
@@ -435,12 +544,13 @@ export class APIConnectionTimeoutError extends APIConnectionError {
     super({
       method: init.method,
       url: init.url,
+      urlTemplate: init.urlTemplate,
       attempts: init.attempts,
       cause: init.cause,
       message:
         init.reason === undefined
-          ? `Timed out: ${describeRequest(init)} had no complete response within ${init.timeoutMs} ms (${init.attempts} attempt${init.attempts === 1 ? '' : 's'})`
-          : `Timed out: ${describeRequest(init)}: ${init.reason}`,
+          ? `Timed out: no complete response from ${originOf(init.url)} to ${describeTarget(init)} within ${init.timeoutMs} ms (${attemptsText(init.attempts)})`
+          : `Timed out: ${describeTarget(init)} to ${originOf(init.url)}: ${init.reason}`,
     });
     this.timeoutMs = init.timeoutMs;
   }

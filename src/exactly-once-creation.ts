@@ -42,7 +42,9 @@
  * @module
  */
 import {
+  APIConnectionError,
   APIUserAbortError,
+  connectionErrorAfter,
   type DeliveryError,
   DuplicateTaskError,
   TaskCreationOutcomeUnknownError,
@@ -120,7 +122,8 @@ export function createTask(
         context,
         orderNumber,
         { repeatDelivery, waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal, run },
-        (priorAttemptAt, guard) => createOnce(context, body, flightOptions, priorAttemptAt, run, guard),
+        (priorAttemptAt, guard, forgotten) =>
+          createOnce(context, body, flightOptions, priorAttemptAt, run, guard, forgotten),
       ),
       run,
     );
@@ -274,6 +277,7 @@ async function createOnce(
   priorAttemptAt: number | undefined,
   run: CreateDeadline,
   guard?: SendGuard,
+  forgotten = false,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
@@ -281,10 +285,19 @@ async function createOnce(
   const firstAttemptAt = priorAttemptAt ?? Date.now();
   if (priorAttemptAt !== undefined && orderNumber !== undefined) {
     run.mayHaveCreated = true;
-    const found = await reconcile(context, orderNumber, firstAttemptAt, options, undefined, run);
+    // A forgotten task (404) has no POST in flight: one lookup, without the waits for a landing create.
+    const found = await reconcile(
+      context,
+      orderNumber,
+      firstAttemptAt,
+      options,
+      undefined,
+      run,
+      forgotten ? 1 : undefined,
+    );
     const task = theTask(found, orderNumber);
     if (task !== undefined) {
-      logger.info(`Order ${orderNumber} was being created by a process that stopped; its task exists: ${task.id}`);
+      logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
       return task;
     }
   }
@@ -318,7 +331,9 @@ async function createOnce(
     // The POST ended with the deadline (it was sent with what was left of it): the deadline's error.
     if (run.expired) throw run.error();
     if (outcome === 'not-sent' || outcome === 'not-processed') {
-      if (resend >= maxRetries) throw failure;
+      // Each resend was its own request of one attempt: the error says how many were made.
+      if (resend >= maxRetries)
+        throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
       logger.warn(`Create was not processed (${describeFailure(failure)}); sending it again in ${wait} ms`);
       run.stage = 'waiting before sending the POST again';
@@ -383,8 +398,9 @@ async function reconcile(
   options: RequestOptions,
   failure: unknown,
   run: CreateDeadline,
+  checks = context.reconciliation.checks,
 ): Promise<Task[]> {
-  const { checks, intervalMs, windowSkewMs } = context.reconciliation;
+  const { intervalMs, windowSkewMs } = context.reconciliation;
   run.stage = 'looking the order up';
   for (let check = 0; check < checks; check++) {
     if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), run, orderNumber, failure);

@@ -1,6 +1,6 @@
 /**
  * Exact KWD amounts as integer fils (1 KWD = 1000 fils): parsing an amount and writing fils back as
- * decimal text. The core of the public `kwd` helpers (`kwd.ts`), in a module of its own so the schemas'
+ * decimal text. The core of the public `kwd` helpers (README "KWD money"), in a module of its own so the schemas'
  * `KwdNumber` check imports the parser alone: an app that only uses the client does not carry the
  * whole `kwd` object.
  * @module

@@ -6,8 +6,9 @@
  * @module
  */
 import { compile } from 'zod/mini';
+import { compiledCheck } from './internal/copy-free.js';
 import { useSchemaCompiler } from './internal/validate.js';
 
-useSchemaCompiler(compile);
+useSchemaCompiler(compile, compiledCheck);
 
 export * from './index.js';

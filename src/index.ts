@@ -79,6 +79,7 @@ export {
   type ToArrayOptions,
 } from './pagination.js';
 export { Branches } from './resources/branches.js';
+export type { ResourceHandle } from './resources/handle.js';
 export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';
 export { Wallet } from './resources/wallet.js';
 export { Branch, BranchListResponse, toBranches } from './schemas/branch.js';

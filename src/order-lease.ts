@@ -6,7 +6,8 @@
  *   deadline) and get the same `Task`, or the same typed error, without a POST of their own.
  * - The record says `sending` (since when) while the holder works, `created` (with the task id) for
  *   `orderTtlMs` after a success, so creating a recent order again returns its task (read back by
- *   `GET tasks/{id}`) without a POST, or
+ *   `GET tasks/{id}`) without a POST (a task that answers 404 there is forgotten: the order is looked up
+ *   from `orderTtlMs` ago, once, and sent only if absent), or
  *   `failed` (with the error) for a short while after a failure, so the waiters get that error.
  * - A holder that dies leaves `sending` behind; its lease expires ({@link LEASE_TTL_MS}) and the next
  *   holder reconciles (looks the order up) before it sends.
@@ -31,6 +32,7 @@ import {
   APIError,
   type DeliveryError,
   DuplicateTaskError,
+  NotFoundError,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from './errors.js';
@@ -158,6 +160,7 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
       method: 'POST',
       url: 'tasks',
       operation: 'tasks.create',
+      urlTemplate: '/tasks',
     });
   }
   if (failure.name === 'DuplicateTaskError')
@@ -179,6 +182,37 @@ async function readTask(context: ResourceContext, taskId: string, options: Lease
   );
   return data;
 }
+
+/**
+ * The remembered order's task, or `undefined` when the service answers 404 for it: the task is gone (a
+ * mock that was reset, a sandbox that restarted while the app kept running). The caller then forgets it
+ * and looks the order up before sending.
+ */
+async function rememberedTask(
+  context: ResourceContext,
+  orderNumber: string,
+  taskId: string,
+  options: LeaseOptions,
+): Promise<TaskWithId | undefined> {
+  try {
+    return await readTask(context, taskId, options);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    context.logger.warn(`The task remembered for order ${orderNumber} is gone (404); looking the order up`);
+    return undefined;
+  }
+}
+
+/**
+ * How `send` is called: `priorAttemptAt` is when an earlier attempt may have created the order (look it
+ * up from then before sending); `forgotten` is true when that is because the order's remembered task
+ * answered 404, so no POST of the order is in flight and one lookup is enough.
+ */
+export type LeasedSend = (
+  priorAttemptAt: number | undefined,
+  guard: SendGuard,
+  forgotten: boolean,
+) => Promise<TaskWithId>;
 
 /** Options of {@link createUnderLease}. */
 export interface LeaseOptions {
@@ -209,7 +243,7 @@ export async function createUnderLease(
   context: ResourceContext,
   orderNumber: string,
   options: LeaseOptions,
-  send: (priorAttemptAt: number | undefined, guard: SendGuard) => Promise<TaskWithId>,
+  send: LeasedSend,
 ): Promise<TaskWithId> {
   const { store } = context;
   const scope = storeScopeOf(context);
@@ -221,12 +255,18 @@ export async function createUnderLease(
   let waited = false;
   let storeFailures = 0;
   const { run } = options;
+  // The id of a remembered task that answered 404: forgotten, the order is looked up under the lease.
+  let gone: string | undefined;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
     let token: string | undefined;
     run.stage = waited ? 'waiting for another process creating this order' : 'reading the order record in the store';
     try {
       const record = readRecord(await store.get(orderKey));
-      if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
+      if (record?.state === 'created' && !options.repeatDelivery && record.taskId !== gone) {
+        const task = await rememberedTask(context, orderNumber, record.taskId, options);
+        if (task !== undefined) return task;
+        gone = record.taskId;
+      }
       if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
       const candidate = crypto.randomUUID();
       if (await store.setIfAbsent(leaseKey, candidate, LEASE_TTL_MS)) token = candidate;
@@ -237,7 +277,7 @@ export async function createUnderLease(
         throw error;
       }
     }
-    if (token !== undefined) return holdLease(context, { orderNumber, orderKey, leaseKey, token }, options, send);
+    if (token !== undefined) return holdLease(context, { orderNumber, orderKey, leaseKey, token, gone }, options, send);
     // Another process holds the lease: its POST may reach the service.
     waited = true;
     run.mayHaveCreated = true;
@@ -264,9 +304,9 @@ export async function createUnderLease(
 
 async function holdLease(
   context: ResourceContext,
-  keys: { orderNumber: string; orderKey: string; leaseKey: string; token: string },
+  keys: { orderNumber: string; orderKey: string; leaseKey: string; token: string; gone: string | undefined },
   options: LeaseOptions,
-  send: (priorAttemptAt: number | undefined, guard: SendGuard) => Promise<TaskWithId>,
+  send: LeasedSend,
 ): Promise<TaskWithId> {
   const { store, logger, orderTtlMs } = context;
   const { orderNumber, orderKey, leaseKey, token } = keys;
@@ -289,13 +329,23 @@ async function holdLease(
     run.stage = 'reading the order record in the store';
     const raw = await store.get(orderKey);
     const record = readRecord(raw);
-    if (record?.state === 'created' && !options.repeatDelivery) return readTask(context, record.taskId, options);
+    // A remembered task that answers 404 is forgotten: the order is looked up over the record's lifetime.
+    const forgotten = record?.state === 'created' && !options.repeatDelivery;
+    if (forgotten && record.taskId !== keys.gone) {
+      const task = await rememberedTask(context, orderNumber, record.taskId, options);
+      if (task !== undefined) return task;
+    }
     const fence = await nextFence(
       context,
       storeKey(storeScopeOf(context), 'order-fence', orderNumber),
       fenceOf(record),
     );
-    const recorded = record?.state === 'sending' ? record.since : record?.state === 'failed' ? record.since : undefined;
+    const recorded =
+      record?.state === 'sending' || record?.state === 'failed'
+        ? record.since
+        : forgotten
+          ? Date.now() - orderTtlMs
+          : undefined;
     // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
     const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
     // An earlier attempt (or one lost with the store's records) may have created the task.
@@ -332,7 +382,7 @@ async function holdLease(
     };
     let task: TaskWithId;
     try {
-      task = await send(prior, guard);
+      task = await send(prior, guard, forgotten);
     } catch (error) {
       // A rejection created nothing, nor did a holder that sent no POST after no earlier attempt; other
       // failures may have: keep `since`, so the next holder looks first.

@@ -34,7 +34,7 @@
  *   can be promised.
  * @module
  */
-import { type ResponseHead, type WithResponse, withResponseOf } from './api-promise.js';
+import { type ResponseHead, responseOf, type WithResponse, withResponseOf } from './api-promise.js';
 import { APIConnectionTimeoutError, DeliveryError, PaginationLimitError } from './errors.js';
 import type { Task } from './schemas/task.js';
 import type { TaskListResponse } from './schemas/task-list.js';
@@ -207,9 +207,13 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     return this.#first().then((page) => withResponseOf(page, pageHeads.get(page)));
   }
 
-  /** The first page's response: status and headers (its body was read by the SDK). */
+  /**
+   * The first page's response with its body: `.json()` reads the page the SDK parsed, as
+   * `APIPromise.asResponse()` gives (a new `Response` on each call).
+   * @throws the first page's error (rejects), as awaiting gives.
+   */
   asResponse(): Promise<Response> {
-    return this.withResponse().then((answer) => answer.response);
+    return this.#first().then((page) => responseOf(pageHeads.get(page)));
   }
 
   /** Like `Promise.prototype.catch`, for the first page. */

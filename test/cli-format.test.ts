@@ -1,7 +1,7 @@
 /**
  * The pieces of `delivery-task` that need no service: cells and tables (src/cli/format.ts), the task
  * row, the status changes of `tasks watch`, the exit code of each error class, the error line, and the
- * README's copy of the exit-code table.
+ * copy of the exit-code table in docs/cli.md.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -177,12 +177,12 @@ describe('exit codes', () => {
     expect(exitCodeOf(new TaskCreationOutcomeUnknownError({ orderNumber: 'O', reason: 'r' }), true)).toBe(7);
   });
 
-  it('lists every code in the README table, with the same meaning', async () => {
-    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## CLI'), readme.indexOf('## Developing this SDK'));
+  it('lists every code in the exit-code table of docs/cli.md, with the same meaning', async () => {
+    const guide = await readFile(new URL('../docs/cli.md', import.meta.url), 'utf8');
+    const section = guide.slice(guide.indexOf('**Exit codes**'), guide.indexOf('## Creating a task once'));
     for (const entry of EXIT_CODES) {
       const row = section.split('\n').find((line) => line.startsWith(`| ${entry.code} `));
-      expect(row, `README row for exit code ${entry.code}`).toBeDefined();
+      expect(row, `docs/cli.md row for exit code ${entry.code}`).toBeDefined();
       expect(row).toContain(entry.meaning);
       for (const name of entry.errors) expect(row).toContain(`\`${name}\``);
     }

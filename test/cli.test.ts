@@ -137,6 +137,34 @@ describe('help, version and usage errors', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
+  it('exits 2 for a DELIVERY_BASE_URL whose path reaches no route, saying to check DELIVERY_BASE_URL', async () => {
+    const result = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_BASE_URL: `${server.url}/v1` } });
+    expect(result.code).toBe(2);
+    expect(errorLine(result.stderr)).toMatch(
+      /^delivery-task: APIError: 404 Not Found: GET \/(rest\/)?v1\/tasks\/wallet-balance/,
+    );
+    expect(errorLine(result.stderr)).toMatch(/check DELIVERY_BASE_URL$/);
+  });
+
+  it('tells a shell user which environment variable to set, never to pass an option to new DeliveryClient', async () => {
+    for (const name of ['DELIVERY_API_KEY', 'DELIVERY_SELLER_ID', 'DELIVERY_BASE_URL']) {
+      for (const value of [undefined, '  ']) {
+        const result = await run(['wallet', 'balance'], { env: { ...env, [name]: value } });
+        expect(result.code, name).toBe(2);
+        const line = errorLine(result.stderr);
+        expect(line, name).toContain(`set the environment variable ${name}`);
+        expect(line, name).not.toMatch(/DeliveryClient|option/);
+      }
+    }
+    const insecure = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_BASE_URL: 'http://example.com' } });
+    expect(insecure.code).toBe(2);
+    expect(errorLine(insecure.stderr)).toMatch(
+      /^delivery-task: ConfigurationError: Invalid DELIVERY_BASE_URL: .*https/,
+    );
+    expect(errorLine(insecure.stderr)).not.toMatch(/DeliveryClient|option/);
+    expect(mock.requests).toHaveLength(0);
+  });
+
   it('accepts --json before the command words', async () => {
     const result = await run(['--json', 'wallet', 'balance']);
     expect(result.code).toBe(0);
@@ -696,8 +724,8 @@ describe('estimate, branches, wallet', () => {
     expect(result.stdout.split('\n')).toEqual(
       expect.arrayContaining([
         `price          ${kwd.format(expected.price ?? 0)}`,
-        `distance       ${expected.travelDetail?.totalDistance}`,
-        `duration       ${expected.travelDetail?.duration}`,
+        `distance       ${expected.travelDetail?.totalDistance} (totalDistance; unit not stated by the service)`,
+        `duration       ${expected.travelDetail?.duration} (duration; unit not stated by the service)`,
       ]),
     );
     const json = await run(['estimate', '--from', cityCentre, '--to', salmiya, '--json']);

@@ -3,7 +3,9 @@
  * search for the exact order. Answers that are not rejections (3xx, unreadable error bodies) are in
  * test/reliability/hostile-server.test.ts, over real sockets.
  */
-import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exactPattern } from '../src/exactly-once-creation.js';
 import {
   APIUserAbortError,
@@ -11,7 +13,9 @@ import {
   type Task,
   TaskCreationOutcomeUnknownError,
 } from '../src/index.js';
+import { redisStore } from '../src/redis.js';
 import { orderParams, useMockService } from './support/mock-service.js';
+import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from './support/redis-server.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
 
@@ -144,4 +148,63 @@ describe('the narrow search for the exact order', () => {
         .filter((request) => (request.body as { orderNumber?: string }).orderNumber === 'ORD-1'),
     ).toHaveLength(2);
   });
+});
+
+describe('a remembered order whose task is gone', () => {
+  it('after mock.reset(), creating the same order looks it up, then creates one new task with one POST', async () => {
+    const sdk = client();
+    const before = await sdk.tasks.create(orderParams('RS-1'));
+    mock.reset();
+    const after = await sdk.tasks.create(orderParams('RS-1'));
+    expect(after.id).not.toBe(before.id);
+    expect(mock.task(after.id)?.orderNumber).toBe('RS-1');
+    expect(tasksFor('RS-1')).toHaveLength(1);
+    // After the reset: the remembered task answered 404, the order was looked up, then sent once.
+    expect(mock.requests.map((request) => request.operation)).toEqual(['tasks.retrieve', 'tasks.list', 'tasks.create']);
+    expect(mock.requests[0]?.status).toBe(404);
+    // The new task is remembered in place of the old one: a third create sends nothing.
+    expect((await sdk.tasks.create(orderParams('RS-1'))).id).toBe(after.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('returns the order it finds by lookup when the remembered task is gone but another one exists', async () => {
+    const sdk = client();
+    const before = await sdk.tasks.create(orderParams('RS-2'));
+    mock.reset();
+    // Another client (another process, say) created the order again after the reset.
+    const other = await client().tasks.create(orderParams('RS-2'));
+    expect(other.id).not.toBe(before.id);
+    const again = await sdk.tasks.create(orderParams('RS-2'));
+    expect(again.id).toBe(other.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(tasksFor('RS-2')).toHaveLength(1);
+  });
+});
+
+describeWithRedis('a remembered order whose task is gone, over a shared Redis store', () => {
+  let redis: RedisServer;
+  let io: IORedis;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    io = new IORedis(redis.url, { maxRetriesPerRequest: 1 }).on('error', () => {});
+  });
+  afterAll(async () => {
+    io?.disconnect();
+    if (ownsRedisServer) await redis?.stop();
+  });
+
+  it('after mock.reset(), a second instance creating the same order sends one POST and both then get the new task', async () => {
+    const prefix = `reset-${randomUUID()}:`;
+    const first = client({ store: redisStore(io, { prefix }) });
+    const second = client({ store: redisStore(io, { prefix }) });
+    const before = await first.tasks.create(orderParams('RS-3'));
+    mock.reset();
+    const after = await second.tasks.create(orderParams('RS-3'));
+    expect(after.id).not.toBe(before.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    // The shared record now names the new task: the first instance gets it without a POST.
+    expect((await first.tasks.create(orderParams('RS-3'))).id).toBe(after.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(tasksFor('RS-3')).toHaveLength(1);
+  }, 30_000);
 });

@@ -1,8 +1,11 @@
 /** `.withResponse()` / `.asResponse()` on every call (issue 10 §3), against the mock. */
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   APIPromise,
   type Branch,
+  DeliveryClient,
   type Estimate,
   NotFoundError,
   RequestValidationError,
@@ -11,6 +14,7 @@ import {
   type WalletBalance,
   type WithResponse,
 } from '../src/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const REQUEST_ID = /^req_\d{6}$/;
@@ -38,7 +42,8 @@ describe('withResponse / asResponse', () => {
     expect(total() - before).toBe(1);
     expect(answer.data).toEqual(awaited);
     expect(again).toEqual(awaited);
-    expect(answer.response).toBe(response);
+    expect(response.status).toBe(answer.response.status);
+    expect(response.headers.get('x-request-id')).toBe(answer.response.headers.get('x-request-id'));
     expect(answer.response.status).toBe(200);
     expect(answer.response.headers.get('content-type')).toContain('application/json');
     expect(answer.response.body).toBeNull();
@@ -151,5 +156,53 @@ describe('withResponse / asResponse', () => {
     await expect(sdk.wallet.topUp({ amount: 1 })).rejects.toBeInstanceOf(RequestValidationError);
     await expect(sdk.tasks.list({ limit: 0 }).withResponse()).rejects.toBeInstanceOf(RequestValidationError);
     expect(total()).toBe(before);
+  });
+});
+
+describe('asResponse over a real socket', () => {
+  /** The exact bytes a raw server sends for the wallet balance: odd spacing and an unknown field. */
+  const RAW_BALANCE = '{ "walletAmount" : 12.5,\n  "note": "kept as sent" }';
+  let raw: Server;
+  let rawUrl: string;
+  const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 500 } });
+  let server: MockHttpServer;
+  beforeAll(async () => {
+    server = await startMockHttpServer(mock);
+    raw = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_raw' }).end(RAW_BALANCE);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await server.close();
+    mock.close();
+    await new Promise((resolve) => raw.close(resolve));
+  });
+  const clientOf = (baseUrl: string) =>
+    new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl, logLevel: 'off' });
+
+  it('gives the body the SDK parsed: .text() reads the bytes sent, .json() their value', async () => {
+    const promise = clientOf(rawUrl).wallet.retrieveBalance();
+    const response = await promise.asResponse();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('req_raw');
+    expect(await response.text()).toBe(RAW_BALANCE);
+    // Each call gives a Response of its own, whose body can be read again; one request in all.
+    expect(await (await promise.asResponse()).json()).toEqual({ walletAmount: 12.5, note: 'kept as sent' });
+    expect((await promise).walletAmount).toBe(12.5);
+  });
+
+  it('gives the body of a retrieve, a create and the first page of a list from the mock over HTTP', async () => {
+    const sdk = clientOf(server.url);
+    const created = sdk.tasks.create(orderParams('RAW-1'));
+    const task = await created;
+    const createBody = (await (await created.asResponse()).json()) as { data: { createTask: { id: string } } };
+    expect(createBody.data.createTask.id).toBe(task.id);
+    const retrieved = await sdk.tasks.retrieve(task.id).asResponse();
+    expect(((await retrieved.json()) as { _id?: string; id?: string; orderNumber: string }).orderNumber).toBe('RAW-1');
+    const page = (await (await sdk.tasks.list({ limit: 5 }).asResponse()).json()) as { tasks: unknown[] };
+    expect(page.tasks).toHaveLength(1);
+    expect(mock.requests).toHaveLength(3);
   });
 });

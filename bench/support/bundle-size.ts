@@ -13,6 +13,8 @@ export interface BundleSize {
   gzip: number;
   /** The minified bundle itself. */
   text: string;
+  /** Minified bytes of each module in the bundle (`dist/client.js`, `node_modules/zod/v4/core/schemas.js`, …), largest first. */
+  modules: [module: string, bytes: number][];
 }
 
 /** Bundles `source` (ES module text importing this package by name) from the project root. */
@@ -34,7 +36,12 @@ export async function bundleSize(source: string, platform: 'browser' | 'node' = 
   const text = result.outputFiles[0]?.text ?? '';
   const fromSource = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('src/'));
   if (fromSource.length > 0) throw new Error(`bundled from src/, not dist/: ${fromSource.slice(0, 3).join(', ')}`);
-  return { minified: Buffer.byteLength(text), gzip: gzipSync(text, { level: 9 }).length, text };
+  const inputs = Object.values(result.metafile.outputs)[0]?.inputs ?? {};
+  const modules = Object.entries(inputs)
+    .map(([module, { bytesInOutput }]): [string, number] => [module, bytesInOutput])
+    .filter(([module, bytes]) => bytes > 0 && module !== '<stdin>')
+    .sort((a, b) => b[1] - a[1]);
+  return { minified: Buffer.byteLength(text), gzip: gzipSync(text, { level: 9 }).length, text, modules };
 }
 
 /** The bundle of one import statement, its binding used so nothing is dropped as unused. */

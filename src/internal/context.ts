@@ -68,7 +68,10 @@ export async function answer<T extends Schema>(
       report: (drifts) => context.reportDrift(sent.operation, drifts, span),
     });
   const response = await context.transport.send({ ...sent, read }, options);
-  return { data: response.body as z.core.output<T>, head: { status: response.status, headers: response.headers } };
+  return {
+    data: response.body as z.core.output<T>,
+    head: { status: response.status, headers: response.headers, body: response.text },
+  };
 }
 
 /** {@link answer} as an {@link APIPromise} of the parsed body: what resource methods return. */

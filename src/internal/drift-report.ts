@@ -11,7 +11,7 @@ import type { Drift } from './tolerant-read.js';
 import type { TraceSpan } from './tracing.js';
 
 /** Distinct (operation, path) pairs remembered for the once-only warning; past it, warnings stop. */
-const MAX_WARNED_PATHS = 1000;
+export const MAX_WARNED_PATHS = 1000;
 
 /** Reports the drifts of one answer. */
 export type DriftReporter = (operation: string, drifts: readonly Drift[], span: TraceSpan | undefined) => void;
@@ -43,9 +43,9 @@ export function driftReporter(logger: LevelLogger, onDrift: ((drift: SchemaDrift
       if (warned.size < MAX_WARNED_PATHS && !warned.has(folded)) {
         warned.add(folded);
         logger.warn(
-          action === 'coerced'
-            ? `Schema drift in ${operation}: ${path} came as ${received}, read as ${expected} (further drift of this field is not logged)`
-            : `Schema drift in ${operation}: ${path} came as ${received} where ${expected} is documented; left out (further drift of this field is not logged)`,
+          `Schema drift in ${operation}: ${path} came as ${received}${
+            action === 'coerced' ? `, read as ${expected}` : ` where ${expected} is documented; left out`
+          } (further drift of this field is not logged)`,
         );
       }
     }

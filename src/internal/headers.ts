@@ -1,6 +1,6 @@
 /**
  * What fetch can carry in a request header, checked before anything is sent: the credentials at
- * construction (`DeliveryClient`) and a call's `headers` option (README "Retries and timeouts", per-call
+ * construction (`DeliveryClient`) and a call's `headers` option (README "The client", per-call
  * options). A value fetch would refuse only when sending (undici's `UND_ERR_INVALID_ARG`) is refused here
  * with a typed error naming the field, instead of failing every attempt as a connection error.
  */

@@ -75,6 +75,8 @@ export interface HttpResponse {
   readonly url: string;
   /** Attempts made, the first included. */
   attempts: number;
+  /** The body's text as received (decoded: after gzip, deflate or brotli), for `asResponse()`. */
+  text: string;
 }
 
 /** Per-call options when the caller gives none: shared, so the common call checks nothing. */
@@ -316,7 +318,7 @@ export class Transport {
         try {
           await sleep(wait, outer);
         } catch (reason) {
-          throw this.#failure(request.method, url, reason, options.signal, attempt);
+          throw this.#failure(request, request.method, url, reason, options.signal, attempt);
         }
       }
     } finally {
@@ -380,6 +382,7 @@ export class Transport {
 
   /** The typed error for a request that got no response: the caller's abort, a deadline, or the network. */
   #failure(
+    request: HttpRequest,
     method: string,
     url: URL,
     reason: unknown,
@@ -388,12 +391,14 @@ export class Transport {
   ): DeliveryError {
     const shownUrl = this.#config.redactor.text(url.href);
     if (callerSignal?.aborted) return new APIUserAbortError({ method, url: shownUrl, cause: callerSignal.reason });
+    const { urlTemplate } = request;
     if (reason instanceof DeadlineReason) {
-      return new APIConnectionTimeoutError({ method, url: shownUrl, attempts, timeoutMs: reason.ms });
+      return new APIConnectionTimeoutError({ method, url: shownUrl, urlTemplate, attempts, timeoutMs: reason.ms });
     }
     return new APIConnectionError({
       method,
       url: shownUrl,
+      urlTemplate,
       attempts,
       cause: underlyingCause(reason),
       code: systemErrorCode(reason),
@@ -453,7 +458,7 @@ export class Transport {
           if (!signal.aborted && refusedBeforeSending(error)) {
             throw this.#refused(request.operation, error);
           }
-          throw this.#failure(method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
+          throw this.#failure(request, method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
         }
         const { status } = response;
         const shownUrl = () => redactor.text(url.href);
@@ -512,6 +517,7 @@ export class Transport {
             return redactor.text(answered);
           },
           attempts: attempt,
+          text,
         };
       }
     } finally {
@@ -539,6 +545,7 @@ export class Transport {
       method,
       url: redactor.text(url.href),
       operation: request.operation,
+      urlTemplate: request.urlTemplate,
       redact: redactor.text,
     });
   }

@@ -5,8 +5,9 @@
 import * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../errors.js';
 import type { ValidationMode } from '../options.js';
+import { handsInputBack } from './copy-free.js';
 import type { Redactor } from './redact.js';
-import { type Drift, readTolerantly } from './tolerant-read.js';
+import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
 /** Any zod schema, classic or mini (the SDK's own are zod/mini). */
 export type Schema = z.core.$ZodType;
@@ -20,13 +21,6 @@ export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): Validat
   }));
 }
 
-/** The kind of a value as an issue message names it. */
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return Number.isNaN(value) ? 'NaN' : typeof value;
-}
-
 /**
  * Messages for the issues a schema gives none for. zod/mini ships without its English messages (they
  * are a locale the app may load); these few cover every check the SDK's schemas use, so an error names
@@ -35,7 +29,7 @@ function kindOf(value: unknown): string {
 function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
-      return `Expected ${issue.expected}, received ${kindOf(issue.input)}`;
+      return `Expected ${issue.expected}, received ${Number.isNaN(issue.input) ? 'NaN' : typeName(issue.input)}`;
     case 'too_small':
       return issue.origin === 'string' ? 'Must not be empty' : `Expected at least ${issue.minimum}`;
     case 'too_big':
@@ -59,17 +53,27 @@ const PARSE_CONTEXT = { error: issueMessage } as const;
 /** Turns a schema into one with a faster parser; `undefined` until a compiler is installed. */
 type Compiler = <T extends Schema>(schema: T) => T;
 let compiler: Compiler | undefined;
+let compiledCheck: ((schema: Schema) => Validity | undefined) | undefined;
 const compiled = new WeakMap<Schema, Schema>();
 
 /**
  * Installs zod's schema compiler (`z.compile`, about 8× faster parsing) for every later SDK parse. The
  * Node.js build of the package does this when loaded; the build for bundlers leaves it out (it costs
- * 9 KB gzip), so browser and edge bundles parse with zod's runtime parser. `z.compile` hands a schema
- * back unchanged where `new Function` is not allowed, so it is always safe. `undefined` goes back to the
- * runtime parser (the benchmarks compare both).
+ * 9 KB gzip), so browser and edge bundles parse with zod's runtime parser and check valid response
+ * bodies with {@link validityOf}'s closures. `z.compile` hands a schema back unchanged where
+ * `new Function` is not allowed, so it is always safe. `undefined` goes back to the runtime parser (the
+ * benchmarks compare both).
+ *
+ * `check`, when given, builds the check of a valid response body in place of the closures (the Node
+ * build passes `compiledCheck` of `internal/copy-free.ts`); it returns `undefined` where bodies must be
+ * parsed into copies.
  */
-export function useSchemaCompiler(compile: Compiler | undefined): void {
+export function useSchemaCompiler(
+  compile: Compiler | undefined,
+  check?: (schema: Schema) => Validity | undefined,
+): void {
   compiler = compile;
+  compiledCheck = check;
   validityChecks = new WeakMap();
 }
 
@@ -84,87 +88,136 @@ function fast<T extends Schema>(schema: T): T {
   return result as T;
 }
 
-/** Schema kinds whose parse output is the input itself when the input is valid (no transform, default or copy that changes it). */
-const OUTPUT_IS_INPUT = new Set([
-  'object',
-  'optional',
-  'nullable',
-  'array',
-  'union',
-  'record',
-  'string',
-  'number',
-  'boolean',
-  'enum',
-  'literal',
-  'unknown',
-  'any',
-  'null',
-  'undefined',
-]);
+/** Whether a value is valid: a check built from a schema, see {@link validityCheck}. */
+type Validity = (value: unknown) => boolean;
 
 /**
- * The schema {@link parseResponse} checks a body with, or `undefined` when the body must be parsed into
- * a new value instead. Defined when every part of `schema` hands back its input unchanged (the kinds in
- * {@link OUTPUT_IS_INPUT}, with no check that rewrites the value such as `z.trim()`): a valid body is then
- * its own parse result and needs no copy. In the returned schema every loose object (unknown keys
- * kept, `z.looseObject`) is a plain one (unknown keys ignored): both accept exactly the same values, but
- * the plain one does not copy unknown keys on the way, which takes about a quarter off the check.
+ * The checks that test one `typeof` (`string`, `boolean`, or `number`: finite), with that type and
+ * whether they also accept `undefined`: an object tests such a field inline instead of calling its
+ * check. (The type is zod's own string, as `typeof` gives it: compared by identity, not by characters.)
  */
-function validitySchema(schema: Schema): Schema | undefined {
+const SCALARS = new WeakMap<Validity, [type: string, optional: boolean]>();
+
+/**
+ * The validity check of `schema` as plain closures, or `undefined` when its bodies must be parsed into a
+ * new value instead (a part does not hand its input back: `handsInputBack` of `internal/copy-free.ts`).
+ * A valid body is then its own parse result and needs no copy.
+ *
+ * Objects, arrays, optionals, nullables and unions, and scalars without a check, are checked by the
+ * closures themselves: the same tests zod makes, without its parse state, and without `new Function`
+ * (so as fast in a bundle for browsers and edge workers, where zod's compiler is left out or refused,
+ * as in Node). Unknown keys are ignored (a loose and a plain object accept the same values). A part with
+ * checks of its own (`z.int()`, `minLength`, a refinement), a strict or catch-all object, and a record
+ * are handed to zod's own parse (compiled when a compiler is installed), so every answer is zod's.
+ */
+function validityOf(schema: Schema): Validity | undefined {
+  if (!handsInputBack(schema)) return undefined;
   const def = schema._zod.def;
-  if (!OUTPUT_IS_INPUT.has(def.type)) return undefined;
-  if (def.checks?.some((check) => check._zod.def.check === 'overwrite')) return undefined;
+  const parts: Schema[] = [];
+  let own: Validity | undefined;
   switch (def.type) {
     case 'object': {
       const { shape, catchall } = def as z.core.$ZodObjectDef;
-      const fields: Record<string, Schema> = {};
+      // Columns, read in one loop: a field that is a plain scalar (optional or not) is tested inline,
+      // without a call; any other field calls its check.
+      const keys: string[] = [];
+      const checks: Validity[] = [];
+      const scalars: (string | undefined)[] = [];
+      const optionals: boolean[] = [];
       for (const [key, field] of Object.entries(shape)) {
-        const checked = validitySchema(field);
-        if (checked === undefined) return undefined;
-        fields[key] = checked;
+        const check = validityOf(field);
+        if (check === undefined) return undefined;
+        keys.push(key);
+        checks.push(check);
+        const [scalar, optional] = SCALARS.get(check) ?? [];
+        scalars.push(scalar);
+        optionals.push(optional === true);
       }
-      // A check on the object sees the parsed object, unknown keys included: keep the loose form then.
-      const loose = catchall?._zod.def.type === 'unknown' && !catchall._zod.def.checks?.length && !def.checks?.length;
-      return z.clone(schema, { ...def, shape: fields, catchall: loose ? undefined : catchall } as z.core.$ZodObjectDef);
+      own = (value) => {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+        for (let index = 0; index < keys.length; index++) {
+          const field = (value as Record<string, unknown>)[keys[index] as string];
+          const scalar = scalars[index];
+          if (scalar === undefined) {
+            if (!(checks[index] as Validity)(field)) return false;
+          } else if (field === undefined) {
+            if (!optionals[index]) return false;
+          } else if (typeof field !== scalar || (scalar === 'number' && !Number.isFinite(field))) return false;
+        }
+        return true;
+      };
+      if (catchall !== undefined && catchall._zod.def.type !== 'unknown') own = undefined;
+      break;
     }
     case 'optional':
     case 'nullable': {
-      const inner = validitySchema((def as z.core.$ZodOptionalDef).innerType);
-      return inner && z.clone(schema, { ...def, innerType: inner } as z.core.$ZodOptionalDef);
+      const inner = validityOf((def as z.core.$ZodOptionalDef).innerType);
+      if (inner === undefined) return undefined;
+      const empty = def.type === 'optional' ? undefined : null;
+      own = (value) => value === empty || inner(value);
+      const scalar = SCALARS.get(inner);
+      if (def.type === 'optional' && scalar !== undefined && !def.checks?.length) SCALARS.set(own, [scalar[0], true]);
+      break;
     }
     case 'array': {
-      const element = validitySchema((def as z.core.$ZodArrayDef).element);
-      return element && z.clone(schema, { ...def, element } as z.core.$ZodArrayDef);
+      const element = validityOf((def as z.core.$ZodArrayDef).element);
+      if (element === undefined) return undefined;
+      own = (value) => {
+        if (!Array.isArray(value)) return false;
+        for (let index = 0; index < value.length; index++) if (!element(value[index])) return false;
+        return true;
+      };
+      break;
     }
     case 'union': {
-      const options: Schema[] = [];
+      const options: Validity[] = [];
       for (const option of (def as z.core.$ZodUnionDef).options) {
-        const checked = validitySchema(option);
-        if (checked === undefined) return undefined;
-        options.push(checked);
+        const check = validityOf(option);
+        if (check === undefined) return undefined;
+        options.push(check);
       }
-      return z.clone(schema, { ...def, options } as z.core.$ZodUnionDef);
+      own = (value) => options.some((option) => option(value));
+      break;
     }
     case 'record': {
       const { keyType, valueType } = def as z.core.$ZodRecordDef;
-      const value = validitySchema(valueType);
-      return value && validitySchema(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef);
+      parts.push(keyType, valueType);
+      break;
     }
-    default:
-      return schema;
+    case 'enum':
+    case 'literal':
+    case 'null':
+    case 'undefined': {
+      const values = schema._zod.values as ReadonlySet<unknown>;
+      own = (value) => values.has(value);
+      break;
+    }
+    case 'unknown':
+    case 'any':
+      own = () => true;
+      break;
+    case 'string':
+    case 'number':
+    case 'boolean': {
+      const { type } = def;
+      own = (value) => typeof value === type && (type !== 'number' || Number.isFinite(value));
+      SCALARS.set(own, [type, false]);
+    }
   }
+  if (parts.some((part) => validityOf(part) === undefined)) return undefined;
+  // zod runs a schema that is itself a check (`z.int()`) as one.
+  if (own !== undefined && !def.checks?.length && !schema._zod.traits.has('$ZodCheck')) return own;
+  return (value) => z.safeParse(fast(schema), value).success;
 }
 
-/** {@link validitySchema} of each response schema, compiled when a compiler is installed (`null`: none). */
-let validityChecks = new WeakMap<Schema, Schema | null>();
+/** {@link validityOf} of each response schema (`null`: none). */
+let validityChecks = new WeakMap<Schema, Validity | null>();
 
-/** The fast validity check of `schema`, built once; `undefined` when its bodies must be parsed into copies. */
-function validityCheck(schema: Schema): Schema | undefined {
+/** The validity check of `schema`, built once; `undefined` when its bodies must be parsed into copies. */
+function validityCheck(schema: Schema): Validity | undefined {
   let check = validityChecks.get(schema);
   if (check === undefined) {
-    const built = validitySchema(schema);
-    check = built === undefined ? null : fast(built);
+    check = (compiler === undefined ? undefined : compiledCheck?.(schema)) ?? validityOf(schema) ?? null;
     validityChecks.set(schema, check);
   }
   return check ?? undefined;
@@ -212,10 +265,15 @@ export function parseResponse<T extends Schema>(schema: T, body: unknown, contex
   // The common case: a valid body is returned as it is (a fresh value from the JSON parser, nulls and
   // `__proto__` keys already removed), checked without building a copy.
   const check = validityCheck(schema);
-  if (check !== undefined && z.validate(check, body)) return body as z.core.output<T>;
-  const result = safeParse(schema, body);
-  if (result.success) return result.data;
-  let issues = toValidationIssues(result.error.issues);
+  if (check?.(body)) return body as z.core.output<T>;
+  let issues: ValidationIssue[] = [];
+  // A body the check refused fails a full parse too: in tolerant mode, which lists its own issues, that
+  // parse is skipped.
+  if (check === undefined || context.mode === 'strict') {
+    const result = safeParse(schema, body);
+    if (result.success) return result.data;
+    issues = toValidationIssues(result.error.issues);
+  }
   if (context.mode !== 'strict') {
     const drifts: Drift[] = [];
     const read = readTolerantly(schema, body, drifts);

@@ -5,19 +5,20 @@ import { answer, type ResourceContext } from '../internal/context.js';
 import { OPERATIONS, requestOf } from '../operations.js';
 import type { RequestOptions } from '../options.js';
 import { type Branch, toBranches } from '../schemas/branch.js';
+import { contextOf, type ResourceHandle } from './handle.js';
 
 /** Pickup branches of the seller. */
 export class Branches {
   readonly #context: ResourceContext;
 
   /** @internal Built by `DeliveryClient`. */
-  constructor(context: ResourceContext) {
-    this.#context = context;
+  constructor(handle: ResourceHandle) {
+    this.#context = contextOf(handle);
   }
 
   /**
    * Lists the branches whose `name` is valid as `selectedBranch` on create (`GET tasks/branches`).
-   * Any of the response shapes in the README is normalised to `Branch[]`. Retried when safe.
+   * Any of the response shapes in docs/spec-choices.md is normalised to `Branch[]`. Retried when safe.
    * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {

@@ -33,6 +33,7 @@ import { type Estimate, EstimateParams } from '../schemas/estimate.js';
 import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
+import { contextOf, type ResourceHandle } from './handle.js';
 
 /**
  * Options of {@link Tasks.list}: the request options plus how an iteration walks the pages. `timeout`,
@@ -107,8 +108,8 @@ export class Tasks {
   readonly #context: ResourceContext;
 
   /** @internal Built by `DeliveryClient`. */
-  constructor(context: ResourceContext) {
-    this.#context = context;
+  constructor(handle: ResourceHandle) {
+    this.#context = contextOf(handle);
   }
 
   /**
@@ -120,11 +121,17 @@ export class Tasks {
    * `orderNumber` up and returns the task if it exists, and only resends when it does not. Pass an
    * `orderNumber`: without one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
    *
+   * A created order is remembered (order number → task id, `orderTtlMs`, default 24 h, in the client's
+   * `store`): creating it again returns that task (`GET tasks/{id}`) without a POST. When the remembered
+   * task answers 404 (the mock was reset, the sandbox restarted), it is forgotten: the SDK looks the
+   * `orderNumber` up, returns the task it finds, or else sends the create once.
+   *
    * @throws {RequestValidationError} for bad params (nothing is sent).
    * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
    * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established.
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
-   * @throws {APIError} by status for other rejections.
+   * @throws {APIError} by status for other rejections, and the errors of `GET tasks/{id}` other than 404
+   * when reading a remembered order's task (a 404 there is never thrown: the order is looked up instead).
    */
   create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
     // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
@@ -152,7 +159,7 @@ export class Tasks {
           const attempt = ++requests;
           try {
             const response = await context.transport.send(request, requestOptions, span);
-            head = { status: response.status, headers: response.headers };
+            head = { status: response.status, headers: response.headers, body: response.text };
             span?.addEvent(step, {
               'delivery.operation': request.operation,
               'delivery.request_number': attempt,
@@ -208,7 +215,7 @@ export class Tasks {
    * `for await` over it for every task of every page (each id once): after the first page, up to
    * `options.concurrency` pages (default 16) are requested at once and yielded in page order; leaving the
    * loop aborts them. `search` is literal (`ignoreRegex=true`) unless you pass `ignoreRegex: false`.
-   * Retried when safe. Details in `pagination.ts` and README "Pagination".
+   * Retried when safe. Details in README "Pagination".
    * @throws {RequestValidationError} for bad params or options (on await/iteration; nothing is sent);
    * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}, at the
    * position of the page that failed.

@@ -5,14 +5,15 @@ import { parseParams } from '../internal/validate.js';
 import { OPERATIONS, requestOf } from '../operations.js';
 import type { RequestOptions } from '../options.js';
 import { type WalletBalance, type WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
+import { contextOf, type ResourceHandle } from './handle.js';
 
 /** The seller's prepaid wallet. */
 export class Wallet {
   readonly #context: ResourceContext;
 
   /** @internal Built by `DeliveryClient`. */
-  constructor(context: ResourceContext) {
-    this.#context = context;
+  constructor(handle: ResourceHandle) {
+    this.#context = contextOf(handle);
   }
 
   /**

@@ -10,7 +10,8 @@ import * as z from 'zod/mini';
 import { TASK_STATUSES } from '../lifecycle.js';
 
 /**
- * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: `src/lifecycle.ts`).
+ * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: README
+ * "What the spec leaves open, and what we chose").
  * Marked pure: responses are read with {@link AnyTaskStatus}, so a bundle that does not use this schema
  * (the client's) leaves it, and zod's enum type, out.
  */

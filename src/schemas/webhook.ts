@@ -13,8 +13,8 @@ import { WEBHOOK_EVENT_KINDS } from '../lifecycle.js';
 import { taskFields } from './task.js';
 
 /**
- * The seven event kinds of OpenAPI webhook `taskStatusChanged`carried as the body's `status` (defined with the
- * rest of the lifecycle in `src/lifecycle.ts`). `inprogress` and `pickup_location_reached` exist only as
+ * The seven event kinds of OpenAPI webhook `taskStatusChanged` carried as the body's `status` (the
+ * lifecycle: README "What the spec leaves open, and what we chose"). `inprogress` and `pickup_location_reached` exist only as
  * webhook kinds, never as a task status.
  */
 export { WEBHOOK_EVENT_KINDS };

@@ -11,7 +11,7 @@ import type { MockFault, MockFaultRule, MockOperation } from './types.js';
 /** Every operation, for checking rules (from the table of operations). */
 export const OPERATIONS: readonly MockOperation[] = OPERATION_NAMES;
 
-/** Every fault kind the mock plays (see `MockFault`), in the order the README lists them. */
+/** Every fault kind the mock plays (see `MockFault`), in the order docs/testing.md lists them. */
 export const MOCK_FAULT_KINDS: readonly MockFault['kind'][] = [
   'status',
   'network-error',

@@ -42,6 +42,8 @@ export interface HandlerContext {
   readonly log: RequestLog;
   /** The signal that aborts on the mock's next reset() or close(). */
   readonly lifetime: () => AbortSignal;
+  /** The webhook receiver's URL now (it may be set after the handlers are made), or `undefined`. */
+  readonly webhookUrl: () => string | undefined;
 }
 
 function answerUnknownRoute(route: Extract<Route, { operation: 'unknown' }>, method: string, path: string): Response {
@@ -189,21 +191,22 @@ function isWebhookReceiver(webhookUrl: string, url: string): boolean {
 }
 
 /**
- * The msw handlers of a mock: a passthrough for the webhook receiver (when configured), then one
- * handler for every path under `<root>/tasks` and `<root>/rest/tasks`, any method.
+ * The msw handlers of a mock: a passthrough for the webhook receiver (whichever URL is set when a
+ * request comes, none matching while there is none), then one handler for every path under
+ * `<root>/tasks` and `<root>/rest/tasks`, any method.
  */
 export function createHandlers(context: HandlerContext): HttpHandler[] {
   const { config } = context.state;
   const handlers: HttpHandler[] = [];
-  const { webhookUrl } = config;
-  if (webhookUrl !== undefined) {
-    handlers.push(
-      http.all(
-        ({ request }) => isWebhookReceiver(webhookUrl, request.url),
-        () => passthrough(),
-      ),
-    );
-  }
+  handlers.push(
+    http.all(
+      ({ request }) => {
+        const webhookUrl = context.webhookUrl();
+        return webhookUrl !== undefined && isWebhookReceiver(webhookUrl, request.url);
+      },
+      () => passthrough(),
+    ),
+  );
   handlers.push(
     http.all(
       ({ request }) => segmentsAfterCollection(config.address, new URL(request.url)) !== undefined,

@@ -1,6 +1,6 @@
 /**
- * `GET tasks`: query parsing, search, sort and pagination (OpenAPI `listTasks`; README,
- * "sortBy fields").
+ * `GET tasks`: query parsing, search, sort and pagination (OpenAPI `listTasks`; docs/spec-choices.md,
+ * "`sortBy` fields").
  *
  * - `limit` integer 1…10 (default 10), `page` integer ≥ 1 (default 1), `ignoreRegex` `true`/`false`
  *   (default `false`, as the spec says), `sortOrder` `1`/`-1` (default `1`); an empty value counts as

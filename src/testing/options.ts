@@ -69,7 +69,7 @@ export interface ServiceConfig {
   readonly origin: MockPoint;
   /** Branches with ids: the mock's own copies, never handed out (served as clones). */
   readonly branches: readonly Branch[];
-  /** Normalised webhook receiver URL, if any. */
+  /** Normalised webhook receiver URL given at creation, if any (the mock's current one may differ: `setWebhookUrl`). */
   readonly webhookUrl: string | undefined;
   readonly createStatus: 200 | 201;
   readonly now: () => Date;
@@ -124,7 +124,11 @@ function resolveBranches(branches: ReadonlyArray<MockBranch>): readonly Branch[]
   );
 }
 
-function resolveWebhookUrl(webhookUrl: unknown): string | undefined {
+/**
+ * The normalised webhook receiver URL (`undefined`: none).
+ * @throws {TypeError} naming `webhookUrl` for anything but an absolute http(s) URL.
+ */
+export function resolveWebhookUrl(webhookUrl: unknown): string | undefined {
   if (webhookUrl === undefined) return undefined;
   try {
     const url = new URL(requireText(webhookUrl, 'webhookUrl'));

@@ -61,7 +61,7 @@ export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUr
   port?: number;
   /**
    * Moves every open task one step along the delivery path every `autoAdvanceMs` ms, like a courier,
-   * until it is delivered (bounds in `auto-advance.ts`: one step at a time, at most 100 tasks a step).
+   * until it is delivered (one step at a time, at most 100 tasks a step; docs/sandbox.md).
    * An integer from 10 to 86 400 000. Default: off (tasks move only by `POST /_sandbox/tasks/{id}/advance`).
    */
   autoAdvanceMs?: number;
@@ -168,7 +168,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const guard = new SandboxGuard(host, new URL(baseUrl).port === '' ? 80 : Number(new URL(baseUrl).port), controlToken);
   const assets = loadDashboard();
-  const views = { observers, webhookUrl: rest.webhookUrl };
+  const views = {
+    observers,
+    get webhookUrl() {
+      return mock.webhookUrl;
+    },
+  };
   const service = mockRequestListener(mock, maxBodyBytes);
   serve = (request, response) => {
     const { pathname } = new URL(request.url ?? '/', baseUrl);

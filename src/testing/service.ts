@@ -9,6 +9,7 @@ import { type SetupServer, setupServer } from 'msw/node';
 import { kwd } from '../kwd.js';
 import type { Task } from '../schemas/task.js';
 import type { ServiceState } from './endpoints.js';
+import { interceptFetch } from './fetch-interception.js';
 import { createHandlers } from './handlers.js';
 import { createObjectIdGenerator, createSequenceIdGenerator } from './ids.js';
 import { applyEvent, mockDriver, plannedEventsOf } from './lifecycle.js';
@@ -22,7 +23,7 @@ import {
   ObservedTaskStore,
 } from './mock-observers.js';
 import { runtimeWithoutMswInterception } from './msw-support.js';
-import { resolveOptions, type ServiceConfig } from './options.js';
+import { resolveOptions, resolveWebhookUrl, type ServiceConfig } from './options.js';
 import { RequestLog } from './request-log.js';
 import { seedRecords } from './seed.js';
 import type { TaskRecord } from './state.js';
@@ -61,11 +62,15 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   #lifetime = new AbortController();
   /** Counts resets and closes, so that a webhook POST that outlives one is not logged. */
   #generation = 0;
-  #server: SetupServer | undefined;
+  /** msw's `setupServer`, or where it cannot intercept, this mock's own interception of `fetch`. */
+  #server: Pick<SetupServer, 'close'> | undefined;
+  /** The webhook receiver's URL now: the option, then whatever `setWebhookUrl` set. */
+  #webhookUrl: string | undefined;
 
   constructor(options: MockDeliveryServiceOptions | undefined) {
     const config = resolveOptions(options);
     this.#config = config;
+    this.#webhookUrl = config.webhookUrl;
     this.baseUrl = config.address.baseUrl;
     this.apiKey = config.apiKey;
     this.sellerId = config.sellerId;
@@ -85,6 +90,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
         faults: this.#faults,
         log: this.#log,
         lifetime: () => this.#lifetime.signal,
+        webhookUrl: () => this.#webhookUrl,
       }),
     );
     // Keep the API key out of console.log, util.inspect and JSON.stringify of the mock.
@@ -94,17 +100,22 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   listen(options: MockListenOptions = {}): void {
     if (this.#server) throw new Error('This mock delivery service is already listening; call close() first');
-    const unsupported = runtimeWithoutMswInterception();
-    if (unsupported !== undefined) {
-      throw new Error(
-        `mock.listen() cannot intercept requests on ${unsupported}: msw's setupServer intercepts fetch on Node.js ≥ 22.12 only. ` +
-          "Serve the mock over HTTP instead: `const server = await startMockHttpServer(mock)` (from 'delivery-task-sdk/testing'), " +
-          'then give the client `baseUrl: server.url`.',
-      );
-    }
     const onUnhandledFrame = options.onUnhandledFrame ?? 'error';
     if (!UNHANDLED_FRAME_STRATEGIES.includes(onUnhandledFrame)) {
       throw new TypeError(`onUnhandledFrame must be one of ${UNHANDLED_FRAME_STRATEGIES.join(', ')}`);
+    }
+    const unsupported = runtimeWithoutMswInterception();
+    if (unsupported?.startsWith('Node.js')) {
+      // msw's interceptors need Node.js ≥ 22.12; its handlers do not: this mock intercepts fetch itself.
+      this.#server = interceptFetch(this.handlers, onUnhandledFrame);
+      return;
+    }
+    if (unsupported !== undefined) {
+      throw new Error(
+        `mock.listen() cannot intercept requests on ${unsupported}: msw's setupServer does not intercept there. ` +
+          "Serve the mock over HTTP instead: `const server = await startMockHttpServer(mock)` (from 'delivery-task-sdk/testing'), " +
+          'then give the client `baseUrl: server.url`.',
+      );
     }
     const server = setupServer(...this.handlers);
     server.listen({ onUnhandledFrame });
@@ -115,6 +126,14 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.#endPending();
     this.#server?.close();
     this.#server = undefined;
+  }
+
+  get webhookUrl(): string | undefined {
+    return this.#webhookUrl;
+  }
+
+  setWebhookUrl(url: string | undefined): void {
+    this.#webhookUrl = resolveWebhookUrl(url);
   }
 
   get tasks(): readonly Task[] {
@@ -149,7 +168,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     if (!record) throw new Error(`Cannot advance task ${JSON.stringify(taskId)}: no such task`);
     const events = plannedEventsOf(record, taskId, status);
     const { config, objectId } = this.#state;
-    const { webhookUrl } = config;
+    const webhookUrl = this.#webhookUrl;
     const posts: WebhookPost[] = [];
     const deliveryId = record.task.deliveryId ?? taskId;
     for (const event of events) {

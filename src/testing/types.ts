@@ -3,8 +3,8 @@
  * `createMockDeliveryService`, the mock it returns, and what it records.
  *
  * The mock implements the contract of the Delivery Task Service (spec "Delivery Task Service
- * Interface") and fills what the spec leaves open with the choices of the README
- * "Choices for what the spec leaves open".
+ * Interface") and fills what the spec leaves open with the choices of README "What the spec leaves
+ * open, and what we chose" (docs/spec-choices.md).
  * @module
  */
 import type { HttpHandler } from 'msw';
@@ -14,8 +14,8 @@ import type { TaskCreateParams } from '../schemas/task-create.js';
 import type { MockDriftMutation } from './drift.js';
 
 /**
- * One operation of the service, named like the SDK method that calls it (the table of operations,
- * `src/operations.ts`):
+ * One operation of the service, named like the SDK method that calls it (the OpenAPI
+ * document's operations; README "Testing your integration"):
  *
  * | operation | request |
  * |---|---|
@@ -281,17 +281,37 @@ export interface MockDeliveryService {
   /** The seller id the mock accepts. */
   readonly sellerId: string;
   /**
-   * The msw request handlers: the service (both path forms) and, with `webhookUrl`, a passthrough for
-   * the webhook receiver. Use them in your own server: `setupServer(...mock.handlers)`.
+   * The msw request handlers: the service (both path forms) and a passthrough for the webhook receiver
+   * (the URL set at the time of each request: `webhookUrl`, {@link setWebhookUrl}). Use them in your own
+   * server: `setupServer(...mock.handlers)`.
    */
   readonly handlers: readonly HttpHandler[];
   /**
    * Starts an msw `setupServer` with {@link handlers} (intercepts `fetch` and `node:http` in this process).
-   * @throws {Error} when this mock is already listening.
+   * On Node.js before 22.12, where msw's `setupServer` cannot intercept, it replaces `globalThis.fetch`
+   * instead with one answered by the same handlers (the SDK's default transport; `node:http` requests are
+   * not intercepted there), and {@link close} puts it back. README "Testing your integration".
+   * @throws {Error} when this mock is already listening; on Bun and Deno, where neither works, naming
+   * `startMockHttpServer(mock)` to use instead.
    */
   listen(options?: MockListenOptions): void;
   /** Stops the server started by {@link listen} (if any) and ends every pending delay, stalled body and webhook POST. */
   close(): void;
+  /**
+   * The webhook receiver's URL the mock POSTs status changes to (normalised), or `undefined` when none is
+   * set: the `webhookUrl` option, or the last {@link setWebhookUrl}.
+   */
+  readonly webhookUrl: string | undefined;
+  /**
+   * Sets (or, with `undefined`, removes) the webhook receiver's URL after the mock is created: for an app
+   * under test whose port is known only once it listens, while the app's client needs the mock first.
+   * Status changes made by {@link advance} from then on are POSTed there (those already under way keep
+   * their URL), and {@link handlers} already in use let those POSTs through msw. Kept by {@link reset}
+   * (configuration, not state). README "Testing your integration".
+   * @param url an absolute http(s) URL, as the `webhookUrl` option takes, or `undefined`.
+   * @throws {TypeError} naming `webhookUrl` for anything else; the previous URL is kept.
+   */
+  setWebhookUrl(url: string | undefined): void;
   /** Copies of every task, in creation order, in API response form. */
   readonly tasks: readonly Task[];
   /** A copy of one task in API response form, or `undefined` for an unknown id. */

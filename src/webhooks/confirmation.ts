@@ -1,5 +1,5 @@
 /**
- * Confirmations by `GET tasks/{id}`, shared between the events of one task (README "Receiving webhooks",
+ * Confirmations by `GET tasks/{id}`, shared between the events of one task (docs/webhooks.md,
  * "Deadlines and bounds"): a flood of identical webhooks, forged or not, costs one GET rather than one
  * per copy.
  *

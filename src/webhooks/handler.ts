@@ -96,7 +96,7 @@ export interface WebhookHandlerOptions {
    * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
    * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
    * One GET is shared by the events of a task waiting on it, and a 404 is remembered for 10 000 ms (events
-   * of that task then fail without a GET): README "Deadlines and bounds".
+   * of that task then fail without a GET): docs/webhooks.md "Deadlines and bounds".
    * Default: the final statuses with a client, else `false`.
    * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
    */
@@ -850,7 +850,7 @@ class WebhookReceiver implements WebhookHandler {
    * (a later outcome of the call is ignored).
    */
   async #runOnEvent(event: WebhookEvent): Promise<void> {
-    // A CONSUMER span around `onEvent` when a tracer provider is registered (README "Response metadata and tracing").
+    // A CONSUMER span around `onEvent` when a tracer provider is registered (docs/configuration.md "Response metadata and tracing").
     const span = startSpan('webhook.process', SpanKind.CONSUMER, () => ({
       'messaging.operation.type': 'process',
       'messaging.system': 'delivery-task-service',

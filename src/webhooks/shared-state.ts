@@ -1,5 +1,5 @@
 /**
- * Where the webhook handler keeps what must hold across instances (README "Receiving webhooks", "Several
+ * Where the webhook handler keeps what must hold across instances (docs/webhooks.md, "Receiving on several
  * instances"): the `store` option, every call bounded by `storeTimeoutMs`, with
  * this process's memory standing in while the store does not answer. An outage is logged once, as a
  * warning when it starts and an info line when the store answers again; neither names a key (keys hold

@@ -201,6 +201,23 @@ describe('dashboard read endpoints', () => {
     expect((await json('/_sandbox/faults', { method: 'DELETE' })).body).toEqual({ active: [] });
   });
 
+  it('shows and uses a webhook URL set on its mock after it started', async () => {
+    const receiver = await startWebhookReceiver(500);
+    try {
+      sandbox = await startSandbox();
+      expect((await json('/_sandbox/webhooks')).body.webhookUrl).toBeNull();
+      sandbox.mock.setWebhookUrl(receiver.url);
+      const task = await clientOf(sandbox).tasks.create(orderParams('LATE-URL-1'));
+      await sandbox.mock.advance(String(task.id));
+      const listed = await json('/_sandbox/webhooks');
+      expect(listed.body.webhookUrl).toBe(receiver.url);
+      expect(listed.body.deliveries).toMatchObject([{ seq: 1, responseStatus: 200, status: 'requested' }]);
+      await receiver.waitFor(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('sends a delivery again with the same body, at most 8 at a time', async () => {
     const receiver = await startWebhookReceiver(500);
     try {

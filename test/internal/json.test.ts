@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/internal/json.js';
+import { MAX_JSON_DEPTH, parseJsonBody, UNSCANNED_JSON_CHARS } from '../../src/internal/json.js';
 
 describe('response JSON parsing', () => {
   it('treats null members as absent but keeps nulls inside arrays', () => {
@@ -52,6 +52,16 @@ describe('response JSON parsing, hostile shapes', () => {
     const value = (result as { value: object }).value;
     expect(Object.hasOwn(value, '__proto__')).toBe(false);
     expect(({ ...value } as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a too-deep body the same on both sides of the length that is scanned before parsing', () => {
+    const refused = { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep: true };
+    for (const length of [UNSCANNED_JSON_CHARS - 2, UNSCANNED_JSON_CHARS, UNSCANNED_JSON_CHARS + 2]) {
+      const brackets = length / 2;
+      expect(parseJsonBody(`${'['.repeat(brackets)}${']'.repeat(brackets)}`), String(length)).toEqual(refused);
+      const deepInAnObject = `{"a":${'['.repeat(brackets - 4)}${']'.repeat(brackets - 4)}}`;
+      expect(parseJsonBody(deepInAnObject), String(length)).toEqual(refused);
+    }
   });
 
   it('refuses a body nested a million levels without overflowing the stack', () => {

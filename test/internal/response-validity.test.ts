@@ -12,6 +12,7 @@ import {
   WalletBalance,
   WalletTopUp,
 } from '../../src/index.js';
+import { compiledCheck } from '../../src/internal/copy-free.js';
 import { Redactor } from '../../src/internal/redact.js';
 import { parseResponse, type Schema, safeParse, useSchemaCompiler } from '../../src/internal/validate.js';
 
@@ -53,7 +54,7 @@ describe('response validation without a copy', () => {
   for (const compiled of [false, true]) {
     describe(compiled ? 'with the zod compiler (Node build)' : 'with the runtime parser (bundler build)', () => {
       it('accepts and refuses exactly the bodies a full parse does, and returns what a full parse returns', () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const pages = fc.sample(
           fc.record(
             {
@@ -95,7 +96,7 @@ describe('response validation without a copy', () => {
       });
 
       it('returns a valid body itself, without building a copy of it', () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const page = { tasks: [sampleTask(1), sampleTask(2)], page: 1, limit: 10, totalPages: 1, total: 2 };
         const result = parseResponse(TaskListResponse, page, context());
         expect(result).toBe(page);
@@ -103,7 +104,7 @@ describe('response validation without a copy', () => {
       });
 
       it('keeps unknown fields at every level of a valid body', () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const task = { ...sampleTask(1), rating: 5, driver: { name: 'Ahmad', vehicle: { plate: 'KW-1' } } };
         const page = { tasks: [task], page: 1, limit: 10, totalPages: 1, total: 1, cursor: 'next' };
         const result = parseResponse(TaskListResponse, structuredClone(page), context());
@@ -112,7 +113,7 @@ describe('response validation without a copy', () => {
       });
 
       it('checks every response schema of the client the same way as a full parse', () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const bodies: [Schema, unknown, boolean][] = [
           [Task, sampleTask(2), true],
           [Task, { ...sampleTask(2), collectCash: 'yes' }, false],
@@ -137,7 +138,7 @@ describe('response validation without a copy', () => {
       });
 
       it('returns the parsed value, not the body, for a schema that transforms, defaults or rewrites', () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const rewriting = [
           [
             z.object({
@@ -163,7 +164,7 @@ describe('response validation without a copy', () => {
       });
 
       it('keeps a loose object whose own check reads its unknown keys', () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const schema = z
           .looseObject({ id: z.string() })
           .check(z.refine((value) => !('forbidden' in value), 'forbidden key'));
@@ -172,7 +173,7 @@ describe('response validation without a copy', () => {
       });
 
       it("in tolerant mode reads a mismatching body into a copy with the schema's types, and reports the drift", () => {
-        if (compiled) useSchemaCompiler(z.compile);
+        if (compiled) useSchemaCompiler(z.compile, compiledCheck);
         const reported: unknown[] = [];
         const body = { ...sampleTask(4), collectCash: 'yes', deliveryDispatched: 'true' };
         const read = parseResponse(Task, body, {
@@ -186,6 +187,92 @@ describe('response validation without a copy', () => {
         expect(body.collectCash).toBe('yes');
         expect(reported).toHaveLength(2);
       });
+    });
+  }
+});
+
+describe('the check of a valid body, over every kind of schema it reads itself or hands to zod', () => {
+  /** Schemas of each kind the check handles (plain, with checks handed to zod, strict, catch-all, records), each with a valid body. */
+  const schemas: [string, Schema, unknown][] = [
+    [
+      'optionals, nullables, enums and literals',
+      z.looseObject({
+        name: z.optional(z.string()),
+        note: z.nullable(z.string()),
+        kind: z.optional(z.enum(['a', 'b'])),
+        sign: z.optional(z.union([z.literal(1), z.literal(-1)])),
+        flag: z.boolean(),
+        gone: z.optional(z.undefined()),
+        nothing: z.optional(z.null()),
+      }),
+      { note: null, flag: true },
+    ],
+    [
+      'checks of their own',
+      z.looseObject({
+        page: z.int(),
+        id: z.string().check(z.minLength(2)),
+        size: z.optional(z.number().check(z.gte(0), z.lte(10))),
+        items: z.array(z.string()).check(z.maxLength(2)),
+      }),
+      { page: 1, id: 'ab', items: [] },
+    ],
+    ['a strict object', z.strictObject({ id: z.string(), count: z.optional(z.number()) }), { id: 'a' }],
+    ['a catch-all object', z.catchall(z.object({ id: z.string() }), z.number()), { id: 'a', extra: 1 }],
+    ['a record', z.looseObject({ totals: z.record(z.string(), z.number()) }), { totals: { a: 1 } }],
+    [
+      'an object checked as a whole',
+      z.looseObject({ a: z.number(), b: z.number() }).check(z.refine((v) => v.a < v.b)),
+      { a: 1, b: 2 },
+    ],
+    [
+      'a union of shapes',
+      z.union([z.array(z.string()), z.looseObject({ items: z.array(z.number()) })]),
+      { items: [1] },
+    ],
+  ];
+  const KEYS = ['name', 'note', 'kind', 'sign', 'flag', 'gone', 'nothing', 'page', 'id', 'size', 'items', 'count'];
+  KEYS.push('extra', 'totals', 'a', 'b');
+  /** Values near and far from those shapes. */
+  const scalar = fc.oneof(
+    fc.string({ maxLength: 3 }),
+    fc.constantFrom('a', 'b', 'c', 1, -1, 0, 2, 11, 1.5, Number.NaN, Number.POSITIVE_INFINITY, true, null, undefined),
+  );
+  const value = fc.letrec((tie) => ({
+    any: fc.oneof({ depthSize: 'small' }, scalar, tie('array'), tie('object')),
+    array: fc.array(tie('any'), { maxLength: 3 }),
+    object: fc.dictionary(fc.constantFrom(...KEYS), tie('any'), { maxKeys: 8 }),
+  })).any;
+
+  for (const compiled of [false, true]) {
+    it(`accepts exactly what zod accepts and returns the body itself (${compiled ? 'Node build' : 'bundler build'})`, () => {
+      if (compiled) useSchemaCompiler(z.compile, compiledCheck);
+      for (const [name, schema, valid] of schemas) {
+        let accepted = 0;
+        // The valid body with up to three fields replaced or added, or any value at all.
+        const bodies = fc.oneof(
+          fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 3 }).map((changes) => ({
+            ...(valid as object),
+            ...changes,
+          })),
+          value,
+        );
+        for (const body of fc.sample(bodies, { numRuns: 600, seed: 5 })) {
+          const expected = z.safeParse(schema, structuredClone(body)).success;
+          let got: unknown;
+          try {
+            got = parseResponse(schema, body, context());
+          } catch (error) {
+            expect(error, name).toBeInstanceOf(ResponseValidationError);
+            got = error;
+          }
+          expect(!(got instanceof ResponseValidationError), `${name}: ${JSON.stringify(body)}`).toBe(expected);
+          if (expected) accepted++;
+        }
+        // Both answers were tried for each shape.
+        expect(accepted, name).toBeGreaterThan(20);
+        expect(accepted, name).toBeLessThan(580);
+      }
     });
   }
 });

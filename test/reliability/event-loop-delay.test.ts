@@ -44,7 +44,7 @@ async function delayOf(call: () => unknown): Promise<number> {
   return least;
 }
 
-/** The worst delay measured per entry, printed at the end (the README quotes them). */
+/** The worst delay measured per entry, printed at the end (docs/performance.md quotes them). */
 const worst = new Map<string, number>();
 
 async function expectBounded(name: string, call: () => unknown): Promise<void> {

@@ -190,3 +190,45 @@ describe('webhooks to a receiver that is not there', () => {
     }
   });
 });
+
+describe('a webhook URL set after the mock is created', () => {
+  it('sends the next status changes there, through the handlers the mock already listens with', async () => {
+    // The circular setup: the mock exists (and listens) before the app's receiver has a port.
+    const mock = createMockDeliveryService();
+    mock.listen();
+    const receiver = startReceiver();
+    try {
+      expect(mock.webhookUrl).toBeUndefined();
+      const created = await createTask(mock, taskBody('ORD-LATE-URL'));
+      await mock.advance(created.id);
+      expect(mock.webhookDeliveries).toEqual([]);
+      await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+      mock.setWebhookUrl(receiver.url());
+      expect(mock.webhookUrl).toBe(receiver.url());
+      await mock.advance(created.id);
+      expect(receiver.received.map((webhook) => [webhook.path, webhook.body.status])).toEqual([
+        ['/hooks/delivery', 'accepted'],
+      ]);
+      expect(mock.webhookDeliveries.map((delivery) => delivery.responseStatus)).toEqual([200]);
+      // A reset keeps the URL (it is configuration, not state); undefined stops the webhooks.
+      mock.reset();
+      expect(mock.webhookUrl).toBe(receiver.url());
+      mock.setWebhookUrl(undefined);
+      const second = await createTask(mock, taskBody('ORD-NO-URL'));
+      await mock.advance(second.id);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      mock.close();
+      await new Promise((resolve) => receiver.server.close(resolve));
+    }
+  });
+
+  it('refuses a URL that is not absolute http(s), naming webhookUrl, and keeps the previous one', () => {
+    const mock = createMockDeliveryService({ webhookUrl: 'http://127.0.0.1:9/hooks' });
+    for (const bad of ['/hooks', 'ftp://example.com/hooks', '', 42]) {
+      expect(() => mock.setWebhookUrl(bad as string)).toThrow(TypeError);
+      expect(() => mock.setWebhookUrl(bad as string)).toThrow(/webhookUrl/);
+    }
+    expect(mock.webhookUrl).toBe('http://127.0.0.1:9/hooks');
+  });
+});

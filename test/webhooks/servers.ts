@@ -1,5 +1,5 @@
 /**
- * Real HTTP servers on 127.0.0.1 (port 0) with the webhook handler mounted the way the README shows,
+ * Real HTTP servers on 127.0.0.1 (port 0) with the webhook handler mounted the way docs/webhooks.md shows,
  * one per framework.
  */
 import { createServer, type Server } from 'node:http';

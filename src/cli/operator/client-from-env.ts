@@ -5,6 +5,7 @@
  * @module
  */
 import { type ClientOptions, DeliveryClient } from '../../client.js';
+import { ConfigurationError } from '../../errors.js';
 import { isLogLevel } from '../../internal/logger.js';
 import type { Logger } from '../../options.js';
 import type { CliIo } from '../io.js';
@@ -32,23 +33,49 @@ export function stderrLogger(io: CliIo): Logger {
   return { debug: write, info: write, warn: write, error: write };
 }
 
+/** The client options the CLI takes from the environment, and their variables. */
+const CREDENTIALS = ['apiKey', 'sellerId', 'baseUrl'] as const;
+
 /**
- * A client for the command's environment. `io.env` is the only source: a variable missing there is
- * missing (an empty string makes the client throw its `ConfigurationError`, naming the option and
- * the variable, rather than fall back to the process environment). `DELIVERY_LOG` picks the log level;
+ * The client's `ConfigurationError` in a shell user's words: the environment variable to set, never
+ * "pass it to new DeliveryClient(…)" nor "option or …" (the CLI has no such option). Other errors as
+ * they are.
+ */
+function forShell(error: unknown): unknown {
+  if (!(error instanceof ConfigurationError)) return error;
+  const option = CREDENTIALS.find((name) => name === error.option);
+  if (option === undefined) return error;
+  const env = CLIENT_ENV[option];
+  return new ConfigurationError(option, error.message.replace(`${option} (option or ${env})`, env));
+}
+
+/**
+ * A client for the command's environment. `io.env` is the only source: a variable missing or blank
+ * there is missing (`ConfigurationError` naming the variable to set), never read from the process
+ * environment instead; the client's own checks of the values are reworded the same way. `DELIVERY_LOG` picks the log level;
  * the CLI's default is `error` (the client's is `warn`), so that stderr carries only the command's own
  * lines; `DELIVERY_LOG=warn` shows the SDK's retries and resends, `info` its reconciliations.
  * `overrides` (a `store`, another `logger`) win over these.
  * @throws {ConfigurationError} for a missing or invalid key, seller id or base URL.
  */
 export function clientFromEnv(io: CliIo, overrides: Pick<ClientOptions, 'store' | 'logger'> = {}): DeliveryClient {
+  for (const option of CREDENTIALS) {
+    const env = CLIENT_ENV[option];
+    if ((io.env[env] ?? '').trim() === '') {
+      throw new ConfigurationError(option, `Missing ${option}: set the environment variable ${env}`);
+    }
+  }
   const logLevel = io.env[CLIENT_ENV.logLevel];
-  return new DeliveryClient({
-    apiKey: io.env[CLIENT_ENV.apiKey] ?? '',
-    sellerId: io.env[CLIENT_ENV.sellerId] ?? '',
-    baseUrl: io.env[CLIENT_ENV.baseUrl] ?? '',
-    logLevel: isLogLevel(logLevel) ? logLevel : DEFAULT_CLI_LOG_LEVEL,
-    logger: stderrLogger(io),
-    ...overrides,
-  });
+  try {
+    return new DeliveryClient({
+      apiKey: io.env[CLIENT_ENV.apiKey],
+      sellerId: io.env[CLIENT_ENV.sellerId],
+      baseUrl: io.env[CLIENT_ENV.baseUrl],
+      logLevel: isLogLevel(logLevel) ? logLevel : DEFAULT_CLI_LOG_LEVEL,
+      logger: stderrLogger(io),
+      ...overrides,
+    });
+  } catch (error) {
+    throw forShell(error);
+  }
 }

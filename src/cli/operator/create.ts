@@ -1,6 +1,6 @@
 /**
  * `delivery-task tasks create --file ORDER.json`: creates the task of one order, once
- * (OpenAPI `createTask`; README "CLI" → "Creating a task once").
+ * (OpenAPI `createTask`; docs/cli.md "Creating a task once").
  *
  * 1. The file is read (at most {@link MAX_ORDER_FILE_BYTES}) and checked by the SDK's own schema before
  *    anything is sent: an error names the field (`deliveryLocation.latitude: …`). It must carry an

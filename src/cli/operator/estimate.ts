@@ -7,6 +7,9 @@ import { kwdCell, labelled, textCell } from '../format.js';
 import { pointValue } from './args.js';
 import type { OperatorCommandSpec } from './command.js';
 
+/** What `estimate` prints beside a number whose unit the service does not state. */
+const NO_UNIT = 'unit not stated by the service';
+
 /** `estimate`. */
 export const estimate: OperatorCommandSpec = {
   words: ['estimate'],
@@ -17,8 +20,9 @@ export const estimate: OperatorCommandSpec = {
   },
   summary: 'price (KWD), distance and time between two points',
   details: [
-    'Distance and durations are printed as the service sends them (the spec leaves their units open;',
-    'the mock uses kilometres and minutes). --json: the estimate as the service sent it.',
+    'Distance and durations are printed as the service sends them, each with its field name: the',
+    "service's documentation states no unit for them (the mock uses kilometres and minutes).",
+    '--json: the estimate as the service sent it.',
   ],
   async run(context, input) {
     const from = pointValue(input, 'from');
@@ -29,13 +33,15 @@ export const estimate: OperatorCommandSpec = {
       return;
     }
     const travel = result.travelDetail;
-    const shown = (value: unknown) => (value === undefined ? undefined : textCell(value));
+    // The service states no unit for these numbers: the raw value with its field's name, never a guessed unit.
+    const shown = (value: unknown, field: string) =>
+      value === undefined ? undefined : `${textCell(value)} (${field}; ${NO_UNIT})`;
     const lines = labelled([
       ['price', kwdCell(result.price)],
-      ['distance', shown(travel?.totalDistance)],
-      ['duration', shown(travel?.duration)],
-      ['in traffic', shown(travel?.durationInTraffic)],
-      ['traffic delay', shown(travel?.estimatedDelayByTraffic)],
+      ['distance', shown(travel?.totalDistance, 'totalDistance')],
+      ['duration', shown(travel?.duration, 'duration')],
+      ['in traffic', shown(travel?.durationInTraffic, 'durationInTraffic')],
+      ['traffic delay', shown(travel?.estimatedDelayByTraffic, 'estimatedDelayByTraffic')],
     ]);
     for (const line of lines) context.output.line(line);
   },

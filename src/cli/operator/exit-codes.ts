@@ -1,9 +1,9 @@
 /**
  * Exit codes of the operator commands of `delivery-task`, by error class: the one table that
- * `delivery-task --help`, the README ("CLI" → "Exit codes") and {@link exitCodeOf} share.
+ * `delivery-task --help`, docs/cli.md ("Exit codes") and {@link exitCodeOf} share.
  * @module
  */
-import { type DeliveryErrorName, isDeliveryError } from '../../errors.js';
+import { type DeliveryErrorName, isAPIError, isDeliveryError } from '../../errors.js';
 import { UsageError } from './args.js';
 
 /** One row of the exit-code table. */
@@ -83,10 +83,15 @@ const BY_NAME: ReadonlyMap<string, number> = new Map(
 /**
  * The exit code for an error that ended a command: {@link UsageError} → 2; an SDK error by its class
  * ({@link EXIT_CODES}); when the operator interrupted the command (`interrupted`), 130 unless the error
- * says a create's outcome is unknown (7: the task may exist); anything else → 1.
+ * says a create's outcome is unknown (7: the task may exist); anything else → 1. A 404 that is a
+ * plain `APIError` (an operation without an id: the route is missing, `DELIVERY_BASE_URL` is wrong) is
+ * configuration → 2.
  */
 export function exitCodeOf(error: unknown, interrupted = false): number {
   if (error instanceof UsageError) return EXIT_USAGE;
+  if (isAPIError(error) && error.name === 'APIError' && error.status === 404) {
+    return interrupted ? EXIT_INTERRUPTED : EXIT_USAGE;
+  }
   const code = isDeliveryError(error) ? (BY_NAME.get(error.name) ?? EXIT_UNEXPECTED) : EXIT_UNEXPECTED;
   if (interrupted && code !== EXIT_CREATE_UNCERTAIN) return EXIT_INTERRUPTED;
   return code;

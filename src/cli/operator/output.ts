@@ -9,6 +9,7 @@ import { Redactor } from '../../internal/redact.js';
 import { withoutControls } from '../format.js';
 import type { CliIo } from '../io.js';
 import { oneLine, UsageError } from './args.js';
+import { CLIENT_ENV } from './client-from-env.js';
 
 /** Prefix of every line written on stderr. */
 export const PROGRAM = 'delivery-task';
@@ -86,7 +87,8 @@ export class Output {
     if (error instanceof UsageError) {
       text = `${command ? `${command}: ` : ''}${error.message} (see ${PROGRAM} ${command ? `${command} ` : ''}--help)`;
     } else if (isDeliveryError(error)) {
-      text = `${error.name}: ${error.message}`;
+      // The SDK's hint names the client option; the CLI's user sets the environment variable.
+      text = `${error.name}: ${error.message.replace(/check baseUrl\b/g, `check ${CLIENT_ENV.baseUrl}`)}`;
       const requestId = requestIdOf(error);
       if (requestId !== undefined && !text.includes(requestId)) text += ` (request id ${requestId})`;
     } else if (error instanceof Error) {

@@ -1,0 +1,84 @@
+/**
+ * Serves the built docs site (`docs/site/`, from `npm run docs`) on 127.0.0.1: `npm run docs:serve`
+ * (`-- --port N`, default 8080; `0` picks a free port). Static files only, GET and HEAD, never a path
+ * outside the site. Ctrl+C stops it.
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.md': 'text/plain; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+/** A static server over `root`, listening on 127.0.0.1:`port`; resolves once it listens. */
+export async function serveDocs(root: string, port: number): Promise<{ server: Server; url: string }> {
+  const base = resolve(root);
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    } catch {
+      response.writeHead(400).end();
+      return;
+    }
+    let file = normalize(join(base, path));
+    if (file !== base && !file.startsWith(base + sep)) {
+      response.writeHead(404).end();
+      return;
+    }
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': statSync(file).size,
+      'cache-control': 'no-cache',
+    });
+    if (request.method === 'HEAD') response.end();
+    else createReadStream(file).pipe(response);
+  });
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', done);
+  });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '8080' }, root: { type: 'string', default: 'docs/site' } },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    console.error(`docs:serve: --port ${values.port}: expected 0…65535`);
+    process.exit(2);
+  }
+  if (!existsSync(join(values.root, 'index.html'))) {
+    console.error(`docs:serve: no ${values.root}/index.html; build the site with npm run docs`);
+    process.exit(1);
+  }
+  const { server, url } = await serveDocs(values.root, port);
+  console.log(`docs site: ${url} · Ctrl+C stops it`);
+  const stop = () => server.close(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

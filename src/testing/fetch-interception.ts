@@ -1,0 +1,56 @@
+/**
+ * `mock.listen()` where msw's `setupServer` cannot intercept (Node.js before 22.12: its interceptors
+ * need `Promise.withResolvers`): `globalThis.fetch` is replaced by one that answers with the mock's
+ * handlers through msw's `getResponse`, the same handlers `startMockHttpServer` serves. Requests made
+ * with `fetch` (the SDK's default transport) get the same answers, faults and webhooks as under
+ * `setupServer`; `node:http` requests are not intercepted.
+ * @module
+ */
+import { getResponse, type HttpHandler, isPassthroughResponse } from 'msw';
+
+/** What a request no handler matches does, as msw's `onUnhandledFrame`. */
+export type UnhandledStrategy = 'error' | 'warn' | 'bypass';
+
+/** An interception in place; `close()` puts the previous `fetch` back (if no one replaced it since). */
+export interface FetchInterception {
+  close(): void;
+}
+
+/**
+ * Replaces `globalThis.fetch` with one answered by `handlers`: a matched request gets the handler's
+ * answer (a dropped connection rejects with a `TypeError`, as fetch does); a passthrough, and with
+ * `'bypass'` or `'warn'` an unmatched request, goes to the previous `fetch`; with `'error'` an unmatched
+ * request rejects with a `TypeError` naming it, and never reaches the network.
+ */
+export function interceptFetch(
+  handlers: readonly HttpHandler[],
+  onUnhandledFrame: UnhandledStrategy,
+): FetchInterception {
+  const previous = globalThis.fetch;
+  const intercepting: typeof globalThis.fetch = async (input, init) => {
+    const request = new Request(input, init);
+    // getResponse reads the body: the original stays readable for a passthrough.
+    const answer = await getResponse([...handlers], request.clone());
+    if (answer === undefined) {
+      const described = `${request.method} ${new URL(request.url).origin}${new URL(request.url).pathname}`;
+      if (onUnhandledFrame === 'error') {
+        throw new TypeError(
+          `fetch failed: no handler of the mock matches ${described} (mock.listen(), onUnhandledFrame 'error')`,
+        );
+      }
+      if (onUnhandledFrame === 'warn')
+        console.warn(`mock.listen(): no handler of the mock matches ${described}; sent on`);
+      return previous(request);
+    }
+    if (isPassthroughResponse(answer)) return previous(request);
+    if (answer.type === 'error')
+      throw new TypeError('fetch failed', { cause: new Error('the mock dropped the connection') });
+    return answer;
+  };
+  globalThis.fetch = intercepting;
+  return {
+    close() {
+      if (globalThis.fetch === intercepting) globalThis.fetch = previous;
+    },
+  };
+}
