@@ -38,12 +38,12 @@ const shared: Options = {
 const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
   name: 'shared-modules-from-main-entry',
   setup(build) {
-    build.onResolve({ filter: /^\.\/errors\.js$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/core\/errors\.js$/ }, (args) =>
       args.importer.endsWith('/src/redis.ts') || args.importer.endsWith('/src/postgres.ts')
         ? { path: './index.cjs', external: true }
         : undefined,
     );
-    build.onResolve({ filter: /^(\.\.\/)+errors\.js$/ }, (args) =>
+    build.onResolve({ filter: /^(\.\.\/)+core\/errors\.js$/ }, (args) =>
       /\/src\/mcp\//.test(args.importer) ? { path: './index.cjs', external: true } : undefined,
     );
     build.onResolve({ filter: /^\.\.\/webhooks\/index\.js$/ }, (args) =>

@@ -12,8 +12,8 @@
  * whose calls outlive their deadline by minutes.)
  */
 import type { ServerResponse } from 'node:http';
+import { storeKey } from '../src/core/store.js';
 import { type ClientOptions, DeliveryClient, type DeliveryStore, memoryStore } from '../src/index.js';
-import { storeKey } from '../src/store.js';
 import { type HostileHandler, startHostileServer } from '../test/support/hostile-server.js';
 import { orderParams } from '../test/support/order-params.js';
 

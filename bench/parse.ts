@@ -7,11 +7,11 @@
  * @module
  */
 import { compile } from 'zod/mini';
+import type { ValidationMode } from '../src/core/options.js';
 import { compiledCheck } from '../src/internal/copy-free.js';
 import { parseJsonBody } from '../src/internal/json.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse, useSchemaCompiler } from '../src/internal/validate.js';
-import type { ValidationMode } from '../src/options.js';
 import { TaskListResponse } from '../src/schemas/task-list.js';
 import { sampleTask } from './support/sample-task.js';
 import { ratioSpread, spread } from './support/stats.js';

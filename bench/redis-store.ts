@@ -2,7 +2,7 @@
  * What `redisStore` costs (`npm run bench:redis`): Redis memory per 100 000 orders, and the latency of
  * one store call on loopback through each client library.
  *
- * Memory: 100 000 orders written the way task creation does (src/order-lease.ts): per order a lease
+ * Memory: 100 000 orders written the way task creation does (src/creation/order-lease.ts): per order a lease
  * (`setIfAbsent`, 10 s), the record `sending` then `created` with the task id (`compareAndSet`, 24 h)
  * and the lease's release (`delete` with its token), under the default prefix and the
  * `v2:<base URL>:<seller>:<kind>:{<order>}` layout. Prints the growth of `INFO memory` `used_memory` per 100 000 orders.
@@ -19,8 +19,8 @@ import IORedis5 from 'ioredis';
 import IORedis6 from 'ioredis6';
 import { createClient as createNodeRedis5 } from 'redis';
 import { createClient as createNodeRedis6 } from 'redis6';
+import { storeKey } from '../src/core/store.js';
 import { type RedisClientLike, redisStore } from '../src/redis.js';
-import { storeKey } from '../src/store.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 
 const ORDERS = 100_000;
@@ -31,7 +31,7 @@ const SAMPLES = 5_000;
 const ORDER_TTL_MS = 86_400_000;
 const LEASE_TTL_MS = 10_000;
 
-/** The order record task creation keeps after a success (src/order-lease.ts): the task id. */
+/** The order record task creation keeps after a success (src/creation/order-lease.ts): the task id. */
 function orderRecord(index: number): string {
   return JSON.stringify({ state: 'created', taskId: `6b02${String(index).padStart(20, '0')}` });
 }

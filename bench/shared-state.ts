@@ -10,9 +10,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import IORedis from 'ioredis';
+import { storeKey } from '../src/core/store.js';
 import { createWebhookHandler, DeliveryClient, type DeliveryStore, memoryStore } from '../src/index.js';
 import { redisStore } from '../src/redis.js';
-import { storeKey } from '../src/store.js';
 import { createMockDeliveryService, startMockHttpServer } from '../src/testing/index.js';
 import { orderParams } from '../test/support/order-params.js';
 import { startRedisServer } from '../test/support/redis-server.js';

@@ -3,7 +3,10 @@
  * `tasks`, `branches` and `wallet`. Spec README "The client"; README "The client".
  * @module
  */
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError } from './core/errors.js';
+import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './core/options.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './core/store.js';
+import { VERSION } from './core/version.js';
 import type { ResourceContext } from './internal/context.js';
 import { driftReporter } from './internal/drift-report.js';
 import { isBrowser, readEnv } from './internal/env.js';
@@ -13,13 +16,10 @@ import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from './internal/options.js';
 import { REDACTED, Redactor } from './internal/redact.js';
 import { rememberSellerId } from './internal/seller.js';
-import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './options.js';
 import { Branches } from './resources/branches.js';
 import { handleOf } from './resources/handle.js';
 import { Tasks } from './resources/tasks.js';
 import { Wallet } from './resources/wallet.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './store.js';
-import { VERSION } from './version.js';
 
 /** Options of {@link DeliveryClient}. Every option is optional where an environment variable can supply it. */
 export interface ClientOptions {

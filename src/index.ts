@@ -2,8 +2,9 @@
  * delivery-task-sdk: the typed client of the Delivery Task Service.
  * @module
  */
-export { APIPromise, type WithResponse } from './api-promise.js';
+
 export { type ClientOptions, DeliveryClient } from './client.js';
+export { APIPromise, type WithResponse } from './core/api-promise.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -58,8 +59,7 @@ export {
   type ValidationIssue,
   WebhookEventTimeoutError,
   WebhookPayloadError,
-} from './errors.js';
-export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
+} from './core/errors.js';
 export type {
   Logger,
   LogLevel,
@@ -68,7 +68,7 @@ export type {
   SchemaDrift,
   TaskCreateOptions,
   ValidationMode,
-} from './options.js';
+} from './core/options.js';
 export {
   DEDUPE_WINDOW,
   DEFAULT_LIST_CONCURRENCY,
@@ -77,7 +77,15 @@ export {
   TaskListPromise,
   TaskPage,
   type ToArrayOptions,
-} from './pagination.js';
+} from './core/pagination.js';
+export {
+  DEFAULT_STORE_TIMEOUT_MS,
+  type DeliveryStore,
+  type MemoryStoreOptions,
+  memoryStore,
+} from './core/store.js';
+export { VERSION } from './core/version.js';
+export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';
 export type { ResourceHandle } from './resources/handle.js';
 export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';
@@ -102,13 +110,6 @@ export {
 export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
 export { MAX_PAGE_SIZE, TaskListParams, TaskListResponse, type TaskSortField } from './schemas/task-list.js';
 export { MIN_TOP_UP_KWD, WalletBalance, WalletTopUp, WalletTopUpParams } from './schemas/wallet.js';
-export {
-  DEFAULT_STORE_TIMEOUT_MS,
-  type DeliveryStore,
-  type MemoryStoreOptions,
-  memoryStore,
-} from './store.js';
-export { VERSION } from './version.js';
 export type {
   InboxAppend,
   InboxEntry,

@@ -16,8 +16,8 @@
  * ```
  * @module
  */
-import { ConfigurationError } from './errors.js';
-import type { DeliveryStore } from './store.js';
+import { ConfigurationError } from './core/errors.js';
+import type { DeliveryStore } from './core/store.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from './webhooks/inbox.js';
 
 /**

@@ -17,8 +17,8 @@
  * ```
  * @module
  */
-import { ConfigurationError } from './errors.js';
-import type { DeliveryStore } from './store.js';
+import { ConfigurationError } from './core/errors.js';
+import type { DeliveryStore } from './core/store.js';
 import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection, WebhookInbox } from './webhooks/inbox.js';
 
 /**

@@ -1,12 +1,12 @@
 /**
- * Exactly-once creation (src/exactly-once-creation.ts): one flight per order in a process, the narrow
+ * Exactly-once creation (src/creation/exactly-once-creation.ts): one flight per order in a process, the narrow
  * search for the exact order. Answers that are not rejections (3xx, unreadable error bodies) are in
  * test/reliability/hostile-server.test.ts, over real sockets.
  */
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exactPattern } from '../src/exactly-once-creation.js';
+import { exactPattern } from '../src/creation/exactly-once-creation.js';
 import {
   APIUserAbortError,
   InsufficientBalanceError,

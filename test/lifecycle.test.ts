@@ -15,7 +15,7 @@ import {
   TASK_STATUSES,
   WEBHOOK_EVENT_KINDS,
   WEBHOOK_ONLY_EVENTS,
-} from '../src/lifecycle.js';
+} from '../src/core/lifecycle.js';
 import { TaskStatus } from '../src/schemas/task.js';
 import { WEBHOOK_EVENT_KINDS as SCHEMA_EVENT_KINDS } from '../src/schemas/webhook.js';
 import { DELIVERY_EVENTS } from './webhooks/fixtures.js';

@@ -1,8 +1,9 @@
 /**
- * One create per order across processes (src/order-lease.ts), in one process: "another process" is
+ * One create per order across processes (src/creation/order-lease.ts), in one process: "another process" is
  * played by writing its lease and record into the shared store the way the SDK does.
  */
 import { describe, expect, it } from 'vitest';
+import { storeKey } from '../src/core/store.js';
 import {
   type DeliveryStore,
   InsufficientBalanceError,
@@ -10,7 +11,6 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../src/index.js';
-import { storeKey } from '../src/store.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });

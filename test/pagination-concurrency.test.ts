@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LIST_CONCURRENCY } from '../src/core/pagination.js';
 import {
   APIUserAbortError,
   BadRequestError,
@@ -18,7 +19,6 @@ import {
   type Task,
   type TaskPage,
 } from '../src/index.js';
-import { DEFAULT_LIST_CONCURRENCY } from '../src/pagination.js';
 
 /** One request the server received. */
 interface Served {
@@ -536,7 +536,7 @@ describe('iteration memory', () => {
 
   it('iterates 1,000,000 tasks with under 10 MB of heap growth (the walk and its dedupe)', async () => {
     const { count, peak } = await runWithGc(`
-      import { TaskListPromise, TaskPage } from './src/pagination.ts';
+      import { TaskListPromise, TaskPage } from './src/core/pagination.ts';
       ${heapAfterGc}
       const total = 1_000_000, limit = 10, totalPages = total / limit;
       const fetchPage = async (page) => {

@@ -12,9 +12,9 @@ import IORedis6 from 'ioredis6';
 import { createClient as createNodeRedis5 } from 'redis';
 import { createClient as createNodeRedis6 } from 'redis6';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { storeKey, withStoreDeadline } from '../src/core/store.js';
 import { ConfigurationError, type DeliveryStore, StoreUnavailableError } from '../src/index.js';
 import { type RedisClientLike, redisStore } from '../src/redis.js';
-import { storeKey, withStoreDeadline } from '../src/store.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from './support/redis-server.js';
 import { describeStoreContract } from './support/store-contract.js';
 

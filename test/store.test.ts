@@ -1,7 +1,7 @@
 /** The shared-state primitives: `memoryStore`, the store deadline, and the key layout. */
 import { describe, expect, it } from 'vitest';
+import { storeKey, withStoreDeadline } from '../src/core/store.js';
 import { type DeliveryStore, isStoreUnavailableError, memoryStore, StoreUnavailableError } from '../src/index.js';
-import { storeKey, withStoreDeadline } from '../src/store.js';
 import { describeStoreContract } from './support/store-contract.js';
 
 describeStoreContract('memoryStore', () => memoryStore());

@@ -2,11 +2,11 @@
  * A create whose outcome was unknown is never sent again blindly (README "Exactly-once creation"):
  * the order's record keeps when sending began, so the next create of the order, from the same client
  * or another one sharing the store, looks it up first. And a holder whose lease expired cannot write
- * the order's record afterwards (src/order-lease.ts, fenced leases).
+ * the order's record afterwards (src/creation/order-lease.ts, fenced leases).
  */
 import { describe, expect, it, vi } from 'vitest';
+import { storeKey } from '../src/core/store.js';
 import { memoryStore, TaskCreationOutcomeUnknownError } from '../src/index.js';
-import { storeKey } from '../src/store.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
@@ -33,7 +33,7 @@ describe('a create whose outcome was unknown', () => {
 
   it('is looked up by another client sharing the store after the lookup itself failed', async () => {
     const store = memoryStore();
-    // A store in use for a while: creates no longer look up first (src/order-lease.ts, FRESH_STORE_MS).
+    // A store in use for a while: creates no longer look up first (src/creation/order-lease.ts, FRESH_STORE_MS).
     await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, times: Number.POSITIVE_INFINITY });

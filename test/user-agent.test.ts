@@ -2,10 +2,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION } from '../src/core/version.js';
 import { DeliveryClient } from '../src/index.js';
 import { detectRuntime } from '../src/internal/env.js';
 import { userAgent } from '../src/internal/http.js';
-import { VERSION } from '../src/version.js';
 
 const received: IncomingHttpHeaders[] = [];
 let server: Server;

@@ -11,11 +11,11 @@
  */
 import { parseArgs } from 'node:util';
 import type { ClientOptions } from '../client.js';
-import { isConfigurationError } from '../errors.js';
+import { isConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/options.js';
+import type { DeliveryStore } from '../core/store.js';
 import { kwd } from '../kwd.js';
-import type { Logger } from '../options.js';
 import { redisStore } from '../redis.js';
-import type { DeliveryStore } from '../store.js';
 import type { CliCommand, CliIo } from './io.js';
 import { CLIENT_ENV, clientFromEnv } from './operator/client-from-env.js';
 

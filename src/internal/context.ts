@@ -1,10 +1,10 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type * as z from 'zod/mini';
-import { type Answered, APIPromise } from '../api-promise.js';
-import { requestOf } from '../operations.js';
-import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../options.js';
+import { type Answered, APIPromise } from '../core/api-promise.js';
+import { requestOf } from '../core/operations.js';
+import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../core/options.js';
+import type { DeliveryStore } from '../core/store.js';
 import { Task, type TaskWithId } from '../schemas/task.js';
-import type { DeliveryStore } from '../store.js';
 import type { DriftReporter } from './drift-report.js';
 import type { HttpRequest, HttpResponse, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';

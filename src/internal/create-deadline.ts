@@ -10,8 +10,8 @@
  * `APIConnectionTimeoutError` saying that no POST was sent, or that the service processed none of the
  * POSTs sent.
  */
-import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../errors.js';
-import type { RequestOptions } from '../options.js';
+import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
+import type { RequestOptions } from '../core/options.js';
 import { DeadlineReason, deadline } from './abort.js';
 
 /** What a create is doing, for the message of the error at its deadline ("… elapsed while <stage>"). */

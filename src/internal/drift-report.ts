@@ -5,7 +5,7 @@
  * value, an unknown key or a secret.
  * @module
  */
-import type { SchemaDrift } from '../options.js';
+import type { SchemaDrift } from '../core/options.js';
 import type { LevelLogger } from './logger.js';
 import type { Drift } from './tolerant-read.js';
 import type { TraceSpan } from './tracing.js';

@@ -22,7 +22,7 @@ import {
   ResponseTooLargeError,
   ResponseValidationError,
   TaskCreationOutcomeUnknownError,
-} from '../errors.js';
+} from '../core/errors.js';
 
 /** The meaning of a failure for the request that caused it; see this module's table. */
 export type FailureOutcome = 'aborted' | 'not-sent' | 'not-processed' | 'ambiguous' | 'committed' | 'rejected';

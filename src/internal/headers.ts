@@ -4,7 +4,7 @@
  * options). A value fetch would refuse only when sending (undici's `UND_ERR_INVALID_ARG`) is refused here
  * with a typed error naming the field, instead of failing every attempt as a connection error.
  */
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../core/errors.js';
 
 /**
  * A header value fetch sends as it is: space to `~` and U+0080–U+00FF. C0 control characters

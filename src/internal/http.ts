@@ -15,9 +15,9 @@ import {
   ResponseTooLargeError,
   ResponseValidationError,
   type ValidationIssue,
-} from '../errors.js';
-import type { RequestOptions } from '../options.js';
-import { VERSION } from '../version.js';
+} from '../core/errors.js';
+import type { RequestOptions } from '../core/options.js';
+import { VERSION } from '../core/version.js';
 import { DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { detectRuntime } from './env.js';

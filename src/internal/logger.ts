@@ -2,8 +2,8 @@
  * The SDK's logging: a level filter over a caller-supplied logger, with secrets redacted from every
  * line and field before it is written.
  */
-import { ConfigurationError } from '../errors.js';
-import type { Logger, LogLevel } from '../options.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { Logger, LogLevel } from '../core/options.js';
 import { readEnv } from './env.js';
 import type { Redactor } from './redact.js';
 

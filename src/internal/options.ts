@@ -1,6 +1,6 @@
 /** Checks of numeric options shared by `DeliveryClient` and `createWebhookHandler`. */
-import { ConfigurationError } from '../errors.js';
-import type { ValidationMode } from '../options.js';
+import { ConfigurationError } from '../core/errors.js';
+import type { ValidationMode } from '../core/options.js';
 
 /** Largest delay a JavaScript timer accepts, in ms (2^31 − 1). */
 export const MAX_TIMER_MS = 2_147_483_647;

@@ -1,5 +1,5 @@
 /** Builds request paths; every caller-supplied segment goes through {@link taskPath}. */
-import { RequestValidationError } from '../errors.js';
+import { RequestValidationError } from '../core/errors.js';
 import { isWellFormedText } from './text.js';
 
 /** Longest task id sent (the service's ids are 24 hex digits; webhooks bound theirs at 128 too). */

@@ -16,7 +16,7 @@
  *
  * Not covered: double encodings (`%252B`), HTML entities, other byte encodings of non-Latin-1 text.
  */
-import { type DeliveryError, isAPIUserAbortError, isDeliveryError } from '../errors.js';
+import { type DeliveryError, isAPIUserAbortError, isDeliveryError } from '../core/errors.js';
 
 /** Placeholder written where a secret was. */
 export const REDACTED = '[redacted]';

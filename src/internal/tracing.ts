@@ -6,7 +6,7 @@
  * call when no provider is registered, and traces as soon as an application registers one.
  * @module
  */
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 
 /** Attribute values the SDK sets (OpenTelemetry's primitive attribute values). */
 export type SpanAttributes = Record<string, string | number | boolean>;

@@ -3,8 +3,8 @@
  * before they are returned.
  */
 import * as z from 'zod/mini';
-import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../errors.js';
-import type { ValidationMode } from '../options.js';
+import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import type { ValidationMode } from '../core/options.js';
 import { handsInputBack } from './copy-free.js';
 import type { Redactor } from './redact.js';
 import { type Drift, readTolerantly, typeName } from './tolerant-read.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DeliveryClient } from '../client.js';
-import { isAPIError } from '../errors.js';
+import { isAPIError } from '../core/errors.js';
 import type { Task } from '../schemas/task.js';
 
 /** Pages read per look-up. */

@@ -4,10 +4,10 @@
  * {@link resolvePolicy} checks it once, at `createMcpServer`, and turns every amount into integer fils.
  * @module
  */
-import { ConfigurationError } from '../errors.js';
-import { parseFils } from '../fils.js';
+import { ConfigurationError } from '../core/errors.js';
+import { parseFils } from '../core/fils.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from '../core/store.js';
 import type { KwdAmount } from '../kwd.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from '../store.js';
 
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
 export type McpPermission = 'read' | 'create' | 'topUp';

@@ -19,9 +19,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import type { DeliveryClient } from '../client.js';
-import { ConfigurationError, isStoreUnavailableError } from '../errors.js';
+import { ConfigurationError, isStoreUnavailableError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import { redactorOf, sellerIdOf } from '../internal/seller.js';
-import { VERSION } from '../version.js';
 import { type McpPolicy, resolvePolicy } from './policy.js';
 import { Refusal } from './refusal.js';
 import { dataResult, failureResult, refusalResult } from './results.js';

@@ -14,7 +14,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isNotFoundError } from '../errors.js';
+import { isNotFoundError } from '../core/errors.js';
 import type { Task } from '../schemas/task.js';
 import type { Session } from './session.js';
 

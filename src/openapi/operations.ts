@@ -15,7 +15,7 @@
  * outside the contract.
  * @module
  */
-import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../operations.js';
+import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../core/operations.js';
 import { type ConvertedSchemas, componentRef, type JsonSchema } from './components.js';
 import type { Header, Operation, Parameter, PathItem, Reference, RequestBody, ResponseObject } from './types.js';
 
@@ -244,7 +244,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     'wallet.retrieveBalance': retrieveWalletBalance,
     'wallet.topUp': topUpWallet,
   };
-  // Paths, methods and operation ids come from the one table of operations (`src/operations.ts`).
+  // Paths, methods and operation ids come from the one table of operations (`src/core/operations.ts`).
   const paths: Record<string, { get?: Operation; post?: Operation }> = {};
   for (const name of OPERATION_NAMES) {
     const { method, path, operationId } = OPERATIONS[name];

@@ -1,9 +1,9 @@
 /** `client.branches`: pickup branches; OpenAPI `listBranches`. */
 
-import { APIPromise } from '../api-promise.js';
+import { APIPromise } from '../core/api-promise.js';
+import { OPERATIONS, requestOf } from '../core/operations.js';
+import type { RequestOptions } from '../core/options.js';
 import { answer, type ResourceContext } from '../internal/context.js';
-import { OPERATIONS, requestOf } from '../operations.js';
-import type { RequestOptions } from '../options.js';
 import { type Branch, toBranches } from '../schemas/branch.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 

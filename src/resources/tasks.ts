@@ -3,23 +3,16 @@
  * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
  */
 
-import { APIPromise, type ResponseHead } from '../api-promise.js';
+import { APIPromise, type ResponseHead } from '../core/api-promise.js';
 import {
   APIUserAbortError,
   RequestValidationError,
   ResponseValidationError,
   StatusWaitTimeoutError,
   type ValidationIssue,
-} from '../errors.js';
-import { createTask } from '../exactly-once-creation.js';
-import { deadline, sleep } from '../internal/abort.js';
-import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
-import { isRetryable } from '../internal/failure.js';
-import { taskPath } from '../internal/path.js';
-import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
-import { parseParams } from '../internal/validate.js';
-import { OPERATIONS, requestOf } from '../operations.js';
-import type { RequestOptions, TaskCreateOptions } from '../options.js';
+} from '../core/errors.js';
+import { OPERATIONS, requestOf } from '../core/operations.js';
+import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
 import {
   DEFAULT_LIST_CONCURRENCY,
   DEFAULT_MAX_PAGES,
@@ -28,7 +21,14 @@ import {
   pageHeads,
   TaskListPromise,
   TaskPage,
-} from '../pagination.js';
+} from '../core/pagination.js';
+import { createTask } from '../creation/exactly-once-creation.js';
+import { deadline, sleep } from '../internal/abort.js';
+import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
+import { isRetryable } from '../internal/failure.js';
+import { taskPath } from '../internal/path.js';
+import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
+import { parseParams } from '../internal/validate.js';
 import { type Estimate, EstimateParams } from '../schemas/estimate.js';
 import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';

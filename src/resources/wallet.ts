@@ -1,9 +1,9 @@
 /** `client.wallet`: prepaid balance and top-up links; OpenAPI `retrieveWalletBalance`, "POST /tasks/wallet-topup". */
-import type { APIPromise } from '../api-promise.js';
+import type { APIPromise } from '../core/api-promise.js';
+import { OPERATIONS, requestOf } from '../core/operations.js';
+import type { RequestOptions } from '../core/options.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { parseParams } from '../internal/validate.js';
-import { OPERATIONS, requestOf } from '../operations.js';
-import type { RequestOptions } from '../options.js';
 import { type WalletBalance, type WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 

@@ -3,7 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { isKwdAmount } from '../fils.js';
+import { isKwdAmount } from '../core/fils.js';
 import { isWellFormedText } from '../internal/text.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */

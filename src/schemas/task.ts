@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { TASK_STATUSES } from '../lifecycle.js';
+import { TASK_STATUSES } from '../core/lifecycle.js';
 
 /**
  * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: README

@@ -9,7 +9,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { WEBHOOK_EVENT_KINDS } from '../lifecycle.js';
+import { WEBHOOK_EVENT_KINDS } from '../core/lifecycle.js';
 import { taskFields } from './task.js';
 
 /**

@@ -3,7 +3,7 @@
  * that play each fault (see {@link MockFault} for what each kind does).
  * @module
  */
-import { OPERATION_NAMES } from '../operations.js';
+import { OPERATION_NAMES } from '../core/operations.js';
 import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
 import type { MockFault, MockFaultRule, MockOperation } from './types.js';

@@ -1,7 +1,7 @@
 /**
  * Task lifecycle in the mock: which status changes `advance` allows and what each one does to a stored
  * task. The lifecycle itself (order, final statuses, off-path sources, webhook-only events) is defined
- * in `src/lifecycle.ts`; this module applies it.
+ * in `src/core/lifecycle.ts`; this module applies it.
  *
  * Webhook-only events (`inprogress`, `pickup_location_reached`) are POSTed and appear in the webhook
  * form of `statusHistory`, never as the stored status or in the API form of `statusHistory`.
@@ -16,7 +16,7 @@ import {
   type LifecycleEvent,
   lifecycleRank,
   OFF_PATH_SOURCES,
-} from '../lifecycle.js';
+} from '../core/lifecycle.js';
 import type { TaskRecord } from './state.js';
 
 /** The events along the delivery path after `from` up to and including `to` (both on the path). */

@@ -4,7 +4,7 @@
  * @module
  */
 import { HttpResponse } from 'msw';
-import { REASON_PHRASES } from '../http-status.js';
+import { REASON_PHRASES } from '../core/http-status.js';
 
 /** Error codes the mock uses, by HTTP status; a status not listed gets `HTTP_<status>`. */
 const CODE_BY_STATUS: Readonly<Record<number, string>> = {

@@ -4,7 +4,7 @@
  * `{base_url}/tasks…` and the quickstart form `{base_url}/rest/tasks…`; the mock serves both.
  * @module
  */
-import { OPERATION_NAMES, OPERATIONS } from '../operations.js';
+import { OPERATION_NAMES, OPERATIONS } from '../core/operations.js';
 import type { MockOperation } from './types.js';
 
 /** The address of the mock service. */

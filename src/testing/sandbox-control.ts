@@ -21,9 +21,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
+import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../core/lifecycle.js';
 import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
 import { kwd } from '../kwd.js';
-import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../lifecycle.js';
 import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
 import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
 import { answerBodyTooLarge, BodyTooLargeError, readBody } from './http-server.js';

@@ -4,7 +4,13 @@
  * lifecycle to the status it has reached, without webhooks and without charging its fee.
  * @module
  */
-import { isOffPathStatus, isTaskStatus, type LifecycleEvent, OFF_PATH_SOURCES, TASK_STATUSES } from '../lifecycle.js';
+import {
+  isOffPathStatus,
+  isTaskStatus,
+  type LifecycleEvent,
+  OFF_PATH_SOURCES,
+  TASK_STATUSES,
+} from '../core/lifecycle.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { draftTask, type ServiceState } from './endpoints.js';
 import { applyEvent, mockDriver, plannedEvents } from './lifecycle.js';

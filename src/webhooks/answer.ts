@@ -3,7 +3,7 @@
  * the body is read, and the answers (OpenAPI webhook `taskStatusChanged`: answer 200 at once, process afterwards).
  * @module
  */
-import { REASON_PHRASES } from '../http-status.js';
+import { REASON_PHRASES } from '../core/http-status.js';
 
 /** An answer to a webhook request, before it is written by an adapter. */
 export interface WebhookAnswer {

@@ -3,11 +3,11 @@
  * OpenAPI schema `WebhookTask`.
  * @module
  */
-import { type ValidationIssue, WebhookPayloadError } from '../errors.js';
+import { type ValidationIssue, WebhookPayloadError } from '../core/errors.js';
+import type { SchemaDrift, ValidationMode } from '../core/options.js';
 import { nestsDeeperThan } from '../internal/json.js';
 import { type Drift, readTolerantly } from '../internal/tolerant-read.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
-import type { SchemaDrift, ValidationMode } from '../options.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
 import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/webhook.js';
 

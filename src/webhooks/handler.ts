@@ -5,20 +5,20 @@
  * (`sync.ts`).
  * @module
  */
-import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../errors.js';
+import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../core/errors.js';
+import { FINAL_STATUSES } from '../core/lifecycle.js';
+import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
 import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { sellerIdOf } from '../internal/seller.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
-import { FINAL_STATUSES } from '../lifecycle.js';
-import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../options.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../store.js';
 import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
 import { TaskConfirmations } from './confirmation.js';
 import { TaskEventMemory } from './dedupe.js';

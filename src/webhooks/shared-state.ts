@@ -6,9 +6,9 @@
  * the seller id). Without a store the memory is all there is.
  * @module
  */
-import { isStoreUnavailableError } from '../errors.js';
+import { isStoreUnavailableError } from '../core/errors.js';
+import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
-import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../store.js';
 
 /** Options of {@link SharedState}. */
 export interface SharedStateOptions {

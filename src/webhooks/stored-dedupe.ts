@@ -12,8 +12,8 @@
  * change; `lease:<id>` holds a random token for `leaseTtlMs` at most.
  * @module
  */
-import { DeliveryError } from '../errors.js';
-import type { DeliveryStore } from '../store.js';
+import { DeliveryError } from '../core/errors.js';
+import type { DeliveryStore } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
 import { leaseToken, type SharedState } from './shared-state.js';
 

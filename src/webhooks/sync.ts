@@ -9,14 +9,14 @@
  * epoch, as text); `sync:lease` holds the token of the instance running periodic syncs.
  * @module
  */
-import { APIUserAbortError, ConfigurationError } from '../errors.js';
+import { APIUserAbortError, ConfigurationError } from '../core/errors.js';
+import { isFinalStatus } from '../core/lifecycle.js';
+import type { DeliveryStore } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
-import { isFinalStatus } from '../lifecycle.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
-import type { DeliveryStore } from '../store.js';
 import { syncEventOf, type WebhookEvent } from './event.js';
 import { leaseToken, type SharedState, unrefTimer } from './shared-state.js';
 import type { EventOutcome } from './stored-dedupe.js';

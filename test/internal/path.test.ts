@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError } from '../../src/errors.js';
+import { RequestValidationError } from '../../src/core/errors.js';
 import { taskPath } from '../../src/internal/path.js';
 
 function rejectionOf(id: unknown): RequestValidationError {

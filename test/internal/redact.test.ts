@@ -15,7 +15,7 @@ import {
   RequestValidationError,
   ResponseValidationError,
   TaskCreationOutcomeUnknownError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 import { MAX_CAUSE_DEPTH, REDACTED, Redactor } from '../../src/internal/redact.js';
 
 const KEY = 'sk_live+9f8e/7d6c=5b4a é3928';

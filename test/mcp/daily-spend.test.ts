@@ -4,11 +4,11 @@
  */
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DeliveryStore, storeKey } from '../../src/core/store.js';
 import { memoryStore } from '../../src/index.js';
 import { DailySpend, kuwaitDay } from '../../src/mcp/daily-spend.js';
 import { Refusal } from '../../src/mcp/refusal.js';
 import { redisStore } from '../../src/redis.js';
-import { type DeliveryStore, storeKey } from '../../src/store.js';
 import { describeWithRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 const SCOPE = { baseUrl: 'https://delivery.test/', sellerId: 'seller' };

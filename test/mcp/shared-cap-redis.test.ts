@@ -7,11 +7,11 @@
  */
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { storeKey } from '../../src/core/store.js';
 import { DeliveryClient } from '../../src/index.js';
 import { kuwaitDay } from '../../src/mcp/daily-spend.js';
 import { createMcpServer } from '../../src/mcp/index.js';
 import { redisStore } from '../../src/redis.js';
-import { storeKey } from '../../src/store.js';
 import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { describeWithRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { call, connectInMemory, connectStdio, dataOf, ORIGIN, refusalOf, type ToolResult } from './support.js';

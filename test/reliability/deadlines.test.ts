@@ -11,6 +11,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { storeKey } from '../../src/core/store.js';
 import {
   APIConnectionTimeoutError,
   type ClientOptions,
@@ -21,7 +22,6 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
-import { storeKey } from '../../src/store.js';
 import { type HostileHandler, type HostileServer, startHostileServer } from '../support/hostile-server.js';
 import { orderParams } from '../support/mock-service.js';
 

@@ -11,9 +11,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import pg from 'pg';
+import type { DeliveryStore } from '../../src/core/store.js';
 import { postgresInbox, postgresStore } from '../../src/postgres.js';
 import { redisInbox, redisStore } from '../../src/redis.js';
-import type { DeliveryStore } from '../../src/store.js';
 import { createWebhookHandler, type WebhookInbox } from '../../src/webhooks/index.js';
 
 /** What the test asks of a receiver. */

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HAPPY_PATH, WEBHOOK_ONLY_EVENTS } from '../../src/lifecycle.js';
+import { HAPPY_PATH, WEBHOOK_ONLY_EVENTS } from '../../src/core/lifecycle.js';
 import { createMockDeliveryService } from '../../src/testing/index.js';
 import { plannedEvents } from '../../src/testing/lifecycle.js';
 import { callService, createTask, taskBody } from './calls.js';

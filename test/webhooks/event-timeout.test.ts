@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WebhookEventTimeoutError } from '../../src/errors.js';
+import { WebhookEventTimeoutError } from '../../src/core/errors.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 import { webhookBody } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { isWebhookPayloadError, WebhookPayloadError } from '../../src/errors.js';
-import type { SchemaDrift } from '../../src/options.js';
+import { isWebhookPayloadError, WebhookPayloadError } from '../../src/core/errors.js';
+import type { SchemaDrift } from '../../src/core/options.js';
 import type { AnyTaskStatus, Task } from '../../src/schemas/task.js';
 import {
   parseWebhookEvent,

@@ -2,7 +2,7 @@ import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryClient } from '../../src/client.js';
-import { ConfigurationError, DeliveryError, NotFoundError } from '../../src/errors.js';
+import { ConfigurationError, DeliveryError, NotFoundError } from '../../src/core/errors.js';
 import type { Logger } from '../../src/index.js';
 import type { Task } from '../../src/schemas/task.js';
 import { NOT_FOUND_MEMORY_MS } from '../../src/webhooks/confirmation.js';

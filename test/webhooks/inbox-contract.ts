@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect, it, vi } from 'vitest';
-import { memoryStore } from '../../src/store.js';
+import { memoryStore } from '../../src/core/store.js';
 import type { WebhookInbox } from '../../src/webhooks/inbox.js';
 import { createWebhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
 import { gate, webhookBody } from './fixtures.js';

@@ -3,8 +3,8 @@
  * another instance does not write the task's record afterwards (src/webhooks/stored-dedupe.ts).
  */
 import { expect, it } from 'vitest';
+import { storeKey } from '../../src/core/store.js';
 import { type DeliveryStore, memoryStore } from '../../src/index.js';
-import { storeKey } from '../../src/store.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { webhookBody } from './fixtures.js';
 

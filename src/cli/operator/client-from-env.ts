@@ -5,9 +5,9 @@
  * @module
  */
 import { type ClientOptions, DeliveryClient } from '../../client.js';
-import { ConfigurationError } from '../../errors.js';
+import { ConfigurationError } from '../../core/errors.js';
+import type { Logger } from '../../core/options.js';
 import { isLogLevel } from '../../internal/logger.js';
-import type { Logger } from '../../options.js';
 import type { CliIo } from '../io.js';
 
 /** The environment variables the operator commands read (the client's own). */

@@ -19,8 +19,8 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { DuplicateTaskError, isAPIError } from '../../errors.js';
-import { exactPattern } from '../../exactly-once-creation.js';
+import { DuplicateTaskError, isAPIError } from '../../core/errors.js';
+import { exactPattern } from '../../creation/exactly-once-creation.js';
 import { nestsDeeperThan } from '../../internal/json.js';
 import { parseParams } from '../../internal/validate.js';
 import type { Task } from '../../schemas/task.js';

@@ -1,12 +1,12 @@
 /**
  * `delivery-task tasks watch <id>`: prints each status of a task as it changes, until a final one
- * (`delivered`, `cancelled`, `rejected`, `failed`: src/lifecycle.ts), by polling `GET tasks/{id}`.
+ * (`delivered`, `cancelled`, `rejected`, `failed`: src/core/lifecycle.ts), by polling `GET tasks/{id}`.
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StatusWaitTimeoutError } from '../../errors.js';
+import { StatusWaitTimeoutError } from '../../core/errors.js';
+import { FINAL_STATUSES, isFinalStatus } from '../../core/lifecycle.js';
 import { anySignal } from '../../internal/abort.js';
-import { FINAL_STATUSES, isFinalStatus } from '../../lifecycle.js';
 import type { Task } from '../../schemas/task.js';
 import { textCell, timeCell } from '../format.js';
 import { secondsValue } from './args.js';

@@ -29,7 +29,7 @@ import {
   isNotFoundError,
   isRequestValidationError,
   isStoreUnavailableError,
-} from '../../errors.js';
+} from '../../core/errors.js';
 import type { Task } from '../../schemas/task.js';
 import { DeliveryLocation, TaskCreateParams } from '../../schemas/task-create.js';
 import { canonicalJson } from '../confirmation.js';

@@ -34,10 +34,11 @@
  *   can be promised.
  * @module
  */
+
+import type { Task } from '../schemas/task.js';
+import type { TaskListResponse } from '../schemas/task-list.js';
 import { type ResponseHead, responseOf, type WithResponse, withResponseOf } from './api-promise.js';
 import { APIConnectionTimeoutError, DeliveryError, PaginationLimitError } from './errors.js';
-import type { Task } from './schemas/task.js';
-import type { TaskListResponse } from './schemas/task-list.js';
 
 /** Default safety cap on pages read by one iteration (10 000 tasks at 10 per page). */
 export const DEFAULT_MAX_PAGES = 1000;

@@ -19,13 +19,13 @@
  * cannot coerce, and a required field left out fails the answer (`ResponseValidationError`).
  * @module
  */
-import type { RetryPolicy } from './internal/http.js';
-import { BranchListResponse } from './schemas/branch.js';
-import { Estimate } from './schemas/estimate.js';
-import { Task } from './schemas/task.js';
-import { TaskCreateResponse } from './schemas/task-create.js';
-import { TaskListResponse } from './schemas/task-list.js';
-import { WalletBalance, WalletTopUp } from './schemas/wallet.js';
+import type { RetryPolicy } from '../internal/http.js';
+import { BranchListResponse } from '../schemas/branch.js';
+import { Estimate } from '../schemas/estimate.js';
+import { Task } from '../schemas/task.js';
+import { TaskCreateResponse } from '../schemas/task-create.js';
+import { TaskListResponse } from '../schemas/task-list.js';
+import { WalletBalance, WalletTopUp } from '../schemas/wallet.js';
 
 /** One operation of the service; see this module's table. */
 export interface OperationDefinition {

@@ -28,7 +28,7 @@
  * an unknown outcome throws {@link TaskCreationOutcomeUnknownError} at once.
  *
  * **Across processes** the flight runs under the order's lease in the client's store
- * (`src/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
+ * (`src/creation/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
  * get its outcome; with the default per-client memory store, the guarantee stops at the process.
  *
  * **`totalTimeout`** (the call's, else the client's) is the deadline of the whole create
@@ -48,20 +48,20 @@ import {
   type DeliveryError,
   DuplicateTaskError,
   TaskCreationOutcomeUnknownError,
-} from './errors.js';
-import { DeadlineReason, sleep } from './internal/abort.js';
-import { call, type ResourceContext } from './internal/context.js';
-import { CreateDeadline } from './internal/create-deadline.js';
-import { type FailureOutcome, failureOutcome } from './internal/failure.js';
-import { checkRequestOptions } from './internal/http.js';
-import { retryDelayMs } from './internal/retry.js';
-import { OPERATIONS, requestOf } from './operations.js';
-import type { RequestOptions, TaskCreateOptions } from './options.js';
+} from '../core/errors.js';
+import { OPERATIONS, requestOf } from '../core/operations.js';
+import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
+import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, TaskListPromise, TaskPage } from '../core/pagination.js';
+import { DeadlineReason, sleep } from '../internal/abort.js';
+import { call, type ResourceContext } from '../internal/context.js';
+import { CreateDeadline } from '../internal/create-deadline.js';
+import { type FailureOutcome, failureOutcome } from '../internal/failure.js';
+import { checkRequestOptions } from '../internal/http.js';
+import { retryDelayMs } from '../internal/retry.js';
+import type { Task, TaskWithId } from '../schemas/task.js';
+import type { TaskCreateParams } from '../schemas/task-create.js';
+import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
 import { createUnderLease, type SendGuard } from './order-lease.js';
-import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, TaskListPromise, TaskPage } from './pagination.js';
-import type { Task, TaskWithId } from './schemas/task.js';
-import type { TaskCreateParams } from './schemas/task-create.js';
-import { MAX_PAGE_SIZE } from './schemas/task-list.js';
 
 /** One create in flight, shared by every caller of the same (seller, orderNumber). */
 interface Flight {

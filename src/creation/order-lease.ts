@@ -35,13 +35,13 @@ import {
   NotFoundError,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
-} from './errors.js';
-import { sleep } from './internal/abort.js';
-import { type ResourceContext, retrieveTask } from './internal/context.js';
-import type { CreateDeadline } from './internal/create-deadline.js';
-import { failureOutcome } from './internal/failure.js';
-import type { TaskWithId } from './schemas/task.js';
-import { type StoreScope, storeKey } from './store.js';
+} from '../core/errors.js';
+import { type StoreScope, storeKey } from '../core/store.js';
+import { sleep } from '../internal/abort.js';
+import { type ResourceContext, retrieveTask } from '../internal/context.js';
+import type { CreateDeadline } from '../internal/create-deadline.js';
+import { failureOutcome } from '../internal/failure.js';
+import type { TaskWithId } from '../schemas/task.js';
 
 /** The scope of the client's keys: its base URL and seller id. */
 const storeScopeOf = (context: ResourceContext): StoreScope => ({
