@@ -10,6 +10,7 @@
  * as `Authorization: Bearer …`.
  * @module
  */
+import { TASK_STATUSES } from '../../core/lifecycle.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,17 +56,6 @@ const TOKEN_KEY = 'delivery-task-sandbox-token';
 const MAX_TASKS = 1000;
 /** Most bytes of the event stream held while waiting for the end of an event. */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
-const TASK_STATUSES = [
-  'pending',
-  'requested',
-  'accepted',
-  'pickedup',
-  'enroute',
-  'delivered',
-  'cancelled',
-  'rejected',
-  'failed',
-];
 const ADVANCE_TARGETS = [
   'requested',
   'accepted',
