@@ -20,15 +20,21 @@ import * as z from 'zod';
 import type { Task } from '../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
 import { describeIssues, type Parsed } from './request-body.js';
-import { compileSearchPattern, type SearchPattern, UnsupportedPatternError } from './search-pattern.js';
+import {
+  compileSearchPattern,
+  type SearchPattern,
+  StepBudgetExceededError,
+  UnsupportedPatternError,
+} from './search-pattern.js';
 import type { TaskRecord } from './state.js';
 
 /** Longest `search` pattern accepted as a regular expression. */
 export const MAX_REGEX_SEARCH_LENGTH = 200;
 
 /**
- * Most automaton steps one regular-expression search may take over all the tasks it looks at (tens of
- * ms of work at most); past it the request is a 400. An anchored exact search (`^ORD\-1$`, as the SDK sends)
+ * Most automaton steps one regular-expression search may take over all the tasks it looks at, counted
+ * inside the scan of each field (tens of ms of work at most; docs/sandbox.md "Bounds"); past it the
+ * request is a 400. An anchored exact search (`^ORD\-1$`, as the SDK sends)
  * takes a few steps per task.
  */
 export const MAX_SEARCH_STEPS = 1_000_000;
@@ -109,7 +115,7 @@ function searchTest(search: string, literal: boolean): Parsed<((task: Task) => b
     }
     let pattern: SearchPattern;
     try {
-      pattern = compileSearchPattern(search);
+      pattern = compileSearchPattern(search, MAX_SEARCH_STEPS);
     } catch (error) {
       if (!(error instanceof UnsupportedPatternError)) throw error;
       return {
@@ -118,8 +124,12 @@ function searchTest(search: string, literal: boolean): Parsed<((task: Task) => b
       };
     }
     test = (text) => {
-      if (pattern.steps > MAX_SEARCH_STEPS) throw new SearchTooCostlyError();
-      return pattern.test(text);
+      try {
+        return pattern.test(text);
+      } catch (error) {
+        if (error instanceof StepBudgetExceededError) throw new SearchTooCostlyError();
+        throw error;
+      }
     };
   }
   return {

@@ -20,6 +20,11 @@ export const MAX_PATTERN_PROGRAM = 2000;
 /** Largest count of a `{n,m}` quantifier. */
 export const MAX_PATTERN_REPEAT = 100;
 
+/** Thrown by {@link SearchPattern.test} once the pattern's steps pass its `maxSteps`, inside the scan of a text. */
+export class StepBudgetExceededError extends Error {
+  override name = 'StepBudgetExceededError';
+}
+
 /** Why a pattern is refused; the message says what the mock supports. */
 export class UnsupportedPatternError extends Error {
   override name = 'UnsupportedPatternError';
@@ -392,7 +397,11 @@ function anchoredAtStart(node: Node): boolean {
 
 /** A compiled search pattern. */
 export interface SearchPattern {
-  /** True when the pattern matches somewhere in `text` (as `RegExp.prototype.test` with the `i` flag). */
+  /**
+   * True when the pattern matches somewhere in `text` (as `RegExp.prototype.test` with the `i` flag).
+   * @throws {StepBudgetExceededError} as soon as {@link steps} passes the pattern's `maxSteps` (checked
+   * at every character of the text, so one long text cannot overrun it by more than one position's work).
+   */
   test(text: string): boolean;
   /** Automaton steps taken by every `test` so far: at most program size × (text length + 1) per text. */
   readonly steps: number;
@@ -402,10 +411,12 @@ export interface SearchPattern {
 
 /**
  * Compiles `source` (the grammar in this module's comment) for linear-time matching.
+ * @param maxSteps most automaton steps all `test` calls together may take (default: no limit); past it
+ * `test` throws {@link StepBudgetExceededError}.
  * @throws {UnsupportedPatternError} for a construct the grammar does not have, or a program over
  * {@link MAX_PATTERN_PROGRAM} instructions. A pattern `RegExp` itself refuses should be checked first.
  */
-export function compileSearchPattern(source: string): SearchPattern {
+export function compileSearchPattern(source: string, maxSteps = Number.POSITIVE_INFINITY): SearchPattern {
   const root = new Parser(source).parse();
   const program = compile(root);
   const anchored = anchoredAtStart(root);
@@ -463,9 +474,11 @@ export function compileSearchPattern(source: string): SearchPattern {
       let count = 0;
       generation++;
       let matched: boolean;
+      if (steps > maxSteps) throw new StepBudgetExceededError(`more than ${maxSteps} steps`);
       [count, matched] = add(current, 0, 0, 0, length);
       for (let position = 0; !matched && position < length; position++) {
         if (count === 0 && anchored) return false;
+        if (steps > maxSteps) throw new StepBudgetExceededError(`more than ${maxSteps} steps`);
         const code = text.charCodeAt(position);
         generation++;
         let nextCount = 0;

@@ -229,3 +229,24 @@ describe('sorting', () => {
     expect(orderNumbersOf((await list({ sortBy: 'colour', sortOrder: 1 })).tasks)).toEqual(newestFirst);
   });
 });
+
+describe('the regular-expression search budget', () => {
+  it('stops inside the scan of one field, the last one searched included', async () => {
+    const { listPage, parseListQuery, SearchTooCostlyError, SEARCHED_FIELDS } = await import(
+      '../../src/testing/listing.js'
+    );
+    const field = SEARCHED_FIELDS.at(-1) as string;
+    const record = {
+      seq: 1,
+      task: { id: 'x', [field]: 'a'.repeat(200_000) },
+      feeFils: 0,
+      walletDeducted: false,
+      pickupAddress: [],
+      events: [],
+      completedAt: undefined,
+    } as unknown as Parameters<typeof listPage>[0][number];
+    const query = parseListQuery(new URLSearchParams({ search: '((a?){100}){9}q', ignoreRegex: 'false' }));
+    if (!query.ok) throw new Error(query.message);
+    expect(() => listPage([record], query.value)).toThrow(SearchTooCostlyError);
+  });
+});
