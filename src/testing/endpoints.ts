@@ -9,6 +9,7 @@ import { EstimateParams } from '../schemas/estimate.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { WalletTopUpParams } from '../schemas/wallet.js';
 import { travelDetailBetween } from './geo.js';
+import { randomPaymentToken } from './ids.js';
 import { listPage, parseListQuery, SearchTooCostlyError, type TaskListPage } from './listing.js';
 import { type CheckedCreateParams, newTask, pickupOf, tripOf } from './new-task.js';
 import type { ServiceConfig } from './options.js';
@@ -23,7 +24,7 @@ export interface ServiceState {
   readonly config: ServiceConfig;
   readonly store: TaskStore;
   readonly account: Account;
-  /** New ObjectId-like ids (tasks, history entries, top-up tokens). */
+  /** New ObjectId-like ids (tasks, history entries). */
   readonly objectId: () => string;
   /** New delivery ids. */
   readonly deliveryId: () => string;
@@ -201,7 +202,7 @@ export function topUp(state: ServiceState, request: OperationRequest): Response 
     return errorResponse(400, 'Top-up is only available for wallet accounts', 'INVOICE_ACCOUNT');
   }
   const amountFils = kwd.toFils(parsed.value.amount);
-  const paymentUrl = `${state.config.address.origin}/pay/${state.objectId()}`;
+  const paymentUrl = `${state.config.address.origin}/pay/${randomPaymentToken()}`;
   const link = state.account.issueTopUp(paymentUrl, amountFils, state.config.now());
   return jsonResponse({
     paymentUrl: link.paymentUrl,

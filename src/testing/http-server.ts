@@ -68,6 +68,47 @@ export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLarge
     .end(JSON.stringify({ message: error.message, code: 'PAYLOAD_TOO_LARGE' }));
 }
 
+/**
+ * The URL of a request target, read as the path it is: an origin-form target (`/tasks?x`) is a path
+ * and query even when it starts with `//` (never a host), an absolute-form target (`http://h/tasks`)
+ * keeps its path and query. `undefined` for anything else (`*`, `http://[`): answer it with
+ * {@link answerBadTarget}.
+ * @param base the origin the path is put under (`http://127.0.0.1:4010`).
+ */
+export function requestTarget(target: string | undefined, base: string): URL | undefined {
+  const origin = new URL(base).origin;
+  try {
+    if (target?.startsWith('/')) return new URL(`${origin}${target}`);
+    if (target === undefined || !/^https?:\/\//i.test(target)) return undefined;
+    const absolute = new URL(target);
+    return new URL(`${origin}${absolute.pathname}${absolute.search}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers 400 `{ message, code: 'BAD_REQUEST' }` to a request target that is not a URL path. */
+export function answerBadTarget(response: ServerResponse): void {
+  response
+    .writeHead(400, { 'content-type': 'application/json', connection: 'close' })
+    .end('{"message":"The request target is not a URL path","code":"BAD_REQUEST"}');
+}
+
+/**
+ * The last resort of a request handler: answers 500 `{ message, code: 'INTERNAL_SERVER_ERROR' }` naming
+ * the failure (or destroys the socket when the answer had started), so that no exception leaves it.
+ */
+export function answerFailure(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const message = `The mock failed: ${error instanceof Error ? error.message : String(error)}`;
+  response
+    .writeHead(500, { 'content-type': 'application/json', connection: 'close' })
+    .end(JSON.stringify({ message, code: 'INTERNAL_SERVER_ERROR' }));
+}
+
 async function pipeBody(
   body: ReadableStream<Uint8Array>,
   response: ServerResponse,
@@ -105,7 +146,11 @@ export function mockRequestListener(
     });
     void (async () => {
       try {
-        const url = new URL(request.url ?? '/', target.origin);
+        const url = requestTarget(request.url, target.origin);
+        if (url === undefined) {
+          answerBadTarget(response);
+          return;
+        }
         const body =
           request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBody(request, maxBodyBytes);
         const headers = new Headers();
@@ -137,7 +182,8 @@ export function mockRequestListener(
         else response.end();
       } catch (error) {
         if (error instanceof BodyTooLargeError && !response.headersSent) answerBodyTooLarge(response, error);
-        else request.socket.destroy();
+        else if (closed.signal.aborted) request.socket.destroy();
+        else answerFailure(response, error);
       }
     })();
   };

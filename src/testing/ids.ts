@@ -30,3 +30,14 @@ export function createSequenceIdGenerator(prefix: string): () => string {
     return `${prefix}${String(counter).padStart(6, '0')}`;
   };
 }
+
+/**
+ * A new top-up payment token: 128 random bits from Web Crypto, base64url (22 characters), so that a
+ * link cannot be guessed from another one (docs/sandbox.md, "Exposure").
+ */
+export function randomPaymentToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

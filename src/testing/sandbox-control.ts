@@ -8,7 +8,7 @@
  * | `POST /_sandbox/tasks/{id}/advance` | `{ "status"?: "<task status>" }` or none | 200 the task (API form); 404 unknown task; 409 a move the lifecycle does not allow |
  * | `POST /_sandbox/faults` | a fault rule as `mock.inject()` takes it (`"Infinity"` for `times`/`ms`) | 201 `{ fault }` |
  * | `POST /_sandbox/reset` | none | 200 `{ tasks, walletAmount }` after the reset |
- * | `GET /_sandbox/requests` | — | 200 `{ requests: [...] }`, credentials redacted |
+ * | `GET /_sandbox/requests?limit&before` | — | 200 `{ requests: [...], total, before? }`: one page, oldest first, credentials redacted |
  * | `POST /_sandbox/top-ups/complete` | `{ "paymentUrl": "…" }` | 200 `{ paymentUrl, amount, walletAmount }`; 404 unknown link, 409 used, 410 expired |
  *
  * The dashboard's read endpoints are in `sandbox-views.ts`; `{ "status" }` of an advance may also be a
@@ -26,7 +26,7 @@ import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
 import { kwd } from '../kwd.js';
 import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
 import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
-import { answerBodyTooLarge, BodyTooLargeError, readBody } from './http-server.js';
+import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http-server.js';
 import type { MockObservers } from './mock-observers.js';
 import { type Parsed, parseValue } from './request-body.js';
 import { VIEW_ENDPOINTS, viewRequest } from './sandbox-views.js';
@@ -35,6 +35,12 @@ import { TopUpLinkError } from './wallet.js';
 
 /** The path every control endpoint starts with. */
 export const CONTROL_PATH = '/_sandbox';
+
+/** Default page size of `GET /_sandbox/requests`. */
+export const DEFAULT_REQUEST_PAGE = 100;
+
+/** Largest page of `GET /_sandbox/requests`, requests. */
+export const MAX_REQUEST_PAGE = 200;
 
 /** Largest control request body, bytes (64 KiB). */
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
@@ -229,6 +235,32 @@ export function redactedRequests(mock: MockDeliveryService, requests: readonly M
   });
 }
 
+/**
+ * `GET /_sandbox/requests?limit=<1…MAX_REQUEST_PAGE>&before=<seq>`: the newest `limit` (default
+ * {@link DEFAULT_REQUEST_PAGE}) recorded requests numbered below `before`, oldest first, redacted, with
+ * `total` and (when older ones are kept) `before`, the cursor of the previous page.
+ */
+function requestsPage(
+  mock: MockDeliveryService,
+  views: ControlViews | undefined,
+  query: URLSearchParams,
+): ControlAnswer {
+  const limitText = query.get('limit');
+  const beforeText = query.get('before');
+  const limit = limitText === null ? DEFAULT_REQUEST_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
+  if (!(limit >= 1 && limit <= MAX_REQUEST_PAGE)) {
+    return badRequest(`limit: must be an integer from 1 to ${MAX_REQUEST_PAGE}`);
+  }
+  const before = beforeText === null ? undefined : /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : Number.NaN;
+  if (Number.isNaN(before)) return badRequest('before: must be a request number (the "before" of a page)');
+  if (views === undefined) {
+    const requests = mock.requests.slice(-limit);
+    return answer(200, { requests: redactedRequests(mock, requests), total: mock.requests.length });
+  }
+  const page = views.observers.requestPage(limit, before);
+  return answer(200, { ...page, requests: redactedRequests(mock, page.requests) });
+}
+
 /** Routes a control request and runs it. */
 async function control(
   mock: MockDeliveryService,
@@ -258,7 +290,7 @@ async function control(
         return answer(200, { tasks: mock.tasks.length, walletAmount: mock.wallet.balance });
       });
     case 'requests':
-      return allowed('GET', () => answer(200, { requests: redactedRequests(mock, mock.requests) }));
+      return allowed('GET', () => requestsPage(mock, views, query));
     case 'top-ups/complete':
       return allowed('POST', () => completeTopUp(mock, text));
     default:
@@ -286,7 +318,12 @@ export async function answerControlRequest(
   response: ServerResponse,
   views?: ControlViews,
 ): Promise<void> {
-  const { pathname, searchParams } = new URL(request.url ?? '/', 'http://sandbox');
+  const url = requestTarget(request.url, 'http://sandbox');
+  if (url === undefined) {
+    answerBadTarget(response);
+    return;
+  }
+  const { pathname, searchParams } = url;
   const segments = pathname.slice(CONTROL_PATH.length + 1).split('/');
   if (segments.at(-1) === '') segments.pop();
   try {

@@ -7,8 +7,9 @@
  *   listens on, `localhost`, `127.0.0.1` and `[::1]`; with a token, also the `Host` the request names),
  *   or whose `Sec-Fetch-Site` says another site sent it, is refused 403 `FOREIGN_ORIGIN`, whatever its
  *   content type (a `text/plain` POST needs no CORS preflight, so the check cannot be left to the browser).
- * - Without a token, a `Host` other than those names is refused 403 too (a DNS-rebinding page names its
- *   own host).
+ * - Without a token, a request to any path (the service's routes, the dashboard, payment pages and
+ *   control endpoints alike) whose `Host` is not one of those names, nor one given in `allowedHosts`
+ *   (`--allow-host`), is refused 403 `FOREIGN_HOST`: a DNS-rebinding page names its own host.
  * - With a token, every control request must carry `Authorization: Bearer <token>`: 401
  *   `CONTROL_TOKEN_REQUIRED` otherwise. The comparison takes the same time wherever the tokens differ
  *   (SHA-256 of both, then `timingSafeEqual`). The token never appears in an answer or a log.
@@ -58,6 +59,22 @@ export function checkControlToken(token: unknown): asserts token is string {
   }
 }
 
+/**
+ * Checks the `allowedHosts` option: host names or addresses without a port (`sandbox.test`, `::1`), or
+ * `'*'` for any host.
+ * @throws {TypeError} naming the first bad entry.
+ */
+export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
+  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
+  for (const name of hosts) {
+    if (typeof name !== 'string' || !(name === '*' || /^(?:[A-Za-z0-9._-]{1,253}|[0-9A-Fa-f:.]{2,45})$/.test(name))) {
+      throw new TypeError(
+        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
+      );
+    }
+  }
+}
+
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /** The checks of one sandbox. */
@@ -65,22 +82,50 @@ export class SandboxGuard {
   readonly #origins: ReadonlySet<string>;
   readonly #hosts: ReadonlySet<string>;
   readonly #tokenDigest: Buffer | undefined;
+  /** `Host` values answered besides the sandbox's own (`name:port`), or `'any'`. */
+  readonly #allowedHosts: ReadonlySet<string> | 'any';
 
   /**
    * @param host the interface the sandbox listens on.
    * @param port the port it listens on.
    * @param token the control token, if any (checked with {@link checkControlToken} by the caller).
+   * @param allowedHosts more host names whose requests are answered without a token (checked with
+   * {@link checkAllowedHosts}); `'*'` answers any.
    */
-  constructor(host: string, port: number, token: string | undefined) {
+  constructor(host: string, port: number, token: string | undefined, allowedHosts: readonly string[] = []) {
     const names = new Set(['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host]);
     this.#hosts = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
     this.#origins = new Set([...this.#hosts].map((name) => `http://${name}`));
     this.#tokenDigest = token === undefined ? undefined : digest(token);
+    this.#allowedHosts = allowedHosts.includes('*')
+      ? 'any'
+      : new Set(allowedHosts.map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`.toLowerCase()));
+  }
+
+  /**
+   * Refuses, when the sandbox has no control token, a request (any path) whose `Host` names neither the
+   * sandbox's own address nor an allowed host. A request without `Host` (HTTP/1.0) is let through.
+   */
+  checkHost(request: IncomingMessage): GuardRefusal | undefined {
+    if (this.#tokenDigest !== undefined) return undefined;
+    const host = header(request, 'host')?.toLowerCase();
+    if (host === undefined || this.#hosts.has(host) || this.#allowed(host)) return undefined;
+    return {
+      status: 403,
+      code: 'FOREIGN_HOST',
+      message:
+        'The sandbox answers requests addressed to its own host name only (localhost, 127.0.0.1); start it with --allow-host <name> to answer another',
+    };
   }
 
   /** True when control calls need the token. */
   get tokenRequired(): boolean {
     return this.#tokenDigest !== undefined;
+  }
+
+  /** True for a `Host` (`name:port`, lower case) given in `allowedHosts`, or any with `'*'`. */
+  #allowed(host: string | undefined): boolean {
+    return host !== undefined && (this.#allowedHosts === 'any' || this.#allowedHosts.has(host));
   }
 
   /** Refuses a request sent by a page of another origin (any path: control, events, payment). */
@@ -91,7 +136,9 @@ export class SandboxGuard {
     const own =
       origin === undefined ||
       this.#origins.has(origin.toLowerCase()) ||
-      (this.#tokenDigest !== undefined && host !== undefined && origin.toLowerCase() === `http://${host}`);
+      ((this.#tokenDigest !== undefined || this.#allowed(host)) &&
+        host !== undefined &&
+        origin.toLowerCase() === `http://${host}`);
     if (!own || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
       return {
         status: 403,
@@ -99,7 +146,7 @@ export class SandboxGuard {
         message: 'The sandbox refuses control requests from a page of another origin',
       };
     }
-    if (this.#tokenDigest === undefined && host !== undefined && !this.#hosts.has(host)) {
+    if (this.#tokenDigest === undefined && host !== undefined && !this.#hosts.has(host) && !this.#allowed(host)) {
       return {
         status: 403,
         code: 'FOREIGN_HOST',

@@ -13,11 +13,25 @@
  */
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
-import { closeServer, DEFAULT_MAX_BODY_BYTES, listenOn, mockRequestListener } from './http-server.js';
+import {
+  answerBadTarget,
+  answerFailure,
+  closeServer,
+  DEFAULT_MAX_BODY_BYTES,
+  listenOn,
+  mockRequestListener,
+  requestTarget,
+} from './http-server.js';
 import { observersOf } from './mock-observers.js';
 import { answerControlRequest, CONTROL_PATH, isControlPath } from './sandbox-control.js';
 import { SandboxEvents } from './sandbox-events.js';
-import { checkControlToken, type GuardRefusal, isLoopbackHost, SandboxGuard } from './sandbox-guard.js';
+import {
+  checkAllowedHosts,
+  checkControlToken,
+  type GuardRefusal,
+  isLoopbackHost,
+  SandboxGuard,
+} from './sandbox-guard.js';
 import { answerDashboardRequest, answerPayRequest, isPayPath, loadDashboard } from './sandbox-pages.js';
 import { createMockDeliveryService } from './service.js';
 import type { MockDeliveryService, MockDeliveryServiceOptions } from './types.js';
@@ -46,6 +60,15 @@ export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUr
    * address; optional on loopback. Default: none. Never printed nor logged.
    */
   controlToken?: string;
+  /**
+   * Host names (no port) whose requests are answered besides the sandbox's own (`localhost`,
+   * `127.0.0.1`, `[::1]`, {@link host}), e.g. `['sandbox']` for a container reached by that name; `'*'`
+   * answers any. Without {@link controlToken}, a request to any path naming another `Host` is answered
+   * 403 `FOREIGN_HOST` (a DNS-rebinding page names its own host; docs/sandbox.md, "Exposure"). Each name
+   * opens the sandbox, control endpoints included, to pages served under it. Default: none.
+   * `--allow-host` of the command.
+   */
+  allowedHosts?: readonly string[];
   /**
    * Most dashboard event streams (`GET /_sandbox/events`) open at once; one more is answered 503.
    * Default 100.
@@ -120,8 +143,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     controlToken,
     maxEventClients,
     maxEventBufferedBytes,
+    allowedHosts = [],
     ...rest
   } = options;
+  checkAllowedHosts(allowedHosts);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new RangeError(`port must be an integer from 0 to 65535, got ${String(port)}`);
   }
@@ -166,7 +191,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(maxEventClients === undefined ? {} : { maxClients: maxEventClients }),
     ...(maxEventBufferedBytes === undefined ? {} : { maxBufferedBytes: maxEventBufferedBytes }),
   });
-  const guard = new SandboxGuard(host, new URL(baseUrl).port === '' ? 80 : Number(new URL(baseUrl).port), controlToken);
+  const guard = new SandboxGuard(
+    host,
+    new URL(baseUrl).port === '' ? 80 : Number(new URL(baseUrl).port),
+    controlToken,
+    allowedHosts,
+  );
   const assets = loadDashboard();
   const views = {
     observers,
@@ -175,22 +205,44 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   const service = mockRequestListener(mock, maxBodyBytes);
-  serve = (request, response) => {
-    const { pathname } = new URL(request.url ?? '/', baseUrl);
+  const route: RequestListener = (request, response) => {
+    const url = requestTarget(request.url, baseUrl);
+    if (url === undefined) {
+      answerBadTarget(response);
+      return;
+    }
+    const { pathname } = url;
+    const foreign = guard.checkHost(request);
+    if (foreign) {
+      refuse(response, foreign);
+      return;
+    }
     if (isControlPath(pathname)) {
       const refusal = guard.checkOrigin(request) ?? guard.checkToken(request);
       if (refusal) refuse(response, refusal);
       else if (pathname === `${CONTROL_PATH}/events` && request.method === 'GET') events.open(request, response);
-      else void answerControlRequest(mock, request, response, views);
+      else void answerControlRequest(mock, request, response, views).catch((error) => answerFailure(response, error));
     } else if (answerDashboardRequest(assets, request, response, pathname)) {
       // Served.
     } else if (isPayPath(pathname)) {
       const refusal = request.method === 'POST' ? guard.checkOrigin(request) : undefined;
       if (refusal) refuse(response, refusal);
-      else void answerPayRequest(mock, observers, request, response, pathname).catch(() => response.destroy());
+      else {
+        void answerPayRequest(mock, observers, request, response, pathname).catch((error) =>
+          answerFailure(response, error),
+        );
+      }
     } else {
       response.once('close', () => events.requestLogged());
       service(request, response);
+    }
+  };
+  // The one guard at the top: whatever a request holds, no exception leaves the listener.
+  serve = (request, response) => {
+    try {
+      route(request, response);
+    } catch (error) {
+      answerFailure(response, error);
     }
   };
   const courier: AutoAdvance | undefined =

@@ -10,6 +10,28 @@ import type { MockWebhookDelivery } from './types.js';
 /** Time the receiver has to answer, in ms (README "What the spec leaves open, and what we chose"). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
+/**
+ * Most bytes of a receiver's answer read, 4 KiB: only its status is used; the rest is discarded unread
+ * (the connection is closed), so a receiver answering without end costs nothing (docs/sandbox.md "Bounds").
+ */
+export const MAX_WEBHOOK_ANSWER_BYTES = 4 * 1024;
+
+/** Reads at most {@link MAX_WEBHOOK_ANSWER_BYTES} of `body`, then cancels it. */
+async function readAnswerHead(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  if (body === null) return;
+  const reader = body.getReader();
+  try {
+    let length = 0;
+    while (length <= MAX_WEBHOOK_ANSWER_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      length += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
 /** One webhook to send. */
 export interface WebhookPost {
   readonly url: string;
@@ -30,8 +52,8 @@ function reasonOf(error: unknown, timedOut: boolean, cancelled: boolean): string
 }
 
 /**
- * POSTs `post.body` as JSON (`content-type: application/json`) once, reads the answer to its end, and
- * reports the outcome. Never throws: a failure (network error, the 5 s timeout, `cancel` aborting) is
+ * POSTs `post.body` as JSON (`content-type: application/json`) once, reads at most
+ * {@link MAX_WEBHOOK_ANSWER_BYTES} of the answer, and reports the outcome. Never throws: a failure (network error, the 5 s timeout, `cancel` aborting) is
  * reported in `error`.
  * @param cancel aborts the POST (the mock's reset or close).
  */
@@ -50,7 +72,7 @@ export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promi
       redirect: 'manual',
     });
     responseStatus = response.status;
-    await response.arrayBuffer();
+    await readAnswerHead(response.body);
     return { ...outcome, responseStatus, durationMs: elapsed() };
   } catch (error) {
     const failure = { ...outcome, error: reasonOf(error, timeout.aborted, cancel.aborted), durationMs: elapsed() };
