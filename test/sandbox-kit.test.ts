@@ -117,11 +117,16 @@ describe('startSandbox', () => {
     for (let index = 0; index < 1005; index++) {
       await fetch(`${sandbox.baseUrl}/tasks/branches?n=${index}`, { headers: credentials(sandbox) });
     }
+    expect(sandbox.mock.requests).toHaveLength(1000);
+    expect(sandbox.mock.requests[0]?.query.n).toBe('5');
+    // Served in pages: the newest 100 by default, oldest first.
     const log = (await (await fetch(`${sandbox.controlUrl}/requests`)).json()) as {
       requests: Array<{ query: { n: string } }>;
+      total: number;
     };
-    expect(log.requests).toHaveLength(1000);
-    expect(log.requests[0]?.query.n).toBe('5');
+    expect(log.total).toBe(1000);
+    expect(log.requests).toHaveLength(100);
+    expect(log.requests[0]?.query.n).toBe('905');
     expect(log.requests.at(-1)?.query.n).toBe('1004');
   });
 

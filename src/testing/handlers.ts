@@ -138,15 +138,20 @@ async function answerServiceRequest(context: HandlerContext, request: Request, s
   const route = routeOf(request.method, segments);
   const body = await request.text();
   const lifetime = context.lifetime();
-  const entry = context.log.add({
-    operation: route.operation,
-    method: request.method,
-    url: request.url,
-    path: url.pathname,
-    query: firstValues(url.searchParams),
-    headers: Object.fromEntries(request.headers),
-    body: recordedBody(body),
-  });
+  const authenticated = authenticatedSeller(context.state.config, request.headers) !== undefined;
+  const entry = context.log.add(
+    {
+      operation: route.operation,
+      method: request.method,
+      url: request.url,
+      path: url.pathname,
+      query: firstValues(url.searchParams),
+      headers: Object.fromEntries(request.headers),
+      body: recordedBody(body, authenticated),
+    },
+    body,
+    authenticated,
+  );
   const fault = route.operation === 'unknown' ? undefined : context.faults.take(route.operation);
   if (fault) entry.fault = fault.kind;
   if (fault?.kind === 'status') {

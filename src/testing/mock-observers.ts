@@ -9,7 +9,9 @@
  * `faults.ts`) that report each change; they add bookkeeping, never behaviour.
  * @module
  */
+
 import { FaultQueue } from './faults.js';
+import type { RequestPage } from './request-log.js';
 import { type TaskRecord, TaskStore } from './state.js';
 import type { MockFault, MockFaultRule, MockOperation, MockWebhookDelivery } from './types.js';
 import { Account, MAX_TOP_UP_LINKS, type TopUpLink } from './wallet.js';
@@ -66,6 +68,8 @@ export interface MockObservers {
   faultRules(): readonly ActiveFaultRule[];
   /** Removes the fault rule at `index` of {@link faultRules}; false when there is none. */
   removeFaultRule(index: number): boolean;
+  /** Copies of the newest `limit` recorded requests numbered below `before`, oldest first (`request-log.ts`). */
+  requestPage(limit: number, before?: number): RequestPage;
   /** Webhook deliveries kept (the mock's `recordLimit`), in the order they finished. */
   webhookDeliveries(): readonly NumberedWebhookDelivery[];
   /**

@@ -244,6 +244,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       record: (taskId) => store.get(taskId),
       newestRecords: (limit) => store.newest(limit),
       topUps: () => account.topUps(),
+      requestPage: (limit, before) => this.#log.page(limit, before),
       faultRules: () => this.#faults.rules(),
       removeFaultRule: (index) => this.#faults.remove(index),
       webhookDeliveries: () => this.#webhookDeliveries.map((delivery) => structuredClone(delivery)),

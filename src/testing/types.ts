@@ -185,9 +185,16 @@ export interface MockRecordedRequest {
   readonly path: string;
   /** Query parameters; the first value of a repeated name wins. */
   readonly query: Readonly<Record<string, string>>;
-  /** Request headers with lower-case names (credentials included, unredacted: this is a test double). */
+  /**
+   * Request headers with lower-case names (credentials included, unredacted: this is a test double);
+   * each value cut to 256 characters for a request without valid credentials.
+   */
   readonly headers: Readonly<Record<string, string>>;
-  /** Parsed JSON body, else its text, or `undefined` when empty. */
+  /**
+   * Parsed JSON body, else its text, or `undefined` when empty. A body over 16 KiB or nested over 32
+   * deep, and the body of a request without valid credentials, is kept as `{ truncated: true, bytes,
+   * prefix }` (its length and first 256 characters; docs/sandbox.md "Bounds").
+   */
   readonly body: unknown;
   /**
    * The answer: its HTTP status; `'network-error'` when the connection was dropped (fault
@@ -320,7 +327,7 @@ export interface MockDeliveryService {
   readonly wallet: MockWallet;
   /**
    * Every request that reached the handler since the last reset, in arrival order (copies): the most
-   * recent `recordLimit` (default 10 000) of them.
+   * recent `recordLimit` (default 10 000) of them, and at most 8 MiB of recorded text in all.
    */
   readonly requests: readonly MockRecordedRequest[];
   /** The recorded requests of one operation, in arrival order. */
