@@ -3,7 +3,7 @@
  * (`--auto-advance`), seed files, and account options. Plain `fetch`, no SDK.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -81,6 +81,7 @@ describe('delivery-task sandbox options', () => {
       [['--auto-advance', '1.5'], /--auto-advance must be an integer/],
       [['--seed', join(directory, 'missing.json')], /--seed .*missing\.json: cannot read the file \(ENOENT\)/],
       [['--json=yes'], /--json/],
+      [['--allow-host', 'sandbox.test:4010'], /--allow-host: "sandbox\.test:4010" is not a host name without a port/],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(['sandbox', ...args])));
     results.forEach((result, index) => {
@@ -105,8 +106,32 @@ describe('delivery-task sandbox options', () => {
       '--auto-advance',
       '--seed',
       '--json',
+      '--allow-host',
     ]) {
       expect(result.stdout).toContain(option);
+    }
+  });
+
+  it('answers a foreign Host 403 unless --allow-host names it', async () => {
+    const sandbox = await startSandboxProcess(['--allow-host', 'sandbox.test']);
+    try {
+      const { port } = new URL(sandbox.baseUrl);
+      const statusFor = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          httpRequest(
+            { host: '127.0.0.1', port, path: '/tasks/wallet-balance', headers: { ...sandbox.headers(), host } },
+            (response) => {
+              response.resume();
+              resolve(response.statusCode ?? 0);
+            },
+          )
+            .on('error', reject)
+            .end();
+        });
+      expect(await statusFor(`sandbox.test:${port}`)).toBe(200);
+      expect(await statusFor(`rebind.test:${port}`)).toBe(403);
+    } finally {
+      await sandbox.stop();
     }
   });
 

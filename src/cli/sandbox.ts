@@ -11,7 +11,12 @@ import { parseArgs } from 'node:util';
 import { kwd } from '../kwd.js';
 import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../testing/auto-advance.js';
 import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../testing/sandbox.js';
-import { checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../testing/sandbox-guard.js';
+import {
+  checkAllowedHosts,
+  checkControlToken,
+  isLoopbackHost,
+  MIN_CONTROL_TOKEN_LENGTH,
+} from '../testing/sandbox-guard.js';
 import { parseSandboxSeed } from '../testing/sandbox-seed.js';
 import type { CliCommand, CliIo } from './io.js';
 
@@ -31,6 +36,8 @@ Options:
   --host <host>         interface to listen on (default 127.0.0.1); beyond loopback needs --control-token
   --control-token <t>   secret every control request must send as "Authorization: Bearer <t>"
                         (${MIN_CONTROL_TOKEN_LENGTH}+ visible characters; or set ${CONTROL_TOKEN_ENV})
+  --allow-host <name>   also answer requests naming this Host (repeatable; "*" for any): without a
+                        control token only localhost, 127.0.0.1, [::1] and --host are answered
   --account <kind>      wallet or invoice (default wallet)
   --balance <KWD>       opening wallet balance, at most 3 decimals (default 100)
   --webhook-url <url>   POST the webhook form of each task change to this http(s) URL
@@ -54,6 +61,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'control-token': { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
   account: { type: 'string' },
   balance: { type: 'string' },
   'webhook-url': { type: 'string' },
@@ -181,6 +189,14 @@ async function sandboxOptionsOf(
     throw new UsageError(
       `--host ${options.host ?? ''} is not a loopback address: give --control-token <secret> (or ${CONTROL_TOKEN_ENV}) so that only you can use the control endpoints there`,
     );
+  }
+  if (values['allow-host'] !== undefined) {
+    try {
+      checkAllowedHosts(values['allow-host']);
+    } catch (error) {
+      throw new UsageError(`--allow-host: ${(error as Error).message.replace(/^allowedHosts: /, '')}`);
+    }
+    options.allowedHosts = values['allow-host'];
   }
   const account = accountOption(values.account, values.balance);
   if (account) options.account = account;

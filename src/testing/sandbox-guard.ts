@@ -67,7 +67,7 @@ export function checkControlToken(token: unknown): asserts token is string {
 export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
   if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
   for (const name of hosts) {
-    if (typeof name !== 'string' || !(name === '*' || /^(?:[A-Za-z0-9._-]{1,253}|[0-9A-Fa-f:.]{2,45})$/.test(name))) {
+    if (typeof name !== 'string' || !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)) {
       throw new TypeError(
         `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
       );
