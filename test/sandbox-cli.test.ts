@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MOCK_DEFAULTS } from '../src/testing/index.js';
+import { CAN_SEE_PROCESSES, commandLineOf, descendantsOf, survivorsAfter } from './support/processes.js';
 import {
   killAllSandboxes,
   runCli,
@@ -228,6 +229,16 @@ describe('delivery-task sandbox stopping', () => {
     }
     expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     expect(await outcome).toBe('failed');
+  });
+
+  it.skipIf(!CAN_SEE_PROCESSES)('leaves no process behind when killed with SIGKILL (killAllSandboxes)', async () => {
+    const sandbox = await startSandboxProcess();
+    const started = [sandbox.pid, ...descendantsOf(sandbox.pid)];
+    killAllSandboxes();
+    await sandbox.exited;
+    const survivors = await survivorsAfter(started);
+    expect(survivors.map((pid) => `${pid} ${commandLineOf(pid)}`)).toEqual([]);
+    expect(await connectionRefused(portOf(sandbox))).toBe(true);
   });
 });
 

@@ -4,15 +4,17 @@
  * (method, path, status, parsed JSON body), per process and for the whole test file, so that a contract
  * test can check each one against the OpenAPI document.
  *
- * The process is `node <tsx cli> src/cli/bin.ts sandbox --port 0 --json …` (or `node dist/cli.js …`).
- * Not `npx tsx`: npx does not pass SIGTERM on to its child (the sandbox would be orphaned, and the exit
- * code would be npx's), while tsx's own CLI relays signals and exit codes.
+ * The process is `node --import tsx src/cli/bin.ts sandbox --port 0 --json …` (or `node dist/cli.js …`):
+ * one process, which gets the signals itself. Not `npx tsx` nor tsx's CLI: both start the real
+ * process as a child of their own, and a SIGKILL (a timeout, `killAllSandboxes`) of the parent left
+ * that child running with parent 1. Each process also leads its own process group, and a SIGKILL
+ * goes to the whole group, so whatever it may start ends with it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -80,7 +82,17 @@ const running = new Set<ChildProcess>();
 /** The command line of `delivery-task <args>`. */
 function commandOf(entry: SandboxEntry, args: readonly string[]): string[] {
   if (entry === 'dist') return ['dist/cli.js', ...args];
-  return [createRequire(import.meta.url).resolve('tsx/cli'), 'src/cli/bin.ts', ...args];
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, 'src/cli/bin.ts', ...args];
+}
+
+/** Sends `signal` to the process group `child` leads (SIGKILL: everything it started ends too). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(signal === 'SIGKILL' ? -child.pid : child.pid, signal);
+  } catch {
+    // Already ended.
+  }
 }
 
 /** Spawns the command; `closed` resolves once it has exited and its output pipes have closed. */
@@ -89,6 +101,7 @@ function spawnCli(entry: SandboxEntry, args: readonly string[]): { child: ChildP
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: '' },
+    detached: true,
   });
   running.add(child);
   const closed = new Promise<Exit>((resolve) => {
@@ -166,7 +179,7 @@ export async function startCli(args: readonly string[], entry: SandboxEntry = 's
   const line = await new Promise<string>((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signalGroup(child, 'SIGKILL');
       reject(new Error(`delivery-task printed no line within ${START_TIMEOUT_MS} ms; stderr: ${stderr()}`));
     }, START_TIMEOUT_MS);
     const onData = (chunk: string) => {
@@ -191,11 +204,11 @@ export async function startCli(args: readonly string[], entry: SandboxEntry = 's
     stderr,
     exited,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) signalGroup(child, signal);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          child.kill('SIGKILL');
+          signalGroup(child, 'SIGKILL');
           reject(new Error(`delivery-task did not exit within ${STOP_TIMEOUT_MS} ms of ${signal}`));
         }, STOP_TIMEOUT_MS);
       });
@@ -257,7 +270,7 @@ export async function runCli(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signalGroup(child, 'SIGKILL');
       reject(new Error(`delivery-task ${args.join(' ')} did not end within ${timeoutMs} ms`));
     }, timeoutMs);
   });
@@ -271,7 +284,7 @@ export async function runCli(
 
 /** Kills (SIGKILL) every sandbox process of this file still running: for `afterAll`. */
 export function killAllSandboxes(): void {
-  for (const child of running) child.kill('SIGKILL');
+  for (const child of running) signalGroup(child, 'SIGKILL');
 }
 
 /** One POST the webhook receiver got. */
