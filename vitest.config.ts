@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'],
     environment: 'node',
+    // Fails the run when a process a test started is still alive at its end.
+    globalSetup: ['test/support/no-leftover-processes.ts'],
     testTimeout: 20_000,
     typecheck: { enabled: false },
   },
