@@ -2,8 +2,13 @@
  * Serves the built docs site (`docs/site/`, from `npm run docs`) on 127.0.0.1: `npm run docs:serve`
  * (`-- --port N`, default 8080; `0` picks a free port). Static files only, GET and HEAD, never a path
  * outside the site. Ctrl+C stops it.
+ *
+ * It ends with whatever started it: on SIGINT, SIGTERM or SIGHUP it ends open connections and exits
+ * (an idle keep-alive connection of a browser does not hold it), and it exits as soon as one of the
+ * processes above it (tsx, the shell, npm) has ended, so that stopping `npm run docs:serve` by any
+ * signal leaves nothing serving the port (checked every {@link ANCESTOR_CHECK_MS} ms, Linux only).
  */
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -22,6 +27,33 @@ const TYPES: Record<string, string> = {
   '.ts': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 };
+
+/** How often the processes above this one are checked, ms. */
+export const ANCESTOR_CHECK_MS = 500;
+
+/** The processes above this one up to (not including) pid 1, nearest first; just the parent where `/proc` is missing. */
+function ancestors(): number[] {
+  const chain: number[] = [];
+  for (let pid = process.ppid; pid > 1 && chain.length < 64; ) {
+    chain.push(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]);
+    } catch {
+      break;
+    }
+  }
+  return chain;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** A static server over `root`, listening on 127.0.0.1:`port`; resolves once it listens. */
 export async function serveDocs(root: string, port: number): Promise<{ server: Server; url: string }> {
@@ -78,7 +110,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   }
   const { server, url } = await serveDocs(values.root, port);
   console.log(`docs site: ${url} · Ctrl+C stops it`);
-  const stop = () => server.close(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const stop = () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+  const above = ancestors();
+  if (above.length > 0) {
+    setInterval(() => {
+      if (process.ppid !== above[0] || !above.every(alive)) stop();
+    }, ANCESTOR_CHECK_MS).unref();
+  }
 }
