@@ -119,3 +119,26 @@ export function lifecycleRank(value: string): number | undefined {
   const rank = (DELIVERY_PATH as readonly string[]).indexOf(value);
   return rank === -1 ? undefined : rank;
 }
+
+/**
+ * Every target a task's status can be moved to (the sandbox's `POST /_sandbox/tasks/{id}/advance`,
+ * `mock.advance`; README "What the spec leaves open, and what we chose"): the statuses ahead of
+ * `status` on the delivery path, the off-path statuses reachable from it, and, from `accepted`, the
+ * webhook-only events it has not had yet (`lastEvent`: the last event the task had). Nothing from a
+ * final status. In {@link DELIVERY_PATH} order, then the off-path statuses.
+ */
+export function movesFrom(status: string, lastEvent?: string): LifecycleEvent[] {
+  if (isFinalStatus(status) || !isTaskStatus(status)) return [];
+  const rank = lifecycleRank(status) ?? -1;
+  const reached = lastEvent !== undefined && isWebhookOnlyEvent(lastEvent) ? lastEvent : status;
+  const reachedRank = lifecycleRank(reached) ?? -1;
+  const ahead = DELIVERY_PATH.filter((event) =>
+    isWebhookOnlyEvent(event)
+      ? status === 'accepted' && (lifecycleRank(event) ?? -1) > reachedRank
+      : (lifecycleRank(event) ?? -1) > rank,
+  );
+  const offPath = (Object.keys(OFF_PATH_SOURCES) as OffPathStatus[]).filter((target) =>
+    (OFF_PATH_SOURCES[target] as readonly string[]).includes(status),
+  );
+  return [...ahead, ...offPath];
+}

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { movesFrom } from '../../src/core/lifecycle.js';
 import { APIError, DeliveryClient } from '../../src/index.js';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../support/build.js';
 import { orderParams } from '../support/order-params.js';
@@ -114,6 +115,9 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
     const id = String(task.id);
     const { page } = await openDashboard(`#task/${encodeURIComponent(id)}`);
     await page.locator('#task-heading', { hasText: 'DASH-ADV' }).waitFor({ timeout: SHOW_MS });
+    // The "to status" list offers only moves the sandbox accepts: statuses ahead, none backwards.
+    const targets = () => page.locator('#advance-target option').allTextContents();
+    expect(await targets()).toEqual(movesFrom('pending'));
     const before = receiver.received.length;
     await page.getByRole('button', { name: 'Advance one step' }).click();
     await page.locator('#task-result', { hasText: 'Now requested' }).waitFor({ timeout: SHOW_MS });
@@ -157,6 +161,11 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
     await page.getByRole('button', { name: 'Cancel task' }).click();
     await page.locator('#task-result', { hasText: 'Now cancelled' }).waitFor({ timeout: SHOW_MS });
     expect((await client.tasks.retrieve(id)).status).toBe('cancelled');
+    // From a final status: nothing to offer, every move button off.
+    await expect.poll(targets, { timeout: SHOW_MS }).toEqual([]);
+    for (const name of ['Advance one step', 'Move to this status', 'Cancel task', 'Fail task']) {
+      expect(await page.getByRole('button', { name }).isDisabled(), name).toBe(true);
+    }
     await page.close();
   });
 
@@ -252,6 +261,16 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
     expect(details).not.toContain(sandbox.apiKey);
     expect(details).not.toContain(sandbox.sellerId);
     await screenshot(page, 'requests');
+    await page.close();
+  });
+
+  it('reads the request log a page at a time, older pages on demand', async () => {
+    for (let index = 0; index < 120; index++) await client.branches.list();
+    const { page } = await openDashboard('#requests');
+    const rows = page.locator('#requests-table tbody tr');
+    await expect.poll(() => rows.count(), { timeout: SHOW_MS }).toBe(100);
+    await page.getByRole('button', { name: 'Show older requests' }).click();
+    await expect.poll(() => rows.count(), { timeout: SHOW_MS }).toBeGreaterThan(100);
     await page.close();
   });
 

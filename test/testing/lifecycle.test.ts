@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HAPPY_PATH, WEBHOOK_ONLY_EVENTS } from '../../src/core/lifecycle.js';
+import { HAPPY_PATH, movesFrom, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../../src/core/lifecycle.js';
 import { createMockDeliveryService } from '../../src/testing/index.js';
-import { plannedEvents } from '../../src/testing/lifecycle.js';
+import { plannedEvents, plannedEventsOf } from '../../src/testing/lifecycle.js';
+import type { TaskRecord } from '../../src/testing/state.js';
 import { callService, createTask, taskBody } from './calls.js';
 
 describe('plannedEvents', () => {
@@ -123,5 +124,40 @@ describe('advance', () => {
     const created = await createTask(mock, taskBody('ORD-NOHOOK'));
     await mock.advance(created.id, 'delivered');
     expect(mock.webhookDeliveries).toEqual([]);
+  });
+});
+
+describe('movesFrom (the dashboard\'s "to status" list)', () => {
+  it('offers exactly the moves the mock accepts, from every status and webhook-only event', () => {
+    const targets = [...TASK_STATUSES, ...WEBHOOK_ONLY_EVENTS];
+    const situations: Array<[string, string | undefined]> = [
+      ...TASK_STATUSES.map((status) => [status, undefined] as [string, undefined]),
+      ['accepted', 'inprogress'],
+      ['accepted', 'pickup_location_reached'],
+    ];
+    for (const [status, lastEvent] of situations) {
+      const record = {
+        task: { status },
+        events: lastEvent === undefined ? [{ status }] : [{ status }, { status: lastEvent }],
+      } as unknown as TaskRecord;
+      const accepted = targets.filter((target) => {
+        try {
+          plannedEventsOf(record, 'task-1', target);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      expect(new Set(movesFrom(status, lastEvent)), `${status} after ${lastEvent}`).toEqual(new Set(accepted));
+    }
+    expect(movesFrom('delivered')).toEqual([]);
+    expect(movesFrom('accepted')).toEqual([
+      'inprogress',
+      'pickup_location_reached',
+      'pickedup',
+      'enroute',
+      'delivered',
+      'cancelled',
+    ]);
   });
 });

@@ -10,7 +10,7 @@
  * as `Authorization: Bearer …`.
  * @module
  */
-import { TASK_STATUSES } from '../../core/lifecycle.js';
+import { HAPPY_PATH, movesFrom, TASK_STATUSES } from '../../core/lifecycle.js';
 
 type Json = Record<string, unknown>;
 
@@ -56,18 +56,10 @@ const TOKEN_KEY = 'delivery-task-sandbox-token';
 const MAX_TASKS = 1000;
 /** Most bytes of the event stream held while waiting for the end of an event. */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
-const ADVANCE_TARGETS = [
-  'requested',
-  'accepted',
-  'inprogress',
-  'pickup_location_reached',
-  'pickedup',
-  'enroute',
-  'delivered',
-  'cancelled',
-  'rejected',
-  'failed',
-];
+/** Requests read per page of the Requests view (`GET /_sandbox/requests?limit=…`). */
+const REQUESTS_PAGE = 100;
+/** Most request rows the Requests view holds (older pages are read on demand, up to this). */
+const MAX_REQUEST_ROWS = 1000;
 
 const byId = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
@@ -314,7 +306,22 @@ async function showTask(id: string): Promise<void> {
     ),
   );
   byId('task-json').textContent = JSON.stringify(task, null, 2);
+  renderMoves(text(task.status), view.events.at(-1)?.status);
   renderTaskWebhooks(id);
+}
+
+/** Offers only the moves the sandbox accepts from the task's status (`movesFrom`, core/lifecycle). */
+function renderMoves(status: string, lastEvent: string | undefined): void {
+  const moves: readonly string[] = movesFrom(status, lastEvent);
+  const target = byId<HTMLSelectElement>('advance-target');
+  target.replaceChildren(...moves.map((move) => el('option', { value: move }, move)));
+  target.disabled = moves.length === 0;
+  byId<HTMLButtonElement>('advance-to').disabled = moves.length === 0;
+  byId<HTMLButtonElement>('advance-one').disabled = !moves.some((move) =>
+    (HAPPY_PATH as readonly string[]).includes(move),
+  );
+  byId<HTMLButtonElement>('task-cancel').disabled = !moves.includes('cancelled');
+  byId<HTMLButtonElement>('task-fail').disabled = !moves.includes('failed');
 }
 
 function renderTaskWebhooks(id: string): void {
@@ -638,45 +645,69 @@ async function loadFaults(): Promise<void> {
 
 // ---------------------------------------------------------------- requests
 
-async function renderRequests(): Promise<void> {
-  const view = await control<{ requests: Json[] }>('requests');
-  byId<HTMLTableElement>('requests-table').tBodies[0]?.replaceChildren(
-    ...view.requests
-      .slice(-300)
-      .toReversed()
-      .map((request) =>
+interface RequestPage {
+  requests: Json[];
+  total: number;
+  before?: number;
+}
+
+/** The cursor of the next older page of the Requests view, when there is one. */
+let olderRequests: number | undefined;
+
+function requestRow(request: Json): HTMLTableRowElement {
+  return el(
+    'tr',
+    {},
+    el(
+      'td',
+      { 'data-label': 'Operation' },
+      el(
+        'div',
+        {},
+        text(request.operation),
+        request.fault === undefined ? undefined : el('small', {}, ` (fault ${text(request.fault)})`),
+      ),
+    ),
+    el('td', { 'data-label': 'Request' }, el('code', {}, `${text(request.method)} ${text(request.path)}`)),
+    el('td', { 'data-label': 'Answer' }, text(request.status)),
+    el(
+      'td',
+      { 'data-label': 'Details' },
+      el(
+        'details',
+        {},
+        el('summary', {}, 'Headers and body'),
         el(
-          'tr',
-          {},
-          el(
-            'td',
-            { 'data-label': 'Operation' },
-            el(
-              'div',
-              {},
-              text(request.operation),
-              request.fault === undefined ? undefined : el('small', {}, ` (fault ${text(request.fault)})`),
-            ),
-          ),
-          el('td', { 'data-label': 'Request' }, el('code', {}, `${text(request.method)} ${text(request.path)}`)),
-          el('td', { 'data-label': 'Answer' }, text(request.status)),
-          el(
-            'td',
-            { 'data-label': 'Details' },
-            el(
-              'details',
-              {},
-              el('summary', {}, 'Headers and body'),
-              el(
-                'pre',
-                { class: 'json' },
-                JSON.stringify({ headers: request.headers, query: request.query, body: request.body }, null, 2),
-              ),
-            ),
-          ),
+          'pre',
+          { class: 'json' },
+          JSON.stringify({ headers: request.headers, query: request.query, body: request.body }, null, 2),
         ),
       ),
+    ),
   );
+}
+
+function showOlderButton(page: RequestPage, rows: number): void {
+  olderRequests = rows < MAX_REQUEST_ROWS ? page.before : undefined;
+  byId('requests-older').hidden = olderRequests === undefined;
+  byId('requests-count').textContent = `${rows} of ${page.total} kept`;
+}
+
+/** Reads the newest page of the request log (one page, never the whole log) and shows it newest first. */
+async function renderRequests(): Promise<void> {
+  const page = await control<RequestPage>(`requests?limit=${REQUESTS_PAGE}`);
+  const body = byId<HTMLTableElement>('requests-table').tBodies[0];
+  body?.replaceChildren(...page.requests.toReversed().map(requestRow));
+  showOlderButton(page, page.requests.length);
+}
+
+/** Appends the next older page below the rows shown. */
+async function showOlderRequests(): Promise<void> {
+  if (olderRequests === undefined) return;
+  const page = await control<RequestPage>(`requests?limit=${REQUESTS_PAGE}&before=${olderRequests}`);
+  const body = byId<HTMLTableElement>('requests-table').tBodies[0];
+  body?.append(...page.requests.toReversed().map(requestRow));
+  showOlderButton(page, body?.rows.length ?? 0);
 }
 
 // ---------------------------------------------------------------- views
@@ -728,7 +759,30 @@ function setConnection(state: string): void {
   byId('connection').dataset.state = state.split(' ')[0] ?? '';
 }
 
+/** Least time between two reads of the request log prompted by the event stream, ms. */
+const REQUESTS_REFRESH_MS = 1000;
 let requestsPending = false;
+let requestsStale = false;
+
+/** Re-reads the newest page: at most once per {@link REQUESTS_REFRESH_MS}, once more after if requests came meanwhile. */
+function refreshRequests(): void {
+  if (requestsPending) {
+    requestsStale = true;
+    return;
+  }
+  requestsPending = true;
+  void renderRequests()
+    .catch(() => undefined)
+    .finally(() =>
+      setTimeout(() => {
+        requestsPending = false;
+        if (requestsStale) {
+          requestsStale = false;
+          refreshRequests();
+        }
+      }, REQUESTS_REFRESH_MS),
+    );
+}
 
 function onEvent(name: string, data: string): void {
   let payload: Json;
@@ -753,16 +807,12 @@ function onEvent(name: string, data: string): void {
     case 'faults':
       if (currentView === 'faults') renderFaults(payload.active as ActiveFault[]);
       return;
-    case 'requests':
-      if (currentView === 'requests' && !requestsPending) {
-        requestsPending = true;
-        void renderRequests()
-          .catch(() => undefined)
-          .finally(() => {
-            requestsPending = false;
-          });
-      }
+    case 'requests': {
+      // Only while the newest page is shown: rows of older pages the reader opened stay as they are.
+      const shown = byId<HTMLTableElement>('requests-table').tBodies[0]?.rows.length ?? 0;
+      if (currentView === 'requests' && shown <= REQUESTS_PAGE) refreshRequests();
       return;
+    }
     case 'reset':
       void loadAll().catch(() => undefined);
       return;
@@ -816,13 +866,19 @@ function start(): void {
   const statusFilter = byId<HTMLSelectElement>('task-status');
   for (const status of TASK_STATUSES) statusFilter.append(el('option', { value: status }, status));
   const target = byId<HTMLSelectElement>('advance-target');
-  for (const status of ADVANCE_TARGETS) target.append(el('option', { value: status }, status));
   byId('task-search').addEventListener('input', applyFilter);
   statusFilter.addEventListener('change', applyFilter);
   byId('advance-one').addEventListener('click', () => void moveTask());
   byId('advance-to').addEventListener('click', () => void moveTask(target.value));
   byId('task-cancel').addEventListener('click', () => void moveTask('cancelled'));
   byId('task-fail').addEventListener('click', () => void moveTask('failed'));
+  byId('requests-older').addEventListener(
+    'click',
+    () =>
+      void showOlderRequests().catch((error: unknown) =>
+        notice(error instanceof Error ? error.message : String(error)),
+      ),
+  );
   byId('faults-clear').addEventListener(
     'click',
     () => void control('faults', { method: 'DELETE' }).catch(() => undefined),
