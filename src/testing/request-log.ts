@@ -51,10 +51,18 @@ export interface RequestPage {
   readonly before?: number;
 }
 
+/**
+ * The first `length` characters of `text` as a string of their own. A plain `slice` may be a view into
+ * `text` (V8 keeps the whole body alive behind a 256-character prefix: 1 MiB per entry).
+ */
+function prefixOf(text: string, length: number): string {
+  return text.length <= length ? text : Array.from(text.slice(0, length)).join('');
+}
+
 const summaryOf = (text: string): RecordedBodySummary => ({
   truncated: true,
   bytes: text.length,
-  prefix: text.slice(0, RECORDED_PREFIX_CHARS),
+  prefix: prefixOf(text, RECORDED_PREFIX_CHARS),
 });
 
 /**
@@ -74,7 +82,7 @@ export function recordedBody(text: string, authenticated = true): unknown {
 
 /** The entry of a request without valid credentials: URL, path, query and header values cut short. */
 function shortened(entry: Omit<RequestEntry, 'status' | 'fault'>): Omit<RequestEntry, 'status' | 'fault'> {
-  const cut = (text: string) => text.slice(0, RECORDED_PREFIX_CHARS);
+  const cut = (text: string) => prefixOf(text, RECORDED_PREFIX_CHARS);
   const cutAll = (record: Readonly<Record<string, string>>) =>
     Object.fromEntries(Object.entries(record).map(([name, value]) => [cut(name), cut(value)]));
   return {

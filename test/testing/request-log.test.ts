@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MAX_RECORDED_BODY_DEPTH, RequestLog, recordedBody } from '../../src/testing/request-log.js';
+import { ROOT } from '../support/sandbox-process.js';
 
 const entryOf = (body: string) => ({
   operation: 'tasks.create' as const,
@@ -44,5 +46,37 @@ describe('RequestLog', () => {
     expect(pages.flat().length).toBe(30);
     expect(pages[0]).toEqual([38, 39, 40, 41, 42, 43, 44]);
     expect(pages.at(-1)).toEqual([15, 16]);
+  });
+});
+
+describe('RequestLog memory', () => {
+  it('holds a summary, not the body behind it (heap after garbage collection)', () => {
+    // 200 entries of 1 MB bodies, kept as summaries: a prefix that still pointed into its body would hold 200 MB.
+    const script = `
+      const { RequestLog, recordedBody } = await import('./src/testing/request-log.ts');
+      const log = new RequestLog(1000);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let index = 0; index < 200; index++) {
+        const body = JSON.stringify({ index, note: 'x'.repeat(1_000_000) });
+        const entry = { operation: 'tasks.create', method: 'POST', url: 'http://h/tasks', path: '/tasks', query: {}, headers: { 'x-note': 'h'.repeat(5000) } };
+        log.add({ ...entry, body: recordedBody(body, index % 2 === 0) }, body, index % 2 === 0);
+      }
+      gc();
+      console.log(JSON.stringify({ grownMiB: (process.memoryUsage().heapUsed - before) / 2 ** 20, kept: log.size }));
+    `;
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const { grownMiB, kept } = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as {
+      grownMiB: number;
+      kept: number;
+    };
+    expect(kept).toBe(200);
+    expect(grownMiB).toBeLessThan(20);
   });
 });
