@@ -4,7 +4,7 @@
  * webhook receiver that never stops answering, requests naming a foreign `Host`, guessable payment
  * links. Real sockets on 127.0.0.1, the sandbox in this process.
  */
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -291,6 +291,35 @@ describe('DNS rebinding and guessable links', () => {
       `GET /tasks HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: apikey ${running.apiKey}\r\nx-seller-id: ${running.sellerId}\r\nConnection: close\r\n\r\n`,
     );
     expect(own).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('reads the body of a request it refuses, so that a client still sending it gets the answer', async () => {
+    const running = await start();
+    const { port } = new URL(running.baseUrl);
+    const cases = [
+      ['POST', `rebind.test:${port}`, '/tasks', 403],
+      ['DELETE', `127.0.0.1:${port}`, '/', 405],
+      ['POST', `127.0.0.1:${port}`, 'http://[', 400],
+    ] as const;
+    for (const [method, host, path, expected] of cases) {
+      const outcome = await new Promise<{ status: number; errors: string[] }>((resolve) => {
+        const errors: string[] = [];
+        let status = 0;
+        const request = httpRequest(
+          { host: '127.0.0.1', port, method, path, headers: { host, 'content-length': String(600_000) } },
+          (response) => {
+            status = response.statusCode ?? 0;
+            response.resume();
+          },
+        );
+        request.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? 'error'));
+        request.on('close', () => resolve({ status, errors }));
+        // Half the body, a pause in which the answer comes, then the rest.
+        request.write(Buffer.alloc(300_000, 120));
+        setTimeout(() => request.end(Buffer.alloc(300_000, 120)), 200);
+      });
+      expect(outcome, `${method} ${path}`).toEqual({ status: expected, errors: [] });
+    }
   });
 
   it('answers a host named in allowedHosts', async () => {

@@ -90,8 +90,45 @@ export function requestTarget(target: string | undefined, base: string): URL | u
 /** Answers 400 `{ message, code: 'BAD_REQUEST' }` to a request target that is not a URL path. */
 export function answerBadTarget(response: ServerResponse): void {
   response
-    .writeHead(400, { 'content-type': 'application/json', connection: 'close' })
+    .writeHead(400, { 'content-type': 'application/json' })
     .end('{"message":"The request target is not a URL path","code":"BAD_REQUEST"}');
+}
+
+/**
+ * Reads and discards a request body the answer does not need, at most `maxBytes` of it, then runs
+ * `answer`. A client still sending its body when the connection closed would see a reset instead of
+ * the answer; a body longer than `maxBytes` is not waited for: `answer` runs at once and the connection
+ * closes after it.
+ */
+export function answerAfterBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: () => void,
+  maxBytes: number = DEFAULT_MAX_BODY_BYTES,
+): void {
+  const declared = request.headers['content-length'];
+  const framed = declared !== undefined || request.headers['transfer-encoding'] !== undefined;
+  if (request.readableEnded || !framed || Number(declared ?? 0) > maxBytes) {
+    if (framed && !request.readableEnded) response.shouldKeepAlive = false;
+    answer();
+    return;
+  }
+  let length = 0;
+  let answered = false;
+  const once = () => {
+    if (answered) return;
+    answered = true;
+    answer();
+  };
+  request.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+    if (length > maxBytes) {
+      response.shouldKeepAlive = false;
+      once();
+    }
+  });
+  request.once('end', once);
+  request.once('error', () => response.destroy());
 }
 
 /**

@@ -96,6 +96,11 @@ function pageHeaders(type: string): Record<string, string> {
   };
 }
 
+/** True for `/` and the paths under `/_dashboard/`. */
+export function isDashboardPath(pathname: string): boolean {
+  return pathname === '/' || pathname.startsWith(`${DASHBOARD_ASSET_PATH}/`);
+}
+
 /**
  * Answers `GET /` and the dashboard's assets; `false` when the path is not one of them.
  * A HEAD is answered like a GET without the body; other methods get 405.
@@ -106,8 +111,7 @@ export function answerDashboardRequest(
   response: ServerResponse,
   pathname: string,
 ): boolean {
-  const known = pathname === '/' || pathname.startsWith(`${DASHBOARD_ASSET_PATH}/`);
-  if (!known) return false;
+  if (!isDashboardPath(pathname)) return false;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('Method not allowed\n');
     return true;

@@ -14,6 +14,7 @@
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
 import {
+  answerAfterBody,
   answerBadTarget,
   answerFailure,
   closeServer,
@@ -32,7 +33,13 @@ import {
   isLoopbackHost,
   SandboxGuard,
 } from './sandbox-guard.js';
-import { answerDashboardRequest, answerPayRequest, isPayPath, loadDashboard } from './sandbox-pages.js';
+import {
+  answerDashboardRequest,
+  answerPayRequest,
+  isDashboardPath,
+  isPayPath,
+  loadDashboard,
+} from './sandbox-pages.js';
 import { createMockDeliveryService } from './service.js';
 import type { MockDeliveryService, MockDeliveryServiceOptions } from './types.js';
 
@@ -115,13 +122,9 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** Answers a refused control request: JSON `{ message, code }`, connection closed (its body is not read). */
+/** Answers a refused request: JSON `{ message, code }` (its body discarded by the caller). */
 function refuse(response: ServerResponse, refusal: GuardRefusal): void {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'cache-control': 'no-store',
-    connection: 'close',
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
   if (refusal.status === 401) headers['www-authenticate'] = 'Bearer realm="delivery-task sandbox"';
   response.writeHead(refusal.status, headers).end(JSON.stringify({ message: refusal.message, code: refusal.code }));
 }
@@ -206,28 +209,37 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const service = mockRequestListener(mock, maxBodyBytes);
   const route: RequestListener = (request, response) => {
+    // Answers that do not read the body read it first (bounded): see answerAfterBody.
+    const after = (answer: () => void) => answerAfterBody(request, response, answer, maxBodyBytes);
     const url = requestTarget(request.url, baseUrl);
     if (url === undefined) {
-      answerBadTarget(response);
+      after(() => answerBadTarget(response));
       return;
     }
     const { pathname } = url;
     const foreign = guard.checkHost(request);
     if (foreign) {
-      refuse(response, foreign);
+      after(() => refuse(response, foreign));
       return;
     }
     if (isControlPath(pathname)) {
       const refusal = guard.checkOrigin(request) ?? guard.checkToken(request);
-      if (refusal) refuse(response, refusal);
+      if (refusal) after(() => refuse(response, refusal));
       else if (pathname === `${CONTROL_PATH}/events` && request.method === 'GET') events.open(request, response);
       else void answerControlRequest(mock, request, response, views).catch((error) => answerFailure(response, error));
-    } else if (answerDashboardRequest(assets, request, response, pathname)) {
-      // Served.
+    } else if (isDashboardPath(pathname)) {
+      after(() => answerDashboardRequest(assets, request, response, pathname));
     } else if (isPayPath(pathname)) {
       const refusal = request.method === 'POST' ? guard.checkOrigin(request) : undefined;
-      if (refusal) refuse(response, refusal);
-      else {
+      if (refusal) after(() => refuse(response, refusal));
+      else if (request.method !== 'POST') {
+        after(
+          () =>
+            void answerPayRequest(mock, observers, request, response, pathname).catch((error) =>
+              answerFailure(response, error),
+            ),
+        );
+      } else {
         void answerPayRequest(mock, observers, request, response, pathname).catch((error) =>
           answerFailure(response, error),
         );
