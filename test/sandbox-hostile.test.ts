@@ -131,6 +131,22 @@ describe('every request gets an answer', () => {
   });
 });
 
+describe('bodies nested too deep', () => {
+  it('refuses them before parsing, on service routes and control endpoints', async () => {
+    const running = await start();
+    // 40 KB: under the control endpoints' 64 KiB limit too.
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    for (const [url, headers] of [
+      [`${running.baseUrl}/tasks`, { ...credentials(running), 'content-type': 'application/json' }],
+      [`${running.controlUrl}/faults`, {}],
+    ] as const) {
+      const response = await fetch(url, { method: 'POST', headers, body: deep });
+      expect(response.status, url).toBe(400);
+      expect(((await response.json()) as { message: string }).message).toBe('body: nested deeper than 64 levels');
+    }
+  });
+});
+
 describe('one search is bounded whatever the data', () => {
   it('refuses a regular expression whose scan of one long field passes the step budget', async () => {
     const running = await start();

@@ -4,6 +4,13 @@
  * @module
  */
 import * as z from 'zod';
+import { nestsDeeperThan } from '../internal/json.js';
+
+/**
+ * Deepest nesting of arrays and objects in a request body; a deeper one is a 400 before `JSON.parse`
+ * runs (which spends about 0.7 s building a megabyte of `[[[…`, holding every other request).
+ */
+export const MAX_BODY_DEPTH = 64;
 
 /** The outcome of parsing: the value, or the message of a 400. */
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
@@ -35,6 +42,9 @@ export function parseJsonBody<Schema extends z.core.$ZodType>(
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
     return { ok: false, message: 'body: Content-Type must be application/json' };
+  }
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    return { ok: false, message: `body: nested deeper than ${MAX_BODY_DEPTH} levels` };
   }
   let json: unknown;
   try {

@@ -22,13 +22,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../core/lifecycle.js';
+import { nestsDeeperThan } from '../internal/json.js';
 import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
 import { kwd } from '../kwd.js';
 import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
 import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
 import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http-server.js';
 import type { MockObservers } from './mock-observers.js';
-import { type Parsed, parseValue } from './request-body.js';
+import { MAX_BODY_DEPTH, type Parsed, parseValue } from './request-body.js';
 import { VIEW_ENDPOINTS, viewRequest } from './sandbox-views.js';
 import type { MockDeliveryService, MockFaultRule, MockRecordedRequest } from './types.js';
 import { TopUpLinkError } from './wallet.js';
@@ -135,6 +136,9 @@ export const FaultRuleBody = z.discriminatedUnion(
 /** Parses a control body: JSON (any content type), `undefined` when empty, checked against `schema`. */
 function parseBody<Schema extends z.ZodType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
   let json: unknown;
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    return { ok: false, message: `body: nested deeper than ${MAX_BODY_DEPTH} levels` };
+  }
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);
