@@ -58,12 +58,24 @@ describe('every request gets an answer', () => {
       const running = await start();
       const answer = await raw(
         running.baseUrl,
-        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: ${new URL(running.baseUrl).host}\r\nConnection: close\r\n\r\n`,
       );
       expect(answer).toMatch(/^HTTP\/1\.1 [1-4]\d\d /);
       await healthy(running);
     },
   );
+
+  it('answers 400 to a target no URL parser reads, and reads //x/tasks as a path, not a host', async () => {
+    const running = await start();
+    const ask = (target: string) =>
+      raw(
+        running.baseUrl,
+        `GET ${target} HTTP/1.1\r\nHost: ${new URL(running.baseUrl).host}\r\nConnection: close\r\n\r\n`,
+      );
+    expect(await ask('//[')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await ask('http://[')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await ask('//x/tasks')).toMatch(/^HTTP\/1\.1 404 /);
+  });
 
   it('answers a few hundred random requests without a 500 and keeps serving', async () => {
     const running = await start();

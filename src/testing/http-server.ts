@@ -70,15 +70,18 @@ export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLarge
 
 /**
  * The URL of a request target, read as the path it is: an origin-form target (`/tasks?x`) is a path
- * and query even when it starts with `//` (never a host), an absolute-form target (`http://h/tasks`)
- * keeps its path and query. `undefined` for anything else (`*`, `http://[`): answer it with
- * {@link answerBadTarget}.
+ * and query even when it starts with `//` (`//x/tasks` is that path, never the host `x`), an
+ * absolute-form target (`http://h/tasks`) keeps its path and query. `undefined` for a target a URL
+ * parser refuses (`//[`, `http://[`) and for anything else (`*`): answer it with {@link answerBadTarget}.
  * @param base the origin the path is put under (`http://127.0.0.1:4010`).
  */
 export function requestTarget(target: string | undefined, base: string): URL | undefined {
   const origin = new URL(base).origin;
   try {
-    if (target?.startsWith('/')) return new URL(`${origin}${target}`);
+    if (target?.startsWith('/')) {
+      new URL(target, origin); // throws for a target no URL parser reads (`//[`)
+      return new URL(`${origin}${target}`);
+    }
     if (target === undefined || !/^https?:\/\//i.test(target)) return undefined;
     const absolute = new URL(target);
     return new URL(`${origin}${absolute.pathname}${absolute.search}`);
