@@ -99,16 +99,24 @@ export function answerBadTarget(response: ServerResponse): void {
 
 /**
  * Reads and discards a request body the answer does not need, at most `maxBytes` of it, then runs
- * `answer`. A client still sending its body when the connection closed would see a reset instead of
- * the answer; a body longer than `maxBytes` is not waited for: `answer` runs at once and the connection
- * closes after it.
+ * `run`, which answers. A client still sending its body when the connection closed would see a reset
+ * instead of the answer; a body longer than `maxBytes` is not waited for: `run` runs at once and the
+ * connection closes after it. An exception `run` throws is answered by {@link answerFailure}.
  */
 export function answerAfterBody(
   request: IncomingMessage,
   response: ServerResponse,
-  answer: () => void,
+  run: () => void,
   maxBytes: number = DEFAULT_MAX_BODY_BYTES,
 ): void {
+  // Runs later than the listener that called it: its own guard keeps an exception from leaving.
+  const answer = () => {
+    try {
+      run();
+    } catch (error) {
+      answerFailure(response, error);
+    }
+  };
   const declared = request.headers['content-length'];
   const framed = declared !== undefined || request.headers['transfer-encoding'] !== undefined;
   if (request.readableEnded || !framed || Number(declared ?? 0) > maxBytes) {

@@ -231,19 +231,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       after(() => answerDashboardRequest(assets, request, response, pathname));
     } else if (isPayPath(pathname)) {
       const refusal = request.method === 'POST' ? guard.checkOrigin(request) : undefined;
-      if (refusal) after(() => refuse(response, refusal));
-      else if (request.method !== 'POST') {
-        after(
-          () =>
-            void answerPayRequest(mock, observers, request, response, pathname).catch((error) =>
-              answerFailure(response, error),
-            ),
-        );
-      } else {
+      const pay = () =>
         void answerPayRequest(mock, observers, request, response, pathname).catch((error) =>
           answerFailure(response, error),
         );
-      }
+      if (refusal) after(() => refuse(response, refusal));
+      else if (request.method === 'POST')
+        pay(); // reads its form itself
+      else after(pay);
     } else {
       response.once('close', () => events.requestLogged());
       service(request, response);
