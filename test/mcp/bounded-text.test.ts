@@ -13,7 +13,7 @@ import { useMockService } from '../support/mock-service.js';
 import { booking, call, connectInMemory, dataOf, quote, SALMIYA, textOf } from './support.js';
 
 const API_KEY = 'Kq7Zp3Wm-hostile-9Xv2';
-const SELLER_ID = 'seller-Tb8Rj4Ln';
+const SELLER_ID = 'Tb8Rj4Ln-7Hs2wQ';
 const open: Client[] = [];
 afterEach(async () => {
   for (const client of open.splice(0)) await client.close();
