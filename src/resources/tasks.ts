@@ -29,7 +29,7 @@ import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
-import { type Estimate, EstimateParams } from '../schemas/estimate.js';
+import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
 import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
@@ -265,18 +265,23 @@ export class Tasks {
 
   /**
    * Estimates distance, travel time and price (KWD) between two points without creating a task
-   * (`POST tasks/estimate`). Retried when safe (it creates nothing).
-   * @throws {RequestValidationError} for missing or out-of-range coordinates (nothing is sent);
+   * (`POST tasks/estimate`). Retried when safe (it creates nothing). A point may be a delivery or pickup
+   * location (`to: order.deliveryLocation`): its `fullAddress` is checked, not sent, and named in a debug log.
+   * @throws {RequestValidationError} for missing or out-of-range coordinates, or a field no point or
+   * location has (nothing is sent);
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
   estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return call(
       this.#context,
       OPERATIONS['tasks.estimate'].response,
-      () => ({
-        ...requestOf('tasks.estimate'),
-        body: parseParams(EstimateParams, params, 'tasks.estimate'),
-      }),
+      () => {
+        const { body, dropped } = estimateBody(parseParams(EstimateRequestParams, params, 'tasks.estimate'));
+        if (dropped.length > 0) {
+          this.#context.logger.debug(`tasks.estimate: not sending ${dropped.join(', ')} (a location field)`);
+        }
+        return { ...requestOf('tasks.estimate'), body };
+      },
       options,
     );
   }
