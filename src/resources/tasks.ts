@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_PAGES,
   type FetchTaskPage,
   MAX_LIST_CONCURRENCY,
+  type PageFilter,
   pageHeads,
   TaskListPromise,
   TaskPage,
@@ -30,9 +31,9 @@ import { taskPath } from '../internal/path.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
 import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
-import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
+import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
-import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
+import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 
 /**
@@ -86,6 +87,50 @@ function checkListOptions(options: TaskListOptions): void {
     issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
   }
   if (issues.length > 0) throw new RequestValidationError('tasks.list', issues);
+}
+
+/** How `tasks.list` applies `createdAfter`/`createdBefore`: the query to send, the filter, whether it stops early. */
+interface CreationWindow {
+  readonly query: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
+  readonly filter: PageFilter;
+  /** The walk ends at the first page past a bound (the listing is sorted by `createdAt` toward it). */
+  readonly stops: boolean;
+}
+
+/**
+ * The creation window of a listing (`after` inclusive, `before` exclusive, ms), or `undefined` without
+ * bounds. Without a sort of the caller's, the listing is sorted by `createdAt`, newest first; a walk sorted
+ * by `createdAt` ends at the first page holding a task beyond the bound it walks toward (`createdAfter`
+ * newest first, `createdBefore` oldest first). Tasks without a readable `createdAt` are left out.
+ */
+function creationWindow(
+  after: number | undefined,
+  before: number | undefined,
+  params: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>,
+): CreationWindow | undefined {
+  if (after === undefined && before === undefined) return undefined;
+  const query =
+    params.sortBy === undefined && params.sortOrder === undefined
+      ? { ...params, sortBy: 'createdAt', sortOrder: -1 as const }
+      : params;
+  const createdOf = (task: Task): number =>
+    typeof task.createdAt === 'string' ? Date.parse(task.createdAt) : Number.NaN;
+  const byCreation = query.sortBy === 'createdAt';
+  // The service sorts ascending when no order is given (OpenAPI `listTasks`).
+  const newestFirst = byCreation && query.sortOrder === -1;
+  const bound = newestFirst ? after : byCreation ? before : undefined;
+  const beyond = (created: number) => (newestFirst ? created < (after as number) : created >= (before as number));
+  return {
+    query,
+    stops: bound !== undefined,
+    filter: {
+      keep: (task) => {
+        const created = createdOf(task);
+        return (after === undefined || created >= after) && (before === undefined || created < before);
+      },
+      endsWith: (tasks) => bound !== undefined && tasks.some((task) => beyond(createdOf(task))),
+    },
+  };
 }
 
 /** Options of {@link Tasks.waitForStatus}. */
@@ -221,15 +266,22 @@ export class Tasks {
    * position of the page that failed.
    */
   list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
-    const { maxPages = DEFAULT_MAX_PAGES, concurrency = DEFAULT_LIST_CONCURRENCY, ...requestOptions } = options;
-    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
-    let parsed: TaskListParams;
+    let parsed: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
+    let window: CreationWindow | undefined;
     try {
       checkListOptions(options);
-      parsed = parseParams(TaskListParams, params, 'tasks.list');
+      const { createdAfter, createdBefore, ...query } = parseParams(TaskListRequestParams, params, 'tasks.list');
+      window = creationWindow(instantOf(createdAfter), instantOf(createdBefore), query);
+      parsed = window?.query ?? query;
     } catch (error) {
       return new TaskListPromise(() => Promise.reject(error), 1, { maxPages: 1, concurrency: 1 });
     }
+    // A walk that stops at a creation bound reads one page after another unless told otherwise: pages
+    // requested ahead would be past the bound (docs/pagination.md "By creation time").
+    const defaultConcurrency = window?.stops === true ? 1 : DEFAULT_LIST_CONCURRENCY;
+    const { maxPages = DEFAULT_MAX_PAGES, concurrency = defaultConcurrency, ...requestOptions } = options;
+    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
+    const filter = window?.filter;
     const query: Record<string, string> = { limit: String(parsed.limit ?? MAX_PAGE_SIZE) };
     if (parsed.search !== undefined) {
       query.search = parsed.search;
@@ -256,7 +308,7 @@ export class Tasks {
               ...(request.totalTimeout === undefined ? {} : { totalTimeout: request.totalTimeout }),
             },
       );
-      const taskPage = new TaskPage(response, fetchPage);
+      const taskPage = new TaskPage(response, fetchPage, filter);
       if (head !== undefined) pageHeads.set(taskPage, head);
       return taskPage;
     };

@@ -21,10 +21,9 @@ export const MAX_KWD_AMOUNT = '9007199254740.991';
 const MAX_AMOUNT_FILS = BigInt(Number.MAX_SAFE_INTEGER);
 const OVER_MAX = `Expected a KWD amount of at most ${MAX_KWD_AMOUNT} KWD`;
 
-/** False for an amount above {@link MAX_KWD_AMOUNT}, also one too large to be a KWD amount at all (`1e300`). */
-function withinMaximum(amount: number | string): boolean {
-  if (isKwdAmount(amount)) return parseFils(amount) <= MAX_AMOUNT_FILS;
-  return typeof amount !== 'number' || !Number.isFinite(amount) || amount <= Number(MAX_KWD_AMOUNT);
+/** False for decimal text above {@link MAX_KWD_AMOUNT}; other text is left to the pattern. */
+function withinMaximum(amount: string): boolean {
+  return !isKwdAmount(amount) || parseFils(amount) <= MAX_AMOUNT_FILS;
 }
 
 /**
@@ -41,7 +40,10 @@ export const KwdText = z
 /** A KWD amount as a finite number with at most 3 decimals, at most {@link MAX_KWD_AMOUNT}. */
 export const KwdNumber = z
   .number()
-  .check(z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'), z.refine(withinMaximum, OVER_MAX));
+  .check(
+    z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'),
+    z.lte(Number(MAX_KWD_AMOUNT), OVER_MAX),
+  );
 
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
 const MAX_TEXT_DEPTH = 16;
