@@ -7,8 +7,10 @@
 import { ConfigurationError } from '../core/errors.js';
 import { parseFils } from '../core/fils.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from '../core/store.js';
+import { redactorOf } from '../internal/seller.js';
 import type { KwdAmount } from '../kwd.js';
 import { MAX_KWD_AMOUNT } from '../schemas/primitives.js';
+import { cut } from './text.js';
 
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
 export type McpPermission = 'read' | 'create' | 'topUp';
@@ -169,9 +171,11 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
   }
   for (const name of Object.keys(policy)) {
     if (!(POLICY_FIELDS as readonly string[]).includes(name)) {
+      // Redacted before it is cut, as every bounded text.
+      const shown = cut(redactorOf(client)?.text(name) ?? name, 60);
       throw new ConfigurationError(
-        `policy.${name}`,
-        `Invalid MCP policy: unknown field ${JSON.stringify(name.slice(0, 60))} (known: ${POLICY_FIELDS.join(', ')})`,
+        `policy.${shown}`,
+        `Invalid MCP policy: unknown field ${JSON.stringify(shown)} (known: ${POLICY_FIELDS.join(', ')})`,
       );
     }
   }
