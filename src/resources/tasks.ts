@@ -53,8 +53,9 @@ export interface TaskListOptions extends RequestOptions {
   /**
    * Pages an iteration (`for await`, `byPage()`, `toArray()`) requests at once once the first page gives
    * `totalPages`; they are still yielded in page order. `1` reads one page after another. Integer
-   * 1…1000. Default 16 ({@link DEFAULT_LIST_CONCURRENCY}). Also the most pages requested ahead of the
-   * consumer; a 429 halves it for the rest of the walk (README "Pagination").
+   * 1…1000. Default 16 ({@link DEFAULT_LIST_CONCURRENCY}); 1 for a walk that stops at `createdAfter`
+   * (pages ahead would lie past it). Also the most pages requested ahead of the consumer; a 429 halves it
+   * for the rest of the walk (README "Pagination").
    */
   concurrency?: number;
 }
@@ -260,10 +261,13 @@ export class Tasks {
    * `for await` over it for every task of every page (each id once): after the first page, up to
    * `options.concurrency` pages (default 16) are requested at once and yielded in page order; leaving the
    * loop aborts them. `search` is literal (`ignoreRegex=true`) unless you pass `ignoreRegex: false`.
-   * Retried when safe. Details in README "Pagination".
-   * @throws {RequestValidationError} for bad params or options (on await/iteration; nothing is sent);
-   * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}, at the
-   * position of the page that failed.
+   * `createdAfter` (at or after) and `createdBefore` (before), ISO 8601 text or a `Date`, are applied to
+   * each page here and never sent: without a sort of yours the listing is `createdAt` newest first, and
+   * the walk ends after the first page holding a task older than `createdAfter` (one page at a time
+   * unless you set `concurrency`). Retried when safe. Details in README "Pagination".
+   * @throws {RequestValidationError} for bad params or options, such as a creation bound that is not a
+   * date (on await/iteration; nothing is sent); {@link PaginationLimitError} past `options.maxPages`;
+   * request errors as {@link retrieve}, at the position of the page that failed.
    */
   list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
     let parsed: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;

@@ -13,7 +13,7 @@ export const Longitude = z.number().check(z.gte(-180), z.lte(180));
 
 /**
  * Largest KWD amount a request carries: 9,007,199,254,740.991 KWD, that is `Number.MAX_SAFE_INTEGER`
- * fils, the range in which the `kwd` helpers' number results are exact (README "KWD amounts",
+ * fils, the range in which the `kwd` helpers' number results are exact (README "KWD money",
  * `docs/kwd.md`). Top-ups, `totalAmount` and the MCP policy's fee caps are bounded by it.
  */
 export const MAX_KWD_AMOUNT = '9007199254740.991';
