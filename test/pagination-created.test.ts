@@ -53,8 +53,14 @@ describe('tasks.list by creation time', () => {
     for await (const task of client().tasks.list(params)) seen.push(task);
     expect(orders(seen)).toEqual(newestFirst(17, 34));
     const pages: string[][] = [];
-    for await (const page of client().tasks.list(params).byPage()) pages.push(orders(page.tasks) as string[]);
+    const more: boolean[] = [];
+    for await (const page of client().tasks.list(params).byPage()) {
+      pages.push(orders(page.tasks) as string[]);
+      more.push(page.hasNextPage());
+    }
     expect(pages).toEqual([newestFirst(25, 34), newestFirst(17, 24)]);
+    // The page holding tasks older than createdAfter is the last, though the service reports 4.
+    expect(more).toEqual([true, false]);
     const first = await client().tasks.list({ createdBefore: iso(190) });
     expect(orders(first.tasks)).toEqual(newestFirst(25, 31));
     expect(first.hasNextPage()).toBe(true);
