@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       customerNumber: '+96550001234',
       deliveryLocation: { ...SALMIYA, fullAddress: ['Block 10, Street 5', 'Salmiya, Kuwait'] },
     });
-    const taskId = task.id ?? '';
+    const taskId = task.id;
     console.log(`Created task ${taskId} (${task.status}); driving it to delivered…`);
 
     await mock.advance(taskId, 'delivered');
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       orderNumber: `WH-${Date.now().toString(36)}-2`,
       deliveryLocation: SALMIYA,
     });
-    const secondId = second.id ?? '';
+    const secondId = second.id;
     await mock.advance(secondId, 'delivered');
     losingWebhooks = false;
     console.log(`Task ${secondId} was delivered, its webhooks lost; catching up with handler.sync()…`);

@@ -92,7 +92,7 @@ export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resour
 export { Wallet } from './resources/wallet.js';
 export { Branch, BranchListResponse, toBranches } from './schemas/branch.js';
 export { Estimate, EstimateParams, EstimatePoint } from './schemas/estimate.js';
-export { KwdNumber, KwdText, Latitude, Longitude } from './schemas/primitives.js';
+export { KwdNumber, KwdText, Latitude, Longitude, MAX_KWD_AMOUNT } from './schemas/primitives.js';
 export {
   AddressDetails,
   AddressEntry,

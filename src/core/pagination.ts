@@ -10,8 +10,9 @@
  *
  * - *Bounded ahead.* Pages requested but not yet handed to the consumer are never more than
  *   `concurrency`: a consumer that stops reading stops the requests, so memory stays bounded.
- * - *Ends like a sequential walk.* The walk ends after the first page that is empty or reports itself
- *   the last (its number ≥ its own `totalPages`), and throws {@link PaginationLimitError} after `maxPages`
+ * - *Ends like a sequential walk.* The walk ends after the first page that is empty (as served) or
+ *   reports itself the last (its number ≥ its own `totalPages`), or, with a creation bound of
+ *   `tasks.list` on a listing sorted by `createdAt` toward it, holds a task beyond that bound, and throws {@link PaginationLimitError} after `maxPages`
  *   pages while more are reported. It requests pages up to the largest `totalPages` any page reported
  *   (capped by `maxPages`); pages fetched beyond the end are dropped and their requests aborted.
  * - *Stops cleanly.* A `break` (the iterator's `return()`), an error, or the caller's `signal` aborts
@@ -88,9 +89,25 @@ export interface PageRequest {
  */
 export type FetchTaskPage = (page: number, request?: PageRequest) => Promise<TaskPage>;
 
+/**
+ * @internal A filter a listing applies on the client (`createdAfter`, `createdBefore` of `tasks.list`):
+ * which tasks of a page to keep, and whether a page shows that no later page holds one.
+ */
+export interface PageFilter {
+  keep(task: Task): boolean;
+  /** True when no page after one holding `tasks` (as served) can hold a task to keep. */
+  endsWith(tasks: readonly Task[]): boolean;
+}
+
+/** Pages after which a walk ends: the service served no task, or a filter saw its bound passed. */
+const lastPages = new WeakSet<TaskPage>();
+
 /** One page of tasks, as the service sent it, with navigation. */
 export class TaskPage {
-  /** Tasks of this page, in the service's order. */
+  /**
+   * Tasks of this page, in the service's order; with `createdAfter`/`createdBefore`, only those created
+   * in that window (`total` and `totalPages` stay the service's figures for the whole listing).
+   */
   readonly tasks: Task[];
   /** This page's number, 1-based. */
   readonly page: number;
@@ -103,22 +120,27 @@ export class TaskPage {
   readonly #fetchPage: FetchTaskPage;
 
   /** @internal Built by `client.tasks.list`. */
-  constructor(response: TaskListResponse, fetchPage: FetchTaskPage) {
+  constructor(response: TaskListResponse, fetchPage: FetchTaskPage, filter?: PageFilter) {
     // Defensive for validation 'warn'/'off', where the body is unchecked: a malformed page reads as empty.
     const body: Partial<Record<keyof TaskListResponse, unknown>> =
       typeof response === 'object' && response !== null ? response : {};
     const integer = (value: unknown): value is number => Number.isInteger(value);
-    this.tasks = Array.isArray(body.tasks) ? (body.tasks as Task[]) : [];
+    const served = Array.isArray(body.tasks) ? (body.tasks as Task[]) : [];
+    this.tasks = filter === undefined ? served : served.filter((task) => filter.keep(task));
+    if (served.length === 0 || filter?.endsWith(served)) lastPages.add(this);
     this.page = integer(body.page) ? body.page : 1;
-    this.limit = integer(body.limit) ? body.limit : this.tasks.length;
+    this.limit = integer(body.limit) ? body.limit : served.length;
     this.totalPages = integer(body.totalPages) ? body.totalPages : this.page;
-    this.total = integer(body.total) ? body.total : this.tasks.length;
+    this.total = integer(body.total) ? body.total : served.length;
     this.#fetchPage = fetchPage;
   }
 
-  /** True when the service reports a later page and this one was not empty. */
+  /**
+   * True when the service reports a later page, this one was not empty, and (with `createdAfter` on a
+   * newest-first listing) this page did not reach past the window.
+   */
   hasNextPage(): boolean {
-    return this.tasks.length > 0 && this.page < this.totalPages;
+    return !lastPages.has(this) && this.page < this.totalPages;
   }
 
   /**
@@ -433,7 +455,7 @@ class PageWalk {
     this.#previous = page;
     this.#deliveredTasks += page.tasks.length;
     this.#noteTotalPages(page);
-    if (page.tasks.length === 0 || number >= page.totalPages) {
+    if (lastPages.has(page) || number >= page.totalPages) {
       this.#finished = true;
       this.#abortFrom(0);
     } else if (number >= this.#capPage) {

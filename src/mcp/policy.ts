@@ -7,7 +7,10 @@
 import { ConfigurationError } from '../core/errors.js';
 import { parseFils } from '../core/fils.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from '../core/store.js';
+import { redactorOf } from '../internal/seller.js';
 import type { KwdAmount } from '../kwd.js';
+import { MAX_KWD_AMOUNT } from '../schemas/primitives.js';
+import { cut } from './text.js';
 
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
 export type McpPermission = 'read' | 'create' | 'topUp';
@@ -36,12 +39,12 @@ export interface McpPolicy {
    * `['read']`.
    */
   allow?: readonly McpPermission[];
-  /** Highest fee of one delivery, KWD. Default: none. */
+  /** Highest fee of one delivery, KWD, at most `MAX_KWD_AMOUNT`. Default: none. */
   maxFeeKwd?: KwdAmount;
   /**
    * Most the agent may spend on fees in one day (Kuwait time, UTC+3) for this seller, KWD, counted in
    * `store` so that every server sharing the store shares the cap. Default: none (spending is still
-   * counted, and shown by `get_wallet_balance`).
+   * counted, and shown by `get_wallet_balance`). At most `MAX_KWD_AMOUNT`.
    */
   dailyCapKwd?: KwdAmount;
   /**
@@ -127,7 +130,8 @@ function amountFils(option: keyof McpPolicy, value: unknown): number | undefined
   } catch {
     fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500"');
   }
-  if (fils < 0n || fils > BigInt(Number.MAX_SAFE_INTEGER)) fail(option, 'must be an amount of 0 KWD or more');
+  if (fils < 0n) fail(option, 'must be an amount of 0 KWD or more');
+  if (fils > BigInt(Number.MAX_SAFE_INTEGER)) fail(option, `must be at most ${MAX_KWD_AMOUNT} KWD`);
   return Number(fils);
 }
 
@@ -167,9 +171,11 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
   }
   for (const name of Object.keys(policy)) {
     if (!(POLICY_FIELDS as readonly string[]).includes(name)) {
+      // Redacted before it is cut, as every bounded text.
+      const shown = cut(redactorOf(client)?.text(name) ?? name, 60);
       throw new ConfigurationError(
-        `policy.${name}`,
-        `Invalid MCP policy: unknown field ${JSON.stringify(name.slice(0, 60))} (known: ${POLICY_FIELDS.join(', ')})`,
+        `policy.${shown}`,
+        `Invalid MCP policy: unknown field ${JSON.stringify(shown)} (known: ${POLICY_FIELDS.join(', ')})`,
       );
     }
   }

@@ -11,6 +11,9 @@ import { isDeliveryError } from '../core/errors.js';
 import type { Refusal } from './refusal.js';
 import { plainText } from './text.js';
 
+/** Removes the client's secrets from a text (the session's `redactText`); applied before any cut. */
+export type RedactText = (text: string) => string;
+
 /** Longest error line a tool result carries, characters. */
 export const MAX_ERROR_CHARS = 2000;
 
@@ -23,11 +26,12 @@ export function dataResult(data: Record<string, unknown>): CallToolResult {
  * A refusal as a tool error: a sentence (`Refused by the dailyCapKwd rule: …`), then the same facts as
  * JSON (`{"refused":{"rule":"dailyCapKwd","roomLeftKwd":"0.750",…}}`) for a program reading them.
  */
-export function refusalResult(refusal: Refusal): CallToolResult {
+export function refusalResult(refusal: Refusal, redact: RedactText): CallToolResult {
+  const message = plainText(redact(refusal.message), MAX_ERROR_CHARS);
   return {
     isError: true,
     content: [
-      { type: 'text', text: `Refused by the ${refusal.rule} rule: ${plainText(refusal.message, MAX_ERROR_CHARS)}` },
+      { type: 'text', text: `Refused by the ${refusal.rule} rule: ${message}` },
       { type: 'text', text: JSON.stringify({ refused: { rule: refusal.rule, ...refusal.details } }) },
     ],
   };
@@ -47,9 +51,10 @@ function requestIdOf(error: unknown): string | undefined {
 /**
  * A failure as a tool error: `NotFoundError: …` for an SDK error (its message names the method, path and
  * status; the request id is added when the service sent one), `unexpected error: …` for anything else.
- * `prefix` says what was being done (`get_task`). One line, at most {@link MAX_ERROR_CHARS} characters.
+ * `prefix` says what was being done (`get_task`). One line, at most {@link MAX_ERROR_CHARS} characters,
+ * redacted by `redact` before it is cut.
  */
-export function failureResult(prefix: string, error: unknown): CallToolResult {
+export function failureResult(prefix: string, error: unknown, redact: RedactText): CallToolResult {
   let text: string;
   if (isDeliveryError(error)) {
     text = `${error.name}: ${error.message}`;
@@ -60,5 +65,5 @@ export function failureResult(prefix: string, error: unknown): CallToolResult {
   } else {
     text = `unexpected error: ${String(error)}`;
   }
-  return { isError: true, content: [{ type: 'text', text: plainText(`${prefix}: ${text}`, MAX_ERROR_CHARS) }] };
+  return { isError: true, content: [{ type: 'text', text: plainText(redact(`${prefix}: ${text}`), MAX_ERROR_CHARS) }] };
 }

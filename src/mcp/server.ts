@@ -27,6 +27,7 @@ import { Refusal } from './refusal.js';
 import { dataResult, failureResult, refusalResult } from './results.js';
 import { Session } from './session.js';
 import { serveTaskResources } from './task-resource.js';
+import { cut } from './text.js';
 import { type McpTool, toolDefinition } from './tool.js';
 import { createDelivery } from './tools/create-delivery.js';
 import { createTopUpLink } from './tools/create-top-up-link.js';
@@ -81,7 +82,7 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
       const listed = MCP_TOOLS.filter((each) => session.policy.allow.has(each.permission)).map((each) => each.name);
       throw new Refusal(
         'input',
-        `there is no tool named ${JSON.stringify(name.slice(0, 100))}; tools: ${listed.join(', ')}`,
+        `there is no tool named ${JSON.stringify(cut(session.redactText(name), 100))}; tools: ${listed.join(', ')}`,
       );
     }
     if (!session.policy.allow.has(tool.permission)) {
@@ -104,16 +105,18 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
     const output = await tool.run(parsed.data, session, signal);
     return 'content' in output && Array.isArray(output.content) ? (output as CallToolResult) : dataResult(output);
   } catch (error) {
-    if (error instanceof Refusal) return refusalResult(error);
+    const redact = (text: string) => session.redactText(text);
+    if (error instanceof Refusal) return refusalResult(error, redact);
     if (isStoreUnavailableError(error)) {
       return refusalResult(
         new Refusal(
           'store',
           `the store that counts spending and bookings did not answer (${error.message}); nothing was booked`,
         ),
+        redact,
       );
     }
-    return failureResult(tool?.name ?? 'tool call', error);
+    return failureResult(tool?.name ?? 'tool call', error, redact);
   }
 }
 

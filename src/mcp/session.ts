@@ -49,9 +49,14 @@ export class Session {
     return this.#redactor.value(value) as T;
   }
 
-  /** A task as tool results show it (phones masked unless the policy reveals them). */
+  /** `text` without the client's API key and seller id: what any text passes before it is cut to a bound. */
+  redactText(text: string): string {
+    return this.#redactor.text(text);
+  }
+
+  /** A task as tool results show it (phones masked unless the policy reveals them), redacted before its fields are cut. */
   view(task: Task): TaskView {
-    return taskView(task, { revealCustomerPhones: this.policy.revealCustomerPhones });
+    return taskView(this.redact(task), { revealCustomerPhones: this.policy.revealCustomerPhones });
   }
 
   /** The elicitation modes the client declared: `form` (ask a question), `url` (show a link to the person only). */

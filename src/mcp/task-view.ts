@@ -7,6 +7,7 @@
  */
 import * as z from 'zod/mini';
 import type { Task } from '../schemas/task.js';
+import { cut } from './text.js';
 
 /** Longest text field shown, characters; longer text is cut with `…`. */
 export const MAX_FIELD_CHARS = 2000;
@@ -73,8 +74,9 @@ export function maskPhone(phone: string): string {
   return phone.replace(/\d/g, (digit) => (++seen > digits - 3 ? digit : '*'));
 }
 
+/** `value` cut to {@link MAX_FIELD_CHARS}; the task was redacted before (see `Session.view`). */
 function bounded(value: string): string {
-  return value.length > MAX_FIELD_CHARS ? `${value.slice(0, MAX_FIELD_CHARS - 1)}…` : value;
+  return cut(value, MAX_FIELD_CHARS);
 }
 
 /** Copies the string fields of `source` named in `names` into `target`, bounded and, where asked, masked. */

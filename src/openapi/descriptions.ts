@@ -274,5 +274,6 @@ export const UNEXPRESSED_RULES: Readonly<Record<string, string>> = {
     'selectedBranch only with customPickup true; every string well-formed (no unpaired UTF-16 surrogates). The mock answers 400 to a body that breaks either.',
   TaskListParams: 'every string well-formed (no unpaired UTF-16 surrogates).',
   'WalletTopUpParams/properties/amount': 'at most 3 decimals (the mock answers 400 otherwise).',
+  'TaskCreateParams/properties/totalAmount': 'at most 9007199254740.991 (MAX_KWD_AMOUNT, the safe range of fils).',
   'WebhookTask/properties/_id': 'no control characters (U+0000–U+001F, U+007F–U+009F); the SDK rejects such a body.',
 };

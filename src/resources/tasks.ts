@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_PAGES,
   type FetchTaskPage,
   MAX_LIST_CONCURRENCY,
+  type PageFilter,
   pageHeads,
   TaskListPromise,
   TaskPage,
@@ -29,10 +30,10 @@ import { isRetryable } from '../internal/failure.js';
 import { taskPath } from '../internal/path.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
-import { type Estimate, EstimateParams } from '../schemas/estimate.js';
-import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
+import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
+import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
-import { MAX_PAGE_SIZE, TaskListParams } from '../schemas/task-list.js';
+import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 
 /**
@@ -52,8 +53,9 @@ export interface TaskListOptions extends RequestOptions {
   /**
    * Pages an iteration (`for await`, `byPage()`, `toArray()`) requests at once once the first page gives
    * `totalPages`; they are still yielded in page order. `1` reads one page after another. Integer
-   * 1…1000. Default 16 ({@link DEFAULT_LIST_CONCURRENCY}). Also the most pages requested ahead of the
-   * consumer; a 429 halves it for the rest of the walk (README "Pagination").
+   * 1…1000. Default 16 ({@link DEFAULT_LIST_CONCURRENCY}); 1 for a walk that stops at `createdAfter`
+   * (pages ahead would lie past it). Also the most pages requested ahead of the consumer; a 429 halves it
+   * for the rest of the walk (README "Pagination").
    */
   concurrency?: number;
 }
@@ -86,6 +88,50 @@ function checkListOptions(options: TaskListOptions): void {
     issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
   }
   if (issues.length > 0) throw new RequestValidationError('tasks.list', issues);
+}
+
+/** How `tasks.list` applies `createdAfter`/`createdBefore`: the query to send, the filter, whether it stops early. */
+interface CreationWindow {
+  readonly query: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
+  readonly filter: PageFilter;
+  /** The walk ends at the first page past a bound (the listing is sorted by `createdAt` toward it). */
+  readonly stops: boolean;
+}
+
+/**
+ * The creation window of a listing (`after` inclusive, `before` exclusive, ms), or `undefined` without
+ * bounds. Without a sort of the caller's, the listing is sorted by `createdAt`, newest first; a walk sorted
+ * by `createdAt` ends at the first page holding a task beyond the bound it walks toward (`createdAfter`
+ * newest first, `createdBefore` oldest first). Tasks without a readable `createdAt` are left out.
+ */
+function creationWindow(
+  after: number | undefined,
+  before: number | undefined,
+  params: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>,
+): CreationWindow | undefined {
+  if (after === undefined && before === undefined) return undefined;
+  const query =
+    params.sortBy === undefined && params.sortOrder === undefined
+      ? { ...params, sortBy: 'createdAt', sortOrder: -1 as const }
+      : params;
+  const createdOf = (task: Task): number =>
+    typeof task.createdAt === 'string' ? Date.parse(task.createdAt) : Number.NaN;
+  const byCreation = query.sortBy === 'createdAt';
+  // The service sorts ascending when no order is given (OpenAPI `listTasks`).
+  const newestFirst = byCreation && query.sortOrder === -1;
+  const bound = newestFirst ? after : byCreation ? before : undefined;
+  const beyond = (created: number) => (newestFirst ? created < (after as number) : created >= (before as number));
+  return {
+    query,
+    stops: bound !== undefined,
+    filter: {
+      keep: (task) => {
+        const created = createdOf(task);
+        return (after === undefined || created >= after) && (before === undefined || created < before);
+      },
+      endsWith: (tasks) => bound !== undefined && tasks.some((task) => beyond(createdOf(task))),
+    },
+  };
 }
 
 /** Options of {@link Tasks.waitForStatus}. */
@@ -215,21 +261,31 @@ export class Tasks {
    * `for await` over it for every task of every page (each id once): after the first page, up to
    * `options.concurrency` pages (default 16) are requested at once and yielded in page order; leaving the
    * loop aborts them. `search` is literal (`ignoreRegex=true`) unless you pass `ignoreRegex: false`.
-   * Retried when safe. Details in README "Pagination".
-   * @throws {RequestValidationError} for bad params or options (on await/iteration; nothing is sent);
-   * {@link PaginationLimitError} past `options.maxPages`; request errors as {@link retrieve}, at the
-   * position of the page that failed.
+   * `createdAfter` (at or after) and `createdBefore` (before), ISO 8601 text or a `Date`, are applied to
+   * each page here and never sent: without a sort of yours the listing is `createdAt` newest first, and
+   * the walk ends after the first page holding a task older than `createdAfter` (one page at a time
+   * unless you set `concurrency`). Retried when safe. Details in README "Pagination".
+   * @throws {RequestValidationError} for bad params or options, such as a creation bound that is not a
+   * date (on await/iteration; nothing is sent); {@link PaginationLimitError} past `options.maxPages`;
+   * request errors as {@link retrieve}, at the position of the page that failed.
    */
   list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
-    const { maxPages = DEFAULT_MAX_PAGES, concurrency = DEFAULT_LIST_CONCURRENCY, ...requestOptions } = options;
-    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
-    let parsed: TaskListParams;
+    let parsed: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
+    let window: CreationWindow | undefined;
     try {
       checkListOptions(options);
-      parsed = parseParams(TaskListParams, params, 'tasks.list');
+      const { createdAfter, createdBefore, ...query } = parseParams(TaskListRequestParams, params, 'tasks.list');
+      window = creationWindow(instantOf(createdAfter), instantOf(createdBefore), query);
+      parsed = window?.query ?? query;
     } catch (error) {
       return new TaskListPromise(() => Promise.reject(error), 1, { maxPages: 1, concurrency: 1 });
     }
+    // A walk that stops at a creation bound reads one page after another unless told otherwise: pages
+    // requested ahead would be past the bound (docs/pagination.md "By creation time").
+    const defaultConcurrency = window?.stops === true ? 1 : DEFAULT_LIST_CONCURRENCY;
+    const { maxPages = DEFAULT_MAX_PAGES, concurrency = defaultConcurrency, ...requestOptions } = options;
+    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
+    const filter = window?.filter;
     const query: Record<string, string> = { limit: String(parsed.limit ?? MAX_PAGE_SIZE) };
     if (parsed.search !== undefined) {
       query.search = parsed.search;
@@ -256,7 +312,7 @@ export class Tasks {
               ...(request.totalTimeout === undefined ? {} : { totalTimeout: request.totalTimeout }),
             },
       );
-      const taskPage = new TaskPage(response, fetchPage);
+      const taskPage = new TaskPage(response, fetchPage, filter);
       if (head !== undefined) pageHeads.set(taskPage, head);
       return taskPage;
     };
@@ -265,18 +321,23 @@ export class Tasks {
 
   /**
    * Estimates distance, travel time and price (KWD) between two points without creating a task
-   * (`POST tasks/estimate`). Retried when safe (it creates nothing).
-   * @throws {RequestValidationError} for missing or out-of-range coordinates (nothing is sent);
+   * (`POST tasks/estimate`). Retried when safe (it creates nothing). A point may be a delivery or pickup
+   * location (`to: order.deliveryLocation`): its `fullAddress` is checked, not sent, and named in a debug log.
+   * @throws {RequestValidationError} for missing or out-of-range coordinates, or a field no point or
+   * location has (nothing is sent);
    * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
    */
   estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return call(
       this.#context,
       OPERATIONS['tasks.estimate'].response,
-      () => ({
-        ...requestOf('tasks.estimate'),
-        body: parseParams(EstimateParams, params, 'tasks.estimate'),
-      }),
+      () => {
+        const { body, dropped } = estimateBody(parseParams(EstimateRequestParams, params, 'tasks.estimate'));
+        if (dropped.length > 0) {
+          this.#context.logger.debug(`tasks.estimate: not sending ${dropped.join(', ')} (a location field)`);
+        }
+        return { ...requestOf('tasks.estimate'), body };
+      },
       options,
     );
   }

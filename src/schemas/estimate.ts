@@ -4,16 +4,58 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { Latitude, Longitude } from './primitives.js';
+import { Latitude, Longitude, wellFormedText } from './primitives.js';
 import { TravelDetail } from './task.js';
 
-/** A point for an estimate, decimal degrees. */
+/** A point for an estimate, decimal degrees: what `POST tasks/estimate` carries. */
 export const EstimatePoint = z.strictObject({ latitude: Latitude, longitude: Longitude });
 export type EstimatePoint = z.infer<typeof EstimatePoint>;
 
-/** Parameters of `client.tasks.estimate`: both points required. */
+/** The body of `POST tasks/estimate`: both points required. */
 export const EstimateParams = z.strictObject({ from: EstimatePoint, to: EstimatePoint });
-export type EstimateParams = z.input<typeof EstimateParams>;
+
+/**
+ * Fields of a delivery or pickup location (`DeliveryLocation`, `PickupLocation`) that an estimate point
+ * does not carry: `tasks.estimate` accepts them, checks them as a location would, and drops them before
+ * sending (with a debug log), so `estimate({ from, to: order.destination })` works as it type-checks.
+ */
+export const LOCATION_ONLY_FIELDS = ['fullAddress'] as const;
+
+/** A point as `tasks.estimate` accepts it: an {@link EstimatePoint}, or a delivery or pickup location. */
+const EstimatePointParam = z.strictObject({
+  latitude: Latitude,
+  longitude: Longitude,
+  /** Address lines of a location: accepted and not sent. */
+  fullAddress: z.optional(z.array(z.string())),
+});
+
+/** What `tasks.estimate` accepts: an {@link EstimatePoint}, or a delivery or pickup location, for each point. */
+export const EstimateRequestParams = z
+  .strictObject({ from: EstimatePointParam, to: EstimatePointParam })
+  .check(wellFormedText);
+
+/**
+ * Parameters of `client.tasks.estimate`: two points, each an {@link EstimatePoint} or a delivery or
+ * pickup location (its `fullAddress` is not sent).
+ */
+export type EstimateParams = z.input<typeof EstimateRequestParams>;
+
+/**
+ * The body to send for checked parameters: each point's coordinates only. `dropped` names the location
+ * fields left out (`to.fullAddress`), for the debug log.
+ */
+export function estimateBody(params: z.output<typeof EstimateRequestParams>): {
+  body: z.output<typeof EstimateParams>;
+  dropped: string[];
+} {
+  const dropped: string[] = [];
+  const point = (name: 'from' | 'to'): EstimatePoint => {
+    const { latitude, longitude, ...rest } = params[name];
+    for (const field of Object.keys(rest)) dropped.push(`${name}.${field}`);
+    return { latitude, longitude };
+  };
+  return { body: { from: point('from'), to: point('to') }, dropped };
+}
 
 /** An estimate: `travelDetail` and `price` (KWD number), both optional. */
 export const Estimate = z.looseObject({

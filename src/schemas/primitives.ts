@@ -3,7 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { isKwdAmount } from '../core/fils.js';
+import { isKwdAmount, parseFils } from '../core/fils.js';
 import { isWellFormedText } from '../internal/text.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
@@ -11,13 +11,39 @@ export const Latitude = z.number().check(z.gte(-90), z.lte(90));
 /** Longitude in decimal degrees, finite, −180…180. */
 export const Longitude = z.number().check(z.gte(-180), z.lte(180));
 
-/** A KWD amount as decimal text with at most 3 decimals and no sign (`"12.5"`, `"0.250"`); spec: Task `totalAmount`. */
+/**
+ * Largest KWD amount a request carries: 9,007,199,254,740.991 KWD, that is `Number.MAX_SAFE_INTEGER`
+ * fils, the range in which the `kwd` helpers' number results are exact (README "KWD money",
+ * `docs/kwd.md`). Top-ups, `totalAmount` and the MCP policy's fee caps are bounded by it.
+ */
+export const MAX_KWD_AMOUNT = '9007199254740.991';
+
+const MAX_AMOUNT_FILS = BigInt(Number.MAX_SAFE_INTEGER);
+const OVER_MAX = `Expected a KWD amount of at most ${MAX_KWD_AMOUNT} KWD`;
+
+/** False for decimal text above {@link MAX_KWD_AMOUNT}; other text is left to the pattern. */
+function withinMaximum(amount: string): boolean {
+  return !isKwdAmount(amount) || parseFils(amount) <= MAX_AMOUNT_FILS;
+}
+
+/**
+ * A KWD amount as decimal text with at most 3 decimals and no sign (`"12.5"`, `"0.250"`), at most
+ * {@link MAX_KWD_AMOUNT}; spec: Task `totalAmount`.
+ */
 export const KwdText = z
   .string()
-  .check(z.regex(/^\d+(\.\d{1,3})?$/, 'Expected KWD decimal text with at most 3 decimals, like "12.500"'));
+  .check(
+    z.regex(/^\d+(\.\d{1,3})?$/, 'Expected KWD decimal text with at most 3 decimals, like "12.500"'),
+    z.refine(withinMaximum, OVER_MAX),
+  );
 
-/** A KWD amount as a finite number with at most 3 decimals. */
-export const KwdNumber = z.number().check(z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'));
+/** A KWD amount as a finite number with at most 3 decimals, at most {@link MAX_KWD_AMOUNT}. */
+export const KwdNumber = z
+  .number()
+  .check(
+    z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'),
+    z.lte(Number(MAX_KWD_AMOUNT), OVER_MAX),
+  );
 
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
 const MAX_TEXT_DEPTH = 16;

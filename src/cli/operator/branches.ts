@@ -23,7 +23,7 @@ export const branches: OperatorCommandSpec = {
     const table = new TableWriter([{ title: 'name' }, { title: 'id' }, { title: 'address' }], (line) =>
       output.line(line),
     );
-    for (const branch of list) {
+    for (const branch of output.redact(list)) {
       table.add([textCell(branch.name), textCell(branch.id), textCell((branch as Record<string, unknown>).address)]);
     }
     table.end();

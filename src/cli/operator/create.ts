@@ -196,5 +196,5 @@ export const tasksCreate: OperatorCommandSpec = {
 
 function show(context: CommandContext, task: Task, created: boolean): void {
   if (context.output.json) context.output.document({ created, task });
-  else for (const line of taskDetails(task)) context.output.line(line);
+  else for (const line of taskDetails(context.output.redact(task))) context.output.line(line);
 }

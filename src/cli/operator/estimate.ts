@@ -32,7 +32,7 @@ export const estimate: OperatorCommandSpec = {
       context.output.document(result);
       return;
     }
-    const travel = result.travelDetail;
+    const travel = context.output.redact(result).travelDetail;
     // The service states no unit for these numbers: the raw value with its field's name, never a guessed unit.
     const shown = (value: unknown, field: string) =>
       value === undefined ? undefined : `${textCell(value)} (${field}; ${NO_UNIT})`;

@@ -114,7 +114,7 @@ export const tasksList: OperatorCommandSpec = {
       ? output.jsonArray()
       : (() => {
           const table = new TableWriter(TASK_COLUMNS, (line) => output.line(line));
-          return { add: (task: Task) => table.add(taskRow(task)), end: () => table.end() };
+          return { add: (task: Task) => table.add(taskRow(output.redact(task))), end: () => table.end() };
         })();
     let listed = 0;
     try {
@@ -148,6 +148,6 @@ export const tasksGet: OperatorCommandSpec = {
     const [id = ''] = input.positionals;
     const task = await context.client.tasks.retrieve(id, { signal: context.signal });
     if (context.output.json) context.output.document(task);
-    else for (const line of taskDetails(task)) context.output.line(line);
+    else for (const line of taskDetails(context.output.redact(task))) context.output.line(line);
   },
 };

@@ -112,7 +112,7 @@ export const tasksWatch: OperatorCommandSpec = {
       if (task !== undefined) {
         for (const change of changes.next(task)) {
           if (array) array.add(change);
-          else output.line(`${timeCell(change.at)}  ${textCell(change.status)}`);
+          else output.line(`${timeCell(change.at)}  ${textCell(output.redact(change.status))}`);
         }
         lastStatus = task.status ?? lastStatus;
         if (typeof task.status === 'string' && isFinalStatus(task.status)) {

@@ -255,6 +255,19 @@ function deliverToText(params: CreateParams): string {
   return `${address}(${pointText(params.deliveryLocation)})`;
 }
 
+/**
+ * The texts of a booking shown to the person (the question, `wouldBook`): redacted, then neutralised as
+ * {@link plainText} does, so a summary shows what the question shows.
+ */
+function summaryOf(session: Session, plan: Plan): { orderNumber: string; deliverTo: string; pickup: string } {
+  const params = session.redact(plan.params);
+  return {
+    orderNumber: plainText(params.orderNumber),
+    deliverTo: deliverToText(params),
+    pickup: pickupText({ ...plan, params }),
+  };
+}
+
 /** A task already carrying the order: returned, nothing charged. */
 function alreadyBooked(session: Session, task: Task): ToolOutput {
   return {
@@ -273,9 +286,10 @@ async function askPerson(session: Session, plan: Plan, spentFils: number, signal
     capFils === undefined
       ? `today's spending would be ${kwdText(spentFils + plan.quotedFils)} KWD`
       : `${kwdText(Math.max(0, capFils - spentFils - plan.quotedFils))} KWD of today's ${kwdText(capFils)} KWD cap would be left`;
+  const shown = summaryOf(session, plan);
   const message =
-    `Book a delivery for order ${quoted(plan.params.orderNumber)} to ${deliverToText(plan.params)}, picked up at ` +
-    `${pickupText(plan)}, for a fee of ${fee} KWD? After it, ${cap}.`;
+    `Book a delivery for order ${quoted(shown.orderNumber)} to ${shown.deliverTo}, picked up at ` +
+    `${shown.pickup}, for a fee of ${fee} KWD? After it, ${cap}.`;
   let answer: Awaited<ReturnType<Session['server']['elicitInput']>>;
   try {
     answer = await session.server.elicitInput(
@@ -295,7 +309,7 @@ async function askPerson(session: Session, plan: Plan, spentFils: number, signal
   } catch (error) {
     throw new Refusal(
       'confirmation',
-      `the person could not be asked (${plainText(error instanceof Error ? error.message : String(error), 200)}); nothing was booked`,
+      `the person could not be asked (${plainText(session.redactText(error instanceof Error ? error.message : String(error)), 200)}); nothing was booked`,
     );
   }
   if (answer.action === 'accept' && answer.content?.confirm === true) return;
@@ -324,9 +338,7 @@ function checkToken(
       confirmationToken: token,
       confirmationExpiresAt: new Date(expiresAt).toISOString(),
       wouldBook: {
-        orderNumber: plan.params.orderNumber,
-        deliverTo: deliverToText(plan.params),
-        pickup: pickupText(plan),
+        ...summaryOf(session, plan),
         feeKwd: kwdText(plan.quotedFils),
         ...(balanceFils === undefined ? {} : { walletAfterKwd: kwdText(balanceFils - plan.quotedFils) }),
       },
@@ -379,7 +391,7 @@ async function book(session: Session, plan: Plan, signal: AbortSignal): Promise<
   if (!claim.claimed) {
     throw new Refusal(
       'orderInProgress',
-      `order ${quoted(orderNumber)} is being booked by another session right now; look it up with find_tasks in a minute`,
+      `order ${quoted(session.redactText(orderNumber))} is being booked by another session right now; look it up with find_tasks in a minute`,
     );
   }
   let reserved: { day: string; feeFils: number } | undefined;
@@ -462,10 +474,10 @@ async function book(session: Session, plan: Plan, signal: AbortSignal): Promise<
       throw error;
     }
     // The task may exist: the fee stays counted and the order claimed, so no one books it again blindly.
-    const result = failureResult('create_delivery', error);
+    const result = failureResult('create_delivery', error, (text) => session.redactText(text));
     result.content.push({
       type: 'text',
-      text: `The outcome of this booking is unknown: its fee stays counted in today's spending and order ${quoted(orderNumber)} stays claimed for a few minutes. Look it up with find_tasks before booking it again.`,
+      text: `The outcome of this booking is unknown: its fee stays counted in today's spending and order ${quoted(session.redactText(orderNumber))} stays claimed for a few minutes. Look it up with find_tasks before booking it again.`,
     });
     return result;
   }

@@ -90,10 +90,10 @@ export const createTopUpLink = defineTool({
       await hook?.({ paymentUrl: link.paymentUrl, amountKwd, expiresAt: link.expiresAt });
       return { ...facts, delivered: "handed to the merchant's application" };
     } catch (error) {
-      const result = failureResult('create_top_up_link: the link was requested but could not be delivered', error);
-      for (const block of result.content)
-        if (block.type === 'text') block.text = withoutLink(block.text, link.paymentUrl);
-      return result;
+      // The link is removed with the secrets, before the line is cut: a cut link would leave its start.
+      return failureResult('create_top_up_link: the link was requested but could not be delivered', error, (text) =>
+        withoutLink(session.redactText(text), link.paymentUrl),
+      );
     }
   },
 });

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { MAX_FIELD_CHARS } from '../task-view.js';
+import { cut } from '../text.js';
 import { defineTool } from '../tool.js';
 
 /** Branches shown at most. */
@@ -18,7 +19,7 @@ const Branch = z.object({
   longitude: z.optional(z.number()),
 });
 
-const cut = (text: string) => (text.length > MAX_FIELD_CHARS ? `${text.slice(0, MAX_FIELD_CHARS - 1)}…` : text);
+const bounded = (text: string) => cut(text, MAX_FIELD_CHARS);
 
 /** `list_branches`. */
 export const listBranches = defineTool({
@@ -32,12 +33,13 @@ export const listBranches = defineTool({
   input: z.strictObject({}),
   output: z.object({ branches: z.array(Branch), truncated: z.boolean() }),
   async run(_input, session, signal) {
-    const all = await session.client.branches.list({ signal });
+    // Redacted before the fields are cut, so no part of a secret is left at a cut.
+    const all = session.redact(await session.client.branches.list({ signal }));
     const branches = all.slice(0, MAX_BRANCHES).map((branch) => {
       const source = branch as Record<string, unknown>;
-      const shown: z.infer<typeof Branch> = { name: cut(branch.name) };
-      if (typeof source.id === 'string') shown.id = cut(source.id);
-      if (typeof source.address === 'string') shown.address = cut(source.address);
+      const shown: z.infer<typeof Branch> = { name: bounded(branch.name) };
+      if (typeof source.id === 'string') shown.id = bounded(source.id);
+      if (typeof source.address === 'string') shown.address = bounded(source.address);
       if (typeof source.latitude === 'number' && Number.isFinite(source.latitude)) shown.latitude = source.latitude;
       if (typeof source.longitude === 'number' && Number.isFinite(source.longitude)) shown.longitude = source.longitude;
       return shown;

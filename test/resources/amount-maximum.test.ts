@@ -1,0 +1,61 @@
+/**
+ * KWD amounts in requests have a stated maximum (`MAX_KWD_AMOUNT`): the SDK refuses more before
+ * sending, the MCP server's schemas and policy reuse it, and the mock answers 400 beyond it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, MAX_KWD_AMOUNT, RequestValidationError } from '../../src/index.js';
+import { createMcpServer } from '../../src/mcp/index.js';
+import { call, connectInMemory, refusalOf } from '../mcp/support.js';
+import { orderParams, useMockService } from '../support/mock-service.js';
+
+describe('the maximum KWD amount of a request', () => {
+  const { mock, client } = useMockService({ account: { type: 'wallet', balance: '20' } });
+
+  it('is the safe range of fils, and a top-up beyond it is refused without sending', async () => {
+    expect(MAX_KWD_AMOUNT).toBe('9007199254740.991');
+    for (const amount of [1e21, 9007199254741, Number.MAX_VALUE]) {
+      const error = await client()
+        .wallet.topUp({ amount })
+        .catch((caught: unknown) => caught);
+      expect(error, String(amount)).toBeInstanceOf(RequestValidationError);
+      expect((error as RequestValidationError).issues[0]?.path).toBe('amount');
+      expect((error as Error).message).toContain(MAX_KWD_AMOUNT);
+    }
+    expect(mock.requestsFor('wallet.topUp')).toHaveLength(0);
+    await expect(client().wallet.topUp({ amount: 1_000_000 })).resolves.toMatchObject({ amount: 1_000_000 });
+  });
+
+  it('bounds totalAmount too', async () => {
+    const error = await client()
+      .tasks.create({ ...orderParams('MAX-1'), totalAmount: '10000000000000' })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+  });
+
+  it('is answered by the mock with a 400 beyond it', async () => {
+    const response = await fetch(`${mock.baseUrl}/tasks/wallet-topup`, {
+      method: 'POST',
+      headers: {
+        authorization: `apikey ${mock.apiKey}`,
+        'x-seller-id': mock.sellerId,
+        'content-type': 'application/json',
+      },
+      body: '{"amount":1e21}',
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('bounds the MCP top-up tool and the policy fee caps', async () => {
+    const mcp = await connectInMemory(createMcpServer(client(), { allow: ['read', 'topUp'] }));
+    try {
+      expect(refusalOf(await call(mcp, 'create_top_up_link', { amount: 1e21 })).rule).toBe('input');
+    } finally {
+      await mcp.close();
+    }
+    for (const field of ['maxFeeKwd', 'dailyCapKwd'] as const) {
+      expect(() => createMcpServer(client(), { [field]: '9007199254741' })).toThrow(ConfigurationError);
+      expect(() => createMcpServer(client(), { [field]: 1e21 })).toThrow(/at most 9007199254740\.991 KWD/);
+    }
+  });
+});
