@@ -5,7 +5,13 @@
  * (`sync.ts`).
  * @module
  */
-import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../core/errors.js';
+import {
+  ConfigurationError,
+  DeliveryError,
+  isWebhookPayloadError,
+  ResponseValidationError,
+  WebhookEventTimeoutError,
+} from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/lifecycle.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
@@ -13,7 +19,8 @@ import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
-import { sellerIdOf } from '../internal/seller.js';
+import { redactorOf, sellerIdOf } from '../internal/seller.js';
+import { taskIdIssue } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
@@ -93,7 +100,8 @@ export interface WebhookHandlerOptions {
    * `['delivered', 'cancelled']`. With a client, the final statuses (delivered, cancelled, rejected,
    * failed) are always confirmed too, so a forged one cannot end a task: `['delivered', 'cancelled']`
    * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
-   * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
+   * the task read back and its status. When the GET fails (or reads another task, or one without an id:
+   * a `ResponseValidationError` on `id`; or the task has no status), `onError` gets the
    * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
    * One GET is shared by the events of a task waiting on it, and a 404 is remembered for 10 000 ms (events
    * of that task then fail without a GET): docs/webhooks.md "Deadlines and bounds".
@@ -110,7 +118,8 @@ export interface WebhookHandlerOptions {
    * `true` (10 min, 10 000 tasks).
    *
    * A webhook body can be forged (OpenAPI webhook `taskStatusChanged`), so when events are confirmed only what
-   * `GET tasks/{id}` read back moves a task along or ends it; an unconfirmed event is dropped only as a
+   * `GET tasks/{id}` read back moves a task along or ends it (and a status read back is itself dropped as
+   * a duplicate or as older, so a stale read never moves a task backwards); an unconfirmed event is dropped only as a
    * duplicate of (task id, kind) or as older than a confirmed status, and never hides a later one.
    * Without confirmation the body is all there is: bodies set the order, and a final status from a body
    * drops later statuses that are not final, while another final status still reaches `onEvent` (two
@@ -795,6 +804,12 @@ class WebhookReceiver implements WebhookHandler {
         const confirmed = received.confirmed ? received : await this.#confirmEvent(received);
         if (confirmed === undefined) return 'failed';
         event = confirmed;
+        // The status read back passes the same filter as the store's (a stale read must not move the
+        // task backwards, nor pass a status again).
+        if (event.status !== kind) {
+          if (memory?.isDuplicate(taskId, event.status, Date.now())) return this.#dropDuplicate(event);
+          if (memory?.isOutOfOrder(taskId, event.status, Date.now())) return this.#dropOutOfOrder(event);
+        }
         // The GET wins: the status read back is what is passed on (a webhook for it later is a
         // duplicate) and what moves the task; a kind it did not confirm may still come, genuinely.
         memory?.mark(taskId, event.status, Date.now());
@@ -896,7 +911,23 @@ class WebhookReceiver implements WebhookHandler {
     try {
       if (this.#confirmations === undefined) {
         const client = this.#client as WebhookClient;
-        this.#confirmations = new TaskConfirmations(async (taskId) => await client.tasks.retrieve(taskId));
+        const redactor = redactorOf(client);
+        this.#confirmations = new TaskConfirmations(async (taskId) => {
+          const task = await client.tasks.retrieve(taskId);
+          // A read of another task, or of one without an id, confirms nothing (a `DeliveryClient`
+          // refuses it itself; any other client is held to the same rule here).
+          const issue = typeof task === 'object' && task !== null ? taskIdIssue(taskId, task) : undefined;
+          if (issue !== undefined) {
+            throw new ResponseValidationError({
+              method: 'GET',
+              url: `tasks/${encodeURIComponent(taskId)}`,
+              status: 200,
+              issues: [{ ...issue, message: redactor?.text(issue.message) ?? issue.message }],
+              body: redactor?.value(task) ?? task,
+            });
+          }
+          return task.id === taskId ? task : { ...task, id: taskId };
+        });
       }
       const task = await this.#confirmations.confirm(received.taskId, received.kind, received.receivedAt.getTime());
       const status = task.status;
