@@ -19,7 +19,7 @@ import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
-import { redactorOf, sellerIdOf } from '../internal/seller.js';
+import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
 import { taskIdIssue } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { TaskListOptions } from '../resources/tasks.js';
@@ -229,11 +229,16 @@ export interface WebhookHandlerOptions {
   inboxWorkers?: boolean;
   /** With an `inbox`: pause between two claims that found nothing, ms. Default 100; an integer from 1 to 2 147 483 647. */
   inboxPollMs?: number;
-  /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
+  /**
+   * Where log lines go. Default: the `logger` of `client` when it is a `DeliveryClient`, else `console`
+   * (docs/configuration.md "Logging and secrets"). Lines carry task ids and kinds, never a body; the
+   * client's secrets are redacted from them.
+   */
   logger?: Logger;
   /**
-   * Least severe level written. Default: env `DELIVERY_LOG`, else `'warn'`. Rejected webhooks are
-   * logged at `warn`, duplicates and out-of-order events at `debug`.
+   * Least severe level written. Default: the `logLevel` of `client` when it is a `DeliveryClient` (a
+   * client at `'off'` keeps the handler silent too), else env `DELIVERY_LOG`, else `'warn'`. Rejected
+   * webhooks are logged at `warn`, duplicates and out-of-order events at `debug`.
    */
   logLevel?: LogLevel;
 }
@@ -409,7 +414,15 @@ class WebhookReceiver implements WebhookHandler {
       throw new ConfigurationError('onEvent', 'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })');
     }
     this.#onEvent = options.onEvent;
-    this.#logger = new LevelLogger(options.logger ?? console, resolveLogLevel(options.logLevel), new Redactor([]));
+    // The client's logger and level (a `DeliveryClient`'s), unless the handler is given its own.
+    const clientLogging = loggingOf(options.client);
+    this.#logger = new LevelLogger(
+      options.logger ?? clientLogging?.logger ?? console,
+      options.logLevel === undefined && clientLogging !== undefined
+        ? clientLogging.level
+        : resolveLogLevel(options.logLevel),
+      redactorOf(options.client) ?? new Redactor([]),
+    );
     this.#onError =
       options.onError ??
       ((error, event) =>
