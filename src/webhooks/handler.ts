@@ -318,7 +318,9 @@ export interface WebhookHandler {
    * walk started, unless an event failed: the next sync tries it again. The first sync, and any walk,
    * goes back at most the duplicate window (`dedupe.storeTtlMs` with a store, else `dedupe.windowMs`):
    * beyond it the filter could not tell what was already processed.
-   * @returns the counts of the walk, once every event it found has been processed.
+   * @returns the counts of the walk, once every event it found has been processed; `gaps` counts the final
+   * statuses no webhook had delivered as far as the handler can tell (`gapsScope`; without a store, those
+   * it cannot tell go to `unverified`): docs/webhooks.md "Catching lost events".
    * @throws {ConfigurationError} when `client` has no `tasks.list`; the errors of `tasks.list`
    * (`APIError`, `APIConnectionError`, …); {@link APIUserAbortError} when `options.signal` aborts.
    */
