@@ -1,7 +1,6 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type * as z from 'zod/mini';
 import { type Answered, APIPromise } from '../core/api-promise.js';
-import { ResponseValidationError } from '../core/errors.js';
 import { requestOf } from '../core/operations.js';
 import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../core/options.js';
 import type { DeliveryStore } from '../core/store.js';
@@ -11,7 +10,7 @@ import type { HttpRequest, HttpResponse, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
 import { taskPath } from './path.js';
 import type { Redactor } from './redact.js';
-import { taskIdIssue } from './task-identity.js';
+import { assertTaskId } from './task-identity.js';
 import type { TraceSpan } from './tracing.js';
 import { parseResponse, type Schema } from './validate.js';
 
@@ -110,18 +109,6 @@ export async function retrieveTask(
     Task,
     () => ({ ...requestOf('tasks.retrieve'), path: taskPath(id, operation) }),
     options,
-    (task, response): TaskWithId => {
-      const issue = taskIdIssue(id, task);
-      if (issue !== undefined) {
-        throw new ResponseValidationError({
-          method: response.method,
-          url: response.url,
-          status: response.status,
-          issues: [{ ...issue, message: context.redactor.text(issue.message) }],
-          body: context.redactor.value(response.body),
-        });
-      }
-      return task.id === id ? (task as TaskWithId) : { ...task, id };
-    },
+    (task, response): TaskWithId => assertTaskId(id, task, response, context.redactor),
   ) as Promise<Answered<TaskWithId>>;
 }

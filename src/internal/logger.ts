@@ -41,24 +41,22 @@ export function isStructuredLogger(target: object): boolean {
 /** A structured logger's level method: fields first, then the message. */
 type StructuredLogMethod = (fields: Record<string, unknown>, message: string) => void;
 
-/** JSON text of log fields (bigints as decimal text); a value that cannot be written names only its keys. */
-function fieldsText(fields: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(fields, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value));
-  } catch {
-    return `{${Object.keys(fields).join(', ')}}`;
-  }
-}
-
 /**
  * `fields` (already redacted) with a text form: a logger that turns its arguments into text
  * (`args.join(' ')`, a template, `String(fields)`) writes their JSON, never `[object Object]`. The
  * `toString` is not enumerable, so `console` and winston still show the fields as an object.
  */
 function printable(fields: Record<string, unknown>): Record<string, unknown> {
-  const copy = { ...fields };
-  Object.defineProperty(copy, 'toString', { value: () => fieldsText(fields), enumerable: false });
-  return copy;
+  return Object.defineProperty({ ...fields }, 'toString', {
+    value: () => {
+      try {
+        return JSON.stringify(fields);
+      } catch {
+        // A value JSON cannot write (a bigint, a cycle): its keys at least.
+        return `{${Object.keys(fields)}}`;
+      }
+    },
+  });
 }
 
 /**

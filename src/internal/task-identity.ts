@@ -4,16 +4,12 @@
  * data: `tasks.retrieve` and the webhook confirmation both refuse it.
  * @module
  */
-import type { ValidationIssue } from '../core/errors.js';
+import { ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import type { ClientRedactor } from './seller.js';
 
-/** The fields a task read back may carry its id in: `id` (the API form), `_id` (the webhook form). */
-const ID_FIELDS = ['id', '_id'] as const;
-
-/** Longest id quoted in a message; a longer one is cut (a service's ids are 24 characters). */
-const MAX_QUOTED = 128;
-
+/** An id as quoted in a message: JSON text, cut at 128 characters (a service's ids have 24). */
 function quoted(id: string): string {
-  return JSON.stringify(id.length > MAX_QUOTED ? `${id.slice(0, MAX_QUOTED)}…` : id);
+  return JSON.stringify(id.length > 128 ? `${id.slice(0, 128)}…` : id);
 }
 
 /**
@@ -24,22 +20,43 @@ function quoted(id: string): string {
 export function taskIdIssue(asked: string, task: object): ValidationIssue | undefined {
   const record = task as Record<string, unknown>;
   let found = false;
-  for (const field of ID_FIELDS) {
+  // `id` is the API form, `_id` the webhook form.
+  for (const field of ['id', '_id']) {
     const value = record[field];
     if (typeof value !== 'string' || value === '') continue;
     found = true;
     if (value !== asked) {
       return {
         path: field,
-        message: `Expected the task asked for (${quoted(asked)}), received task ${quoted(value)}`,
+        message: `Expected task ${quoted(asked)}, received ${quoted(value)}`,
         code: 'task_mismatch',
       };
     }
   }
   if (found) return undefined;
-  return {
-    path: 'id',
-    message: `Expected the id of the task asked for (${quoted(asked)}), received none (id, or _id)`,
-    code: 'invalid_type',
-  };
+  return { path: 'id', message: `Expected task ${quoted(asked)}, received no id`, code: 'invalid_type' };
+}
+
+/**
+ * `task` when it is the task `asked` for (with `id` set when it came as `_id` only).
+ * @throws {ResponseValidationError} with the {@link taskIdIssue} of `answer` (the GET that read it),
+ * message and body redacted by `redactor`.
+ */
+export function assertTaskId<T extends object>(
+  asked: string,
+  task: T,
+  answer: { readonly method: string; readonly url: string; readonly status: number; readonly body: unknown },
+  redactor: ClientRedactor | undefined,
+): T & { id: string } {
+  const issue = taskIdIssue(asked, task);
+  if (issue !== undefined) {
+    throw new ResponseValidationError({
+      method: answer.method,
+      url: answer.url,
+      status: answer.status,
+      issues: [{ ...issue, message: redactor?.text(issue.message) ?? issue.message }],
+      body: redactor?.value(answer.body) ?? answer.body,
+    });
+  }
+  return (task as { id?: unknown }).id === asked ? (task as T & { id: string }) : { ...task, id: asked };
 }

@@ -5,13 +5,7 @@
  * (`sync.ts`).
  * @module
  */
-import {
-  ConfigurationError,
-  DeliveryError,
-  isWebhookPayloadError,
-  ResponseValidationError,
-  WebhookEventTimeoutError,
-} from '../core/errors.js';
+import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/lifecycle.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
@@ -20,7 +14,7 @@ import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
-import { taskIdIssue } from '../internal/task-identity.js';
+import { assertTaskId } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
@@ -931,17 +925,8 @@ class WebhookReceiver implements WebhookHandler {
           const task = await client.tasks.retrieve(taskId);
           // A read of another task, or of one without an id, confirms nothing (a `DeliveryClient`
           // refuses it itself; any other client is held to the same rule here).
-          const issue = typeof task === 'object' && task !== null ? taskIdIssue(taskId, task) : undefined;
-          if (issue !== undefined) {
-            throw new ResponseValidationError({
-              method: 'GET',
-              url: `tasks/${encodeURIComponent(taskId)}`,
-              status: 200,
-              issues: [{ ...issue, message: redactor?.text(issue.message) ?? issue.message }],
-              body: redactor?.value(task) ?? task,
-            });
-          }
-          return task.id === taskId ? task : { ...task, id: taskId };
+          const answer = { method: 'GET', url: `tasks/${encodeURIComponent(taskId)}`, status: 200, body: task };
+          return assertTaskId(taskId, Object(task) as Task, answer, redactor);
         });
       }
       const task = await this.#confirmations.confirm(received.taskId, received.kind, received.receivedAt.getTime());

@@ -56,7 +56,7 @@ export interface WebhookSyncResult {
    * Final statuses this walk passed to `onEvent` that it cannot tell were lost, not counted in `gaps`
    * (always 0 with a `store`): without one, those of tasks updated before this handler was created, or
    * without a readable `updatedAt`; an earlier process may have processed them (after a restart, most
-   * were). Logged as one info line when not 0.
+   * were). Not logged: a restart is not a loss.
    */
   unverified: number;
   /** The checkpoint after this walk: when it started, or the previous one when an event failed. */
@@ -197,17 +197,8 @@ export class TaskSync {
       throw new APIUserAbortError({ method: 'GET', url: 'tasks', cause: signal.reason });
     }
     if (result.gaps > 0) {
-      const scope =
-        result.gapsScope === 'store'
-          ? 'to any instance sharing the store'
-          : 'to this process since it started (no shared store)';
       this.#context.logger.warn(
-        `Webhook sync: ${result.gaps} final statuses found that no webhook had delivered ${scope} (of ${result.tasks} tasks walked); passed to onEvent now`,
-      );
-    }
-    if (result.unverified > 0) {
-      this.#context.logger.info(
-        `Webhook sync: ${result.unverified} final statuses of tasks updated before this process started passed to onEvent; without a shared store it cannot tell whether an earlier process had processed them (not counted as gaps)`,
+        `Webhook sync: ${result.gaps} final statuses found that no webhook had delivered ${result.gapsScope === 'store' ? 'to any instance' : 'since this process started'} (of ${result.tasks} tasks walked); passed to onEvent now`,
       );
     }
     // A failed event keeps the checkpoint where it was, so the next sync tries it again.

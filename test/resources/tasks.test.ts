@@ -221,14 +221,9 @@ describe('tasks.retrieve', () => {
   });
 
   it.each([
-    [
-      'another task',
-      { id: 'task-B', status: 'delivered' },
-      'id',
-      /Expected the task asked for \("task-A"\), received task "task-B"/,
-    ],
-    ['another task by its _id', { _id: 'task-B', status: 'delivered' }, '_id', /received task "task-B"/],
-    ['a task without an id', { status: 'delivered' }, 'id', /received none/],
+    ['another task', { id: 'task-B', status: 'delivered' }, 'id', /Expected task "task-A", received "task-B"/],
+    ['another task by its _id', { _id: 'task-B', status: 'delivered' }, '_id', /received "task-B"/],
+    ['a task without an id', { status: 'delivered' }, 'id', /received no id/],
   ])(
     'refuses an answer that is %s: ResponseValidationError on the id, never data',
     async (_case, body, path, message) => {
