@@ -302,7 +302,7 @@ export class DeliveryClient {
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const redactor = new Redactor([apiKey, sellerId]);
-    rememberSellerId(this, sellerId, redactor);
+    rememberSellerId(this, sellerId, redactor, { logger: options.logger ?? console, level: logLevel });
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
     const given = options.reconciliation ?? {};
     const reconciliation: ReconciliationOptions = {

@@ -93,21 +93,32 @@ describe('tolerant reading (the default): unambiguous drift is coerced to the do
   });
 
   it('reads an id sent as a number as a string', async () => {
-    const { id } = await createdTask('ORD-DRIFT-3');
-    drifting((body) => {
-      body.id = 123;
+    server.use((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"id":123,"status":"pending"}');
     });
-    const task = await clientWith().tasks.retrieve(id);
+    const task = await clientWith().tasks.retrieve('123');
     expect(task.id).toBe('123');
   });
 
-  it('gives the retrieved task the id it was asked for when the answer has none', async () => {
+  it('refuses a retrieved task without an id: nothing shows it is the task asked for', async () => {
     const { id } = await createdTask('ORD-DRIFT-4');
     drifting((body) => {
       delete body.id;
     });
-    const task = await clientWith().tasks.retrieve(id);
-    expect(task.id).toBe(id);
+    const error = await clientWith()
+      .tasks.retrieve(id)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path: 'id' })]);
+  });
+
+  it("refuses a retrieved task whose id is another task's, even when it came as a number", async () => {
+    const { id } = await createdTask('ORD-DRIFT-5');
+    drifting((body) => {
+      body.id = 123;
+    });
+    await expect(clientWith().tasks.retrieve(id)).rejects.toBeInstanceOf(ResponseValidationError);
   });
 
   it('wallet.retrieveBalance reads walletAmount "98.185" as 98.185', async () => {

@@ -4,9 +4,10 @@
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createWebhookHandler, DeliveryClient } from '../src/index.js';
 import { createMockDeliveryService } from '../src/testing/index.js';
+import { orderParams } from './support/order-params.js';
 
 const mock = createMockDeliveryService();
 beforeAll(() => mock.listen());
@@ -82,5 +83,83 @@ describe('a console-style logger', () => {
     });
     await client.wallet.retrieveBalance();
     expect(calls).toEqual([['warn', expect.stringMatching(/^\[delivery-task-sdk\] Retrying GET /)]]);
+  });
+});
+
+describe('the webhook handler beside a client', () => {
+  const badWebhook = () =>
+    new Request('http://127.0.0.1/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'delivered' }),
+    });
+
+  /** A console-style logger that joins its arguments into one text, as many do. */
+  function joining() {
+    const lines: string[] = [];
+    const write = (...args: unknown[]) => void lines.push(args.join(' '));
+    return { lines, logger: { debug: write, info: write, warn: write, error: write } };
+  }
+
+  it("is silent with a client at logLevel 'off': rejections and the sync's gap warning alike", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const client = new DeliveryClient({
+        apiKey: mock.apiKey,
+        sellerId: mock.sellerId,
+        baseUrl: mock.baseUrl,
+        logLevel: 'off',
+      });
+      const task = await client.tasks.create(orderParams('ORD-LOG-OFF-1'));
+      await mock.advance(task.id, 'delivered');
+      const handler = createWebhookHandler({ client, onEvent: () => {} });
+      expect((await handler.fetch(badWebhook())).status).toBe(400);
+      expect((await handler.sync()).processed).toBe(1);
+      expect(warn).not.toHaveBeenCalled();
+      expect(error).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
+  });
+
+  it("writes to the client's logger at the client's level, unless given its own", async () => {
+    const fromClient = joining();
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+      logger: fromClient.logger,
+      logLevel: 'warn',
+    });
+    await createWebhookHandler({ client, onEvent: () => {} }).fetch(badWebhook());
+    expect(fromClient.lines).toEqual([expect.stringMatching(/^\[delivery-task-sdk\] Webhook rejected with 400/)]);
+
+    const own = joining();
+    await createWebhookHandler({ client, logger: own.logger, onEvent: () => {} }).fetch(badWebhook());
+    expect(own.lines).toHaveLength(1);
+    await createWebhookHandler({ client, logLevel: 'error', onEvent: () => {} }).fetch(badWebhook());
+    expect(fromClient.lines).toHaveLength(1);
+  });
+
+  it('never writes an object as [object Object], and still redacts the fields', async () => {
+    const { lines, logger } = joining();
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+      logger,
+      logLevel: 'debug',
+    });
+    await createWebhookHandler({ client, onEvent: () => {} }).fetch(badWebhook());
+    await client.wallet.retrieveBalance();
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(line).not.toContain('[object Object]');
+    expect(lines[0]).toMatch(/Webhook rejected with 400 \{"answer":.*Missing task id/);
+    expect(lines.some((line) => line.includes('"authorization":"[redacted]"'))).toBe(true);
+    const text = lines.join('\n');
+    expect(text).not.toContain(mock.apiKey);
+    expect(text).not.toContain(mock.sellerId);
   });
 });

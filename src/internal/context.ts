@@ -10,6 +10,7 @@ import type { HttpRequest, HttpResponse, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
 import { taskPath } from './path.js';
 import type { Redactor } from './redact.js';
+import { assertTaskId } from './task-identity.js';
 import type { TraceSpan } from './tracing.js';
 import { parseResponse, type Schema } from './validate.js';
 
@@ -46,15 +47,18 @@ export interface ResourceContext {
 /**
  * Sends a request and validates its 2xx body against `schema`, keeping the response's status and headers.
  * `request` may be a function, called here: what it throws (a `RequestValidationError`) rejects.
+ * `check`, when given, takes the parsed body (and the answer) and returns what to resolve with, or throws
+ * (not retried, as for a body that does not match).
  */
 export async function answer<T extends Schema>(
   context: ResourceContext,
   schema: T,
   request: HttpRequest | (() => HttpRequest),
   options?: RequestOptions,
+  check?: (data: z.core.output<T>, response: HttpResponse) => z.core.output<T>,
 ): Promise<Answered<z.core.output<T>>> {
   const sent = typeof request === 'function' ? request() : request;
-  const read = (response: HttpResponse, span: TraceSpan | undefined): unknown =>
+  const parse = (response: HttpResponse, span: TraceSpan | undefined): z.core.output<T> =>
     parseResponse(schema, response.body, {
       operation: sent.operation,
       method: response.method,
@@ -67,6 +71,8 @@ export async function answer<T extends Schema>(
       redactor: context.redactor,
       report: (drifts) => context.reportDrift(sent.operation, drifts, span),
     });
+  const read = (response: HttpResponse, span: TraceSpan | undefined): unknown =>
+    check === undefined ? parse(response, span) : check(parse(response, span), response);
   const response = await context.transport.send({ ...sent, read }, options);
   return {
     data: response.body as z.core.output<T>,
@@ -86,9 +92,11 @@ export function call<T extends Schema>(
 
 /**
  * `GET tasks/{id}`, as `tasks.retrieve` and the create path (a remembered order, a reconciliation) read
- * a task: retried when safe; a task answered without an `id` takes the id asked for.
- * @throws {RequestValidationError} for an empty id (named as an argument of `operation`); the errors of
- * {@link answer}.
+ * a task: retried when safe. The answer must be the task asked for: its `id` (or `_id`, the webhook form,
+ * which then gives `id`) equal to `id` exactly.
+ * @throws {RequestValidationError} for an empty id (named as an argument of `operation`);
+ * {@link ResponseValidationError} (an issue on `id` or `_id`) for an answer whose id differs from `id`, or
+ * that has none; the errors of {@link answer}.
  */
 export async function retrieveTask(
   context: ResourceContext,
@@ -96,11 +104,11 @@ export async function retrieveTask(
   operation: string,
   options?: RequestOptions,
 ): Promise<Answered<TaskWithId>> {
-  const { data, head } = await answer(
+  return answer(
     context,
     Task,
     () => ({ ...requestOf('tasks.retrieve'), path: taskPath(id, operation) }),
     options,
-  );
-  return { data: typeof data.id === 'string' && data.id !== '' ? (data as TaskWithId) : { ...data, id }, head };
+    (task, response): TaskWithId => assertTaskId(id, task, response, context.redactor),
+  ) as Promise<Answered<TaskWithId>>;
 }

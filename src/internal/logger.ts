@@ -5,7 +5,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel } from '../core/options.js';
 import { readEnv } from './env.js';
-import type { Redactor } from './redact.js';
+import type { ClientRedactor } from './seller.js';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 
@@ -41,14 +41,36 @@ export function isStructuredLogger(target: object): boolean {
 /** A structured logger's level method: fields first, then the message. */
 type StructuredLogMethod = (fields: Record<string, unknown>, message: string) => void;
 
-/** Writes to a {@link Logger} at or above a level, redacting secrets from messages and fields. */
+/**
+ * `fields` (already redacted) with a text form: a logger that turns its arguments into text
+ * (`args.join(' ')`, a template, `String(fields)`) writes their JSON, never `[object Object]`. The
+ * `toString` is not enumerable, so `console` and winston still show the fields as an object.
+ */
+function printable(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.defineProperty({ ...fields }, 'toString', {
+    value: () => {
+      try {
+        return JSON.stringify(fields);
+      } catch {
+        // A value JSON cannot write (a bigint, a cycle): its keys at least.
+        return `{${Object.keys(fields)}}`;
+      }
+    },
+  });
+}
+
+/**
+ * Writes to a {@link Logger} at or above a level, redacting secrets from messages and fields. A
+ * console-style logger gets `(line, fields)`, the fields printable as JSON text (never `[object Object]`);
+ * pino and bunyan get `(fields, message)`.
+ */
 export class LevelLogger {
   readonly #target: Logger;
   readonly #rank: number;
-  readonly #redactor: Redactor;
+  readonly #redactor: ClientRedactor;
   readonly #structured: boolean;
 
-  constructor(target: Logger, level: LogLevel, redactor: Redactor) {
+  constructor(target: Logger, level: LogLevel, redactor: ClientRedactor) {
     this.#target = target;
     this.#rank = RANK[level];
     this.#redactor = redactor;
@@ -71,7 +93,7 @@ export class LevelLogger {
       }
       const line = `[delivery-task-sdk] ${this.#redactor.text(message)}`;
       if (fields === undefined) this.#target[level](line);
-      else this.#target[level](line, this.#redactor.value(fields) as Record<string, unknown>);
+      else this.#target[level](line, printable(this.#redactor.value(fields) as Record<string, unknown>));
     } catch {
       // A failing logger must never break a request.
     }

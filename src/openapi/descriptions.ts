@@ -188,7 +188,7 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
   },
   BranchListResponse: {
     description:
-      'Answer of GET /tasks/branches. The spec does not show its shape: the mock sends `{ branches: [{ id, name, … }] }`; the SDK also accepts a bare array or `{ data: [...] }`, of objects with a `name` or of plain names.',
+      'Answer of GET /tasks/branches. The spec does not show its shape: the mock sends `{ branches: [{ id, name, … }] }`; the SDK also reads a bare array, `{ data: [...] }` or an array under any other property, of objects with a `name` or of plain names, and reads any other JSON body as no branches (reported as schema drift, never an error).',
   },
   WalletBalance: {
     description: 'Answer of GET /tasks/wallet-balance.',

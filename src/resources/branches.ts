@@ -1,10 +1,12 @@
 /** `client.branches`: pickup branches; OpenAPI `listBranches`. */
 
 import { APIPromise } from '../core/api-promise.js';
-import { OPERATIONS, requestOf } from '../core/operations.js';
+import { requestOf } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
-import { answer, type ResourceContext } from '../internal/context.js';
-import { type Branch, toBranches } from '../schemas/branch.js';
+import type { ResourceContext } from '../internal/context.js';
+import type { HttpResponse } from '../internal/http.js';
+import type { TraceSpan } from '../internal/tracing.js';
+import { type Branch, readBranches } from '../schemas/branch.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 
 /** Pickup branches of the seller. */
@@ -18,11 +20,24 @@ export class Branches {
 
   /**
    * Lists the branches whose `name` is valid as `selectedBranch` on create (`GET tasks/branches`).
-   * Any of the response shapes in docs/spec-choices.md is normalised to `Branch[]`. Retried when safe.
-   * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   * The spec does not show the shape: an array of branches (objects with a `name`, or strings), or an
+   * object holding one under any property, is read as `Branch[]` (docs/spec-choices.md); any other JSON
+   * body resolves `[]`. What was left out or coerced is reported as drift (`onDrift`, one warning per
+   * path), in every validation mode: a 2xx JSON answer never throws. Retried when safe.
+   * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError} for a 2xx
+   * body that is not JSON.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {
-    const answered = answer(this.#context, OPERATIONS['branches.list'].response, requestOf('branches.list'), options);
-    return new APIPromise(answered.then(({ data, head }) => ({ data: toBranches(data), head })));
+    const context = this.#context;
+    const read = (response: HttpResponse, span: TraceSpan | undefined): Branch[] => {
+      const { branches, drifts } = readBranches(response.body);
+      if (drifts.length > 0) context.reportDrift('branches.list', drifts, span);
+      return branches;
+    };
+    const answered = context.transport.send({ ...requestOf('branches.list'), read }, options).then((response) => ({
+      data: response.body as Branch[],
+      head: { status: response.status, headers: response.headers, body: response.text },
+    }));
+    return new APIPromise(answered);
   }
 }

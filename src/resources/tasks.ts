@@ -247,10 +247,13 @@ export class Tasks {
   }
 
   /**
-   * Reads one task by id (`GET tasks/{id}`). The id is URL-encoded. Retried when safe. The task's `id` is
-   * always a string: an answer without one takes the id asked for (README "Schema drift").
+   * Reads one task by id (`GET tasks/{id}`). The id is URL-encoded. Retried when safe. The answer must be
+   * the task asked for: its `id` (or `_id`, which then gives `id`) equal to `id` exactly, as you passed it
+   * (README "Schema drift").
    * @throws {RequestValidationError} for an empty id; {@link NotFoundError} for an unknown one;
-   * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   * {@link ResponseValidationError} for a body that does not match, and for a task whose id is not `id`
+   * or that has none (an issue on `id` or `_id`; not retried); {@link APIError} by status,
+   * {@link APIConnectionError}.
    */
   retrieve(id: string, options?: RequestOptions): APIPromise<TaskWithId> {
     return new APIPromise(retrieveTask(this.#context, id, 'tasks.retrieve', options));

@@ -193,7 +193,7 @@ export type Task = z.infer<typeof Task>;
 
 /**
  * A task whose `id` is known: what `tasks.create` and `tasks.retrieve` resolve to. A created task's id is
- * load-bearing (README "Schema drift"); a retrieved task without one takes the id it was asked for.
+ * load-bearing (README "Schema drift"); a retrieved task's must be the id asked for.
  */
 export const TaskWithId = z.looseObject({
   ...taskFields,

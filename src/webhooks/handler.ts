@@ -13,7 +13,8 @@ import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
-import { sellerIdOf } from '../internal/seller.js';
+import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
+import { assertTaskId } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { TaskListOptions } from '../resources/tasks.js';
 import type { Task } from '../schemas/task.js';
@@ -93,7 +94,8 @@ export interface WebhookHandlerOptions {
    * `['delivered', 'cancelled']`. With a client, the final statuses (delivered, cancelled, rejected,
    * failed) are always confirmed too, so a forged one cannot end a task: `['delivered', 'cancelled']`
    * confirms rejected and failed as well. The GET wins over the body: `onEvent` gets `confirmed: true`,
-   * the task read back and its status. When the GET fails (or the task has no status), `onError` gets the
+   * the task read back and its status. When the GET fails (or reads another task, or one without an id:
+   * a `ResponseValidationError` on `id`; or the task has no status), `onError` gets the
    * error and `onEvent` is not called for that event. `false` confirms nothing, even with a client.
    * One GET is shared by the events of a task waiting on it, and a 404 is remembered for 10 000 ms (events
    * of that task then fail without a GET): docs/webhooks.md "Deadlines and bounds".
@@ -110,7 +112,8 @@ export interface WebhookHandlerOptions {
    * `true` (10 min, 10 000 tasks).
    *
    * A webhook body can be forged (OpenAPI webhook `taskStatusChanged`), so when events are confirmed only what
-   * `GET tasks/{id}` read back moves a task along or ends it; an unconfirmed event is dropped only as a
+   * `GET tasks/{id}` read back moves a task along or ends it (and a status read back is itself dropped as
+   * a duplicate or as older, so a stale read never moves a task backwards); an unconfirmed event is dropped only as a
    * duplicate of (task id, kind) or as older than a confirmed status, and never hides a later one.
    * Without confirmation the body is all there is: bodies set the order, and a final status from a body
    * drops later statuses that are not final, while another final status still reaches `onEvent` (two
@@ -220,11 +223,16 @@ export interface WebhookHandlerOptions {
   inboxWorkers?: boolean;
   /** With an `inbox`: pause between two claims that found nothing, ms. Default 100; an integer from 1 to 2 147 483 647. */
   inboxPollMs?: number;
-  /** Where log lines go. Default `console`. Lines carry task ids and kinds, never a body. */
+  /**
+   * Where log lines go. Default: the `logger` of `client` when it is a `DeliveryClient`, else `console`
+   * (docs/configuration.md "Logging and secrets"). Lines carry task ids and kinds, never a body; the
+   * client's secrets are redacted from them.
+   */
   logger?: Logger;
   /**
-   * Least severe level written. Default: env `DELIVERY_LOG`, else `'warn'`. Rejected webhooks are
-   * logged at `warn`, duplicates and out-of-order events at `debug`.
+   * Least severe level written. Default: the `logLevel` of `client` when it is a `DeliveryClient` (a
+   * client at `'off'` keeps the handler silent too), else env `DELIVERY_LOG`, else `'warn'`. Rejected
+   * webhooks are logged at `warn`, duplicates and out-of-order events at `debug`.
    */
   logLevel?: LogLevel;
 }
@@ -304,7 +312,9 @@ export interface WebhookHandler {
    * walk started, unless an event failed: the next sync tries it again. The first sync, and any walk,
    * goes back at most the duplicate window (`dedupe.storeTtlMs` with a store, else `dedupe.windowMs`):
    * beyond it the filter could not tell what was already processed.
-   * @returns the counts of the walk, once every event it found has been processed.
+   * @returns the counts of the walk, once every event it found has been processed; `gaps` counts the final
+   * statuses no webhook had delivered as far as the handler can tell (`gapsScope`; without a store, those
+   * it cannot tell go to `unverified`): docs/webhooks.md "Catching lost events".
    * @throws {ConfigurationError} when `client` has no `tasks.list`; the errors of `tasks.list`
    * (`APIError`, `APIConnectionError`, …); {@link APIUserAbortError} when `options.signal` aborts.
    */
@@ -400,7 +410,15 @@ class WebhookReceiver implements WebhookHandler {
       throw new ConfigurationError('onEvent', 'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })');
     }
     this.#onEvent = options.onEvent;
-    this.#logger = new LevelLogger(options.logger ?? console, resolveLogLevel(options.logLevel), new Redactor([]));
+    // The client's logger and level (a `DeliveryClient`'s), unless the handler is given its own.
+    const clientLogging = loggingOf(options.client);
+    this.#logger = new LevelLogger(
+      options.logger ?? clientLogging?.logger ?? console,
+      options.logLevel === undefined && clientLogging !== undefined
+        ? clientLogging.level
+        : resolveLogLevel(options.logLevel),
+      redactorOf(options.client) ?? new Redactor([]),
+    );
     this.#onError =
       options.onError ??
       ((error, event) =>
@@ -795,6 +813,12 @@ class WebhookReceiver implements WebhookHandler {
         const confirmed = received.confirmed ? received : await this.#confirmEvent(received);
         if (confirmed === undefined) return 'failed';
         event = confirmed;
+        // The status read back passes the same filter as the store's (a stale read must not move the
+        // task backwards, nor pass a status again).
+        if (event.status !== kind) {
+          if (memory?.isDuplicate(taskId, event.status, Date.now())) return this.#dropDuplicate(event);
+          if (memory?.isOutOfOrder(taskId, event.status, Date.now())) return this.#dropOutOfOrder(event);
+        }
         // The GET wins: the status read back is what is passed on (a webhook for it later is a
         // duplicate) and what moves the task; a kind it did not confirm may still come, genuinely.
         memory?.mark(taskId, event.status, Date.now());
@@ -896,7 +920,14 @@ class WebhookReceiver implements WebhookHandler {
     try {
       if (this.#confirmations === undefined) {
         const client = this.#client as WebhookClient;
-        this.#confirmations = new TaskConfirmations(async (taskId) => await client.tasks.retrieve(taskId));
+        const redactor = redactorOf(client);
+        this.#confirmations = new TaskConfirmations(async (taskId) => {
+          const task = await client.tasks.retrieve(taskId);
+          // A read of another task, or of one without an id, confirms nothing (a `DeliveryClient`
+          // refuses it itself; any other client is held to the same rule here).
+          const answer = { method: 'GET', url: `tasks/${encodeURIComponent(taskId)}`, status: 200, body: task };
+          return assertTaskId(taskId, Object(task) as Task, answer, redactor);
+        });
       }
       const task = await this.#confirmations.confirm(received.taskId, received.kind, received.receivedAt.getTime());
       const status = task.status;

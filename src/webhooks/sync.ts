@@ -41,9 +41,24 @@ export interface WebhookSyncResult {
   failed: number;
   /**
    * Final statuses (delivered, cancelled, rejected, failed) this walk passed to `onEvent` that no webhook
-   * had delivered: the lost-event rate, as `gaps / tasks`. Logged as a warning when not 0.
+   * had delivered, as far as {@link gapsScope} can tell: the lost-event rate, as `gaps / tasks`. Logged
+   * as a warning when not 0. Those it cannot tell were lost are in {@link unverified} instead.
    */
   gaps: number;
+  /**
+   * What `gaps` was checked against. `'store'`: the handler's `store`, shared by the instances and kept
+   * across restarts (`dedupe.storeTtlMs`): a gap is a final status no instance had processed.
+   * `'process'` (no store): this handler's memory since it was created, so only tasks updated after that
+   * (their `updatedAt` against this machine's clock) can count as gaps.
+   */
+  gapsScope: 'store' | 'process';
+  /**
+   * Final statuses this walk passed to `onEvent` that it cannot tell were lost, not counted in `gaps`
+   * (always 0 with a `store`): without one, those of tasks updated before this handler was created, or
+   * without a readable `updatedAt`; an earlier process may have processed them (after a restart, most
+   * were). Not logged: a restart is not a loss.
+   */
+  unverified: number;
   /** The checkpoint after this walk: when it started, or the previous one when an event failed. */
   checkpoint: Date | undefined;
 }
@@ -104,9 +119,15 @@ export function syncLeaseTtlMs(intervalMs: number, storeTimeoutMs: number): numb
 /** The sync of one handler. */
 export class TaskSync {
   readonly #context: TaskSyncContext;
+  /**
+   * Without a store: the `updatedAt` (ms epoch) from which this process's memory can tell a final status
+   * was never delivered (its creation); `undefined` with a store, which can always tell.
+   */
+  readonly #tellsFrom: number | undefined;
 
   constructor(context: TaskSyncContext) {
     this.#context = context;
+    this.#tellsFrom = context.state.hasStore ? undefined : Date.now();
   }
 
   #requireList(method: string): ListTasks {
@@ -142,6 +163,8 @@ export class TaskSync {
       outOfOrder: 0,
       failed: 0,
       gaps: 0,
+      gapsScope: this.#tellsFrom === undefined ? 'store' : 'process',
+      unverified: 0,
       checkpoint: saved === undefined ? undefined : new Date(saved),
     };
     const inFlight = new Set<Promise<void>>();
@@ -155,9 +178,15 @@ export class TaskSync {
       result.tasks++;
       const event = syncEventOf(task, new Date());
       if (event === undefined) continue;
+      // Without a store, a task updated before this process could see its webhooks may have been
+      // processed by an earlier one (NaN, an unreadable updatedAt, cannot tell either).
+      const tells = this.#tellsFrom === undefined || updatedAt >= this.#tellsFrom;
       const pending = this.#context.submit(event).then((outcome) => {
         result[OUTCOME_COUNTS[outcome]]++;
-        if (outcome === 'processed' && isFinalStatus(event.status)) result.gaps++;
+        if (outcome === 'processed' && isFinalStatus(event.status)) {
+          if (tells) result.gaps++;
+          else result.unverified++;
+        }
         inFlight.delete(pending);
       });
       inFlight.add(pending);
@@ -169,7 +198,7 @@ export class TaskSync {
     }
     if (result.gaps > 0) {
       this.#context.logger.warn(
-        `Webhook sync: ${result.gaps} final statuses found that no webhook had delivered (of ${result.tasks} tasks walked); passed to onEvent now`,
+        `Webhook sync: ${result.gaps} final statuses found that no webhook had delivered ${result.gapsScope === 'store' ? 'to any instance' : 'since this process started'} (of ${result.tasks} tasks walked); passed to onEvent now`,
       );
     }
     // A failed event keeps the checkpoint where it was, so the next sync tries it again.

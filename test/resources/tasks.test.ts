@@ -208,16 +208,60 @@ describe('tasks.retrieve', () => {
     const body = { id: 42, status: ['pending'] };
     mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body, times: 3 });
     const error = await client({ validation: 'strict' })
-      .tasks.retrieve('abc')
+      .tasks.retrieve('42')
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues.map((issue) => issue.path).sort()).toEqual(['id', 'status']);
 
     const warnings: string[] = [];
     const logger = { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} };
-    expect(await client({ logger, logLevel: 'warn' }).tasks.retrieve('abc')).toStrictEqual({ id: '42' });
+    expect(await client({ logger, logLevel: 'warn' }).tasks.retrieve('42')).toStrictEqual({ id: '42' });
     expect(warnings.join('\n')).toContain('Schema drift in tasks.retrieve: status');
-    expect(await client({ validation: 'warn' }).tasks.retrieve('abc')).toStrictEqual({ id: '42' });
+    expect(await client({ validation: 'warn' }).tasks.retrieve('42')).toStrictEqual({ id: '42' });
+  });
+
+  it.each([
+    ['another task', { id: 'task-B', status: 'delivered' }, 'id', /Expected task "task-A", received "task-B"/],
+    ['another task by its _id', { _id: 'task-B', status: 'delivered' }, '_id', /received "task-B"/],
+    ['a task without an id', { status: 'delivered' }, 'id', /received no id/],
+  ])(
+    'refuses an answer that is %s: ResponseValidationError on the id, never data',
+    async (_case, body, path, message) => {
+      for (const validation of ['tolerant', 'strict'] as const) {
+        mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body, times: 1 });
+        const error = await client({ validation })
+          .tasks.retrieve('task-A')
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ResponseValidationError);
+        expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path })]);
+        expect((error as Error).message).toMatch(message);
+        expect(error).toMatchObject({ method: 'GET', status: 200 });
+      }
+      // Not retried: one GET per call.
+      expect(mock.requestsFor('tasks.retrieve')).toHaveLength(2);
+    },
+  );
+
+  it('compares the id as the caller passed it: an id needing encoding matches, its encoded form does not', async () => {
+    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body: { id: 'a b/c', status: 'pending' } });
+    expect(await client().tasks.retrieve('a b/c')).toMatchObject({ id: 'a b/c' });
+    mock.inject({
+      operation: 'tasks.retrieve',
+      kind: 'status',
+      status: 200,
+      body: { id: 'a%20b%2Fc', status: 'pending' },
+    });
+    await expect(client().tasks.retrieve('a b/c')).rejects.toBeInstanceOf(ResponseValidationError);
+  });
+
+  it('reads a task carrying its id as _id only, and gives it that id', async () => {
+    mock.inject({
+      operation: 'tasks.retrieve',
+      kind: 'status',
+      status: 200,
+      body: { _id: 'task-A', status: 'pending' },
+    });
+    expect(await client().tasks.retrieve('task-A')).toMatchObject({ id: 'task-A', _id: 'task-A', status: 'pending' });
   });
 });
 

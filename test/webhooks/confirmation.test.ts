@@ -4,6 +4,7 @@
  * drives.
  */
 import { describe, expect, it } from 'vitest';
+import { memoryStore, ResponseValidationError } from '../../src/index.js';
 import type { Task } from '../../src/schemas/task.js';
 import {
   CONFIRMATION_MEMORY_MS,
@@ -11,6 +12,8 @@ import {
   NOT_FOUND_MEMORY_MS,
   TaskConfirmations,
 } from '../../src/webhooks/confirmation.js';
+import type { InboxEntry, WebhookInbox } from '../../src/webhooks/inbox.js';
+import { createWebhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
 
 /** A GET whose answers the test settles one by one, and a clock it sets. */
 function harness() {
@@ -113,5 +116,131 @@ describe('TaskConfirmations', () => {
     void confirmations.confirm('t2', 'y', received);
     await flush();
     expect(pending).toHaveLength(MAX_CONFIRMED_TASKS + 3);
+  });
+});
+
+/** A webhook request carrying `{ _id: taskId, status }`. */
+const webhook = (taskId: string, status: string) =>
+  new Request('http://receiver.test/webhooks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ _id: taskId, status }),
+  });
+
+/** An inbox in this process's memory: enough for the handler's workers (one process, no crash). */
+function arrayInbox(): WebhookInbox {
+  const pending: InboxEntry[] = [];
+  let next = 0;
+  return {
+    visibilityTimeoutMs: 60_000,
+    append: async ({ body, receivedAt }) => void pending.push({ id: String(++next), body, receivedAt, attempts: 1 }),
+    claim: async (_consumer, max) => pending.splice(0, max),
+    complete: async () => {},
+    fail: async () => {},
+    inspect: async () => ({ pending: pending.length, failed: 0, events: [] }),
+    replay: async () => 0,
+  };
+}
+
+describe('a confirming read is the task asked for, or a failed confirmation', () => {
+  /** A handler whose confirming GET answers `answer` for every task; what reached onEvent and onError. */
+  function confirmingWith(answer: (taskId: string) => Task) {
+    const events: WebhookEvent[] = [];
+    const errors: unknown[] = [];
+    const handler = createWebhookHandler({
+      client: { tasks: { retrieve: async (taskId: string) => answer(taskId) } },
+      confirm: true,
+      logLevel: 'off',
+      onEvent: (event) => void events.push(event),
+      onError: (error) => void errors.push(error),
+    });
+    return { handler, events, errors };
+  }
+
+  it.each([
+    ['another task (id B for A)', { id: 'B', status: 'delivered' }, 'id'],
+    ['a task without an id', { status: 'delivered' }, 'id'],
+    ['another task by its _id', { _id: 'B', status: 'delivered' }, '_id'],
+    ['a task whose id and _id disagree', { id: 'A', _id: 'B', status: 'delivered' }, '_id'],
+  ])(
+    'a read of %s never reaches onEvent: onError gets a ResponseValidationError on the id',
+    async (_case, task, path) => {
+      const { handler, events, errors } = confirmingWith(() => task as Task);
+      expect((await handler.fetch(webhook('A', 'delivered'))).status).toBe(200);
+      await handler.idle();
+      expect(events).toEqual([]);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(ResponseValidationError);
+      expect((errors[0] as ResponseValidationError).issues.map((issue) => issue.path)).toEqual([path]);
+      expect(handler.stats).toMatchObject({ processed: 0, failed: 1 });
+    },
+  );
+
+  it('a read carrying the task id as _id (the webhook form) confirms it', async () => {
+    const { handler, events, errors } = confirmingWith((taskId) => ({ _id: taskId, status: 'delivered' }) as Task);
+    await handler.fetch(webhook('A', 'delivered'));
+    await handler.idle();
+    expect(errors).toEqual([]);
+    expect(events.map((event) => [event.taskId, event.status, event.confirmed])).toEqual([['A', 'delivered', true]]);
+  });
+});
+
+describe('the status read back passes the duplicate and order filter, in every mode', () => {
+  const modes: readonly { mode: string; options: () => Partial<WebhookHandlerOptions> }[] = [
+    { mode: 'this process (no store)', options: () => ({}) },
+    { mode: 'a shared store', options: () => ({ store: memoryStore() }) },
+    { mode: 'an inbox without a store', options: () => ({ inbox: arrayInbox() }) },
+    { mode: 'an inbox and a shared store', options: () => ({ inbox: arrayInbox(), store: memoryStore() }) },
+  ];
+
+  /** A handler confirming every kind, whose GET answers what `reads` holds for the task at that moment. */
+  function staleReads(options: Partial<WebhookHandlerOptions>) {
+    const reads = new Map<string, string>();
+    const events: WebhookEvent[] = [];
+    const errors: unknown[] = [];
+    const handler = createWebhookHandler({
+      client: { tasks: { retrieve: async (taskId: string) => ({ id: taskId, status: reads.get(taskId) ?? '' }) } },
+      confirm: true,
+      logLevel: 'off',
+      onEvent: (event) => void events.push(event),
+      onError: (error) => void errors.push(error),
+      ...options,
+    });
+    let sent = 0;
+    const settled = () => {
+      const { processed, duplicates, outOfOrder, failed } = handler.stats;
+      return processed + duplicates + outOfOrder + failed;
+    };
+    const deliver = async (taskId: string, kind: string, read: string) => {
+      // A webhook received in the millisecond a GET of its task was sent shares that GET's answer
+      // (confirmation.ts): each webhook here comes later, so it gets a read of its own.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      reads.set(taskId, read);
+      expect((await handler.fetch(webhook(taskId, kind))).status).toBe(200);
+      sent++;
+      // With an inbox, idle() can resolve while a worker's claim is still on its way to the queue.
+      while (settled() < sent) await handler.idle();
+    };
+    return { handler, events, errors, deliver };
+  }
+
+  it.each(modes)('with $mode, a stale read never moves a task backwards', async ({ options }) => {
+    const { handler, events, errors, deliver } = staleReads(options());
+    await deliver('t-stale', 'pickedup', 'pickedup');
+    await deliver('t-stale', 'delivered', 'accepted');
+    await handler.close();
+    expect(errors).toEqual([]);
+    expect(events.map((event) => event.status)).toEqual(['pickedup']);
+    expect(handler.stats).toMatchObject({ processed: 1, outOfOrder: 1 });
+  });
+
+  it.each(modes)('with $mode, a read of a status already processed is a duplicate', async ({ options }) => {
+    const { handler, events, errors, deliver } = staleReads(options());
+    await deliver('t-same', 'pickedup', 'pickedup');
+    await deliver('t-same', 'enroute', 'pickedup');
+    await handler.close();
+    expect(errors).toEqual([]);
+    expect(events.map((event) => event.status)).toEqual(['pickedup']);
+    expect(handler.stats).toMatchObject({ processed: 1, duplicates: 1 });
   });
 });

@@ -164,6 +164,8 @@ describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
       outOfOrder: 0,
       failed: 0,
       gaps: bySync.length,
+      unverified: 0,
+      gapsScope: storeKind === undefined ? 'process' : 'store',
     });
     const pairs = events.map((event) => `${event.taskId} ${event.status}`);
     expect(pairs).toHaveLength(new Set(pairs).size);
@@ -256,6 +258,14 @@ describe('sync without tasks.list', () => {
   });
 });
 
+/** A webhook request carrying `{ _id: taskId, status }`. */
+const webhook = (taskId: string, status: string) =>
+  new Request('http://receiver.test/webhooks', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ _id: taskId, status }),
+  });
+
 describe('the gap report of sync()', () => {
   const now = new Date().toISOString();
   const listed: Task[] = [
@@ -278,8 +288,12 @@ describe('the gap report of sync()', () => {
     const handler = createWebhookHandler({
       client,
       onEvent: () => {},
+      syncSkewMs: 0,
       logger: { debug() {}, info() {}, warn: (message) => void warnings.push(message), error() {} },
     });
+    // Updated after the handler was created: this process can tell no webhook brought them.
+    const later = new Date(Date.now() + 1000).toISOString();
+    for (const task of listed) task.updatedAt = later;
     const webhook = new Request('http://receiver.test/webhooks', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -288,10 +302,62 @@ describe('the gap report of sync()', () => {
     expect((await handler.fetch(webhook)).status).toBe(200);
     await handler.idle();
     const result = await handler.sync();
-    expect(result).toMatchObject({ tasks: 4, processed: 3, duplicates: 1, gaps: 2 });
+    expect(result).toMatchObject({
+      tasks: 4,
+      processed: 3,
+      duplicates: 1,
+      gaps: 2,
+      unverified: 0,
+      gapsScope: 'process',
+    });
     expect(warnings).toEqual([expect.stringMatching(/2 final statuses .*no webhook had delivered/)]);
     const again = await handler.sync();
     expect(again.gaps).toBe(0);
     expect(warnings).toHaveLength(1);
+  });
+
+  /** A logger keeping warning and info lines. */
+  function keeping() {
+    const lines: string[] = [];
+    const logger = {
+      debug() {},
+      info: (message: string) => void lines.push(`info ${message}`),
+      warn: (message: string) => void lines.push(`warn ${message}`),
+      error() {},
+    };
+    return { lines, logger };
+  }
+
+  it('after a restart without a store, does not count as gaps what an earlier process may have processed', async () => {
+    const before = new Date(Date.now() - 60_000).toISOString();
+    for (const task of listed) task.updatedAt = before;
+    // The previous process received every webhook; this one starts with an empty memory.
+    const previous = createWebhookHandler({ client, onEvent: () => {}, logLevel: 'off' });
+    for (const task of listed) await previous.fetch(webhook(task.id ?? '', task.status ?? ''));
+    await previous.idle();
+    const { lines, logger } = keeping();
+    const restarted = createWebhookHandler({ client, onEvent: () => {}, logger, logLevel: 'info' });
+    const result = await restarted.sync();
+    expect(result).toMatchObject({ tasks: 4, processed: 4, gaps: 0, unverified: 3, gapsScope: 'process' });
+    // No gap warning: the result says what was counted (gapsScope) and what could not be (unverified).
+    expect(lines).toEqual([]);
+  });
+
+  it('with a shared store, counts as gaps only what no instance processed, across a restart', async () => {
+    const before = new Date(Date.now() - 60_000).toISOString();
+    for (const task of listed) task.updatedAt = before;
+    const store = memoryStore();
+    const previous = createWebhookHandler({ client, store, onEvent: () => {}, logLevel: 'off' });
+    await previous.fetch(webhook('t-gap-1', 'delivered'));
+    await previous.idle();
+    const { lines, logger } = keeping();
+    const restarted = createWebhookHandler({ client, store, onEvent: () => {}, logger });
+    const result = await restarted.sync();
+    expect(result).toMatchObject({ tasks: 4, processed: 3, duplicates: 1, gaps: 2, unverified: 0, gapsScope: 'store' });
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warn \[delivery-task-sdk\] Webhook sync: 2 final statuses .*no webhook had delivered to any instance/,
+      ),
+    ]);
   });
 });
