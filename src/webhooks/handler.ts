@@ -5,7 +5,13 @@
  * (`sync.ts`).
  * @module
  */
-import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../core/errors.js';
+import {
+  ConfigurationError,
+  DeliveryError,
+  isStoreUnavailableError,
+  isWebhookPayloadError,
+  WebhookEventTimeoutError,
+} from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/lifecycle.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
@@ -27,7 +33,7 @@ import { type InboxEntry, InboxWorker, isWebhookInbox, type WebhookInbox, withDe
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
-import { type EventOutcome, StoredTaskEvents } from './stored-dedupe.js';
+import { type EventOutcome, isLeaseBusy, StoredTaskEvents } from './stored-dedupe.js';
 import { TaskSync, type WebhookStartSyncOptions, type WebhookSyncOptions, type WebhookSyncResult } from './sync.js';
 import { readRequestBody, toResponse } from './web.js';
 
@@ -337,6 +343,9 @@ const DEFAULT_STORE_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_SYNC_SKEW_MS = 5 * 60 * 1000;
 const DEFAULT_INBOX_TIMEOUT_MS = 2_000;
 const DEFAULT_INBOX_POLL_MS = 100;
+/** Pauses before a claimed event is tried again while the store does not answer, ms (doubling). */
+const FIRST_STORE_WAIT_MS = 50;
+const LAST_STORE_WAIT_MS = 1_000;
 
 /** True for an object with the four operations of a {@link DeliveryStore}. */
 function isDeliveryStore(value: unknown): value is DeliveryStore {
@@ -545,10 +554,14 @@ class WebhookReceiver implements WebhookHandler {
 
   #startInbox(options: WebhookHandlerOptions, concurrency: number): InboxWorker | undefined {
     const inbox = this.#inbox;
-    if (inbox === undefined || options.inboxWorkers === false) return undefined;
+    if (inbox === undefined) return undefined;
+    // Events can wait in the inbox: none is processed on this process's memory during a store outage.
+    this.#stored?.holdDuringOutages(inbox.visibilityTimeoutMs);
+    if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,
       room: () => this.#maxQueue - this.#queue.waiting,
+      paused: () => this.#waitingOnStore > 0,
       dispatch: (entry) => this.#dispatch(inbox, entry),
       timeoutMs: this.#inboxTimeoutMs,
       pollMs: integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS),
@@ -558,6 +571,9 @@ class WebhookReceiver implements WebhookHandler {
     worker.start();
     return worker;
   }
+
+  /** Claimed events of this process waiting for the store to answer; no claim meanwhile. */
+  #waitingOnStore = 0;
 
   /** Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. */
   async #dispatch(inbox: WebhookInbox, entry: InboxEntry): Promise<void> {
@@ -572,7 +588,11 @@ class WebhookReceiver implements WebhookHandler {
     await this.#queue.push(
       event.taskId,
       async () => {
-        const outcome = await this.#process(event);
+        const stored = this.#stored;
+        const outcome =
+          stored === undefined ? await this.#process(event) : await this.#processWaiting(stored, event, inbox);
+        // Not processed (the store did not answer): left in the inbox, claimed again after its visibility timeout.
+        if (outcome === undefined) return;
         await this.#mark(
           outcome === 'failed'
             ? inbox.fail(
@@ -585,6 +605,47 @@ class WebhookReceiver implements WebhookHandler {
       entry.body.length,
     );
     this.#worker?.wake();
+  }
+
+  /**
+   * {@link #processStored} for a claimed event: while the store does not answer (or the task's lease stays
+   * taken), nothing runs and the event waits, tried again after 50 ms doubling to 1 s; the first store call
+   * that succeeds ends the wait. `undefined` after the inbox's visibility timeout (the event is left
+   * unmarked, claimed again later).
+   */
+  async #processWaiting(
+    stored: StoredTaskEvents,
+    event: WebhookEvent,
+    inbox: WebhookInbox,
+  ): Promise<EventOutcome | undefined> {
+    const giveUpAt = Date.now() + inbox.visibilityTimeoutMs;
+    let waiting = false;
+    try {
+      for (let pause = FIRST_STORE_WAIT_MS; ; pause = Math.min(2 * pause, LAST_STORE_WAIT_MS)) {
+        try {
+          return await this.#processStored(stored, event);
+        } catch (error) {
+          if (!isStoreUnavailableError(error) && !isLeaseBusy(error)) {
+            this.#stats.failed++;
+            await this.#report(error, event);
+            return 'failed';
+          }
+          if (Date.now() + pause > giveUpAt) {
+            this.#logger.warn(
+              `Task ${event.taskId} (${event.kind}) left in the inbox: the store did not answer for ${inbox.visibilityTimeoutMs} ms`,
+            );
+            return undefined;
+          }
+          if (!waiting) {
+            waiting = true;
+            this.#waitingOnStore++;
+          }
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      }
+    } finally {
+      if (waiting) this.#waitingOnStore--;
+    }
   }
 
   /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */
@@ -820,7 +881,9 @@ class WebhookReceiver implements WebhookHandler {
    * final) before the confirming GET, then, under the task's lease, the filter on the effective status,
    * `onEvent`, and the record. The rules are those of the memory (see `dedupe`); the status read back by a
    * GET is filtered too, so a webhook and a sync bringing one change process it once.
-   * Never throws but what reading the record throws (not a store failure: the memory stands in).
+   * Never throws but what reading the record throws (without an inbox, not a store failure: the memory
+   * stands in). With an inbox (the store holding), a store failure or a busy lease met before `onEvent`
+   * ran is thrown: nothing ran, and the event waits ({@link #processWaiting}).
    */
   async #processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
     const { taskId, kind } = received;
@@ -831,9 +894,14 @@ class WebhookReceiver implements WebhookHandler {
     if (event === undefined) return 'failed';
     const effect = { advances: event.confirmed || !this.#confirming, confirmed: event.confirmed };
     let outcome: Awaited<ReturnType<StoredTaskEvents['process']>>;
+    let ran = false;
     try {
-      outcome = await stored.process(taskId, event.status, effect, () => this.#runOnEvent(event));
+      outcome = await stored.process(taskId, event.status, effect, () => {
+        ran = true;
+        return this.#runOnEvent(event);
+      });
     } catch (error) {
+      if (!ran && stored.holding && (isStoreUnavailableError(error) || isLeaseBusy(error))) throw error;
       this.#stats.failed++;
       await this.#report(error, event);
       return 'failed';

@@ -120,6 +120,8 @@ export interface InboxWorkerContext {
   readonly inbox: WebhookInbox;
   /** Room in the handler's queue for more events now. */
   readonly room: () => number;
+  /** True while no event should be claimed (claimed ones wait for the store); polled every `pollMs`. */
+  readonly paused?: () => boolean;
   /** Hands a claimed entry to the handler's queue; resolves once it has been processed and marked. */
   readonly dispatch: (entry: InboxEntry) => Promise<void>;
   /** Deadline of one inbox call, ms. */
@@ -198,7 +200,7 @@ export class InboxWorker {
   async #claim(): Promise<number> {
     const { inbox, timeoutMs, logger } = this.#context;
     const max = Math.min(this.#context.batch, this.#context.room());
-    if (max <= 0 || this.#stopped) return 0;
+    if (max <= 0 || this.#stopped || this.#context.paused?.() === true) return 0;
     let entries: InboxEntry[];
     try {
       entries = await withDeadline(inbox.claim(this.consumer, max), timeoutMs, 'inbox claim');
