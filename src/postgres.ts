@@ -416,6 +416,12 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
         [id],
       );
     },
+    release: async (id) => {
+      await query(
+        `UPDATE ${table} SET claimed_until = NULL, claimed_by = NULL, attempts = GREATEST(attempts - 1, 0) WHERE id = $1 AND state = 'pending'`,
+        [id],
+      );
+    },
     fail: async (id, error) => {
       await query(`UPDATE ${table} SET state = 'failed', error = $2, claimed_until = NULL WHERE id = $1`, [
         id,

@@ -208,7 +208,8 @@ export interface WebhookHandlerOptions {
    * (kept for `inbox.replay()`) when confirmation or `onEvent` failed. An event whose worker died is
    * claimed by another worker after the inbox's visibility timeout, so every event answered 200 reaches
    * the pipeline. Give a `store` too, so duplicates and order hold across the processes sharing the
-   * inbox. README "Running several instances"; docs/several-instances.md "Durable intake".
+   * inbox; then nothing is processed on this process's memory when the store fails: claimed events wait
+   * (unmarked, no new claims) and go on at the first store call that succeeds. README "Running several instances"; docs/several-instances.md "Durable intake".
    * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or one
    * whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
    */
@@ -590,7 +591,9 @@ class WebhookReceiver implements WebhookHandler {
       async () => {
         const stored = this.#stored;
         const outcome =
-          stored === undefined ? await this.#process(event) : await this.#processWaiting(stored, event, inbox);
+          stored === undefined
+            ? await this.#process(event)
+            : await this.#processWaiting(stored, event, inbox, entry.id);
         // Not processed (the store did not answer): left in the inbox, claimed again after its visibility timeout.
         if (outcome === undefined) return;
         await this.#mark(
@@ -608,17 +611,20 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   /**
-   * {@link #processStored} for a claimed event: while the store does not answer (or the task's lease stays
-   * taken), nothing runs and the event waits, tried again after 50 ms doubling to 1 s; the first store call
-   * that succeeds ends the wait. `undefined` after the inbox's visibility timeout (the event is left
-   * unmarked, claimed again later).
+   * {@link #processStored} for a claimed event: while the store does not answer (no claims meanwhile) or
+   * the task's lease stays taken, nothing runs and the event waits, tried again after 50 ms doubling to
+   * 1 s; the first store call that succeeds ends the wait. `undefined` after half the inbox's visibility
+   * timeout: the event is given back (`inbox.release`, not counted as an attempt) or left unmarked.
    */
   async #processWaiting(
     stored: StoredTaskEvents,
     event: WebhookEvent,
     inbox: WebhookInbox,
+    id: string,
   ): Promise<EventOutcome | undefined> {
-    const giveUpAt = Date.now() + inbox.visibilityTimeoutMs;
+    // Given back before its claim expires, so the wait does not count as an attempt.
+    const holdMs = Math.ceil(inbox.visibilityTimeoutMs / 2);
+    const giveUpAt = Date.now() + holdMs;
     let waiting = false;
     try {
       for (let pause = FIRST_STORE_WAIT_MS; ; pause = Math.min(2 * pause, LAST_STORE_WAIT_MS)) {
@@ -632,11 +638,13 @@ class WebhookReceiver implements WebhookHandler {
           }
           if (Date.now() + pause > giveUpAt) {
             this.#logger.warn(
-              `Task ${event.taskId} (${event.kind}) left in the inbox: the store did not answer for ${inbox.visibilityTimeoutMs} ms`,
+              `Task ${event.taskId} (${event.kind}) given back to the inbox: not started within ${holdMs} ms (the store did not answer or the task's lease stayed taken)`,
             );
+            if (inbox.release !== undefined) await this.#mark(inbox.release(id));
             return undefined;
           }
-          if (!waiting) {
+          // A store that does not answer stops claims; a busy lease is one task's matter.
+          if (!waiting && isStoreUnavailableError(error)) {
             waiting = true;
             this.#waitingOnStore++;
           }

@@ -85,6 +85,12 @@ export interface WebhookInbox {
   complete(id: string): Promise<void>;
   /** Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}. */
   fail(id: string, error: string): Promise<void>;
+  /**
+   * Gives a claimed event back at once, without counting that claim as an attempt: the handler calls it
+   * for an event it could not start (its store did not answer). Optional; without it, the event is
+   * claimed again after the visibility timeout (counted).
+   */
+  release?(id: string): Promise<void>;
   /** Lists pending and failed events (never bodies), `limit` at most (default 100). */
   inspect(options?: { limit?: number }): Promise<InboxInspection>;
   /** Puts failed events back to pending (all of them without `ids`); resolves with how many. */

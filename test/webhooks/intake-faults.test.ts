@@ -12,7 +12,7 @@ import type { EventEmitter } from 'node:events';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DeliveryStore } from '../../src/core/store.js';
+import { type DeliveryStore, storeKey } from '../../src/core/store.js';
 import { postgresInbox, postgresStore } from '../../src/postgres.js';
 import { redisInbox, redisStore } from '../../src/redis.js';
 import { createWebhookHandler, type WebhookHandler, type WebhookInbox } from '../../src/webhooks/index.js';
@@ -233,6 +233,49 @@ describeWithRedis('durable intake over Redis through store faults', () => {
     };
     check('Redis maxmemory 3 s', await attack(backend, fault, 3000));
   }, 120_000);
+  it("lets an event wait while its task's lease stays taken (a holder that died), instead of failing it", async () => {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    redis.on('error', () => {});
+    const stream = `lease-${randomUUID()}:events`;
+    const inbox = redisInbox(redis, { stream, visibilityTimeoutMs: 15_000, logger: silent });
+    const processed: string[] = [];
+    const handler = createWebhookHandler({
+      store: redisStore(redis, { prefix: 'lease:', logger: silent }),
+      inbox,
+      confirm: false,
+      // The task's lease lives 100 + 4 × 50 + 1 000 = 1 300 ms; a waiter gave up after twice that.
+      eventTimeoutMs: 100,
+      storeTimeoutMs: 50,
+      inboxPollMs: 20,
+      logLevel: 'off',
+      onError: () => {},
+      onEvent: (event) => {
+        processed.push(`${event.taskId} ${event.status}`);
+      },
+    });
+    try {
+      const taskId = `lease-${randomUUID()}`;
+      // A lease left by a holder that died, expiring after the waiter's 2 600 ms.
+      const leaseKey = `lease:${storeKey({ baseUrl: 'default', sellerId: 'default' }, 'webhook', 'lease', taskId)}`;
+      await redis.set(leaseKey, 'a-dead-holder', 'PX', 4000);
+      const response = await handler.fetch(
+        new Request('http://receiver.test/webhooks', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(webhookBody(taskId, 'accepted')),
+        }),
+      );
+      expect(response.status).toBe(200);
+      const deadline = Date.now() + 12_000;
+      while (processed.length === 0 && Date.now() < deadline) await sleep(100);
+      await handler.idle();
+      expect(processed).toEqual([`${taskId} accepted`]);
+      expect((await inbox.inspect()).failed).toBe(0);
+    } finally {
+      await handler.close();
+      redis.disconnect();
+    }
+  }, 30_000);
 });
 
 describeWithPostgres('durable intake over PostgreSQL through store faults', () => {
