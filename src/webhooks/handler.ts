@@ -557,11 +557,15 @@ class WebhookReceiver implements WebhookHandler {
     const inbox = this.#inbox;
     if (inbox === undefined) return undefined;
     // Events can wait in the inbox: none is processed on this process's memory during a store outage.
-    this.#stored?.holdDuringOutages(inbox.visibilityTimeoutMs);
+    // A lease held elsewhere is waited for in steps well inside the claim (see #processWaiting).
+    this.#stored?.holdDuringOutages(inbox.visibilityTimeoutMs, Math.ceil(inbox.visibilityTimeoutMs / 4));
     if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,
-      room: () => this.#maxQueue - this.#queue.waiting,
+      // Only what can start now: a claim waiting in the local queue would age towards its visibility
+      // timeout, and be claimed again (counted as an attempt) by another worker while this one is alive.
+      room: () =>
+        Math.min(this.#maxQueue - this.#queue.waiting, concurrency - this.#queue.running - this.#queue.waiting),
       paused: () => this.#waitingOnStore > 0,
       dispatch: (entry) => this.#dispatch(inbox, entry),
       timeoutMs: this.#inboxTimeoutMs,

@@ -89,6 +89,8 @@ export class StoredTaskEvents {
   readonly #leaseTtlMs: number;
   /** While holding: how long a processed status is retried into the store before it is given up on, ms. */
   #recordRetryMs = 0;
+  /** While holding: how long a lease held elsewhere is waited for at most, ms (else twice its TTL). */
+  #leaseWaitMs: number | undefined;
 
   /**
    * @param recordTtlMs how long a task's record is kept after its last change, ms.
@@ -105,10 +107,13 @@ export class StoredTaskEvents {
    * For a handler with an inbox: never stand in with the memory. A store failure before `onEvent` is
    * thrown (the event waits in the inbox); after it, the record is retried for `recordRetryMs` (the
    * inbox's visibility timeout), so a status processed during an outage is recorded once the store answers.
+   * A lease held elsewhere is waited for `leaseWaitMs` at most (then {@link isLeaseBusy}), so a claimed
+   * event is never held past its claim waiting on one.
    */
-  holdDuringOutages(recordRetryMs: number): void {
+  holdDuringOutages(recordRetryMs: number, leaseWaitMs: number): void {
     this.#state.holdDuringOutages();
     this.#recordRetryMs = recordRetryMs;
+    this.#leaseWaitMs = leaseWaitMs;
   }
 
   /** True after {@link holdDuringOutages} with a store. */
@@ -250,7 +255,8 @@ export class StoredTaskEvents {
 
   async #takeLease(store: DeliveryStore, key: string, taskId: string): Promise<string> {
     const token = leaseToken();
-    const giveUpAt = Date.now() + 2 * this.#leaseTtlMs;
+    const waitMs = this.#leaseWaitMs ?? 2 * this.#leaseTtlMs;
+    const giveUpAt = Date.now() + waitMs;
     for (let wait = FIRST_LEASE_WAIT_MS; ; wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS)) {
       let taken: boolean;
       try {
@@ -264,7 +270,7 @@ export class StoredTaskEvents {
       if (taken) return token;
       if (Date.now() >= giveUpAt) {
         const busy = new DeliveryError(
-          `Task ${taskId}: its processing lease stayed taken for ${2 * this.#leaseTtlMs} ms; the event was not processed`,
+          `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
         );
         leaseBusyErrors.add(busy);
         throw busy;
