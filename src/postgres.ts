@@ -139,7 +139,7 @@ function passwordOf(connectionString: unknown): string | undefined {
  * process. The error is logged at `error` through `logger`, the password redacted; the pool replaces the
  * connection. A pool with a listener of its own, or a `Client`, is left as it is.
  */
-export function guardPool(pool: unknown, owner: string, logger: Logger | undefined): void {
+function guardPool(pool: unknown, owner: string, logger: Logger | undefined): void {
   if (typeof pool !== 'object' || pool === null || guardedPools.has(pool)) return;
   const events = pool as Partial<PoolEvents>;
   if (typeof events.on !== 'function' || typeof events.listenerCount !== 'function') return;

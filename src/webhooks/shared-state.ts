@@ -77,11 +77,6 @@ export class SharedState {
     return this.#holding;
   }
 
-  /** True from a failed store call until one succeeds (or, standing in with the memory, a probe answers). */
-  get down(): boolean {
-    return this.#down;
-  }
-
   /** Takes note of a store call that succeeded outside {@link use}: ends an outage when holding. */
   answered(): void {
     if (!this.#holding || !this.#down) return;

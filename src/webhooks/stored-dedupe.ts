@@ -121,11 +121,6 @@ export class StoredTaskEvents {
     return this.#state.holding;
   }
 
-  /** True from a failed store call until one succeeds. */
-  get down(): boolean {
-    return this.#state.down;
-  }
-
   /**
    * A look at the task's record without the lease, before anything costly (a confirming GET): a drop found
    * here is final (records only grow); `undefined` means the event goes on to {@link process}.
