@@ -17,7 +17,10 @@
  * @module
  */
 import { ConfigurationError } from './core/errors.js';
+import type { Logger } from './core/options.js';
 import type { DeliveryStore } from './core/store.js';
+import { LevelLogger, resolveLogLevel } from './internal/logger.js';
+import { Redactor } from './internal/redact.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from './webhooks/inbox.js';
 
 /**
@@ -42,6 +45,12 @@ export interface PostgresStoreOptions {
    * the application's migrations create it (the statements are in docs/several-instances.md). Default `true`.
    */
   createTable?: boolean;
+  /**
+   * Where the error of an idle pool connection goes (logged at `error`, the connection's password
+   * redacted) when the store attached the pool's error listener itself. Default `console`, at the level of
+   * env `DELIVERY_LOG` (else `warn`).
+   */
+  logger?: Logger;
 }
 
 /** `schema.table` or `table`, each an identifier of letters, digits and `_` (quoted as written). */
@@ -103,6 +112,54 @@ export function onceSucceeded(create: () => Promise<void>): () => Promise<void> 
   };
 }
 
+/** Pools given an error listener by this module (one listener per pool, whichever of store and inbox came first). */
+const guardedPools = new WeakSet<object>();
+
+/** What {@link guardPool} uses of a pg `Pool`: its events and the connection settings it redacts. */
+interface PoolEvents {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  listenerCount(event: 'error'): number;
+  readonly options?: { password?: unknown; connectionString?: unknown };
+}
+
+/** The password of a connection string (`postgres://user:password@host/db`), decoded. */
+function passwordOf(connectionString: unknown): string | undefined {
+  if (typeof connectionString !== 'string') return undefined;
+  try {
+    const password = new URL(connectionString).password;
+    return password === '' ? undefined : decodeURIComponent(password);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Gives a pg `Pool` that has no `'error'` listener one: a Pool emits an idle connection's error (the
+ * server restarted or stopped with `pg_ctl stop -m immediate`), and an event without a listener ends the
+ * process. The error is logged at `error` through `logger`, the password redacted; the pool replaces the
+ * connection. A pool with a listener of its own, or a `Client`, is left as it is.
+ */
+function guardPool(pool: unknown, owner: string, logger: Logger | undefined): void {
+  if (typeof pool !== 'object' || pool === null || guardedPools.has(pool)) return;
+  const events = pool as Partial<PoolEvents>;
+  if (typeof events.on !== 'function' || typeof events.listenerCount !== 'function') return;
+  if (typeof (pool as { totalCount?: unknown }).totalCount !== 'number') return; // a Client: its owner handles it
+  if (events.listenerCount.call(pool, 'error') > 0) return;
+  guardedPools.add(pool);
+  const options = events.options;
+  const password = typeof options?.password === 'string' ? options.password : undefined;
+  const log = new LevelLogger(
+    logger ?? console,
+    resolveLogLevel(undefined),
+    new Redactor([password, passwordOf(options?.connectionString)]),
+  );
+  events.on.call(pool, 'error', (error: unknown) => {
+    log.error(
+      `${owner}: an idle PostgreSQL connection of the pool failed (${(error as Error)?.message ?? String(error)}); the pool opens another one when needed`,
+    );
+  });
+}
+
 /** Writes between two sweeps of expired rows. */
 const SWEEP_EVERY_WRITES = 500;
 /** Expired rows one sweep deletes at most (one short statement). */
@@ -123,7 +180,8 @@ const SWEEP_MAX_ROWS = 1000;
  *
  * Failures are rejections with pg's error (whose message never holds a key or value: they are sent as
  * parameters); the client turns them, and a call slower than its store timeout, into
- * `StoreUnavailableError`. The store never ends `pool`.
+ * `StoreUnavailableError`. The store never ends `pool`. A `Pool` without an `'error'` listener gets one that
+ * logs an idle connection's error (`options.logger`, password redacted), so it cannot end the process.
  *
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @param options `table` (default `'dts_store'`), `createTable` (default `true`).
@@ -132,6 +190,7 @@ const SWEEP_MAX_ROWS = 1000;
  */
 export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): DeliveryStore {
   const query = queryOf(pool, 'postgresStore');
+  guardPool(pool, 'postgresStore', options.logger);
   const table = quotedTable('table', options.table, 'dts_store');
   const index = `"${(options.table ?? 'dts_store').replaceAll('.', '_')}_expires_at"`;
   const ensureTable =
@@ -221,6 +280,8 @@ export interface PostgresInboxOptions {
   visibilityTimeoutMs?: number;
   /** Claims of one event at most; an event whose last claim expired after that many is marked failed. Default 5; an integer ≥ 1. */
   maxAttempts?: number;
+  /** Where an idle pool connection's error goes when the inbox attached the pool's error listener (see {@link PostgresStoreOptions.logger}). Default `console`. */
+  logger?: Logger;
 }
 
 function integer(owner: string, name: string, value: number | undefined, fallback: number, min: number): number {
@@ -253,7 +314,8 @@ const TRIM_MAX_ROWS = 5000;
  *   5 s per worker). **Failed** rows stay until `replay()` or your own `DELETE`.
  *
  * Bounds: `maxEntries` pending and failed rows (default 1 000 000), read at most once a second; beyond,
- * webhooks are answered 503. No advisory lock, no session state: it works behind PgBouncer.
+ * webhooks are answered 503. No advisory lock, no session state: it works behind PgBouncer. A `Pool`
+ * without an `'error'` listener gets one that logs (see {@link postgresStore}).
  *
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @param options See {@link PostgresInboxOptions}.
@@ -262,6 +324,7 @@ const TRIM_MAX_ROWS = 5000;
 export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): WebhookInbox {
   const owner = 'postgresInbox';
   const query = queryOf(pool, owner);
+  guardPool(pool, owner, options.logger);
   const table = quotedTable('table', options.table, 'dts_inbox');
   const plain = (options.table ?? 'dts_inbox').replaceAll('.', '_');
   const maxEntries = integer(owner, 'maxEntries', options.maxEntries, 1_000_000, 1);
@@ -350,6 +413,12 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
     complete: async (id) => {
       await query(
         `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = $1`,
+        [id],
+      );
+    },
+    release: async (id) => {
+      await query(
+        `UPDATE ${table} SET claimed_until = NULL, claimed_by = NULL, attempts = GREATEST(attempts - 1, 0) WHERE id = $1 AND state = 'pending'`,
         [id],
       );
     },

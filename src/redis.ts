@@ -688,6 +688,27 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         return claimed;
       }),
     complete: (id) => close(id, claimedTasks.get(id)),
+    release: (id) =>
+      withGroup(async () => {
+        const [row] = asArray(await send(stream, 'XPENDING', stream, group, id, id, '1'));
+        if (!Array.isArray(row)) return;
+        const count = Math.max(0, numberReply(row[3]) - 1);
+        // Idle as long as the visibility timeout: claimable at once, its delivery count as before this claim.
+        await send(
+          stream,
+          'XCLAIM',
+          stream,
+          group,
+          scalarText(row[1]) ?? 'released',
+          '0',
+          id,
+          'IDLE',
+          String(visibilityTimeoutMs),
+          'RETRYCOUNT',
+          String(count),
+          'JUSTID',
+        );
+      }),
     fail: (id, error) => withGroup(() => moveToFailed(id, error)),
     inspect: ({ limit = 100 } = {}) =>
       withGroup(async (): Promise<InboxInspection> => {

@@ -5,7 +5,13 @@
  * (`sync.ts`).
  * @module
  */
-import { ConfigurationError, DeliveryError, isWebhookPayloadError, WebhookEventTimeoutError } from '../core/errors.js';
+import {
+  ConfigurationError,
+  DeliveryError,
+  isStoreUnavailableError,
+  isWebhookPayloadError,
+  WebhookEventTimeoutError,
+} from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/lifecycle.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
@@ -28,7 +34,7 @@ import { type InboxEntry, InboxWorker, isWebhookInbox, type WebhookInbox, withDe
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
-import { type EventOutcome, StoredTaskEvents } from './stored-dedupe.js';
+import { type EventOutcome, isLeaseBusy, StoredTaskEvents } from './stored-dedupe.js';
 import { TaskSync, type WebhookStartSyncOptions, type WebhookSyncOptions, type WebhookSyncResult } from './sync.js';
 import { readRequestBody, toResponse } from './web.js';
 
@@ -205,7 +211,8 @@ export interface WebhookHandlerOptions {
    * (kept for `inbox.replay()`) when confirmation or `onEvent` failed. An event whose worker died is
    * claimed by another worker after the inbox's visibility timeout, so every event answered 200 reaches
    * the pipeline. Give a `store` too, so duplicates and order hold across the processes sharing the
-   * inbox. README "Running several instances"; docs/several-instances.md "Durable intake".
+   * inbox; then nothing is processed on this process's memory when the store fails: claimed events wait
+   * (unmarked, no new claims) and go on at the first store call that succeeds. README "Running several instances"; docs/several-instances.md "Durable intake".
    * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or one
    * whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
    */
@@ -347,6 +354,9 @@ const DEFAULT_STORE_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_SYNC_SKEW_MS = 5 * 60 * 1000;
 const DEFAULT_INBOX_TIMEOUT_MS = 2_000;
 const DEFAULT_INBOX_POLL_MS = 100;
+/** Pauses before a claimed event is tried again while the store does not answer, ms (doubling). */
+const FIRST_STORE_WAIT_MS = 50;
+const LAST_STORE_WAIT_MS = 1_000;
 
 /** True for an object with the four operations of a {@link DeliveryStore}. */
 function isDeliveryStore(value: unknown): value is DeliveryStore {
@@ -563,10 +573,18 @@ class WebhookReceiver implements WebhookHandler {
 
   #startInbox(options: WebhookHandlerOptions, concurrency: number): InboxWorker | undefined {
     const inbox = this.#inbox;
-    if (inbox === undefined || options.inboxWorkers === false) return undefined;
+    if (inbox === undefined) return undefined;
+    // Events can wait in the inbox: none is processed on this process's memory during a store outage.
+    // A lease held elsewhere is waited for in steps well inside the claim (see #processWaiting).
+    this.#stored?.holdDuringOutages(inbox.visibilityTimeoutMs, Math.ceil(inbox.visibilityTimeoutMs / 4));
+    if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,
-      room: () => this.#maxQueue - this.#queue.waiting,
+      // Only what can start now: a claim waiting in the local queue would age towards its visibility
+      // timeout, and be claimed again (counted as an attempt) by another worker while this one is alive.
+      room: () =>
+        Math.min(this.#maxQueue - this.#queue.waiting, concurrency - this.#queue.running - this.#queue.waiting),
+      paused: () => this.#waitingOnStore > 0,
       dispatch: (entry) => this.#dispatch(inbox, entry),
       timeoutMs: this.#inboxTimeoutMs,
       pollMs: integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS),
@@ -576,6 +594,9 @@ class WebhookReceiver implements WebhookHandler {
     worker.start();
     return worker;
   }
+
+  /** Claimed events of this process waiting for the store to answer; no claim meanwhile. */
+  #waitingOnStore = 0;
 
   /** Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. */
   async #dispatch(inbox: WebhookInbox, entry: InboxEntry): Promise<void> {
@@ -590,7 +611,13 @@ class WebhookReceiver implements WebhookHandler {
     await this.#queue.push(
       event.taskId,
       async () => {
-        const outcome = await this.#process(event);
+        const stored = this.#stored;
+        const outcome =
+          stored === undefined
+            ? await this.#process(event)
+            : await this.#processWaiting(stored, event, inbox, entry.id);
+        // Not processed (the store did not answer): left in the inbox, claimed again after its visibility timeout.
+        if (outcome === undefined) return;
         await this.#mark(
           outcome === 'failed'
             ? inbox.fail(
@@ -603,6 +630,52 @@ class WebhookReceiver implements WebhookHandler {
       entry.body.length,
     );
     this.#worker?.wake();
+  }
+
+  /**
+   * {@link #processStored} for a claimed event: while the store does not answer (no claims meanwhile) or
+   * the task's lease stays taken, nothing runs and the event waits, tried again after 50 ms doubling to
+   * 1 s; the first store call that succeeds ends the wait. `undefined` after half the inbox's visibility
+   * timeout: the event is given back (`inbox.release`, not counted as an attempt) or left unmarked.
+   */
+  async #processWaiting(
+    stored: StoredTaskEvents,
+    event: WebhookEvent,
+    inbox: WebhookInbox,
+    id: string,
+  ): Promise<EventOutcome | undefined> {
+    // Given back before its claim expires, so the wait does not count as an attempt.
+    const holdMs = Math.ceil(inbox.visibilityTimeoutMs / 2);
+    const giveUpAt = Date.now() + holdMs;
+    let waiting = false;
+    try {
+      for (let pause = FIRST_STORE_WAIT_MS; ; pause = Math.min(2 * pause, LAST_STORE_WAIT_MS)) {
+        try {
+          return await this.#processStored(stored, event);
+        } catch (error) {
+          if (!isStoreUnavailableError(error) && !isLeaseBusy(error)) {
+            this.#stats.failed++;
+            await this.#report(error, event);
+            return 'failed';
+          }
+          if (Date.now() + pause > giveUpAt) {
+            this.#logger.warn(
+              `Task ${event.taskId} (${event.kind}) given back to the inbox: not started within ${holdMs} ms (the store did not answer or the task's lease stayed taken)`,
+            );
+            if (inbox.release !== undefined) await this.#mark(inbox.release(id));
+            return undefined;
+          }
+          // A store that does not answer stops claims; a busy lease is one task's matter.
+          if (!waiting && isStoreUnavailableError(error)) {
+            waiting = true;
+            this.#waitingOnStore++;
+          }
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      }
+    } finally {
+      if (waiting) this.#waitingOnStore--;
+    }
   }
 
   /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */
@@ -844,7 +917,9 @@ class WebhookReceiver implements WebhookHandler {
    * final) before the confirming GET, then, under the task's lease, the filter on the effective status,
    * `onEvent`, and the record. The rules are those of the memory (see `dedupe`); the status read back by a
    * GET is filtered too, so a webhook and a sync bringing one change process it once.
-   * Never throws but what reading the record throws (not a store failure: the memory stands in).
+   * Never throws but what reading the record throws (without an inbox, not a store failure: the memory
+   * stands in). With an inbox (the store holding), a store failure or a busy lease met before `onEvent`
+   * ran is thrown: nothing ran, and the event waits ({@link #processWaiting}).
    */
   async #processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
     const { taskId, kind } = received;
@@ -855,9 +930,14 @@ class WebhookReceiver implements WebhookHandler {
     if (event === undefined) return 'failed';
     const effect = { advances: event.confirmed || !this.#confirming, confirmed: event.confirmed };
     let outcome: Awaited<ReturnType<StoredTaskEvents['process']>>;
+    let ran = false;
     try {
-      outcome = await stored.process(taskId, event.status, effect, () => this.#runOnEvent(event));
+      outcome = await stored.process(taskId, event.status, effect, () => {
+        ran = true;
+        return this.#runOnEvent(event);
+      });
     } catch (error) {
+      if (!ran && stored.holding && (isStoreUnavailableError(error) || isLeaseBusy(error))) throw error;
       this.#stats.failed++;
       await this.#report(error, event);
       return 'failed';

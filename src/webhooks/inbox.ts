@@ -85,6 +85,12 @@ export interface WebhookInbox {
   complete(id: string): Promise<void>;
   /** Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}. */
   fail(id: string, error: string): Promise<void>;
+  /**
+   * Gives a claimed event back at once, without counting that claim as an attempt: the handler calls it
+   * for an event it could not start (its store did not answer). Optional; without it, the event is
+   * claimed again after the visibility timeout (counted).
+   */
+  release?(id: string): Promise<void>;
   /** Lists pending and failed events (never bodies), `limit` at most (default 100). */
   inspect(options?: { limit?: number }): Promise<InboxInspection>;
   /** Puts failed events back to pending (all of them without `ids`); resolves with how many. */
@@ -120,6 +126,8 @@ export interface InboxWorkerContext {
   readonly inbox: WebhookInbox;
   /** Room in the handler's queue for more events now. */
   readonly room: () => number;
+  /** True while no event should be claimed (claimed ones wait for the store); polled every `pollMs`. */
+  readonly paused?: () => boolean;
   /** Hands a claimed entry to the handler's queue; resolves once it has been processed and marked. */
   readonly dispatch: (entry: InboxEntry) => Promise<void>;
   /** Deadline of one inbox call, ms. */
@@ -198,7 +206,7 @@ export class InboxWorker {
   async #claim(): Promise<number> {
     const { inbox, timeoutMs, logger } = this.#context;
     const max = Math.min(this.#context.batch, this.#context.room());
-    if (max <= 0 || this.#stopped) return 0;
+    if (max <= 0 || this.#stopped || this.#context.paused?.() === true) return 0;
     let entries: InboxEntry[];
     try {
       entries = await withDeadline(inbox.claim(this.consumer, max), timeoutMs, 'inbox claim');

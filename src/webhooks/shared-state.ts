@@ -37,7 +37,9 @@ export function unrefTimer(timer: unknown): void {
  * The shared store while it answers, else this process's memory. A call that fails or outlasts
  * `storeTimeoutMs` starts an outage: one warning, then every call goes to the memory without waiting on
  * the store, while the store is probed every 5 × `storeTimeoutMs` in the background; the first answer
- * ends the outage (one info line).
+ * ends the outage (one info line). With {@link holdDuringOutages} (a handler with an inbox) nothing runs
+ * on the memory: every call goes to the store, a failure is thrown, and the first call that succeeds
+ * ends the outage.
  */
 export class SharedState {
   readonly #shared: DeliveryStore | undefined;
@@ -46,6 +48,7 @@ export class SharedState {
   readonly #logger: LevelLogger;
   readonly #probeIntervalMs: number;
   #down = false;
+  #holding = false;
 
   constructor(options: SharedStateOptions) {
     this.#shared = options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
@@ -58,6 +61,27 @@ export class SharedState {
   /** True when a shared store was given (whether or not it answers now). */
   get hasStore(): boolean {
     return this.#shared !== undefined;
+  }
+
+  /**
+   * From now on, never stand in with the memory: {@link use} throws the store's failure (the caller
+   * waits and tries again), and the outage ends at the first call that succeeds. For a handler with an
+   * inbox, whose events can wait there. Without a store, a no-op.
+   */
+  holdDuringOutages(): void {
+    this.#holding = this.#shared !== undefined;
+  }
+
+  /** True after {@link holdDuringOutages}: store failures are thrown, never met with the memory. */
+  get holding(): boolean {
+    return this.#holding;
+  }
+
+  /** Takes note of a store call that succeeded outside {@link use}: ends an outage when holding. */
+  answered(): void {
+    if (!this.#holding || !this.#down) return;
+    this.#down = false;
+    this.#logger.info('Shared store answers again; webhooks waiting in the inbox are processed');
   }
 
   /** This process's memory: the store without the `store` option, the stand-in during an outage. */
@@ -77,6 +101,16 @@ export class SharedState {
    */
   async use<T>(operation: (store: DeliveryStore) => Promise<T>): Promise<T> {
     const shared = this.#shared;
+    if (shared !== undefined && this.#holding) {
+      try {
+        const result = await operation(shared);
+        this.answered();
+        return result;
+      } catch (error) {
+        this.failed(error);
+        throw error;
+      }
+    }
     if (shared !== undefined && !this.#down) {
       try {
         return await operation(shared);
@@ -95,9 +129,11 @@ export class SharedState {
   async useShared<T>(operation: (store: DeliveryStore) => Promise<T>): Promise<T | undefined> {
     const shared = this.#shared;
     if (shared === undefined) return operation(this.#local);
-    if (this.#down) return undefined;
+    if (this.#down && !this.#holding) return undefined;
     try {
-      return await operation(shared);
+      const result = await operation(shared);
+      this.answered();
+      return result;
     } catch (error) {
       if (!this.failed(error)) throw error;
       return undefined;
@@ -113,6 +149,10 @@ export class SharedState {
     if (!this.#down) {
       this.#down = true;
       // The message names the operation and the reason, never the key.
+      if (this.#holding) {
+        this.#logger.warn(`${error.message}; webhooks wait in the inbox until the store answers again`);
+        return true;
+      }
       this.#logger.warn(
         `${error.message}; webhooks are deduplicated and ordered in this process only until it answers again`,
       );

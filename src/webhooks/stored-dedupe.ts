@@ -12,7 +12,7 @@
  * change; `lease:<id>` holds a random token for `leaseTtlMs` at most.
  * @module
  */
-import { DeliveryError } from '../core/errors.js';
+import { DeliveryError, isStoreUnavailableError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
 import { leaseToken, type SharedState } from './shared-state.js';
@@ -70,11 +70,27 @@ function dropOf(record: TaskRecord, status: string): EventDrop | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Pauses between attempts to record a processed status while the store does not answer (holding), ms. */
+const FIRST_RECORD_PAUSE_MS = 50;
+const LAST_RECORD_PAUSE_MS = 1000;
+
+/** The errors thrown when a task's lease stayed taken for twice its TTL (nothing was processed). */
+const leaseBusyErrors = new WeakSet<object>();
+
+/** True for the error {@link StoredTaskEvents.process} throws when the task's lease stayed taken: nothing ran. */
+export function isLeaseBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && leaseBusyErrors.has(error);
+}
+
 /** The duplicate and order filter of a handler with a `store`. */
 export class StoredTaskEvents {
   readonly #state: SharedState;
   readonly #recordTtlMs: number;
   readonly #leaseTtlMs: number;
+  /** While holding: how long a processed status is retried into the store before it is given up on, ms. */
+  #recordRetryMs = 0;
+  /** While holding: how long a lease held elsewhere is waited for at most, ms (else twice its TTL). */
+  #leaseWaitMs: number | undefined;
 
   /**
    * @param recordTtlMs how long a task's record is kept after its last change, ms.
@@ -85,6 +101,24 @@ export class StoredTaskEvents {
     this.#state = state;
     this.#recordTtlMs = recordTtlMs;
     this.#leaseTtlMs = leaseTtlMs;
+  }
+
+  /**
+   * For a handler with an inbox: never stand in with the memory. A store failure before `onEvent` is
+   * thrown (the event waits in the inbox); after it, the record is retried for `recordRetryMs` (the
+   * inbox's visibility timeout), so a status processed during an outage is recorded once the store answers.
+   * A lease held elsewhere is waited for `leaseWaitMs` at most (then {@link isLeaseBusy}), so a claimed
+   * event is never held past its claim waiting on one.
+   */
+  holdDuringOutages(recordRetryMs: number, leaseWaitMs: number): void {
+    this.#state.holdDuringOutages();
+    this.#recordRetryMs = recordRetryMs;
+    this.#leaseWaitMs = leaseWaitMs;
+  }
+
+  /** True after {@link holdDuringOutages} with a store. */
+  get holding(): boolean {
+    return this.#state.holding;
   }
 
   /**
@@ -100,8 +134,9 @@ export class StoredTaskEvents {
    * Processes `status` of the task at most once across instances, never after a later status: under the
    * task's lease, drops it as a duplicate or out of order, else runs `process` and then records it.
    * @returns `'processed'`, or why it was dropped.
-   * @throws what `process` throws (nothing is recorded, so a resend is processed), or a
-   * {@link DeliveryError} when the lease stays taken for twice its TTL.
+   * @throws what `process` throws (nothing is recorded, so a resend is processed), a
+   * {@link DeliveryError} ({@link isLeaseBusy}) when the lease stays taken for twice its TTL, and while holding, the store's
+   * failure before `process` ran.
    */
   async process(
     taskId: string,
@@ -125,6 +160,10 @@ export class StoredTaskEvents {
       const drop = dropOf(decode(held.value), status);
       if (drop !== undefined) return drop;
       await process();
+      if (this.#state.holding) {
+        await this.#recordHolding(held.store, leaseKey, held.token, taskId, held.value, status, effect);
+        return 'processed';
+      }
       await this.#stillHeld(held.store, leaseKey, held.token, taskId, status);
       await this.#record(held.store, taskId, held.value, status, effect);
       return 'processed';
@@ -159,15 +198,77 @@ export class StoredTaskEvents {
     }
   }
 
+  /**
+   * {@link #stillHeld} and {@link #record} while holding: retried while the store does not answer (for
+   * `recordRetryMs` at most), never on the memory. A lease that expired during the outage and that no one
+   * else took is taken again. Throws a {@link DeliveryError} when another instance holds the lease, when
+   * the record kept changing, or when the store did not answer in time (the status may then be processed
+   * again: the event stays in the inbox).
+   */
+  async #recordHolding(
+    store: DeliveryStore,
+    leaseKey: string,
+    token: string,
+    taskId: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<void> {
+    const key = this.#state.key('task', taskId);
+    const giveUpAt = Date.now() + this.#recordRetryMs;
+    for (let pause = FIRST_RECORD_PAUSE_MS; ; pause = Math.min(2 * pause, LAST_RECORD_PAUSE_MS)) {
+      try {
+        const held =
+          (await store.compareAndSet(leaseKey, token, token, this.#leaseTtlMs)) ||
+          (await store.compareAndSet(leaseKey, undefined, token, this.#leaseTtlMs));
+        if (!held) {
+          throw new DeliveryError(
+            `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
+          );
+        }
+        const recorded = await this.#merge(store, key, known, status, effect);
+        this.#state.answered();
+        if (!recorded) {
+          throw new DeliveryError(
+            `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
+          );
+        }
+        return;
+      } catch (error) {
+        if (!isStoreUnavailableError(error)) throw error;
+        this.#state.failed(error);
+        if (Date.now() + pause > giveUpAt) {
+          throw new DeliveryError(
+            `Task ${taskId} (${status}): onEvent completed, but the store did not answer for ${this.#recordRetryMs} ms and the status was not recorded; it may be processed again`,
+            { cause: error },
+          );
+        }
+        await sleep(pause);
+      }
+    }
+  }
+
   async #takeLease(store: DeliveryStore, key: string, taskId: string): Promise<string> {
     const token = leaseToken();
-    const giveUpAt = Date.now() + 2 * this.#leaseTtlMs;
+    const waitMs = this.#leaseWaitMs ?? 2 * this.#leaseTtlMs;
+    const giveUpAt = Date.now() + waitMs;
     for (let wait = FIRST_LEASE_WAIT_MS; ; wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS)) {
-      if (await store.setIfAbsent(key, token, this.#leaseTtlMs)) return token;
+      let taken: boolean;
+      try {
+        taken = await store.setIfAbsent(key, token, this.#leaseTtlMs);
+      } catch (error) {
+        // A write that timed out may still run later (a Redis client's queue): one queued behind it
+        // releases the lease it would take, so it does not hold the task for its whole TTL.
+        store.delete(key, token).catch(() => {});
+        throw error;
+      }
+      if (taken) return token;
       if (Date.now() >= giveUpAt) {
-        throw new DeliveryError(
-          `Task ${taskId}: its processing lease stayed taken for ${2 * this.#leaseTtlMs} ms; the event was not processed`,
+        const busy = new DeliveryError(
+          `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
         );
+        leaseBusyErrors.add(busy);
+        throw busy;
       }
       await sleep(wait);
     }

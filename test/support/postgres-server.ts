@@ -43,6 +43,10 @@ export interface PostgresServer {
   readonly url: string;
   /** Stops the server (immediate shutdown) and removes its directory. A no-op with `DATABASE_URL`. */
   stop(): Promise<void>;
+  /** `pg_ctl stop -m immediate`, keeping the data: a crash. Absent with `DATABASE_URL`. */
+  crash?(): Promise<void>;
+  /** Starts the server again after {@link crash}, on the same port; resolves once it accepts connections. */
+  start?(): Promise<void>;
 }
 
 /**
@@ -72,6 +76,25 @@ function run(program: string, args: readonly string[]): { status: number | null;
   const argv = runAs === undefined ? [...args] : ['-u', runAs, '--', path, ...args];
   const result = spawnSync(command, argv, { encoding: 'utf8' });
   return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}`.slice(-4000) };
+}
+
+/** {@link run} without blocking the event loop (the tests' handlers go on meanwhile). */
+function runAsync(program: string, args: readonly string[]): Promise<{ status: number | null; output: string }> {
+  const path = bin === '' || bin === undefined ? program : join(bin, program);
+  const command = runAs === undefined ? path : 'runuser';
+  const argv = runAs === undefined ? [...args] : ['-u', runAs, '--', path, ...args];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  });
+  return new Promise((resolve) => {
+    child.once('error', (error) => resolve({ status: null, output: `${output}${error.message}` }));
+    child.once('exit', (status) => resolve({ status, output }));
+  });
 }
 
 /**
@@ -116,6 +139,25 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   let stopped: Promise<void> | undefined;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    crash: async () => {
+      const result = await runAsync('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
+      if (result.status !== 0) throw new Error(`pg_ctl stop failed:\n${result.output}`);
+    },
+    start: async () => {
+      const result = await runAsync('pg_ctl', [
+        'start',
+        '-D',
+        data,
+        '-w',
+        '-t',
+        '30',
+        '-l',
+        join(root, 'log'),
+        '-o',
+        settings,
+      ]);
+      if (result.status !== 0) throw new Error(`pg_ctl start failed on port ${port}:\n${result.output}`);
+    },
     stop: () => {
       stopped ??= (async () => {
         const exited = once(guard, 'exit');

@@ -184,6 +184,18 @@ export function describeInboxContract(
     expect(JSON.parse(second?.body ?? '{}')).toMatchObject({ status: 'pickedup' });
   });
 
+  it('gives a released event back at once, its claim not counted as an attempt', async () => {
+    const inbox = await make();
+    const taskId = `task-${randomUUID()}`;
+    await inbox.append({ taskId, kind: 'accepted', body: JSON.stringify({ _id: taskId }), receivedAt: Date.now() });
+    const [first] = await inbox.claim('worker-1', 10);
+    expect(first?.attempts).toBe(1);
+    await inbox.release?.(first?.id ?? '');
+    const [again] = await inbox.claim('worker-2', 10);
+    expect(again?.id).toBe(first?.id);
+    expect(again?.attempts).toBe(1);
+  });
+
   it('trims done events once past the retention', async () => {
     const inbox = await make({ retentionMs: 0 });
     const handler = handlerOf(inbox);

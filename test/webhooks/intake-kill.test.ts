@@ -12,7 +12,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Redis from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { postgresInbox } from '../../src/postgres.js';
+import { redisInbox } from '../../src/redis.js';
 import { seededRandom } from '../support/create-workers.js';
 import type { ReceiverConfig } from '../support/intake-receiver.js';
 import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
@@ -52,6 +56,30 @@ function startReceiver(config: ReceiverConfig): Promise<Receiver> {
     });
     child.once('exit', (code, signal) => reject(new Error(`receiver ended with ${signal ?? code}: ${stderr}`)));
   });
+}
+
+/** The pending and failed events of the run's inbox. */
+async function inspectInbox(config: ReceiverConfig, lostTasks: readonly string[]): Promise<unknown> {
+  if (config.backend === 'redis') {
+    const redis = new Redis(config.url);
+    try {
+      return await redisInbox(redis, { stream: `${config.name}:events` }).inspect({ limit: 20 });
+    } finally {
+      redis.disconnect();
+    }
+  }
+  const pool = new pg.Pool({ connectionString: config.url, max: 1 });
+  try {
+    const inspection = await postgresInbox(pool, { table: `${config.name}_inbox` }).inspect({ limit: 20 });
+    if (lostTasks.length === 0) return inspection;
+    const { rows } = await pool.query(
+      `SELECT id, task_id, kind, state, attempts, error FROM "${config.name}_inbox" WHERE task_id = ANY ($1) ORDER BY task_id, id`,
+      [[...lostTasks]],
+    );
+    return { inspection, lostTaskRows: rows };
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Runs the whole attack against `backend`; returns what it measured. */
@@ -150,7 +178,11 @@ async function attack(backend: 'redis' | 'postgres', url: string) {
   for (const child of all) child.kill('SIGKILL');
   const seen = lines().map((line) => line.split(' ').slice(0, 2).join(' '));
   rmSync(dir, { recursive: true, force: true });
-  return { answered, seen, kills, sent, retried, sendMs, drainMs };
+  // What the inbox still holds (pending, failed and why): names the cause of a loss.
+  const seenSet = new Set(seen);
+  const lostTasks = [...answered].filter((pair) => !seenSet.has(pair)).map((pair) => pair.split(' ')[0] ?? '');
+  const inspection = await inspectInbox(config, lostTasks).catch((error: unknown) => String(error));
+  return { answered, seen, kills, sent, retried, sendMs, drainMs, inspection };
 }
 
 /** The checks both backends must pass, and the figures printed. */
@@ -161,6 +193,7 @@ function check(label: string, result: Awaited<ReturnType<typeof attack>>): void 
   console.log(
     `${label}: ${result.answered.size} (task, status) answered 200, ${result.sent} POSTs (${result.retried} not answered 200: sent again), ${result.kills} receivers killed; ${lost.length} lost, ${duplicates} processed twice; sending ${result.sendMs} ms, draining ${result.drainMs} ms`,
   );
+  if (lost.length > 0) console.log(`${label}: lost ${lost.join(', ')}; inbox ${JSON.stringify(result.inspection)}`);
   expect(result.kills).toBeGreaterThanOrEqual(3);
   expect(result.answered.size).toBe(TASKS * STATUSES.length);
   expect(lost).toEqual([]);
