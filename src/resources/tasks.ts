@@ -22,7 +22,7 @@ import {
   TaskListPromise,
   TaskPage,
 } from '../core/pagination.js';
-import { createTask } from '../creation/exactly-once-creation.js';
+import { createTask, findTasksOfOrder } from '../creation/exactly-once-creation.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
@@ -86,6 +86,12 @@ function checkListOptions(options: TaskListOptions): void {
     issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
   }
   if (issues.length > 0) throw new RequestValidationError('tasks.list', issues);
+}
+
+/** Options of {@link Tasks.findByOrderNumber}: the request options (applied to each page) plus a page cap. */
+export interface FindByOrderNumberOptions extends RequestOptions {
+  /** List requests the lookup may send before it throws `PaginationLimitError`. Integer 1…1000. Default: the client's `reconciliation.maxPages` (10). */
+  maxPages?: number;
 }
 
 /** Options of {@link Tasks.waitForStatus}. */
@@ -198,6 +204,34 @@ export class Tasks {
       }
     })();
     return new APIPromise(created);
+  }
+
+  /**
+   * Every task whose `orderNumber` is exactly `orderNumber` (case and all), newest first by `createdAt`,
+   * read across pages of `GET tasks`: the lookup `tasks.create` itself uses to decide an unknown outcome
+   * (README "Finding the tasks of an order"). It searches with an anchored, escaped regular expression,
+   * and literally only when the service refuses the pattern (400 or 422). Tasks listed without an id are
+   * left out. A task created within the last `listingDelayMs` may not be listed yet.
+   * @param options request options; `maxPages`: list requests at most, default the client's
+   * `reconciliation.maxPages` (10), integer 1…1000.
+   * @throws {RequestValidationError} for an empty order number or bad options (nothing is sent);
+   * {@link PaginationLimitError} when `maxPages` requests did not reach the last page; request errors as
+   * {@link retrieve}.
+   */
+  findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
+    const context = this.#context;
+    const { maxPages = context.reconciliation.maxPages, ...requestOptions } = options;
+    const issues: ValidationIssue[] = [];
+    if (typeof orderNumber !== 'string' || orderNumber === '') {
+      issues.push({ path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' });
+    }
+    if (!(Number.isInteger(maxPages) && maxPages >= 1 && maxPages <= 1000)) {
+      issues.push({ path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' });
+    }
+    if (issues.length > 0) return Promise.reject(new RequestValidationError('tasks.findByOrderNumber', issues));
+    return findTasksOfOrder(context, orderNumber, requestOptions, undefined, maxPages).then((tasks) =>
+      tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
+    );
   }
 
   /**
