@@ -124,7 +124,8 @@ export class Tasks {
    *
    * Never sent twice blindly (README "Exactly-once creation"): concurrent creates of one `orderNumber` in
    * this process share one request and one outcome; after a timeout, reset or 5xx, the SDK looks the
-   * `orderNumber` up and returns the task if it exists, and only resends when it does not. Pass an
+   * `orderNumber` up and returns the task if it exists, and only resends when no task carries it once
+   * the service has had `listingDelayMs` to list it (at most 10 list requests per create). Pass an
    * `orderNumber`: without one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
    *
    * A created order is remembered (order number → task id, `orderTtlMs`, default 24 h, in the client's
@@ -134,7 +135,11 @@ export class Tasks {
    *
    * @throws {RequestValidationError} for bad params (nothing is sent).
    * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
-   * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established.
+   * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established: `retryAfterMs`
+   * says when creating the order again can decide it (the service lists a new task within the client's
+   * `listingDelayMs`), `candidateTaskIds` names tasks of the order created before this create began.
+   * Creating it again looks the order up once before any POST; pass `resendUnknownOutcome: true` to send
+   * after checking with {@link findByOrderNumber}.
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections, and the errors of `GET tasks/{id}` other than 404
    * when reading a remembered order's task (a 404 there is never thrown: the order is looked up instead).
