@@ -604,19 +604,17 @@ export class TaskCreationOutcomeUnknownError extends DeliveryError {
     const candidates = init.candidateTaskIds ?? [];
     const advice =
       candidates.length > 0
-        ? `check the task${candidates.length === 1 ? '' : 's'} ${candidates.join(', ')} before creating it again (option resendUnknownOutcome)`
+        ? `check ${candidates.join(', ')} first (resendUnknownOutcome)`
         : retryAfterMs === undefined
           ? 'check before creating it again'
-          : retryAfterMs === 0
-            ? 'creating it again looks it up first'
-            : `creating it again in ${retryAfterMs} ms or later can decide (it looks the order up first)`;
+          : `creating it again ${retryAfterMs > 0 ? `in ${retryAfterMs} ms ` : ''}looks it up first`;
     super(
       `Task creation outcome unknown${init.orderNumber === undefined ? ' (no orderNumber to reconcile by)' : ` for order ${JSON.stringify(init.orderNumber)}`}: ${init.reason.replace(/[.\s]+$/, '')}. A task may or may not exist; ${advice}`,
       { cause: init.cause },
     );
     this.orderNumber = init.orderNumber;
     this.retryAfterMs = retryAfterMs;
-    this.candidateTaskIds = Object.freeze([...candidates]);
+    this.candidateTaskIds = candidates;
   }
 }
 

@@ -306,7 +306,7 @@ async function createOnce(
     run.mayHaveCreated = true;
     run.decidableAt = Math.max(run.decidableAt ?? 0, prior.decidableAt);
     if (resendUnknown) {
-      logger.warn(`Order ${orderNumber} had an unknown outcome; sending it again as asked (resendUnknownOutcome)`);
+      logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
     } else {
       const task = await decide(context, orderNumber, firstAttemptAt, options, undefined, run);
       if (task !== undefined) {
@@ -377,7 +377,7 @@ async function createOnce(
     if (outcome === 'committed') {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `the service accepted the request but its answer could not be used, and no task with this order number is listed`,
+        reason: 'the answer to an accepted POST could not be used, and no task is listed',
         cause: failure,
         retryAfterMs: 0,
       });
@@ -385,12 +385,12 @@ async function createOnce(
     if (resend >= maxRetries) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `no task is listed after ${resend + 1} POST${resend === 0 ? '' : 's'} (the last failed with ${nameOf(failure)})`,
+        reason: `no task is listed after ${resend + 1} POST(s), the last failing with ${nameOf(failure)}`,
         cause: failure,
         ...run.retryAfter(),
       });
     }
-    logger.warn(`Create of order ${orderNumber} failed (${nameOf(failure)}) and no task is listed; sending it again`);
+    logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
   }
 }
 
@@ -444,7 +444,6 @@ async function decide(
       found = await findTasksOfOrder(context, orderNumber, options, run);
     } catch (error) {
       if (run.expired) throw run.error();
-      if (error instanceof TaskCreationOutcomeUnknownError) throw error;
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
         reason: `looking the order up failed with ${nameOf(error)}`,
@@ -457,7 +456,7 @@ async function decide(
     if (found.length > 0) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `${found.length} task${found.length === 1 ? ' carries' : 's carry'} this order number but ${found.length === 1 ? 'was' : 'were'} created before this create began (or the service's clock disagrees), so none is taken for it and nothing is sent`,
+        reason: 'tasks of this order number predate this create (or the clocks disagree); nothing was sent again',
         candidateTaskIds: found.map((task) => task.id ?? '(no id)'),
         cause: failure,
       });
@@ -469,12 +468,11 @@ async function decide(
     if (wait >= run.remaining()) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `no task is listed yet, and the service may list a new one up to listingDelayMs (${context.listingDelayMs} ms) late, past this call's totalTimeout`,
+        reason: 'no task is listed yet, and listingDelayMs ends past the totalTimeout',
         cause: failure,
         retryAfterMs: wait,
       });
     }
-    context.logger.info(`Order ${orderNumber} is not listed yet; looking again in ${Math.max(0, wait)} ms`);
     await waitOrAbort(Math.max(0, wait), run, orderNumber, failure);
   }
 }
@@ -482,11 +480,6 @@ async function decide(
 /** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
 export function exactPattern(text: string): string {
   return `^${text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
-}
-
-/** True when the service refused a search pattern (400 or 422): the lookup falls back to a literal search. */
-function refusedPattern(error: unknown): boolean {
-  return error instanceof APIError && (error.status === 400 || error.status === 422);
 }
 
 /**
@@ -508,9 +501,9 @@ export async function findTasksOfOrder(
     left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
     cap: run === undefined ? maxPages : context.reconciliation.maxPages,
   };
-  let found: Task[];
+  // Newest first: the pages are requested sorted by `createdAt`, descending.
   try {
-    found = await searchOrder(
+    return await searchOrder(
       context,
       orderNumber,
       { search: exactPattern(orderNumber), literal: false },
@@ -519,15 +512,9 @@ export async function findTasksOfOrder(
       budget,
     );
   } catch (error) {
-    if (!refusedPattern(error)) throw error;
-    context.logger.debug(`Exact search for order ${orderNumber} refused (${nameOf(error)}); searching literally`);
-    found = await searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
+    if (!(error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
   }
-  // Newest first, whatever order the service used; tasks without a readable createdAt last.
-  return found
-    .map((task, index) => ({ task, index, at: createdAtOf(task) }))
-    .sort((a, b) => (Number.isNaN(b.at) ? -1 : Number.isNaN(a.at) ? 1 : b.at - a.at) || a.index - b.index)
-    .map(({ task }) => task);
+  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
 }
 
 /**

@@ -212,7 +212,7 @@ export class Tasks {
   }
 
   /**
-   * Every task whose `orderNumber` is exactly `orderNumber` (case and all), newest first by `createdAt`,
+   * Every task whose `orderNumber` is exactly `orderNumber` (case and all), newest first (requested sorted by `createdAt`),
    * read across pages of `GET tasks`: the lookup `tasks.create` itself uses to decide an unknown outcome
    * (README "Finding the tasks of an order"). It searches with an anchored, escaped regular expression,
    * and literally only when the service refuses the pattern (400 or 422). Tasks listed without an id are
@@ -226,14 +226,17 @@ export class Tasks {
   findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
     const context = this.#context;
     const { maxPages = context.reconciliation.maxPages, ...requestOptions } = options;
-    const issues: ValidationIssue[] = [];
-    if (typeof orderNumber !== 'string' || orderNumber === '') {
-      issues.push({ path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' });
+    if (
+      typeof orderNumber !== 'string' ||
+      orderNumber === '' ||
+      !(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)
+    ) {
+      const issue =
+        typeof orderNumber !== 'string' || orderNumber === ''
+          ? { path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' }
+          : { path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' };
+      return Promise.reject(new RequestValidationError('tasks.findByOrderNumber', [issue]));
     }
-    if (!(Number.isInteger(maxPages) && maxPages >= 1 && maxPages <= 1000)) {
-      issues.push({ path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' });
-    }
-    if (issues.length > 0) return Promise.reject(new RequestValidationError('tasks.findByOrderNumber', issues));
     return findTasksOfOrder(context, orderNumber, requestOptions, undefined, maxPages).then((tasks) =>
       tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
     );
