@@ -111,6 +111,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     logger,
     logLevel: 'info',
     reconciliation: { checks: 2, intervalMs: 10 },
+    // The mock lists a task as soon as it creates it.
+    listingDelayMs: 20,
   });
   const report: SoakReport = {
     creates: options.creates,

@@ -82,12 +82,20 @@ export interface ClientOptions {
   storeTimeoutMs?: number;
   /** Tuning of create reconciliation (see the README, "Exactly-once creation"). */
   reconciliation?: Partial<ReconciliationOptions>;
+  /**
+   * How long the service may take to list a new task in `GET tasks`, ms (README "Exactly-once
+   * creation"). After a POST whose outcome is unknown, the order is sent again only when a lookup made
+   * at least this long after that POST finds no task with its order number. Integer 0…600 000.
+   * Default 10 000.
+   */
+  listingDelayMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_ORDER_TTL_MS = 86_400_000;
+const DEFAULT_LISTING_DELAY_MS = 10_000;
 const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   checks: 3,
   intervalMs: 1000,
@@ -122,6 +130,7 @@ const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
   'orderTtlMs',
   'storeTimeoutMs',
   'reconciliation',
+  'listingDelayMs',
 ];
 
 /** Edit distance of two short names, case-insensitive (for "did you mean"). */
@@ -354,6 +363,7 @@ export class DeliveryClient {
       redactor,
       maxRetries: this.maxRetries,
       reconciliation,
+      listingDelayMs: integerOption('listingDelayMs', options.listingDelayMs, DEFAULT_LISTING_DELAY_MS, 0, 600_000),
     };
     this.tasks = new Tasks(handleOf(context));
     this.branches = new Branches(handleOf(context));

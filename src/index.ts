@@ -88,7 +88,12 @@ export { VERSION } from './core/version.js';
 export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';
 export type { ResourceHandle } from './resources/handle.js';
-export { type TaskListOptions, Tasks, type WaitForStatusOptions } from './resources/tasks.js';
+export {
+  type FindByOrderNumberOptions,
+  type TaskListOptions,
+  Tasks,
+  type WaitForStatusOptions,
+} from './resources/tasks.js';
 export { Wallet } from './resources/wallet.js';
 export { Branch, BranchListResponse, toBranches } from './schemas/branch.js';
 export { Estimate, EstimateParams, EstimatePoint } from './schemas/estimate.js';

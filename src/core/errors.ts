@@ -580,13 +580,41 @@ export class TaskCreationOutcomeUnknownError extends DeliveryError {
   declare name: 'TaskCreationOutcomeUnknownError';
   /** The order number of the create, when it had one. */
   readonly orderNumber: string | undefined;
+  /**
+   * Ms from when the error was thrown after which creating the order again can decide its outcome (the
+   * service lists a new task within `listingDelayMs`): 0 when a retry can decide at once; `undefined`
+   * when no retry can (no `orderNumber`). README "Exactly-once creation".
+   */
+  readonly retryAfterMs: number | undefined;
+  /**
+   * Ids of tasks with this exact order number found outside the create's time window (created before it
+   * began, or the service's clock disagrees): one may be this create's task. Empty when none were found.
+   */
+  readonly candidateTaskIds: readonly string[];
 
-  constructor(init: { orderNumber: string | undefined; reason: string; cause?: unknown }) {
+  /** `reason` is this error's own words; another error's message never goes in it (pass it as `cause`). */
+  constructor(init: {
+    orderNumber: string | undefined;
+    reason: string;
+    cause?: unknown;
+    retryAfterMs?: number;
+    candidateTaskIds?: readonly string[];
+  }) {
+    const retryAfterMs = init.orderNumber === undefined ? undefined : Math.max(0, Math.ceil(init.retryAfterMs ?? 0));
+    const candidates = init.candidateTaskIds ?? [];
+    const advice =
+      candidates.length > 0
+        ? `check ${candidates.join(', ')} first (resendUnknownOutcome)`
+        : retryAfterMs === undefined
+          ? 'check before creating it again'
+          : `creating it again ${retryAfterMs > 0 ? `in ${retryAfterMs} ms ` : ''}looks it up first`;
     super(
-      `Task creation outcome unknown${init.orderNumber === undefined ? ' (no orderNumber to reconcile by)' : ` for order ${JSON.stringify(init.orderNumber)}`}: ${init.reason}. A task may or may not exist; check before creating it again.`,
+      `Task creation outcome unknown${init.orderNumber === undefined ? ' (no orderNumber to reconcile by)' : ` for order ${JSON.stringify(init.orderNumber)}`}: ${init.reason.replace(/[.\s]+$/, '')}. A task may or may not exist; ${advice}`,
       { cause: init.cause },
     );
     this.orderNumber = init.orderNumber;
+    this.retryAfterMs = retryAfterMs;
+    this.candidateTaskIds = candidates;
   }
 }
 

@@ -30,6 +30,14 @@ export interface TaskCreateOptions extends RequestOptions {
    * reconciled (from this call's start) after an ambiguous failure. Default `false`.
    */
   repeatDelivery?: boolean;
+  /**
+   * Send the order even though an earlier create of it ended `TaskCreationOutcomeUnknownError`: skip
+   * the lookup that would otherwise come first, and any candidate tasks it would name. Pass it only
+   * after checking (`client.tasks.findByOrderNumber`) that the order has no task: otherwise it may cost
+   * a second task and fee. Failures of this call are still reconciled. Default `false` (README
+   * "Exactly-once creation"); the whole create still ends by `totalTimeout`.
+   */
+  resendUnknownOutcome?: boolean;
 }
 
 /**
@@ -86,12 +94,12 @@ export interface Logger {
 
 /** How a create whose outcome is unknown is reconciled (README "Exactly-once creation"). */
 export interface ReconciliationOptions {
-  /** Lookups made for the task before a resend. Default 3. Integer 1…10. */
+  /** Accepted and ignored (lookups follow `listingDelayMs` now). Integer 1…10. */
   checks: number;
-  /** Wait before the second lookup in ms, doubling after. Default 1000 (lookups at 0, 1 s, 3 s). Integer 0…60 000. */
+  /** Accepted and ignored (lookups follow `listingDelayMs` now). Integer 0…60 000. */
   intervalMs: number;
   /** Clock-skew allowance in ms: tasks created this long before the first attempt still count. Default 300 000 (5 min). */
   windowSkewMs: number;
-  /** Pages read per lookup. Default 10. Integer 1…1000. */
+  /** List requests one create may send to look its order up, all lookups together. Default 10. Integer 1…1000. */
   maxPages: number;
 }

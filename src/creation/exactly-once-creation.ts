@@ -19,13 +19,17 @@
  * | timeout, connection reset, 408, 5xx, an error answer whose body cannot be read | ambiguous | reconciles, then resends only if no task is found |
  * | 2xx or 3xx whose answer cannot be used (bad JSON, over the size cap, a redirect not followed) | committed | reconciles to return the task; never resends |
  *
- * **Reconciliation** looks the order up, newest first, keeping exact `orderNumber` matches created since
- * the first attempt (less a clock-skew allowance), and stops at the first page older than that window:
- * first with an anchored, escaped regular expression (`^ORD\.1$`: only the exact order, however many
- * orders contain its text), falling back to a literal search when the service refuses the pattern. It
- * checks a few times with growing waits: one match is the created task, several throw
- * {@link DuplicateTaskError}, none allows one resend (ambiguous failures only). Without an `orderNumber`,
- * an unknown outcome throws {@link TaskCreationOutcomeUnknownError} at once.
+ * **Reconciliation** looks the order up ({@link findTasksOfOrder}: every task with exactly that
+ * `orderNumber`, whatever its `createdAt`, by an anchored, escaped regular expression, or by a literal
+ * search only when the service refuses the pattern), at once, and once more when the service has had
+ * `listingDelayMs` since the last POST to list its task. One match created since the first attempt
+ * (less `windowSkewMs`) is the created task, several throw {@link DuplicateTaskError}; matches only
+ * outside that window throw {@link TaskCreationOutcomeUnknownError} naming them (`candidateTaskIds`),
+ * never a resend; none at all, looked up after the listing delay, allows a resend (ambiguous failures
+ * only). A decision that needs more time than the deadline leaves throws
+ * {@link TaskCreationOutcomeUnknownError} with `retryAfterMs`. A create sends at most
+ * `reconciliation.maxPages` (10) list requests. Without an `orderNumber`, an unknown outcome throws
+ * {@link TaskCreationOutcomeUnknownError} at once.
  *
  * **Across processes** the flight runs under the order's lease in the client's store
  * (`src/creation/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
@@ -43,19 +47,21 @@
  */
 import {
   APIConnectionError,
+  APIError,
   APIUserAbortError,
   connectionErrorAfter,
   type DeliveryError,
   DuplicateTaskError,
+  PaginationLimitError,
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, TaskListPromise, TaskPage } from '../core/pagination.js';
+import { type FetchTaskPage, TaskListPromise, TaskPage } from '../core/pagination.js';
 import { DeadlineReason, sleep } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { CreateDeadline } from '../internal/create-deadline.js';
-import { type FailureOutcome, failureOutcome } from '../internal/failure.js';
+import { type FailureOutcome, failureOutcome, isRetryable } from '../internal/failure.js';
 import { checkRequestOptions } from '../internal/http.js';
 import { retryDelayMs } from '../internal/retry.js';
 import type { Task, TaskWithId } from '../schemas/task.js';
@@ -94,7 +100,12 @@ export function createTask(
   options: TaskCreateOptions,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
-  const { repeatDelivery = false, totalTimeout: ownTotalTimeout, ...requestOptions } = options;
+  const {
+    repeatDelivery = false,
+    resendUnknownOutcome = false,
+    totalTimeout: ownTotalTimeout,
+    ...requestOptions
+  } = options;
   const callerSignal = options.signal;
   if (callerSignal?.aborted) {
     return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
@@ -122,8 +133,7 @@ export function createTask(
         context,
         orderNumber,
         { repeatDelivery, waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal, run },
-        (priorAttemptAt, guard, forgotten) =>
-          createOnce(context, body, flightOptions, priorAttemptAt, run, guard, forgotten),
+        (prior, guard) => createOnce(context, body, flightOptions, prior, run, guard, resendUnknownOutcome),
       ),
       run,
     );
@@ -261,44 +271,48 @@ function theTask(found: readonly Task[], orderNumber: string): TaskWithId | unde
   });
 }
 
-function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** An error's class name, for log lines (its message may quote the service). */
+function nameOf(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** When an earlier attempt of the order may have created its task (see {@link LeasedSend}). */
+export interface PriorAttempt {
+  /** When sending began, ms since the epoch: the start of the order's time window. */
+  since: number;
+  /** When a lookup can decide, ms since the epoch: the last time a POST may have reached the service plus `listingDelayMs`. */
+  decidableAt: number;
 }
 
 /**
- * The create, its resends and reconciliations, for one flight. With `priorAttemptAt` (an earlier process
- * began sending then and recorded no outcome), the order is looked up first and sent only if absent.
- * Every request and wait ends by `run`'s deadline, and then throws its error.
+ * The create, its resends and reconciliations, for one flight. With `prior` (an earlier attempt began
+ * sending then and recorded no outcome), the order is looked up first and sent only if absent, unless
+ * `resendUnknown`. Every request and wait ends by `run`'s deadline, and then throws its error.
  */
 async function createOnce(
   context: ResourceContext,
   body: TaskCreateParams,
   options: RequestOptions,
-  priorAttemptAt: number | undefined,
+  prior: PriorAttempt | undefined,
   run: CreateDeadline,
   guard?: SendGuard,
-  forgotten = false,
+  resendUnknown = false,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
-  const firstAttemptAt = priorAttemptAt ?? Date.now();
-  if (priorAttemptAt !== undefined && orderNumber !== undefined) {
+  const firstAttemptAt = prior?.since ?? Date.now();
+  if (prior !== undefined && orderNumber !== undefined) {
     run.mayHaveCreated = true;
-    // A forgotten task (404) has no POST in flight: one lookup, without the waits for a landing create.
-    const found = await reconcile(
-      context,
-      orderNumber,
-      firstAttemptAt,
-      options,
-      undefined,
-      run,
-      forgotten ? 1 : undefined,
-    );
-    const task = theTask(found, orderNumber);
-    if (task !== undefined) {
-      logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
-      return task;
+    run.decidableAt = Math.max(run.decidableAt ?? 0, prior.decidableAt);
+    if (resendUnknown) {
+      logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
+    } else {
+      const task = await decide(context, orderNumber, firstAttemptAt, options, undefined, run);
+      if (task !== undefined) {
+        logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
+        return task;
+      }
     }
   }
   for (let resend = 0; ; resend++) {
@@ -320,14 +334,19 @@ async function createOnce(
     }
     const outcome: FailureOutcome = failureOutcome(failure);
     if (outcome === 'rejected') throw failure;
+    if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
+      run.mayHaveCreated = true;
+      // The service may list this POST's task up to listingDelayMs after it ended.
+      run.decidableAt = Date.now() + context.listingDelayMs;
+    }
     if (outcome === 'aborted') {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
         reason: 'the caller aborted while the request was in flight',
         cause: failure,
+        ...run.retryAfter(),
       });
     }
-    if (outcome === 'ambiguous' || outcome === 'committed') run.mayHaveCreated = true;
     // The POST ended with the deadline (it was sent with what was left of it): the deadline's error.
     if (run.expired) throw run.error();
     if (outcome === 'not-sent' || outcome === 'not-processed') {
@@ -335,39 +354,43 @@ async function createOnce(
       if (resend >= maxRetries)
         throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
-      logger.warn(`Create was not processed (${describeFailure(failure)}); sending it again in ${wait} ms`);
+      logger.warn(`Create was not processed (${nameOf(failure)}); sending it again in ${wait} ms`);
       run.stage = 'waiting before sending the POST again';
       await waitOrAbort(wait, run, orderNumber, failure);
       continue;
     }
     if (orderNumber === undefined) {
-      throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: describeFailure(failure), cause: failure });
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `the POST failed with ${nameOf(failure)}`,
+        cause: failure,
+      });
     }
-    const found = await reconcile(context, orderNumber, firstAttemptAt, options, failure, run);
-    const task = theTask(found, orderNumber);
+    // After the last POST allowed, one lookup at once: waiting out the listing delay could only end in
+    // this same error (nothing more may be sent), so the error says when a retry can decide instead.
+    const last = outcome === 'ambiguous' && resend >= maxRetries;
+    const task = await decide(context, orderNumber, firstAttemptAt, options, failure, run, !last);
     if (task !== undefined) {
-      logger.info(
-        `Create of order ${orderNumber} failed (${describeFailure(failure)}) but the task exists: ${task.id}`,
-      );
+      logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
       return task;
     }
     if (outcome === 'committed') {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `the service accepted the request but its answer could not be used (${describeFailure(failure)}), and the task was not found`,
+        reason: 'the answer to an accepted POST could not be used, and no task is listed',
         cause: failure,
+        retryAfterMs: 0,
       });
     }
     if (resend >= maxRetries) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `no task found after ${resend + 1} attempt${resend === 0 ? '' : 's'}; last failure: ${describeFailure(failure)}`,
+        reason: `no task is listed after ${resend + 1} POST(s), the last failing with ${nameOf(failure)}`,
         cause: failure,
+        ...run.retryAfter(),
       });
     }
-    logger.warn(
-      `Create of order ${orderNumber} failed (${describeFailure(failure)}) and no task was found; sending it again`,
-    );
+    logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
   }
 }
 
@@ -386,38 +409,72 @@ async function waitOrAbort(
       orderNumber,
       reason: 'the caller aborted during reconciliation',
       cause: reason ?? failure,
+      ...run.retryAfter(),
     });
   }
 }
 
-/** Looks for the task a few times with growing waits; stops at the first non-empty answer. */
-async function reconcile(
+/** `createdAt` in ms since the epoch; `NaN` when absent or unreadable. */
+const createdAtOf = (task: Task): number => (task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt));
+
+/**
+ * Decides an unknown outcome by looking the order up: at once, and once more at `run.decidableAt`
+ * (when the service has listed any task a POST made) if that is still ahead and within the deadline.
+ * Returns the order's task (created since `since`, less `windowSkewMs`), or `undefined` when no task
+ * carries the order number at all at or after `run.decidableAt`: then the order may be sent.
+ * @throws {DuplicateTaskError} for several tasks in the window; {@link TaskCreationOutcomeUnknownError}
+ * for tasks found only outside the window (`candidateTaskIds`), for a lookup that failed or used up its
+ * list requests, and when the decision needs more time than the deadline leaves (`retryAfterMs`).
+ */
+async function decide(
   context: ResourceContext,
   orderNumber: string,
-  firstAttemptAt: number,
+  since: number,
   options: RequestOptions,
   failure: unknown,
   run: CreateDeadline,
-  checks = context.reconciliation.checks,
-): Promise<Task[]> {
-  const { intervalMs, windowSkewMs } = context.reconciliation;
-  run.stage = 'looking the order up';
-  for (let check = 0; check < checks; check++) {
-    if (check > 0) await waitOrAbort(intervalMs * 2 ** (check - 1), run, orderNumber, failure);
+  waitForListing = true,
+): Promise<TaskWithId | undefined> {
+  const windowStart = since - context.reconciliation.windowSkewMs;
+  for (;;) {
+    run.stage = 'looking the order up';
+    const lookedAt = Date.now();
     let found: Task[];
     try {
-      found = await findOrder(context, orderNumber, firstAttemptAt - windowSkewMs, options, run);
+      found = await findTasksOfOrder(context, orderNumber, options, run);
     } catch (error) {
       if (run.expired) throw run.error();
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `${failure === undefined ? 'an earlier create of this order left no outcome' : `create failed (${describeFailure(failure)})`} and looking the order up failed too (${describeFailure(error)})`,
+        reason: `looking the order up failed with ${nameOf(error)}`,
+        cause: error,
+        ...run.retryAfter(),
+      });
+    }
+    const inWindow = found.filter((task) => !(createdAtOf(task) < windowStart));
+    if (inWindow.length > 0) return theTask(inWindow, orderNumber);
+    if (found.length > 0) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'tasks of this order number predate this create (or the clocks disagree); nothing was sent again',
+        candidateTaskIds: found.map((task) => task.id ?? '(no id)'),
         cause: failure,
       });
     }
-    if (found.length > 0) return found;
+    const decidableAt = run.decidableAt ?? 0;
+    if (lookedAt >= decidableAt) return undefined;
+    const wait = decidableAt - Date.now();
+    if (!waitForListing) return undefined;
+    if (wait >= run.remaining()) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'no task is listed yet, and listingDelayMs ends past the totalTimeout',
+        cause: failure,
+        retryAfterMs: wait,
+      });
+    }
+    await waitOrAbort(Math.max(0, wait), run, orderNumber, failure);
   }
-  return [];
 }
 
 /** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
@@ -426,93 +483,101 @@ export function exactPattern(text: string): string {
 }
 
 /**
- * Tasks whose `orderNumber` is exactly `orderNumber`, created at or after `since` (ms epoch), newest first:
- * by an anchored regular expression, or, when the service refuses it (a 4xx), by a literal search.
- * With `run`, each page is requested with what is left of its deadline.
+ * Every task whose `orderNumber` is exactly `orderNumber`, whatever its `createdAt`, newest first:
+ * by an anchored regular expression, or, only when the service refuses it (400 or 422), by a literal
+ * search. Reads at most `maxPages` list requests in all; with `run` (a create), at most
+ * `reconciliation.maxPages` for the whole create, each with what is left of its deadline and no
+ * transport retries. Used by `client.tasks.findByOrderNumber` and by creation.
+ * @throws {PaginationLimitError} when the pages allowed are used up with more to read; request errors.
  */
-export async function findOrder(
+export async function findTasksOfOrder(
   context: ResourceContext,
   orderNumber: string,
-  since: number,
   options: RequestOptions,
   run?: CreateDeadline,
+  maxPages = context.reconciliation.maxPages,
 ): Promise<Task[]> {
+  const budget = {
+    left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
+    cap: run === undefined ? maxPages : context.reconciliation.maxPages,
+  };
+  // Newest first: the pages are requested sorted by `createdAt`, descending.
   try {
     return await searchOrder(
       context,
       orderNumber,
       { search: exactPattern(orderNumber), literal: false },
-      since,
       options,
       run,
+      budget,
     );
   } catch (error) {
-    if (failureOutcome(error) !== 'rejected') throw error;
-    context.logger.debug(
-      `Exact search for order ${orderNumber} refused (${describeFailure(error)}); searching literally`,
-    );
+    if (!(error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
   }
-  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, since, options, run);
+  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
 }
 
 /**
- * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches created
- * at or after `since`, until the last page, an empty page, or a page reaching older tasks. The pages are
- * walked by the list engine (`pagination.ts`): after page 1, up to {@link DEFAULT_LIST_CONCURRENCY} at
- * once, in page order, pages shifted by tasks created meanwhile read again, and what is in flight aborted
- * when the search stops early.
- * @throws {PaginationLimitError} after `reconciliation.maxPages` pages with more to read.
+ * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches, until the
+ * last or an empty page. The pages are walked by the list engine (`pagination.ts`): pages shifted by
+ * tasks created meanwhile read again, what is in flight aborted when the search stops.
+ * @throws {PaginationLimitError} when `budget.left` list requests are used up with more to read.
  */
 async function searchOrder(
   context: ResourceContext,
   orderNumber: string,
   query: { search: string; literal: boolean },
-  since: number,
   options: RequestOptions,
   run: CreateDeadline | undefined,
+  budget: { left: number; cap: number },
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
   const fetchPage: FetchTaskPage = async (page, request) => {
-    // Worked out as the page is requested: pages requested later get less of the deadline.
-    const pageOptions = run === undefined ? options : run.requestOptions(options);
-    const response = await call(
-      context,
-      OPERATIONS['tasks.list'].response,
-      {
-        ...requestOf('tasks.list'),
-        query: {
-          limit: String(MAX_PAGE_SIZE),
-          page: String(page),
-          search: query.search,
-          ignoreRegex: String(query.literal),
-          sortBy: 'createdAt',
-          sortOrder: '-1',
-        },
-        onRateLimited: request?.onRateLimited,
-      },
-      request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
-    );
-    return new TaskPage(response, fetchPage);
+    const signal = request?.signal ?? run?.signal ?? options.signal;
+    // Retried here, not by the transport, so that every request sent counts against the budget.
+    for (let attempt = 1; ; attempt++) {
+      if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
+      budget.left--;
+      if (run !== undefined) run.listRequests++;
+      // Worked out as the page is requested: pages requested later get less of the deadline.
+      const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
+      try {
+        const response = await call(
+          context,
+          OPERATIONS['tasks.list'].response,
+          {
+            ...requestOf('tasks.list'),
+            query: {
+              limit: String(MAX_PAGE_SIZE),
+              page: String(page),
+              search: query.search,
+              ignoreRegex: String(query.literal),
+              sortBy: 'createdAt',
+              sortOrder: '-1',
+            },
+            onRateLimited: request?.onRateLimited,
+          },
+          request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
+        );
+        return new TaskPage(response, fetchPage);
+      } catch (error) {
+        if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
+          throw error;
+        }
+        await sleep(retryDelayMs(attempt, (error as { headers?: Headers }).headers), signal);
+      }
+    }
   };
+  // One page at a time: every request counts against the budget, none is sent ahead and dropped.
   const listing = new TaskListPromise(fetchPage, 1, {
-    maxPages: context.reconciliation.maxPages,
-    concurrency: DEFAULT_LIST_CONCURRENCY,
+    maxPages: Number.POSITIVE_INFINITY,
+    concurrency: 1,
     signal: options.signal,
   });
   for await (const { tasks } of listing.byPage()) {
-    let older = false;
-    let newestFirst = true;
-    let previous = Number.POSITIVE_INFINITY;
     for (const task of tasks) {
-      const createdAt = task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt);
-      if (createdAt > previous) newestFirst = false;
-      if (!Number.isNaN(createdAt)) previous = createdAt;
-      if (createdAt < since) older = true;
-      else if (task.orderNumber === orderNumber) matches.set(task.id ?? `(no id ${matches.size})`, task);
+      if (task.orderNumber === orderNumber) matches.set(task.id ?? `(no id ${matches.size})`, task);
     }
-    // Sorted newest first, a page reaching tasks older than the window means later pages hold none of ours.
-    // A service that ignored the sort order is read to the end (within maxPages).
-    if (older && newestFirst) break;
   }
   return [...matches.values()];
 }

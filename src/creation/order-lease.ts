@@ -42,6 +42,7 @@ import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
 import { failureOutcome } from '../internal/failure.js';
 import type { TaskWithId } from '../schemas/task.js';
+import type { PriorAttempt } from './exactly-once-creation.js';
 
 /** The scope of the client's keys: its base URL and seller id. */
 const storeScopeOf = (context: ResourceContext): StoreScope => ({
@@ -77,7 +78,7 @@ interface SharedFailure {
 type OrderRecord =
   | { state: 'sending'; since: number; fence?: number; until?: number }
   | { state: 'created'; taskId: string; fence?: number }
-  | { state: 'failed'; at: number; failure: SharedFailure; since?: number; fence?: number };
+  | { state: 'failed'; at: number; failure: SharedFailure; since?: number; decidableAt?: number; fence?: number };
 
 /** What the holder of an order's lease checks before each POST (see {@link createUnderLease}). */
 export interface SendGuard {
@@ -165,9 +166,11 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
   }
   if (failure.name === 'DuplicateTaskError')
     return new DuplicateTaskError({ orderNumber, taskIds: failure.taskIds ?? [] });
+  // Its own words only: the other process's message (and its advice) stays in that process's error.
   return new TaskCreationOutcomeUnknownError({
     orderNumber,
-    reason: `the process that was creating this order ended with ${failure.name}: ${failure.message}`,
+    reason: `the process that was creating this order ended with ${failure.name}`,
+    retryAfterMs: 0,
   });
 }
 
@@ -204,15 +207,10 @@ async function rememberedTask(
 }
 
 /**
- * How `send` is called: `priorAttemptAt` is when an earlier attempt may have created the order (look it
- * up from then before sending); `forgotten` is true when that is because the order's remembered task
- * answered 404, so no POST of the order is in flight and one lookup is enough.
+ * How `send` is called: `prior` says when an earlier attempt may have created the order (look it up
+ * before sending), `undefined` when none may have.
  */
-export type LeasedSend = (
-  priorAttemptAt: number | undefined,
-  guard: SendGuard,
-  forgotten: boolean,
-) => Promise<TaskWithId>;
+export type LeasedSend = (prior: PriorAttempt | undefined, guard: SendGuard) => Promise<TaskWithId>;
 
 /** Options of {@link createUnderLease}. */
 export interface LeaseOptions {
@@ -340,17 +338,24 @@ async function holdLease(
       storeKey(storeScopeOf(context), 'order-fence', orderNumber),
       fenceOf(record),
     );
-    const recorded =
-      record?.state === 'sending' || record?.state === 'failed'
-        ? record.since
-        : forgotten
-          ? Date.now() - orderTtlMs
-          : undefined;
+    const now = Date.now();
+    // When a lookup can decide: the earlier attempt's last POST may have reached the service until
+    // `until` (a holder that died) or the failure's time; a forgotten task has no POST in flight.
+    const recorded: PriorAttempt | undefined =
+      record?.state === 'sending'
+        ? { since: record.since, decidableAt: (record.until ?? now) + context.listingDelayMs }
+        : record?.state === 'failed' && record.since !== undefined
+          ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + context.listingDelayMs }
+          : forgotten
+            ? { since: now - orderTtlMs, decidableAt: now }
+            : undefined;
     // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
-    const prior = recorded ?? (context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined);
+    const freshFrom =
+      recorded === undefined && context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined;
+    const prior = recorded ?? (freshFrom === undefined ? undefined : { since: freshFrom, decidableAt: now });
     // An earlier attempt (or one lost with the store's records) may have created the task.
     if (prior !== undefined) run.mayHaveCreated = true;
-    let current: OrderRecord = { state: 'sending', since: prior ?? Date.now(), fence };
+    let current: OrderRecord = { state: 'sending', since: prior?.since ?? Date.now(), fence };
     let currentRaw = JSON.stringify(current);
     if (!(await store.compareAndSet(orderKey, raw, currentRaw, orderTtlMs))) {
       throw new StoreUnavailableError({
@@ -382,7 +387,7 @@ async function holdLease(
     };
     let task: TaskWithId;
     try {
-      task = await send(prior, guard, forgotten);
+      task = await send(prior, guard);
     } catch (error) {
       // A rejection created nothing, nor did a holder that sent no POST after no earlier attempt; other
       // failures may have: keep `since`, so the next holder looks first.
@@ -393,7 +398,9 @@ async function holdLease(
         at: Date.now(),
         failure: share(error),
         fence,
-        ...(createdNothing(error) || sentNothing || since === undefined ? {} : { since }),
+        ...(createdNothing(error) || sentNothing || since === undefined
+          ? {}
+          : { since, ...(run.decidableAt === undefined ? {} : { decidableAt: run.decidableAt }) }),
       };
       await recordOutcome(
         context,

@@ -42,6 +42,8 @@ export interface ResourceContext {
   readonly redactor: Redactor;
   readonly maxRetries: number;
   readonly reconciliation: ReconciliationOptions;
+  /** The client's `listingDelayMs`: how long the service may take to list a new task, ms. */
+  readonly listingDelayMs: number;
 }
 
 /**

@@ -36,6 +36,13 @@ export class CreateDeadline {
   mayHaveCreated = false;
   /** A POST of this call is in flight. */
   posting = false;
+  /**
+   * When a lookup can decide the outcome, ms since the epoch: the last time a POST of the order may have
+   * reached the service plus `listingDelayMs`. `undefined` while no POST may have.
+   */
+  decidableAt: number | undefined;
+  /** List requests sent to look the order up (reconciliation's budget counts them). */
+  listRequests = 0;
   stage: CreateStage = 'reading the order record in the store';
   readonly #orderNumber: string | undefined;
   readonly #outer: AbortSignal | undefined;
@@ -92,6 +99,11 @@ export class CreateDeadline {
     return { ...options, totalTimeout: Math.max(1, Math.ceil(this.remaining())) };
   }
 
+  /** `retryAfterMs` for a {@link TaskCreationOutcomeUnknownError} thrown now: when a retry can decide. */
+  retryAfter(): { retryAfterMs: number } {
+    return { retryAfterMs: Math.max(0, (this.decidableAt ?? 0) - Date.now()) };
+  }
+
   /**
    * The error a create ends with at its deadline (`ms`: the deadline that passed, this create's unless a
    * caller that joined its flight has a shorter one).
@@ -99,7 +111,11 @@ export class CreateDeadline {
   error(ms: number = this.totalTimeoutMs ?? 0): DeliveryError {
     const elapsed = `totalTimeout of ${ms} ms elapsed while ${this.stage}`;
     if (this.mayHaveCreated || this.posting) {
-      return new TaskCreationOutcomeUnknownError({ orderNumber: this.#orderNumber, reason: elapsed });
+      return new TaskCreationOutcomeUnknownError({
+        orderNumber: this.#orderNumber,
+        reason: elapsed,
+        ...this.retryAfter(),
+      });
     }
     const reason =
       this.posts === 0

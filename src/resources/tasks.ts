@@ -23,7 +23,7 @@ import {
   TaskListPromise,
   TaskPage,
 } from '../core/pagination.js';
-import { createTask } from '../creation/exactly-once-creation.js';
+import { createTask, findTasksOfOrder } from '../creation/exactly-once-creation.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
@@ -134,6 +134,12 @@ function creationWindow(
   };
 }
 
+/** Options of {@link Tasks.findByOrderNumber}: the request options (applied to each page) plus a page cap. */
+export interface FindByOrderNumberOptions extends RequestOptions {
+  /** List requests the lookup may send before it throws `PaginationLimitError`. Integer 1…1000. Default: the client's `reconciliation.maxPages` (10). */
+  maxPages?: number;
+}
+
 /** Options of {@link Tasks.waitForStatus}. */
 export interface WaitForStatusOptions {
   /** Stops waiting; the call rejects with `APIUserAbortError`. */
@@ -164,7 +170,8 @@ export class Tasks {
    *
    * Never sent twice blindly (README "Exactly-once creation"): concurrent creates of one `orderNumber` in
    * this process share one request and one outcome; after a timeout, reset or 5xx, the SDK looks the
-   * `orderNumber` up and returns the task if it exists, and only resends when it does not. Pass an
+   * `orderNumber` up and returns the task if it exists, and only resends when no task carries it once
+   * the service has had `listingDelayMs` to list it (at most 10 list requests per create). Pass an
    * `orderNumber`: without one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
    *
    * A created order is remembered (order number → task id, `orderTtlMs`, default 24 h, in the client's
@@ -174,7 +181,11 @@ export class Tasks {
    *
    * @throws {RequestValidationError} for bad params (nothing is sent).
    * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
-   * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established.
+   * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established: `retryAfterMs`
+   * says when creating the order again can decide it (the service lists a new task within the client's
+   * `listingDelayMs`), `candidateTaskIds` names tasks of the order created before this create began.
+   * Creating it again looks the order up once before any POST; pass `resendUnknownOutcome: true` to send
+   * after checking with {@link findByOrderNumber}.
    * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
    * @throws {APIError} by status for other rejections, and the errors of `GET tasks/{id}` other than 404
    * when reading a remembered order's task (a 404 there is never thrown: the order is looked up instead).
@@ -244,6 +255,37 @@ export class Tasks {
       }
     })();
     return new APIPromise(created);
+  }
+
+  /**
+   * Every task whose `orderNumber` is exactly `orderNumber` (case and all), newest first (requested sorted by `createdAt`),
+   * read across pages of `GET tasks`: the lookup `tasks.create` itself uses to decide an unknown outcome
+   * (README "Finding the tasks of an order"). It searches with an anchored, escaped regular expression,
+   * and literally only when the service refuses the pattern (400 or 422). Tasks listed without an id are
+   * left out. A task created within the last `listingDelayMs` may not be listed yet.
+   * @param options request options; `maxPages`: list requests at most, default the client's
+   * `reconciliation.maxPages` (10), integer 1…1000.
+   * @throws {RequestValidationError} for an empty order number or bad options (nothing is sent);
+   * {@link PaginationLimitError} when `maxPages` requests did not reach the last page; request errors as
+   * {@link retrieve}.
+   */
+  findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
+    const context = this.#context;
+    const { maxPages = context.reconciliation.maxPages, ...requestOptions } = options;
+    if (
+      typeof orderNumber !== 'string' ||
+      orderNumber === '' ||
+      !(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)
+    ) {
+      const issue =
+        typeof orderNumber !== 'string' || orderNumber === ''
+          ? { path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' }
+          : { path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' };
+      return Promise.reject(new RequestValidationError('tasks.findByOrderNumber', [issue]));
+    }
+    return findTasksOfOrder(context, orderNumber, requestOptions, undefined, maxPages).then((tasks) =>
+      tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
+    );
   }
 
   /**

@@ -36,7 +36,8 @@ export function useMockService(options: MockDeliveryServiceOptions = {}): MockSe
   afterAll(() => mock.close());
   return {
     mock,
-    client: (overrides = {}) => clientOf(mock, { reconciliation: { checks: 2, intervalMs: 5 }, ...overrides }),
+    client: (overrides = {}) =>
+      clientOf(mock, { reconciliation: { checks: 2, intervalMs: 5 }, listingDelayMs: 20, ...overrides }),
   };
 }
 
