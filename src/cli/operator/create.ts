@@ -19,13 +19,11 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { DuplicateTaskError, isAPIError } from '../../core/errors.js';
-import { exactPattern } from '../../creation/exactly-once-creation.js';
+import { DuplicateTaskError } from '../../core/errors.js';
 import { nestsDeeperThan } from '../../internal/json.js';
 import { parseParams } from '../../internal/validate.js';
-import type { Task } from '../../schemas/task.js';
+import type { Task, TaskWithId } from '../../schemas/task.js';
 import { TaskCreateParams } from '../../schemas/task-create.js';
-import type { TaskListParams } from '../../schemas/task-list.js';
 import { findJsonSyntaxError } from '../json-syntax.js';
 import { stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';
@@ -37,7 +35,7 @@ export const MAX_ORDER_FILE_BYTES = 64 * 1024;
 /** Deepest nesting of arrays and objects read in an order file (the create parameters nest 3 levels). */
 export const MAX_ORDER_FILE_DEPTH = 64;
 
-/** Pages read when looking an order number up (1 000 tasks whose text contains it, on a literal search). */
+/** List requests when looking an order number up (exact matches; a literal search only when the service refuses the pattern). */
 export const ORDER_LOOKUP_MAX_PAGES = 100;
 
 /**
@@ -107,34 +105,16 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
   return parsed as Record<string, unknown>;
 }
 
-/** Tasks carrying exactly `orderNumber`, newest first, read with one search. */
-async function collectOrder(
-  context: CommandContext,
-  orderNumber: string,
-  search: Pick<TaskListParams, 'search' | 'ignoreRegex'>,
-): Promise<Task[]> {
-  const matches: Task[] = [];
-  const listing = context.client.tasks.list(
-    { ...search, sortBy: 'createdAt', sortOrder: -1 },
-    { signal: context.signal, maxPages: ORDER_LOOKUP_MAX_PAGES },
-  );
-  for await (const task of listing) if (task.orderNumber === orderNumber) matches.push(task);
-  return matches;
-}
-
 /**
- * Every task whose `orderNumber` is exactly `orderNumber`, newest first, with the public `tasks.list`:
- * an anchored, escaped pattern first (only the exact order comes back), then, if the service refuses the
- * pattern (400 or 422), a literal search.
- * @throws {PaginationLimitError} past {@link ORDER_LOOKUP_MAX_PAGES} pages; request errors as they come.
+ * Every task whose `orderNumber` is exactly `orderNumber`, newest first, through the public
+ * `client.tasks.findByOrderNumber` (README "Finding the tasks of an order").
+ * @throws {PaginationLimitError} past {@link ORDER_LOOKUP_MAX_PAGES} list requests; request errors as they come.
  */
-export async function tasksOfOrder(context: CommandContext, orderNumber: string): Promise<Task[]> {
-  try {
-    return await collectOrder(context, orderNumber, { search: exactPattern(orderNumber), ignoreRegex: false });
-  } catch (error) {
-    if (!(isAPIError(error) && (error.status === 400 || error.status === 422))) throw error;
-  }
-  return collectOrder(context, orderNumber, { search: orderNumber, ignoreRegex: true });
+export function tasksOfOrder(context: CommandContext, orderNumber: string): Promise<TaskWithId[]> {
+  return context.client.tasks.findByOrderNumber(orderNumber, {
+    signal: context.signal,
+    maxPages: ORDER_LOOKUP_MAX_PAGES,
+  });
 }
 
 /** `tasks create --file ORDER.json [--repeat-delivery]`. */
@@ -177,19 +157,19 @@ export const tasksCreate: OperatorCommandSpec = {
     if (!repeatDelivery) {
       const existing = await tasksOfOrder(context, orderNumber);
       if (existing.length > 1) {
-        throw new DuplicateTaskError({ orderNumber, taskIds: existing.map((task) => task.id ?? '(no id)') });
+        throw new DuplicateTaskError({ orderNumber, taskIds: existing.map((task) => task.id) });
       }
       const [task] = existing;
       if (task !== undefined) {
         output.note(
-          `order ${orderNumber} already has task ${task.id ?? '(no id)'}: nothing created (--repeat-delivery creates another delivery)`,
+          `order ${orderNumber} already has task ${task.id}: nothing created (--repeat-delivery creates another delivery)`,
         );
         show(context, task, false);
         return;
       }
     }
     const task = await context.client.tasks.create(params, { signal: context.signal, repeatDelivery });
-    output.note(`created task ${task.id ?? '(no id)'} for order ${orderNumber}`);
+    output.note(`created task ${task.id} for order ${orderNumber}`);
     show(context, task, true);
   },
 };
