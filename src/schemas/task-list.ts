@@ -13,9 +13,8 @@ export const MAX_PAGE_SIZE = 10;
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
-/** The query of `GET tasks` (what is sent). Text with unpaired surrogates is rejected (the `wellFormedText` check). */
-export const TaskListParams = z
-  .strictObject({
+/** The fields of the query of `GET tasks`. */
+const LIST_QUERY = {
     /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
     limit: z.optional(z.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE))),
     /** 1-based page to start from. Default 1. */
@@ -28,8 +27,10 @@ export const TaskListParams = z
     ignoreRegex: z.optional(z.boolean()),
     /** `1` ascending (default), `-1` descending. */
     sortOrder: z.optional(z.union([z.literal(1), z.literal(-1)])),
-  })
-  .check(wellFormedText);
+};
+
+/** The query of `GET tasks` (what is sent). Text with unpaired surrogates is rejected (the `wellFormedText` check). */
+export const TaskListParams = /* @__PURE__ */ (/* @__PURE__ */ z.strictObject(LIST_QUERY)).check(wellFormedText);
 
 // ISO 8601: a date (UTC midnight) or a date-time with `Z` or an offset; a time without an offset is refused
 // (its zone would be the machine's).
@@ -51,8 +52,7 @@ export function instantOf(value: unknown): number | undefined {
 }
 
 const CreationBound = z.custom<string | Date>((value) => instantOf(value) !== undefined, {
-  message:
-    'Expected an ISO 8601 date ("2026-11-19"), a date-time with Z or an offset ("2026-11-19T00:00:00+03:00"), or a valid Date',
+  message: 'Expected an ISO 8601 date, a date-time with Z or an offset, or a valid Date',
 });
 
 /**
@@ -61,7 +61,7 @@ const CreationBound = z.custom<string | Date>((value) => instantOf(value) !== un
  */
 export const TaskListRequestParams = z
   .strictObject({
-    ...TaskListParams.shape,
+    ...LIST_QUERY,
     /**
      * Only tasks created at or after this time: ISO 8601 text (a date is UTC midnight; a date-time needs `Z`
      * or an offset) or a `Date`.
