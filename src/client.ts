@@ -302,10 +302,7 @@ export class DeliveryClient {
       throw new ConfigurationError('fetch', `Invalid fetch: expected a function, got ${typeof options.fetch}`);
     }
     if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
-      throw new ConfigurationError(
-        'fetch',
-        'No fetch available: pass the fetch option',
-      );
+      throw new ConfigurationError('fetch', 'No fetch available: pass the fetch option');
     }
     // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
     const fetchImplementation: typeof globalThis.fetch =

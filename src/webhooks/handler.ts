@@ -472,10 +472,7 @@ class WebhookReceiver implements WebhookHandler {
     );
     const store = options.store;
     if (store !== undefined && !isDeliveryStore(store)) {
-      throw new ConfigurationError(
-        'store',
-        'Invalid store: expected a DeliveryStore, e.g. memoryStore()',
-      );
+      throw new ConfigurationError('store', 'Invalid store: expected a DeliveryStore, e.g. memoryStore()');
     }
     const storeTimeoutMs = integerOption(
       'storeTimeoutMs',
@@ -548,10 +545,7 @@ class WebhookReceiver implements WebhookHandler {
     const inbox = options.inbox;
     if (inbox !== undefined) {
       if (!isWebhookInbox(inbox)) {
-        throw new ConfigurationError(
-          'inbox',
-          'Invalid inbox: expected a WebhookInbox, e.g. redisInbox(redis)',
-        );
+        throw new ConfigurationError('inbox', 'Invalid inbox: expected a WebhookInbox, e.g. redisInbox(redis)');
       }
       if (!(inbox.visibilityTimeoutMs > this.#eventTimeoutMs)) {
         throw new ConfigurationError(
