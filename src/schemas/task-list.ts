@@ -30,7 +30,7 @@ const LIST_QUERY = {
 };
 
 /** The query of `GET tasks` (what is sent). Text with unpaired surrogates is rejected (the `wellFormedText` check). */
-export const TaskListParams = /* @__PURE__ */ /* @__PURE__ */ z.strictObject(LIST_QUERY).check(wellFormedText);
+export const TaskListParams = /* @__PURE__ */ z.strictObject(LIST_QUERY).check(wellFormedText);
 
 // ISO 8601: a date (UTC midnight) or a date-time with `Z` or an offset; a time without an offset is refused
 // (its zone would be the machine's).
