@@ -225,7 +225,7 @@ function checkBaseUrl(value: string): string {
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
     throw new ConfigurationError(
       'baseUrl',
-      'Invalid baseUrl (option or DELIVERY_BASE_URL): a query or fragment has no place in a base URL (requests add their own)',
+      'Invalid baseUrl (option or DELIVERY_BASE_URL): no query or fragment allowed',
     );
   }
   // `https://h/rest//` would send `https://h/rest//tasks`: one slash between segments, and one at the end.
@@ -302,10 +302,7 @@ export class DeliveryClient {
       throw new ConfigurationError('fetch', `Invalid fetch: expected a function, got ${typeof options.fetch}`);
     }
     if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
-      throw new ConfigurationError(
-        'fetch',
-        'No fetch available: pass the fetch option (Node ≥ 22, Bun, Deno and workers have one)',
-      );
+      throw new ConfigurationError('fetch', 'No fetch available: pass the fetch option');
     }
     // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
     const fetchImplementation: typeof globalThis.fetch =

@@ -456,7 +456,7 @@ async function decide(
     if (found.length > 0) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: 'tasks of this order number predate this create (or the clocks disagree); nothing was sent again',
+        reason: 'tasks of this order number predate this create; nothing was sent again',
         candidateTaskIds: found.map((task) => task.id ?? '(no id)'),
         cause: failure,
       });

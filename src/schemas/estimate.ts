@@ -8,11 +8,11 @@ import { Latitude, Longitude, wellFormedText } from './primitives.js';
 import { TravelDetail } from './task.js';
 
 /** A point for an estimate, decimal degrees: what `POST tasks/estimate` carries. */
-export const EstimatePoint = z.strictObject({ latitude: Latitude, longitude: Longitude });
+export const EstimatePoint = /* @__PURE__ */ z.strictObject({ latitude: Latitude, longitude: Longitude });
 export type EstimatePoint = z.infer<typeof EstimatePoint>;
 
 /** The body of `POST tasks/estimate`: both points required. */
-export const EstimateParams = z.strictObject({ from: EstimatePoint, to: EstimatePoint });
+export const EstimateParams = /* @__PURE__ */ z.strictObject({ from: EstimatePoint, to: EstimatePoint });
 
 /**
  * Fields of a delivery or pickup location (`DeliveryLocation`, `PickupLocation`) that an estimate point

@@ -13,23 +13,24 @@ export const MAX_PAGE_SIZE = 10;
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
+/** The fields of the query of `GET tasks`. */
+const LIST_QUERY = {
+  /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
+  limit: z.optional(z.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE))),
+  /** 1-based page to start from. Default 1. */
+  page: z.optional(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+  /** Search term. Matched literally unless `ignoreRegex: false` is given. */
+  search: z.optional(z.string()),
+  /** Field to sort by (any string is sent; see {@link TaskSortField}). */
+  sortBy: z.optional(z.string() as z.ZodMiniType<TaskSortField, string>),
+  /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
+  ignoreRegex: z.optional(z.boolean()),
+  /** `1` ascending (default), `-1` descending. */
+  sortOrder: z.optional(z.union([z.literal(1), z.literal(-1)])),
+};
+
 /** The query of `GET tasks` (what is sent). Text with unpaired surrogates is rejected (the `wellFormedText` check). */
-export const TaskListParams = z
-  .strictObject({
-    /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
-    limit: z.optional(z.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE))),
-    /** 1-based page to start from. Default 1. */
-    page: z.optional(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
-    /** Search term. Matched literally unless `ignoreRegex: false` is given. */
-    search: z.optional(z.string()),
-    /** Field to sort by (any string is sent; see {@link TaskSortField}). */
-    sortBy: z.optional(z.string() as z.ZodMiniType<TaskSortField, string>),
-    /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
-    ignoreRegex: z.optional(z.boolean()),
-    /** `1` ascending (default), `-1` descending. */
-    sortOrder: z.optional(z.union([z.literal(1), z.literal(-1)])),
-  })
-  .check(wellFormedText);
+export const TaskListParams = /* @__PURE__ */ z.strictObject(LIST_QUERY).check(wellFormedText);
 
 // ISO 8601: a date (UTC midnight) or a date-time with `Z` or an offset; a time without an offset is refused
 // (its zone would be the machine's).
@@ -51,8 +52,7 @@ export function instantOf(value: unknown): number | undefined {
 }
 
 const CreationBound = z.custom<string | Date>((value) => instantOf(value) !== undefined, {
-  message:
-    'Expected an ISO 8601 date ("2026-11-19"), a date-time with Z or an offset ("2026-11-19T00:00:00+03:00"), or a valid Date',
+  message: 'Expected an ISO 8601 date, a date-time with Z or an offset, or a valid Date',
 });
 
 /**
@@ -61,7 +61,7 @@ const CreationBound = z.custom<string | Date>((value) => instantOf(value) !== un
  */
 export const TaskListRequestParams = z
   .strictObject({
-    ...TaskListParams.shape,
+    ...LIST_QUERY,
     /**
      * Only tasks created at or after this time: ISO 8601 text (a date is UTC midnight; a date-time needs `Z`
      * or an offset) or a `Date`.

@@ -472,10 +472,7 @@ class WebhookReceiver implements WebhookHandler {
     );
     const store = options.store;
     if (store !== undefined && !isDeliveryStore(store)) {
-      throw new ConfigurationError(
-        'store',
-        'Invalid store: expected a DeliveryStore (setIfAbsent, get, compareAndSet, delete), e.g. memoryStore()',
-      );
+      throw new ConfigurationError('store', 'Invalid store: expected a DeliveryStore, e.g. memoryStore()');
     }
     const storeTimeoutMs = integerOption(
       'storeTimeoutMs',
@@ -548,15 +545,12 @@ class WebhookReceiver implements WebhookHandler {
     const inbox = options.inbox;
     if (inbox !== undefined) {
       if (!isWebhookInbox(inbox)) {
-        throw new ConfigurationError(
-          'inbox',
-          'Invalid inbox: expected a WebhookInbox (append, claim, complete, fail, inspect, replay), e.g. redisInbox(redis)',
-        );
+        throw new ConfigurationError('inbox', 'Invalid inbox: expected a WebhookInbox, e.g. redisInbox(redis)');
       }
       if (!(inbox.visibilityTimeoutMs > this.#eventTimeoutMs)) {
         throw new ConfigurationError(
           'inbox',
-          `Invalid inbox: its visibilityTimeoutMs (${inbox.visibilityTimeoutMs}) must be longer than eventTimeoutMs (${this.#eventTimeoutMs}), or events still being processed would be claimed again`,
+          `Invalid inbox: its visibilityTimeoutMs (${inbox.visibilityTimeoutMs}) must be longer than eventTimeoutMs (${this.#eventTimeoutMs})`,
         );
       }
     }
@@ -660,7 +654,7 @@ class WebhookReceiver implements WebhookHandler {
           }
           if (Date.now() + pause > giveUpAt) {
             this.#logger.warn(
-              `Task ${event.taskId} (${event.kind}) given back to the inbox: not started within ${holdMs} ms (the store did not answer or the task's lease stayed taken)`,
+              `Task ${event.taskId} (${event.kind}) given back to the inbox: not started within ${holdMs} ms`,
             );
             if (inbox.release !== undefined) await this.#mark(inbox.release(id));
             return undefined;
@@ -684,7 +678,7 @@ class WebhookReceiver implements WebhookHandler {
       await withDeadline(marking, this.#inboxTimeoutMs, 'inbox mark');
     } catch (error) {
       this.#logger.warn(
-        `Could not mark an inbox event (${(error as Error)?.message ?? String(error)}); another worker processes it again after the visibility timeout`,
+        `Could not mark an inbox event (${(error as Error)?.message ?? String(error)}); it is processed again`,
       );
     }
   }

@@ -219,9 +219,7 @@ export class InboxWorker {
     } catch (error) {
       if (!this.#failing) {
         this.#failing = true;
-        logger.warn(
-          `Inbox claim failed (${(error as Error)?.message ?? String(error)}); retrying, webhooks are processed once it answers again`,
-        );
+        logger.warn(`Inbox claim failed (${(error as Error)?.message ?? String(error)}); retrying`);
       }
       this.#failurePauseMs = Math.min(2 * this.#failurePauseMs, MAX_FAILURE_PAUSE_MS);
       return 0;

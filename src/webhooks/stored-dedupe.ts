@@ -239,7 +239,7 @@ export class StoredTaskEvents {
         this.#state.failed(error);
         if (Date.now() + pause > giveUpAt) {
           throw new DeliveryError(
-            `Task ${taskId} (${status}): onEvent completed, but the store did not answer for ${this.#recordRetryMs} ms and the status was not recorded; it may be processed again`,
+            `Task ${taskId} (${status}): onEvent completed, but the store did not answer for ${this.#recordRetryMs} ms; the status was not recorded`,
             { cause: error },
           );
         }

@@ -152,9 +152,7 @@ export class TaskSync {
     const oldest = startedAt - spanMs;
     const walkFrom = saved === undefined ? oldest : Math.max(saved - skewMs, oldest);
     if (saved !== undefined && saved - skewMs < oldest) {
-      this.#context.logger.warn(
-        `Webhook sync: the last checkpoint is older than the duplicate window (${spanMs} ms); tasks updated before that are not walked`,
-      );
+      this.#context.logger.warn(`Webhook sync: the last checkpoint is older than the duplicate window (${spanMs} ms)`);
     }
     const result: WebhookSyncResult = {
       tasks: 0,
