@@ -205,10 +205,10 @@ describe('the paths and operations', () => {
       { name: 'search', where: 'query', required: false, type: 'string', fallback: '' },
       { name: 'sortBy', where: 'query', required: false, type: 'string', fallback: '' },
       { name: 'ignoreRegex', where: 'query', required: false, type: 'boolean', fallback: false },
-      { name: 'sortOrder', where: 'query', required: false, type: undefined, fallback: 1 },
+      { name: 'sortOrder', where: 'query', required: false, type: 'number', fallback: 1 },
     ]);
     expect(parameters[0]?.schema.maximum).toBe(10);
-    expect(parameters[5]?.schema.anyOf?.map((option) => option.const)).toEqual([1, -1]);
+    expect(parameters[5]?.schema.enum).toEqual([1, -1]);
     for (const parameter of parameters) expect(parameter.description.length).toBeGreaterThan(5);
   });
 

@@ -122,9 +122,15 @@ export function componentRef(name: string): string {
   return `#/components/schemas/${name}`;
 }
 
-/** True when the zod schema has a custom check (`refine`, `superRefine`, `.check(fn)`): dropped by `toJSONSchema`. */
-function hasCustomCheck(schema: AnySchema): boolean {
-  return (schema._zod.def.checks ?? []).some((check) => check._zod.def.check === 'custom');
+/**
+ * The JSON Schema keywords of each custom check of `schema` (`refine`, `superRefine`, `.check(fn)`, which
+ * `toJSONSchema` drops): those a `rule` carries in `params.jsonSchema`, `undefined` for any other.
+ */
+function customCheckKeywords(schema: AnySchema): (Record<string, unknown> | undefined)[] {
+  return (schema._zod.def.checks ?? [])
+    .map((check) => check._zod.def as { check: string; params?: { jsonSchema?: Record<string, unknown> } })
+    .filter((def) => def.check === 'custom')
+    .map((def) => def.params?.jsonSchema);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -173,7 +179,12 @@ function convertGroup(
     uri: componentRef,
     unrepresentable: 'throw',
     override: ({ zodSchema, jsonSchema }) => {
-      if (hasCustomCheck(zodSchema)) jsonSchema[UNEXPRESSED] = true;
+      // A check made with `rule` (src/schemas/checks.ts) states its JSON Schema keywords; other custom
+      // checks cannot be expressed.
+      for (const keywords of customCheckKeywords(zodSchema)) {
+        if (keywords === undefined) jsonSchema[UNEXPRESSED] = true;
+        else Object.assign(jsonSchema, keywords);
+      }
     },
   });
   const result: Record<string, JsonSchema> = {};

@@ -5,6 +5,7 @@
 import * as z from 'zod/mini';
 import { isKwdAmount, parseFils } from '../core/fils.js';
 import { isWellFormedText } from '../internal/text.js';
+import { rule } from './checks.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
 export const Latitude = z.number().check(z.gte(-90), z.lte(90));
@@ -18,6 +19,8 @@ export const Longitude = z.number().check(z.gte(-180), z.lte(180));
  */
 export const MAX_KWD_AMOUNT = '9007199254740.991';
 
+const KWD_TEXT = /^\d+(\.\d{1,3})?$/;
+
 const MAX_AMOUNT_FILS = BigInt(Number.MAX_SAFE_INTEGER);
 const OVER_MAX = `Expected a KWD amount of at most ${MAX_KWD_AMOUNT} KWD`;
 
@@ -30,12 +33,12 @@ function withinMaximum(amount: string): boolean {
  * A KWD amount as decimal text with at most 3 decimals and no sign (`"12.5"`, `"0.250"`), at most
  * {@link MAX_KWD_AMOUNT}; spec: Task `totalAmount`.
  */
-export const KwdText = z
-  .string()
-  .check(
-    z.regex(/^\d+(\.\d{1,3})?$/, 'Expected KWD decimal text with at most 3 decimals, like "12.500"'),
-    z.refine(withinMaximum, OVER_MAX),
-  );
+export const KwdText = z.string().check(
+  rule<string>((text) => KWD_TEXT.test(text), 'Expected KWD decimal text with at most 3 decimals, like "12.500"', {
+    pattern: KWD_TEXT.source,
+  }),
+  z.refine(withinMaximum, OVER_MAX),
+);
 
 /** A KWD amount as a finite number with at most 3 decimals, at most {@link MAX_KWD_AMOUNT}. */
 export const KwdNumber = z

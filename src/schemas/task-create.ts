@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { nonEmptyText } from './checks.js';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
 import { TaskWithId, taskFields } from './task.js';
 
@@ -56,7 +57,7 @@ export const TaskCreateParams = z
      * Your order number, 1 to 256 characters. Strongly recommended: it is what makes a create safe to
      * reconcile after a failure (it keys the lookups and the shared store, so its length is bounded).
      */
-    orderNumber: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    orderNumber: z.optional(nonEmptyText(256)),
     /** Customer name. */
     customerName,
     /** Customer contact number. */
@@ -86,7 +87,7 @@ export const TaskCreateParams = z
     /** Notes on the pickup. */
     pickupNotes: z.optional(z.string()),
     /** Branch to pick up from, a name from `client.branches.list()`; only with `customPickup: true`. */
-    selectedBranch: z.optional(z.string().check(z.minLength(1))),
+    selectedBranch: z.optional(nonEmptyText()),
   })
   .check(
     z.refine((params) => params.selectedBranch === undefined || params.customPickup === true, {

@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { integer, rule } from './checks.js';
 import { wellFormedText } from './primitives.js';
 import { Task } from './task.js';
 
@@ -16,9 +17,9 @@ export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status'
 /** The fields of the query of `GET tasks`. */
 const LIST_QUERY = {
   /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
-  limit: z.optional(z.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE))),
+  limit: z.optional(integer(1, MAX_PAGE_SIZE)),
   /** 1-based page to start from. Default 1. */
-  page: z.optional(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+  page: z.optional(integer(1)),
   /** Search term. Matched literally unless `ignoreRegex: false` is given. */
   search: z.optional(z.string()),
   /** Field to sort by (any string is sent; see {@link TaskSortField}). */
@@ -26,7 +27,14 @@ const LIST_QUERY = {
   /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
   ignoreRegex: z.optional(z.boolean()),
   /** `1` ascending (default), `-1` descending. */
-  sortOrder: z.optional(z.union([z.literal(1), z.literal(-1)])),
+  sortOrder: z.optional(
+    z
+      .number()
+      .check(rule((order) => order === 1 || order === -1, 'Expected one of 1, -1', { enum: [1, -1] })) as z.ZodMiniType<
+      1 | -1,
+      1 | -1
+    >,
+  ),
 };
 
 /** The query of `GET tasks` (what is sent). Text with unpaired surrogates is rejected (the `wellFormedText` check). */
@@ -100,12 +108,12 @@ export const TaskListResponse = z.looseObject({
   /** The page's tasks. */
   tasks: z.array(Task),
   /** Current page, from 1. */
-  page: z.int(),
+  page: integer(),
   /** Items per page. */
-  limit: z.int(),
+  limit: integer(),
   /** Number of pages (0 when nothing matches). */
-  totalPages: z.int(),
+  totalPages: integer(),
   /** Total number of matching tasks. */
-  total: z.int(),
+  total: integer(),
 });
 export type TaskListResponse = z.infer<typeof TaskListResponse>;

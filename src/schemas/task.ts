@@ -8,6 +8,7 @@
  */
 import * as z from 'zod/mini';
 import { TASK_STATUSES } from '../core/lifecycle.js';
+import { nonEmptyText } from './checks.js';
 
 /**
  * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: README
@@ -198,6 +199,6 @@ export type Task = z.infer<typeof Task>;
 export const TaskWithId = z.looseObject({
   ...taskFields,
   /** Task identifier, never empty. */
-  id: z.string().check(z.minLength(1)),
+  id: nonEmptyText(),
 });
 export type TaskWithId = z.infer<typeof TaskWithId>;

@@ -1,0 +1,40 @@
+/**
+ * Checks by predicate for the request and response schemas, each carrying the JSON Schema keywords it
+ * stands for so the OpenAPI document states them.
+ * @module
+ */
+import * as z from 'zod/mini';
+
+/**
+ * A check by predicate that carries the JSON Schema keywords it stands for (`params.jsonSchema`, read by the
+ * OpenAPI document): the SDK's integers, lengths, patterns and enumerations are checked this way rather
+ * than with zod's own check kinds, which each add to every bundle (README "Performance").
+ */
+export function rule<T>(test: (value: T) => boolean, message: string, jsonSchema: Record<string, unknown>) {
+  return z.refine<T>(test, { message, params: { jsonSchema } });
+}
+
+/** An integer from `min` to `max` (a safe integer by default). */
+export function integer(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  const bounds = min === Number.MIN_SAFE_INTEGER ? '' : ` from ${min} to ${max}`;
+  return z.number().check(
+    rule<number>((value) => Number.isInteger(value) && value >= min && value <= max, `Expected an integer${bounds}`, {
+      type: 'integer',
+      minimum: min,
+      maximum: max,
+    }),
+  );
+}
+
+/** Text of 1 to `max` characters. */
+export function nonEmptyText(max?: number) {
+  return z
+    .string()
+    .check(
+      rule<string>(
+        (text) => text !== '' && (max === undefined || text.length <= max),
+        max === undefined ? 'Must not be empty' : `Expected 1 to ${max} characters`,
+        max === undefined ? { minLength: 1 } : { minLength: 1, maxLength: max },
+      ),
+    );
+}
