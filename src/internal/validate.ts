@@ -92,122 +92,32 @@ function fast<T extends Schema>(schema: T): T {
 type Validity = (value: unknown) => boolean;
 
 /**
- * The checks that test one `typeof` (`string`, `boolean`, or `number`: finite), with that type and
- * whether they also accept `undefined`: an object tests such a field inline instead of calling its
- * check. (The type is zod's own string, as `typeof` gives it: compared by identity, not by characters.)
- */
-const SCALARS = new WeakMap<Validity, [type: string, optional: boolean]>();
-
-/**
- * The validity check of `schema` as plain closures, or `undefined` when its bodies must be parsed into a
- * new value instead (a part does not hand its input back: `handsInputBack` of `internal/copy-free.ts`).
- * A valid body is then its own parse result and needs no copy.
- *
- * Objects, arrays, optionals, nullables and unions, and scalars without a check, are checked by the
- * closures themselves: the same tests zod makes, without its parse state, and without `new Function`
- * (so as fast in a bundle for browsers and edge workers, where zod's compiler is left out or refused,
- * as in Node). Unknown keys are ignored (a loose and a plain object accept the same values). A part with
- * checks of its own (`z.int()`, `minLength`, a refinement), a strict or catch-all object, and a record
- * are handed to zod's own parse (compiled when a compiler is installed), so every answer is zod's.
+ * The validity check of `schema`, or `undefined` when its bodies must be parsed into a new value instead
+ * (a part does not hand its input back: `handsInputBack` of `internal/copy-free.ts`). A valid body is then
+ * its own parse result and needs no copy. It is zod's own parse (compiled when a compiler is installed),
+ * so every answer is zod's.
  */
 function validityOf(schema: Schema): Validity | undefined {
-  if (!handsInputBack(schema)) return undefined;
-  const def = schema._zod.def;
-  const parts: Schema[] = [];
-  let own: Validity | undefined;
-  switch (def.type) {
-    case 'object': {
-      const { shape, catchall } = def as z.core.$ZodObjectDef;
-      // Columns, read in one loop: a field that is a plain scalar (optional or not) is tested inline,
-      // without a call; any other field calls its check.
-      const keys: string[] = [];
-      const checks: Validity[] = [];
-      const scalars: (string | undefined)[] = [];
-      const optionals: boolean[] = [];
-      for (const [key, field] of Object.entries(shape)) {
-        const check = validityOf(field);
-        if (check === undefined) return undefined;
-        keys.push(key);
-        checks.push(check);
-        const [scalar, optional] = SCALARS.get(check) ?? [];
-        scalars.push(scalar);
-        optionals.push(optional === true);
-      }
-      own = (value) => {
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-        for (let index = 0; index < keys.length; index++) {
-          const field = (value as Record<string, unknown>)[keys[index] as string];
-          const scalar = scalars[index];
-          if (scalar === undefined) {
-            if (!(checks[index] as Validity)(field)) return false;
-          } else if (field === undefined) {
-            if (!optionals[index]) return false;
-          } else if (typeof field !== scalar || (scalar === 'number' && !Number.isFinite(field))) return false;
-        }
-        return true;
-      };
-      if (catchall !== undefined && catchall._zod.def.type !== 'unknown') own = undefined;
-      break;
-    }
-    case 'optional':
-    case 'nullable': {
-      const inner = validityOf((def as z.core.$ZodOptionalDef).innerType);
-      if (inner === undefined) return undefined;
-      const empty = def.type === 'optional' ? undefined : null;
-      own = (value) => value === empty || inner(value);
-      const scalar = SCALARS.get(inner);
-      if (def.type === 'optional' && scalar !== undefined && !def.checks?.length) SCALARS.set(own, [scalar[0], true]);
-      break;
-    }
-    case 'array': {
-      const element = validityOf((def as z.core.$ZodArrayDef).element);
-      if (element === undefined) return undefined;
-      own = (value) => {
-        if (!Array.isArray(value)) return false;
-        for (let index = 0; index < value.length; index++) if (!element(value[index])) return false;
-        return true;
-      };
-      break;
-    }
-    case 'union': {
-      const options: Validity[] = [];
-      for (const option of (def as z.core.$ZodUnionDef).options) {
-        const check = validityOf(option);
-        if (check === undefined) return undefined;
-        options.push(check);
-      }
-      own = (value) => options.some((option) => option(value));
-      break;
-    }
-    case 'record': {
-      const { keyType, valueType } = def as z.core.$ZodRecordDef;
-      parts.push(keyType, valueType);
-      break;
-    }
-    case 'enum':
-    case 'literal':
-    case 'null':
-    case 'undefined': {
-      const values = schema._zod.values as ReadonlySet<unknown>;
-      own = (value) => values.has(value);
-      break;
-    }
-    case 'unknown':
-    case 'any':
-      own = () => true;
-      break;
-    case 'string':
-    case 'number':
-    case 'boolean': {
-      const { type } = def;
-      own = (value) => typeof value === type && (type !== 'number' || Number.isFinite(value));
-      SCALARS.set(own, [type, false]);
-    }
-  }
-  if (parts.some((part) => validityOf(part) === undefined)) return undefined;
-  // zod runs a schema that is itself a check (`z.int()`) as one.
-  if (own !== undefined && !def.checks?.length && !schema._zod.traits.has('$ZodCheck')) return own;
+  if (!handsBackWhole(schema)) return undefined;
   return (value) => z.safeParse(fast(schema), value).success;
+}
+
+/** True when `schema` and every part of it hand a valid input back unchanged. */
+function handsBackWhole(schema: Schema): boolean {
+  const def = schema._zod.def as z.core.$ZodTypeDef & {
+    shape?: Record<string, Schema>;
+    catchall?: Schema;
+    innerType?: Schema;
+    element?: Schema;
+    valueType?: Schema;
+    options?: Schema[];
+  };
+  const parts = [
+    ...(def.type === 'object' ? Object.values(def.shape ?? {}) : []),
+    ...[def.catchall, def.innerType, def.element, def.valueType].filter((part) => part !== undefined),
+    ...(def.type === 'union' ? (def.options ?? []) : []),
+  ];
+  return handsInputBack(schema) && parts.every(handsBackWhole);
 }
 
 /** {@link validityOf} of each response schema (`null`: none). */
