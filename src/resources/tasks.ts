@@ -236,7 +236,12 @@ export class Tasks {
     };
     const created = (async () => {
       try {
-        const task = await createTask(recording, parseParams(TaskCreateParams, params, 'tasks.create'), options);
+        // The run-time check holds what the type states (selectedBranch only with customPickup: true).
+        const task = await createTask(
+          recording,
+          parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams,
+          options,
+        );
         if (head !== undefined) createdHeads.set(task, head);
         const answered = head ?? createdHeads.get(task);
         if (span !== undefined) {

@@ -98,7 +98,21 @@ export const TaskCreateParams = z
     }),
     wellFormedText,
   );
-export type TaskCreateParams = z.input<typeof TaskCreateParams>;
+export type TaskCreateParams = Omit<z.input<typeof TaskCreateParams>, 'customPickup' | 'selectedBranch'> &
+  (
+    | {
+        /** Pick up from a branch or custom coordinates rather than the seller's default. */
+        customPickup: true;
+        /** Branch to pick up from, a name from `client.branches.list()`. */
+        selectedBranch?: string;
+      }
+    | {
+        /** Pick up from a branch or custom coordinates rather than the seller's default. */
+        customPickup?: boolean;
+        /** Only with `customPickup: true`: the type refuses it here, as the run-time check does. */
+        selectedBranch?: undefined;
+      }
+  );
 
 /** The create response envelope `{ data: { createTask: Task } }`; the task's `id` is load-bearing. */
 export const TaskCreateResponse = z.looseObject({

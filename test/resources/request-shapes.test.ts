@@ -66,4 +66,17 @@ describe('an estimate to a delivery location', () => {
     estimate({ from: FROM, to: { ...FROM, floor: 3 } });
     expect(true).toBe(true);
   });
+
+  it('types selectedBranch as the run-time check reads it: only with customPickup: true', async () => {
+    expectTypeOf<{ customPickup: true; selectedBranch: string }>().toExtend<TaskCreateParams>();
+    expectTypeOf<{ selectedBranch: string }>().not.toExtend<TaskCreateParams>();
+    expectTypeOf<{ customPickup: false; selectedBranch: string }>().not.toExtend<TaskCreateParams>();
+    const [branch] = await client().branches.list();
+    const created = await client().tasks.create({
+      orderNumber: 'ORD-BRANCH',
+      customPickup: true,
+      selectedBranch: branch?.name ?? 'Main',
+    });
+    expect(mock.tasks.find((task) => task.id === created.id)?.selectedBranch).toBe(branch?.name ?? 'Main');
+  });
 });

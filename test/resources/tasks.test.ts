@@ -94,6 +94,7 @@ describe('tasks.create', () => {
 
   it('validates params before sending: every issue with its path, and zero requests', async () => {
     const error = await client()
+      // @ts-expect-error selectedBranch without customPickup: true is refused by the type and at run time
       .tasks.create({
         orderNumber: 'ORD-BAD',
         totalAmount: '1.2345',

@@ -428,7 +428,8 @@ async function book(session: Session, plan: Plan, signal: AbortSignal): Promise<
     await checkWallet(session, feeFils, signal);
     if (signal.aborted) throw new Refusal('confirmation', 'the call was cancelled before booking; nothing was booked');
     sent = true;
-    const task = await session.client.tasks.create(params, { signal });
+    // tasks.create checks selectedBranch against customPickup again before anything is sent.
+    const task = await session.client.tasks.create(params as TaskCreateParams, { signal });
     await session.claims.booked(orderNumber, claim.value, String(task.id ?? ''));
     let countedFils = feeFils;
     let spentFils = reservation.spentFils;
