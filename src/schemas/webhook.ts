@@ -10,6 +10,7 @@
  */
 import * as z from 'zod/mini';
 import { WEBHOOK_EVENT_KINDS } from '../core/lifecycle.js';
+import { rule } from './checks.js';
 import { taskFields } from './task.js';
 
 /**
@@ -24,7 +25,9 @@ export { WEBHOOK_EVENT_KINDS };
  * other string the service sends (another task status such as `requested`, or a kind added later):
  * typed so editors suggest the known values, never rejected for being unknown.
  */
-export const WebhookEventKind = z.string().check(z.minLength(1, 'Expected a non-empty event kind')) as z.ZodMiniType<
+export const WebhookEventKind = z
+  .string()
+  .check(rule((kind) => kind !== '', 'Expected a non-empty event kind', { minLength: 1 })) as z.ZodMiniType<
   (typeof WEBHOOK_EVENT_KINDS)[number] | (string & {}),
   string
 >;
@@ -78,8 +81,12 @@ function hasControlCharacter(text: string): boolean {
  * without control characters.
  */
 export const WebhookTaskId = z.string().check(
-  z.minLength(1, 'Expected a non-empty task id'),
-  z.maxLength(MAX_WEBHOOK_TASK_ID_LENGTH, `Expected a task id of at most ${MAX_WEBHOOK_TASK_ID_LENGTH} characters`),
+  rule((id) => id !== '', 'Expected a non-empty task id', { minLength: 1 }),
+  rule(
+    (id) => id.length <= MAX_WEBHOOK_TASK_ID_LENGTH,
+    `Expected a task id of at most ${MAX_WEBHOOK_TASK_ID_LENGTH} characters`,
+    { maxLength: MAX_WEBHOOK_TASK_ID_LENGTH },
+  ),
   z.refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters'),
 );
 
