@@ -96,7 +96,7 @@ export {
 } from './resources/tasks.js';
 export { Wallet } from './resources/wallet.js';
 export { Branch, BranchListResponse, toBranches } from './schemas/branch.js';
-export { Estimate, EstimateParams, EstimatePoint } from './schemas/estimate.js';
+export { Estimate, EstimateParams, EstimatePoint, EstimateRequestParams } from './schemas/estimate.js';
 export { KwdNumber, KwdText, Latitude, Longitude, MAX_KWD_AMOUNT } from './schemas/primitives.js';
 export {
   AddressDetails,
@@ -113,7 +113,13 @@ export {
   TravelDetail,
 } from './schemas/task.js';
 export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
-export { MAX_PAGE_SIZE, TaskListParams, TaskListResponse, type TaskSortField } from './schemas/task-list.js';
+export {
+  MAX_PAGE_SIZE,
+  TaskListParams,
+  TaskListRequestParams,
+  TaskListResponse,
+  type TaskSortField,
+} from './schemas/task-list.js';
 export { MIN_TOP_UP_KWD, WalletBalance, WalletTopUp, WalletTopUpParams } from './schemas/wallet.js';
 export type {
   InboxAppend,

@@ -94,7 +94,7 @@ export function readBranches(body: unknown): { branches: Branch[]; drifts: Drift
 
 /**
  * Normalises any body of `GET tasks/branches` to `Branch[]` (strings become `{ name }`), as
- * `client.branches.list()` does ({@link readBranches}): entries without a usable `name` are left out,
+ * `client.branches.list()` does (`readBranches`): entries without a usable `name` are left out,
  * and a body holding no list reads as no branches.
  */
 export function toBranches(body: unknown): Branch[] {
