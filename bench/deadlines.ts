@@ -13,8 +13,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { storeKey } from '../src/core/store.js';
-import { type ClientOptions, DeliveryClient, type DeliveryStore, memoryStore } from '../src/index.js';
-import { type HostileHandler, startHostileServer } from '../test/support/hostile-server.js';
+import { type ClientOptions, type DeliveryStore, memoryStore } from '../src/index.js';
+import { type HostileHandler, hostileClient, startHostileServer } from '../test/support/hostile-server.js';
 import { orderParams } from '../test/support/order-params.js';
 
 const argument = (name: string, fallback: number): number => {
@@ -26,14 +26,7 @@ const DEADLINE = argument('deadline', 1500);
 const CAP = argument('cap', 120_000);
 
 const hostile = await startHostileServer();
-const client = (overrides: ClientOptions = {}) =>
-  new DeliveryClient({
-    apiKey: hostile.mock.apiKey,
-    sellerId: hostile.mock.sellerId,
-    baseUrl: hostile.url,
-    logLevel: 'off',
-    ...overrides,
-  });
+const client = (overrides: ClientOptions = {}) => hostileClient(hostile, overrides);
 const scope = { baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

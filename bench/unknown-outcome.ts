@@ -11,21 +11,14 @@
  *
  * Usage: npx tsx bench/unknown-outcome.ts [--rounds N]
  */
-import { type ClientOptions, DeliveryClient, TaskCreationOutcomeUnknownError } from '../src/index.js';
-import { type HostileHandler, startHostileServer } from '../test/support/hostile-server.js';
+import { type ClientOptions, type DeliveryClient, TaskCreationOutcomeUnknownError } from '../src/index.js';
+import { type HostileHandler, hostileClient, startHostileServer } from '../test/support/hostile-server.js';
 import { orderParams } from '../test/support/order-params.js';
 
 const index = process.argv.indexOf('--rounds');
 const ROUNDS = index < 0 ? 3 : Number(process.argv[index + 1]);
 const hostile = await startHostileServer();
-const client = (overrides: ClientOptions = {}) =>
-  new DeliveryClient({
-    apiKey: hostile.mock.apiKey,
-    sellerId: hostile.mock.sellerId,
-    baseUrl: hostile.url,
-    logLevel: 'off',
-    ...overrides,
-  });
+const client = (overrides: ClientOptions = {}) => hostileClient(hostile, overrides);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const forwardAll: HostileHandler = async (_request, response, { forward }) => {
   const answer = await forward();

@@ -8,6 +8,7 @@ import { MAX_CELL_CHARS } from '../src/cli/format.js';
 import { DeliveryClient } from '../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
 import { cliEnv, runInProcess } from './support/cli.js';
+import { partsIn } from './support/secret-parts.js';
 
 const API_KEY = 'Kq7Zp3Wm-cli-cut-9Xv2';
 const SELLER_ID = 'Tb8Rj4Ln-7Hs2wQ';
@@ -20,17 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-/** Parts of `secret` of 4 characters or more that `text` holds. */
-function partsIn(text: string, secret: string): string[] {
-  const found: string[] = [];
-  for (let length = 4; length <= secret.length; length++)
-    for (let start = 0; start + length <= secret.length; start++) {
-      const part = secret.slice(start, start + length);
-      if (text.includes(part)) found.push(part);
-    }
-  return found;
-}
 
 describe('a secret across the cut of a cell', () => {
   for (const [name, secret] of [

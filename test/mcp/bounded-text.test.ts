@@ -10,6 +10,7 @@ import { createMcpServer } from '../../src/mcp/index.js';
 import { MAX_ERROR_CHARS } from '../../src/mcp/results.js';
 import { MAX_FIELD_CHARS } from '../../src/mcp/task-view.js';
 import { useMockService } from '../support/mock-service.js';
+import { partsIn } from '../support/secret-parts.js';
 import { booking, call, connectInMemory, dataOf, quote, SALMIYA, textOf } from './support.js';
 
 const API_KEY = 'Kq7Zp3Wm-hostile-9Xv2';
@@ -18,17 +19,6 @@ const open: Client[] = [];
 afterEach(async () => {
   for (const client of open.splice(0)) await client.close();
 });
-
-/** Parts of `secret` of 4 characters or more that `text` holds. */
-function partsIn(text: string, secret: string): string[] {
-  const found: string[] = [];
-  for (let length = 4; length <= secret.length; length++)
-    for (let start = 0; start + length <= secret.length; start++) {
-      const part = secret.slice(start, start + length);
-      if (text.includes(part)) found.push(part);
-    }
-  return found;
-}
 
 /** An MCP client over a DeliveryClient whose service answers every request with `answer()`. */
 async function hostile(answer: (url: URL) => { status: number; body: unknown }): Promise<Client> {

@@ -15,14 +15,18 @@ import { storeKey } from '../../src/core/store.js';
 import {
   APIConnectionTimeoutError,
   type ClientOptions,
-  DeliveryClient,
   type DeliveryStore,
   memoryStore,
   StatusWaitTimeoutError,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
-import { type HostileHandler, type HostileServer, startHostileServer } from '../support/hostile-server.js';
+import {
+  hostileClient as clientOf,
+  type HostileHandler,
+  type HostileServer,
+  startHostileServer,
+} from '../support/hostile-server.js';
 import { orderParams } from '../support/mock-service.js';
 
 /**
@@ -43,14 +47,7 @@ beforeEach(() => {
 });
 afterAll(() => hostile.close());
 
-const hostileClient = (overrides: ClientOptions = {}) =>
-  new DeliveryClient({
-    apiKey: hostile.mock.apiKey,
-    sellerId: hostile.mock.sellerId,
-    baseUrl: hostile.url,
-    logLevel: 'off',
-    ...overrides,
-  });
+const hostileClient = (overrides: ClientOptions = {}) => clientOf(hostile, overrides);
 const scope = () => ({ baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId });
 const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
 const postsFor = (orderNumber: string) =>

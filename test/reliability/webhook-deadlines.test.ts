@@ -11,12 +11,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   APIConnectionTimeoutError,
   type ClientOptions,
-  DeliveryClient,
   type DeliveryStore,
   WebhookEventTimeoutError,
 } from '../../src/index.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
-import { type HostileServer, startHostileServer } from '../support/hostile-server.js';
+import { hostileClient as clientOf, type HostileServer, startHostileServer } from '../support/hostile-server.js';
 import { webhookBody } from '../webhooks/fixtures.js';
 
 /** How far past its deadline a wait may end on a machine shared by several test runs (2 cores), ms. */
@@ -30,14 +29,7 @@ beforeAll(async () => {
 beforeEach(() => hostile.mock.reset());
 afterAll(() => hostile.close());
 
-const hostileClient = (overrides: ClientOptions = {}) =>
-  new DeliveryClient({
-    apiKey: hostile.mock.apiKey,
-    sellerId: hostile.mock.sellerId,
-    baseUrl: hostile.url,
-    logLevel: 'off',
-    ...overrides,
-  });
+const hostileClient = (overrides: ClientOptions = {}) => clientOf(hostile, overrides);
 
 const neverAnswer = (_response: ServerResponse) => {};
 const unavailable = (response: ServerResponse) => {

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type ClientOptions, DeliveryClient } from '../../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing/index.js';
 
 /** What the mock answered to a forwarded request. */
@@ -38,6 +39,17 @@ const passThrough: HostileHandler = async (_request, response, { forward }) => {
   response.writeHead(answer.status, Object.fromEntries(answer.headers));
   response.end(answer.body);
 };
+
+/** A client of `hostile` with its credentials, logging off, and `overrides` on top. */
+export function hostileClient(hostile: HostileServer, overrides: ClientOptions = {}): DeliveryClient {
+  return new DeliveryClient({
+    apiKey: hostile.mock.apiKey,
+    sellerId: hostile.mock.sellerId,
+    baseUrl: hostile.url,
+    logLevel: 'off',
+    ...overrides,
+  });
+}
 
 export async function startHostileServer(): Promise<HostileServer> {
   const mock = createMockDeliveryService({
