@@ -147,7 +147,8 @@ describe('tasks.create ends by its totalTimeout', () => {
       if (request.method === 'POST') return neverAnswer(response);
       return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
     });
-    const sdk = hostileClient({ timeout: 1000 });
+    // A listing delay past the deadline (the default is 10 s; shorter here, so the next create waits less).
+    const sdk = hostileClient({ timeout: 1000, listingDelayMs: DEADLINE_MS + 1000 });
     const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
     const error = endedInTime(ended, DEADLINE_MS);
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
@@ -192,7 +193,8 @@ describe('tasks.create ends by its totalTimeout', () => {
       }
       return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
     });
-    const sdk = hostileClient({ timeout: 1000 });
+    // A listing delay past the deadline (the default is 10 s; shorter here, so the next create waits less).
+    const sdk = hostileClient({ timeout: 1000, listingDelayMs: DEADLINE_MS + 1000 });
     const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
     const error = endedInTime(ended, DEADLINE_MS);
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);

@@ -24,6 +24,8 @@ const client = (overrides: ConstructorParameters<typeof DeliveryClient>[0] = {})
     baseUrl: server.url,
     logLevel: 'off',
     reconciliation: { checks: 2, intervalMs: 10 },
+    // The service lists a task at once: a lookup before a resend need not wait the default 10 s.
+    listingDelayMs: 100,
     ...overrides,
   });
 
