@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -15,6 +16,9 @@ export default defineConfig({
     // Fails the run when a process a test started is still alive at its end.
     globalSetup: ['test/support/no-leftover-processes.ts'],
     testTimeout: 20_000,
+    // Two test files per core (at most 8): most of the suite waits on sockets, servers and child
+    // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle.
+    maxWorkers: Math.min(8, 2 * availableParallelism()),
     typecheck: { enabled: false },
   },
 });
