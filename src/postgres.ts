@@ -19,6 +19,7 @@
 import { ConfigurationError } from './core/errors.js';
 import type { Logger } from './core/options.js';
 import type { DeliveryStore } from './core/store.js';
+import { coalesced } from './internal/coalesce.js';
 import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { Redactor } from './internal/redact.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from './webhooks/inbox.js';
@@ -297,6 +298,8 @@ function integer(owner: string, name: string, value: number | undefined, fallbac
 
 /** Interval of reading the inbox's size for its bound, ms. */
 const COUNT_EVERY_MS = 1000;
+/** Rows marked done by one statement at most. */
+const COMPLETE_BATCH = 500;
 /** Done rows one maintenance run deletes at most. */
 const TRIM_MAX_ROWS = 5000;
 
@@ -367,6 +370,13 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
       });
     return counting;
   };
+  /** Marks rows done, many in one statement: the ids given while one batch is sent go in the next. */
+  const completeMany = coalesced<string>(async (ids) => {
+    await query(
+      `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = ANY ($1::bigint[])`,
+      [ids],
+    );
+  }, COMPLETE_BATCH);
   return {
     visibilityTimeoutMs,
     append: async (entry) => {
@@ -382,22 +392,28 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     },
     claim: async (consumer, max) => {
       await ensureTable();
-      await query(
-        `UPDATE ${table} SET state = 'failed', error = $1
-WHERE state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $2`,
-        [`claimed ${maxAttempts} times without being marked done (a worker died each time)`, maxAttempts],
-      );
+      // One statement: rows whose last claim expired after maxAttempts claims become failed, and the
+      // oldest claimable row of each task is claimed (never one of those: the conditions exclude each other).
       const { rows } = await query(
-        `WITH picked AS (
+        `WITH given_up AS (
+  UPDATE ${table} SET state = 'failed', error = $4
+  WHERE state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $5
+), picked AS (
   SELECT id FROM ${table} AS i
-  WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
+  WHERE state = 'pending' AND (claimed_until IS NULL OR (claimed_until < clock_timestamp() AND attempts < $5))
     AND NOT EXISTS (SELECT 1 FROM ${table} AS o WHERE o.task_id = i.task_id AND o.state = 'pending' AND o.id < i.id)
   ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
 )
 UPDATE ${table} AS t SET claimed_by = $1, claimed_until = clock_timestamp() + $3::bigint * interval '1 millisecond', attempts = t.attempts + 1
 FROM picked WHERE t.id = picked.id
 RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attempts`,
-        [consumer, max, visibilityTimeoutMs],
+        [
+          consumer,
+          max,
+          visibilityTimeoutMs,
+          `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+          maxAttempts,
+        ],
       );
       return (rows as { id: string; body: string; received_at: string; attempts: number }[])
         .map(
@@ -410,12 +426,7 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
         )
         .sort((a, b) => Number(a.id) - Number(b.id));
     },
-    complete: async (id) => {
-      await query(
-        `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = $1`,
-        [id],
-      );
-    },
+    complete: completeMany,
     release: async (id) => {
       await query(
         `UPDATE ${table} SET claimed_until = NULL, claimed_by = NULL, attempts = GREATEST(attempts - 1, 0) WHERE id = $1 AND state = 'pending'`,

@@ -168,8 +168,23 @@ export class StoredTaskEvents {
       await this.#record(held.store, taskId, held.value, status, effect);
       return 'processed';
     } finally {
-      await held.store.delete(leaseKey, held.token).catch((error: unknown) => this.#state.failed(error));
+      // Not waited for: the event is done, and a later store call (on a Redis connection) comes after it.
+      this.#release(held.store, leaseKey, held.token);
     }
+  }
+
+  /** Lease releases sent and not answered yet (see {@link settled}). */
+  readonly #releasing = new Set<Promise<unknown>>();
+
+  #release(store: DeliveryStore, leaseKey: string, token: string): void {
+    const releasing = store.delete(leaseKey, token).catch((error: unknown) => this.#state.failed(error));
+    this.#releasing.add(releasing);
+    void releasing.finally(() => this.#releasing.delete(releasing));
+  }
+
+  /** Resolves once every lease release sent so far has been answered (or failed). */
+  async settled(): Promise<void> {
+    while (this.#releasing.size > 0) await Promise.all(this.#releasing);
   }
 
   /**
