@@ -6,8 +6,12 @@
  *    node:http receiver on 127.0.0.1, answered without an inbox (the in-process queue), with
  *    `redisInbox` (ioredis 5, loopback redis-server) and with `postgresInbox` (pg, loopback PostgreSQL);
  *    p50 and p99 of the time to the answer, and the p50 added.
- * 2. Events per second one worker drains: 5 000 events written to each inbox, then one handler (one
- *    process, concurrency 8, a no-op `onEvent`, the store of the same backend) processes them all.
+ * 2. Events per second the workers drain: 5 000 webhooks (1 000 tasks × 4 statuses in lifecycle order, plus
+ *    a repeat of each task's second status) written to each inbox round by round, then 1 and 4 worker
+ *    processes (bench/support/drain-worker.ts: concurrency 8 each, a no-op `onEvent`, with the backend's
+ *    store and without a store) process them all: from the start line to an inbox with nothing pending.
+ *    Each figure is printed beside its goal, with the calls (Redis commands, SQL statements) per webhook
+ *    and the machine's load. `npm run bench:intake -- drain` runs this part only.
  * 3. The Postgres store's cost per create: sequential `tasks.create` against the mock over HTTP with the
  *    default memory store and with `postgresStore`, interleaved in rounds (median per create).
  */
@@ -120,13 +124,8 @@ function startDrainWorker(config: DrainWorkerConfig): Promise<DrainWorker> {
  * 4 statuses, plus a repeat of each task's second status): from the start line to an inbox with nothing
  * pending, polled every 5 ms.
  */
-async function drainRate(
-  backend: 'redis' | 'postgres',
-  url: string,
-  inbox: WebhookInbox,
-  name: string,
-  workers: number,
-) {
+async function drainRate(config: DrainWorkerConfig, inbox: WebhookInbox, workers: number) {
+  const { name } = config;
   const rounds: { taskId: string; status: string }[][] = [];
   for (const [round, status] of [
     ...DRAIN_STATUSES.slice(0, 2),
@@ -150,7 +149,7 @@ async function drainRate(
       );
     }
   }
-  const started = await Promise.all(Array.from({ length: workers }, () => startDrainWorker({ backend, url, name })));
+  const started = await Promise.all(Array.from({ length: workers }, () => startDrainWorker(config)));
   const startedAt = performance.now();
   for (const worker of started) worker.child.stdin?.write('go\n');
   while ((await inbox.inspect({ limit: 0 })).pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -203,23 +202,25 @@ async function main(): Promise<void> {
       `intake: ${thousands(DRAIN_EVENTS)} webhooks (${DRAIN_TASKS} tasks × ${DRAIN_STATUSES.length} statuses + ${DRAIN_TASKS} repeats) drained by worker processes (concurrency 8 each, no-op onEvent, the backend's store); load ${loadAverage()}`,
     );
     const goals = { redis: 6000, postgres: 2000 } as const;
-    for (const backend of ['redis', 'postgres'] as const) {
-      const label = backend === 'redis' ? 'redisInbox' : 'postgresInbox';
-      const rates: number[] = [];
-      for (const workers of [1, 4]) {
-        const name = `bench_drain_${process.pid}_${++run}`;
-        const inbox =
-          backend === 'redis'
-            ? redisInbox(io, { stream: `${name}:events` })
-            : postgresInbox(pool, { table: `${name}_inbox` });
-        const url = backend === 'redis' ? redis.url : postgres.url;
-        const { rate, totals } = await drainRate(backend, url, inbox, name, workers);
-        rates.push(rate);
-        const goal =
-          workers === 1 ? `goal ≥ ${thousands(goals[backend])}` : `goal ≥ 1 worker's ${thousands(rates[0] ?? 0)}`;
-        console.log(
-          `  ${`${label} ${workers} worker${workers === 1 ? '' : 's'}:`.padEnd(25)} ${thousands(rate).padStart(6)} events/s (${goal})   processed ${totals.processed}, duplicates ${totals.duplicates}, out of order ${totals.outOfOrder}, failed ${totals.failed}; ${(totals.calls / DRAIN_EVENTS).toFixed(2)} calls per webhook`,
-        );
+    for (const store of [true, false]) {
+      console.log(store ? "  with the backend's store (duplicates and order across processes):" : '  without a store:');
+      for (const backend of ['redis', 'postgres'] as const) {
+        const label = backend === 'redis' ? 'redisInbox' : 'postgresInbox';
+        let one = 0;
+        for (const workers of [1, 4]) {
+          const name = `bench_drain_${process.pid}_${++run}`;
+          const inbox =
+            backend === 'redis'
+              ? redisInbox(io, { stream: `${name}:events` })
+              : postgresInbox(pool, { table: `${name}_inbox` });
+          const url = backend === 'redis' ? redis.url : postgres.url;
+          const { rate, totals } = await drainRate({ backend, url, name, store }, inbox, workers);
+          if (workers === 1) one = rate;
+          const goal = workers === 1 ? `goal ≥ ${thousands(goals[backend])}` : `goal ≥ 1 worker's ${thousands(one)}`;
+          console.log(
+            `    ${`${label} ${workers} worker${workers === 1 ? '' : 's'}:`.padEnd(25)} ${thousands(rate).padStart(6)} events/s (${goal})   processed ${totals.processed}, duplicates ${totals.duplicates}, out of order ${totals.outOfOrder}, failed ${totals.failed}; ${(totals.calls / DRAIN_EVENTS).toFixed(2)} calls per webhook; load ${loadAverage()}`,
+          );
+        }
       }
     }
 

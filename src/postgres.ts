@@ -298,6 +298,10 @@ function integer(owner: string, name: string, value: number | undefined, fallbac
 
 /** Interval of reading the inbox's size for its bound, ms. */
 const COUNT_EVERY_MS = 1000;
+/** Interval of moving rows claimed `maxAttempts` times to the failed ones, ms (at most half the visibility timeout). */
+const SWEEP_EVERY_MS = 1000;
+/** Pending and failed rows from which a maintenance run keeps the table's statistics fresh (`ANALYZE` each time they doubled). */
+const ANALYZE_FROM_ROWS = 1000;
 /** Rows marked done by one statement at most. */
 const COMPLETE_BATCH = 500;
 /** Done rows one maintenance run deletes at most. */
@@ -370,6 +374,10 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
       });
     return counting;
   };
+  let sweptAt = 0;
+  const sweepEveryMs = Math.min(SWEEP_EVERY_MS, Math.ceil(visibilityTimeoutMs / 2));
+  /** Pending and failed rows when this process last ran `ANALYZE` on the table (see `maintain`). */
+  let analyzedAt = 0;
   /** Marks rows done, many in one statement: the ids given while one batch is sent go in the next. */
   const completeMany = coalesced<string>(async (ids) => {
     await query(
@@ -392,12 +400,15 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     },
     claim: async (consumer, max) => {
       await ensureTable();
-      // One statement: rows whose last claim expired after maxAttempts claims become failed, and the
-      // oldest claimable row of each task is claimed (never one of those: the conditions exclude each other).
+      // One statement: the oldest claimable row of each task is claimed, and (at most every SWEEP_EVERY_MS:
+      // it reads every pending row) rows whose last claim expired after maxAttempts claims become failed.
+      // The conditions exclude each other, and such a row is never claimed meanwhile.
+      const sweep = Date.now() - sweptAt >= sweepEveryMs;
+      if (sweep) sweptAt = Date.now();
       const { rows } = await query(
         `WITH given_up AS (
   UPDATE ${table} SET state = 'failed', error = $4
-  WHERE state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $5
+  WHERE $6 AND state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $5
 ), picked AS (
   SELECT id FROM ${table} AS i
   WHERE state = 'pending' AND (claimed_until IS NULL OR (claimed_until < clock_timestamp() AND attempts < $5))
@@ -413,6 +424,7 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
           visibilityTimeoutMs,
           `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
           maxAttempts,
+          sweep,
         ],
       );
       return (rows as { id: string; body: string; received_at: string; attempts: number }[])
@@ -489,6 +501,12 @@ WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
         [retentionMs],
       );
       await count();
+      // A table that grew fast (a young table filled by a peak) has no statistics yet, and the claim's plan
+      // then reads every pending row (14 ms per claim at 4 000 rows, measured) instead of the oldest few.
+      if (held >= ANALYZE_FROM_ROWS && held >= 2 * analyzedAt) {
+        analyzedAt = held;
+        await query(`ANALYZE ${table}`);
+      }
     },
   };
 }

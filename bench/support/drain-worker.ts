@@ -1,6 +1,6 @@
 /**
- * One worker process of `bench/intake.ts` part 2: a webhook handler with a durable inbox and the store of
- * the same backend, a no-op `onEvent`, that starts claiming when its parent writes a line to stdin.
+ * One worker process of `bench/intake.ts` part 2: a webhook handler with a durable inbox (and the store of
+ * the same backend, or none), a no-op `onEvent`, that starts claiming when its parent writes a line to stdin.
  *
  * Usage: tsx bench/support/drain-worker.ts '<json DrainWorkerConfig>'; prints `READY` once connected.
  */
@@ -18,6 +18,8 @@ export interface DrainWorkerConfig {
   url: string;
   /** Stream, table and key names of this run. */
   name: string;
+  /** Give the handler the backend's store (else none: each process's memory filters duplicates). */
+  store: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as DrainWorkerConfig;
@@ -52,11 +54,13 @@ if (config.backend === 'redis') {
 await inbox.inspect({ limit: 0 });
 await store.get('warm-up');
 process.stdout.write('READY\n');
+// The parent gone (its end of stdin closed): nothing to report to.
+process.stdin.once('end', () => process.exit(1));
 process.stdin.once('data', () => {
   counting = true;
   const handler = createWebhookHandler({
     inbox,
-    ...(process.env.DRAIN_NO_STORE ? {} : { store }),
+    ...(config.store ? { store } : {}),
     confirm: false,
     inboxPollMs: 5,
     logLevel: 'off',
