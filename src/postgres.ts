@@ -313,12 +313,15 @@ const TRIM_MAX_ROWS = 5000;
  *
  * - **Writing** (the receiver, before answering 200): `INSERT … ON CONFLICT (task_id, kind) DO NOTHING`,
  *   one short transaction; a duplicate webhook of (task, status) is stored once.
- * - **Claiming** (the workers): the oldest pending rows whose claim is absent or expired, and only the
- *   oldest pending row of each task (so one task's events are processed in arrival order across every
- *   worker), locked with `FOR UPDATE SKIP LOCKED` and stamped with a claim expiring after
- *   `visibilityTimeoutMs`. A row whose claim expired `maxAttempts` times is marked failed.
- * - **Done** rows are deleted once older than `retentionMs` (at most 5 000 per maintenance run, every
- *   5 s per worker). **Failed** rows stay until `replay()` or your own `DELETE`.
+ * - **Claiming** (the workers), one statement per claim: the oldest pending rows whose claim is absent or
+ *   expired, and only the oldest pending row of each task (so one task's events are processed in arrival
+ *   order across every worker), locked with `FOR UPDATE SKIP LOCKED LIMIT n` and stamped with a claim
+ *   expiring after `visibilityTimeoutMs`. A row whose claim expired `maxAttempts` times is marked failed
+ *   (by a claim, at most once a second).
+ * - **Done**: one `UPDATE … WHERE id = ANY ($1)` for the events marked while the previous one was sent
+ *   (500 at most). Done rows are deleted once older than `retentionMs` (at most 5 000 per maintenance run,
+ *   every 5 s per worker); the same run keeps the table's statistics fresh (`ANALYZE` once it holds 1 000
+ *   pending and failed rows, then each time they doubled). **Failed** rows stay until `replay()` or your own `DELETE`.
  *
  * Bounds: `maxEntries` pending and failed rows (default 1 000 000), read at most once a second; beyond,
  * webhooks are answered 503. No advisory lock, no session state: it works behind PgBouncer. A `Pool`

@@ -514,11 +514,13 @@ function numberReply(reply: unknown): number {
  *
  * - **Writing** (the receiver, before answering 200): one Lua script checks the bound (`XLEN` below
  *   `maxEntries`) and appends (`XADD`); with `waitAof`, `WAITAOF` then waits for the append-only file.
- * - **Claiming** (the workers): a consumer group (`XGROUP CREATE … 0 MKSTREAM` on first use, again if
- *   Redis lost it); entries idle past `visibilityTimeoutMs` are found with `XPENDING … IDLE` and taken
- *   over with `XCLAIM` (what `XAUTOCLAIM` does, with the delivery counts), then new ones are read with
- *   `XREADGROUP … >`. An entry delivered `maxAttempts` times goes to the failed events.
- * - **Done** is `XACK`; done entries are trimmed (`XTRIM … MINID`) once older than `retentionMs` and
+ * - **Claiming** (the workers), one Lua script per claim: a consumer group (`XGROUP CREATE … 0 MKSTREAM`
+ *   on first use, again if Redis lost it); entries idle past `visibilityTimeoutMs` are found with
+ *   `XPENDING … IDLE` and taken over with `XCLAIM` (what `XAUTOCLAIM` does, with the delivery counts), then
+ *   new ones are read with `XREADGROUP … COUNT n >`; each only once it is its task's oldest open entry. An
+ *   entry delivered `maxAttempts` times goes to the failed events.
+ * - **Done** is `XACK`, one script for the events marked while the previous one was sent (500 at most);
+ *   done entries are trimmed (`XTRIM … MINID`) once older than `retentionMs` and
  *   behind every pending entry. **Failed** events move to the stream `<stream>:failed` (at most
  *   `maxFailed`), listed by `inspect()` and put back by `replay()`.
  *

@@ -682,7 +682,7 @@ class WebhookReceiver implements WebhookHandler {
     }
   }
 
-  /** Marks sent by the workers and not answered yet: at most `concurrency` (see the worker's `room`). */
+  /** Marks sent by the workers and not answered yet: at most 2 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
 
   /** {@link #mark}, tracked in {@link #marks} until answered. */

@@ -81,7 +81,11 @@ export interface WebhookInbox {
    * failed events instead of being returned.
    */
   claim(consumer: string, max: number): Promise<InboxEntry[]>;
-  /** Marks a claimed event done (it is then trimmed after the inbox's retention). */
+  /**
+   * Marks a claimed event done (it is then trimmed after the inbox's retention). The handler calls it for
+   * many events at once while draining: `redisInbox` and `postgresInbox` send the calls made meanwhile as
+   * one command; an inbox of your own may do the same, or one call each.
+   */
   complete(id: string): Promise<void>;
   /** Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}. */
   fail(id: string, error: string): Promise<void>;
