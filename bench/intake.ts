@@ -6,29 +6,35 @@
  *    node:http receiver on 127.0.0.1, answered without an inbox (the in-process queue), with
  *    `redisInbox` (ioredis 5, loopback redis-server) and with `postgresInbox` (pg, loopback PostgreSQL);
  *    p50 and p99 of the time to the answer, and the p50 added.
- * 2. Events per second one worker drains: 5 000 events written to each inbox, then one handler (one
- *    process, concurrency 8, a no-op `onEvent`, the store of the same backend) processes them all.
+ * 2. Events per second the workers drain: 5 000 webhooks (1 000 tasks × 4 statuses in lifecycle order, plus
+ *    a repeat of each task's second status) written to each inbox round by round, then 1 and 4 worker
+ *    processes (bench/support/drain-worker.ts: concurrency 8 each, a no-op `onEvent`, with the backend's
+ *    store and without a store) process them all: from the start line to an inbox with nothing pending.
+ *    Each figure is printed beside its goal, with the calls (Redis commands, SQL statements) per webhook
+ *    and the machine's load. `npm run bench:intake -- drain` runs this part only.
  * 3. The Postgres store's cost per create: sequential `tasks.create` against the mock over HTTP with the
  *    default memory store and with `postgresStore`, interleaved in rounds (median per create).
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import IORedis from 'ioredis';
 import pg from 'pg';
 import { storeKey } from '../src/core/store.js';
 import { DeliveryClient, memoryStore } from '../src/index.js';
 import { postgresInbox, postgresStore } from '../src/postgres.js';
-import { redisInbox, redisStore } from '../src/redis.js';
+import { redisInbox } from '../src/redis.js';
 import { createMockDeliveryService, startMockHttpServer } from '../src/testing/index.js';
 import { createWebhookHandler, type WebhookInbox } from '../src/webhooks/index.js';
 import { orderParams } from '../test/support/order-params.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import type { DrainWorkerConfig } from './support/drain-worker.js';
 import { median } from './support/stats.js';
 
 const WEBHOOKS = 2000;
 const WARMUP = 300;
-const DRAIN_EVENTS = 5000;
 const ROUNDS = 4;
 const CREATES_PER_ROUND = 150;
 
@@ -65,39 +71,105 @@ async function answerTimes(inbox: WebhookInbox | undefined): Promise<number[]> {
   return samples;
 }
 
-/** Events per second one handler drains from `inbox` holding DRAIN_EVENTS events. */
-async function drainRate(inbox: WebhookInbox, store: ReturnType<typeof memoryStore>): Promise<number> {
-  const id = ++run;
-  for (let index = 0; index < DRAIN_EVENTS; index++) {
-    const taskId = `drain-${process.pid}-${id}-${index}`;
-    await inbox.append({
-      taskId,
-      kind: 'accepted',
-      body: JSON.stringify({ _id: taskId, status: 'accepted' }),
-      receivedAt: Date.now(),
-    });
-  }
-  let processed = 0;
-  let done: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  const started = performance.now();
-  const handler = createWebhookHandler({
-    inbox,
-    store,
-    confirm: false,
-    inboxPollMs: 5,
-    logLevel: 'off',
-    onEvent: () => {
-      if (++processed === DRAIN_EVENTS) done();
-    },
-  });
-  await finished;
-  const seconds = (performance.now() - started) / 1000;
-  await handler.close();
-  return DRAIN_EVENTS / seconds;
+/** Statuses of each task, in lifecycle order; the second one is sent twice (a repeat). */
+const DRAIN_STATUSES = ['accepted', 'pickedup', 'enroute', 'delivered'] as const;
+const DRAIN_TASKS = 1000;
+const DRAIN_EVENTS = DRAIN_TASKS * (DRAIN_STATUSES.length + 1);
+
+/** One drain worker process (bench/support/drain-worker.ts), connected and waiting for the start line. */
+interface DrainWorker {
+  child: ChildProcess;
+  stats: Promise<string>;
 }
+
+function startDrainWorker(config: DrainWorkerConfig): Promise<DrainWorker> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.DRAIN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.DRAIN_PROFILE] : []),
+      '--import',
+      'tsx',
+      'bench/support/drain-worker.ts',
+      JSON.stringify(config),
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  let stdout = '';
+  let resolveStats: (line: string) => void = () => {};
+  const stats = new Promise<string>((resolve) => {
+    resolveStats = resolve;
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('READY\n')) resolve({ child, stats });
+      const last = /\{.*\}\n/.exec(stdout);
+      if (last) resolveStats(last[0].trim());
+    });
+    child.once('exit', (code, signal) => {
+      reject(new Error(`drain worker ended with ${signal ?? code}: ${stderr}`));
+      resolveStats(`ended with ${signal ?? code}: ${stderr}`);
+    });
+  });
+}
+
+/**
+ * Events per second `workers` processes drain from an inbox holding DRAIN_EVENTS events (DRAIN_TASKS tasks ×
+ * 4 statuses, plus a repeat of each task's second status): from the start line to an inbox with nothing
+ * pending, polled every 5 ms.
+ */
+async function drainRate(config: DrainWorkerConfig, inbox: WebhookInbox, workers: number) {
+  const { name } = config;
+  const rounds: { taskId: string; status: string }[][] = [];
+  for (const [round, status] of [
+    ...DRAIN_STATUSES.slice(0, 2),
+    DRAIN_STATUSES[1],
+    ...DRAIN_STATUSES.slice(2),
+  ].entries()) {
+    rounds[round] = Array.from({ length: DRAIN_TASKS }, (_, index) => ({ taskId: `drain-${name}-${index}`, status }));
+  }
+  // Round by round, so each task's events are written in order (a round holds one event per task).
+  for (const round of rounds) {
+    for (let from = 0; from < round.length; from += 50) {
+      await Promise.all(
+        round.slice(from, from + 50).map(({ taskId, status }) =>
+          inbox.append({
+            taskId,
+            kind: status,
+            body: JSON.stringify({ _id: taskId, status }),
+            receivedAt: Date.now(),
+          }),
+        ),
+      );
+    }
+  }
+  const started = await Promise.all(Array.from({ length: workers }, () => startDrainWorker(config)));
+  const startedAt = performance.now();
+  for (const worker of started) worker.child.stdin?.write('go\n');
+  while ((await inbox.inspect({ limit: 0 })).pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const seconds = (performance.now() - startedAt) / 1000;
+  for (const worker of started) worker.child.stdin?.write('stop\n');
+  const stats = await Promise.all(started.map((worker) => worker.stats));
+  const totals = { processed: 0, duplicates: 0, outOfOrder: 0, failed: 0, calls: 0 };
+  for (const line of stats) {
+    const counts = JSON.parse(line) as typeof totals;
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += counts[key];
+  }
+  return { rate: DRAIN_EVENTS / seconds, totals };
+}
+
+/** The machine's load averages over 1, 5 and 15 minutes. */
+const loadAverage = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 
 async function main(): Promise<void> {
   const [redis, postgres] = await Promise.all([startRedisServer(), startPostgresServer()]);
@@ -110,32 +182,49 @@ async function main(): Promise<void> {
       'redisInbox (ioredis)': () => redisInbox(io, { stream: `bench-${process.pid}-${++run}` }),
       'postgresInbox (pg)': () => postgresInbox(pool, { table: `bench_inbox_${process.pid}_${++run}` }),
     };
-    await answerTimes(undefined); // warm-up of the process
-    const baseline = await answerTimes(undefined);
-    const base50 = percentile(baseline, 50);
-    console.log(`intake: ${WEBHOOKS} webhooks POSTed one at a time over HTTP on 127.0.0.1, time to the answer`);
-    console.log(`  no inbox (in-process queue)  p50 ${µs(base50)}   p99 ${µs(percentile(baseline, 99))}`);
-    for (const [name, make] of Object.entries(inboxes)) {
-      const times = await answerTimes(make());
-      const p50 = percentile(times, 50);
-      console.log(
-        `  ${name.padEnd(27)}  p50 ${µs(p50)}   p99 ${µs(percentile(times, 99))}   (+${((p50 - base50) * 1000).toFixed(0)} µs p50 added)`,
-      );
+    // `npm run bench:intake -- drain`: part 2 only.
+    const drainOnly = process.argv.includes('drain');
+    if (!drainOnly) {
+      await answerTimes(undefined); // warm-up of the process
+      const baseline = await answerTimes(undefined);
+      const base50 = percentile(baseline, 50);
+      console.log(`intake: ${WEBHOOKS} webhooks POSTed one at a time over HTTP on 127.0.0.1, time to the answer`);
+      console.log(`  no inbox (in-process queue)  p50 ${µs(base50)}   p99 ${µs(percentile(baseline, 99))}`);
+      for (const [name, make] of Object.entries(inboxes)) {
+        const times = await answerTimes(make());
+        const p50 = percentile(times, 50);
+        console.log(
+          `  ${name.padEnd(27)}  p50 ${µs(p50)}   p99 ${µs(percentile(times, 99))}   (+${((p50 - base50) * 1000).toFixed(0)} µs p50 added)`,
+        );
+      }
     }
     console.log(
-      `intake: ${DRAIN_EVENTS} events drained by one worker (concurrency 8, no-op onEvent, the backend's store)`,
+      `intake: ${thousands(DRAIN_EVENTS)} webhooks (${DRAIN_TASKS} tasks × ${DRAIN_STATUSES.length} statuses + ${DRAIN_TASKS} repeats) drained by worker processes (concurrency 8 each, no-op onEvent, the backend's store); load ${loadAverage()}`,
     );
-    const redisRate = await drainRate(
-      inboxes['redisInbox (ioredis)'](),
-      redisStore(io, { prefix: `bench-drain-${process.pid}:` }),
-    );
-    console.log(`  redisInbox + redisStore      ${redisRate.toFixed(0).padStart(6)} events/s`);
-    const pgRate = await drainRate(
-      inboxes['postgresInbox (pg)'](),
-      postgresStore(pool, { table: `bench_store_${process.pid}` }),
-    );
-    console.log(`  postgresInbox + postgresStore ${pgRate.toFixed(0).padStart(5)} events/s`);
+    const goals = { redis: 6000, postgres: 2000 } as const;
+    for (const store of [true, false]) {
+      console.log(store ? "  with the backend's store (duplicates and order across processes):" : '  without a store:');
+      for (const backend of ['redis', 'postgres'] as const) {
+        const label = backend === 'redis' ? 'redisInbox' : 'postgresInbox';
+        let one = 0;
+        for (const workers of [1, 4]) {
+          const name = `bench_drain_${process.pid}_${++run}`;
+          const inbox =
+            backend === 'redis'
+              ? redisInbox(io, { stream: `${name}:events` })
+              : postgresInbox(pool, { table: `${name}_inbox` });
+          const url = backend === 'redis' ? redis.url : postgres.url;
+          const { rate, totals } = await drainRate({ backend, url, name, store }, inbox, workers);
+          if (workers === 1) one = rate;
+          const goal = workers === 1 ? `goal ≥ ${thousands(goals[backend])}` : `goal ≥ 1 worker's ${thousands(one)}`;
+          console.log(
+            `    ${`${label} ${workers} worker${workers === 1 ? '' : 's'}:`.padEnd(25)} ${thousands(rate).padStart(6)} events/s (${goal})   processed ${totals.processed}, duplicates ${totals.duplicates}, out of order ${totals.outOfOrder}, failed ${totals.failed}; ${(totals.calls / DRAIN_EVENTS).toFixed(2)} calls per webhook; load ${loadAverage()}`,
+          );
+        }
+      }
+    }
 
+    if (drainOnly) return;
     const base = { apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: http.url, logLevel: 'off' as const };
     const clients = {
       memory: new DeliveryClient({ ...base, store: memoryStore() }),

@@ -19,6 +19,7 @@
 import { ConfigurationError } from './core/errors.js';
 import type { Logger } from './core/options.js';
 import type { DeliveryStore } from './core/store.js';
+import { coalesced } from './internal/coalesce.js';
 import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { Redactor } from './internal/redact.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from './webhooks/inbox.js';
@@ -297,6 +298,12 @@ function integer(owner: string, name: string, value: number | undefined, fallbac
 
 /** Interval of reading the inbox's size for its bound, ms. */
 const COUNT_EVERY_MS = 1000;
+/** Interval of moving rows claimed `maxAttempts` times to the failed ones, ms (at most half the visibility timeout). */
+const SWEEP_EVERY_MS = 1000;
+/** Pending and failed rows from which a maintenance run keeps the table's statistics fresh (`ANALYZE` each time they doubled). */
+const ANALYZE_FROM_ROWS = 1000;
+/** Rows marked done by one statement at most. */
+const COMPLETE_BATCH = 500;
 /** Done rows one maintenance run deletes at most. */
 const TRIM_MAX_ROWS = 5000;
 
@@ -306,12 +313,15 @@ const TRIM_MAX_ROWS = 5000;
  *
  * - **Writing** (the receiver, before answering 200): `INSERT … ON CONFLICT (task_id, kind) DO NOTHING`,
  *   one short transaction; a duplicate webhook of (task, status) is stored once.
- * - **Claiming** (the workers): the oldest pending rows whose claim is absent or expired, and only the
- *   oldest pending row of each task (so one task's events are processed in arrival order across every
- *   worker), locked with `FOR UPDATE SKIP LOCKED` and stamped with a claim expiring after
- *   `visibilityTimeoutMs`. A row whose claim expired `maxAttempts` times is marked failed.
- * - **Done** rows are deleted once older than `retentionMs` (at most 5 000 per maintenance run, every
- *   5 s per worker). **Failed** rows stay until `replay()` or your own `DELETE`.
+ * - **Claiming** (the workers), one statement per claim: the oldest pending rows whose claim is absent or
+ *   expired, and only the oldest pending row of each task (so one task's events are processed in arrival
+ *   order across every worker), locked with `FOR UPDATE SKIP LOCKED LIMIT n` and stamped with a claim
+ *   expiring after `visibilityTimeoutMs`. A row whose claim expired `maxAttempts` times is marked failed
+ *   (by a claim, at most once a second).
+ * - **Done**: one `UPDATE … WHERE id = ANY ($1)` for the events marked while the previous one was sent
+ *   (500 at most). Done rows are deleted once older than `retentionMs` (at most 5 000 per maintenance run,
+ *   every 5 s per worker); the same run keeps the table's statistics fresh (`ANALYZE` once it holds 1 000
+ *   pending and failed rows, then each time they doubled). **Failed** rows stay until `replay()` or your own `DELETE`.
  *
  * Bounds: `maxEntries` pending and failed rows (default 1 000 000), read at most once a second; beyond,
  * webhooks are answered 503. No advisory lock, no session state: it works behind PgBouncer. A `Pool`
@@ -367,6 +377,17 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
       });
     return counting;
   };
+  let sweptAt = 0;
+  const sweepEveryMs = Math.min(SWEEP_EVERY_MS, Math.ceil(visibilityTimeoutMs / 2));
+  /** Pending and failed rows when this process last ran `ANALYZE` on the table (see `maintain`). */
+  let analyzedAt = 0;
+  /** Marks rows done, many in one statement: the ids given while one batch is sent go in the next. */
+  const completeMany = coalesced<string>(async (ids) => {
+    await query(
+      `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = ANY ($1::bigint[])`,
+      [ids],
+    );
+  }, COMPLETE_BATCH);
   return {
     visibilityTimeoutMs,
     append: async (entry) => {
@@ -382,22 +403,32 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     },
     claim: async (consumer, max) => {
       await ensureTable();
-      await query(
-        `UPDATE ${table} SET state = 'failed', error = $1
-WHERE state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $2`,
-        [`claimed ${maxAttempts} times without being marked done (a worker died each time)`, maxAttempts],
-      );
+      // One statement: the oldest claimable row of each task is claimed, and (at most every SWEEP_EVERY_MS:
+      // it reads every pending row) rows whose last claim expired after maxAttempts claims become failed.
+      // The conditions exclude each other, and such a row is never claimed meanwhile.
+      const sweep = Date.now() - sweptAt >= sweepEveryMs;
+      if (sweep) sweptAt = Date.now();
       const { rows } = await query(
-        `WITH picked AS (
+        `WITH given_up AS (
+  UPDATE ${table} SET state = 'failed', error = $4
+  WHERE $6 AND state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $5
+), picked AS (
   SELECT id FROM ${table} AS i
-  WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
+  WHERE state = 'pending' AND (claimed_until IS NULL OR (claimed_until < clock_timestamp() AND attempts < $5))
     AND NOT EXISTS (SELECT 1 FROM ${table} AS o WHERE o.task_id = i.task_id AND o.state = 'pending' AND o.id < i.id)
   ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
 )
 UPDATE ${table} AS t SET claimed_by = $1, claimed_until = clock_timestamp() + $3::bigint * interval '1 millisecond', attempts = t.attempts + 1
 FROM picked WHERE t.id = picked.id
 RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attempts`,
-        [consumer, max, visibilityTimeoutMs],
+        [
+          consumer,
+          max,
+          visibilityTimeoutMs,
+          `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+          maxAttempts,
+          sweep,
+        ],
       );
       return (rows as { id: string; body: string; received_at: string; attempts: number }[])
         .map(
@@ -410,12 +441,7 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
         )
         .sort((a, b) => Number(a.id) - Number(b.id));
     },
-    complete: async (id) => {
-      await query(
-        `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = $1`,
-        [id],
-      );
-    },
+    complete: completeMany,
     release: async (id) => {
       await query(
         `UPDATE ${table} SET claimed_until = NULL, claimed_by = NULL, attempts = GREATEST(attempts - 1, 0) WHERE id = $1 AND state = 'pending'`,
@@ -478,6 +504,12 @@ WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
         [retentionMs],
       );
       await count();
+      // A table that grew fast (a young table filled by a peak) has no statistics yet, and the claim's plan
+      // then reads every pending row (14 ms per claim at 4 000 rows, measured) instead of the oldest few.
+      if (held >= ANALYZE_FROM_ROWS && held >= 2 * analyzedAt) {
+        analyzedAt = held;
+        await query(`ANALYZE ${table}`);
+      }
     },
   };
 }

@@ -19,6 +19,7 @@
  */
 import { ConfigurationError } from './core/errors.js';
 import type { DeliveryStore } from './core/store.js';
+import { coalesced } from './internal/coalesce.js';
 import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection, WebhookInbox } from './webhooks/inbox.js';
 
 /**
@@ -350,6 +351,18 @@ export interface RedisInboxOptions {
   logger?: RedisWarningLogger;
 }
 
+/**
+ * Lua helpers of the inbox's scripts: `field(fields, name)`, and `member(task, id)`, an open entry's member
+ * in the open set: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task.
+ */
+const LUA_OPEN_MEMBER = `local function member(task, id)
+  local ms, seq = string.match(id, '(%d+)-(%d+)')
+  return task .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq
+end
+local function field(fields, name)
+  for i = 1, #fields, 2 do if fields[i] == name then return fields[i + 1] end end
+end`;
+
 /** XLEN below the bound, then XADD; nil when full. */
 const APPEND_UNLESS_FULL: LuaScript = {
   source: `if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return false end
@@ -359,17 +372,86 @@ redis.call('ZADD', KEYS[2], 0, ARGV[2] .. '\\n' .. string.rep('0', 15 - #ms) .. 
 return id`,
 };
 
-/** Acknowledges `ARGV[2]` in group `ARGV[1]` of stream `KEYS[1]` and closes its task's member `ARGV[3]` in `KEYS[2]`. */
+/**
+ * Marks entries done: acknowledges the ids `ARGV[2..]` in group `ARGV[1]` of stream `KEYS[1]` (one `XACK`)
+ * and closes each one's member of its task in the open set `KEYS[2]`. Each argument is `<id>` or
+ * `<id>\n<task id>`; without the task id the script reads it from the entry.
+ */
 const ACK_AND_CLOSE: LuaScript = {
-  source: `redis.call('ZREM', KEYS[2], ARGV[3])
-return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])`,
+  source: `${LUA_OPEN_MEMBER}
+local ids, members = {}, {}
+for i = 2, #ARGV do
+  local id, task = string.match(ARGV[i], '^([^\\n]+)\\n(.*)$')
+  if id == nil then
+    id = ARGV[i]
+    local entry = redis.call('XRANGE', KEYS[1], id, id)[1]
+    if entry then task = field(entry[2], 't') end
+  end
+  ids[#ids + 1] = id
+  if task then members[#members + 1] = member(task, id) end
+end
+if #members > 0 then redis.call('ZREM', KEYS[2], unpack(members)) end
+return redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))`,
 };
 
-/** The member of an open entry in the inbox's open set: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task. */
-function openMember(taskId: string, id: string): string {
-  const [ms = '0', seq = '0'] = id.split('-');
-  return `${taskId}\n${ms.padStart(15, '0')}-${seq.padStart(20, '0')}`;
-}
+/**
+ * Claims up to `ARGV[3]` entries of stream `KEYS[1]` for consumer `ARGV[2]` of group `ARGV[1]`, each only
+ * once it is its task's oldest open entry in `KEYS[2]` (the open set): first entries idle past `ARGV[4]` ms
+ * (`XPENDING … IDLE`, then `XCLAIM`: their worker died, or they waited for their task's previous event),
+ * then new ones (`XREADGROUP … COUNT`). A new entry whose task has an older open entry is left pending and
+ * idle, so it is claimed once it is next without counting as an attempt. An idle entry delivered
+ * `ARGV[5]` times already moves to the failed stream `KEYS[3]` (`MAXLEN ~ ARGV[6]`, error `ARGV[7]`).
+ * Returns `[id, fields, attempts]` per claimed entry, oldest first within each part.
+ */
+const CLAIM: LuaScript = {
+  source: `${LUA_OPEN_MEMBER}
+local stream, open, failed = KEYS[1], KEYS[2], KEYS[3]
+local group, consumer, max, idle, maxAttempts = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+local function isNext(task, id)
+  local first = redis.call('ZRANGEBYLEX', open, '[' .. task .. '\\n', '[' .. task .. '\\n~', 'LIMIT', 0, 1)[1]
+  return not first or first == member(task, id)
+end
+local out = {}
+for _, row in ipairs(redis.call('XPENDING', stream, group, 'IDLE', idle, '-', '+', 4 * max)) do
+  if #out >= max then break end
+  local id = row[1]
+  local entry = redis.call('XRANGE', stream, id, id)[1]
+  if not entry then
+    redis.call('XACK', stream, group, id)
+  else
+    local task = field(entry[2], 't')
+    if isNext(task or '', id) then
+      local attempts = row[4] + 1
+      if attempts > maxAttempts then
+        redis.call('XADD', failed, 'MAXLEN', '~', ARGV[6], '*', 'id', id, 't', task or '', 'k', field(entry[2], 'k') or '',
+          'r', field(entry[2], 'r') or '0', 'b', field(entry[2], 'b') or '', 'e', ARGV[7], 'a', tostring(row[4]))
+        if task then redis.call('ZREM', open, member(task, id)) end
+        redis.call('XACK', stream, group, id)
+      else
+        redis.call('XCLAIM', stream, group, consumer, idle, id)
+        out[#out + 1] = { id, entry[2], attempts }
+      end
+    end
+  end
+end
+if #out < max then
+  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', max - #out, 'STREAMS', stream, '>')
+  for _, reply in ipairs(read or {}) do
+    for _, entry in ipairs(reply[2]) do
+      local id = entry[1]
+      if isNext(field(entry[2], 't') or '', id) then
+        out[#out + 1] = { id, entry[2], 1 }
+      else
+        redis.call('XCLAIM', stream, group, consumer, 0, id, 'IDLE', idle, 'JUSTID')
+      end
+    end
+  end
+end
+return out`,
+};
+
+/** Entries marked done by one script at most. */
+const CLOSE_BATCH = 500;
 
 /** A positive integer option of `owner`, or `fallback`. */
 function countOption(owner: string, name: string, value: number | undefined, fallback: number, min = 1): number {
@@ -432,11 +514,13 @@ function numberReply(reply: unknown): number {
  *
  * - **Writing** (the receiver, before answering 200): one Lua script checks the bound (`XLEN` below
  *   `maxEntries`) and appends (`XADD`); with `waitAof`, `WAITAOF` then waits for the append-only file.
- * - **Claiming** (the workers): a consumer group (`XGROUP CREATE … 0 MKSTREAM` on first use, again if
- *   Redis lost it); entries idle past `visibilityTimeoutMs` are found with `XPENDING … IDLE` and taken
- *   over with `XCLAIM` (what `XAUTOCLAIM` does, with the delivery counts), then new ones are read with
- *   `XREADGROUP … >`. An entry delivered `maxAttempts` times goes to the failed events.
- * - **Done** is `XACK`; done entries are trimmed (`XTRIM … MINID`) once older than `retentionMs` and
+ * - **Claiming** (the workers), one Lua script per claim: a consumer group (`XGROUP CREATE … 0 MKSTREAM`
+ *   on first use, again if Redis lost it); entries idle past `visibilityTimeoutMs` are found with
+ *   `XPENDING … IDLE` and taken over with `XCLAIM` (what `XAUTOCLAIM` does, with the delivery counts), then
+ *   new ones are read with `XREADGROUP … COUNT n >`; each only once it is its task's oldest open entry. An
+ *   entry delivered `maxAttempts` times goes to the failed events.
+ * - **Done** is `XACK`, one script for the events marked while the previous one was sent (500 at most);
+ *   done entries are trimmed (`XTRIM … MINID`) once older than `retentionMs` and
  *   behind every pending entry. **Failed** events move to the stream `<stream>:failed` (at most
  *   `maxFailed`), listed by `inspect()` and put back by `replay()`.
  *
@@ -474,22 +558,13 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
   }
   /** Task ids of the entries this process claimed, until marked (saves a read of the entry). */
   const claimedTasks = new Map<string, string>();
-  const isNext = async (taskId: string, id: string): Promise<boolean> => {
-    const first = asArray(
-      await send(openSet, 'ZRANGEBYLEX', openSet, `[${taskId}\n`, `[${taskId}\n~`, 'LIMIT', '0', '1'),
-    );
-    const member = scalarText(first[0]);
-    // No member: the open set lost it (an entry written before it existed): nothing to wait for.
-    return member === undefined || member === openMember(taskId, id);
-  };
-  const close = async (id: string, taskId: string | undefined): Promise<void> => {
-    const task = taskId ?? entriesOf(await send(stream, 'XRANGE', stream, id, id))[0]?.fields.t;
+  /** Marks entries done, many in one script: the ids given while one batch is sent go in the next. */
+  const closeMany = coalesced<string>(async (ids) => {
+    await withGroup(() => runScript(send, ACK_AND_CLOSE, stream, [group, ...ids], [openSet]));
+  }, CLOSE_BATCH);
+  const close = (id: string, taskId: string | undefined): Promise<void> => {
     claimedTasks.delete(id);
-    if (task === undefined) {
-      await send(stream, 'XACK', stream, group, id);
-      return;
-    }
-    await runScript(send, ACK_AND_CLOSE, stream, [group, id, openMember(task, id)], [openSet]);
+    return closeMany(taskId === undefined ? id : `${id}\n${taskId}`);
   };
   const maxEntries = countOption(owner, 'maxEntries', options.maxEntries, 1_000_000);
   const retentionMs = countOption(owner, 'retentionMs', options.retentionMs, 900_000, 0);
@@ -604,86 +679,29 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     },
     claim: (consumer, max) =>
       withGroup(async () => {
-        const claimed: InboxEntry[] = [];
-        const take = (id: string, fields: Record<string, string>, attempts: number) => {
-          if (fields.t !== undefined) claimedTasks.set(id, fields.t);
-          claimed.push(toEntry(id, fields, attempts));
-        };
-        // Claims whose worker died (idle past the visibility timeout), each once it is its task's oldest.
-        const expired = await send(
+        const reply = await runScript(
+          send,
+          CLAIM,
           stream,
-          'XPENDING',
-          stream,
-          group,
-          'IDLE',
-          String(visibilityTimeoutMs),
-          '-',
-          '+',
-          String(4 * max),
-        );
-        for (const row of asArray(expired)) {
-          if (claimed.length >= max) break;
-          if (!Array.isArray(row)) continue;
-          const id = textReply(row[0], 'XPENDING');
-          if (id === undefined) continue;
-          const [entry] = entriesOf(await send(stream, 'XRANGE', stream, id, id));
-          if (entry === undefined) {
-            await send(stream, 'XACK', stream, group, id); // trimmed or deleted meanwhile
-            continue;
-          }
-          if (!(await isNext(entry.fields.t ?? '', id))) continue;
-          const [taken] = entriesOf(
-            await send(stream, 'XCLAIM', stream, group, consumer, String(visibilityTimeoutMs), id),
-          );
-          if (taken === undefined) continue; // another worker took it first
-          const attempts = numberReply(row[3]) + 1;
-          if (attempts > maxAttempts) {
-            await moveToFailed(
-              id,
-              `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
-              attempts - 1,
-            );
-          } else {
-            take(id, taken.fields, attempts);
-          }
-        }
-        const room = max - claimed.length;
-        if (room > 0) {
-          const read = await send(
-            stream,
-            'XREADGROUP',
-            'GROUP',
+          [
             group,
             consumer,
-            'COUNT',
-            String(room),
-            'STREAMS',
-            stream,
-            '>',
-          );
-          for (const streamReply of asArray(read)) {
-            if (!Array.isArray(streamReply)) continue;
-            for (const { id, fields } of entriesOf(streamReply[1])) {
-              if (await isNext(fields.t ?? '', id)) {
-                take(id, fields, 1);
-              } else {
-                // Its task's previous event is not done yet: left pending and idle, so it is claimed
-                // (by any worker) once it is next, without counting as an attempt.
-                await send(
-                  stream,
-                  'XCLAIM',
-                  stream,
-                  group,
-                  consumer,
-                  '0',
-                  id,
-                  'IDLE',
-                  String(visibilityTimeoutMs),
-                  'JUSTID',
-                );
-              }
-            }
-          }
+            String(max),
+            String(visibilityTimeoutMs),
+            String(maxAttempts),
+            String(maxFailed),
+            `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+          ],
+          [openSet, failedStream],
+        );
+        const claimed: InboxEntry[] = [];
+        for (const row of asArray(reply)) {
+          if (!Array.isArray(row)) continue;
+          const id = textReply(row[0], 'inbox claim');
+          if (id === undefined) continue;
+          const fields = fieldsOf(row[1]);
+          if (fields.t !== undefined) claimedTasks.set(id, fields.t);
+          claimed.push(toEntry(id, fields, numberReply(row[2])));
         }
         return claimed;
       }),

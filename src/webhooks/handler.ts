@@ -576,8 +576,13 @@ class WebhookReceiver implements WebhookHandler {
       inbox,
       // Only what can start now: a claim waiting in the local queue would age towards its visibility
       // timeout, and be claimed again (counted as an attempt) by another worker while this one is alive.
+      // Marks not answered yet count beyond `concurrency`: claimed and not marked stays within 2 × concurrency.
       room: () =>
-        Math.min(this.#maxQueue - this.#queue.waiting, concurrency - this.#queue.running - this.#queue.waiting),
+        Math.min(
+          this.#maxQueue - this.#queue.waiting,
+          concurrency - this.#queue.running - this.#queue.waiting,
+          2 * concurrency - this.#queue.running - this.#queue.waiting - this.#marks.size,
+        ),
       paused: () => this.#waitingOnStore > 0,
       dispatch: (entry) => this.#dispatch(inbox, entry),
       timeoutMs: this.#inboxTimeoutMs,
@@ -612,13 +617,18 @@ class WebhookReceiver implements WebhookHandler {
             : await this.#processWaiting(stored, event, inbox, entry.id);
         // Not processed (the store did not answer): left in the inbox, claimed again after its visibility timeout.
         if (outcome === undefined) return;
-        await this.#mark(
-          outcome === 'failed'
-            ? inbox.fail(
-                entry.id,
-                `confirmation or onEvent failed for task ${event.taskId} (${event.kind}); see onError`,
-              )
-            : inbox.complete(entry.id),
+        // Not waited for in the queue: the task's next event is claimed only once this one is marked, and
+        // marked once the task's lease is released (so whoever claims it next finds the lease free).
+        this.#marking(
+          (async () => {
+            await stored?.released(event.taskId);
+            await (outcome === 'failed'
+              ? inbox.fail(
+                  entry.id,
+                  `confirmation or onEvent failed for task ${event.taskId} (${event.kind}); see onError`,
+                )
+              : inbox.complete(entry.id));
+          })(),
         );
       },
       entry.body.length,
@@ -672,6 +682,25 @@ class WebhookReceiver implements WebhookHandler {
     }
   }
 
+  /** Marks sent by the workers and not answered yet: at most 2 × `concurrency` (see the worker's `room`). */
+  readonly #marks = new Set<Promise<void>>();
+
+  /** {@link #mark}, tracked in {@link #marks} until answered. */
+  #marking(marking: Promise<void>): void {
+    const mark = this.#mark(marking);
+    this.#marks.add(mark);
+    void mark.finally(() => {
+      this.#marks.delete(mark);
+      this.#worker?.wake();
+    });
+  }
+
+  /** Resolves once the marks and lease releases sent so far have been answered. */
+  async #settled(): Promise<void> {
+    while (this.#marks.size > 0) await Promise.all(this.#marks);
+    await this.#stored?.settled();
+  }
+
   /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */
   async #mark(marking: Promise<void>): Promise<void> {
     try {
@@ -690,16 +719,18 @@ class WebhookReceiver implements WebhookHandler {
   idle = async (): Promise<void> => {
     for (;;) {
       await this.#queue.idle();
+      await this.#settled();
       const worker = this.#worker;
       if (worker === undefined) return;
-      const claimed = await worker.claimNow();
-      if (claimed === 0 && this.#queue.waiting === 0 && this.#queue.running === 0) return;
+      const claimed = await worker.claimAfterRunning();
+      if (claimed === 0 && this.#queue.waiting === 0 && this.#queue.running === 0 && this.#marks.size === 0) return;
     }
   };
 
   close = async (): Promise<void> => {
     this.#worker?.stop();
     await this.#queue.idle();
+    await this.#settled();
   };
 
   sync = (options?: WebhookSyncOptions): Promise<WebhookSyncResult> => this.#sync.sync(options);
@@ -907,8 +938,8 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   /**
-   * {@link #process} with the filter in the store: a look at the task's record (a drop found there is
-   * final) before the confirming GET, then, under the task's lease, the filter on the effective status,
+   * {@link #process} with the filter in the store: before a confirming GET, a look at the task's record (a
+   * drop found there is final), then, under the task's lease, the filter on the effective status,
    * `onEvent`, and the record. The rules are those of the memory (see `dedupe`); the status read back by a
    * GET is filtered too, so a webhook and a sync bringing one change process it once.
    * Never throws but what reading the record throws (without an inbox, not a store failure: the memory
@@ -917,11 +948,15 @@ class WebhookReceiver implements WebhookHandler {
    */
   async #processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
     const { taskId, kind } = received;
-    const early = await stored.precheck(taskId, kind);
-    if (early === 'duplicate') return this.#dropDuplicate(received);
-    if (early === 'outOfOrder') return this.#dropOutOfOrder(received);
-    const event = received.confirmed || !this.#confirms(kind) ? received : await this.#confirmEvent(received);
-    if (event === undefined) return 'failed';
+    let event: WebhookEvent | undefined = received;
+    if (!received.confirmed && this.#confirms(kind)) {
+      // Only before a GET: without one, the filter under the lease is the first look (one store call less).
+      const early = await stored.precheck(taskId, kind);
+      if (early === 'duplicate') return this.#dropDuplicate(received);
+      if (early === 'outOfOrder') return this.#dropOutOfOrder(received);
+      event = await this.#confirmEvent(received);
+      if (event === undefined) return 'failed';
+    }
     const effect = { advances: event.confirmed || !this.#confirming, confirmed: event.confirmed };
     let outcome: Awaited<ReturnType<StoredTaskEvents['process']>>;
     let ran = false;

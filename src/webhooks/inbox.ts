@@ -81,7 +81,11 @@ export interface WebhookInbox {
    * failed events instead of being returned.
    */
   claim(consumer: string, max: number): Promise<InboxEntry[]>;
-  /** Marks a claimed event done (it is then trimmed after the inbox's retention). */
+  /**
+   * Marks a claimed event done (it is then trimmed after the inbox's retention). The handler calls it for
+   * many events at once while draining: `redisInbox` and `postgresInbox` send the calls made meanwhile as
+   * one command; an inbox of your own may do the same, or one call each.
+   */
   complete(id: string): Promise<void>;
   /** Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}. */
   fail(id: string, error: string): Promise<void>;
@@ -160,6 +164,8 @@ export class InboxWorker {
   #failing = false;
   #failurePauseMs = FIRST_FAILURE_PAUSE_MS;
   #lastMaintainedAt = 0;
+  /** Woken while a claim was running: claim again right after it. */
+  #again = false;
 
   constructor(context: InboxWorkerContext) {
     this.#context = context;
@@ -184,23 +190,46 @@ export class InboxWorker {
     return this.#claiming;
   }
 
-  /** Claims again as soon as possible: the queue has room again. */
+  /** Claims once, starting after the claim running now if any (that one may have read the inbox before a change). */
+  async claimAfterRunning(): Promise<number> {
+    await this.#claiming;
+    return this.claimNow();
+  }
+
+  /**
+   * Claims again as soon as possible: the queue has room again. Without a timer (a 0 ms timer waits
+   * about 1 ms): at once when no claim is running, else right after the running one.
+   */
   wake(): void {
-    if (!this.#stopped && !this.#failing) this.#schedule(0);
+    if (this.#stopped || this.#failing) return;
+    if (this.#claiming !== undefined) {
+      if (!this.#again) {
+        this.#again = true;
+        void this.#claiming.then(() => this.#again && this.wake());
+      }
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#run();
   }
 
   #schedule(ms: number): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      void this.claimNow().then((claimed) => {
-        if (this.#failing) this.#schedule(this.#failurePauseMs);
-        else if (claimed >= this.#context.batch) this.#schedule(0);
-        else if (claimed > 0 || this.#context.room() > 0) this.#schedule(this.#context.pollMs);
-        // No room: `wake()` schedules the next claim when an event finishes.
-      });
-    }, ms);
+    this.#timer = setTimeout(() => this.#run(), ms);
     unrefTimer(this.#timer);
+  }
+
+  /** One claim, then the next one: at once after a full batch or a wake meanwhile, after `pollMs` otherwise. */
+  #run(): void {
+    if (this.#claiming === undefined) this.#again = false;
+    void this.claimNow().then((claimed) => {
+      if (this.#failing) this.#schedule(this.#failurePauseMs);
+      else if ((claimed >= this.#context.batch || this.#again) && this.#context.room() > 0) this.wake();
+      else if (claimed > 0 || this.#context.room() > 0) this.#schedule(this.#context.pollMs);
+      // No room: `wake()` claims again when an event finishes.
+    });
   }
 
   async #claim(): Promise<number> {

@@ -168,8 +168,33 @@ export class StoredTaskEvents {
       await this.#record(held.store, taskId, held.value, status, effect);
       return 'processed';
     } finally {
-      await held.store.delete(leaseKey, held.token).catch((error: unknown) => this.#state.failed(error));
+      // Not waited for: the event is done, and a later store call (on a Redis connection) comes after it.
+      this.#release(held.store, leaseKey, held.token);
     }
+  }
+
+  /** Lease releases sent and not answered yet, by lease key (see {@link released}, {@link settled}). */
+  readonly #releasing = new Map<string, Promise<unknown>>();
+
+  #release(store: DeliveryStore, leaseKey: string, token: string): void {
+    const releasing = store.delete(leaseKey, token).catch((error: unknown) => this.#state.failed(error));
+    this.#releasing.set(leaseKey, releasing);
+    void releasing.finally(() => {
+      if (this.#releasing.get(leaseKey) === releasing) this.#releasing.delete(leaseKey);
+    });
+  }
+
+  /**
+   * Resolves once the task's lease release sent last has been answered (at once when none is pending): an
+   * inbox marks the event done after it, so the task's next event, claimed by any worker, finds the lease free.
+   */
+  async released(taskId: string): Promise<void> {
+    await this.#releasing.get(this.#state.key('lease', taskId));
+  }
+
+  /** Resolves once every lease release sent so far has been answered (or failed). */
+  async settled(): Promise<void> {
+    while (this.#releasing.size > 0) await Promise.all(this.#releasing.values());
   }
 
   /**

@@ -94,6 +94,21 @@ export function postWebhook(url: string, body: unknown, init: RequestInit = {}):
   });
 }
 
+/** Hands `handler.fetch` the webhook of (task, status) as the service sends it. */
+export function fetchWebhook(
+  handler: { fetch(request: Request): Promise<Response> },
+  taskId: string,
+  status: string,
+): Promise<Response> {
+  return handler.fetch(
+    new Request('http://receiver.test/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(webhookBody(taskId, status)),
+    }),
+  );
+}
+
 /** A promise with its resolve function, to hold `onEvent` until the test lets it go. */
 export function gate(): { promise: Promise<void>; open: () => void } {
   let open = (): void => {};

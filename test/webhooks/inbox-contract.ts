@@ -8,30 +8,28 @@ import { expect, it, vi } from 'vitest';
 import { memoryStore } from '../../src/core/store.js';
 import type { WebhookInbox } from '../../src/webhooks/inbox.js';
 import { createWebhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
-import { gate, webhookBody } from './fixtures.js';
+import { fetchWebhook, gate, webhookBody } from './fixtures.js';
 
 /** Options of an inbox made for one test. */
 export interface InboxMaking {
   visibilityTimeoutMs?: number;
   maxEntries?: number;
   retentionMs?: number;
+  maxAttempts?: number;
 }
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
-const post = (handler: { fetch(request: Request): Promise<Response> }, taskId: string, status: string) =>
-  handler.fetch(
-    new Request('http://receiver.test/webhooks', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(webhookBody(taskId, status)),
-    }),
-  );
+const post = fetchWebhook;
 
 /** Runs the inbox behaviour against inboxes made by `make` (a fresh stream or table per call). */
 export function describeInboxContract(
   make: (options?: InboxMaking) => WebhookInbox | Promise<WebhookInbox>,
-  extra: { dedupesOnWrite: boolean },
+  extra: {
+    dedupesOnWrite: boolean;
+    /** Commands or statements the inboxes made so far have sent to their server (without it, not checked). */
+    calls?: () => number;
+  },
 ): void {
   const handlerOf = (inbox: WebhookInbox, options: Partial<WebhookHandlerOptions> = {}) =>
     createWebhookHandler({
@@ -205,6 +203,121 @@ export function describeInboxContract(
     const inspection = await inbox.inspect();
     expect(inspection).toMatchObject({ pending: 0, failed: 0, events: [] });
     await handler.close();
+  });
+
+  const append = (inbox: WebhookInbox, taskId: string, kind: string) =>
+    inbox.append({ taskId, kind, body: JSON.stringify(webhookBody(taskId, kind)), receivedAt: Date.now() });
+
+  it.skipIf(extra.calls === undefined)('claims a batch in one call and marks a batch done in one call', async () => {
+    const calls = extra.calls ?? (() => 0);
+    const inbox = await make();
+    // Warm-up: the consumer group, the scripts, the table.
+    await append(inbox, `task-${randomUUID()}`, 'accepted');
+    const [warm] = await inbox.claim('warm-up', 1);
+    await inbox.complete(warm?.id ?? '');
+    const tasks = Array.from({ length: 20 }, (_, index) => `task-${index}-${randomUUID()}`);
+    for (const taskId of tasks) await append(inbox, taskId, 'accepted');
+    const before = calls();
+    const claimed = await inbox.claim('worker-1', 20);
+    expect(claimed).toHaveLength(20);
+    expect(calls() - before).toBe(1);
+    await Promise.all(claimed.map((entry) => inbox.complete(entry.id)));
+    expect(calls() - before).toBe(2);
+    expect(await inbox.claim('worker-2', 20)).toEqual([]);
+    expect((await inbox.inspect()).pending).toBe(0);
+  });
+
+  it("keeps each task's order within and across batches, drops a repeat, and goes on past a failure in a batch", async () => {
+    const inbox = await make();
+    const tasks = Array.from({ length: 12 }, (_, index) => `task-${index}-${randomUUID()}`);
+    const statuses = ['accepted', 'pickedup', 'enroute', 'delivered'];
+    // Round by round, as webhooks come: every task's first status, then every task's second one and a
+    // repeat of it, and so on: a claim holds several tasks, and a task's events span claims.
+    for (const status of [...statuses.slice(0, 2), 'pickedup', ...statuses.slice(2)]) {
+      for (const taskId of tasks) await append(inbox, taskId, status);
+    }
+    const failing = `${tasks[5]}:pickedup`;
+    let failed = false;
+    const seen: string[] = [];
+    const store = memoryStore();
+    const workers = [1, 2].map(() =>
+      handlerOf(inbox, {
+        store,
+        confirm: false,
+        concurrency: 3,
+        onEvent: (event) => {
+          const key = `${event.taskId}:${event.status}`;
+          if (key === failing && !failed) {
+            failed = true;
+            throw new Error('onEvent failed in the middle of a batch');
+          }
+          seen.push(key);
+        },
+        onError: () => {},
+      }),
+    );
+    const expected = tasks.flatMap((taskId) =>
+      statuses
+        .filter((status) => extra.dedupesOnWrite === false || `${taskId}:${status}` !== failing)
+        .map((status) => `${taskId}:${status}`),
+    );
+    await vi.waitFor(() => expect(seen).toHaveLength(expected.length), { timeout: 10_000, interval: 20 });
+    await Promise.all(workers.map((worker) => worker.idle()));
+    // Each task's events in order, each once; the failed one kept (its repeat, where stored, processed).
+    for (const taskId of tasks) {
+      expect(seen.filter((key) => key.startsWith(`${taskId}:`))).toEqual(
+        expected.filter((key) => key.startsWith(`${taskId}:`)),
+      );
+    }
+    expect(seen).toHaveLength(expected.length);
+    const stats = workers.map((worker) => worker.stats);
+    expect(stats.reduce((sum, { failed: count }) => sum + count, 0)).toBe(1);
+    expect(stats.reduce((sum, { duplicates }) => sum + duplicates, 0)).toBe(
+      extra.dedupesOnWrite ? 0 : tasks.length - 1,
+    );
+    expect(await inbox.inspect()).toMatchObject({ pending: 0, failed: 1 });
+    await Promise.all(workers.map((worker) => worker.close()));
+  });
+
+  it('gives the rest of a batch whose worker died between claim and mark to another worker, in order', async () => {
+    const inbox = await make({ visibilityTimeoutMs: 300 });
+    const tasks = [1, 2, 3].map((index) => `task-${index}-${randomUUID()}`);
+    for (const status of ['accepted', 'pickedup']) for (const taskId of tasks) await append(inbox, taskId, status);
+    // A worker claims a batch, marks its first event done, and dies.
+    const batch = await inbox.claim('dead-worker', 10);
+    expect(batch.map((entry) => JSON.parse(entry.body)._id)).toEqual(tasks);
+    await inbox.complete(batch[0]?.id ?? '');
+    const seen: string[] = [];
+    const worker = handlerOf(inbox, {
+      eventTimeoutMs: 100,
+      confirm: false,
+      onEvent: (event) => void seen.push(`${event.taskId}:${event.status}`),
+    });
+    await worker.idle();
+    // The first task goes on; the others wait for their claimed first event.
+    expect(seen).toEqual([`${tasks[0]}:pickedup`]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await vi.waitFor(() => expect(seen).toHaveLength(5), { timeout: 5000, interval: 20 });
+    for (const taskId of tasks.slice(1)) {
+      expect(seen.filter((key) => key.startsWith(taskId))).toEqual([`${taskId}:accepted`, `${taskId}:pickedup`]);
+    }
+    expect((await inbox.inspect()).pending).toBe(0);
+    await worker.close();
+  });
+
+  it("moves an event claimed maxAttempts times to the failed events, and gives its task's next event", async () => {
+    const inbox = await make({ visibilityTimeoutMs: 100, maxAttempts: 1 });
+    const taskId = `task-${randomUUID()}`;
+    await append(inbox, taskId, 'accepted');
+    await append(inbox, taskId, 'pickedup');
+    const [first] = await inbox.claim('dead-worker', 1);
+    expect(first?.attempts).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const next = [...(await inbox.claim('worker-2', 10)), ...(await inbox.claim('worker-2', 10))];
+    expect(next.map((entry) => JSON.parse(entry.body).status)).toEqual(['pickedup']);
+    const inspection = await inbox.inspect();
+    expect(inspection.failed).toBe(1);
+    expect(inspection.events.find((event) => event.state === 'failed')).toMatchObject({ taskId, kind: 'accepted' });
   });
 
   // Only an inbox that dedupes on write (PostgreSQL's unique key) has this case; the others dedupe later.

@@ -1,0 +1,80 @@
+/**
+ * One worker process of `bench/intake.ts` part 2: a webhook handler with a durable inbox (and the store of
+ * the same backend, or none), a no-op `onEvent`, that starts claiming when its parent writes a line to stdin.
+ *
+ * Usage: tsx bench/support/drain-worker.ts '<json DrainWorkerConfig>'; prints `READY` once connected.
+ */
+import IORedis from 'ioredis';
+import pg from 'pg';
+import type { DeliveryStore } from '../../src/core/store.js';
+import { postgresInbox, postgresStore } from '../../src/postgres.js';
+import { redisInbox, redisStore } from '../../src/redis.js';
+import { createWebhookHandler, type WebhookInbox } from '../../src/webhooks/index.js';
+
+/** What the parent asks of a worker. */
+export interface DrainWorkerConfig {
+  backend: 'redis' | 'postgres';
+  /** Redis or PostgreSQL URL. */
+  url: string;
+  /** Stream, table and key names of this run. */
+  name: string;
+  /** Give the handler the backend's store (else none: each process's memory filters duplicates). */
+  store: boolean;
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as DrainWorkerConfig;
+let store: DeliveryStore;
+let inbox: WebhookInbox;
+let end: () => Promise<void>;
+/** Commands (Redis) or statements (PostgreSQL) sent once started, by the store and the inbox together. */
+let calls = 0;
+let counting = false;
+if (config.backend === 'redis') {
+  const redis = new IORedis(config.url);
+  const call = redis.call.bind(redis) as (command: string, ...args: string[]) => Promise<unknown>;
+  (redis as unknown as { call: typeof call }).call = (command, ...args) => {
+    if (counting) calls++;
+    return call(command, ...args);
+  };
+  store = redisStore(redis, { prefix: `${config.name}:` });
+  inbox = redisInbox(redis, { stream: `${config.name}:events` });
+  end = async () => void redis.disconnect();
+} else {
+  const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+  const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+  (pool as unknown as { query: typeof query }).query = (text, values) => {
+    if (counting) calls++;
+    return query(text, values);
+  };
+  store = postgresStore(pool, { table: `${config.name}_store` });
+  inbox = postgresInbox(pool, { table: `${config.name}_inbox` });
+  end = () => pool.end();
+}
+// Connected and the tables there before the parent starts the clock.
+await inbox.inspect({ limit: 0 });
+await store.get('warm-up');
+process.stdout.write('READY\n');
+// The parent gone (its end of stdin closed): nothing to report to.
+process.stdin.once('end', () => process.exit(1));
+process.stdin.once('data', () => {
+  counting = true;
+  const handler = createWebhookHandler({
+    inbox,
+    ...(config.store ? { store } : {}),
+    confirm: false,
+    inboxPollMs: 5,
+    logLevel: 'off',
+    onEvent: () => {},
+  });
+  process.stdin.once('data', () => {
+    counting = false;
+    void handler
+      .close()
+      .then(end)
+      .then(() => {
+        const { processed, duplicates, outOfOrder, failed } = handler.stats;
+        process.stdout.write(`${JSON.stringify({ processed, duplicates, outOfOrder, failed, calls })}\n`);
+        process.exit(0);
+      });
+  });
+});
