@@ -162,8 +162,9 @@ const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? b
 
 /**
  * A store key: `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge
- * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one order (record, lease,
- * fence) or one task (record, lease) live on one node. A `redisStore` adds its own prefix before it.
+ * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one task (record, lease) live
+ * on one node (an order has one key: its record, which holds its lease). A `redisStore` adds its own
+ * prefix before it.
  */
 export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
   const escaped = parts.map(escapePart);

@@ -12,6 +12,7 @@
  */
 import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
+import type { TaskWithId } from '../schemas/task.js';
 import { DeadlineReason, deadline } from './abort.js';
 
 /** What a create is doing, for the message of the error at its deadline ("… elapsed while <stage>"). */
@@ -22,7 +23,8 @@ export type CreateStage =
   | 'waiting until an earlier POST of this order cannot be in flight'
   | 'looking the order up'
   | 'sending the POST'
-  | 'waiting before sending the POST again';
+  | 'waiting before sending the POST again'
+  | 'recording the outcome in the store';
 
 /** One create's deadline, abort signal and progress. */
 export class CreateDeadline {
@@ -43,6 +45,11 @@ export class CreateDeadline {
   decidableAt: number | undefined;
   /** List requests sent to look the order up (reconciliation's budget counts them). */
   listRequests = 0;
+  /**
+   * The created task, once the service has answered with it (its outcome may still be being written to
+   * the store): at the deadline the create returns it rather than an error.
+   */
+  created: TaskWithId | undefined;
   stage: CreateStage = 'reading the order record in the store';
   readonly #orderNumber: string | undefined;
   readonly #outer: AbortSignal | undefined;
