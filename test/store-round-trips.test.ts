@@ -180,5 +180,26 @@ describeWithPostgres('PostgreSQL statements per create', () => {
     const ours = statements.slice(sent);
     expect(ours).toHaveLength(15);
     expect(ours.filter((text) => /\b(BEGIN|COMMIT|CREATE)\b/i.test(text))).toEqual([]);
+    // Only the outcome's write commits without waiting for the disk; the claim waits for it.
+    const lazy = (text: string) => text.includes('synchronous_commit');
+    expect(ours.filter(lazy)).toHaveLength(5);
+    expect(ours.filter((text) => text.startsWith('INSERT') && lazy(text))).toEqual([]);
+  });
+
+  it("keeps the connection's own synchronous_commit after a write that need not wait for the disk", async () => {
+    const connection = new pg.Client({ connectionString: server.url });
+    await connection.connect();
+    try {
+      await connection.query('SET synchronous_commit = on');
+      const store = postgresStore(connection, { table: 'dts_lazy' });
+      expect(await store.setIfAbsent('k', 'a', 10_000)).toBe(true);
+      expect(await store.compareAndSet('k', 'a', 'b', 10_000, { durable: false })).toBe(true);
+      expect(await store.compareAndSet('k', 'a', 'c', 10_000, { durable: false })).toBe(false);
+      expect(await store.get('k')).toBe('b');
+      const { rows } = await connection.query('SHOW synchronous_commit');
+      expect(rows).toEqual([{ synchronous_commit: 'on' }]);
+    } finally {
+      await connection.end();
+    }
   });
 });

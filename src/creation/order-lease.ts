@@ -44,7 +44,7 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
-import { type StoreScope, storeKey } from '../core/store.js';
+import { type StoreScope, type StoreWriteOptions, storeKey } from '../core/store.js';
 import { sleep } from '../internal/abort.js';
 import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
@@ -417,6 +417,9 @@ async function takeOver(
   return { key, raw: nextRaw, record: next, prior, inFlightUntil };
 }
 
+/** Options of a write whose loss is safe. */
+const LAZY: StoreWriteOptions = { durable: false };
+
 /**
  * The record of an order this create holds: every write a compare-and-set on the value it last wrote,
  * one at a time. A write whose answer was lost (a store timeout) may have landed: the next write
@@ -442,17 +445,24 @@ class HeldRecord {
     this.record = held.record;
   }
 
-  /** Replaces the record with `next` (TTL `ttlMs`) unless it changed. Resolves `false` when it had. */
-  write(next: OrderRecord, ttlMs: number): Promise<boolean> {
+  /**
+   * Replaces the record with `next` (TTL `ttlMs`) unless it changed. Resolves `false` when it had.
+   * `lazily`: a write whose loss is safe (an outcome, a release), which the store need not wait for its
+   * disk to keep ({@link StoreWriteOptions}).
+   */
+  write(next: OrderRecord, ttlMs: number, lazily = false): Promise<boolean> {
     const { store } = this.#context;
+    const cas = (expected: string, nextRaw: string) =>
+      lazily
+        ? store.compareAndSet(this.#key, expected, nextRaw, ttlMs, LAZY)
+        : store.compareAndSet(this.#key, expected, nextRaw, ttlMs);
     const attempt = async (): Promise<boolean> => {
       if (this.lost) return false;
       const nextRaw = JSON.stringify(next);
       let replaced: boolean;
       try {
         replaced =
-          (await store.compareAndSet(this.#key, this.#raw, nextRaw, ttlMs)) ||
-          (this.#uncertain !== undefined && (await store.compareAndSet(this.#key, this.#uncertain, nextRaw, ttlMs)));
+          (await cas(this.#raw, nextRaw)) || (this.#uncertain !== undefined && (await cas(this.#uncertain, nextRaw)));
       } catch (error) {
         this.#uncertain = nextRaw;
         throw error;
@@ -490,7 +500,8 @@ class HeldRecord {
     this.done = true;
     const { store, logger } = this.#context;
     try {
-      if (await this.write(outcome, ttlMs)) return;
+      // Lost in a crash of the store, the outcome leaves the claim's `sending`: the next create looks first.
+      if (await this.write(outcome, ttlMs, true)) return;
       if (await store.setIfAbsent(this.#key, JSON.stringify(outcome), ttlMs)) return;
       logger.warn('Create outcome not recorded: the lease was taken over');
     } catch (error) {
@@ -507,7 +518,7 @@ class HeldRecord {
     if (this.done) return;
     this.done = true;
     const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = this.record;
-    this.write(rest, this.#context.orderTtlMs).catch(() => {});
+    this.write(rest, this.#context.orderTtlMs, true).catch(() => {});
   }
 }
 
