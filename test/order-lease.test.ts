@@ -217,6 +217,7 @@ describe('the lease in the order record', () => {
     await posting;
     const taken = await recordOf(store, 'RENEW-1');
     expect(taken).toMatchObject({ state: 'sending', holder: expect.any(String) });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond for the renewed lease
     vi.advanceTimersByTime(LEASE_TTL_MS / 3);
     await vi.waitFor(async () =>
       expect((await recordOf(store, 'RENEW-1')).leaseUntil).toBeGreaterThan(taken.leaseUntil),
@@ -248,6 +249,7 @@ describe('the lease in the order record', () => {
     await posting;
     const taken = await recordOf(inner, 'RENEW-2');
     loseNextAnswer = true;
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond for the renewed lease
     vi.advanceTimersByTime(LEASE_TTL_MS / 3);
     await vi.waitFor(() => expect(loseNextAnswer).toBe(false));
     expect((await recordOf(inner, 'RENEW-2')).leaseUntil).toBeGreaterThan(taken.leaseUntil);

@@ -154,11 +154,7 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
     setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
     get: (key) => guard('get', () => store.get(key)),
     compareAndSet: (key, expected, value, ttlMs, options) =>
-      guard('compareAndSet', () =>
-        options === undefined
-          ? store.compareAndSet(key, expected, value, ttlMs)
-          : store.compareAndSet(key, expected, value, ttlMs, options),
-      ),
+      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs, options)),
     delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
   };
 }

@@ -96,17 +96,24 @@ interface SharedFailure {
 interface SendingRecord {
   state: 'sending';
   since: number;
-  fence?: number;
+  fence?: number | undefined;
   until?: number;
   holder?: string;
   leaseUntil?: number;
 }
 
 /** The order's record in the store. */
-type OrderRecord =
-  | SendingRecord
-  | { state: 'created'; taskId: string; fence?: number }
-  | { state: 'failed'; at: number; failure: SharedFailure; since?: number; decidableAt?: number; fence?: number };
+type OrderRecord = SendingRecord | { state: 'created'; taskId: string; fence?: number | undefined } | FailedRecord;
+
+/** An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written. */
+interface FailedRecord {
+  state: 'failed';
+  at: number;
+  failure: SharedFailure;
+  since?: number;
+  decidableAt?: number | undefined;
+  fence?: number | undefined;
+}
 
 /** What the holder of an order's lease checks before each POST (see {@link createUnderLease}). */
 export interface SendGuard {
@@ -133,28 +140,27 @@ function createdNothing(error: unknown): boolean {
 /** The fence of a record, 0 when it has none (written by an older version, or damaged). */
 const fenceOf = (record: OrderRecord | undefined): number => Number(record?.fence) || 0;
 
-/** True when `record` is held by a create whose lease has not ended by `now` (ms since the epoch). */
+/**
+ * True when `record` is held by a create whose lease has not ended by `now` (ms since the epoch). A record
+ * of the previous layout has no `leaseUntil`: not held.
+ */
 const isHeld = (record: OrderRecord | undefined, now: number): boolean =>
-  record?.state === 'sending' &&
-  typeof record.holder === 'string' &&
-  typeof record.leaseUntil === 'number' &&
-  record.leaseUntil > now;
+  record?.state === 'sending' && (record.leaseUntil ?? 0) > now;
 
 function readRecord(raw: string | undefined): OrderRecord | undefined {
-  if (raw === undefined) return undefined;
   try {
-    const record = JSON.parse(raw) as OrderRecord;
-    if (typeof record !== 'object' || record === null) return undefined;
+    const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
     // A record written by another version, or damaged, counts as absent rather than as an outcome.
-    if (record.state === 'created')
-      return typeof record.taskId === 'string' && record.taskId !== '' ? record : undefined;
-    if (record.state === 'sending') return typeof record.since === 'number' ? record : undefined;
-    return record.state === 'failed' &&
-      typeof record.at === 'number' &&
-      typeof record.failure === 'object' &&
-      record.failure !== null
-      ? record
-      : undefined;
+    const usable =
+      record?.state === 'created'
+        ? typeof record.taskId === 'string' && record.taskId !== ''
+        : record?.state === 'sending'
+          ? typeof record.since === 'number'
+          : record?.state === 'failed' &&
+            typeof record.at === 'number' &&
+            typeof record.failure === 'object' &&
+            record.failure !== null;
+    return usable ? (record as OrderRecord) : undefined;
   } catch {
     return undefined;
   }
@@ -284,7 +290,7 @@ export async function createUnderLease(
     try {
       for (let step = 0; held === undefined && step < MAX_STEPS; step++) {
         if (absent) {
-          held = await claim(context, orderKey, options);
+          held = await take(context, orderKey, undefined, undefined, options);
           if (held !== undefined) break;
         }
         const raw = await context.store.get(orderKey);
@@ -299,7 +305,7 @@ export async function createUnderLease(
         if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
         // Another process holds the order: its POST may reach the service.
         if (isHeld(record, Date.now())) break;
-        held = await takeOver(context, orderKey, raw as string, record, options);
+        held = await take(context, orderKey, raw, record, options);
       }
       storeFailures = 0;
     } catch (error) {
@@ -308,7 +314,7 @@ export async function createUnderLease(
         throw error;
       }
     }
-    if (held !== undefined) return holdLease(context, orderNumber, held, options, send);
+    if (held !== undefined) return holdLease(context, orderNumber, orderKey, held, options, send);
     waited = true;
     run.mayHaveCreated = true;
     run.stage = 'waiting for another process creating this order';
@@ -334,7 +340,6 @@ export async function createUnderLease(
 
 /** An order this create took: its record as written, and what to do before the first POST. */
 interface Held {
-  readonly key: string;
   readonly raw: string;
   readonly record: SendingRecord;
   /** When an earlier attempt (or one lost with the store's records) may have created the task. */
@@ -343,55 +348,25 @@ interface Held {
   readonly inFlightUntil: number | undefined;
 }
 
-/** A `sending` record of a new grant: a random holder id, its lease, and `until` covering its first POST. */
-function sendingRecord(options: LeaseOptions, since: number, fence: number): SendingRecord {
-  const now = Date.now();
-  const attemptMs = Math.min(options.attemptTimeoutMs, options.run.remaining());
-  return {
-    state: 'sending',
-    since,
-    fence,
-    until: now + attemptMs + IN_FLIGHT_ALLOWANCE_MS + FIRST_POST_ALLOWANCE_MS,
-    holder: crypto.randomUUID(),
-    leaseUntil: now + LEASE_TTL_MS,
-  };
-}
+/** Options of a write whose loss is safe. */
+const LAZY: StoreWriteOptions = { durable: false };
 
 /**
- * Takes a new order: `setIfAbsent` of its `sending` record, with (a shared store, not a deliberate second
- * delivery) the store's epoch read beside it. `undefined` when a record exists.
- * @throws {StoreUnavailableError} when either call fails (a record just written is deleted again).
+ * Takes the order: a new one (`raw` undefined) by `setIfAbsent`, one whose record is not held (an earlier
+ * attempt's outcome, a holder whose lease ended, a remembered task that is gone, a deliberate second
+ * delivery) by compare-and-set of `raw`. Without an earlier attempt to look up, a shared store's epoch is
+ * read beside it (see {@link freshSince}). The new record holds a random holder id, its lease and `until`
+ * covering its first POST. `undefined` when another process got there first.
+ * @throws {StoreUnavailableError} when either call fails (the order is given back when it was taken).
  */
-async function claim(context: ResourceContext, key: string, options: LeaseOptions): Promise<Held | undefined> {
-  const now = Date.now();
-  const record = sendingRecord(options, now, 1);
-  const raw = JSON.stringify(record);
-  // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
-  const epoch = context.sharedStore && !options.repeatDelivery ? freshSince(context) : Promise.resolve(undefined);
-  const [claimed, fresh] = await Promise.allSettled([context.store.setIfAbsent(key, raw, context.orderTtlMs), epoch]);
-  if (claimed.status === 'rejected') throw claimed.reason;
-  if (!claimed.value) return undefined;
-  if (fresh.status === 'rejected') {
-    // Nothing was sent: the order is let go again (or its lease ends by itself).
-    await context.store.delete(key, raw).catch(() => {});
-    throw fresh.reason;
-  }
-  const prior = fresh.value === undefined ? undefined : { since: fresh.value, decidableAt: now };
-  return { key, raw, record, prior, inFlightUntil: undefined };
-}
-
-/**
- * Takes over an order whose record is not held (an earlier attempt's outcome, a holder whose lease ended,
- * a remembered task that is gone, a deliberate second delivery) by compare-and-set of `raw`.
- * `undefined` when the record changed since it was read.
- */
-async function takeOver(
+async function take(
   context: ResourceContext,
   key: string,
-  raw: string,
+  raw: string | undefined,
   record: OrderRecord | undefined,
   options: LeaseOptions,
 ): Promise<Held | undefined> {
+  const { store, orderTtlMs, listingDelayMs } = context;
   const now = Date.now();
   // A remembered task that answered 404 is forgotten: the order is looked up over the record's lifetime.
   const forgotten = record?.state === 'created' && !options.repeatDelivery;
@@ -399,143 +374,118 @@ async function takeOver(
   // `until` (a holder that died) or the failure's time; a forgotten task has no POST in flight.
   const recorded: PriorAttempt | undefined =
     record?.state === 'sending'
-      ? { since: record.since, decidableAt: (record.until ?? now) + context.listingDelayMs }
+      ? { since: record.since, decidableAt: (record.until ?? now) + listingDelayMs }
       : record?.state === 'failed' && record.since !== undefined
-        ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + context.listingDelayMs }
+        ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + listingDelayMs }
         : forgotten
-          ? { since: now - context.orderTtlMs, decidableAt: now }
+          ? { since: now - orderTtlMs, decidableAt: now }
           : undefined;
-  const freshFrom =
-    recorded === undefined && context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined;
-  const prior = recorded ?? (freshFrom === undefined ? undefined : { since: freshFrom, decidableAt: now });
-  const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
-  const next = sendingRecord(options, prior?.since ?? now, fenceOf(record) + 1);
   // The previous holder's POST may still be in flight: the record keeps saying so for the next holder.
-  next.until = Math.max(next.until ?? 0, inFlightUntil ?? 0);
+  const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
+  const next: SendingRecord = {
+    state: 'sending',
+    since: recorded?.since ?? now,
+    fence: fenceOf(record) + 1,
+    until: Math.max(
+      now +
+        Math.min(options.attemptTimeoutMs, options.run.remaining()) +
+        IN_FLIGHT_ALLOWANCE_MS +
+        FIRST_POST_ALLOWANCE_MS,
+      inFlightUntil ?? 0,
+    ),
+    holder: crypto.randomUUID(),
+    leaseUntil: now + LEASE_TTL_MS,
+  };
   const nextRaw = JSON.stringify(next);
-  if (!(await context.store.compareAndSet(key, raw, nextRaw, context.orderTtlMs))) return undefined;
-  return { key, raw: nextRaw, record: next, prior, inFlightUntil };
-}
-
-/** Options of a write whose loss is safe. */
-const LAZY: StoreWriteOptions = { durable: false };
-
-/**
- * The record of an order this create holds: every write a compare-and-set on the value it last wrote,
- * one at a time. A write whose answer was lost (a store timeout) may have landed: the next write
- * compares with both values.
- */
-class HeldRecord {
-  readonly #context: ResourceContext;
-  readonly #key: string;
-  #raw: string;
-  #uncertain: string | undefined;
-  #writes: Promise<unknown> = Promise.resolve();
-  /** The `sending` record as last written. */
-  record: SendingRecord;
-  /** True once a write found the record changed: taken over after the lease ended. */
-  lost = false;
-  /** True once an outcome was written or the order let go: nothing more is written. */
-  done = false;
-
-  constructor(context: ResourceContext, held: Held) {
-    this.#context = context;
-    this.#key = held.key;
-    this.#raw = held.raw;
-    this.record = held.record;
-  }
-
-  /**
-   * Replaces the record with `next` (TTL `ttlMs`) unless it changed. Resolves `false` when it had.
-   * `lazily`: a write whose loss is safe (an outcome, a release), which the store need not wait for its
-   * disk to keep ({@link StoreWriteOptions}).
-   */
-  write(next: OrderRecord, ttlMs: number, lazily = false): Promise<boolean> {
-    const { store } = this.#context;
-    const cas = (expected: string, nextRaw: string) =>
-      lazily
-        ? store.compareAndSet(this.#key, expected, nextRaw, ttlMs, LAZY)
-        : store.compareAndSet(this.#key, expected, nextRaw, ttlMs);
-    const attempt = async (): Promise<boolean> => {
-      if (this.lost) return false;
-      const nextRaw = JSON.stringify(next);
-      let replaced: boolean;
-      try {
-        replaced =
-          (await cas(this.#raw, nextRaw)) || (this.#uncertain !== undefined && (await cas(this.#uncertain, nextRaw)));
-      } catch (error) {
-        this.#uncertain = nextRaw;
-        throw error;
-      }
-      if (!replaced) {
-        this.lost = true;
-        return false;
-      }
-      this.#raw = nextRaw;
-      this.#uncertain = undefined;
-      if (next.state === 'sending') this.record = next;
-      return true;
-    };
-    const written = this.#writes.then(attempt, attempt);
-    this.#writes = written.catch(() => {});
-    return written;
-  }
-
-  /** Renews the lease ({@link LEASE_TTL_MS} from now), unless done. Failures are logged. */
-  renew(orderNumber: string): void {
-    if (this.done || this.lost) return;
-    this.write({ ...this.record, leaseUntil: Date.now() + LEASE_TTL_MS }, this.#context.orderTtlMs).catch(
-      (error: unknown) => {
-        this.#context.logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
-      },
+  // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
+  const epoch = recorded === undefined && context.sharedStore && !options.repeatDelivery ? freshSince(context) : 0;
+  const [taken, fresh] = await Promise.allSettled([
+    raw === undefined
+      ? store.setIfAbsent(key, nextRaw, orderTtlMs)
+      : store.compareAndSet(key, raw, nextRaw, orderTtlMs),
+    epoch,
+  ]);
+  if (taken.status === 'rejected') throw taken.reason;
+  if (!taken.value) return undefined;
+  if (fresh.status === 'rejected') {
+    // Nothing was sent: the order is given back (or its lease ends by itself).
+    await (raw === undefined ? store.delete(key, nextRaw) : store.compareAndSet(key, nextRaw, raw, orderTtlMs)).catch(
+      () => {},
     );
+    throw fresh.reason;
   }
-
-  /**
-   * Writes the outcome over this holder's own `sending` record. When the record changed, it is written only
-   * if the store lost it (absent); a record of a later grant is left as it is: this holder's lease ended
-   * and another took over. A store failure here is logged: the outcome stands.
-   */
-  async finish(outcome: OrderRecord, ttlMs: number): Promise<void> {
-    this.done = true;
-    const { store, logger } = this.#context;
-    try {
-      // Lost in a crash of the store, the outcome leaves the claim's `sending`: the next create looks first.
-      if (await this.write(outcome, ttlMs, true)) return;
-      if (await store.setIfAbsent(this.#key, JSON.stringify(outcome), ttlMs)) return;
-      logger.warn('Create outcome not recorded: the lease was taken over');
-    } catch (error) {
-      logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
-    }
-  }
-
-  /**
-   * Lets the order go without an outcome (the create ended before sending, or with its deadline while
-   * waiting): the record stays `sending` with its `since` and `until`, no longer held, so the next create
-   * takes it over at once and looks first. Not awaited; a failure leaves the lease to end by itself.
-   */
-  release(): void {
-    if (this.done) return;
-    this.done = true;
-    const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = this.record;
-    this.write(rest, this.#context.orderTtlMs, true).catch(() => {});
-  }
+  const since = fresh.value || undefined;
+  return {
+    raw: nextRaw,
+    record: next,
+    prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: now }),
+    inFlightUntil,
+  };
 }
 
 async function holdLease(
   context: ResourceContext,
   orderNumber: string,
+  key: string,
   held: Held,
   options: LeaseOptions,
   send: LeasedSend,
 ): Promise<TaskWithId> {
-  const { orderTtlMs } = context;
-  const order = new HeldRecord(context, held);
-  const renew = setInterval(() => order.renew(orderNumber), LEASE_TTL_MS / 3);
-  (renew as { unref?: () => void }).unref?.();
+  const { store, orderTtlMs, logger } = context;
   const { run } = options;
   const { prior } = held;
-  const fence = held.record.fence;
+  const { fence } = held.record;
+  // The record as this holder last wrote it; every write is a compare-and-set on it, one at a time. A
+  // write whose answer was lost (a store timeout) may have landed: the next one compares with it too.
+  let { raw, record } = held;
+  let uncertain: string | undefined;
+  // `lost`: a write found the record changed (taken over after the lease ended); `done`: an outcome was
+  // written or the order let go, nothing more is written.
+  let lost = false;
+  let done = false;
+  let writes: Promise<unknown> = Promise.resolve();
+  /**
+   * Replaces the record with `next` unless it changed (then resolves `false`). `lazily`: a write whose
+   * loss is safe (an outcome, a release), which the store need not wait for its disk to keep.
+   */
+  const write = (next: OrderRecord, ttlMs = orderTtlMs, lazily = false): Promise<boolean> => {
+    const attempt = async (): Promise<boolean> => {
+      const nextRaw = JSON.stringify(next);
+      const cas = (expected: string) => store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
+      try {
+        lost ||= !((await cas(raw)) || (uncertain !== undefined && (await cas(uncertain))));
+      } catch (error) {
+        uncertain = nextRaw;
+        throw error;
+      }
+      if (lost) return false;
+      raw = nextRaw;
+      uncertain = undefined;
+      if (next.state === 'sending') record = next;
+      return true;
+    };
+    const written = writes.then(attempt, attempt);
+    writes = written.catch(() => {});
+    return written;
+  };
+  /** Writes the outcome; when the record changed, only if the store lost it. A failure is logged: the outcome stands. */
+  const finish = async (outcome: OrderRecord, ttlMs: number): Promise<void> => {
+    done = true;
+    try {
+      // Lost in a crash of the store, the outcome leaves the claim's `sending`: the next create looks first.
+      if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
+      logger.warn('Create outcome not recorded: the lease was taken over');
+    } catch (error) {
+      logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
+    }
+  };
+  const renew = setInterval(() => {
+    if (done || lost) return;
+    write({ ...record, leaseUntil: Date.now() + LEASE_TTL_MS }).catch((error: unknown) => {
+      logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
+    });
+  }, LEASE_TTL_MS / 3);
+  (renew as { unref?: () => void }).unref?.();
   try {
     // An earlier attempt (or one lost with the store's records) may have created the task.
     if (prior !== undefined) run.mayHaveCreated = true;
@@ -547,10 +497,9 @@ async function holdLease(
       beforeAttempt: async (resend, timeoutMs) => {
         const now = Date.now();
         const until = now + (timeoutMs ?? context.attemptTimeoutMs) + IN_FLIGHT_ALLOWANCE_MS;
-        const { record } = order;
         // A first POST soon after the order was taken: the record written then covers its flight.
-        if (!resend && !order.lost && until <= (record.until ?? 0) && now < (record.leaseUntil ?? 0)) return;
-        if (!(await order.write({ ...record, until, leaseUntil: now + LEASE_TTL_MS }, orderTtlMs))) {
+        if (!resend && !lost && until <= (record.until ?? 0) && now < (record.leaseUntil ?? 0)) return;
+        if (!(await write({ ...record, until, leaseUntil: now + LEASE_TTL_MS }))) {
           if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
           throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
         }
@@ -562,28 +511,32 @@ async function holdLease(
     } catch (error) {
       // A rejection created nothing, nor did a holder that sent no POST after no earlier attempt; other
       // failures may have: keep `since`, so the next holder looks first.
-      const since = prior?.since ?? order.record.since;
-      const sentNothing = run.posts === 0 && prior === undefined;
-      const failed: OrderRecord = {
+      const failed: FailedRecord = {
         state: 'failed',
         at: Date.now(),
         failure: share(error),
-        ...(fence === undefined ? {} : { fence }),
-        ...(createdNothing(error) || sentNothing
+        fence,
+        ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
           ? {}
-          : { since, ...(run.decidableAt === undefined ? {} : { decidableAt: run.decidableAt }) }),
+          : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),
       };
-      await order.finish(failed, failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs);
+      await finish(failed, failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs);
       throw error;
     }
     // The task exists: a store slow to take its record delays the caller at most to the deadline.
     run.created = task;
-    run.stage = 'recording the outcome in the store';
-    await order.finish({ state: 'created', taskId: task.id, ...(fence === undefined ? {} : { fence }) }, orderTtlMs);
+    await finish({ state: 'created', taskId: task.id, fence }, orderTtlMs);
     return task;
   } finally {
     clearInterval(renew);
-    order.release();
+    if (!done) {
+      // Let go without an outcome (it ended before sending, or at its deadline while waiting): the record
+      // stays `sending` with its `since` and `until`, no longer held, so the next create takes it over at
+      // once and looks first.
+      done = true;
+      const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
+      write(rest, orderTtlMs, true).catch(() => {});
+    }
   }
 }
 
@@ -629,7 +582,6 @@ async function freshSince(context: ResourceContext): Promise<number | undefined>
       ? now
       : await context.store.get(epochKey);
   }
-  // Missing even so (it expired between the two calls): the records begin now.
-  const began = raw === undefined ? Date.now() : Number(raw);
+  const began = Number(raw);
   return Number.isFinite(began) && Date.now() - began < FRESH_STORE_MS ? began : undefined;
 }

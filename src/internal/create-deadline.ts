@@ -23,8 +23,7 @@ export type CreateStage =
   | 'waiting until an earlier POST of this order cannot be in flight'
   | 'looking the order up'
   | 'sending the POST'
-  | 'waiting before sending the POST again'
-  | 'recording the outcome in the store';
+  | 'waiting before sending the POST again';
 
 /** One create's deadline, abort signal and progress. */
 export class CreateDeadline {
