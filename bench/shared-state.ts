@@ -173,14 +173,16 @@ async function createFigures(mock: MockDeliveryService, baseUrl: string, io: IOR
     `shared store: ${CREATES_PER_ROUND} new orders per round, ${ROUNDS - 1} rounds after a warm-up round, over HTTP on 127.0.0.1 (${os.cpus().length} cores, load ${loadBefore.toFixed(2)} → ${os.loadavg()[0]?.toFixed(2)})`,
   );
   console.log(
-    `  ${'store'.padEnd(22)} ${'ms/create'.padStart(9)} ${`added (≤ ${GOAL_ADDED_MS} ms)`.padStart(16)} ${`store calls (≤ ${GOAL_CALLS})`.padStart(17)} ${'round trips'.padStart(11)} ${'list requests'.padStart(13)}`,
+    `  ${'store'.padEnd(22)} ${'ms/create'.padStart(9)} ${`added (≤ ${GOAL_ADDED_MS} ms¹)`.padStart(16)} ${`store calls (≤ ${GOAL_CALLS})`.padStart(17)} ${'round trips'.padStart(11)} ${'list requests'.padStart(13)}`,
   );
   for (const name of names) {
     if (name === 'one list request') continue;
     const variant = variants[name] as CreateVariant;
     const added = msOf(name) - baseline;
     const calls = medianOf(name, (figures) => figures.storeCalls);
-    const addedText = name === 'default' ? '—' : `${signed(added)} ${added <= GOAL_ADDED_MS ? 'ok' : 'OVER'}`;
+    // A fresh store's create looks its order up first: its goal is one list request more.
+    const goal = GOAL_ADDED_MS + (name.endsWith('fresh') ? listMs : 0);
+    const addedText = name === 'default' ? '—' : `${signed(added)} ${added <= goal ? 'ok' : 'OVER'}`;
     const callsText =
       variant.store === undefined ? '2 (tested)' : `${calls.toFixed(2)} ${calls <= GOAL_CALLS ? 'ok' : 'OVER'}`;
     const wire = variant.wire === undefined ? '0' : medianOf(name, (figures) => figures.wireCalls).toFixed(2);
@@ -194,7 +196,9 @@ async function createFigures(mock: MockDeliveryService, baseUrl: string, io: IOR
     const extra = msOf(`${store} fresh`) - msOf(`${store} warm`);
     console.log(`    ${store.padEnd(20)} ${signed(extra)} ms ${extra <= listMs ? 'ok' : 'OVER'}`);
   }
-  console.log("  (the first create of each round, which writes a fresh store's epoch, is not counted)");
+  console.log(
+    `  ¹ fresh: ≤ ${GOAL_ADDED_MS} ms + one list request. The first create of each round, which writes a fresh store's epoch, is not counted.`,
+  );
 }
 
 /** Median time of one webhook, POSTed and processed, with or without a store, ms. */
