@@ -408,10 +408,9 @@ async function take(
   if (taken.status === 'rejected') throw taken.reason;
   if (!taken.value) return undefined;
   if (fresh.status === 'rejected') {
-    // Nothing was sent: the order is given back (or its lease ends by itself).
-    await (raw === undefined ? store.delete(key, nextRaw) : store.compareAndSet(key, nextRaw, raw, orderTtlMs)).catch(
-      () => {},
-    );
+    // Nothing was sent: the order is given back (or its lease ends by itself). The epoch is read only when
+    // the record was absent or says nothing was created (a rejection, a damaged record): absent again.
+    await store.delete(key, nextRaw).catch(() => {});
     throw fresh.reason;
   }
   const since = fresh.value || undefined;
@@ -474,7 +473,7 @@ async function holdLease(
     try {
       // Lost in a crash of the store, the outcome leaves the claim's `sending`: the next create looks first.
       if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
-      logger.warn('Create outcome not recorded: the lease was taken over');
+      logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
     } catch (error) {
       logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
     }
