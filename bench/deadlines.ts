@@ -134,7 +134,9 @@ const paths: Path[] = [
     handler: forwardAll,
     run: async (order) => {
       const store = await agedStore();
-      await store.setIfAbsent(storeKey(scope, 'order-lease', order), 'another-process', 60_000);
+      const now = Date.now();
+      const record = { state: 'sending', since: now, fence: 1, holder: 'another-process', leaseUntil: now + 60_000 };
+      await store.setIfAbsent(storeKey(scope, 'order', order), JSON.stringify(record), 60_000);
       return client({ store }).tasks.create(orderParams(order), { totalTimeout: DEADLINE });
     },
   },

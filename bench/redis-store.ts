@@ -2,9 +2,9 @@
  * What `redisStore` costs (`npm run bench:redis`): Redis memory per 100 000 orders, and the latency of
  * one store call on loopback through each client library.
  *
- * Memory: 100 000 orders written the way task creation does (src/creation/order-lease.ts): per order a lease
- * (`setIfAbsent`, 10 s), the record `sending` then `created` with the task id (`compareAndSet`, 24 h)
- * and the lease's release (`delete` with its token), under the default prefix and the
+ * Memory: 100 000 orders written the way task creation does (src/creation/order-lease.ts): per order its
+ * one record, `sending` with its lease (`setIfAbsent`, 24 h), then `created` with the task id over it
+ * (`compareAndSet`, which also releases the lease), under the default prefix and the
  * `v2:<base URL>:<seller>:<kind>:{<order>}` layout. Prints the growth of `INFO memory` `used_memory` per 100 000 orders.
  *
  * Latency: sequential calls (one in flight) of `setIfAbsent`, `get` and `compareAndSet` through ioredis
@@ -33,7 +33,7 @@ const LEASE_TTL_MS = 10_000;
 
 /** The order record task creation keeps after a success (src/creation/order-lease.ts): the task id. */
 function orderRecord(index: number): string {
-  return JSON.stringify({ state: 'created', taskId: `6b02${String(index).padStart(20, '0')}` });
+  return JSON.stringify({ state: 'created', taskId: `6b02${String(index).padStart(20, '0')}`, fence: 1 });
 }
 
 async function usedMemory(raw: IORedis5): Promise<number> {
@@ -97,15 +97,19 @@ async function main(): Promise<void> {
     const started = performance.now();
     await inParallel(ORDERS, IN_FLIGHT, async (index) => {
       const orderNumber = `ORD-2026-${String(index).padStart(7, '0')}`;
-      // As a create does: lease, `sending`, the outcome over it, the lease released.
-      const lease = storeKey(seller, 'order-lease', orderNumber);
+      // As a create does: its `sending` record holding the lease, then the outcome over it (the release).
       const order = storeKey(seller, 'order', orderNumber);
-      const token = randomUUID();
-      if (!(await store.setIfAbsent(lease, token, LEASE_TTL_MS))) throw new Error('lease taken');
-      const sending = JSON.stringify({ state: 'sending', since: Date.now() });
-      await store.compareAndSet(order, undefined, sending, ORDER_TTL_MS);
+      const now = Date.now();
+      const sending = JSON.stringify({
+        state: 'sending',
+        since: now,
+        fence: 1,
+        until: now + 31_250,
+        holder: randomUUID(),
+        leaseUntil: now + LEASE_TTL_MS,
+      });
+      if (!(await store.setIfAbsent(order, sending, ORDER_TTL_MS))) throw new Error('order taken');
       await store.compareAndSet(order, sending, orderRecord(index), ORDER_TTL_MS);
-      await store.delete(lease, token);
     });
     const elapsedS = (performance.now() - started) / 1000;
     const after = await usedMemory(raw);

@@ -83,6 +83,7 @@ export {
   type DeliveryStore,
   type MemoryStoreOptions,
   memoryStore,
+  type StoreWriteOptions,
 } from './core/store.js';
 export { VERSION } from './core/version.js';
 export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';

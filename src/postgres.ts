@@ -177,7 +177,9 @@ const SWEEP_MAX_ROWS = 1000;
  * all comparing `expires_at` with the database's clock (`clock_timestamp()`), so the processes' clocks do
  * not matter. Leases are such rows, never advisory locks, so the store works behind PgBouncer in
  * transaction pooling. Expired rows are invisible at once and deleted by a sweep of at most 1 000 rows
- * every 500 writes.
+ * every 500 writes. A compareAndSet with `{ durable: false }` (an order's outcome: its loss is safe) commits
+ * without waiting for the disk (`synchronous_commit` off for that statement's transaction only); every
+ * other write waits for it.
  *
  * Failures are rejections with pg's error (whose message never holds a key or value: they are sent as
  * parameters); the client turns them, and a call slower than its store timeout, into
@@ -216,6 +218,11 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
   const insertUnlessLive = `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, $2, ${expiry})
 ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
 WHERE ${table}.expires_at <= clock_timestamp()`;
+  const replace = `UPDATE ${table} SET value = $2, expires_at = ${expiry} WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
+  // The same in one statement whose commit does not wait for the disk (`synchronous_commit` off for its own
+  // transaction only, so a pooled connection keeps its setting).
+  const replaceLazily = `UPDATE ${table} SET value = $2, expires_at = ${expiry} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy
+WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
   const setIfAbsent = async (key: string, value: string, ttlMs: number): Promise<boolean> => {
     await ensureTable();
     const result = await query(insertUnlessLive, [key, value, ttlArgument(ttlMs)]);
@@ -231,13 +238,15 @@ WHERE ${table}.expires_at <= clock_timestamp()`;
       ]);
       return (rows[0] as { value: string } | undefined)?.value;
     },
-    compareAndSet: async (key, expected, value, ttlMs) => {
+    compareAndSet: async (key, expected, value, ttlMs, options) => {
       if (expected === undefined) return setIfAbsent(key, value, ttlMs);
       await ensureTable();
-      const result = await query(
-        `UPDATE ${table} SET value = $2, expires_at = ${expiry} WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`,
-        [key, value, ttlArgument(ttlMs), expected],
-      );
+      const result = await query(options?.durable === false ? replaceLazily : replace, [
+        key,
+        value,
+        ttlArgument(ttlMs),
+        expected,
+      ]);
       return result.rowCount === 1;
     },
     delete: async (key, expected) => {

@@ -115,7 +115,8 @@ const DEFAULT_PREFIX = 'dts:';
  * scripts for compareAndSet and for delete with an expected value (sent with EVALSHA, falling back to
  * EVAL when Redis answers NOSCRIPT, e.g. after a restart); an unconditional delete is `DEL`. Every
  * write sets a TTL: keys never outlive it. TTLs are whole milliseconds, at least 1 (fractions round up).
- * Each command touches a single key.
+ * Each command touches a single key, one round trip per call (the eviction policy is read once, before
+ * the first). How durable a write is stays Redis's own setting (`appendfsync`): `durable` is ignored.
  *
  * Failures are rejections: the library's error as it comes (ioredis's copy of the command's arguments,
  * which hold the key and so the seller id, is removed first); a TTL that is not a finite number rejects

@@ -1,9 +1,10 @@
 /**
  * One create per order across processes (src/creation/order-lease.ts), in one process: "another process" is
- * played by writing its lease and record into the shared store the way the SDK does.
+ * played by writing its record (which holds its lease) into the shared store the way the SDK does.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../src/core/store.js';
+import { LEASE_TTL_MS } from '../src/creation/order-lease.js';
 import {
   type DeliveryStore,
   InsufficientBalanceError,
@@ -17,7 +18,24 @@ const { mock, client } = useMockService({ account: { type: 'wallet', balance: 50
 const scope = { baseUrl: mock.baseUrl, sellerId: mock.sellerId };
 const tasksFor = (orderNumber: string) => mock.tasks.filter((task) => task.orderNumber === orderNumber);
 const orderKey = (orderNumber: string) => storeKey(scope, 'order', orderNumber);
-const leaseKey = (orderNumber: string) => storeKey(scope, 'order-lease', orderNumber);
+
+/**
+ * Plays another process that took `orderNumber` and is sending it: its `sending` record, holding the lease
+ * for `leaseMs`. Returns the record as written, for writing that process's outcome over it.
+ */
+async function anotherProcessHolds(store: DeliveryStore, orderNumber: string, leaseMs = 10_000): Promise<string> {
+  const now = Date.now();
+  const record = JSON.stringify({
+    state: 'sending',
+    since: now,
+    fence: 1,
+    until: now + 1000,
+    holder: 'other-process',
+    leaseUntil: now + leaseMs,
+  });
+  expect(await store.setIfAbsent(orderKey(orderNumber), record, 60_000)).toBe(true);
+  return record;
+}
 
 describe('the remembered order', () => {
   it('returns the task of a recent order without a second POST', async () => {
@@ -69,18 +87,22 @@ describe('the lease', () => {
   it('waits for the process holding the lease and returns its task, without a POST', async () => {
     const store = memoryStore();
     const task = await client({ store: memoryStore() }).tasks.create(orderParams('LEASE-1'));
-    await store.setIfAbsent(leaseKey('LEASE-1'), 'other-process', 10_000);
+    const lookups = mock.requestsFor('tasks.list').length;
+    const sending = await anotherProcessHolds(store, 'LEASE-1');
     const waiting = client({ store }).tasks.create(orderParams('LEASE-1'));
     setTimeout(() => {
-      void store.setIfAbsent(orderKey('LEASE-1'), JSON.stringify({ state: 'created', taskId: task.id }), 60_000);
+      const created = JSON.stringify({ state: 'created', taskId: task.id, fence: 1 });
+      void store.compareAndSet(orderKey('LEASE-1'), sending, created, 60_000);
     }, 100);
     expect((await waiting).id).toBe(task.id);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    // It waited for the holder's outcome rather than looking the order up.
+    expect(mock.requestsFor('tasks.list')).toHaveLength(lookups);
   });
 
   it('gives the waiting process the same typed error the holder ended with', async () => {
     const store = memoryStore();
-    await store.setIfAbsent(leaseKey('LEASE-2'), 'other-process', 10_000);
+    const sending = await anotherProcessHolds(store, 'LEASE-2');
     const waiting = client({ store })
       .tasks.create(orderParams('LEASE-2'))
       .catch((caught: unknown) => caught);
@@ -91,7 +113,8 @@ describe('the lease', () => {
         status: 402,
         body: { code: 'INSUFFICIENT_BALANCE' },
       };
-      void store.setIfAbsent(orderKey('LEASE-2'), JSON.stringify({ state: 'failed', at: Date.now(), failure }), 60_000);
+      const failed = JSON.stringify({ state: 'failed', at: Date.now(), failure, fence: 1 });
+      void store.compareAndSet(orderKey('LEASE-2'), sending, failed, 60_000);
     }, 50);
     expect(await waiting).toBeInstanceOf(InsufficientBalanceError);
     expect(mock.requestsFor('tasks.create')).toHaveLength(0);
@@ -99,7 +122,7 @@ describe('the lease', () => {
 
   it('stops waiting at its own deadline with TaskCreationOutcomeUnknownError, having sent nothing', async () => {
     const store = memoryStore();
-    await store.setIfAbsent(leaseKey('LEASE-3'), 'other-process', 60_000);
+    await anotherProcessHolds(store, 'LEASE-3', 60_000);
     const error = await client({ store })
       .tasks.create(orderParams('LEASE-3'), { totalTimeout: 200 })
       .catch((caught: unknown) => caught);
@@ -139,6 +162,151 @@ describe('the lease', () => {
   });
 });
 
+describe('the lease in the order record', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A fetch whose POSTs wait for `answer()`; `posting` resolves when the first one arrives. */
+  const heldPost = () => {
+    let arrived: () => void = () => {};
+    const posting = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const slowFetch: typeof fetch = async (input, init) => {
+      if ((init?.method ?? (input instanceof Request ? input.method : 'GET')) === 'POST') {
+        arrived();
+        await answered;
+      }
+      return fetch(input, init);
+    };
+    return { slowFetch, posting, answer };
+  };
+
+  const aged = async () => {
+    const store = memoryStore();
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    return store;
+  };
+  const recordOf = async (store: DeliveryStore, orderNumber: string) =>
+    JSON.parse((await store.get(orderKey(orderNumber))) ?? '{}');
+
+  it("takes over a record whose holder's lease has ended: looks first, and returns the task it made", async () => {
+    const store = await aged();
+    const created = await client({ store: memoryStore() }).tasks.create(orderParams('ENDED-1'));
+    const now = Date.now();
+    const ended = { state: 'sending', since: now - 20_000, fence: 4, until: now - 9_000, holder: 'dead' };
+    await store.setIfAbsent(orderKey('ENDED-1'), JSON.stringify({ ...ended, leaseUntil: now - 1 }), 60_000);
+    const lookups = mock.requestsFor('tasks.list').length;
+    const task = await client({ store }).tasks.create(orderParams('ENDED-1'));
+    expect(task.id).toBe(created.id);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(mock.requestsFor('tasks.list').length).toBeGreaterThan(lookups);
+    expect(await recordOf(store, 'ENDED-1')).toEqual({ state: 'created', taskId: created.id, fence: 5 });
+  });
+
+  it('renews its lease while its POST is on its way, and still records its outcome', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const store = await aged();
+    const { slowFetch, posting, answer } = heldPost();
+    const creating = client({ store, fetch: slowFetch }).tasks.create(orderParams('RENEW-1'));
+    await posting;
+    const taken = await recordOf(store, 'RENEW-1');
+    expect(taken).toMatchObject({ state: 'sending', holder: expect.any(String) });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond for the renewed lease
+    vi.advanceTimersByTime(LEASE_TTL_MS / 3);
+    await vi.waitFor(async () =>
+      expect((await recordOf(store, 'RENEW-1')).leaseUntil).toBeGreaterThan(taken.leaseUntil),
+    );
+    const renewed = await recordOf(store, 'RENEW-1');
+    expect(renewed).toEqual({ ...taken, leaseUntil: renewed.leaseUntil });
+    answer();
+    const task = await creating;
+    expect(await recordOf(store, 'RENEW-1')).toEqual({ state: 'created', taskId: task.id, fence: 1 });
+  });
+
+  it('records its outcome after a renewal whose answer was lost (written, then the store timed out)', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const inner = await aged();
+    let loseNextAnswer = false;
+    const store: DeliveryStore = {
+      ...inner,
+      compareAndSet: async (key, expected, value, ttlMs) => {
+        const replaced = await inner.compareAndSet(key, expected, value, ttlMs);
+        if (loseNextAnswer) {
+          loseNextAnswer = false;
+          throw new Error('timeout');
+        }
+        return replaced;
+      },
+    };
+    const { slowFetch, posting, answer } = heldPost();
+    const creating = client({ store, fetch: slowFetch }).tasks.create(orderParams('RENEW-2'));
+    await posting;
+    const taken = await recordOf(inner, 'RENEW-2');
+    loseNextAnswer = true;
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond for the renewed lease
+    vi.advanceTimersByTime(LEASE_TTL_MS / 3);
+    await vi.waitFor(() => expect(loseNextAnswer).toBe(false));
+    expect((await recordOf(inner, 'RENEW-2')).leaseUntil).toBeGreaterThan(taken.leaseUntil);
+    answer();
+    const task = await creating;
+    expect(await recordOf(inner, 'RENEW-2')).toEqual({ state: 'created', taskId: task.id, fence: 1 });
+  });
+
+  it('lets the order go when it fails reading the epoch after taking it: nothing sent, the next create goes ahead', async () => {
+    const inner = memoryStore();
+    let failEpoch = true;
+    const store: DeliveryStore = {
+      ...inner,
+      get: (key) => {
+        if (failEpoch && key === storeKey(scope, 'epoch')) {
+          failEpoch = false;
+          return Promise.reject(new Error('connection lost'));
+        }
+        return inner.get(key);
+      },
+    };
+    const error = await client({ store })
+      .tasks.create(orderParams('EPOCH-DOWN'))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+    expect(await inner.get(orderKey('EPOCH-DOWN'))).toBeUndefined();
+    const task = await client({ store, totalTimeout: 2000 }).tasks.create(orderParams('EPOCH-DOWN'));
+    expect(task.orderNumber).toBe('EPOCH-DOWN');
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it("keeps a dead holder's in-flight time for the next holder when it lets the order go at its own deadline", async () => {
+    const store = await aged();
+    const now = Date.now();
+    const dead = {
+      state: 'sending',
+      since: now - 500,
+      fence: 2,
+      until: now + 1500,
+      holder: 'dead',
+      leaseUntil: now - 1,
+    };
+    await store.setIfAbsent(orderKey('INFLIGHT-1'), JSON.stringify(dead), 60_000);
+    const error = await client({ store })
+      .tasks.create(orderParams('INFLIGHT-1'), { totalTimeout: 300 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(0);
+    // Let go (no holder), still saying the dead holder's POST may be in flight until then.
+    await vi.waitFor(async () => expect((await recordOf(store, 'INFLIGHT-1')).holder).toBeUndefined());
+    const record = await recordOf(store, 'INFLIGHT-1');
+    expect(record).toMatchObject({ state: 'sending', since: dead.since, fence: 3 });
+    expect(record.until).toBeGreaterThanOrEqual(dead.until);
+  });
+});
+
 describe('a shared store that lost its keys (Redis restarted empty)', () => {
   it('looks the order up before sending, so an order created before the loss is not created again', async () => {
     const created = await client({ store: memoryStore() }).tasks.create(orderParams('WIPE-1'));
@@ -174,11 +342,12 @@ describe('a create waiting on another process while the store stumbles', () => {
   it("rides out 3 failed store calls in a row and still returns the other process's task", async () => {
     const task = await client({ store: memoryStore() }).tasks.create(orderParams('STUMBLE-1'));
     const { inner, store, stumble } = stumbling(3);
-    await inner.setIfAbsent(leaseKey('STUMBLE-1'), 'other-process', 10_000);
+    const sending = await anotherProcessHolds(inner, 'STUMBLE-1');
     const waiting = client({ store }).tasks.create(orderParams('STUMBLE-1'));
     setTimeout(stumble, 30);
     setTimeout(() => {
-      void inner.setIfAbsent(orderKey('STUMBLE-1'), JSON.stringify({ state: 'created', taskId: task.id }), 60_000);
+      const created = JSON.stringify({ state: 'created', taskId: task.id, fence: 1 });
+      void inner.compareAndSet(orderKey('STUMBLE-1'), sending, created, 60_000);
     }, 400);
     expect((await waiting).id).toBe(task.id);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
@@ -186,7 +355,7 @@ describe('a create waiting on another process while the store stumbles', () => {
 
   it('gives up with StoreUnavailableError on the 4th failure in a row, having sent nothing', async () => {
     const { inner, store, stumble } = stumbling(4);
-    await inner.setIfAbsent(leaseKey('STUMBLE-2'), 'other-process', 10_000);
+    await anotherProcessHolds(inner, 'STUMBLE-2');
     const waiting = client({ store })
       .tasks.create(orderParams('STUMBLE-2'))
       .catch((caught: unknown) => caught);

@@ -22,11 +22,30 @@ export interface DeliveryStore {
   get(key: string): Promise<string | undefined>;
   /**
    * Replaces the value under `key` with `value` (TTL `ttlMs` ms, restarted) only when the current value
-   * equals `expected` (`undefined`: the key is absent). Resolves `true` when it replaced it.
+   * equals `expected` (`undefined`: the key is absent). Resolves `true` when it replaced it. `options`
+   * may be ignored (see {@link StoreWriteOptions}).
    */
-  compareAndSet(key: string, expected: string | undefined, value: string, ttlMs: number): Promise<boolean>;
+  compareAndSet(
+    key: string,
+    expected: string | undefined,
+    value: string,
+    ttlMs: number,
+    options?: StoreWriteOptions,
+  ): Promise<boolean>;
   /** Deletes `key`, only when its value equals `expected` if that is given. Resolves `true` when it deleted it. */
   delete(key: string, expected?: string): Promise<boolean>;
+}
+
+/** How a {@link DeliveryStore} may carry out one write. */
+export interface StoreWriteOptions {
+  /**
+   * `false`: the write may be lost if the store itself crashes within moments of it, so the store need
+   * not wait for its disk before answering (`postgresStore`: an asynchronous commit; other stores ignore
+   * it). The SDK asks it only where losing the write is safe: an order's outcome (or its release), whose
+   * loss leaves the order's `sending` record, so the next create of the order looks it up before
+   * sending. Default `true`.
+   */
+  durable?: boolean;
 }
 
 interface MemoryEntry {
@@ -134,8 +153,8 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
   return {
     setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
     get: (key) => guard('get', () => store.get(key)),
-    compareAndSet: (key, expected, value, ttlMs) =>
-      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs)),
+    compareAndSet: (key, expected, value, ttlMs, options) =>
+      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs, options)),
     delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
   };
 }
@@ -162,8 +181,9 @@ const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? b
 
 /**
  * A store key: `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge
- * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one order (record, lease,
- * fence) or one task (record, lease) live on one node. A `redisStore` adds its own prefix before it.
+ * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one task (record, lease) live
+ * on one node (an order has one key: its record, which holds its lease). A `redisStore` adds its own
+ * prefix before it.
  */
 export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
   const escaped = parts.map(escapePart);

@@ -132,7 +132,13 @@ export function createTask(
       createUnderLease(
         context,
         orderNumber,
-        { repeatDelivery, waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS, signal: controller.signal, run },
+        {
+          repeatDelivery,
+          waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS,
+          attemptTimeoutMs: requestOptions.timeout ?? context.attemptTimeoutMs,
+          signal: controller.signal,
+          run,
+        },
         (prior, guard) => createOnce(context, body, flightOptions, prior, run, guard, resendUnknownOutcome),
       ),
       run,
@@ -158,7 +164,9 @@ function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<T
   if (run.totalTimeoutMs === undefined) return work;
   return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {
-      if (run.expired) reject(run.error());
+      // The task exists (its outcome is still being written to the store): it is the create's result.
+      if (run.created !== undefined) resolve(run.created);
+      else if (run.expired) reject(run.error());
     };
     run.signal.addEventListener('abort', onAbort, { once: true });
     const settle = () => {
@@ -219,10 +227,14 @@ function follow(
     const onAbort = () => leave(signal?.reason, undefined);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (totalTimeoutMs !== undefined) {
-      timer = setTimeout(
-        () => leave(new DeadlineReason('total', totalTimeoutMs), flight.run.error(totalTimeoutMs)),
-        totalTimeoutMs,
-      );
+      timer = setTimeout(() => {
+        const { created } = flight.run;
+        if (created === undefined) leave(new DeadlineReason('total', totalTimeoutMs), flight.run.error(totalTimeoutMs));
+        else {
+          stop();
+          resolve(created);
+        }
+      }, totalTimeoutMs);
     }
     flight.promise.then(
       (task) => {

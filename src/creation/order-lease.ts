@@ -1,31 +1,39 @@
 /**
- * One create per order across processes (README "Running several instances"):
- * a lease per (seller, orderNumber) in the shared store, and the order's record there.
+ * One create per order across processes (README "Running several instances"): the order's record in the
+ * shared store, one key per (base URL, seller, orderNumber), which is also its lease.
  *
- * - The process that takes the lease sends; the others wait (polling the record, within their own
- *   deadline) and get the same `Task`, or the same typed error, without a POST of their own.
- * - The record says `sending` (since when) while the holder works, `created` (with the task id) for
- *   `orderTtlMs` after a success, so creating a recent order again returns its task (read back by
- *   `GET tasks/{id}`) without a POST (a task that answers 404 there is forgotten: the order is looked up
- *   from `orderTtlMs` ago, once, and sent only if absent), or
- *   `failed` (with the error) for a short while after a failure, so the waiters get that error.
- * - A holder that dies leaves `sending` behind; its lease expires ({@link LEASE_TTL_MS}) and the next
- *   holder reconciles (looks the order up) before it sends.
- * - Fenced: each grant of an order's lease takes the next number of the order's fence (a counter in the
- *   store that only grows) and writes it into the record. Before each POST the holder rewrites its
- *   `sending` record by compare-and-set, stating until when that POST may be in flight (now plus the
- *   attempt timeout): a holder whose lease expired and was taken over finds the record changed and sends
- *   nothing more, and never writes the record again (its outcome is only logged). A new holder that finds
- *   another holder's POST possibly still in flight waits until then before looking the order up.
+ * - A create takes a new order in one call: `setIfAbsent` of a `sending` record carrying its own random
+ *   `holder` id, `leaseUntil` (ms since the epoch, renewed every third of {@link LEASE_TTL_MS} while it
+ *   works) and `until`, the end of its first POST's possible flight, so nothing more is written before
+ *   that POST. After the POST one compare-and-set writes the outcome, which also lets the order go: a
+ *   record that is not `sending` is not held. With a shared store, the store's `epoch` is read beside the
+ *   claim (see below): 3 store calls per new order, 2 with the client's own memory store.
+ * - A create that finds a record reads it: `created` (the task id, for `orderTtlMs` after a success)
+ *   returns the task, read back by `GET tasks/{id}`, without a POST (a task that answers 404 there is
+ *   forgotten: the order is looked up from `orderTtlMs` ago, once, and sent only if absent); `failed` (the
+ *   error, for a short while) gives the processes that waited on it the same error; a `sending` record
+ *   whose lease has not ended makes it wait (polling the record, within its own deadline) for that
+ *   outcome, without a POST of its own.
+ * - A holder that dies leaves `sending` behind; once its `leaseUntil` has passed, the next create takes the
+ *   record over by compare-and-set and reconciles (looks the order up) before it sends, after waiting until
+ *   the old holder's POST cannot be in flight (`until`). Leases are compared with the local clock: a
+ *   lease is renewed 2/3 of {@link LEASE_TTL_MS} before it ends, so clocks several seconds apart are
+ *   needed for a takeover before its time, and even then `until` keeps the POST from being looked up early.
+ * - Fenced: every write of a holder is a compare-and-set on the record as it last wrote it, and each grant
+ *   writes its own `holder` id (and the next `fence` number). A holder whose lease ended and was taken over
+ *   finds the record changed: before a resend it rewrites `until` (now plus the attempt timeout) and sends
+ *   nothing more when that fails, and it never writes the record again (its outcome is only logged).
  * - An outcome that is not known (a timeout, an abort during reconciliation, a failed lookup:
  *   `TaskCreationOutcomeUnknownError`) keeps `since` in the record, so the next create of the order,
  *   from this client or another, looks it up before sending. Only a rejection (a 4xx: nothing created)
  *   drops it.
  * - A shared store that lost its keys (Redis restarted empty) cannot say an order was not being sent:
  *   for {@link FRESH_STORE_MS} after the store's records begin (an `epoch` key), every holder looks the
- *   order up before sending. (The default per-client memory store is not shared and skips this.)
+ *   order up once before sending. (The default per-client memory store is not shared and skips this.)
  * - Before anything is sent, a store failure throws `StoreUnavailableError` (fail closed: never risk a
  *   second fee); after the POST, a store failure is logged and the task returned all the same.
+ * - Records written by the previous layout (a separate `order-lease` and `order-fence` key) read the same:
+ *   their `sending` has no `holder`, so it is not held and is taken over, looked up first.
  * @module
  */
 import {
@@ -36,7 +44,7 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
-import { type StoreScope, storeKey } from '../core/store.js';
+import { type StoreScope, type StoreWriteOptions, storeKey } from '../core/store.js';
 import { sleep } from '../internal/abort.js';
 import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
@@ -60,6 +68,15 @@ export const FRESH_STORE_MS = 120_000;
 const MAX_STORE_FAILURES_WHILE_WAITING = 3;
 /** Longest pause between two reads of the record by a waiting process, ms. */
 const MAX_POLL_MS = 250;
+/** Reads and compare-and-sets of the record in a row without a pause (each lost a race with another process). */
+const MAX_STEPS = 4;
+/** Allowance added to an attempt's timeout for `until`: the POST's own setup and clock drift, ms. */
+const IN_FLIGHT_ALLOWANCE_MS = 250;
+/**
+ * Time a new holder's `until` allows before its first POST begins (the fresh-store check and lookup, the
+ * connection), ms: a first POST that begins within it writes nothing before it is sent.
+ */
+const FIRST_POST_ALLOWANCE_MS = 1000;
 
 /** A failure as other processes read it back: enough to rebuild the same typed error. */
 interface SharedFailure {
@@ -71,21 +88,41 @@ interface SharedFailure {
 }
 
 /**
- * The order's record in the store. `since`: when sending began, ms since the epoch; `fence`: the grant
- * of the lease that wrote it; `until`: the end of the holder's current POST's attempt timeout, ms since
- * the epoch (it may be in flight until then).
+ * An order being sent. `since`: when sending began, ms since the epoch; `until`: the end of the holder's
+ * current (or first) POST's attempt timeout, ms since the epoch (it may be in flight until then);
+ * `holder`: the random id of the create holding it, until `leaseUntil` (ms since the epoch); `fence`:
+ * the grant that wrote it (1 for the first). A record without `holder` is not held.
  */
-type OrderRecord =
-  | { state: 'sending'; since: number; fence?: number; until?: number }
-  | { state: 'created'; taskId: string; fence?: number }
-  | { state: 'failed'; at: number; failure: SharedFailure; since?: number; decidableAt?: number; fence?: number };
+interface SendingRecord {
+  state: 'sending';
+  since: number;
+  fence?: number | undefined;
+  until?: number;
+  holder?: string;
+  leaseUntil?: number;
+}
+
+/** The order's record in the store. */
+type OrderRecord = SendingRecord | { state: 'created'; taskId: string; fence?: number | undefined } | FailedRecord;
+
+/** An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written. */
+interface FailedRecord {
+  state: 'failed';
+  at: number;
+  failure: SharedFailure;
+  since?: number;
+  decidableAt?: number | undefined;
+  fence?: number | undefined;
+}
 
 /** What the holder of an order's lease checks before each POST (see {@link createUnderLease}). */
 export interface SendGuard {
   /**
    * Before a POST: throws when the lease was lost (taken over after it expired): before the first POST
    * a `StoreUnavailableError` (nothing sent), before a resend a `TaskCreationOutcomeUnknownError`. Else
-   * records until when this POST may be in flight (`timeoutMs`, default the client's attempt timeout).
+   * makes sure the record says until when this POST may be in flight (`timeoutMs`, default the client's
+   * attempt timeout): a store call unless the record already covers it (a first POST sent soon after the
+   * order was taken).
    */
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
 }
@@ -93,11 +130,7 @@ export interface SendGuard {
 /** Why a create gave up waiting on another process's create of the order. */
 const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
 const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
-
-/** Compare-and-set rounds taking the next fence before giving up (each means another grant raced this one). */
-const MAX_FENCE_ROUNDS = 8;
-/** Allowance added to an attempt's timeout for `until`: the POST's own setup and clock drift, ms. */
-const IN_FLIGHT_ALLOWANCE_MS = 250;
+const TAKEN_OVER = 'the lease expired and was taken over';
 
 /** A create whose failure proves nothing was created: a rejection (4xx), not duplicates found. */
 function createdNothing(error: unknown): boolean {
@@ -107,32 +140,27 @@ function createdNothing(error: unknown): boolean {
 /** The fence of a record, 0 when it has none (written by an older version, or damaged). */
 const fenceOf = (record: OrderRecord | undefined): number => Number(record?.fence) || 0;
 
-/** Takes the order's next fence number, above `floor`: a counter in the store that only grows. */
-async function nextFence(context: ResourceContext, key: string, floor: number): Promise<number> {
-  for (let round = 0; round < MAX_FENCE_ROUNDS; round++) {
-    const raw = await context.store.get(key);
-    const current = Number(raw);
-    const next = Math.max(Number.isSafeInteger(current) ? current : 0, floor) + 1;
-    if (await context.store.compareAndSet(key, raw, String(next), context.orderTtlMs)) return next;
-  }
-  throw new StoreUnavailableError({ operation: 'compareAndSet', reason: 'fence contention' });
-}
+/**
+ * True when `record` is held by a create whose lease has not ended by `now` (ms since the epoch). A record
+ * of the previous layout has no `leaseUntil`: not held.
+ */
+const isHeld = (record: OrderRecord | undefined, now: number): boolean =>
+  record?.state === 'sending' && (record.leaseUntil ?? 0) > now;
 
 function readRecord(raw: string | undefined): OrderRecord | undefined {
-  if (raw === undefined) return undefined;
   try {
-    const record = JSON.parse(raw) as OrderRecord;
-    if (typeof record !== 'object' || record === null) return undefined;
+    const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
     // A record written by another version, or damaged, counts as absent rather than as an outcome.
-    if (record.state === 'created')
-      return typeof record.taskId === 'string' && record.taskId !== '' ? record : undefined;
-    if (record.state === 'sending') return typeof record.since === 'number' ? record : undefined;
-    return record.state === 'failed' &&
-      typeof record.at === 'number' &&
-      typeof record.failure === 'object' &&
-      record.failure !== null
-      ? record
-      : undefined;
+    const usable =
+      record?.state === 'created'
+        ? typeof record.taskId === 'string' && record.taskId !== ''
+        : record?.state === 'sending'
+          ? typeof record.since === 'number'
+          : record?.state === 'failed' &&
+            typeof record.at === 'number' &&
+            typeof record.failure === 'object' &&
+            record.failure !== null;
+    return usable ? (record as OrderRecord) : undefined;
   } catch {
     return undefined;
   }
@@ -218,6 +246,8 @@ export interface LeaseOptions {
   repeatDelivery: boolean;
   /** How long to wait for another process's create, ms. */
   waitMs: number;
+  /** The attempt timeout of this create's POSTs, ms: the first POST's `until` is written with the order. */
+  attemptTimeoutMs: number;
   /** The flight's own signal (aborted when every caller has left): requests follow it. */
   signal: AbortSignal | undefined;
   /**
@@ -229,7 +259,7 @@ export interface LeaseOptions {
 
 /**
  * Creates the order under its lease: returns the remembered task, waits for another process's outcome,
- * or takes the lease and calls `send(priorAttemptAt, guard)`, where `priorAttemptAt` is when an earlier
+ * or takes the order and calls `send(priorAttemptAt, guard)`, where `priorAttemptAt` is when an earlier
  * holder began sending without recording an outcome (the order must then be looked up before sending)
  * and `guard.beforeAttempt` must run before each POST.
  * @throws {StoreUnavailableError} when the store fails before anything was sent.
@@ -243,10 +273,7 @@ export async function createUnderLease(
   options: LeaseOptions,
   send: LeasedSend,
 ): Promise<TaskWithId> {
-  const { store } = context;
-  const scope = storeScopeOf(context);
-  const orderKey = storeKey(scope, 'order', orderNumber);
-  const leaseKey = storeKey(scope, 'order-lease', orderNumber);
+  const orderKey = storeKey(storeScopeOf(context), 'order', orderNumber);
   const calledAt = Date.now();
   // A failure already recorded when this call began is an earlier attempt's: this call sends again. One
   // recorded while it waited on another process's lease is the outcome it waited for.
@@ -255,19 +282,31 @@ export async function createUnderLease(
   const { run } = options;
   // The id of a remembered task that answered 404: forgotten, the order is looked up under the lease.
   let gone: string | undefined;
+  // A new order is taken in one call; a record found there is read, then decided on.
+  let absent = true;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
-    let token: string | undefined;
+    let held: Held | undefined;
     run.stage = waited ? 'waiting for another process creating this order' : 'reading the order record in the store';
     try {
-      const record = readRecord(await store.get(orderKey));
-      if (record?.state === 'created' && !options.repeatDelivery && record.taskId !== gone) {
-        const task = await rememberedTask(context, orderNumber, record.taskId, options);
-        if (task !== undefined) return task;
-        gone = record.taskId;
+      for (let step = 0; held === undefined && step < MAX_STEPS; step++) {
+        if (absent) {
+          held = await take(context, orderKey, undefined, undefined, options);
+          if (held !== undefined) break;
+        }
+        const raw = await context.store.get(orderKey);
+        absent = raw === undefined;
+        if (absent) continue;
+        const record = readRecord(raw);
+        if (record?.state === 'created' && !options.repeatDelivery && record.taskId !== gone) {
+          const task = await rememberedTask(context, orderNumber, record.taskId, options);
+          if (task !== undefined) return task;
+          gone = record.taskId;
+        }
+        if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
+        // Another process holds the order: its POST may reach the service.
+        if (isHeld(record, Date.now())) break;
+        held = await take(context, orderKey, raw, record, options);
       }
-      if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
-      const candidate = crypto.randomUUID();
-      if (await store.setIfAbsent(leaseKey, candidate, LEASE_TTL_MS)) token = candidate;
       storeFailures = 0;
     } catch (error) {
       // Waiting on another process, this caller sends nothing: a slow store call only delays it, a few times.
@@ -275,8 +314,7 @@ export async function createUnderLease(
         throw error;
       }
     }
-    if (token !== undefined) return holdLease(context, { orderNumber, orderKey, leaseKey, token, gone }, options, send);
-    // Another process holds the lease: its POST may reach the service.
+    if (held !== undefined) return holdLease(context, orderNumber, orderKey, held, options, send);
     waited = true;
     run.mayHaveCreated = true;
     run.stage = 'waiting for another process creating this order';
@@ -300,89 +338,170 @@ export async function createUnderLease(
   }
 }
 
+/** An order this create took: its record as written, and what to do before the first POST. */
+interface Held {
+  readonly raw: string;
+  readonly record: SendingRecord;
+  /** When an earlier attempt (or one lost with the store's records) may have created the task. */
+  readonly prior: PriorAttempt | undefined;
+  /** Until when the previous holder's POST may be in flight, ms since the epoch. */
+  readonly inFlightUntil: number | undefined;
+}
+
+/** Options of a write whose loss is safe. */
+const LAZY: StoreWriteOptions = { durable: false };
+
+/**
+ * Takes the order: a new one (`raw` undefined) by `setIfAbsent`, one whose record is not held (an earlier
+ * attempt's outcome, a holder whose lease ended, a remembered task that is gone, a deliberate second
+ * delivery) by compare-and-set of `raw`. Without an earlier attempt to look up, a shared store's epoch is
+ * read beside it (see {@link freshSince}). The new record holds a random holder id, its lease and `until`
+ * covering its first POST. `undefined` when another process got there first.
+ * @throws {StoreUnavailableError} when either call fails (the order is given back when it was taken).
+ */
+async function take(
+  context: ResourceContext,
+  key: string,
+  raw: string | undefined,
+  record: OrderRecord | undefined,
+  options: LeaseOptions,
+): Promise<Held | undefined> {
+  const { store, orderTtlMs, listingDelayMs } = context;
+  const now = Date.now();
+  // A remembered task that answered 404 is forgotten: the order is looked up over the record's lifetime.
+  const forgotten = record?.state === 'created' && !options.repeatDelivery;
+  // When a lookup can decide: the earlier attempt's last POST may have reached the service until
+  // `until` (a holder that died) or the failure's time; a forgotten task has no POST in flight.
+  const recorded: PriorAttempt | undefined =
+    record?.state === 'sending'
+      ? { since: record.since, decidableAt: (record.until ?? now) + listingDelayMs }
+      : record?.state === 'failed' && record.since !== undefined
+        ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + listingDelayMs }
+        : forgotten
+          ? { since: now - orderTtlMs, decidableAt: now }
+          : undefined;
+  // The previous holder's POST may still be in flight: the record keeps saying so for the next holder.
+  const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
+  const next: SendingRecord = {
+    state: 'sending',
+    since: recorded?.since ?? now,
+    fence: fenceOf(record) + 1,
+    until: Math.max(
+      now +
+        Math.min(options.attemptTimeoutMs, options.run.remaining()) +
+        IN_FLIGHT_ALLOWANCE_MS +
+        FIRST_POST_ALLOWANCE_MS,
+      inFlightUntil ?? 0,
+    ),
+    holder: crypto.randomUUID(),
+    leaseUntil: now + LEASE_TTL_MS,
+  };
+  const nextRaw = JSON.stringify(next);
+  // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
+  const epoch = recorded === undefined && context.sharedStore && !options.repeatDelivery ? freshSince(context) : 0;
+  const [taken, fresh] = await Promise.allSettled([
+    raw === undefined
+      ? store.setIfAbsent(key, nextRaw, orderTtlMs)
+      : store.compareAndSet(key, raw, nextRaw, orderTtlMs),
+    epoch,
+  ]);
+  if (taken.status === 'rejected') throw taken.reason;
+  if (!taken.value) return undefined;
+  if (fresh.status === 'rejected') {
+    // Nothing was sent: the order is given back (or its lease ends by itself). The epoch is read only when
+    // the record was absent or says nothing was created (a rejection, a damaged record): absent again.
+    await store.delete(key, nextRaw).catch(() => {});
+    throw fresh.reason;
+  }
+  const since = fresh.value || undefined;
+  return {
+    raw: nextRaw,
+    record: next,
+    prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: now }),
+    inFlightUntil,
+  };
+}
+
 async function holdLease(
   context: ResourceContext,
-  keys: { orderNumber: string; orderKey: string; leaseKey: string; token: string; gone: string | undefined },
+  orderNumber: string,
+  key: string,
+  held: Held,
   options: LeaseOptions,
   send: LeasedSend,
 ): Promise<TaskWithId> {
-  const { store, logger, orderTtlMs } = context;
-  const { orderNumber, orderKey, leaseKey, token } = keys;
+  const { store, orderTtlMs, logger } = context;
+  const { run } = options;
+  const { prior } = held;
+  const { fence } = held.record;
+  // The record as this holder last wrote it; every write is a compare-and-set on it, one at a time. A
+  // write whose answer was lost (a store timeout) may have landed: the next one compares with it too.
+  let { raw, record } = held;
+  let uncertain: string | undefined;
+  // `lost`: a write found the record changed (taken over after the lease ended); `done`: an outcome was
+  // written or the order let go, nothing more is written.
   let lost = false;
+  let done = false;
+  let writes: Promise<unknown> = Promise.resolve();
+  /**
+   * Replaces the record with `next` unless it changed (then resolves `false`). `lazily`: a write whose
+   * loss is safe (an outcome, a release), which the store need not wait for its disk to keep.
+   */
+  const write = (next: OrderRecord, ttlMs = orderTtlMs, lazily = false): Promise<boolean> => {
+    const attempt = async (): Promise<boolean> => {
+      const nextRaw = JSON.stringify(next);
+      const cas = (expected: string) => store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
+      try {
+        lost ||= !((await cas(raw)) || (uncertain !== undefined && (await cas(uncertain))));
+      } catch (error) {
+        uncertain = nextRaw;
+        throw error;
+      }
+      if (lost) return false;
+      raw = nextRaw;
+      uncertain = undefined;
+      if (next.state === 'sending') record = next;
+      return true;
+    };
+    const written = writes.then(attempt, attempt);
+    writes = written.catch(() => {});
+    return written;
+  };
+  /** Writes the outcome; when the record changed, only if the store lost it. A failure is logged: the outcome stands. */
+  const finish = async (outcome: OrderRecord, ttlMs: number): Promise<void> => {
+    done = true;
+    try {
+      // Lost in a crash of the store, the outcome leaves the claim's `sending`: the next create looks first.
+      if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
+      logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
+    } catch (error) {
+      logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
+    }
+  };
   const renew = setInterval(() => {
-    store.compareAndSet(leaseKey, token, token, LEASE_TTL_MS).then(
-      (held) => {
-        // Taken over after it expired: the next attempt's guard says so.
-        if (!held) lost = true;
-      },
-      (error: unknown) => {
-        logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
-      },
-    );
+    if (done || lost) return;
+    write({ ...record, leaseUntil: Date.now() + LEASE_TTL_MS }).catch((error: unknown) => {
+      logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
+    });
   }, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
-  const { run } = options;
   try {
-    // Read again under the lease: an outcome may have been recorded since the first read.
-    run.stage = 'reading the order record in the store';
-    const raw = await store.get(orderKey);
-    const record = readRecord(raw);
-    // A remembered task that answers 404 is forgotten: the order is looked up over the record's lifetime.
-    const forgotten = record?.state === 'created' && !options.repeatDelivery;
-    if (forgotten && record.taskId !== keys.gone) {
-      const task = await rememberedTask(context, orderNumber, record.taskId, options);
-      if (task !== undefined) return task;
-    }
-    const fence = await nextFence(
-      context,
-      storeKey(storeScopeOf(context), 'order-fence', orderNumber),
-      fenceOf(record),
-    );
-    const now = Date.now();
-    // When a lookup can decide: the earlier attempt's last POST may have reached the service until
-    // `until` (a holder that died) or the failure's time; a forgotten task has no POST in flight.
-    const recorded: PriorAttempt | undefined =
-      record?.state === 'sending'
-        ? { since: record.since, decidableAt: (record.until ?? now) + context.listingDelayMs }
-        : record?.state === 'failed' && record.since !== undefined
-          ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + context.listingDelayMs }
-          : forgotten
-            ? { since: now - orderTtlMs, decidableAt: now }
-            : undefined;
-    // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
-    const freshFrom =
-      recorded === undefined && context.sharedStore && !options.repeatDelivery ? await freshSince(context) : undefined;
-    const prior = recorded ?? (freshFrom === undefined ? undefined : { since: freshFrom, decidableAt: now });
     // An earlier attempt (or one lost with the store's records) may have created the task.
     if (prior !== undefined) run.mayHaveCreated = true;
-    let current: OrderRecord = { state: 'sending', since: prior?.since ?? Date.now(), fence };
-    let currentRaw = JSON.stringify(current);
-    if (!(await store.compareAndSet(orderKey, raw, currentRaw, orderTtlMs))) {
-      throw new StoreUnavailableError({
-        operation: 'compareAndSet',
-        reason: 'the order record changed under the lease',
-      });
-    }
     // The previous holder's POST may still be on its way to the service: look it up only once it cannot be.
-    const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
-    if (inFlightUntil !== undefined && inFlightUntil > Date.now()) {
-      await waitForPreviousHolder(orderNumber, inFlightUntil, options);
+    if (held.inFlightUntil !== undefined && held.inFlightUntil > Date.now()) {
+      await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
     const guard: SendGuard = {
       beforeAttempt: async (resend, timeoutMs) => {
-        const next: OrderRecord = {
-          ...current,
-          until: Date.now() + (timeoutMs ?? context.attemptTimeoutMs) + IN_FLIGHT_ALLOWANCE_MS,
-        } as OrderRecord;
-        const nextRaw = JSON.stringify(next);
-        if (lost || !(await store.compareAndSet(orderKey, currentRaw, nextRaw, orderTtlMs))) {
-          lost = true;
-          const reason = 'the lease expired and was taken over';
-          if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason });
-          throw new StoreUnavailableError({ operation: 'compareAndSet', reason });
+        const now = Date.now();
+        const until = now + (timeoutMs ?? context.attemptTimeoutMs) + IN_FLIGHT_ALLOWANCE_MS;
+        // A first POST soon after the order was taken: the record written then covers its flight.
+        if (!resend && !lost && until <= (record.until ?? 0) && now < (record.leaseUntil ?? 0)) return;
+        if (!(await write({ ...record, until, leaseUntil: now + LEASE_TTL_MS }))) {
+          if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
+          throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
         }
-        current = next;
-        currentRaw = nextRaw;
       },
     };
     let task: TaskWithId;
@@ -391,33 +510,32 @@ async function holdLease(
     } catch (error) {
       // A rejection created nothing, nor did a holder that sent no POST after no earlier attempt; other
       // failures may have: keep `since`, so the next holder looks first.
-      const since = current.state === 'sending' ? current.since : undefined;
-      const sentNothing = run.posts === 0 && prior === undefined;
-      const failed: OrderRecord = {
+      const failed: FailedRecord = {
         state: 'failed',
         at: Date.now(),
         failure: share(error),
         fence,
-        ...(createdNothing(error) || sentNothing || since === undefined
+        ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
           ? {}
-          : { since, ...(run.decidableAt === undefined ? {} : { decidableAt: run.decidableAt }) }),
+          : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),
       };
-      await recordOutcome(
-        context,
-        orderKey,
-        currentRaw,
-        failed,
-        failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs,
-      );
+      await finish(failed, failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs);
       throw error;
     }
-    await recordOutcome(context, orderKey, currentRaw, { state: 'created', taskId: task.id, fence }, orderTtlMs);
+    // The task exists: a store slow to take its record delays the caller at most to the deadline.
+    run.created = task;
+    await finish({ state: 'created', taskId: task.id, fence }, orderTtlMs);
     return task;
   } finally {
     clearInterval(renew);
-    store.delete(leaseKey, token).catch(() => {
-      // The lease expires by itself.
-    });
+    if (!done) {
+      // Let go without an outcome (it ended before sending, or at its deadline while waiting): the record
+      // stays `sending` with its `since` and `until`, no longer held, so the next create takes it over at
+      // once and looks first.
+      done = true;
+      const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
+      write(rest, orderTtlMs, true).catch(() => {});
+    }
   }
 }
 
@@ -451,38 +569,18 @@ async function waitForPreviousHolder(orderNumber: string, until: number, options
 /**
  * When the shared store's records began, if that was less than {@link FRESH_STORE_MS} ago: records from
  * before (a restart that emptied it) may be lost, so the caller looks the order up from then. The
- * `epoch` key is written by the first create that finds it missing and lives `orderTtlMs`.
+ * `epoch` key is written by the first create that finds it missing and lives `orderTtlMs`. One call
+ * when it is there; two (or three, losing a race to write it) when it is not.
  */
 async function freshSince(context: ResourceContext): Promise<number | undefined> {
   const epochKey = storeKey(storeScopeOf(context), 'epoch');
   let raw = await context.store.get(epochKey);
   if (raw === undefined) {
-    await context.store.setIfAbsent(epochKey, String(Date.now()), context.orderTtlMs);
-    raw = await context.store.get(epochKey);
+    const now = String(Date.now());
+    raw = (await context.store.setIfAbsent(epochKey, now, context.orderTtlMs))
+      ? now
+      : await context.store.get(epochKey);
   }
   const began = Number(raw);
   return Number.isFinite(began) && Date.now() - began < FRESH_STORE_MS ? began : undefined;
-}
-
-/**
- * Writes the outcome over this holder's own `sending` record (compare-and-set). When the record changed,
- * it is written only if the store lost it (absent); a record of a later grant (a larger fence) is left
- * as it is: this holder's lease expired and another took over. A store failure here is logged: the
- * outcome stands.
- */
-async function recordOutcome(
-  context: ResourceContext,
-  orderKey: string,
-  sendingRaw: string,
-  outcome: OrderRecord,
-  ttlMs: number,
-): Promise<void> {
-  try {
-    const raw = JSON.stringify(outcome);
-    if (await context.store.compareAndSet(orderKey, sendingRaw, raw, ttlMs)) return;
-    if (await context.store.setIfAbsent(orderKey, raw, ttlMs)) return;
-    context.logger.warn('Create outcome not recorded: the lease was taken over');
-  } catch (error) {
-    context.logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
-  }
 }

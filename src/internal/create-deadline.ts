@@ -12,6 +12,7 @@
  */
 import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
+import type { TaskWithId } from '../schemas/task.js';
 import { DeadlineReason, deadline } from './abort.js';
 
 /** What a create is doing, for the message of the error at its deadline ("… elapsed while <stage>"). */
@@ -43,6 +44,11 @@ export class CreateDeadline {
   decidableAt: number | undefined;
   /** List requests sent to look the order up (reconciliation's budget counts them). */
   listRequests = 0;
+  /**
+   * The created task, once the service has answered with it (its outcome may still be being written to
+   * the store): at the deadline the create returns it rather than an error.
+   */
+  created: TaskWithId | undefined;
   stage: CreateStage = 'reading the order record in the store';
   readonly #orderNumber: string | undefined;
   readonly #outer: AbortSignal | undefined;

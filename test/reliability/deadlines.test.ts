@@ -295,7 +295,7 @@ describe('tasks.create ends by its totalTimeout', () => {
 
   it.each([
     ['get', new Set<keyof DeliveryStore>(['get', 'setIfAbsent', 'compareAndSet'])],
-    ['compareAndSet', new Set<keyof DeliveryStore>(['compareAndSet'])],
+    ['setIfAbsent', new Set<keyof DeliveryStore>(['setIfAbsent'])],
   ] as const)('when the store stops answering (%s): no POST sent, and the error says so', async (_name, stalled) => {
     const orderNumber = `DL-STORE-${_name}`;
     const store = stallingStore(stalled, await agedStore());
@@ -306,6 +306,19 @@ describe('tasks.create ends by its totalTimeout', () => {
     expect((error as Error).message).toMatch(/no POST was sent/);
     expect((error as APIConnectionTimeoutError).attempts).toBe(0);
     expect(postsFor(orderNumber)).toHaveLength(0);
+  });
+
+  it('when the store stops answering once the POST was sent (compareAndSet): the task, by the deadline', async () => {
+    const orderNumber = 'DL-STORE-AFTER';
+    const store = stallingStore(new Set(['compareAndSet']), await agedStore());
+    const sdk = hostileClient({ store, storeTimeoutMs: 60_000 });
+    const started = performance.now();
+    const creating = sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS });
+    const ended = await endOf(creating, DEADLINE_MS, started);
+    expect(ended.outcome, `ended ${ended.outcome} after ${Math.round(ended.ms)} ms`).toBe('resolved');
+    expect(ended.ms).toBeLessThanOrEqual(DEADLINE_MS + SLACK_MS);
+    expect(postsFor(orderNumber)).toHaveLength(1);
+    expect(await creating).toMatchObject({ orderNumber, id: expect.any(String) });
   });
 
   it('without a totalTimeout, by storeTimeoutMs when the store stops answering: nothing sent', async () => {
@@ -324,10 +337,16 @@ describe('tasks.create ends by its totalTimeout', () => {
   it('when another process holds the order lease and never finishes', async () => {
     const orderNumber = 'DL-LEASE';
     const store = await agedStore();
-    await store.setIfAbsent(storeKey(scope(), 'order-lease', orderNumber), 'another-process', 60_000);
+    // Its record holds the lease for a minute.
     await store.setIfAbsent(
       storeKey(scope(), 'order', orderNumber),
-      JSON.stringify({ state: 'sending', since: Date.now(), fence: 1 }),
+      JSON.stringify({
+        state: 'sending',
+        since: Date.now(),
+        fence: 1,
+        holder: 'another-process',
+        leaseUntil: Date.now() + 60_000,
+      }),
       60_000,
     );
     const ended = await endOf(
@@ -342,7 +361,7 @@ describe('tasks.create ends by its totalTimeout', () => {
   it("when it waits until an old holder's POST cannot be in flight, then the lookups stall", async () => {
     const orderNumber = 'DL-INFLIGHT';
     const store = await agedStore();
-    // A holder that died 0.1 s ago with its POST possibly in flight for 1.3 s more; its lease is gone.
+    // A holder that died 0.1 s ago with its POST possibly in flight for 1.3 s more; its lease has ended.
     await store.setIfAbsent(
       storeKey(scope(), 'order', orderNumber),
       JSON.stringify({ state: 'sending', since: Date.now() - 100, fence: 1, until: Date.now() + 1300 }),

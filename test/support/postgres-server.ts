@@ -106,11 +106,12 @@ const GUARD_SCRIPT = `read -r _
 rm -rf "$2"`;
 
 /**
- * Makes a cluster with `initdb` (trust authentication, no fsync: a test server) in a temporary
- * directory, starts it on a free 127.0.0.1 port and resolves once it accepts connections (within 30 s).
- * With `DATABASE_URL` set, resolves with that server instead.
+ * Makes a cluster with `initdb` (trust authentication, no fsync: a test server; `durable: true` keeps
+ * `fsync` and `synchronous_commit` on, as in production, for benches) in a temporary directory, starts it
+ * on a free 127.0.0.1 port and resolves once it accepts connections (within 30 s). With `DATABASE_URL`
+ * set, resolves with that server instead.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   if (externalUrl !== undefined) return { url: externalUrl, stop: async () => {} };
   if (bin === undefined) throw new Error(`initdb not found: ${POSTGRES_INSTALL_COMMAND}`);
   const root = mkdtempSync(join(tmpdir(), 'dts-postgres-'));
@@ -122,7 +123,8 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw new Error(`initdb failed:\n${init.output}`);
   }
   const port = await freePort();
-  const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const durability = options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1${durability} -c max_connections=200`;
   const start = run('pg_ctl', ['start', '-D', data, '-w', '-t', '30', '-l', join(root, 'log'), '-o', settings]);
   if (start.status !== 0) {
     rmSync(root, { recursive: true, force: true });
