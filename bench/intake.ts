@@ -12,8 +12,8 @@
  *    store and without a store) process them all: from the start line to an inbox with nothing pending.
  *    Each figure is printed beside its goal, with the calls (Redis commands, SQL statements) per webhook
  *    and the machine's load. `npm run bench:intake -- drain` runs this part only.
- * 3. The Postgres store's cost per create: sequential `tasks.create` against the mock over HTTP with the
- *    default memory store and with `postgresStore`, interleaved in rounds (median per create).
+ *
+ * A create's cost through each store is `npm run bench:shared` (bench/shared-state.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -21,22 +21,15 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import IORedis from 'ioredis';
 import pg from 'pg';
-import { storeKey } from '../src/core/store.js';
-import { DeliveryClient, memoryStore } from '../src/index.js';
-import { postgresInbox, postgresStore } from '../src/postgres.js';
+import { postgresInbox } from '../src/postgres.js';
 import { redisInbox } from '../src/redis.js';
-import { createMockDeliveryService, startMockHttpServer } from '../src/testing/index.js';
 import { createWebhookHandler, type WebhookInbox } from '../src/webhooks/index.js';
-import { orderParams } from '../test/support/order-params.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import type { DrainWorkerConfig } from './support/drain-worker.js';
-import { median } from './support/stats.js';
 
 const WEBHOOKS = 2000;
 const WARMUP = 300;
-const ROUNDS = 4;
-const CREATES_PER_ROUND = 150;
 
 const percentile = (values: readonly number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -175,8 +168,6 @@ async function main(): Promise<void> {
   const [redis, postgres] = await Promise.all([startRedisServer(), startPostgresServer()]);
   const io = new IORedis(redis.url);
   const pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
-  const mock = createMockDeliveryService({ account: { type: 'invoice' } });
-  const http = await startMockHttpServer(mock);
   try {
     const inboxes = {
       'redisInbox (ioredis)': () => redisInbox(io, { stream: `bench-${process.pid}-${++run}` }),
@@ -223,41 +214,9 @@ async function main(): Promise<void> {
         }
       }
     }
-
-    if (drainOnly) return;
-    const base = { apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: http.url, logLevel: 'off' as const };
-    const clients = {
-      memory: new DeliveryClient({ ...base, store: memoryStore() }),
-      postgres: new DeliveryClient({ ...base, store: postgresStore(pool, { table: `bench_creates_${process.pid}` }) }),
-    };
-    // Past the fresh-store window, so a create does not look its order up first.
-    await postgresStore(pool, { table: `bench_creates_${process.pid}` }).setIfAbsent(
-      storeKey({ baseUrl: clients.postgres.baseUrl, sellerId: mock.sellerId }, 'epoch'),
-      String(Date.now() - 3_600_000),
-      3_600_000,
-    );
-    const samples: Record<keyof typeof clients, number[]> = { memory: [], postgres: [] };
-    let order = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const name of ['memory', 'postgres'] as const) {
-        for (let index = 0; index < CREATES_PER_ROUND; index++) {
-          const started = performance.now();
-          await clients[name].tasks.create(orderParams(`PGBENCH-${++order}`));
-          if (round > 0) samples[name].push(performance.now() - started);
-        }
-      }
-      mock.reset();
-    }
-    const memory = median(samples.memory);
-    const shared = median(samples.postgres);
-    console.log(`postgres store: ${samples.memory.length} creates each over HTTP on 127.0.0.1 (median per create)`);
-    console.log(`  memory store          ${µs(memory)}`);
-    console.log(`  postgresStore (pg)    ${µs(shared)}   (+${((shared - memory) * 1000).toFixed(0)} µs per create)`);
   } finally {
     io.disconnect();
     await pool.end();
-    await http.close();
-    mock.close();
     await redis.stop().catch(() => {});
     await postgres.stop();
   }
