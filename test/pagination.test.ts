@@ -237,6 +237,40 @@ describe('TaskListPromise with concurrent pages', () => {
     );
   });
 
+  it('against a service answering any contract-valid figures, requests at most MAX_REREADS + concurrency pages more than it hands over, none past a reported last page', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.tuple(fc.nat(400), fc.integer({ min: 1, max: 40 }), fc.nat(10)), { minLength: 1, maxLength: 80 }),
+        async (scheduler, concurrency, answers) => {
+          const asked: number[] = [];
+          let largestAnswered = 0;
+          let pastKnown = 0;
+          const fetchPage: FetchTaskPage = (page) => {
+            if (asked.length > 0 && page > largestAnswered) pastKnown++;
+            const [total, totalPages, count] = answers[asked.length % answers.length] as [number, number, number];
+            asked.push(page);
+            const tasks = Array.from({ length: count }, (_, index) => ({ id: `r${asked.length}-${index}` }));
+            return scheduler.schedule(Promise.resolve(), `serve page ${page}`).then(() => {
+              largestAnswered = Math.max(largestAnswered, totalPages);
+              return new TaskPage({ tasks, page, limit: 10, totalPages, total }, fetchPage);
+            });
+          };
+          let handedOver = 0;
+          const walk = (async () => {
+            for await (const _page of new TaskListPromise(fetchPage, 1, { maxPages: 1000, concurrency }).byPage())
+              handedOver++;
+          })();
+          await scheduler.waitFor(walk);
+          expect(pastKnown).toBe(0);
+          expect(asked.length).toBeLessThanOrEqual(handedOver + MAX_REREADS + concurrency);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it('with a window of W ids, never yields an id twice while at most W tasks are added', async () => {
     await fc.assert(
       fc.asyncProperty(
