@@ -258,8 +258,9 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
   }
 
   /**
-   * Every page in order, the first included (the same first page an `await` got). Up to `concurrency`
-   * pages are requested ahead of the one you are reading; leaving the loop aborts them.
+   * Every page in order, the first included (the same first page an `await` got), and the new copy of a
+   * page read again after tasks left the listing (its number repeats; see the module notes). Up to
+   * `concurrency` pages are requested ahead of the one you are reading; leaving the loop aborts them.
    * @throws {PaginationLimitError} after `maxPages` pages while more are reported; a page's request
    * error at that page's position.
    */
