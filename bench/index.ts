@@ -20,7 +20,14 @@ import { parseResponse } from '../src/internal/validate.js';
 import { createMockDeliveryService } from '../src/testing/index.js';
 import { printBundleSizes, printColdImport, printMainEntryModules } from './bundle.js';
 import { measureCallPath, printCallPath } from './call-path.js';
-import { measureIterationHeap, measureListAll, printIterationHeap, printListAll } from './list-all.js';
+import {
+  measureGrowingWalk,
+  measureIterationHeap,
+  measureListAll,
+  printGrowingWalk,
+  printIterationHeap,
+  printListAll,
+} from './list-all.js';
 import { measureParse, printParse } from './parse.js';
 import { sampleTask } from './support/sample-task.js';
 
@@ -32,6 +39,8 @@ async function performanceFigures(): Promise<void> {
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
   );
   printListAll(await measureListAll());
+  console.log();
+  printGrowingWalk(await measureGrowingWalk());
   console.log();
   printCallPath(await measureCallPath());
   console.log();

@@ -2,7 +2,8 @@
  * Listing everything: `tasks.list().toArray()` at several concurrencies against a sequential loop of raw
  * `fetch` and the ideal (page 1, then every other page at once), on a loopback node:http server (real
  * sockets) serving 1,000 tasks in 100 pages with 20 ms latency per request; and the heap growth of
- * iterating 1,000,000 tasks (pages generated on the fly by a `fetch` stand-in, `maxPages: Infinity`).
+ * iterating 1,000,000 tasks (pages generated on the fly by a `fetch` stand-in, `maxPages: Infinity`); and a
+ * walk of ~1,000 pages over a listing that grows while it is walked (requests per page, repeats, misses).
  *
  * Run alone with `npx tsx --expose-gc bench/list-all.ts` (without `--expose-gc` the heap figure is
  * skipped); `bench/index.ts` can call the exported functions.
@@ -176,10 +177,160 @@ export function printListAll(figures: ListAllFigures): void {
   console.log(`  SDK, concurrency 100              ${spread(times.sdkConcurrency100)}`);
   console.log(`  ideal (page 1, then all at once)  ${spread(times.idealFetch)}`);
   const sequential = median(times.sequentialFetch);
+  const c100 = median(times.sdkConcurrency100) / median(times.idealFetch);
   console.log(
-    `  sequential / SDK default = ${(sequential / median(times.sdkDefault)).toFixed(1)}× faster (goal ≥ 8×); ` +
-      `SDK concurrency 100 / ideal = ${(median(times.sdkConcurrency100) / median(times.idealFetch)).toFixed(2)}× (goal ≤ 1.25×); ` +
-      `SDK concurrency 1 / sequential = ${(median(times.sdkConcurrency1) / sequential).toFixed(2)}×`,
+    `  list-all at concurrency 100: ${c100.toFixed(2)}× ideal (goal ≤ 1.25×); ` +
+      `SDK default: ${(sequential / median(times.sdkDefault)).toFixed(1)}× faster than the sequential loop (goal ≥ 8×); ` +
+      `SDK concurrency 1: ${(median(times.sdkConcurrency1) / sequential).toFixed(2)}× the loop`,
+  );
+}
+
+/** What the growing-listing walk measures. */
+export interface GrowingWalkSetup {
+  /** Tasks in the listing when the walk starts. Default 9,000 (1,000 pages once it has grown). */
+  tasks?: number;
+  /** Tasks created at the front (newest first) just before each answer is built. Default 1. */
+  growthPerRequest?: number;
+  /** Time before each answer, ms, on average. Default 20. */
+  latencyMs?: number;
+  /**
+   * Each answer comes up to this much earlier or later, ms (uniform, seeded), so pages requested together
+   * are served in any order. Default 10.
+   */
+  jitterMs?: number;
+  /** Walks of each variant (growing, still), interleaved. Default 3. */
+  rounds?: number;
+}
+
+/** One walk of the growing-listing bench. */
+export interface GrowingWalk {
+  /** Requests the server received. */
+  requests: number;
+  /** Distinct page numbers requested. */
+  pages: number;
+  /** Tasks yielded by `for await`. */
+  tasks: number;
+  /** Tasks yielded more than once by `for await` (goal 0). */
+  repeats: number;
+  /** Tasks present at the start that were not yielded (pushed across a page boundary between serves). */
+  missed: number;
+  /** Wall time, ms. */
+  ms: number;
+}
+
+/** Figures of {@link measureGrowingWalk}: each round's walk of the growing and of the still listing. */
+export interface GrowingWalkFigures {
+  setup: Required<GrowingWalkSetup>;
+  growing: GrowingWalk[];
+  still: GrowingWalk[];
+}
+
+/**
+ * Walks (`for await`, default concurrency) a listing of ~1,000 pages on a loopback server that creates
+ * `growthPerRequest` tasks at the front before building each answer (totals grow while it is walked, and
+ * pages served out of order see different totals), beside the same listing held still.
+ */
+export async function measureGrowingWalk(setup: GrowingWalkSetup = {}): Promise<GrowingWalkFigures> {
+  const full: Required<GrowingWalkSetup> = {
+    tasks: 9000,
+    growthPerRequest: 1,
+    latencyMs: 20,
+    jitterMs: 10,
+    rounds: 3,
+    ...setup,
+  };
+  // A small seeded generator (mulberry32): every walk sees the same serve delays.
+  let seed = 0x5eed;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+  const idOf = (index: number) => sampleTask(index).id as string;
+  const taskText = new Map<number, string>();
+  const textOf = (index: number) => {
+    let text = taskText.get(index);
+    if (text === undefined) {
+      text = JSON.stringify(sampleTask(index));
+      taskText.set(index, text);
+    }
+    return text;
+  };
+  let total = full.tasks;
+  let growth = 0;
+  let requests = 0;
+  const asked = new Set<number>();
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const page = Number(url.searchParams.get('page') ?? '1');
+    const limit = Number(url.searchParams.get('limit') ?? '10');
+    requests++;
+    asked.add(page);
+    setTimeout(
+      () => {
+        total += growth;
+        // Newest first: position 0 is the task created last (index total - 1).
+        const parts: string[] = [];
+        for (let position = (page - 1) * limit; position < Math.min(total, page * limit); position++) {
+          parts.push(textOf(total - 1 - position));
+        }
+        const body = `{"tasks":[${parts.join(',')}],"page":${page},"limit":${limit},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        response.end(body);
+      },
+      full.latencyMs + (random() * 2 - 1) * full.jitterMs,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl, logLevel: 'off' });
+  const walk = (growthPerRequest: number) => async (): Promise<GrowingWalk> => {
+    total = full.tasks;
+    growth = growthPerRequest;
+    requests = 0;
+    seed = 0x5eed;
+    asked.clear();
+    const seen = new Set<string | undefined>();
+    let yielded = 0;
+    const started = performance.now();
+    for await (const task of client.tasks.list({}, { maxPages: Number.POSITIVE_INFINITY })) {
+      yielded++;
+      seen.add(task.id);
+    }
+    const ms = performance.now() - started;
+    let missed = 0;
+    for (let index = 0; index < full.tasks; index++) if (!seen.has(idOf(index))) missed++;
+    return { requests, pages: asked.size, tasks: yielded, repeats: yielded - seen.size, missed, ms };
+  };
+  try {
+    await walk(0)();
+    const rounds = await interleave(full.rounds, { growing: walk(full.growthPerRequest), still: walk(0) });
+    return { setup: full, growing: rounds.growing, still: rounds.still };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** Prints the growing-listing walk beside its goals: requests = pages, no id twice, time as a still listing. */
+export function printGrowingWalk(figures: GrowingWalkFigures): void {
+  const { setup, growing, still } = figures;
+  const last = growing[growing.length - 1] as GrowingWalk;
+  const en = (value: number) => value.toLocaleString('en');
+  console.log(
+    `Walk a listing of ${en(setup.tasks)} tasks that grows by ${setup.growthPerRequest} at the front per request ` +
+      `(newest first, ${setup.latencyMs} ± ${setup.jitterMs} ms per request, default concurrency ${DEFAULT_LIST_CONCURRENCY}; ` +
+      `${setup.rounds} interleaved rounds):`,
+  );
+  console.log(
+    `  requests ${growing.map((walk) => en(walk.requests)).join(', ')} for ${growing.map((walk) => en(walk.pages)).join(', ')} pages ` +
+      `(goal = pages); tasks yielded ${en(last.tasks)}, of them twice ${last.repeats} (goal 0); ` +
+      `present at the start and not yielded ${growing.map((walk) => en(walk.missed)).join(', ')}`,
+  );
+  console.log(
+    `  time ms ${spread(growing.map((walk) => walk.ms))} growing, ${spread(still.map((walk) => walk.ms))} still ` +
+      `(${en(still[0]?.requests ?? 0)} requests) (goal: growing ≈ still)`,
   );
 }
 
@@ -293,6 +444,7 @@ export function printIterationHeap(figures: IterationHeapFigures): void {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   printListAll(await measureListAll());
+  printGrowingWalk(await measureGrowingWalk());
   if ((globalThis as { gc?: unknown }).gc === undefined) {
     console.log('Iteration heap: skipped (run with --expose-gc)');
   } else {

@@ -74,6 +74,7 @@ export {
   DEFAULT_LIST_CONCURRENCY,
   DEFAULT_MAX_PAGES,
   MAX_LIST_CONCURRENCY,
+  MAX_REREADS,
   TaskListPromise,
   TaskPage,
   type ToArrayOptions,

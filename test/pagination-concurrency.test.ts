@@ -445,23 +445,47 @@ describe('tasks.list iteration: rate limits', () => {
 });
 
 describe('tasks.list iteration: shifting pages', () => {
-  it('yields every task present at the start once when tasks are created between serves', async () => {
-    const server = await startPageServer(200);
-    // Pages are served out of order, and each serve first adds three new tasks at the front.
-    server.answer = (served) => ({ delayMs: served.page === 1 ? 0 : ((served.page * 7) % 5) * 15 });
+  it('requests each page once and yields each id once while tasks are created at the front', async () => {
+    const server = await startPageServer(400);
+    // Pages are served out of order, and each serve first adds a new task at the front (newest first).
+    server.answer = (served) => ({ delayMs: served.page === 1 ? 0 : ((served.page * 7) % 5) * 6 });
     let created = 0;
     server.beforeServe = () => {
-      for (let index = 0; index < 3; index++) server.ids.unshift(`new${created++}`);
+      server.ids.unshift(`new${created++}`);
     };
     const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map((task) => task.id ?? '');
     expect(new Set(ids).size).toBe(ids.length);
-    const initial = expectedIds(200);
-    expect(initial.filter((id) => !ids.includes(id))).toEqual([]);
-    // The ones present at the start come in their listing order.
-    expect(ids.filter((id) => id.startsWith('t'))).toEqual(initial);
-    // Pages served before the page ahead of them while tasks were added were requested again.
-    const pages = pagesOf(server);
-    expect(pages.length).toBeGreaterThan(new Set(pages).size);
+    const pages = pagesOf(server).sort((a, b) => a - b);
+    expect(pages).toEqual(Array.from({ length: pages.length }, (_, index) => index + 1));
+  });
+
+  it('requests each page once and misses nothing while tasks are added at the end (oldest first)', async () => {
+    const server = await startPageServer(400);
+    server.answer = (served) => ({ delayMs: served.page === 1 ? 0 : ((served.page * 7) % 5) * 6 });
+    let created = 0;
+    server.beforeServe = () => {
+      server.ids.push(`new${String(created++).padStart(4, '0')}`);
+    };
+    const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map((task) => task.id ?? '');
+    // Read to the listing's new end: every task, each once, in order.
+    expect(ids).toEqual(server.ids.slice(0, ids.length));
+    expect(ids.slice(0, 400)).toEqual(expectedIds(400));
+    const pages = pagesOf(server).sort((a, b) => a - b);
+    expect(pages).toEqual(Array.from({ length: Math.ceil(ids.length / 10) }, (_, index) => index + 1));
+  });
+
+  it('reads the page before again when tasks ahead left the listing, saving the tasks that moved onto it', async () => {
+    const server = await startPageServer(100);
+    let removed: string[] = [];
+    server.beforeServe = (served) => {
+      // Page 1 is read; before page 3 is served, the 4 newest tasks leave the listing: t0079…t0076 of
+      // page 3 move onto page 2, which was served already.
+      if (served.page === 3 && removed.length === 0) removed = server.ids.splice(0, 4);
+    };
+    const ids = (await clientOf(server).tasks.list({}, { concurrency: 1 }).toArray()).map((task) => task.id ?? '');
+    expect(removed).toHaveLength(4);
+    expect(ids).toEqual(expectedIds(100));
+    expect(pagesOf(server)).toEqual([1, 2, 3, 2, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('requests the pages a later page reports when the listing grows during the walk', async () => {

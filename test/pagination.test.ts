@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage } from '../src/core/pagination.js';
+import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, MAX_REREADS } from '../src/core/pagination.js';
 import { DeliveryError, PaginationLimitError, type Task, TaskListPromise, TaskPage } from '../src/index.js';
 
 /** A fake service of `total` tasks, `limit` per page, recording the pages asked for. */
@@ -101,15 +101,18 @@ describe('TaskListPromise', () => {
 
 /**
  * A listing sorted newest first whose pages are served when a fast-check scheduler says so, with
- * `inserts` new tasks added at the front at scheduled moments in between: offset pages shift under the
- * walk, and pages requested together are served in any order.
+ * `inserts` new tasks added at the front (newest first; `atEnd`: at the end, oldest first) at scheduled
+ * moments in between: offset pages shift under the walk, and pages requested together are served in any order.
  */
-function shiftingService(scheduler: fc.Scheduler, initial: number, limit: number, inserts: number) {
+function shiftingService(scheduler: fc.Scheduler, initial: number, limit: number, inserts: number, atEnd = false) {
   const ids = Array.from({ length: initial }, (_, index) => `t${initial - 1 - index}`);
   const initialIds = [...ids];
   const requested: number[] = [];
   for (let index = 0; index < inserts; index++) {
-    void scheduler.schedule(Promise.resolve(), `insert n${index}`).then(() => ids.unshift(`n${index}`));
+    void scheduler.schedule(Promise.resolve(), `insert n${index}`).then(() => {
+      if (atEnd) ids.push(`n${index}`);
+      else ids.unshift(`n${index}`);
+    });
   }
   const fetchPage: FetchTaskPage = (page) => {
     requested.push(page);
@@ -170,21 +173,46 @@ describe('TaskListPromise with concurrent pages', () => {
     expect(await listing.toArray()).toEqual([{ id: 'x' }]);
   });
 
-  it('requests a page again at most once, even from a service whose total keeps falling', async () => {
+  it('reads pages again at most MAX_REREADS times a walk, from a service whose total keeps falling', async () => {
     const asked: number[] = [];
-    let total = 1000;
+    let total = 100_000;
     const fetchPage: FetchTaskPage = async (page) => {
       asked.push(page);
       total--;
       const tasks = [{ id: `p${page}-${asked.length}` }];
-      return new TaskPage({ tasks, page, limit: 1, totalPages: 6, total }, fetchPage);
+      return new TaskPage({ tasks, page, limit: 1, totalPages: 200, total }, fetchPage);
     };
-    const tasks = await new TaskListPromise(fetchPage, 1, { maxPages: 100, concurrency: 1 }).toArray();
-    expect(tasks).toHaveLength(6);
-    expect(asked).toEqual([1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+    await new TaskListPromise(fetchPage, 1, { maxPages: 1000, concurrency: 1 }).toArray();
+    expect(new Set(asked).size).toBe(200);
+    expect(asked).toHaveLength(200 + MAX_REREADS);
   });
 
-  it('never yields an id twice and misses no task present at the start, whatever the serve order and inserts', async () => {
+  it('never requests a page past the last page the latest answer reports', async () => {
+    const asked: number[] = [];
+    const held = new Map<number, () => void>();
+    const fetchPage: FetchTaskPage = (page) => {
+      asked.push(page);
+      // Page 1 reports 10 pages; by the time the others are served the listing has 3.
+      const built = () =>
+        new TaskPage(
+          { tasks: page <= 3 ? [{ id: `p${page}` }] : [], page, limit: 1, totalPages: page === 1 ? 10 : 3, total: 3 },
+          fetchPage,
+        );
+      if (page === 1) return Promise.resolve(built());
+      return new Promise((resolve) => held.set(page, () => resolve(built())));
+    };
+    const walk = new TaskListPromise(fetchPage, 1, { maxPages: 100, concurrency: 4 }).toArray();
+    while (held.size < 4) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (const page of [2, 3, 4, 5]) {
+      held.get(page)?.();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect((await walk).map((task) => task.id)).toEqual(['p1', 'p2', 'p3']);
+    // 2…5 were asked on page 1's word; none after page 2 said there are 3.
+    expect(asked).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('never yields an id twice nor requests a page twice while tasks are added, whatever the serve order', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -192,13 +220,51 @@ describe('TaskListPromise with concurrent pages', () => {
         fc.integer({ min: 1, max: 10 }),
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 0, max: 40 }),
-        async (scheduler, initial, limit, concurrency, inserts) => {
-          const service = shiftingService(scheduler, initial, limit, inserts);
+        fc.boolean(),
+        async (scheduler, initial, limit, concurrency, inserts, atEnd) => {
+          const service = shiftingService(scheduler, initial, limit, inserts, atEnd);
           const walk = new TaskListPromise(service.fetchPage, 1, { maxPages: 1000, concurrency }).toArray();
           const ids = (await scheduler.waitFor(walk)).map((task) => task.id ?? '');
           expect(new Set(ids).size).toBe(ids.length);
-          // Every task present at the start, in its listing order (new ones may come in between).
-          expect(ids.filter((id) => id.startsWith('t'))).toEqual(service.initialIds);
+          expect(new Set(service.requested).size).toBe(service.requested.length);
+          // Added at the end (oldest first) or one page at a time, no initial task is missed, and they
+          // come in their listing order.
+          if (atEnd) expect(ids.slice(0, initial)).toEqual(service.initialIds);
+          if (concurrency === 1) expect(ids.filter((id) => id.startsWith('t'))).toEqual(service.initialIds);
+        },
+      ),
+      { numRuns: 800 },
+    );
+  });
+
+  it('against a service answering any contract-valid figures, requests at most MAX_REREADS + concurrency pages more than it hands over, none past a reported last page', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.tuple(fc.nat(400), fc.integer({ min: 1, max: 40 }), fc.nat(10)), { minLength: 1, maxLength: 80 }),
+        async (scheduler, concurrency, answers) => {
+          const asked: number[] = [];
+          let largestAnswered = 0;
+          let pastKnown = 0;
+          const fetchPage: FetchTaskPage = (page) => {
+            if (asked.length > 0 && page > largestAnswered) pastKnown++;
+            const [total, totalPages, count] = answers[asked.length % answers.length] as [number, number, number];
+            asked.push(page);
+            const tasks = Array.from({ length: count }, (_, index) => ({ id: `r${asked.length}-${index}` }));
+            return scheduler.schedule(Promise.resolve(), `serve page ${page}`).then(() => {
+              largestAnswered = Math.max(largestAnswered, totalPages);
+              return new TaskPage({ tasks, page, limit: 10, totalPages, total }, fetchPage);
+            });
+          };
+          let handedOver = 0;
+          const walk = (async () => {
+            for await (const _page of new TaskListPromise(fetchPage, 1, { maxPages: 1000, concurrency }).byPage())
+              handedOver++;
+          })();
+          await scheduler.waitFor(walk);
+          expect(pastKnown).toBe(0);
+          expect(asked.length).toBeLessThanOrEqual(handedOver + MAX_REREADS + concurrency);
         },
       ),
       { numRuns: 400 },
@@ -224,7 +290,7 @@ describe('TaskListPromise with concurrent pages', () => {
           }).toArray();
           const ids = (await scheduler.waitFor(walk)).map((task) => task.id ?? '');
           expect(new Set(ids).size).toBe(ids.length);
-          expect(ids.filter((id) => id.startsWith('t'))).toEqual(service.initialIds);
+          if (concurrency === 1) expect(ids.filter((id) => id.startsWith('t'))).toEqual(service.initialIds);
         },
       ),
       { numRuns: 400 },

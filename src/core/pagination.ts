@@ -11,10 +11,12 @@
  * - *Bounded ahead.* Pages requested but not yet handed to the consumer are never more than
  *   `concurrency`: a consumer that stops reading stops the requests, so memory stays bounded.
  * - *Ends like a sequential walk.* The walk ends after the first page that is empty (as served) or
- *   reports itself the last (its number ≥ its own `totalPages`), or, with a creation bound of
- *   `tasks.list` on a listing sorted by `createdAt` toward it, holds a task beyond that bound, and throws {@link PaginationLimitError} after `maxPages`
- *   pages while more are reported. It requests pages up to the largest `totalPages` any page reported
- *   (capped by `maxPages`); pages fetched beyond the end are dropped and their requests aborted.
+ *   reports itself the last (its number ≥ its own `totalPages` and the latest answer's), or, with a creation
+ *   bound of `tasks.list` on a listing sorted by `createdAt` toward it, holds a task beyond that bound, and
+ *   throws {@link PaginationLimitError} after `maxPages` pages while more are reported. It requests no page
+ *   past the last one it knows: the `totalPages` of the latest answer (a re-read aside), or of the page
+ *   handed over last when that is larger (capped by `maxPages`); pages fetched beyond the end are dropped
+ *   and their requests aborted.
  * - *Stops cleanly.* A `break` (the iterator's `return()`), an error, or the caller's `signal` aborts
  *   every request still in flight; nothing more is sent. A page that fails rejects the iteration at its
  *   position, after the pages before it; the pages after it are aborted at once.
@@ -24,15 +26,16 @@
  *   `APIConnectionTimeoutError` (`timeoutMs`: the walk's `totalTimeout`).
  * - *Slows down when told to.* A 429 on any page (the transport retries it itself) halves the concurrency
  *   for the rest of the walk: the requests that were sent under the same limit count as one signal.
- * - *Shifting pages.* Offset pages shift when tasks are created during the walk. Two guarantees hold for a
- *   listing whose order only changes by tasks being added (the default newest-first order, or `createdAt`
- *   and other fields that do not change): **no task present when the walk started is missed** (a page
- *   served before the page ahead of it while tasks were being added, seen as a lower `total`, is
- *   requested again once) and **no id is yielded twice** as long as at most {@link DEDUPE_WINDOW} tasks
- *   are added ahead of it between two reads of it (for example, at most that many during the whole
- *   walk). Sorting by a field that changes (`status`, `updatedAt`) moves tasks between pages at any time:
- *   then the ids of the last {@link DEDUPE_WINDOW} tasks read are still never repeated, and nothing more
- *   can be promised.
+ * - *Shifting pages.* Offset pages shift when tasks are added or leave during the walk. Each page is
+ *   requested once while the listing stays still or only grows, and **no id is yielded twice** as long
+ *   as it moves by at most {@link DEDUPE_WINDOW} places between two reads of it. A `total` is a clock
+ *   only while the listing grows, so a page's `total` is compared with the answers that came before it
+ *   was requested: lower, tasks ahead left the listing since, and the tasks at the top of this page may
+ *   have moved onto the page before, already served. That page is requested again first (at most
+ *   {@link MAX_REREADS} times a walk) and only its tasks not yet yielded come out. Growth moves tasks the
+ *   other way: in a newest-first listing, a page served before the page ahead of it misses the tasks
+ *   pushed over their boundary in between. One page at a time (`concurrency: 1`), or sorted oldest first
+ *   (new tasks go to the end), nothing present at the start is missed.
  * @module
  */
 
@@ -40,6 +43,12 @@ import type { Task } from '../schemas/task.js';
 import type { TaskListResponse } from '../schemas/task-list.js';
 import { type ResponseHead, responseOf, type WithResponse, withResponseOf } from './api-promise.js';
 import { APIConnectionTimeoutError, DeliveryError, PaginationLimitError } from './errors.js';
+
+/**
+ * Pages one walk requests a second time, at most: each after a lower `total` showed tasks leaving the
+ * listing (see the module notes). A service whose totals jump about costs at most this many requests more.
+ */
+export const MAX_REREADS = 10;
 
 /** Default safety cap on pages read by one iteration (10 000 tasks at 10 per page). */
 export const DEFAULT_MAX_PAGES = 1000;
@@ -67,10 +76,7 @@ const PAGES_PER_MACROTASK = 64;
 
 /** Resolves in a later macrotask (after the microtask queue has drained). */
 function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof setImmediate === 'function') setImmediate(resolve);
-    else setTimeout(resolve, 0);
-  });
+  return new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
 }
 
 /** What a walk passes with each page request. */
@@ -252,17 +258,18 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
   }
 
   /**
-   * Every page in order, the first included (the same first page an `await` got). Up to `concurrency`
-   * pages are requested ahead of the one you are reading; leaving the loop aborts them.
+   * Every page in order, the first included (the same first page an `await` got), and the new copy of a
+   * page read again after tasks left the listing (its number repeats; see the module notes). Up to
+   * `concurrency` pages are requested ahead of the one you are reading; leaving the loop aborts them.
    * @throws {PaginationLimitError} after `maxPages` pages while more are reported; a page's request
    * error at that page's position.
    */
   byPage(): AsyncGenerator<TaskPage, void, undefined> {
-    return this.#pages(Number.POSITIVE_INFINITY);
+    return this.#pages();
   }
 
   /** The pages of one walk; `taskBudget` lets the walk request no more pages than that many tasks need. */
-  async *#pages(taskBudget: number): AsyncGenerator<TaskPage, void, undefined> {
+  async *#pages(taskBudget = Number.POSITIVE_INFINITY): AsyncGenerator<TaskPage, void, undefined> {
     const walk = new PageWalk(
       this.#fetchPage,
       () => this.#first(),
@@ -284,12 +291,12 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
 
   /** Every task of every page, each id once (within {@link DEDUPE_WINDOW}; see the module notes). */
   [Symbol.asyncIterator](): AsyncGenerator<Task, void, undefined> {
-    return this.#tasks(Number.POSITIVE_INFINITY);
+    return this.#tasks();
   }
 
-  async *#tasks(taskBudget: number): AsyncGenerator<Task, void, undefined> {
+  async *#tasks(): AsyncGenerator<Task, void, undefined> {
     const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
-    for await (const page of this.#pages(taskBudget)) yield* recent.unseen(page.tasks);
+    for await (const page of this.#pages()) yield* recent.unseen(page.tasks);
   }
 
   /**
@@ -318,8 +325,10 @@ interface Slot {
   /** Settles (never rejects) when the request does; `result` is set then. */
   readonly settled: Promise<void>;
   result: { ok: true; page: TaskPage } | { ok: false; error: unknown } | undefined;
-  /** Whether this is the second request of its page number (a page is requested again at most once). */
-  readonly again: boolean;
+  /** The largest `total` answered before this request was sent. */
+  readonly known: number;
+  /** Whether a shrink seen on this page was already acted on (or this is a re-read itself). */
+  again: boolean;
 }
 
 /**
@@ -331,7 +340,6 @@ class PageWalk {
   readonly #first: () => Promise<TaskPage>;
   readonly #firstRateLimited: () => boolean;
   readonly #firstPageNumber: number;
-  readonly #maxPages: number;
   readonly #signal: AbortSignal | undefined;
   readonly #totalTimeout: number | undefined;
   /** When the walk's deadline passes (`performance.now()`), `Infinity` without one. */
@@ -347,17 +355,22 @@ class PageWalk {
   #limit: number;
   /** The next page number to request. */
   #nextPage: number;
-  /** Requests stop after this page: the largest `totalPages` reported (capped), or a failed page. */
+  /**
+   * Requests stop after this page (and `#stopPage`): the `totalPages` of the latest answer, or of the page
+   * handed over last when larger.
+   */
   #lastPage: number;
-  /** The page handed over last. */
+  /** The page handed over last, and its number. */
   #previous: TaskPage | undefined;
+  #number = 0;
+  /** The largest `total` any answer reported so far. */
+  #known = 0;
+  /** Pages requested a second time so far, at most {@link MAX_REREADS}. */
+  #rereads = 0;
   #deliveredTasks = 0;
   /** Pages handed over since the last wait for a macrotask. */
   #sinceMacrotask = 0;
-  /** The page size seen on the first page, to size requests to a task budget. */
-  #pageSize = 0;
-  #started = false;
-  #finished = false;
+  /** The walk is over (ended, failed, or left): nothing more is requested or handed over. */
   #closed = false;
   /** Thrown by the next call: the page cap, reached after the page handed over last. */
   #pendingError: PaginationLimitError | undefined;
@@ -377,14 +390,12 @@ class PageWalk {
     this.#first = first;
     this.#firstRateLimited = firstRateLimited;
     this.#firstPageNumber = firstPageNumber;
-    this.#maxPages = options.maxPages;
     this.#capPage = firstPageNumber + options.maxPages - 1;
     this.#stopPage = this.#capPage;
     this.#limit = options.concurrency;
     this.#signal = options.signal;
     this.#totalTimeout = options.totalTimeout;
-    this.#endsAt =
-      options.totalTimeout === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.totalTimeout;
+    this.#endsAt = performance.now() + (options.totalTimeout ?? Number.POSITIVE_INFINITY);
     this.#taskBudget = taskBudget;
     this.#nextPage = firstPageNumber + 1;
     this.#lastPage = firstPageNumber;
@@ -402,19 +413,17 @@ class PageWalk {
       this.close();
       throw error;
     }
-    if (this.#finished || this.#closed) return undefined;
+    if (this.#closed) return undefined;
     try {
-      if (!this.#started) {
-        this.#started = true;
+      if (this.#previous === undefined) {
         const page = await this.#first();
         if (this.#firstRateLimited()) this.#slowDown(this.#limit);
-        this.#pageSize = page.limit > 0 ? page.limit : page.tasks.length;
         return this.#deliver(page, this.#firstPageNumber);
       }
       for (;;) {
         // The consumer asks for a page: request it even when a task budget said none were needed yet.
         if (this.#slots.length === 0 && !this.#launch()) {
-          this.#finished = true;
+          this.close();
           return undefined;
         }
         const slot = this.#slots[0] as Slot;
@@ -426,15 +435,23 @@ class PageWalk {
         if (this.#closed) return undefined;
         const result = slot.result as NonNullable<Slot['result']>;
         if (!result.ok) throw result.error;
-        const previous = this.#previous;
-        if (previous !== undefined && result.page.total < previous.total && !slot.again) {
-          // Served before the page ahead of it while tasks were added: tasks pushed over the boundary
-          // since are not on it. Request it again (once): that copy is served after the page ahead.
-          this.#slots[0] = this.#request(slot.page, true);
+        const { total } = result.page;
+        if (
+          !slot.again &&
+          total < slot.known &&
+          total < (this.#previous as TaskPage).total &&
+          this.#rereads < MAX_REREADS
+        ) {
+          // Served after a larger total was answered: tasks ahead left the listing after the page before
+          // was served, and the top of this page moved onto it. Read that page again first.
+          this.#rereads++;
+          slot.again = true;
+          this.#slots.unshift(this.#request(slot.page - 1, true));
           continue;
         }
         this.#slots.shift();
-        return this.#deliver(result.page, slot.page);
+        // A re-read of the page handed over last only adds the tasks that moved onto it.
+        return slot.page > this.#number ? this.#deliver(result.page, slot.page) : result.page;
       }
     } catch (error) {
       this.close();
@@ -453,13 +470,15 @@ class PageWalk {
   /** Hands `page` (number `number`) over: decides whether the walk goes on, and requests ahead. */
   #deliver(page: TaskPage, number: number): TaskPage {
     this.#previous = page;
+    this.#number = number;
     this.#deliveredTasks += page.tasks.length;
-    this.#noteTotalPages(page);
-    if (lastPages.has(page) || number >= page.totalPages) {
-      this.#finished = true;
-      this.#abortFrom(0);
+    if (page.total > this.#known) this.#known = page.total;
+    // This page's own count holds too: a walk never ends before a page-by-page walk would.
+    if (page.totalPages > this.#lastPage) this.#lastPage = page.totalPages;
+    if (lastPages.has(page) || number >= this.#lastPage) {
+      this.close();
     } else if (number >= this.#capPage) {
-      this.#pendingError = new PaginationLimitError(this.#maxPages);
+      this.#pendingError = new PaginationLimitError(this.#capPage - this.#firstPageNumber + 1);
     } else {
       this.#fill();
     }
@@ -475,13 +494,12 @@ class PageWalk {
 
   /** Whether the pages delivered and requested may still hold fewer tasks than the budget. */
   #wantsMore(): boolean {
-    if (this.#taskBudget === Number.POSITIVE_INFINITY) return true;
-    return this.#deliveredTasks + this.#slots.length * this.#pageSize < this.#taskBudget;
+    return this.#deliveredTasks + this.#slots.length * (this.#previous as TaskPage).limit < this.#taskBudget;
   }
 
   /** Requests the next page number if the walk may; false when there is none to request. */
   #launch(): boolean {
-    if (this.#closed || this.#finished || this.#nextPage > this.#lastPage) return false;
+    if (this.#closed || this.#nextPage > Math.min(this.#lastPage, this.#stopPage)) return false;
     this.#slots.push(this.#request(this.#nextPage, false));
     this.#nextPage++;
     return true;
@@ -509,18 +527,21 @@ class PageWalk {
     const slot: Slot = {
       page,
       controller,
+      known: this.#known,
       again,
       result: undefined,
       settled: fetched.then(
         (fetched) => {
           slot.result = { ok: true, page: fetched };
-          if (this.#closed || this.#finished) return;
-          this.#noteTotalPages(fetched);
+          if (fetched.total > this.#known) this.#known = fetched.total;
+          if (this.#closed) return;
+          // The latest answer (a re-read aside) says where the listing ends now: request no page past it.
+          if (!again) this.#lastPage = fetched.totalPages;
           this.#fill();
         },
         (error: unknown) => {
           slot.result = { ok: false, error };
-          if (this.#closed || this.#finished) return;
+          if (this.#closed) return;
           this.#failed(slot);
         },
       ),
@@ -535,14 +556,8 @@ class PageWalk {
       url,
       attempts,
       timeoutMs: this.#totalTimeout ?? 0,
-      reason: `totalTimeout of ${this.#totalTimeout} ms of the walk elapsed before page ${page} came`,
+      reason: `the walk's totalTimeout elapsed before page ${page} came`,
     });
-  }
-
-  /** More pages reported: request up to the largest `totalPages` seen, within the cap. */
-  #noteTotalPages(page: TaskPage): void {
-    const last = Math.min(page.totalPages, this.#stopPage);
-    if (last > this.#lastPage) this.#lastPage = last;
   }
 
   /** A page failed: the iteration will end there, so pages after it are aborted and none requested. */
@@ -551,7 +566,6 @@ class PageWalk {
     if (index < 0) return;
     this.#abortFrom(index + 1);
     this.#stopPage = Math.min(this.#stopPage, slot.page);
-    this.#lastPage = Math.min(this.#lastPage, slot.page);
   }
 
   /** Aborts the requests from `#slots[index]` on and forgets them. */
