@@ -23,8 +23,9 @@ describeWithRedis('several instances sharing one Redis', () => {
   });
 
   /** Starts a worker process creating `orders` over the shared Redis, under `prefix`. */
-  const startWorker = (orders: readonly string[], prefix: string): CreateWorker =>
+  const startWorker = (orders: readonly string[], prefix: string, attempts = 1): CreateWorker =>
     startCreateWorker({
+      attempts,
       baseUrl: hostile.url,
       apiKey: hostile.mock.apiKey,
       sellerId: hostile.mock.sellerId,
@@ -43,12 +44,14 @@ describeWithRedis('several instances sharing one Redis', () => {
     hostile.use(faults.handler);
     const orders = Array.from({ length: 200 }, (_, index) => `MP-${String(index).padStart(3, '0')}`);
     const shared = prefix();
-    const outcomes = (await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared).done))).flat();
+    // Each process retries as the README says (an unknown outcome after its retryAfterMs): on a loaded
+    // machine a create may not decide within its own deadline, and only a retry can.
+    const outcomes = (await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5).done))).flat();
     expect(faults.faulted.size).toBeGreaterThan(20);
     for (const orderNumber of orders) {
       const tasks = tasksFor(orderNumber);
-      expect(tasks, orderNumber).toHaveLength(1);
       const seen = outcomes.filter((outcome) => outcome.orderNumber === orderNumber);
+      expect(tasks, `${orderNumber}: ${JSON.stringify(seen)}`).toHaveLength(1);
       expect(seen, orderNumber).toHaveLength(4);
       for (const outcome of seen) expect(outcome, orderNumber).toEqual({ orderNumber, taskId: tasks[0]?.id });
     }

@@ -6,7 +6,12 @@
  * Prints one JSON line: the outcome of each order (the task id, or the error's class).
  */
 import Redis from 'ioredis';
-import { DeliveryClient } from '../../src/index.js';
+import {
+  APIConnectionTimeoutError,
+  DeliveryClient,
+  StoreUnavailableError,
+  TaskCreationOutcomeUnknownError,
+} from '../../src/index.js';
 import { redisStore } from '../../src/redis.js';
 import { orderParams } from './order-params.js';
 
@@ -22,6 +27,12 @@ export interface WorkerConfig {
   timeoutMs: number;
   /** Wait before the second reconciliation lookup, ms (then doubling). Default: the client's (1000). */
   reconciliationIntervalMs?: number;
+  /**
+   * Creates of an order at most, as a merchant's retry loop does them (README "Exactly-once creation"): again
+   * after `retryAfterMs` on an unknown outcome, at once after a timeout that sent nothing the service could
+   * have processed, after 200 ms on a store that did not answer. Default 1.
+   */
+  attempts?: number;
 }
 
 /** One order's outcome in a worker. */
@@ -47,11 +58,24 @@ async function main(): Promise<void> {
   });
   const outcomes = await Promise.all(
     config.orders.map(async (orderNumber): Promise<WorkerOutcome> => {
-      try {
-        const task = await client.tasks.create(orderParams(orderNumber));
-        return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
-      } catch (error) {
-        return { orderNumber, error: error instanceof Error ? error.name : String(error) };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const task = await client.tasks.create(orderParams(orderNumber));
+          return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
+        } catch (error) {
+          const waitMs =
+            error instanceof TaskCreationOutcomeUnknownError
+              ? error.retryAfterMs
+              : error instanceof StoreUnavailableError
+                ? 200
+                : error instanceof APIConnectionTimeoutError
+                  ? 0
+                  : undefined;
+          if (waitMs === undefined || attempt >= (config.attempts ?? 1)) {
+            return { orderNumber, error: error instanceof Error ? error.name : String(error) };
+          }
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
+        }
       }
     }),
   );
