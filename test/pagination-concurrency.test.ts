@@ -35,10 +35,20 @@ interface Served {
   finished: boolean;
 }
 
-/** How to answer one request: after `delayMs`, a status and body (default: the page), or never. */
+/**
+ * How to answer one request: once `until` settles (if given), after `delayMs`, a status and body (default:
+ * the page), or never.
+ */
 type Answer =
   | 'hold'
-  | { delayMs?: number; status?: number; headers?: Record<string, string>; body?: unknown; destroy?: boolean };
+  | {
+      until?: Promise<unknown>;
+      delayMs?: number;
+      status?: number;
+      headers?: Record<string, string>;
+      body?: unknown;
+      destroy?: boolean;
+    };
 
 interface PageServer {
   readonly url: string;
@@ -132,7 +142,7 @@ async function startPageServer(taskCount: number): Promise<PageServer> {
     }
     const answer = state.answer(served, { forPage: count });
     if (answer === 'hold') return;
-    timer = setTimeout(() => {
+    const send = () => {
       if (answer.destroy) {
         response.destroy();
         return;
@@ -151,7 +161,12 @@ async function startPageServer(taskCount: number): Promise<PageServer> {
       served.answeredAs = answered++;
       response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
       response.end(body);
-    }, answer.delayMs ?? 0);
+    };
+    const later = () => {
+      if (!served.finished) timer = setTimeout(send, answer.delayMs ?? 0);
+    };
+    if (answer.until === undefined) later();
+    else void answer.until.then(later);
   };
   const server = createServer(serve);
   server.on('connection', (socket) => {
@@ -177,6 +192,26 @@ function clientOf(server: PageServer, overrides: ClientOptions = {}): DeliveryCl
 }
 
 const pagesOf = (server: PageServer) => server.requests.map((served) => served.page);
+
+/**
+ * A gate for answers: `gather(count)` settles once `count` requests are in flight at once (releasing every
+ * request waiting on it), or after `capMs`. So a walk's concurrency shows as requests in flight at once
+ * even when a loaded machine sends the next request after an answer came back; a walk that sends fewer
+ * than `count` at once shows fewer (each wave waits `capMs`), one that sends more shows more.
+ */
+function gatherer(server: PageServer, capMs = 1000): (count: number) => Promise<void> {
+  const waiting: (() => void)[] = [];
+  return (count) => {
+    if (server.inFlight() >= count) {
+      for (const release of waiting.splice(0)) release();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      waiting.push(resolve);
+      setTimeout(resolve, capMs);
+    });
+  };
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The ids of pages `from`…`to` of a server of `count` tasks, 10 per page, as first served. */
 const expectedIds = (count: number, from = 1, to = Math.ceil(count / 10)) =>
@@ -188,7 +223,8 @@ const expectedIds = (count: number, from = 1, to = Math.ceil(count / 10)) =>
 describe('tasks.list iteration: concurrent pages', () => {
   it('requests the pages after the first at once, at most `concurrency` in flight', async () => {
     const server = await startPageServer(120);
-    server.answer = () => ({ delayMs: 40 });
+    const gather = gatherer(server);
+    server.answer = (served) => (served.page === 1 ? {} : { until: gather(4), delayMs: 10 });
     const tasks = await clientOf(server).tasks.list({}, { concurrency: 4 }).toArray();
     expect(tasks.map((task) => task.id)).toEqual(expectedIds(120));
     expect(pagesOf(server).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
@@ -200,7 +236,8 @@ describe('tasks.list iteration: concurrent pages', () => {
 
   it(`requests up to ${DEFAULT_LIST_CONCURRENCY} pages at once by default`, async () => {
     const server = await startPageServer(300);
-    server.answer = () => ({ delayMs: 30 });
+    const gather = gatherer(server);
+    server.answer = (served) => (served.page === 1 ? {} : { until: gather(DEFAULT_LIST_CONCURRENCY), delayMs: 10 });
     expect(await clientOf(server).tasks.list().toArray()).toHaveLength(300);
     expect(Math.max(...server.requests.map((served) => served.inFlightAtArrival))).toBe(DEFAULT_LIST_CONCURRENCY);
     expect(server.requests).toHaveLength(30);
@@ -418,10 +455,14 @@ describe('tasks.list iteration: rate limits', () => {
 
   it('halves the concurrency for the rest of the walk after a 429', async () => {
     const server = await startPageServer(400);
-    server.answer = (served, { forPage }) =>
-      served.page === 4 && forPage === 1
-        ? { status: 429, headers: { 'retry-after-ms': '0' }, body: { message: 'slow down' } }
-        : { delayMs: 40 };
+    const gather = gatherer(server);
+    server.answer = (served, { forPage }) => {
+      if (served.page === 1) return {};
+      const until = gather(served.page <= 9 && forPage === 1 ? 8 : 4);
+      return served.page === 4 && forPage === 1
+        ? { until, status: 429, headers: { 'retry-after-ms': '0' }, body: { message: 'slow down' } }
+        : { until, delayMs: 10 };
+    };
     const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map((task) => task.id);
     expect(ids).toEqual(expectedIds(400));
     expect(peak(server, 2, 9)).toBe(8);
@@ -431,10 +472,14 @@ describe('tasks.list iteration: rate limits', () => {
 
   it('counts 429s on requests sent together as one signal, and halves again on a later one', async () => {
     const server = await startPageServer(400);
-    server.answer = (served, { forPage }) =>
-      [3, 4, 5, 16].includes(served.page) && forPage === 1
-        ? { status: 429, headers: { 'retry-after-ms': '0' }, body: { message: 'slow down' } }
-        : { delayMs: 40 };
+    const gather = gatherer(server);
+    server.answer = (served, { forPage }) => {
+      if (served.page === 1) return {};
+      const until = gather(served.page <= 9 && forPage === 1 ? 8 : served.page <= 19 ? 4 : 2);
+      return [3, 4, 5, 16].includes(served.page) && forPage === 1
+        ? { until, status: 429, headers: { 'retry-after-ms': '0' }, body: { message: 'slow down' } }
+        : { until, delayMs: 10 };
+    };
     expect(await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).toHaveLength(400);
     expect(peak(server, 2, 9)).toBe(8);
     // Three 429s from the first wave: 8 → 4 (not 1).
