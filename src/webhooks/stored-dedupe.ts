@@ -7,14 +7,16 @@
  * the status and drops the lease in one compare-and-set, so a failure or a crash in between leaves
  * nothing recorded and a resend (or a sync) is processed. The record is fenced: that last write expects
  * the record holding this instance's lease, so an instance whose lease expired and was taken over writes
- * nothing. 2 store calls per event when the task is new or this instance wrote its record last (its
- * memory holds the record as written), else 3 or 4 (docs/several-instances.md).
+ * nothing. 2 store calls per event when this instance wrote the task's record last (its memory holds the
+ * record as written) or the task is new at `accepted`, else 3 (4 for a task at `accepted` or before
+ * whose record another instance wrote; docs/several-instances.md).
  *
  * Key (`SharedState.key`): `task2:<id>` holds the record as JSON for `recordTtlMs` after its last change;
  * its lease (`{ token, until }`, `until` in ms since the epoch) is taken over once `until` is past.
  * @module
  */
 import { DeliveryError } from '../core/errors.js';
+import { lifecycleRank } from '../core/lifecycle.js';
 import type { DeliveryStore } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
 import { leaseToken, type SharedState, unrefTimer } from './shared-state.js';
@@ -138,7 +140,11 @@ export class StoredTaskEvents {
    * (records only grow); `undefined` means the event goes on to {@link process}.
    */
   async precheck(taskId: string, status: string): Promise<EventDrop | undefined> {
-    const value = await this.#state.use((store) => store.get(this.#state.key('task2', taskId)));
+    const key = this.#state.key('task2', taskId);
+    const value = await this.#state.use((store) => store.get(key));
+    // Kept as the claim's first guess.
+    if (value !== undefined)
+      await this.#state.local.compareAndSet(key, await this.#state.local.get(key), value, this.#recordTtlMs);
     return dropOf(decode(value), status);
   }
 
@@ -202,8 +208,11 @@ export class StoredTaskEvents {
     const waitMs = this.#leaseWaitMs ?? 2 * this.#leaseTtlMs;
     const giveUpAt = Date.now() + waitMs;
     // With a store, the memory's value is a guess (a drop found in it is final: records only grow); when
-    // absent, the task is taken to be new.
+    // absent, a task at `accepted` or before is taken to be new, a later one is read.
     let value = await this.#state.local.get(key);
+    if (value === undefined && store !== this.#state.local && (lifecycleRank(status) ?? 3) > 2) {
+      value = await store.get(key);
+    }
     for (let wait = FIRST_LEASE_WAIT_MS; ; ) {
       const record = decode(value);
       const drop = dropOf(record, status);

@@ -92,5 +92,46 @@ it('still looks at the record before a confirming GET', async () => {
   await handler.idle();
   await handler.close();
   expect(calls[0]).toBe('get');
-  expect(calls.slice(1)).toEqual(['setIfAbsent', 'compareAndSet']);
+  // A new task at a later status: its record is read again before the lease is written.
+  expect(calls.slice(1)).toEqual(['get', 'setIfAbsent', 'compareAndSet']);
+});
+
+it('claims with the record read before a confirming GET: 3 store calls for a known task', async () => {
+  const { store, calls } = countedStore();
+  const taskId = `task-${randomUUID()}`;
+  const client: WebhookClient = {
+    tasks: { retrieve: async () => ({ _id: taskId, status: 'delivered' }) },
+  } as unknown as WebhookClient;
+  const writer = createWebhookHandler({ store, confirm: false, logLevel: 'off', onEvent: () => {} });
+  expect((await post(writer, taskId, 'pickedup')).status).toBe(200);
+  await writer.idle();
+  await writer.close();
+  calls.length = 0;
+  const handler = createWebhookHandler({ store, client, confirm: true, logLevel: 'off', onEvent: () => {} });
+  expect((await post(handler, taskId, 'delivered')).status).toBe(200);
+  await handler.idle();
+  await handler.close();
+  expect(calls).toEqual(['get', 'compareAndSet', 'compareAndSet']);
+});
+
+it('costs at most 3 store calls for a later event on an instance new to the task, 4 on one whose memory is stale', async () => {
+  const { store, calls } = countedStore();
+  const handlers = [0, 1].map(() =>
+    createWebhookHandler({ store, confirm: false, logLevel: 'off', onEvent: () => {} }),
+  );
+  const taskId = `task-${randomUUID()}`;
+  const perEvent: number[] = [];
+  for (const [index, status] of ['accepted', 'pickedup', 'enroute'].entries()) {
+    const handler = handlers[index % 2];
+    if (handler === undefined) throw new Error('no handler');
+    calls.length = 0;
+    expect((await post(handler, taskId, status)).status).toBe(200);
+    await handler.idle();
+    perEvent.push(calls.length);
+  }
+  for (const handler of handlers) await handler.close();
+  // The second receiver reads the record; the first guesses its own last write, finds it changed, reads it.
+  expect(perEvent[0]).toBeLessThanOrEqual(2);
+  expect(perEvent[1]).toBeLessThanOrEqual(3);
+  expect(perEvent[2]).toBeLessThanOrEqual(4);
 });
