@@ -218,7 +218,8 @@ export class StoredTaskEvents {
       const drop = dropOf(record, status);
       if (drop !== undefined) return drop;
       const now = Date.now();
-      if ((record.lease?.until ?? 0) <= now) {
+      const free = (record.lease?.until ?? 0) <= now;
+      if (free) {
         const claimed = encode(record, { token, until: now + this.#leaseTtlMs });
         let taken: boolean;
         try {
@@ -237,14 +238,16 @@ export class StoredTaskEvents {
           throw error;
         }
         if (taken) return { store, record, token, value: claimed };
-      } else {
-        if (now >= giveUpAt) {
-          const busy = new DeliveryError(
-            `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
-          );
-          leaseBusyErrors.add(busy);
-          throw busy;
-        }
+      }
+      // Also bounds the rounds lost to other instances' writes.
+      if (Date.now() >= giveUpAt) {
+        const busy = new DeliveryError(
+          `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
+        );
+        leaseBusyErrors.add(busy);
+        throw busy;
+      }
+      if (!free) {
         await sleep(wait);
         wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS);
       }
@@ -264,7 +267,8 @@ export class StoredTaskEvents {
     const giveUpAt = Date.now() + this.#recordRetryMs;
     for (let pause = FIRST_RECORD_PAUSE_MS; ; pause = Math.min(2 * pause, LAST_RECORD_PAUSE_MS)) {
       try {
-        if (!(await store.compareAndSet(key, held, value, this.#recordTtlMs))) {
+        // A retry after a write whose answer was lost finds the record already written.
+        if (!(await store.compareAndSet(key, held, value, this.#recordTtlMs)) && (await store.get(key)) !== value) {
           throw new DeliveryError(
             `${done} the task's processing lease had expired and another instance holds it; the status was not recorded`,
           );
@@ -275,12 +279,8 @@ export class StoredTaskEvents {
         if (!this.#state.failed(error)) throw error;
         if (!this.#state.holding) break;
         if (Date.now() + pause > giveUpAt) {
-          throw new DeliveryError(
-            `${done} the store did not answer for ${this.#recordRetryMs} ms; the status was not recorded`,
-            {
-              cause: error,
-            },
-          );
+          const message = `${done} the store did not answer for ${this.#recordRetryMs} ms; the status was not recorded`;
+          throw new DeliveryError(message, { cause: error });
         }
         await sleep(pause);
       }

@@ -5,7 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { type DeliveryStore, memoryStore } from '../../src/core/store.js';
-import { createWebhookHandler, type WebhookClient } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  type InboxEntry,
+  type WebhookClient,
+  type WebhookInbox,
+} from '../../src/webhooks/index.js';
 import { fetchWebhook } from './fixtures.js';
 
 /** `memoryStore()` recording each call's method name. */
@@ -134,4 +139,49 @@ it('costs at most 3 store calls for a later event on an instance new to the task
   expect(perEvent[0]).toBeLessThanOrEqual(2);
   expect(perEvent[1]).toBeLessThanOrEqual(3);
   expect(perEvent[2]).toBeLessThanOrEqual(4);
+});
+
+it('with an inbox, takes a record written by a call whose answer was lost as recorded', async () => {
+  const inner = memoryStore();
+  let lost = false;
+  const store: DeliveryStore = {
+    ...inner,
+    compareAndSet: async (key, expected, value, ttlMs) => {
+      const done = await inner.compareAndSet(key, expected, value, ttlMs);
+      // The write that records the status applies, but its answer never arrives.
+      if (!lost && !value.includes('"lease"')) {
+        lost = true;
+        throw new Error('read ECONNRESET');
+      }
+      return done;
+    },
+  };
+  const pending: InboxEntry[] = [];
+  const marks: string[] = [];
+  const inbox: WebhookInbox = {
+    visibilityTimeoutMs: 60_000,
+    append: async ({ body, receivedAt }) => void pending.push({ id: randomUUID(), body, receivedAt, attempts: 1 }),
+    claim: async (_consumer, max) => pending.splice(0, max),
+    complete: async () => void marks.push('complete'),
+    fail: async () => void marks.push('fail'),
+    inspect: async () => ({ pending: pending.length, failed: 0, events: [] }),
+    replay: async () => 0,
+  };
+  const errors: unknown[] = [];
+  const processed: string[] = [];
+  const handler = createWebhookHandler({
+    store,
+    inbox,
+    confirm: false,
+    logLevel: 'off',
+    onError: (error) => void errors.push(error),
+    onEvent: (event) => void processed.push(event.status),
+  });
+  expect((await post(handler, `task-${randomUUID()}`, 'accepted')).status).toBe(200);
+  while (marks.length === 0) await handler.idle();
+  await handler.close();
+  expect(lost).toBe(true);
+  expect(errors).toEqual([]);
+  expect(processed).toEqual(['accepted']);
+  expect(marks).toEqual(['complete']);
 });
