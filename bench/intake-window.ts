@@ -33,7 +33,7 @@ async function windows(inbox: WebhookInbox, store: DeliveryStore): Promise<numbe
     delete: (...args) => store.delete(...args),
     compareAndSet: async (key, expected, value, ttlMs) => {
       const result = await store.compareAndSet(key, expected, value, ttlMs);
-      const task = /:task2:\{?([^}]+)\}?$/.exec(key)?.[1];
+      const task = /:task:\{?([^}]+)\}?$/.exec(key)?.[1];
       const start = task === undefined ? undefined : returned.get(task);
       if (start !== undefined && result) {
         samples.push(performance.now() - start);

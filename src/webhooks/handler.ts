@@ -617,15 +617,18 @@ class WebhookReceiver implements WebhookHandler {
             : await this.#processWaiting(stored, event, inbox, entry.id);
         // Not processed (the store did not answer): left in the inbox, claimed again after its visibility timeout.
         if (outcome === undefined) return;
-        // Not waited for in the queue: the task's next event is claimed only once this one is marked (the
-        // task's lease was released before: whoever claims it next finds it free).
+        // Not waited for in the queue: the task's next event is claimed only once this one is marked, and
+        // marked once the task's lease is released (so whoever claims it next finds the lease free).
         this.#marking(
-          outcome === 'failed'
-            ? inbox.fail(
-                entry.id,
-                `confirmation or onEvent failed for task ${event.taskId} (${event.kind}); see onError`,
-              )
-            : inbox.complete(entry.id),
+          (async () => {
+            await stored?.released(event.taskId);
+            await (outcome === 'failed'
+              ? inbox.fail(
+                  entry.id,
+                  `confirmation or onEvent failed for task ${event.taskId} (${event.kind}); see onError`,
+                )
+              : inbox.complete(entry.id));
+          })(),
         );
       },
       entry.body.length,
@@ -692,9 +695,10 @@ class WebhookReceiver implements WebhookHandler {
     });
   }
 
-  /** Resolves once the marks sent so far have been answered. */
+  /** Resolves once the marks and lease releases sent so far have been answered. */
   async #settled(): Promise<void> {
     while (this.#marks.size > 0) await Promise.all(this.#marks);
+    await this.#stored?.settled();
   }
 
   /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */

@@ -1,25 +1,21 @@
 /**
- * Duplicate and order filtering across instances (the handler's `store` option): each task has one
- * record in the store, the statuses processed, how far along its lifecycle it is (the rules of
- * `dedupe.ts`), and a processing lease, so that of N receivers behind a load balancer one at a time
- * processes a task's events. An instance reads the record, drops a duplicate or an older status (no
- * write), else writes its lease into the record (compare-and-set), calls `onEvent`, and only then records
- * the status and drops the lease in one compare-and-set, so a failure or a crash in between leaves
- * nothing recorded and a resend (or a sync) is processed. The record is fenced: that last write expects
- * the record holding this instance's lease, so an instance whose lease expired and was taken over writes
- * nothing. 2 store calls per event when this instance wrote the task's record last (its memory holds the
- * record as written) or the task is new at `accepted`, else 3 (4 for a task at `accepted` or before
- * whose record another instance wrote; docs/several-instances.md).
+ * Duplicate and order filtering across instances (the handler's `store` option): each task has a record
+ * in the store, the statuses processed and how far along its lifecycle it is (the rules of `dedupe.ts`),
+ * and a processing lease, so that of N receivers behind a load balancer one at a time processes a task's
+ * events. Under the lease an instance reads the record, drops a duplicate or an older status, calls
+ * `onEvent`, and only then records the status (compare-and-set), so a failure or a crash in between
+ * leaves nothing recorded and a resend (or a sync) is processed. The record is fenced: it is written
+ * only while the lease is still this instance's (checked and renewed by compare-and-set after
+ * `onEvent`); an instance whose lease expired and was taken over writes nothing.
  *
- * Key (`SharedState.key`): `task2:<id>` holds the record as JSON for `recordTtlMs` after its last change;
- * its lease (`{ token, until }`, `until` in ms since the epoch) is taken over once `until` is past.
+ * Keys (`SharedState.key`): `task:<id>` holds the record as JSON for `recordTtlMs` after its last
+ * change; `lease:<id>` holds a random token for `leaseTtlMs` at most.
  * @module
  */
-import { DeliveryError } from '../core/errors.js';
-import { lifecycleRank } from '../core/lifecycle.js';
+import { DeliveryError, isStoreUnavailableError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
-import { leaseToken, type SharedState, unrefTimer } from './shared-state.js';
+import { leaseToken, type SharedState } from './shared-state.js';
 
 /** Why an event was not passed on. */
 export type EventDrop = 'duplicate' | 'outOfOrder';
@@ -35,19 +31,14 @@ export interface RecordedEffect {
   readonly confirmed: boolean;
 }
 
-/** A processing lease: its holder's random token and when it expires, ms since the epoch. */
-interface Lease {
-  token: string;
-  until: number;
-}
-
 /** A task's record in the store. */
 interface TaskRecord extends TaskOrder {
   /** Statuses (or event kinds) processed, oldest first, at most {@link MAX_STATUSES_PER_TASK}. */
   seen: string[];
-  lease?: Lease | undefined;
 }
 
+/** Compare-and-set rounds before a record is given up on (each round means another instance wrote it). */
+const MAX_RECORD_ROUNDS = 16;
 /** Waits between attempts to take a lease held elsewhere, ms: doubling from the first to the last. */
 const FIRST_LEASE_WAIT_MS = 5;
 const LAST_LEASE_WAIT_MS = 100;
@@ -60,18 +51,14 @@ function decode(value: string | undefined): TaskRecord {
     if (typeof parsed.rank === 'number') record.rank = parsed.rank;
     if (parsed.ended === 'confirmed' || parsed.ended === 'unconfirmed') record.ended = parsed.ended;
     if (Array.isArray(parsed.seen)) record.seen = parsed.seen.filter((item) => typeof item === 'string');
-    const lease = parsed.lease as Partial<Lease> | null | undefined;
-    if (typeof lease?.token === 'string' && typeof lease.until === 'number') {
-      record.lease = { token: lease.token, until: lease.until };
-    }
   } catch {
     // Not ours or damaged: start afresh; the compare-and-set replaces it.
   }
   return record;
 }
 
-function encode(record: TaskRecord, lease?: Lease): string {
-  return JSON.stringify({ rank: record.rank, ended: record.ended ?? null, seen: record.seen, lease });
+function encode(record: TaskRecord): string {
+  return JSON.stringify({ rank: record.rank, ended: record.ended ?? null, seen: record.seen });
 }
 
 /** Why `status` cannot be processed after what `record` holds, or `undefined` when it can. */
@@ -107,9 +94,8 @@ export class StoredTaskEvents {
 
   /**
    * @param recordTtlMs how long a task's record is kept after its last change, ms.
-   * @param leaseTtlMs how long a processing lease is held at most without renewal, ms: longer than the
-   * store calls around `onEvent`; renewed every third of it while `onEvent` runs, so it only expires
-   * when its holder died or lost the store.
+   * @param leaseTtlMs how long a processing lease is held at most, ms: longer than the longest processing
+   * (`onEvent` and the store calls around it), so it only expires when its holder died.
    */
   constructor(state: SharedState, recordTtlMs: number, leaseTtlMs: number) {
     this.#state = state;
@@ -136,26 +122,21 @@ export class StoredTaskEvents {
   }
 
   /**
-   * A look at the task's record, before anything costly (a confirming GET): a drop found here is final
-   * (records only grow); `undefined` means the event goes on to {@link process}.
+   * A look at the task's record without the lease, before anything costly (a confirming GET): a drop found
+   * here is final (records only grow); `undefined` means the event goes on to {@link process}.
    */
   async precheck(taskId: string, status: string): Promise<EventDrop | undefined> {
-    const key = this.#state.key('task2', taskId);
-    const value = await this.#state.use((store) => store.get(key));
-    // Kept as the claim's first guess.
-    if (value !== undefined)
-      await this.#state.local.compareAndSet(key, await this.#state.local.get(key), value, this.#recordTtlMs);
+    const value = await this.#state.use((store) => store.get(this.#state.key('task', taskId)));
     return dropOf(decode(value), status);
   }
 
   /**
-   * Processes `status` of the task at most once across instances, never after a later status: drops it
-   * as a duplicate or out of order, else takes the task's lease, runs `process`, then records it.
+   * Processes `status` of the task at most once across instances, never after a later status: under the
+   * task's lease, drops it as a duplicate or out of order, else runs `process` and then records it.
    * @returns `'processed'`, or why it was dropped.
    * @throws what `process` throws (nothing is recorded, so a resend is processed), a
-   * {@link DeliveryError} ({@link isLeaseBusy}) when the lease stays taken for twice its TTL, a
-   * {@link DeliveryError} when the lease was taken over while `process` ran (nothing recorded), and
-   * while holding, the store's failure before `process` ran.
+   * {@link DeliveryError} ({@link isLeaseBusy}) when the lease stays taken for twice its TTL, and while holding, the store's
+   * failure before `process` ran.
    */
   async process(
     taskId: string,
@@ -163,83 +144,150 @@ export class StoredTaskEvents {
     effect: RecordedEffect,
     process: () => Promise<void>,
   ): Promise<'processed' | EventDrop> {
-    const key = this.#state.key('task2', taskId);
-    // Safe to restart on the memory if the store fails: a lease written meanwhile is taken back.
-    const held = await this.#state.use((store) => this.#claim(store, key, taskId, status));
-    if (typeof held === 'string') return held;
-    const { store, record, token } = held;
-    // Renewed while `process` runs past a third of the TTL; the last write waits for a renewal under way.
-    let renewal = Promise.resolve();
-    const timer = setInterval(() => {
-      renewal = renewal
-        .then(async () => {
-          const renewed = encode(record, { token, until: Date.now() + this.#leaseTtlMs });
-          if (await store.compareAndSet(key, held.value, renewed, this.#recordTtlMs)) held.value = renewed;
-        })
-        .catch(() => {});
-    }, this.#leaseTtlMs / 3);
-    unrefTimer(timer);
+    const recordKey = this.#state.key('task', taskId);
+    const leaseKey = this.#state.key('lease', taskId);
+    // Safe to restart on the memory if the store fails: nothing is written but the lease, released here.
+    const held = await this.#state.use(async (store) => {
+      const token = await this.#takeLease(store, leaseKey, taskId);
+      try {
+        return { store, token, value: await store.get(recordKey) };
+      } catch (error) {
+        await store.delete(leaseKey, token).catch(() => {});
+        throw error;
+      }
+    });
     try {
+      const drop = dropOf(decode(held.value), status);
+      if (drop !== undefined) return drop;
       await process();
-    } catch (error) {
-      clearInterval(timer);
-      await renewal;
-      // Released (the record as it was), so a resend is processed; a store failure leaves it to expire.
-      await store
-        .compareAndSet(key, held.value, encode(record), this.#recordTtlMs)
-        .catch((failure: unknown) => this.#state.failed(failure));
-      throw error;
+      if (this.#state.holding) {
+        await this.#recordHolding(held.store, leaseKey, held.token, taskId, held.value, status, effect);
+        return 'processed';
+      }
+      await this.#stillHeld(held.store, leaseKey, held.token, taskId, status);
+      await this.#record(held.store, taskId, held.value, status, effect);
+      return 'processed';
+    } finally {
+      // Not waited for: the event is done, and a later store call (on a Redis connection) comes after it.
+      this.#release(held.store, leaseKey, held.token);
     }
-    clearInterval(timer);
-    await renewal;
-    record.seen = [...record.seen.filter((seen) => seen !== status), status].slice(-MAX_STATUSES_PER_TASK);
-    if (effect.advances) advanceOrder(record, status, effect.confirmed);
-    await this.#record(store, key, held.value, encode(record), `Task ${taskId} (${status}): onEvent completed, but`);
-    return 'processed';
+  }
+
+  /** Lease releases sent and not answered yet, by lease key (see {@link released}, {@link settled}). */
+  readonly #releasing = new Map<string, Promise<unknown>>();
+
+  #release(store: DeliveryStore, leaseKey: string, token: string): void {
+    const releasing = store.delete(leaseKey, token).catch((error: unknown) => this.#state.failed(error));
+    this.#releasing.set(leaseKey, releasing);
+    void releasing.finally(() => {
+      if (this.#releasing.get(leaseKey) === releasing) this.#releasing.delete(leaseKey);
+    });
   }
 
   /**
-   * Reads the record (from this process's memory first: the value it wrote last), drops a duplicate or
-   * an older status without writing, else writes this instance's lease into the record, waiting while a
-   * live lease is held elsewhere.
+   * Resolves once the task's lease release sent last has been answered (at once when none is pending): an
+   * inbox marks the event done after it, so the task's next event, claimed by any worker, finds the lease free.
    */
-  async #claim(store: DeliveryStore, key: string, taskId: string, status: string) {
+  async released(taskId: string): Promise<void> {
+    await this.#releasing.get(this.#state.key('lease', taskId));
+  }
+
+  /** Resolves once every lease release sent so far has been answered (or failed). */
+  async settled(): Promise<void> {
+    while (this.#releasing.size > 0) await Promise.all(this.#releasing.values());
+  }
+
+  /**
+   * Fences the record: true when this instance still holds the task's lease (renewed by compare-and-set);
+   * a store failure now is an outage (the memory stands in). Throws when the lease expired and another
+   * instance took it: this one must not write the record any more.
+   */
+  async #stillHeld(
+    store: DeliveryStore,
+    leaseKey: string,
+    token: string,
+    taskId: string,
+    status: string,
+  ): Promise<void> {
+    let held: boolean;
+    try {
+      held = await store.compareAndSet(leaseKey, token, token, this.#leaseTtlMs);
+    } catch (error) {
+      if (this.#state.failed(error)) return;
+      throw error;
+    }
+    if (!held) {
+      throw new DeliveryError(
+        `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
+      );
+    }
+  }
+
+  /**
+   * {@link #stillHeld} and {@link #record} while holding: retried while the store does not answer (for
+   * `recordRetryMs` at most), never on the memory. A lease that expired during the outage and that no one
+   * else took is taken again. Throws a {@link DeliveryError} when another instance holds the lease, when
+   * the record kept changing, or when the store did not answer in time (the status may then be processed
+   * again: the event stays in the inbox).
+   */
+  async #recordHolding(
+    store: DeliveryStore,
+    leaseKey: string,
+    token: string,
+    taskId: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<void> {
+    const key = this.#state.key('task', taskId);
+    const giveUpAt = Date.now() + this.#recordRetryMs;
+    for (let pause = FIRST_RECORD_PAUSE_MS; ; pause = Math.min(2 * pause, LAST_RECORD_PAUSE_MS)) {
+      try {
+        const held =
+          (await store.compareAndSet(leaseKey, token, token, this.#leaseTtlMs)) ||
+          (await store.compareAndSet(leaseKey, undefined, token, this.#leaseTtlMs));
+        if (!held) {
+          throw new DeliveryError(
+            `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
+          );
+        }
+        const recorded = await this.#merge(store, key, known, status, effect);
+        this.#state.answered();
+        if (!recorded) {
+          throw new DeliveryError(
+            `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
+          );
+        }
+        return;
+      } catch (error) {
+        if (!isStoreUnavailableError(error)) throw error;
+        this.#state.failed(error);
+        if (Date.now() + pause > giveUpAt) {
+          throw new DeliveryError(
+            `Task ${taskId} (${status}): onEvent completed, but the store did not answer for ${this.#recordRetryMs} ms; the status was not recorded`,
+            { cause: error },
+          );
+        }
+        await sleep(pause);
+      }
+    }
+  }
+
+  async #takeLease(store: DeliveryStore, key: string, taskId: string): Promise<string> {
     const token = leaseToken();
     const waitMs = this.#leaseWaitMs ?? 2 * this.#leaseTtlMs;
     const giveUpAt = Date.now() + waitMs;
-    // With a store, the memory's value is a guess (a drop found in it is final: records only grow); when
-    // absent, a task at `accepted` or before is taken to be new, a later one is read.
-    let value = await this.#state.local.get(key);
-    if (value === undefined && store !== this.#state.local && (lifecycleRank(status) ?? 3) > 2) {
-      value = await store.get(key);
-    }
-    for (let wait = FIRST_LEASE_WAIT_MS; ; ) {
-      const record = decode(value);
-      const drop = dropOf(record, status);
-      if (drop !== undefined) return drop;
-      const now = Date.now();
-      const free = (record.lease?.until ?? 0) <= now;
-      if (free) {
-        const claimed = encode(record, { token, until: now + this.#leaseTtlMs });
-        let taken: boolean;
-        try {
-          taken =
-            value === undefined
-              ? await store.setIfAbsent(key, claimed, this.#recordTtlMs)
-              : await store.compareAndSet(key, value, claimed, this.#recordTtlMs);
-        } catch (error) {
-          // A write that timed out may still run later (a Redis client's queue): one queued behind it
-          // takes the lease back, so it does not hold the task for its whole TTL.
-          const back =
-            value === undefined
-              ? store.delete(key, claimed)
-              : store.compareAndSet(key, claimed, value, this.#recordTtlMs);
-          back.catch(() => {});
-          throw error;
-        }
-        if (taken) return { store, record, token, value: claimed };
+    for (let wait = FIRST_LEASE_WAIT_MS; ; wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS)) {
+      let taken: boolean;
+      try {
+        taken = await store.setIfAbsent(key, token, this.#leaseTtlMs);
+      } catch (error) {
+        // A write that timed out may still run later (a Redis client's queue): one queued behind it
+        // releases the lease it would take, so it does not hold the task for its whole TTL.
+        store.delete(key, token).catch(() => {});
+        throw error;
       }
-      // Also bounds the rounds lost to other instances' writes.
+      if (taken) return token;
       if (Date.now() >= giveUpAt) {
         const busy = new DeliveryError(
           `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
@@ -247,45 +295,56 @@ export class StoredTaskEvents {
         leaseBusyErrors.add(busy);
         throw busy;
       }
-      if (!free) {
-        await sleep(wait);
-        wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS);
-      }
-      value = await store.get(key);
+      await sleep(wait);
     }
   }
 
   /**
-   * Records the processed status and drops the lease (`value` replaces `held`, the record holding this
-   * instance's lease), then keeps `value` in this process's memory: the next event's first guess, and what
-   * stands in during an outage. A store failure now (after `onEvent`) is an outage, never a reason to
-   * process again; while holding, the write is retried for `recordRetryMs` at most.
-   * @throws a {@link DeliveryError} when the lease was taken over (nothing recorded), or while holding,
-   * when the store did not answer in time.
+   * Records the processed status in `store` (starting from `known`, the value read under the lease) and
+   * in this process's memory, so it stands in with this instance's history during an outage. A store
+   * failure now (after `onEvent`) is an outage, never a reason to process again.
    */
-  async #record(store: DeliveryStore, key: string, held: string, value: string, done: string): Promise<void> {
-    const giveUpAt = Date.now() + this.#recordRetryMs;
-    for (let pause = FIRST_RECORD_PAUSE_MS; ; pause = Math.min(2 * pause, LAST_RECORD_PAUSE_MS)) {
+  async #record(
+    store: DeliveryStore,
+    taskId: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<void> {
+    const key = this.#state.key('task', taskId);
+    const local = this.#state.local;
+    let recorded = true;
+    if (store !== local) {
       try {
-        // A retry after a write whose answer was lost finds the record already written.
-        if (!(await store.compareAndSet(key, held, value, this.#recordTtlMs)) && (await store.get(key)) !== value) {
-          throw new DeliveryError(
-            `${done} the task's processing lease had expired and another instance holds it; the status was not recorded`,
-          );
-        }
-        this.#state.answered();
-        break;
+        recorded = await this.#merge(store, key, known, status, effect);
       } catch (error) {
         if (!this.#state.failed(error)) throw error;
-        if (!this.#state.holding) break;
-        if (Date.now() + pause > giveUpAt) {
-          const message = `${done} the store did not answer for ${this.#recordRetryMs} ms; the status was not recorded`;
-          throw new DeliveryError(message, { cause: error });
-        }
-        await sleep(pause);
       }
     }
-    const local = this.#state.local;
-    if (store !== local) await local.compareAndSet(key, await local.get(key), value, this.#recordTtlMs);
+    await this.#merge(local, key, await local.get(key), status, effect);
+    if (!recorded) {
+      throw new DeliveryError(
+        `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
+      );
+    }
+  }
+
+  /** Adds `status` to the record under `key` by compare-and-set; false when it kept changing. */
+  async #merge(
+    store: DeliveryStore,
+    key: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<boolean> {
+    let current = known;
+    for (let round = 0; round < MAX_RECORD_ROUNDS; round++) {
+      const record = decode(current);
+      record.seen = [...record.seen.filter((seen) => seen !== status), status].slice(-MAX_STATUSES_PER_TASK);
+      if (effect.advances) advanceOrder(record, status, effect.confirmed);
+      if (await store.compareAndSet(key, current, encode(record), this.#recordTtlMs)) return true;
+      current = await store.get(key);
+    }
+    return false;
   }
 }

@@ -108,9 +108,8 @@ describeWithRedis('durable intake over Redis through store faults', () => {
     try {
       const taskId = `lease-${randomUUID()}`;
       // A lease left by a holder that died, expiring after the waiter's 2 600 ms.
-      const recordKey = `lease:${storeKey({ baseUrl: 'default', sellerId: 'default' }, 'webhook', 'task2', taskId)}`;
-      const lease = { token: 'a-dead-holder', until: Date.now() + 4000 };
-      await redis.set(recordKey, JSON.stringify({ rank: -1, ended: null, seen: [], lease }), 'PX', 60_000);
+      const leaseKey = `lease:${storeKey({ baseUrl: 'default', sellerId: 'default' }, 'webhook', 'lease', taskId)}`;
+      await redis.set(leaseKey, 'a-dead-holder', 'PX', 4000);
       const response = await handler.fetch(
         new Request('http://receiver.test/webhooks', {
           method: 'POST',

@@ -367,7 +367,12 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
       }
       expect(events).toEqual([`${sellers[0]} shared-id accepted`, `${sellers[1]} shared-id accepted`]);
       expect(new Set(written)).toEqual(
-        new Set(sellers.map((sellerId) => `v2:http%3A//127.0.0.1%3A9/:${sellerId}:webhook:task2:{shared-id}`)),
+        new Set(
+          sellers.flatMap((sellerId) => [
+            `v2:http%3A//127.0.0.1%3A9/:${sellerId}:webhook:lease:{shared-id}`,
+            `v2:http%3A//127.0.0.1%3A9/:${sellerId}:webhook:task:{shared-id}`,
+          ]),
+        ),
       );
     });
 
