@@ -217,7 +217,7 @@ export function describeSharedReceivers(name: string, makeStore: () => DeliveryS
       );
       await receivers.idle();
       expect(answers.filter((status) => status !== 200)).toEqual([]);
-      expect(receivers.errors).toEqual([]);
+      expect(receivers.errors.map(String)).toEqual([]);
       expect(repeats(receivers.processed)).toEqual([]);
       const byTask = callsByTask(receivers.processed);
       expect(overlaps(byTask)).toEqual([]);
