@@ -45,7 +45,6 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 import { type StoreScope, type StoreWriteOptions, storeKey } from '../core/store.js';
-import { sleep } from '../internal/abort.js';
 import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
 import { failureOutcome } from '../internal/failure.js';
@@ -325,16 +324,7 @@ export async function createUnderLease(
         reason: waitedTooLong(options.waitMs),
       });
     }
-    try {
-      await sleep(pause, run.signal);
-    } catch (reason) {
-      if (run.expired) throw run.error();
-      throw new TaskCreationOutcomeUnknownError({
-        orderNumber,
-        reason: ABORTED_WAITING,
-        cause: reason,
-      });
-    }
+    await run.sleep(pause, ABORTED_WAITING);
   }
 }
 
@@ -558,12 +548,7 @@ async function waitForPreviousHolder(orderNumber: string, until: number, options
       reason: `an earlier POST of this order may be in flight for ${ms} ms more, past the totalTimeout of ${run.totalTimeoutMs} ms`,
     });
   }
-  try {
-    await sleep(ms, run.signal);
-  } catch (reason) {
-    if (run.expired) throw run.error();
-    throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: ABORTED_WAITING, cause: reason });
-  }
+  await run.sleep(ms, ABORTED_WAITING);
 }
 
 /**
