@@ -465,7 +465,7 @@ async function holdLease(
       if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
       logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
     } catch (error) {
-      logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
+      logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
     }
   };
   const renew = setInterval(() => {
