@@ -38,3 +38,30 @@ export function nonEmptyText(max?: number) {
       ),
     );
 }
+
+/**
+ * A number of at least `limit` (`side` `'min'`) or at most `limit` (`'max'`), inclusive: the same issue
+ * as zod's `gte`/`lte` (`too_small` with `minimum`, `too_big` with `maximum`; `message` or the SDK's
+ * default text) without their check kinds in the bundle.
+ */
+export function bound(side: 'min' | 'max', limit: number, message?: string) {
+  const min = side === 'min';
+  const keyword = min ? 'minimum' : 'maximum';
+  const check: z.core.$ZodCheck<number> = z.check<number>(
+    (payload) => {
+      if (min ? payload.value >= limit : payload.value <= limit) return;
+      payload.issues.push({
+        origin: 'number',
+        code: min ? 'too_small' : 'too_big',
+        [keyword]: limit,
+        input: payload.value,
+        inclusive: true,
+        inst: check,
+        continue: true,
+      } as unknown as z.core.$ZodRawIssue);
+    },
+    // `message` undefined: the SDK's default text for the issue (src/internal/validate.ts).
+    { message: message as string, params: { jsonSchema: { [keyword]: limit } } },
+  );
+  return check;
+}
