@@ -8,9 +8,9 @@ import { isWellFormedText } from '../internal/text.js';
 import { bound, rule } from './checks.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
-export const Latitude = z.number().check(bound('min', -90), bound('max', 90));
+export const Latitude = z.number().check(bound('minimum', -90), bound('maximum', 90));
 /** Longitude in decimal degrees, finite, −180…180. */
-export const Longitude = z.number().check(bound('min', -180), bound('max', 180));
+export const Longitude = z.number().check(bound('minimum', -180), bound('maximum', 180));
 
 /**
  * Largest KWD amount a request carries: 9,007,199,254,740.991 KWD, that is `Number.MAX_SAFE_INTEGER`
@@ -45,7 +45,7 @@ export const KwdNumber = z
   .number()
   .check(
     z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'),
-    bound('max', Number(MAX_KWD_AMOUNT), OVER_MAX),
+    bound('maximum', Number(MAX_KWD_AMOUNT), OVER_MAX),
   );
 
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
