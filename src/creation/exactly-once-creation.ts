@@ -69,6 +69,9 @@ import type { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
 import { createUnderLease, type SendGuard } from './order-lease.js';
 
+/** Why a create ended when its caller aborted while it waited to look the order up or to send again. */
+const RECONCILING_ABORTED = 'the caller aborted during reconciliation';
+
 /** One create in flight, shared by every caller of the same (seller, orderNumber). */
 interface Flight {
   readonly promise: Promise<TaskWithId>;
@@ -368,7 +371,7 @@ async function createOnce(
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
       logger.warn(`Create was not processed (${nameOf(failure)}); sending it again in ${wait} ms`);
       run.stage = 'waiting before sending the POST again';
-      await waitOrAbort(wait, run, orderNumber, failure);
+      await run.sleep(wait, RECONCILING_ABORTED, failure);
       continue;
     }
     if (orderNumber === undefined) {
@@ -403,26 +406,6 @@ async function createOnce(
       });
     }
     logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
-  }
-}
-
-/** Waits `ms`; at the deadline throws its error, when the caller aborts {@link TaskCreationOutcomeUnknownError}. */
-async function waitOrAbort(
-  ms: number,
-  run: CreateDeadline,
-  orderNumber: string | undefined,
-  failure: unknown,
-): Promise<void> {
-  try {
-    await sleep(ms, run.signal);
-  } catch (reason) {
-    if (run.expired) throw run.error();
-    throw new TaskCreationOutcomeUnknownError({
-      orderNumber,
-      reason: 'the caller aborted during reconciliation',
-      cause: reason ?? failure,
-      ...run.retryAfter(),
-    });
   }
 }
 
@@ -485,7 +468,7 @@ async function decide(
         retryAfterMs: wait,
       });
     }
-    await waitOrAbort(Math.max(0, wait), run, orderNumber, failure);
+    await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
   }
 }
 

@@ -45,7 +45,6 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 import { type StoreScope, type StoreWriteOptions, storeKey } from '../core/store.js';
-import { sleep } from '../internal/abort.js';
 import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
 import { failureOutcome } from '../internal/failure.js';
@@ -137,16 +136,6 @@ function createdNothing(error: unknown): boolean {
   return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
 }
 
-/** The fence of a record, 0 when it has none (written by an older version, or damaged). */
-const fenceOf = (record: OrderRecord | undefined): number => Number(record?.fence) || 0;
-
-/**
- * True when `record` is held by a create whose lease has not ended by `now` (ms since the epoch). A record
- * of the previous layout has no `leaseUntil`: not held.
- */
-const isHeld = (record: OrderRecord | undefined, now: number): boolean =>
-  record?.state === 'sending' && (record.leaseUntil ?? 0) > now;
-
 function readRecord(raw: string | undefined): OrderRecord | undefined {
   try {
     const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
@@ -202,20 +191,9 @@ function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
   });
 }
 
-/** The remembered order's task, read back by `GET tasks/{id}` (retried when safe, within the deadline). */
-async function readTask(context: ResourceContext, taskId: string, options: LeaseOptions): Promise<TaskWithId> {
-  options.run.stage = 'reading back the task of this order';
-  const { data } = await retrieveTask(
-    context,
-    taskId,
-    'tasks.create',
-    options.run.requestOptions(options.signal === undefined ? {} : { signal: options.signal }),
-  );
-  return data;
-}
-
 /**
- * The remembered order's task, or `undefined` when the service answers 404 for it: the task is gone (a
+ * The remembered order's task, read back by `GET tasks/{id}` (retried when safe, within the deadline), or
+ * `undefined` when the service answers 404 for it: the task is gone (a
  * mock that was reset, a sandbox that restarted while the app kept running). The caller then forgets it
  * and looks the order up before sending.
  */
@@ -225,8 +203,15 @@ async function rememberedTask(
   taskId: string,
   options: LeaseOptions,
 ): Promise<TaskWithId | undefined> {
+  options.run.stage = 'reading back the task of this order';
   try {
-    return await readTask(context, taskId, options);
+    const { data } = await retrieveTask(
+      context,
+      taskId,
+      'tasks.create',
+      options.run.requestOptions(options.signal === undefined ? {} : { signal: options.signal }),
+    );
+    return data;
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     context.logger.warn(`The task remembered for order ${orderNumber} is gone (404); looking the order up`);
@@ -303,8 +288,9 @@ export async function createUnderLease(
           gone = record.taskId;
         }
         if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
-        // Another process holds the order: its POST may reach the service.
-        if (isHeld(record, Date.now())) break;
+        // Another process holds the order (its lease has not ended): its POST may reach the service. A record
+        // of the previous layout has no `leaseUntil`: not held.
+        if (record?.state === 'sending' && (record.leaseUntil ?? 0) > Date.now()) break;
         held = await take(context, orderKey, raw, record, options);
       }
       storeFailures = 0;
@@ -325,16 +311,7 @@ export async function createUnderLease(
         reason: waitedTooLong(options.waitMs),
       });
     }
-    try {
-      await sleep(pause, run.signal);
-    } catch (reason) {
-      if (run.expired) throw run.error();
-      throw new TaskCreationOutcomeUnknownError({
-        orderNumber,
-        reason: ABORTED_WAITING,
-        cause: reason,
-      });
-    }
+    await run.sleep(pause, ABORTED_WAITING);
   }
 }
 
@@ -385,7 +362,8 @@ async function take(
   const next: SendingRecord = {
     state: 'sending',
     since: recorded?.since ?? now,
-    fence: fenceOf(record) + 1,
+    // The next fence; 0 for a record without one (written by an older version, or damaged).
+    fence: (Number(record?.fence) || 0) + 1,
     until: Math.max(
       now +
         Math.min(options.attemptTimeoutMs, options.run.remaining()) +
@@ -475,7 +453,7 @@ async function holdLease(
       if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
       logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
     } catch (error) {
-      logger.warn(`Could not record the outcome of a create in the store: ${(error as Error).message}`);
+      logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
     }
   };
   const renew = setInterval(() => {
@@ -558,12 +536,7 @@ async function waitForPreviousHolder(orderNumber: string, until: number, options
       reason: `an earlier POST of this order may be in flight for ${ms} ms more, past the totalTimeout of ${run.totalTimeoutMs} ms`,
     });
   }
-  try {
-    await sleep(ms, run.signal);
-  } catch (reason) {
-    if (run.expired) throw run.error();
-    throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: ABORTED_WAITING, cause: reason });
-  }
+  await run.sleep(ms, ABORTED_WAITING);
 }
 
 /**

@@ -13,7 +13,7 @@
 import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import type { TaskWithId } from '../schemas/task.js';
-import { DeadlineReason, deadline } from './abort.js';
+import { DeadlineReason, deadline, sleep } from './abort.js';
 
 /** What a create is doing, for the message of the error at its deadline ("… elapsed while <stage>"). */
 export type CreateStage =
@@ -108,6 +108,25 @@ export class CreateDeadline {
   /** `retryAfterMs` for a {@link TaskCreationOutcomeUnknownError} thrown now: when a retry can decide. */
   retryAfter(): { retryAfterMs: number } {
     return { retryAfterMs: Math.max(0, (this.decidableAt ?? 0) - Date.now()) };
+  }
+
+  /**
+   * Waits `ms` (following {@link CreateDeadline.signal}).
+   * @throws the error at the deadline ({@link CreateDeadline.error}) when it passes; when the caller
+   * aborts, a {@link TaskCreationOutcomeUnknownError} with `reason` (its cause the abort's reason, else `cause`).
+   */
+  async sleep(ms: number, reason: string, cause?: unknown): Promise<void> {
+    try {
+      await sleep(ms, this.signal);
+    } catch (aborted) {
+      if (this.expired) throw this.error();
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber: this.#orderNumber,
+        reason,
+        cause: aborted ?? cause,
+        ...this.retryAfter(),
+      });
+    }
   }
 
   /**

@@ -123,11 +123,11 @@ function underlyingCause(error: unknown): unknown {
 }
 
 /**
- * Checks per-call options (`timeout`, `totalTimeout`, `maxRetries`, `signal`).
+ * Checks per-call options (`timeout`, `totalTimeout`, `maxRetries`, `signal`), after the caller's own
+ * (`issues` it found already, such as `tasks.list`'s walk options).
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
-export function checkRequestOptions(operation: string, options: RequestOptions): void {
-  const issues: ValidationIssue[] = [];
+export function checkRequestOptions(operation: string, options: RequestOptions, issues: ValidationIssue[] = []): void {
   const integer = (name: 'timeout' | 'maxRetries' | 'totalTimeout', min: number, max: number) => {
     const value = options[name];
     if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {

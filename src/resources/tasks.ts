@@ -27,6 +27,7 @@ import { createTask, findTasksOfOrder } from '../creation/exactly-once-creation.
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
+import { checkRequestOptions } from '../internal/http.js';
 import { taskPath } from '../internal/path.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import { parseParams } from '../internal/validate.js';
@@ -61,12 +62,12 @@ export interface TaskListOptions extends RequestOptions {
 }
 
 /**
- * Checks the walk options of `tasks.list`.
+ * Checks the walk options of `tasks.list`, then its request options.
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
 function checkListOptions(options: TaskListOptions): void {
   const issues: ValidationIssue[] = [];
-  const { maxPages, concurrency, signal } = options;
+  const { maxPages, concurrency } = options;
   if (
     maxPages !== undefined &&
     maxPages !== Number.POSITIVE_INFINITY &&
@@ -84,10 +85,7 @@ function checkListOptions(options: TaskListOptions): void {
       code: 'invalid_option',
     });
   }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
-  }
-  if (issues.length > 0) throw new RequestValidationError('tasks.list', issues);
+  checkRequestOptions('tasks.list', options, issues);
 }
 
 /** How `tasks.list` applies `createdAfter`/`createdBefore`: the query to send, the filter, whether it stops early. */

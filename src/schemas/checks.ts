@@ -38,3 +38,29 @@ export function nonEmptyText(max?: number) {
       ),
     );
 }
+
+/**
+ * A number of at least `limit` (`side` `'minimum'`) or at most `limit` (`'maximum'`), inclusive: the same
+ * issue as zod's `gte`/`lte` (`too_small` with `minimum`, `too_big` with `maximum`; `message` or the SDK's
+ * default text) and the same JSON Schema keyword, without their check kinds in the bundle.
+ */
+export function bound(side: 'minimum' | 'maximum', limit: number, message?: string) {
+  const check: z.core.$ZodCheck<number> = z.check<number>(
+    (payload) => {
+      const { value } = payload;
+      if (side === 'minimum' ? value >= limit : value <= limit) return;
+      payload.issues.push({
+        origin: 'number',
+        code: side === 'minimum' ? 'too_small' : 'too_big',
+        [side]: limit,
+        input: value,
+        inclusive: true,
+        inst: check,
+        continue: true,
+      } as unknown as z.core.$ZodRawIssue);
+    },
+    // `message` undefined: the SDK's default text for the issue (src/internal/validate.ts).
+    { message: message as string, params: { jsonSchema: { [side]: limit } } },
+  );
+  return check;
+}

@@ -5,12 +5,12 @@
 import * as z from 'zod/mini';
 import { isKwdAmount, parseFils } from '../core/fils.js';
 import { isWellFormedText } from '../internal/text.js';
-import { rule } from './checks.js';
+import { bound, rule } from './checks.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
-export const Latitude = z.number().check(z.gte(-90), z.lte(90));
+export const Latitude = z.number().check(bound('minimum', -90), bound('maximum', 90));
 /** Longitude in decimal degrees, finite, −180…180. */
-export const Longitude = z.number().check(z.gte(-180), z.lte(180));
+export const Longitude = z.number().check(bound('minimum', -180), bound('maximum', 180));
 
 /**
  * Largest KWD amount a request carries: 9,007,199,254,740.991 KWD, that is `Number.MAX_SAFE_INTEGER`
@@ -45,7 +45,7 @@ export const KwdNumber = z
   .number()
   .check(
     z.refine(isKwdAmount, 'Expected a KWD amount with at most 3 decimals'),
-    z.lte(Number(MAX_KWD_AMOUNT), OVER_MAX),
+    bound('maximum', Number(MAX_KWD_AMOUNT), OVER_MAX),
   );
 
 /** How deep {@link wellFormedText} looks into a request (request schemas nest two or three levels). */
