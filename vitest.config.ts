@@ -17,8 +17,10 @@ export default defineConfig({
     globalSetup: ['test/support/no-leftover-processes.ts'],
     testTimeout: 20_000,
     // Two test files per core (at most 8): most of the suite waits on sockets, servers and child
-    // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle.
-    maxWorkers: Math.min(8, 2 * availableParallelism()),
+    // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle. Under
+    // CI=true one file per core: the multi-process tests (several-instances, intake-kill) share the
+    // cores with fewer neighbours, and a CI run's minutes matter less than its verdict.
+    maxWorkers: process.env.CI === 'true' ? availableParallelism() : Math.min(8, 2 * availableParallelism()),
     typecheck: { enabled: false },
   },
 });

@@ -15,7 +15,10 @@ const GOAL_MS = 4 * 60_000;
 interface VitestReport {
   numPassedTests: number;
   numFailedTests: number;
-  testResults: { name: string; assertionResults: { fullName: string; status: string }[] }[];
+  testResults: {
+    name: string;
+    assertionResults: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
 }
 
 const runsFlag = process.argv.indexOf('--runs');
@@ -50,6 +53,7 @@ for (let run = 1; run <= runs; run++) {
     for (const test of file.assertionResults) {
       if (test.status !== 'failed') continue;
       console.log(`    failed: ${test.fullName}`);
+      console.log(`      ${(test.failureMessages?.[0] ?? '').split('\n')[0]?.slice(0, 300)}`);
       failures.set(test.fullName, (failures.get(test.fullName) ?? 0) + 1);
     }
   }
