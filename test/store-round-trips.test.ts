@@ -14,7 +14,7 @@ import { postgresStore } from '../src/postgres.js';
 import { redisStore } from '../src/redis.js';
 import { type CallCount, countedStore } from './support/counting-store.js';
 import { orderParams, useMockService } from './support/mock-service.js';
-import { describeWithPostgres, type PostgresServer, startPostgresServer } from './support/postgres-server.js';
+import { describeWithPostgres, usePostgresServer } from './support/postgres-server.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from './support/redis-server.js';
 
 /** Store calls made through every `memoryStore()`, the client's default one included. */
@@ -149,16 +149,7 @@ describeWithRedis('Redis commands per create', () => {
 });
 
 describeWithPostgres('PostgreSQL statements per create', () => {
-  let server: PostgresServer;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-    pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  }, 60_000);
-  afterAll(async () => {
-    await pool?.end();
-    await server?.stop();
-  });
+  const postgres = usePostgresServer(4);
 
   it('sends 3 statements per new order, one per store call, each its own transaction', async () => {
     const statements: string[] = [];
@@ -166,7 +157,7 @@ describeWithPostgres('PostgreSQL statements per create', () => {
       totalCount: 0,
       query: (text: string, values?: unknown[]) => {
         statements.push(text);
-        return pool.query(text, values);
+        return postgres.pool().query(text, values);
       },
     };
     const store = postgresStore(counting, { table: 'dts_calls' });
@@ -187,7 +178,7 @@ describeWithPostgres('PostgreSQL statements per create', () => {
   });
 
   it("keeps the connection's own synchronous_commit after a write that need not wait for the disk", async () => {
-    const connection = new pg.Client({ connectionString: server.url });
+    const connection = new pg.Client({ connectionString: postgres.server().url });
     await connection.connect();
     try {
       await connection.query('SET synchronous_commit = on');

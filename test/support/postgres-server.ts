@@ -12,7 +12,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /** The one-line install command, shown wherever PostgreSQL is missing. */
 export const POSTGRES_INSTALL_COMMAND = 'apt-get install -y postgresql';
@@ -181,4 +182,32 @@ async function freePort(): Promise<number> {
   probe.close();
   if (address === null || typeof address === 'string') throw new Error('no TCP address for the port probe');
   return address.port;
+}
+
+/**
+ * Inside a {@link describeWithPostgres} body: a server started before the suite's tests and stopped after
+ * them, and with `poolMax`, a `pg.Pool` of that many connections to it, ended before the server stops.
+ * Returns getters (valid inside tests).
+ */
+export function usePostgresServer(poolMax?: number): { server(): PostgresServer; pool(): pg.Pool } {
+  let server: PostgresServer | undefined;
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    if (poolMax !== undefined) pool = new pg.Pool({ connectionString: server.url, max: poolMax });
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await server?.stop();
+  });
+  return {
+    server: () => {
+      if (server === undefined) throw new Error('the PostgreSQL server is not started: use it inside a test');
+      return server;
+    },
+    pool: () => {
+      if (pool === undefined) throw new Error('no pool: pass poolMax to usePostgresServer');
+      return pool;
+    },
+  };
 }

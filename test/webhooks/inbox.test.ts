@@ -4,13 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
-import pg from 'pg';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresInbox } from '../../src/postgres.js';
 import { redisInbox } from '../../src/redis.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import { describeWithPostgres, usePostgresServer } from '../support/postgres-server.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { describeInboxContract } from './inbox-contract.js';
 
@@ -122,16 +121,7 @@ describeWithRedis('redisInbox on a real redis-server', () => {
 });
 
 describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
-  let server: PostgresServer;
-  let pool: pg.Pool;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-    pool = new pg.Pool({ connectionString: server.url, max: 20 });
-  }, 60_000);
-  afterAll(async () => {
-    await pool?.end();
-    await server?.stop();
-  });
+  const postgres = usePostgresServer(20);
   let tables = 0;
   // Statements the inboxes send, counted (the batch tests check one statement per batch).
   let calls = 0;
@@ -139,7 +129,7 @@ describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
     totalCount: 0,
     query: (text: string, values?: unknown[]) => {
       calls++;
-      return pool.query(text, values);
+      return postgres.pool().query(text, values);
     },
   };
   describeInboxContract(
@@ -149,7 +139,7 @@ describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
 
   it('keeps the statistics of a table a peak filled fresh, so a claim reads the oldest rows only', async () => {
     const table = `inbox_${process.pid}_${++tables}`;
-    const inbox = postgresInbox(pool, { table });
+    const inbox = postgresInbox(postgres.pool(), { table });
     for (let from = 0; from < 1200; from += 100) {
       await Promise.all(
         Array.from({ length: 100 }, (_, index) =>
@@ -158,7 +148,10 @@ describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
       );
     }
     const reltuples = async () =>
-      Number((await pool.query(`SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, [table])).rows[0]?.reltuples);
+      Number(
+        (await postgres.pool().query(`SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, [table])).rows[0]
+          ?.reltuples,
+      );
     expect(await reltuples()).toBeLessThanOrEqual(0); // never analyzed: the planner guesses
     await inbox.maintain?.();
     expect(await reltuples()).toBe(1200);

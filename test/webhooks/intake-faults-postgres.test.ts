@@ -6,29 +6,23 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { postgresInbox, postgresStore } from '../../src/postgres.js';
-import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import { describeWithPostgres, usePostgresServer } from '../support/postgres-server.js';
 import { attack, type Backend, check, type Fault, silent } from './store-fault-attack.js';
 
 describeWithPostgres('durable intake over PostgreSQL through store faults', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgresServer();
 
   it('attaches an error listener to a pool that has none (an idle client dropped by the server cannot end the process)', async () => {
-    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    const pool = new pg.Pool({ connectionString: postgres.server().url, max: 2 });
     try {
       expect(pool.listenerCount('error')).toBe(0);
       postgresStore(pool, { table: 'listener_store' });
       expect(pool.listenerCount('error')).toBe(1);
       postgresInbox(pool, { table: 'listener_inbox' });
       expect(pool.listenerCount('error')).toBe(1);
-      const own = new pg.Pool({ connectionString: server.url, max: 1 });
+      const own = new pg.Pool({ connectionString: postgres.server().url, max: 1 });
       const mine = () => {};
       own.on('error', mine);
       postgresStore(own, { table: 'listener_store' });
@@ -43,13 +37,13 @@ describeWithPostgres('durable intake over PostgreSQL through store faults', () =
   });
 
   it('processes each event once and in order across `pg_ctl stop -m immediate` and a start, with pools built without an error listener', async () => {
-    const { crash, start } = server;
+    const { crash, start } = postgres.server();
     if (crash === undefined || start === undefined) return; // DATABASE_URL: never stopped
     const name = `faults_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
     const backend = (): Backend => {
       // As docs/several-instances.md showed it: no error listener of our own.
       const pool = new pg.Pool({
-        connectionString: server.url,
+        connectionString: postgres.server().url,
         max: 6,
         connectionTimeoutMillis: 500,
         // A commit acknowledged must survive the crash, as on a production server (the test server turns it off).

@@ -19,7 +19,7 @@ import { postgresInbox } from '../../src/postgres.js';
 import { redisInbox } from '../../src/redis.js';
 import { seededRandom } from '../support/create-workers.js';
 import type { ReceiverConfig } from '../support/intake-receiver.js';
-import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import { describeWithPostgres, usePostgresServer } from '../support/postgres-server.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { webhookBody } from './fixtures.js';
 
@@ -223,14 +223,8 @@ describeWithRedis('durable intake over Redis while receivers are SIGKILLed', () 
 });
 
 describeWithPostgres('durable intake over PostgreSQL while receivers are SIGKILLed', () => {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgresServer();
   it('brings every (task, status) answered 200 to onEvent, in order, none lost', async () => {
-    check('PostgreSQL', await attack('postgres', server.url));
+    check('PostgreSQL', await attack('postgres', postgres.server().url));
   }, 90_000);
 });
