@@ -8,7 +8,7 @@
 import { ambiguousCreateFaults, startCreateWorker } from '../test/support/create-workers.js';
 import { startHostileServer } from '../test/support/hostile-server.js';
 import { startRedisServer } from '../test/support/redis-server.js';
-import type { SoakReport } from './soak.js';
+import type { SoakReport } from './soak-report.js';
 
 /** Options of {@link runProcessSoak}. */
 export interface ProcessSoakOptions {

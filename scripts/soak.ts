@@ -22,6 +22,7 @@ import {
 } from '../src/index.js';
 import { createMockDeliveryService, type MockFault, startMockHttpServer } from '../src/testing/index.js';
 import { runProcessSoak } from './soak-processes.js';
+import type { SoakReport } from './soak-report.js';
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -37,23 +38,7 @@ export interface SoakOptions {
   transport?: 'msw' | 'http';
 }
 
-/** What a soak run found. */
-export interface SoakReport {
-  creates: number;
-  tasksCreated: number;
-  /** Orders with more than one task. */
-  duplicates: number;
-  /** Orders whose task exists while the SDK reported a definite failure, or that the SDK reported created but are missing. */
-  lostOrders: number;
-  feesCharged: number;
-  /** How each create ended, by kind. */
-  outcomes: Record<string, number>;
-  /** Faults injected, by kind. */
-  faults: Record<string, number>;
-  elapsedMs: number;
-  /** Descriptions of the problems found (duplicates, lost orders, fee mismatches, unexpected errors). */
-  problems: string[];
-}
+export type { SoakReport } from './soak-report.js';
 
 const faultKinds = (timeoutMs: number): Array<[string, MockFault]> => [
   ['500', { kind: 'status', status: 500 }],
