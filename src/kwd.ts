@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './core/fils.js';
+import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './schemas/fils.js';
 
 export { KWD_MAX_DIGITS };
 

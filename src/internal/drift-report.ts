@@ -6,8 +6,8 @@
  * @module
  */
 import type { SchemaDrift } from '../core/options.js';
+import type { Drift } from '../schemas/tolerant-read.js';
 import type { LevelLogger } from './logger.js';
-import type { Drift } from './tolerant-read.js';
 import type { TraceSpan } from './tracing.js';
 
 /** Distinct (operation, path) pairs remembered for the once-only warning; past it, warnings stop. */

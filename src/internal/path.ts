@@ -1,6 +1,6 @@
 /** Builds request paths; every caller-supplied segment goes through {@link taskPath}. */
 import { RequestValidationError } from '../core/errors.js';
-import { isWellFormedText } from './text.js';
+import { isWellFormedText } from '../schemas/text.js';
 
 /** Longest task id sent (the service's ids are 24 hex digits; webhooks bound theirs at 128 too). */
 export const MAX_TASK_ID_LENGTH = 128;

@@ -5,9 +5,9 @@
 import * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import type { ValidationMode } from '../core/options.js';
+import { type Drift, readTolerantly, typeName } from '../schemas/tolerant-read.js';
 import { handsInputBack } from './copy-free.js';
 import type { Redactor } from './redact.js';
-import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
 /** Any zod schema, classic or mini (the SDK's own are zod/mini). */
 export type Schema = z.core.$ZodType;

@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { type Drift, readTolerantly, typeName } from '../internal/tolerant-read.js';
+import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
 /** A pickup branch; `name` is the value for `selectedBranch`. Other fields are kept. */
 export const Branch = z.looseObject({

@@ -3,9 +3,9 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { isKwdAmount, parseFils } from '../core/fils.js';
-import { isWellFormedText } from '../internal/text.js';
 import { bound, rule } from './checks.js';
+import { isKwdAmount, parseFils } from './fils.js';
+import { isWellFormedText } from './text.js';
 
 /** Latitude in decimal degrees, finite, −90…90. */
 export const Latitude = z.number().check(bound('minimum', -90), bound('maximum', 90));
