@@ -1,5 +1,2 @@
-/**
- * Whether an operation may be sent again after a failure (README "Retries and timeouts"): `idempotent` operations
- * are retried, `never` ones are sent once.
- */
+/** Whether an operation is retried (`idempotent`) or sent once (`never`); README "Retries and timeouts". */
 export type RetryPolicy = 'idempotent' | 'never';
