@@ -15,7 +15,7 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 
-/** The meaning of a failure for the request that caused it; see this module's table. */
+/** The meaning of a failure for the request that caused it (this module's notes). */
 export type FailureOutcome = 'aborted' | 'not-sent' | 'not-processed' | 'ambiguous' | 'committed' | 'rejected';
 
 const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
@@ -55,7 +55,7 @@ function statusOutcome(status: number): FailureOutcome {
   return 'rejected';
 }
 
-/** Classifies a failure; see this module's table. An unexpected error counts as `ambiguous`. */
+/** Classifies a failure (this module's notes); an unexpected error counts as `ambiguous`. */
 export function failureOutcome(error: unknown): FailureOutcome {
   if (error instanceof APIUserAbortError) return 'aborted';
   if (error instanceof APIError) return statusOutcome(error.status);

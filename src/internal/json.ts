@@ -19,7 +19,6 @@ export type JsonParseResult = { ok: true; value: unknown } | { ok: false; reason
 function withinDepth(value: object, depth: number): boolean {
   if (depth > MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) {
-    // In arrays a removed element would leave a hole; nulls stay there.
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index];
       if (typeof item === 'object' && item !== null && !withinDepth(item, depth + 1)) return false;

@@ -6,13 +6,11 @@
  */
 import type { Logger, LogLevel } from '../core/options.js';
 
-/** What the SDK's redaction offers another module: secrets removed from text and from any value. */
 export interface ClientRedactor {
   text(text: string): string;
   value(value: unknown): unknown;
 }
 
-/** Where a client writes its log lines: its `logger` option (else `console`) and its resolved level. */
 export interface ClientLogging {
   readonly logger: Logger;
   readonly level: LogLevel;

@@ -8,13 +8,10 @@ import * as z from 'zod/mini';
 
 /** One difference between a body and its schema: a field coerced, or left out. */
 export interface Drift {
-  /** Dotted path of the field (`pickupLocation.latitude`, `tasks.3.totalAmount`). */
   path: string;
-  /** The documented type: `string`, `number`, `integer`, `boolean`, `object`, `array`, … */
   expected: string;
   /** The type received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. Never the value. */
   received: string;
-  /** `coerced`: read as the documented type; `omitted`: left out of the result. */
   action: 'coerced' | 'omitted';
 }
 
