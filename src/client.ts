@@ -1,8 +1,4 @@
-/**
- * `DeliveryClient`: the entry point. One client per API key and seller; its resources are
- * `tasks`, `branches` and `wallet`. Spec README "The client"; README "The client".
- * @module
- */
+/** `DeliveryClient`, the entry point: one per API key and seller (README "The client"). @module */
 import { ConfigurationError } from './core/errors.js';
 import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './core/store.js';
@@ -28,11 +24,8 @@ export interface ClientOptions {
   /** Seller id, sent as `x-seller-id`. Default: env `DELIVERY_SELLER_ID`. Required. */
   sellerId?: string | undefined;
   /**
-   * Base URL of the service, with or without the `/rest` segment (`https://host/rest` or
-   * `https://host`); a trailing slash is optional, and repeated slashes in the path are collapsed to
-   * one (`https://host/rest//` → `https://host/rest/`, so requests go to `https://host/rest/tasks`).
-   * A query or fragment is refused (`ConfigurationError`). Default: env `DELIVERY_BASE_URL`. Required.
-   * Must be https, except for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
+   * Base URL, with or without `/rest`; repeated slashes collapse to one. https except for loopback hosts; no
+   * query or fragment (`ConfigurationError`). Default: env `DELIVERY_BASE_URL`. Required.
    */
   baseUrl?: string | undefined;
   /** Per-attempt timeout in ms, covering headers and body. Default 30 000. */
@@ -40,26 +33,18 @@ export interface ClientOptions {
   /** Retries of operations that are safe to repeat (and resends of a create proven absent). Default 2. */
   maxRetries?: number;
   /**
-   * Largest response body read, in bytes after decompression (gzip, deflate, brotli), for every answer
-   * (errors included). Past it reading stops, the transfer is cancelled and the call throws
-   * `ResponseTooLargeError` (a create is then reconciled, never resent blindly). Default 4 194 304 (4 MiB);
-   * a page of 10 tasks is about 20 KB. Integer from 1 024 to 1 073 741 824.
+   * Largest response body read, in decoded bytes, errors included; past it the call throws
+   * `ResponseTooLargeError`. Integer 1 024…1 073 741 824. Default 4 194 304 (4 MiB).
    */
   maxResponseBytes?: number;
   /** Deadline in ms for a whole call, retries and waits included. Default: none (bounded by attempts × timeout + waits). */
   totalTimeout?: number;
   /**
-   * How answers are read (README "Schema drift"). `'tolerant'` (default): drift is coerced to the
-   * documented type where unambiguous, left out otherwise, and reported; `'strict'`: a body that does not
-   * match throws `ResponseValidationError`. Load-bearing fields are strict in both. `'warn'` and `'off'` are
-   * deprecated aliases of `'tolerant'`.
+   * How answers are read (README "Schema drift"): `'tolerant'` (default) coerces or leaves out drift and
+   * reports it; `'strict'` throws `ResponseValidationError`. `'warn'`, `'off'`: deprecated aliases of `'tolerant'`.
    */
   validation?: ValidationMode;
-  /**
-   * Called once for each field of an answer that drifted from its documented type, with its operation,
-   * path and the documented and received type names (never the value). A listener that throws is
-   * ignored. Default: none (drift is still logged, once per operation and path, at `warn`).
-   */
+  /** Called for each drifted field (operation, path, type names; never the value). Default: none; drift is logged at `warn`. */
   onDrift?: (drift: SchemaDrift) => void;
   /** Fetch implementation. Default: the global `fetch`, looked up at each call (so msw or tracing installed later applies). */
   fetch?: typeof globalThis.fetch;
@@ -70,10 +55,8 @@ export interface ClientOptions {
   /** Allow construction in a browser, where the API key would be exposed to users. Default false. */
   dangerouslyAllowBrowser?: boolean;
   /**
-   * Shared state for guarantees across processes (README "Running several instances"): creates take a
-   * lease per order and remember order → task. Default: a `memoryStore()` of this client's own (creates
-   * in flight are still shared by every client of the seller in the process). Pass
-   * `redisStore(redis)` from `delivery-task-sdk/redis` for several instances.
+   * Shared state across processes (README "Running several instances"): order leases and order → task.
+   * Default: a `memoryStore()` of this client's own; `redisStore(redis)` for several instances.
    */
   store?: DeliveryStore;
   /** How long a created order is remembered, so creating it again returns its task without a POST, ms. Default 86 400 000 (24 h). */
@@ -82,12 +65,7 @@ export interface ClientOptions {
   storeTimeoutMs?: number;
   /** Tuning of create reconciliation (see the README, "Exactly-once creation"). */
   reconciliation?: Partial<ReconciliationOptions>;
-  /**
-   * How long the service may take to list a new task in `GET tasks`, ms (README "Exactly-once
-   * creation"). After a POST whose outcome is unknown, the order is sent again only when a lookup made
-   * at least this long after that POST finds no task with its order number. Integer 0…600 000.
-   * Default 10 000.
-   */
+  /** How long the service may take to list a new task, ms (README "Exactly-once creation"). Integer 0…600 000. Default 10 000. */
   listingDelayMs?: number;
 }
 
@@ -103,15 +81,12 @@ const DEFAULT_RECONCILIATION: ReconciliationOptions = {
   maxPages: 10,
 };
 
-/** Longest unknown option name compared with the known ones for a "did you mean". */
 const MAX_SUGGESTED_NAME_LENGTH = 64;
 
-/** Longest `baseUrl` read, in characters (a URL of the service is far shorter). */
 const MAX_BASE_URL_LENGTH = 2048;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-/** Every option of {@link ClientOptions}, for the check of unknown ones. */
 const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
   'apiKey',
   'sellerId',
@@ -133,7 +108,6 @@ const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
   'listingDelayMs',
 ];
 
-/** Edit distance of two short names, case-insensitive (for "did you mean"). */
 function distance(a: string, b: string): number {
   const left = a.toLowerCase();
   const right = b.toLowerCase();
@@ -149,15 +123,10 @@ function distance(a: string, b: string): number {
   return previous[right.length] ?? 0;
 }
 
-/**
- * Refuses an option the client does not know, naming the closest known one (`maxRetry` → `maxRetries`,
- * `baseURL` → `baseUrl`): a misspelt option would otherwise be ignored in silence.
- * @throws {ConfigurationError}
- */
+/** Refuses an unknown option, naming the closest known one (`maxRetry` → `maxRetries`). */
 function checkKnownOptions(options: object): void {
   for (const name of Object.keys(options)) {
     if ((CLIENT_OPTIONS as readonly string[]).includes(name)) continue;
-    // The edit distance costs name × known lengths: a name far longer than any option has no close one.
     const closest =
       name.length > MAX_SUGGESTED_NAME_LENGTH
         ? undefined
@@ -185,8 +154,7 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env
     );
   }
   const trimmed = resolved.trim();
-  // The value is a secret: the message names the option, never the value. Checked here, not left to
-  // fetch, which would refuse every request (undici's UND_ERR_INVALID_ARG) after the call began.
+  // A secret: the message names the option, never the value.
   if (option !== 'baseUrl' && !isHeaderValue(trimmed)) {
     throw new ConfigurationError(
       option,
@@ -234,19 +202,10 @@ function checkBaseUrl(value: string): string {
 }
 
 /**
- * The Delivery Task Service client.
- *
- * ```ts
- * const client = new DeliveryClient({ apiKey, sellerId, baseUrl });
- * const task = await client.tasks.create({ orderNumber: 'ORD-1001', customerName: 'Fatima', deliveryLocation });
- * ```
- *
- * @throws {ConfigurationError} at construction, naming the option: a missing key, seller id or base URL
- * (and its environment variable), one that is not a string, a non-https base URL whose host is not
- * loopback, a base URL with a query or fragment or over 2 048 characters, a key or seller id over 4 096
- * characters or holding a control character or DEL, an invalid timeout or retry count, a `fetch` that is not a
- * function, an unknown option (with the closest known name), or a browser without
- * `dangerouslyAllowBrowser`.
+ * The Delivery Task Service client: `new DeliveryClient({ apiKey, sellerId, baseUrl })`.
+ * @throws {ConfigurationError} at construction, naming the option: missing, not a string, out of range,
+ * a non-https remote base URL, a credential with a control character, an unknown option, or a browser
+ * without `dangerouslyAllowBrowser`.
  */
 export class DeliveryClient {
   /** Tasks: create, retrieve, list, estimate. */
@@ -370,12 +329,11 @@ export class DeliveryClient {
   /** The SDK version. */
   static readonly VERSION = VERSION;
 
-  /** A summary without secrets. */
+  /** A summary without secrets; `toJSON` and `util.inspect` give the same. */
   toString(): string {
     return `DeliveryClient(${this.baseUrl})`;
   }
 
-  /** A summary without secrets (for `JSON.stringify`). */
   toJSON(): Record<string, unknown> {
     return {
       baseUrl: this.baseUrl,
@@ -388,7 +346,6 @@ export class DeliveryClient {
     };
   }
 
-  /** A summary without secrets (for `util.inspect` / `console.log`). */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `DeliveryClient ${JSON.stringify(this.toJSON())}`;
   }

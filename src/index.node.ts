@@ -1,8 +1,6 @@
 /**
- * delivery-task-sdk for Node.js and other runtimes that load the package unbundled (the `node`
- * export condition): everything of the main entry, with zod's schema compiler installed so responses,
- * parameters and webhooks are parsed about 8× faster. Bundlers take the `module` condition instead and
- * get the main entry without the compiler, 9 KB gzip smaller.
+ * The main entry for runtimes that load the package unbundled (the `node` condition), with zod's schema
+ * compiler installed. Bundlers take the `module` condition, without it.
  * @module
  */
 import { compile } from 'zod/mini';

@@ -1,22 +1,15 @@
 /**
- * Kuwaiti dinar (KWD) money helpers.
- *
- * The dinar has three decimals: 1 KWD = 1000 fils. The service sends money as KWD, either as a
- * JSON number (`walletAmount`, `price`, top-up `amount`) or as decimal text (`totalAmount`,
- * `estimatedPrice`); the OpenAPI document's schemas, README "What the spec leaves open, and what we chose". These helpers convert exactly
- * between KWD and integer fils, so sums never pick up binary floating-point error
- * (`0.1 + 0.2 !== 0.3`, but `kwd.add('0.1', '0.2') === '0.300'`).
- *
+ * Kuwaiti dinar (KWD) money helpers: 1 KWD = 1000 fils. The service sends money as KWD numbers or
+ * decimal text; these convert exactly through integer fils (`kwd.add('0.1', '0.2') === '0.300'`).
  * @module
  */
-import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './core/fils.js';
+import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './schemas/fils.js';
 
 export { KWD_MAX_DIGITS };
 
 /** An amount in KWD: a finite number or decimal text (`"12.5"`, `"0.250"`), at most 3 decimals. */
 export type KwdAmount = number | string;
 
-/** Fils in one KWD. */
 export const FILS_PER_KWD = 1000;
 
 function toSafeNumber(fils: bigint, what: string): number {
@@ -40,9 +33,7 @@ export interface KwdFormatOptions {
   currencyDisplay?: 'code' | 'symbol' | 'narrowSymbol' | 'name';
 }
 
-/** Formatters kept, one per locale and display; past it the oldest is dropped. */
 const MAX_FORMATTERS = 16;
-/** Longest `locale` read (a language tag with extensions is well under it). */
 const MAX_LOCALE_LENGTH = 100;
 
 const formatters = new Map<string, Intl.NumberFormat>();
@@ -51,19 +42,13 @@ const formatters = new Map<string, Intl.NumberFormat>();
 const NO_BREAK_SPACE = /[\u00a0\u202f]/g;
 
 /**
- * KWD money helpers. Every function is exact: amounts are handled as integer fils internally.
- *
- * Amounts are accepted as numbers or decimal text with at most 3 decimals; results that are amounts
- * are decimal text with exactly 3 decimals (`"12.500"`), which is the form the service uses for
- * `totalAmount` and never loses a fils. Amounts and results have at most {@link KWD_MAX_DIGITS} (100)
- * digits before the point: past it every function throws `RangeError`, so no call does unbounded work
- * (README "KWD money").
+ * Exact KWD money helpers (README "KWD money"): amounts in, as numbers or text with at most 3 decimals;
+ * amounts out as 3-decimal text. Over {@link KWD_MAX_DIGITS} digits before the point: `RangeError`.
  */
 export const kwd = {
   /**
-   * KWD → integer fils. `kwd.toFils(1.25) === 1250`, `kwd.toFils('0.005') === 5`.
-   * @throws {RangeError} for a non-finite amount, more than 3 decimals, more than {@link KWD_MAX_DIGITS}
-   * digits before the point (text over 128 characters), or a result beyond ±2^53−1 fils.
+   * KWD → integer fils. `kwd.toFils('0.005') === 5`.
+   * @throws {RangeError} for a non-finite amount, over 3 decimals or {@link KWD_MAX_DIGITS} digits, or beyond ±2^53−1 fils.
    * @throws {TypeError} for a value that is neither number nor string.
    */
   toFils(amount: KwdAmount): number {
@@ -71,19 +56,14 @@ export const kwd = {
   },
 
   /**
-   * Integer fils → KWD decimal text with 3 decimals. `kwd.fromFils(1250) === '1.250'`.
-   * Exact for every safe integer (and any bigint under 10^103 in magnitude): `kwd.toFils(kwd.fromFils(n)) === n`.
+   * Integer fils → 3-decimal KWD text: `kwd.fromFils(1250) === '1.250'`.
    * @throws {RangeError} when `fils` is not a safe integer, or a bigint of {@link KWD_MAX_DIGITS} + 3 digits or more.
    */
   fromFils(fils: number | bigint): string {
     return filsToText(checkFils(fils));
   },
 
-  /**
-   * KWD amount → JS number, for wire fields typed as numbers (top-up `amount`).
-   * `kwd.toNumber('5.125') === 5.125`.
-   * @throws {RangeError} / {TypeError} as {@link kwd.toFils}.
-   */
+  /** KWD amount → number, for wire fields typed as numbers (top-up `amount`). @throws as {@link kwd.toFils}. */
   toNumber(amount: KwdAmount): number {
     return Number(filsToText(parseFils(amount)));
   },
@@ -124,12 +104,9 @@ export const kwd = {
   },
 
   /**
-   * Formats an amount with `Intl.NumberFormat`, always 3 decimals, exact for every accepted amount (up to
-   * {@link KWD_MAX_DIGITS} digits before the point). `Intl`'s no-break spaces become normal spaces:
-   * `kwd.format(1.25) === 'KWD 1.250'` (U+0020 between code and number); `kwd.format(1.25, { locale:
-   * 'ar-KW' })` → `'‏١٫٢٥٠ د.ك.‏'` (exact digits and symbol depend on the runtime's ICU data).
-   * @throws as {@link kwd.toFils}; `RangeError` also for a locale `Intl` does not know or longer than
-   * 100 characters, `TypeError` for a locale that is not text.
+   * Formats an amount with `Intl.NumberFormat`, 3 decimals, exact: `kwd.format(1.25) === 'KWD 1.250'`
+   * (no-break spaces become spaces).
+   * @throws as {@link kwd.toFils}; `RangeError` for an unknown locale or one over 100 characters; `TypeError` for a non-text locale.
    */
   format(amount: KwdAmount, options: KwdFormatOptions = {}): string {
     const locale = options.locale ?? 'en-KW';
@@ -151,7 +128,6 @@ export const kwd = {
       });
       formatters.set(key, formatter);
     }
-    // A decimal string keeps every fils exact, even beyond 2^53 (Intl.NumberFormat v3).
     return formatter.format(filsToText(parseFils(amount)) as `${number}`).replace(NO_BREAK_SPACE, ' ');
   },
 } as const;

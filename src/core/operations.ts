@@ -19,9 +19,9 @@
  * cannot coerce, and a required field left out fails the answer (`ResponseValidationError`).
  * @module
  */
-import type { RetryPolicy } from '../internal/http.js';
 import { BranchListResponse } from '../schemas/branch.js';
 import { Estimate } from '../schemas/estimate.js';
+import type { RetryPolicy } from '../schemas/retry-policy.js';
 import { Task } from '../schemas/task.js';
 import { TaskCreateResponse } from '../schemas/task-create.js';
 import { TaskListResponse } from '../schemas/task-list.js';

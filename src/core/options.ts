@@ -1,8 +1,4 @@
-/**
- * Public option types shared by the client, its resources and the webhook handler: per-call request
- * options, response validation, logging, and the reconciliation of creates. Types only.
- * @module
- */
+/** Public option types: per-call request options, response validation, logging, reconciliation. @module */
 
 /** Options every method accepts as its last argument. */
 export interface RequestOptions {
@@ -12,11 +8,7 @@ export interface RequestOptions {
   timeout?: number;
   /** Retries after the first attempt, for operations that are safe to repeat. Default: the client's `maxRetries` (2). */
   maxRetries?: number;
-  /**
-   * Deadline for the whole call in ms, retries and waits included (README "Retries and timeouts"). For
-   * `tasks.create` also the order lease, the reconciliation lookups and their waits, and store calls;
-   * for a `tasks.list` iteration the whole walk. Default: the client's `totalTimeout` (none).
-   */
+  /** Deadline of the whole call in ms, retries, waits and lookups included (README "Retries and timeouts"). Default: the client's `totalTimeout`. */
   totalTimeout?: number;
   /** Extra request headers. They cannot replace `Authorization` or `x-seller-id`. */
   headers?: Record<string, string>;
@@ -24,43 +16,25 @@ export interface RequestOptions {
 
 /** Options of `client.tasks.create`: the request options, plus the opt-out of the remembered order. */
 export interface TaskCreateOptions extends RequestOptions {
-  /**
-   * Create a second delivery for an `orderNumber` that already has a task: skip the remembered order
-   * (README "Running several instances") and send. The create is still one flight per order and still
-   * reconciled (from this call's start) after an ambiguous failure. Default `false`.
-   */
+  /** Create a second delivery for an order that already has a task (README "Running several instances"). Default `false`. */
   repeatDelivery?: boolean;
   /**
-   * Send the order even though an earlier create of it ended `TaskCreationOutcomeUnknownError`: skip
-   * the lookup that would otherwise come first, and any candidate tasks it would name. Pass it only
-   * after checking (`client.tasks.findByOrderNumber`) that the order has no task: otherwise it may cost
-   * a second task and fee. Failures of this call are still reconciled. Default `false` (README
-   * "Exactly-once creation"); the whole create still ends by `totalTimeout`.
+   * Send an order whose earlier create ended `TaskCreationOutcomeUnknownError`, skipping the lookup first.
+   * Only after `client.tasks.findByOrderNumber` found no task: else a second fee. Default `false` (README "Exactly-once creation").
    */
   resendUnknownOutcome?: boolean;
 }
 
 /**
- * How response bodies are read (README "Schema drift"):
- *
- * - `'tolerant'` (default): a body that does not match its schema is read field by field: unambiguous
- *   drift is coerced to the documented type (numeric text → number, a number → decimal text,
- *   `"true"`/`"false"`/`1`/`0` → boolean), anything else of the wrong type is left out, and each is reported
- *   ({@link SchemaDrift}). The result always has the documented types.
- * - `'strict'`: a body that does not match throws `ResponseValidationError`.
- *
- * Load-bearing fields are strict in both (a create's task id, a retrieve's object, a page's `tasks` and
- * page numbers, a webhook's task id and `status`). `'warn'` and `'off'` are deprecated
- * aliases of `'tolerant'`.
+ * How response bodies are read (README "Schema drift"): `'tolerant'` (default) coerces unambiguous drift,
+ * leaves out the rest and reports each ({@link SchemaDrift}); `'strict'` throws `ResponseValidationError`.
+ * Load-bearing fields are strict in both. `'warn'`, `'off'`: deprecated aliases of `'tolerant'`.
  */
 export type ValidationMode = 'tolerant' | 'strict' | 'warn' | 'off';
 
-/**
- * One difference between an answer and its documented shape, read tolerantly (README "Schema drift").
- * Holds type names only: never a value, an unknown key, the API key or the seller id.
- */
+/** A field of an answer that drifted from its documented type (README "Schema drift"): type names, never values. */
 export interface SchemaDrift {
-  /** The operation whose answer drifted (`tasks.retrieve`, `tasks.list`, …), or `webhook` for a webhook body. */
+  /** The operation (`tasks.retrieve`, …), or `webhook`. */
   operation: string;
   /** Dotted path of the field (`totalAmount`, `tasks.3.pickupLocation.latitude`). */
   path: string;
@@ -68,7 +42,6 @@ export interface SchemaDrift {
   expected: string;
   /** The type name received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. */
   received: string;
-  /** `'coerced'`: read as the documented type; `'omitted'`: left out of the result. */
   action: 'coerced' | 'omitted';
 }
 
@@ -76,14 +49,8 @@ export interface SchemaDrift {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 /**
- * Where the SDK writes log lines. Two calling conventions, told apart by the logger itself:
- *
- * - console style (`console`, winston, anything else): `warn(message, fields?)`, the message prefixed
- *   with `[delivery-task-sdk]`;
- * - structured (pino, recognised by its `bindings()`; bunyan, by its `streams` and `fields`):
- *   `warn({ component: 'delivery-task-sdk', ...fields }, message)`, so the fields land in the JSON line.
- *
- * Fields are redacted before either call.
+ * Where log lines go: console style `warn(message, fields?)`, or structured (pino, bunyan)
+ * `warn({ component: 'delivery-task-sdk', ...fields }, message)`. Fields are redacted first.
  */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

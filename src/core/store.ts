@@ -1,30 +1,16 @@
-/**
- * Shared state for guarantees that hold across processes (README "Running several instances"): the {@link DeliveryStore} interface, the in-process {@link memoryStore} (the
- * default), and the deadline every store call runs under. `redisStore` lives in
- * `delivery-task-sdk/redis`.
- *
- * The interface is four atomic operations on string keys and values, each with a TTL where it writes,
- * small enough to implement over Postgres, DynamoDB or etcd.
- * @module
- */
+/** Shared state across processes (README "Running several instances"). @module */
 import { ConfigurationError, StoreUnavailableError } from './errors.js';
 
 /**
- * A shared key-value store with expiry. Every write carries a TTL in ms (> 0): keys never outlive it.
- * Each operation must be atomic with respect to the others on the same key. Implementations reject
- * (any error) when the store cannot answer; the SDK turns that, and a call slower than its store
- * timeout, into {@link StoreUnavailableError}.
+ * A key-value store with expiry: four operations, each atomic on its key; every write has a TTL in ms
+ * (> 0). Reject when the store cannot answer: the SDK turns that into {@link StoreUnavailableError}.
  */
 export interface DeliveryStore {
   /** Stores `value` under `key` for `ttlMs` ms unless the key exists. Resolves `true` when it stored it. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** The value under `key`, or `undefined` when absent or expired. */
   get(key: string): Promise<string | undefined>;
-  /**
-   * Replaces the value under `key` with `value` (TTL `ttlMs` ms, restarted) only when the current value
-   * equals `expected` (`undefined`: the key is absent). Resolves `true` when it replaced it. `options`
-   * may be ignored (see {@link StoreWriteOptions}).
-   */
+  /** Replaces `key`'s value (TTL restarted) only when it equals `expected` (`undefined`: absent). `true` when replaced. */
   compareAndSet(
     key: string,
     expected: string | undefined,
@@ -39,11 +25,8 @@ export interface DeliveryStore {
 /** How a {@link DeliveryStore} may carry out one write. */
 export interface StoreWriteOptions {
   /**
-   * `false`: the write may be lost if the store itself crashes within moments of it, so the store need
-   * not wait for its disk before answering (`postgresStore`: an asynchronous commit; other stores ignore
-   * it). The SDK asks it only where losing the write is safe: an order's outcome (or its release), whose
-   * loss leaves the order's `sending` record, so the next create of the order looks it up before
-   * sending. Default `true`.
+   * `false`: the write may be lost if the store crashes moments after (`postgresStore`: an asynchronous
+   * commit); asked only where losing it is safe. Default `true`.
    */
   durable?: boolean;
 }
@@ -62,11 +45,7 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
-/**
- * A {@link DeliveryStore} in this process's memory: the default, giving the guarantees within one
- * process only. Bounded by `maxKeys` (default 100 000); expired keys are dropped as they are met and
- * when the bound is reached.
- */
+/** A {@link DeliveryStore} in this process's memory (the default): bounded by `maxKeys`, expired keys dropped. */
 export function memoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
   const maxKeys = options.maxKeys ?? 100_000;
   const now = options.now ?? Date.now;
@@ -85,7 +64,6 @@ export function memoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
     if (entries.size > maxKeys) {
       const time = now();
       for (const [oldKey, entry] of entries) if (entry.expiresAt <= time) entries.delete(oldKey);
-      // Still over: drop the oldest writes (insertion order) until within the bound.
       for (const oldKey of entries.keys()) {
         if (entries.size <= maxKeys) break;
         entries.delete(oldKey);
@@ -117,9 +95,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
 export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 
 /**
- * `store` with every call bounded by `timeoutMs`: a call that rejects or takes longer rejects with
- * {@link StoreUnavailableError} naming the operation (never the key, which holds the seller id); a
- * {@link ConfigurationError} (a Redis store refusing an `allkeys-*` eviction policy) passes as it is.
+ * `store` with every call bounded by `timeoutMs`: a failure or a late answer rejects with
+ * {@link StoreUnavailableError} (never the key); a {@link ConfigurationError} passes as it is.
  */
 export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): DeliveryStore {
   const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
@@ -141,7 +118,6 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
         },
         (error: unknown) => {
           clearTimeout(timer);
-          // A store that refuses its configuration (a Redis that may evict keys) says so as it is.
           reject(
             error instanceof StoreUnavailableError || error instanceof ConfigurationError
               ? error
@@ -162,10 +138,7 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
 /** Version of the key layout; a change of layout changes it, so old keys are never misread. */
 export const STORE_KEY_VERSION = 'v2';
 
-/**
- * Whose state a key holds: the service's base URL and the seller id. Two clients of different base
- * URLs (staging and production) or sellers sharing one store never meet.
- */
+/** Whose state a key holds: base URL and seller id, so staging and production never meet. */
 export interface StoreScope {
   /** The service's base URL, as the client holds it (`https://…/`). */
   readonly baseUrl: string;
@@ -180,10 +153,8 @@ const escapePart = (part: string): string =>
 const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
 
 /**
- * A store key: `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped so no part can forge
- * another, the last part in a Redis Cluster hash tag (`{…}`) so the keys of one task (record, lease) live
- * on one node (an order has one key: its record, which holds its lease). A `redisStore` adds its own
- * prefix before it.
+ * `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped; the last in a Redis Cluster hash tag so
+ * one task's keys share a node.
  */
 export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
   const escaped = parts.map(escapePart);

@@ -20,11 +20,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * A signal that aborts after `ms` with a {@link DeadlineReason}, or earlier with `outer`'s reason when
- * `outer` aborts first. `clear()` stops the timer and stops listening to `outer`, so a long-lived outer
- * signal (a caller's, used for many calls) keeps nothing of this one. It does for one deadline what
- * `AbortSignal.any([deadline, outer])` does, without that function's cost on every request (it tracks
- * its sources through weak references).
+ * A signal aborting after `ms` with a {@link DeadlineReason}, or with `outer`'s reason; `clear()` detaches
+ * from `outer`. Lighter than `AbortSignal.any` on every request.
  */
 export function deadline(
   ms: number,
@@ -60,11 +57,7 @@ export class DeadlineReason extends Error {
   }
 }
 
-/**
- * `AbortSignal.any(signals)`, or where a runtime lacks it (edge-runtime 4), a signal that aborts with
- * the first of them to abort. The fallback listens with `{ once: true }` and stops listening to the
- * others once it fires; until then its listeners live as long as the inputs.
- */
+/** `AbortSignal.any(signals)`, or a fallback where a runtime lacks it (edge-runtime 4). */
 export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
   if (typeof AbortSignal.any === 'function') return AbortSignal.any([...signals]);
   const controller = new AbortController();

@@ -1,17 +1,10 @@
-/**
- * Reading a response body with our own reader: counted in decoded bytes against a cap, stopped by the
- * attempt's signal, and cancelled on any failure so the transfer ends there (a body read with
- * `response.text()` keeps flowing after its request's signal fires once the headers are in).
- */
+/** A response body read in decoded bytes against a cap, stopped by the attempt's signal, cancelled on failure. */
 
-/** A body read to its end, or the sign that it went past the cap (the rest was not read). */
 export type BodyText = { complete: true; text: string } | { complete: false };
 
 /**
- * Reads `response.body` as UTF-8 text. Bytes are counted as the stream yields them, which is after
- * `Content-Encoding` is undone by fetch, so a compression bomb stops at `maxBytes` decoded bytes.
- * @returns `{ complete: false }` as soon as more than `maxBytes` arrive (the stream is cancelled).
- * @throws the signal's reason when `signal` aborts (the stream is cancelled), or the stream's own error.
+ * Reads `response.body` as UTF-8, counting decoded bytes (a compression bomb stops at `maxBytes`).
+ * @throws the signal's reason when it aborts, or the stream's error.
  */
 export async function readBodyText(response: Response, maxBytes: number, signal: AbortSignal): Promise<BodyText> {
   const stream = response.body;
@@ -24,7 +17,6 @@ export async function readBodyText(response: Response, maxBytes: number, signal:
     cancel(signal.reason);
     throw signal.reason;
   }
-  // Cancelling settles a pending read at once, so an abort never waits for the next chunk.
   const onAbort = () => cancel(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   const decoder = new TextDecoder();

@@ -1,9 +1,4 @@
-/**
- * Calls made one item at a time, sent in batches: the durable inboxes mark events done this way
- * (`redisInbox`: one script for many ids; `postgresInbox`: one `UPDATE … WHERE id = ANY`), so a drain costs
- * one round trip per batch rather than per event (docs/several-instances.md § "Durable intake").
- * @module
- */
+/** Calls made one item at a time, sent in batches (the durable inboxes mark events done this way). @module */
 
 interface Waiting<T> {
   readonly item: T;
@@ -12,11 +7,8 @@ interface Waiting<T> {
 }
 
 /**
- * `send` for one item: the items given while a batch is being sent (or within the same turn of the
- * event loop) go together in the next one, `max` at most per batch. Each item's promise settles with
- * its batch: resolved once `send` resolved, rejected with what it rejected with. No timer: an item
- * alone is sent at once (on the next microtask). Waiting items are bounded by the callers (each holds a
- * claimed event).
+ * `send` for one item: items given while a batch is sent go together in the next, `max` at most; each
+ * promise settles with its batch. No timer: an item alone goes on the next microtask.
  */
 export function coalesced<T>(send: (items: readonly T[]) => Promise<void>, max: number): (item: T) => Promise<void> {
   let waiting: Waiting<T>[] = [];

@@ -14,26 +14,18 @@ import { assertTaskId } from './task-identity.js';
 import type { TraceSpan } from './tracing.js';
 import { parseResponse, type Schema } from './validate.js';
 
-/** Shared by the resources of one client. */
 export interface ResourceContext {
   /** Sends requests: the client's `Transport`, or a wrapper that also records answers (`tasks.create`). */
   readonly transport: Pick<Transport, 'send' | 'baseUrl'>;
-  /**
-   * Identifies the service and seller (base URL and seller id) for state shared by every client of the
-   * same seller in this process, such as creates in flight. Never shown: it holds the seller id.
-   */
+  /** Base URL and seller id, for state shared by the seller's clients in this process. Never shown. */
   readonly sellerScope: string;
-  /** The seller id, for store keys (never shown). */
   readonly sellerId: string;
   /** Shared state (leases, remembered orders), every call bounded by the store timeout. */
   readonly store: DeliveryStore;
-  /** True when the store was given (shared by processes), false for the client's own memory store. */
   readonly sharedStore: boolean;
-  /** The client's per-attempt timeout, ms: how long one POST may be in flight. */
   readonly attemptTimeoutMs: number;
   /** The client's `totalTimeout`, ms (a call's own wins); `undefined` for none. */
   readonly totalTimeoutMs: number | undefined;
-  /** How long a created order → task is remembered, ms. */
   readonly orderTtlMs: number;
   readonly validation: ValidationMode;
   /** Reports drift read tolerantly: `onDrift`, one warning per (operation, path), a span event. */
@@ -42,15 +34,12 @@ export interface ResourceContext {
   readonly redactor: Redactor;
   readonly maxRetries: number;
   readonly reconciliation: ReconciliationOptions;
-  /** The client's `listingDelayMs`: how long the service may take to list a new task, ms. */
   readonly listingDelayMs: number;
 }
 
 /**
- * Sends a request and validates its 2xx body against `schema`, keeping the response's status and headers.
- * `request` may be a function, called here: what it throws (a `RequestValidationError`) rejects.
- * `check`, when given, takes the parsed body (and the answer) and returns what to resolve with, or throws
- * (not retried, as for a body that does not match).
+ * Sends a request and validates its 2xx body against `schema`, keeping status and headers. `check` takes
+ * the parsed body and returns what to resolve with, or throws (not retried).
  */
 export async function answer<T extends Schema>(
   context: ResourceContext,
@@ -64,7 +53,6 @@ export async function answer<T extends Schema>(
     parseResponse(schema, response.body, {
       operation: sent.operation,
       method: response.method,
-      // Redacted only when a message needs it (a mismatch): not on every call.
       get url() {
         return response.url;
       },
@@ -93,12 +81,8 @@ export function call<T extends Schema>(
 }
 
 /**
- * `GET tasks/{id}`, as `tasks.retrieve` and the create path (a remembered order, a reconciliation) read
- * a task: retried when safe. The answer must be the task asked for: its `id` (or `_id`, the webhook form,
- * which then gives `id`) equal to `id` exactly.
- * @throws {RequestValidationError} for an empty id (named as an argument of `operation`);
- * {@link ResponseValidationError} (an issue on `id` or `_id`) for an answer whose id differs from `id`, or
- * that has none; the errors of {@link answer}.
+ * `GET tasks/{id}`, retried when safe; the answer's `id` (or `_id`) must equal `id`.
+ * @throws {RequestValidationError} for an empty id; {@link ResponseValidationError} for another id or none.
  */
 export async function retrieveTask(
   context: ResourceContext,

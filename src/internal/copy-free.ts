@@ -1,14 +1,13 @@
 /**
- * Which response schemas hand a valid body back as it is (so the body needs no copy: docs/performance.md,
- * "A check, not a copy"), and the form of such a schema the Node build compiles to check
- * bodies with.
+ * Which response schemas hand a valid body back as it is (no copy: docs/performance.md "A check, not a
+ * copy"), and the form the Node build compiles to check bodies with.
  * @module
  */
 import * as z from 'zod/mini';
 
 type Schema = z.core.$ZodType;
 
-/** Schema kinds whose parse output is the input itself when the input is valid (no transform, default or copy that changes it). */
+/** Schema kinds whose parse output is the input itself when valid. */
 const OUTPUT_IS_INPUT = new Set([
   'object',
   'optional',
@@ -27,10 +26,7 @@ const OUTPUT_IS_INPUT = new Set([
   'undefined',
 ]);
 
-/**
- * True when `schema` itself (not its parts) hands a valid input back unchanged: a kind in
- * {@link OUTPUT_IS_INPUT}, not coercing, with no check that rewrites the value (such as `z.trim()`).
- */
+/** True when `schema` itself hands a valid input back unchanged (no coercion, no rewriting check). */
 export function handsInputBack(schema: Schema): boolean {
   const def = schema._zod.def as z.core.$ZodTypeDef & { coerce?: boolean };
   return (
@@ -39,13 +35,8 @@ export function handsInputBack(schema: Schema): boolean {
 }
 
 /**
- * The schema the Node build compiles to check a valid body with ({@link compiledCheck}), in place of
- * the closures of `validityOf` (`internal/validate.ts`): compiled, it checks a 10-task page in about
- * 2.5 µs against their 8 µs (the compiler's code reads each field by its name). `undefined` under the same conditions
- * as `validityOf`: the body must be parsed into a copy. In the returned schema every loose object
- * (unknown keys kept, `z.looseObject`) is a plain one (unknown keys ignored): both accept exactly the
- * same values, but the plain one does not copy unknown keys on the way, which takes about half off the
- * compiled check. Only `src/index.node.ts` imports it, so bundles leave it out.
+ * The schema the Node build compiles to check a valid body ({@link compiledCheck}): loose objects made
+ * plain (same values accepted, unknown keys not copied). `undefined` where the body must be copied.
  */
 function checkedForm(schema: Schema): Schema | undefined {
   if (!handsInputBack(schema)) return undefined;
@@ -91,11 +82,7 @@ function checkedForm(schema: Schema): Schema | undefined {
   }
 }
 
-/**
- * The Node build's check of a valid body (installed with `useSchemaCompiler` by `src/index.node.ts`):
- * {@link checkedForm} of `schema`, compiled, run with `z.validate` (which builds no output). `undefined`
- * where the body must be parsed into a copy.
- */
+/** The Node build's check of a valid body: {@link checkedForm}, compiled, run with `z.validate`. */
 export function compiledCheck(schema: Schema): ((value: unknown) => boolean) | undefined {
   const form = checkedForm(schema);
   if (form === undefined) return undefined;

@@ -1,25 +1,19 @@
 /**
- * Where schema drift goes (README "Schema drift"): the caller's `onDrift`, one logger warning per
- * (operation, path) per client or handler, and a `delivery.schema_drift` event on the call's span.
- * A drift names the operation, the field's path, the documented and the received type name: never a
- * value, an unknown key or a secret.
+ * Where schema drift goes (README "Schema drift"): `onDrift`, one warning per (operation, path), and a
+ * `delivery.schema_drift` span event. Type names only: never a value or a secret.
  * @module
  */
 import type { SchemaDrift } from '../core/options.js';
+import type { Drift } from '../schemas/tolerant-read.js';
 import type { LevelLogger } from './logger.js';
-import type { Drift } from './tolerant-read.js';
 import type { TraceSpan } from './tracing.js';
 
 /** Distinct (operation, path) pairs remembered for the once-only warning; past it, warnings stop. */
 export const MAX_WARNED_PATHS = 1000;
 
-/** Reports the drifts of one answer. */
 export type DriftReporter = (operation: string, drifts: readonly Drift[], span: TraceSpan | undefined) => void;
 
-/**
- * A reporter writing to `onDrift` (a listener that throws is ignored: reporting never fails a call),
- * the span, and `logger` once per (operation, path), array indices folded (`tasks.*.totalAmount`).
- */
+/** A reporter to `onDrift` (its throw ignored), the span, and `logger` once per path (`tasks.*.totalAmount`). */
 export function driftReporter(logger: LevelLogger, onDrift: ((drift: SchemaDrift) => void) | undefined): DriftReporter {
   const warned = new Set<string>();
   return (operation, drifts, span) => {
@@ -28,9 +22,7 @@ export function driftReporter(logger: LevelLogger, onDrift: ((drift: SchemaDrift
       if (onDrift !== undefined) {
         try {
           onDrift(drift);
-        } catch {
-          // The listener's failure is its own; the answer is still read.
-        }
+        } catch {}
       }
       span?.addEvent('delivery.schema_drift', {
         'delivery.operation': operation,

@@ -4,7 +4,6 @@ export function readEnv(name: string): string | undefined {
     const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   } catch {
-    // Deno without --allow-env throws on access.
     return undefined;
   }
 }
@@ -15,10 +14,8 @@ export function isBrowser(): boolean {
   return typeof scope.window === 'object' && scope.window !== null && typeof scope.window.document !== 'undefined';
 }
 
-/** A runtime as the SDK names it (in the `User-Agent`, and for the test kit's msw check). */
 export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'edge-runtime' | 'unknown';
 
-/** The globals {@link detectRuntime} reads; `globalThis` by default. */
 export interface RuntimeScope {
   readonly Bun?: { readonly version?: unknown } | undefined;
   readonly Deno?: { readonly version?: { readonly deno?: unknown } } | undefined;
@@ -27,11 +24,7 @@ export interface RuntimeScope {
   readonly process?: { readonly versions?: { readonly node?: unknown } } | undefined;
 }
 
-/**
- * The JavaScript runtime this code runs on, with its version where the runtime tells it (`unknown`
- * otherwise). Checked most specific first: Bun and Deno also expose `process`.
- * @param scope the globals to read; default `globalThis`.
- */
+/** The runtime and its version (`unknown` where it cannot be told); Bun and Deno checked before Node. */
 export function detectRuntime(scope: RuntimeScope = globalThis as RuntimeScope): {
   name: RuntimeName;
   version: string;
@@ -44,8 +37,6 @@ export function detectRuntime(scope: RuntimeScope = globalThis as RuntimeScope):
     if (scope.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: 'unknown' };
     const node = scope.process?.versions?.node;
     if (typeof node === 'string') return { name: 'node', version: node };
-  } catch {
-    // A getter that throws (a locked-down global) means the runtime cannot be told.
-  }
+  } catch {}
   return { name: 'unknown', version: 'unknown' };
 }

@@ -1,17 +1,8 @@
 /**
- * What a failed attempt says about the request: the one place that decides whether a read is retried
- * and whether a create is resent, reconciled or given up (README "Retries and
- * timeouts" and "Exactly-once creation").
- *
- * | failure | outcome |
- * |---|---|
- * | the caller's signal | `aborted` |
- * | connection refused, DNS or TLS failure (the request never left) | `not-sent` |
- * | 429 | `not-processed` |
- * | timeout, connection reset, 408, 5xx, an error answer whose body could not be read | `ambiguous` |
- * | 2xx or 3xx whose answer could not be used (bad JSON, over the size cap, a redirect not followed) | `committed` |
- * | a create whose outcome was unknown (`TaskCreationOutcomeUnknownError`) | `ambiguous` |
- * | any other 4xx, bad parameters, configuration, a request fetch refused before sending it | `rejected` |
+ * What a failed attempt says about its request: the one place deciding retries of reads and whether a
+ * create is resent, reconciled or given up (README "Retries and timeouts", "Exactly-once creation").
+ * `not-sent`: refused, DNS, TLS; `not-processed`: 429; `ambiguous`: timeout, reset, 408, 5xx, an unknown
+ * create outcome; `committed`: an unusable 2xx/3xx; `rejected`: other 4xx, bad input, configuration.
  */
 import {
   APIConnectionError,
@@ -24,10 +15,9 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 
-/** The meaning of a failure for the request that caused it; see this module's table. */
+/** The meaning of a failure for the request that caused it (this module's notes). */
 export type FailureOutcome = 'aborted' | 'not-sent' | 'not-processed' | 'ambiguous' | 'committed' | 'rejected';
 
-/** Statuses after which the request may or may not have been processed, and a repeat may succeed. */
 const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
 
 /** System error codes that prove the request never reached the server. */
@@ -65,7 +55,7 @@ function statusOutcome(status: number): FailureOutcome {
   return 'rejected';
 }
 
-/** Classifies a failure; see this module's table. An unexpected error counts as `ambiguous`. */
+/** Classifies a failure (this module's notes); an unexpected error counts as `ambiguous`. */
 export function failureOutcome(error: unknown): FailureOutcome {
   if (error instanceof APIUserAbortError) return 'aborted';
   if (error instanceof APIError) return statusOutcome(error.status);
@@ -76,7 +66,6 @@ export function failureOutcome(error: unknown): FailureOutcome {
   }
   if (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) {
     const outcome = statusOutcome(error.status);
-    // An error answer that could not be read says nothing final: its status alone decides, but never "rejected".
     return outcome === 'rejected' ? 'ambiguous' : outcome;
   }
   // A create whose outcome was not known may have created a task: never a reason to send blindly.
@@ -85,10 +74,7 @@ export function failureOutcome(error: unknown): FailureOutcome {
   return 'ambiguous';
 }
 
-/**
- * True for a failure worth another attempt of an operation that is safe to repeat (reads, estimate):
- * never sent, not processed (429), or ambiguous (timeout, reset, 408, 5xx).
- */
+/** True for a failure worth another attempt of a safe operation: not sent, not processed, or ambiguous. */
 export function isRetryable(error: unknown): boolean {
   const outcome = failureOutcome(error);
   return outcome === 'not-sent' || outcome === 'not-processed' || outcome === 'ambiguous';

@@ -1,45 +1,27 @@
-/**
- * What fetch can carry in a request header, checked before anything is sent: the credentials at
- * construction (`DeliveryClient`) and a call's `headers` option (README "The client", per-call
- * options). A value fetch would refuse only when sending (undici's `UND_ERR_INVALID_ARG`) is refused here
- * with a typed error naming the field, instead of failing every attempt as a connection error.
- */
+/** What fetch can carry in a request header, checked before sending: a typed error, not a connection error. */
 import type { ValidationIssue } from '../core/errors.js';
 
-/**
- * A header value fetch sends as it is: space to `~` and U+0080–U+00FF. C0 control characters
- * (U+0000–U+001F, tab included), DEL and anything past U+00FF are refused.
- */
+/** A header value fetch sends as it is: space to `~` and U+0080–U+00FF. */
 const HEADER_VALUE = /^[\x20-\x7e\x80-\xff]*$/;
 
-/** A header name: an HTTP token (RFC 9110 § 5.6.2). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Most extra headers one call may carry. */
 export const MAX_CALL_HEADERS = 64;
-/** Longest header name of a call's `headers`, in characters. */
 export const MAX_HEADER_NAME_LENGTH = 256;
-/** Longest header value of a call's `headers`, and longest credential, in characters. */
 export const MAX_HEADER_VALUE_LENGTH = 8192;
 /** Longest `apiKey` or `sellerId`, in characters. */
 export const MAX_CREDENTIAL_LENGTH = 4096;
 
-/** True when `value` can be sent as a header value unchanged (see {@link HEADER_VALUE}); length unchecked. */
 export function isHeaderValue(value: string): boolean {
   return HEADER_VALUE.test(value);
 }
 
-/** A header name as an issue path shows it: cut at 60 characters. */
 function shownName(name: string): string {
   return name.length > 60 ? `${name.slice(0, 60)}…` : name;
 }
 
-/**
- * The problems of a call's `headers` option: not an object, more than {@link MAX_CALL_HEADERS} headers, a
- * name that is not a token or longer than {@link MAX_HEADER_NAME_LENGTH}, a value that is not text,
- * longer than {@link MAX_HEADER_VALUE_LENGTH} or holding a character fetch refuses. Each issue's path
- * is `options.headers.<name>`. Values are never quoted (a header may hold a secret).
- */
+/** The problems of a call's `headers` option, each at `options.headers.<name>`; values never quoted. */
 export function headerIssues(headers: unknown): ValidationIssue[] {
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
     return [

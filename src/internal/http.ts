@@ -18,6 +18,7 @@ import {
 } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { VERSION } from '../core/version.js';
+import type { RetryPolicy } from '../schemas/retry-policy.js';
 import { DeadlineReason, deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { detectRuntime } from './env.js';
@@ -38,9 +39,6 @@ export function userAgent(): string {
   const runtime = detectRuntime();
   return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
 }
-
-/** Whether an operation may be sent again after a failure. */
-export type RetryPolicy = 'idempotent' | 'never';
 
 /** One logical request. */
 export interface HttpRequest {

@@ -1,7 +1,4 @@
-/**
- * The SDK's logging: a level filter over a caller-supplied logger, with secrets redacted from every
- * line and field before it is written.
- */
+/** A level filter over the caller's logger, secrets redacted from every line and field. */
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel } from '../core/options.js';
 import { readEnv } from './env.js';
@@ -9,15 +6,11 @@ import type { ClientRedactor } from './seller.js';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 
-/** True for a valid {@link LogLevel} string. */
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && Object.hasOwn(RANK, value);
 }
 
-/**
- * The level to use: the option when given, else env `DELIVERY_LOG` when it names a level, else `'warn'`.
- * @throws {ConfigurationError} for an option that is not a level.
- */
+/** The option, else env `DELIVERY_LOG`, else `'warn'`. @throws {ConfigurationError} for an option that is not a level. */
 export function resolveLogLevel(option: LogLevel | undefined): LogLevel {
   if (option === undefined) {
     const fromEnv = readEnv('DELIVERY_LOG');
@@ -38,32 +31,22 @@ export function isStructuredLogger(target: object): boolean {
   );
 }
 
-/** A structured logger's level method: fields first, then the message. */
 type StructuredLogMethod = (fields: Record<string, unknown>, message: string) => void;
 
-/**
- * `fields` (already redacted) with a text form: a logger that turns its arguments into text
- * (`args.join(' ')`, a template, `String(fields)`) writes their JSON, never `[object Object]`. The
- * `toString` is not enumerable, so `console` and winston still show the fields as an object.
- */
+/** `fields` with a non-enumerable `toString` writing their JSON, never `[object Object]`. */
 function printable(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.defineProperty({ ...fields }, 'toString', {
     value: () => {
       try {
         return JSON.stringify(fields);
       } catch {
-        // A value JSON cannot write (a bigint, a cycle): its keys at least.
         return `{${Object.keys(fields)}}`;
       }
     },
   });
 }
 
-/**
- * Writes to a {@link Logger} at or above a level, redacting secrets from messages and fields. A
- * console-style logger gets `(line, fields)`, the fields printable as JSON text (never `[object Object]`);
- * pino and bunyan get `(fields, message)`.
- */
+/** Writes to a {@link Logger} at or above a level, redacted: `(line, fields)`, or `(fields, message)` for pino and bunyan. */
 export class LevelLogger {
   readonly #target: Logger;
   readonly #rank: number;

@@ -5,10 +5,7 @@ import type { ValidationMode } from '../core/options.js';
 /** Largest delay a JavaScript timer accepts, in ms (2^31 − 1). */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/**
- * The option's value, or `fallback` when it is absent.
- * @throws {ConfigurationError} naming the option when the value is not an integer in `min…max`.
- */
+/** The option's value, or `fallback`. @throws {ConfigurationError} unless an integer in `min…max`. */
 export function integerOption(
   option: string,
   value: number | undefined,
@@ -26,11 +23,7 @@ export function integerOption(
   return value;
 }
 
-/**
- * The `validation` option (README "Schema drift"): `'tolerant'` when absent; the deprecated `'warn'` and
- * `'off'` read as `'tolerant'`.
- * @throws {ConfigurationError} for any other value.
- */
+/** The `validation` option: `'tolerant'` when absent, `'warn'`/`'off'` read as it. @throws {ConfigurationError} otherwise. */
 export function checkValidation(value: ValidationMode | undefined): 'tolerant' | 'strict' {
   if (value === undefined || value === 'tolerant' || value === 'warn' || value === 'off') return 'tolerant';
   if (value === 'strict') return 'strict';

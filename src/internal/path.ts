@@ -1,17 +1,14 @@
 /** Builds request paths; every caller-supplied segment goes through {@link taskPath}. */
 import { RequestValidationError } from '../core/errors.js';
-import { isWellFormedText } from './text.js';
+import { isWellFormedText } from '../schemas/text.js';
 
-/** Longest task id sent (the service's ids are 24 hex digits; webhooks bound theirs at 128 too). */
+/** Longest task id sent (the service's are 24 hex digits). */
 export const MAX_TASK_ID_LENGTH = 128;
 
 /**
- * The relative path of one task, `tasks/<id>`, with the id URL-encoded so it can never become a path
- * of its own (`../wallet-balance` → `tasks/..%2Fwallet-balance`).
- * @throws {RequestValidationError} (path `id`) for an id that is not a non-empty string, is longer than
- * {@link MAX_TASK_ID_LENGTH}, is `.` / `..`
- * (which URL parsers collapse into the parent path whatever their encoding), or holds an unpaired
- * surrogate (which has no UTF-8 form: `encodeURIComponent` would throw a `URIError`).
+ * `tasks/<id>`, the id URL-encoded so it cannot become a path of its own.
+ * @throws {RequestValidationError} (path `id`) for an id that is empty, not a string, over
+ * {@link MAX_TASK_ID_LENGTH}, `.` / `..`, or holds an unpaired surrogate.
  */
 export function taskPath(id: unknown, operation: string): string {
   if (typeof id !== 'string' || id.trim() === '') {

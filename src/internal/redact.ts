@@ -2,26 +2,15 @@
  * Removes the client's secrets (API key, seller id) from anything that may be shown: error messages,
  * stacks, causes and bodies, log lines, inspected objects.
  *
- * A server, proxy or library may echo a secret in another form than it was sent, so each secret is
- * recognised in every encoding below, also mixed within one occurrence:
- *
- * - raw;
- * - percent-encoded, as `encodeURIComponent`, `encodeURI` or a form (`URLSearchParams`: space as `+`)
- *   writes it, hex digits in either case, from UTF-8 bytes (and Latin-1 bytes, for U+0080…U+00FF);
- * - JSON-escaped: `\"`, `\\`, `\/`, `\n` and the other short escapes, and `\uXXXX` (either case) for any
- *   character (as `JSON.stringify`, Python's `ensure_ascii` or PHP's `json_encode` write it);
- * - base64 and base64url, padded or not, of the secret and of `apikey <secret>` (the Authorization
- *   value), in UTF-8 and Latin-1 bytes; and the part of the secret's base64 that stays the same
- *   wherever it sits inside a longer encoded text (at least {@link MIN_BASE64_CORE} characters).
- *
- * Not covered: double encodings (`%252B`), HTML entities, other byte encodings of non-Latin-1 text.
+ * Each secret is recognised raw, percent-encoded (UTF-8 or Latin-1 bytes, `+` for space), JSON-escaped
+ * (`\uXXXX` too), and in base64/base64url of the secret and of `apikey <secret>`, also mixed within one
+ * occurrence. Not covered: double encodings (`%252B`), HTML entities.
  */
 import { type DeliveryError, isAPIUserAbortError, isDeliveryError } from '../core/errors.js';
 
 /** Placeholder written where a secret was. */
 export const REDACTED = '[redacted]';
 
-/** Header names whose values are secrets, lower-case. */
 export const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'proxy-authorization',
@@ -33,15 +22,11 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
 /** Links of a `cause` chain (and levels of `AggregateError.errors`) kept; a deeper link becomes a marker. */
 export const MAX_CAUSE_DEPTH = 8;
 
-/**
- * Shortest base64 text matched on its own where a secret sits inside a longer encoded text; shorter
- * fragments would match unrelated base64 by chance.
- */
+/** Shortest base64 core of a secret matched alone; shorter ones would match unrelated base64. */
 export const MIN_BASE64_CORE = 12;
 
 const CIRCULAR = '[circular]';
 
-/** JSON's short escapes (RFC 8259 § 7), `\/` included. */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '\\"',
   '\\': '\\\\',
@@ -57,7 +42,6 @@ function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
-/** A pattern for hex digits that accepts either case: `2b` → `2[bB]`. */
 function anyCaseHex(digits: string): string {
   return digits.replace(/[a-f]/gi, (digit) => `[${digit.toLowerCase()}${digit.toUpperCase()}]`);
 }
@@ -66,10 +50,7 @@ function hex(value: number, width: number): string {
   return value.toString(16).toUpperCase().padStart(width, '0');
 }
 
-/**
- * A pattern for one code point of a secret: the character itself, its percent-encoded UTF-8 (and
- * Latin-1) bytes, `+` for a space, its JSON escapes.
- */
+/** A pattern for one code point of a secret, in each of its encodings. */
 function characterPattern(character: string, encoder: TextEncoder): string {
   const forms = new Set<string>([escapeRegExp(character)]);
   forms.add([...encoder.encode(character)].map((byte) => `%${anyCaseHex(hex(byte, 2))}`).join(''));
@@ -83,7 +64,6 @@ function characterPattern(character: string, encoder: TextEncoder): string {
   return `(?:${[...forms].join('|')})`;
 }
 
-/** The bytes of a text as a binary string (one char per byte), for `btoa`. */
 function binary(bytes: Uint8Array): string {
   let result = '';
   for (const byte of bytes) result += String.fromCharCode(byte);
@@ -104,8 +84,7 @@ function base64Variants(secret: string, encoder: TextEncoder): string[] {
   for (const bytes of encodings) {
     add(btoa(binary(bytes)));
     add(btoa(`apikey ${binary(bytes)}`));
-    // Inside a longer text the secret starts 0, 1 or 2 bytes into a 3-byte group; the characters
-    // made only of the secret's bits are the same whatever surrounds it.
+    // The characters made only of the secret's bits, whatever its offset in a 3-byte group.
     for (let offset = 0; offset < 3; offset++) {
       const shifted = btoa('\0'.repeat(offset) + binary(bytes));
       const core = shifted.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
@@ -124,7 +103,6 @@ function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** Reads a property that may be a throwing getter (DOMException, host objects). */
 function read(target: object, key: PropertyKey): unknown {
   try {
     return Reflect.get(target, key);
@@ -133,7 +111,6 @@ function read(target: object, key: PropertyKey): unknown {
   }
 }
 
-/** A step of the iterative deep copy in {@link Redactor.value}. */
 type CopyStep = { source: unknown; assign: (copy: unknown) => void } | { leave: object };
 
 /**
@@ -146,7 +123,6 @@ export class Redactor {
 
   constructor(secrets: readonly (string | undefined)[]) {
     const encoder = new TextEncoder();
-    // Longest first, so a secret containing another is removed whole.
     const distinct = [
       ...new Set(secrets.filter((secret): secret is string => typeof secret === 'string' && secret !== '')),
     ].sort((a, b) => b.length - a.length);
@@ -158,11 +134,8 @@ export class Redactor {
     const flexible = distinct.map((secret) =>
       [...secret].map((character) => characterPattern(character, encoder)).join(''),
     );
-    // Literal base64 forms first (the longest of them contain whole secrets' worth of text), then the
-    // per-character patterns, longest secret first.
     const alternatives = [...literals, ...flexible];
     this.#pattern = alternatives.length === 0 ? undefined : new RegExp(alternatives.join('|'), 'g');
-    // Usable unbound (`.catch(redactor.error)`), like the other members.
     this.error = this.error.bind(this);
   }
 
@@ -172,11 +145,7 @@ export class Redactor {
     return text.replace(this.#pattern, REDACTED);
   };
 
-  /**
-   * At most `maxChars` characters of the redacted text, followed by `…` when it was cut. Redacts before
-   * cutting, so a secret across the cut cannot leave a prefix behind; never cuts a surrogate pair or
-   * the {@link REDACTED} marker in two.
-   */
+  /** At most `maxChars` characters of the redacted text, then `…` if cut; never cuts a pair or the marker. */
   excerpt = (text: string, maxChars: number): string => {
     const redacted = this.text(text);
     if (redacted.length <= maxChars) return redacted;
@@ -188,11 +157,7 @@ export class Redactor {
     return `${redacted.slice(0, end)}…`;
   };
 
-  /**
-   * A deep copy of a JSON-like value with secrets replaced in every string, keys included. Iterative,
-   * so any depth is safe; a reference to an enclosing object becomes `'[circular]'`. Errors inside
-   * become plain redacted copies ({@link Redactor.error}), `Headers` a masked plain object.
-   */
+  /** A deep copy with secrets replaced in every string and key; a cycle becomes `'[circular]'`. */
   value = (value: unknown): unknown => {
     let result: unknown;
     const enclosing = new Set<object>();
@@ -233,7 +198,6 @@ export class Redactor {
         assign(copy);
         enclosing.add(source);
         steps.push({ leave: source });
-        // Keys defined first, in order; values filled in as the steps run.
         const entries = Object.entries(source).map(([key, item]) => [this.text(key), item] as const);
         for (const [key] of entries) define(copy, key, undefined, true);
         for (let index = entries.length - 1; index >= 0; index--) {
@@ -246,17 +210,9 @@ export class Redactor {
   };
 
   /**
-   * The error with every secret removed from everything it shows: `message`, `stack`, its own string
-   * properties (`url`, `serverMessage`, …), `body`, `headers`, `issues`, and its `cause` chain and
-   * `AggregateError.errors`, up to {@link MAX_CAUSE_DEPTH} levels (deeper links become a marker error).
-   *
-   * - An SDK error (`DeliveryError`, also across realms) is redacted in place and returned, so it keeps
-   *   its class and fields; SDK errors in its chain likewise. The `cause` of an `APIUserAbortError` is
-   *   the caller's own `signal.reason` and is left as it is.
-   * - Any other error in the chain (a fetch `TypeError`, a `DOMException`, a socket error) is replaced
-   *   by a plain `Error` keeping `name`, `code`, the redacted `message` and `stack`, its own primitive
-   *   properties (`errno`, `syscall`, …) and, recursively, its `cause` and `errors`.
-   * - A string comes back redacted; any other value as {@link Redactor.value} copies it.
+   * The error with every secret removed from all it shows (message, stack, fields, body, headers, cause
+   * chain to {@link MAX_CAUSE_DEPTH} levels). SDK errors are redacted in place, keeping their class (an
+   * `APIUserAbortError`'s cause, the caller's `signal.reason`, is left as is); others become plain copies.
    */
   error<T extends DeliveryError>(error: T): T;
   error(error: unknown): unknown;
@@ -274,7 +230,6 @@ export class Redactor {
     return copy;
   };
 
-  /** Headers as a plain object for logs, secret ones masked. */
   headersObject = (headers: Headers): Record<string, string> => {
     const result: Record<string, string> = {};
     this.headers(headers).forEach((value, name) => {
@@ -283,7 +238,6 @@ export class Redactor {
     return result;
   };
 
-  /** A link of a cause chain: SDK errors redacted in place, other errors copied, anything else copied as a value. */
   #link(value: unknown, depth: number): unknown {
     if (depth > MAX_CAUSE_DEPTH) return new Error(`Cause chain cut after ${MAX_CAUSE_DEPTH} levels`);
     if (isErrorLike(value))
@@ -344,7 +298,6 @@ export class Redactor {
   }
 }
 
-/** Defines a data property (safe for keys like `__proto__`). */
 function define(target: object, key: string, value: unknown, enumerable: boolean): void {
   Object.defineProperty(target, key, { value, enumerable, writable: true, configurable: true });
 }

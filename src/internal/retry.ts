@@ -1,22 +1,13 @@
 /**
- * When and how long to wait before trying a request again.
- *
- * - What is retried is decided in `failure.ts`; this module only says how long to wait.
- * - The wait: `retry-after-ms` (ms) wins, else `Retry-After`, when it is between 0 and
- *   {@link MAX_RETRY_AFTER_MS}; otherwise exponential backoff with jitter:
- *   `min(500 ms × 2^(retry−1), 8 s)`, scaled by a random factor in [0.5, 1].
- * - Readable values only: `retry-after-ms` as a non-negative decimal number (`250`, `12.5`);
- *   `Retry-After` as a whole number of seconds (`/^\d+$/`) or an HTTP date in one of the three forms of
- *   RFC 9110 § 5.6.7, read as GMT. Anything else (`-1`, `1.5`, `1e3`, `0x10`, an ISO date, a date
- *   that does not exist) is ignored and the normal backoff applies.
+ * How long to wait before another attempt (what is retried: `failure.ts`): `retry-after-ms`, else
+ * `Retry-After` (whole seconds or an HTTP date), within 0…{@link MAX_RETRY_AFTER_MS}; otherwise
+ * `min(500 ms × 2^(retry−1), 8 s)` scaled by a random factor in [0.5, 1]. Unreadable values are ignored.
  */
 
 /** The longest server-requested wait honoured, in ms; a longer one falls back to the normal backoff. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-/** First backoff step in ms. */
 export const INITIAL_BACKOFF_MS = 500;
-/** Largest backoff step in ms (before jitter). */
 export const MAX_BACKOFF_MS = 8_000;
 
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
@@ -24,20 +15,14 @@ const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const MONTH = `(?<month>${MONTHS.join('|')})`;
 const TIME = '(?<hours>\\d{2}):(?<minutes>\\d{2}):(?<seconds>\\d{2})';
-/**
- * The three forms of an HTTP date: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` (the preferred one),
- * RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994` (GMT implied).
- */
+/** IMF-fixdate, RFC 850 and asctime (RFC 9110 § 5.6.7). */
 const HTTP_DATES = [
   new RegExp(`^${DAY}, (?<day>\\d{2}) ${MONTH} (?<year>\\d{4}) ${TIME} GMT$`),
   new RegExp(`^${LONG_DAY}, (?<day>\\d{2})-${MONTH}-(?<year>\\d{2}) ${TIME} GMT$`),
   new RegExp(`^${DAY} ${MONTH} (?<day> \\d|\\d{2}) ${TIME} (?<year>\\d{4})$`),
 ];
 
-/**
- * An HTTP date (RFC 9110 § 5.6.7) in ms since the epoch, or `undefined` when the text is not in one of
- * its three forms or names a moment that does not exist (31 Feb, 25:00). `now` places a two-digit year.
- */
+/** An HTTP date in ms since the epoch, or `undefined` (not a date, or one that does not exist). */
 export function parseHttpDate(text: string, now: number = Date.now()): number | undefined {
   const parts = HTTP_DATES.map((format) => format.exec(text)?.groups).find((groups) => groups !== undefined);
   if (parts === undefined) return undefined;
@@ -56,7 +41,6 @@ export function parseHttpDate(text: string, now: number = Date.now()): number | 
     if (year > thisYear + 50) year -= 100;
   }
   if (hours > 23 || minutes > 59 || seconds > 60) return undefined;
-  // A leap second (:60) reads as :59.
   const ms = Date.UTC(year, month, day, hours, minutes, Math.min(seconds, 59));
   // Date.UTC rolls over (31 Feb → 3 Mar): a date that changed is one that does not exist.
   const check = new Date(ms);
@@ -64,11 +48,7 @@ export function parseHttpDate(text: string, now: number = Date.now()): number | 
   return ms;
 }
 
-/**
- * The server-requested wait in ms from `retry-after-ms` or `Retry-After`, when present, readable (see
- * the module notes) and within 0…{@link MAX_RETRY_AFTER_MS}; `undefined` means "use the normal backoff".
- * A date in the past reads as 0.
- */
+/** The server-requested wait in ms, within 0…{@link MAX_RETRY_AFTER_MS}; `undefined`: use the backoff. */
 export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   if (!headers) return undefined;
   const inRange = (ms: number) => (Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS ? ms : undefined);

@@ -1,25 +1,16 @@
 /**
- * The seller id of each `DeliveryClient`, the redactor of its secrets and where it logs, kept beside the client
- * rather than on it (the seller id is a secret and never appears on the client itself). Its own module
- * so the webhook handler and the MCP server can read them without importing the client (and, in a
- * bundle, everything the client needs).
- *
- * The table lives on `globalThis` under a global symbol (as the error brands do), so every copy of this
- * module reads what any copy wrote: the CommonJS bundle of an entry, or the `delivery-task` executable,
- * which builds the client from its own bundled copy and loads the MCP server from `dist/mcp/`.
+ * Each `DeliveryClient`'s seller id, redactor and logging, kept beside the client (the seller id is a
+ * secret), readable without importing the client. On `globalThis` under a global symbol, so every copy
+ * of this module (CommonJS bundles, the executable) reads what any copy wrote.
  * @module
  */
 import type { Logger, LogLevel } from '../core/options.js';
 
-/** What the SDK's redaction offers another module: secrets removed from text and from any value. */
 export interface ClientRedactor {
-  /** `text` with every form of the client's secrets replaced. */
   text(text: string): string;
-  /** A copy of `value` (objects, arrays, errors) with the client's secrets replaced in every string. */
   value(value: unknown): unknown;
 }
 
-/** Where a client writes its log lines: its `logger` option (else `console`) and its resolved level. */
 export interface ClientLogging {
   readonly logger: Logger;
   readonly level: LogLevel;
@@ -33,14 +24,13 @@ interface ClientRecord {
 
 const TABLE = Symbol.for('delivery-task-sdk.clients');
 
-/** Seller ids and redactors by client, shared by every copy of this module in the process. */
 const clients: WeakMap<object, ClientRecord> = (() => {
   const holder = globalThis as { [TABLE]?: WeakMap<object, ClientRecord> };
   holder[TABLE] ??= new WeakMap();
   return holder[TABLE];
 })();
 
-/** Records the seller id (and the redactor of its secrets, and where it logs) of a client when it is built. */
+/** Records a client's seller id, redactor and logging when it is built. */
 export function rememberSellerId(
   client: object,
   sellerId: string,

@@ -1,15 +1,11 @@
-/**
- * Schema checks at the two edges of every call: parameters before anything is sent, response bodies
- * before they are returned.
- */
+/** Schema checks at the two edges of every call: parameters before sending, 2xx bodies before returning. */
 import * as z from 'zod/mini';
 import { RequestValidationError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import type { ValidationMode } from '../core/options.js';
+import { type Drift, readTolerantly, typeName } from '../schemas/tolerant-read.js';
 import { handsInputBack } from './copy-free.js';
 import type { Redactor } from './redact.js';
-import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
-/** Any zod schema, classic or mini (the SDK's own are zod/mini). */
 export type Schema = z.core.$ZodType;
 
 /** zod issues → {@link ValidationIssue}s with dotted paths (`deliveryLocation.latitude`, `tasks.3.status`). */
@@ -21,11 +17,7 @@ export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): Validat
   }));
 }
 
-/**
- * Messages for the issues a schema gives none for. zod/mini ships without its English messages (they
- * are a locale the app may load); these few cover every check the SDK's schemas use, so an error names
- * what was expected without the locale's weight.
- */
+/** Messages for the checks the SDK's schemas use: zod/mini ships without its English locale. */
 function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
@@ -47,26 +39,17 @@ function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
   }
 }
 
-/** Parse parameters shared by every SDK parse: the messages above. */
 const PARSE_CONTEXT = { error: issueMessage } as const;
 
-/** Turns a schema into one with a faster parser; `undefined` until a compiler is installed. */
 type Compiler = <T extends Schema>(schema: T) => T;
 let compiler: Compiler | undefined;
 let compiledCheck: ((schema: Schema) => Validity | undefined) | undefined;
 const compiled = new WeakMap<Schema, Schema>();
 
 /**
- * Installs zod's schema compiler (`z.compile`, about 8× faster parsing) for every later SDK parse. The
- * Node.js build of the package does this when loaded; the build for bundlers leaves it out (it costs
- * 9 KB gzip), so browser and edge bundles parse with zod's runtime parser and check valid response
- * bodies with {@link validityOf}'s closures. `z.compile` hands a schema back unchanged where
- * `new Function` is not allowed, so it is always safe. `undefined` goes back to the runtime parser (the
- * benchmarks compare both).
- *
- * `check`, when given, builds the check of a valid response body in place of the closures (the Node
- * build passes `compiledCheck` of `internal/copy-free.ts`); it returns `undefined` where bodies must be
- * parsed into copies.
+ * Installs zod's schema compiler (`z.compile`) for every later SDK parse; the Node build does this when
+ * loaded, the bundler build leaves it out. `check` builds the check of a valid body (`compiledCheck`).
+ * `undefined` goes back to the runtime parser.
  */
 export function useSchemaCompiler(
   compile: Compiler | undefined,
@@ -77,7 +60,6 @@ export function useSchemaCompiler(
   validityChecks = new WeakMap();
 }
 
-/** The schema with the installed compiler's fast path, built once per schema. */
 function fast<T extends Schema>(schema: T): T {
   if (compiler === undefined) return schema;
   let result = compiled.get(schema);
@@ -88,15 +70,9 @@ function fast<T extends Schema>(schema: T): T {
   return result as T;
 }
 
-/** Whether a value is valid: a check built from a schema, see {@link validityCheck}. */
 type Validity = (value: unknown) => boolean;
 
-/**
- * The validity check of `schema`, or `undefined` when its bodies must be parsed into a new value instead
- * (a part does not hand its input back: `handsInputBack` of `internal/copy-free.ts`). A valid body is then
- * its own parse result and needs no copy. It is zod's own parse (compiled when a compiler is installed),
- * so every answer is zod's.
- */
+/** The validity check of `schema` (zod's own parse), or `undefined` when its bodies must be parsed into a copy. */
 function validityOf(schema: Schema): Validity | undefined {
   if (!handsBackWhole(schema)) return undefined;
   return (value) => z.safeParse(fast(schema), value).success;
@@ -120,7 +96,6 @@ function handsBackWhole(schema: Schema): boolean {
   return handsInputBack(schema) && parts.every(handsBackWhole);
 }
 
-/** {@link validityOf} of each response schema (`null`: none). */
 let validityChecks = new WeakMap<Schema, Validity | null>();
 
 /** The validity check of `schema`, built once; `undefined` when its bodies must be parsed into copies. */
@@ -138,17 +113,13 @@ export function safeParse<T extends Schema>(schema: T, value: unknown): z.core.u
   return z.safeParse(fast(schema), value, PARSE_CONTEXT);
 }
 
-/**
- * Validates call parameters.
- * @throws {RequestValidationError} listing every issue with its path; nothing is sent.
- */
+/** @throws {RequestValidationError} listing every issue with its path; nothing is sent. */
 export function parseParams<T extends Schema>(schema: T, params: unknown, operation: string): z.core.output<T> {
   const result = safeParse(schema, params);
   if (!result.success) throw new RequestValidationError(operation, toValidationIssues(result.error.issues));
   return result.data;
 }
 
-/** Where a response body came from: for error messages and drift reports. */
 export interface ResponseContext {
   /** The SDK operation (`tasks.retrieve`), or `webhook`. */
   operation: string;
@@ -163,22 +134,15 @@ export interface ResponseContext {
 }
 
 /**
- * Reads a 2xx body as `schema` (README "Schema drift"). A valid body is returned as it is, checked
- * without a copy. Otherwise, in `'strict'` mode it throws; in `'tolerant'` mode (and its deprecated
- * aliases) it is read tolerantly: drift coerced or left out and reported, so the result always has the
- * schema's types.
- * @throws {ResponseValidationError} in `'strict'` mode when the body does not match; in every mode when a
- * load-bearing part is broken (the top level is not the documented shape, or a required field is missing
- * or cannot be coerced).
+ * Reads a 2xx body as `schema` (README "Schema drift"): a valid body as it is, else tolerantly (drift
+ * coerced or left out, reported) or, in `'strict'` mode, throws.
+ * @throws {ResponseValidationError} in `'strict'` mode on a mismatch; in every mode when a load-bearing part is broken.
  */
 export function parseResponse<T extends Schema>(schema: T, body: unknown, context: ResponseContext): z.core.output<T> {
-  // The common case: a valid body is returned as it is (a fresh value from the JSON parser, nulls and
-  // `__proto__` keys already removed), checked without building a copy.
   const check = validityCheck(schema);
   if (check?.(body)) return body as z.core.output<T>;
   let issues: ValidationIssue[] = [];
-  // A body the check refused fails a full parse too: in tolerant mode, which lists its own issues, that
-  // parse is skipped.
+  // A body the check refused fails a full parse too: tolerant mode lists its own issues instead.
   if (check === undefined || context.mode === 'strict') {
     const result = safeParse(schema, body);
     if (result.success) return result.data;
@@ -192,7 +156,6 @@ export function parseResponse<T extends Schema>(schema: T, body: unknown, contex
       context.report(drifts);
       return reread.data;
     }
-    // A load-bearing part is broken: name what was left out, then anything the tolerant read still missed.
     issues = [
       ...drifts
         .filter((drift) => drift.action === 'omitted')

@@ -2,7 +2,7 @@
  * KWD in the MCP server's answers and rules: integer fils inside, 3-decimal text outside (`"1.234"`).
  * @module
  */
-import { filsToText, parseFils } from '../core/fils.js';
+import { filsToText, parseFils } from '../schemas/fils.js';
 
 /** Fils as KWD text with 3 decimals: `1234` → `"1.234"`. */
 export function kwdText(fils: number): string {

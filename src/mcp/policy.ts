@@ -5,10 +5,10 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors.js';
-import { parseFils } from '../core/fils.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from '../core/store.js';
 import { redactorOf } from '../internal/seller.js';
 import type { KwdAmount } from '../kwd.js';
+import { parseFils } from '../schemas/fils.js';
 import { MAX_KWD_AMOUNT } from '../schemas/primitives.js';
 import { cut } from './text.js';
 

@@ -1,19 +1,14 @@
 /**
- * `GET tasks/branches`: the source of valid `selectedBranch` names. The spec does not show its
- * shape, so the SDK reads a bare array, or an object holding one (`{ branches: [...] }` as the mock
- * sends, `{ data: [...] }`, or any property whose value is an array of branch-like entries), of objects
- * with a `name` or of strings, and always returns `Branch[]`; anything else reads as no branches and is
- * reported as drift (README "Schema drift").
+ * `GET tasks/branches`, whose shape the spec does not show: a bare array, or an object holding one, of
+ * objects with a `name` or of strings, always read as `Branch[]`; anything else is drift (README "Schema drift").
  * @module
  */
 import * as z from 'zod/mini';
-import { type Drift, readTolerantly, typeName } from '../internal/tolerant-read.js';
+import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
 /** A pickup branch; `name` is the value for `selectedBranch`. Other fields are kept. */
 export const Branch = z.looseObject({
-  /** Branch name, the value for selectedBranch. */
   name: z.string(),
-  /** Branch identifier. */
   id: z.optional(z.string()),
 });
 export type Branch = z.infer<typeof Branch>;
@@ -28,7 +23,6 @@ export const BranchListResponse = z.union([
 ]);
 export type BranchListResponse = z.infer<typeof BranchListResponse>;
 
-/** The properties an object answer is looked in first, in order; then any other one. */
 const LIST_KEYS = ['branches', 'data'];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -41,11 +35,7 @@ function isBranchLike(entry: unknown): boolean {
   return isPlainObject(entry) && (typeof entry.name === 'string' || typeof entry.name === 'number');
 }
 
-/**
- * The list of branches in a body and the path it was found at: the body itself when it is an array;
- * else `branches`, then `data`, then the first other property whose value is an array holding a
- * branch-like entry, then the first empty array.
- */
+/** The list in a body and its path: the body, else `branches`, `data`, any array of branch-like entries, any empty one. */
 function branchList(body: unknown): { list: unknown[]; path: string } | undefined {
   if (Array.isArray(body)) return { list: body, path: '' };
   if (!isPlainObject(body)) return undefined;
@@ -62,11 +52,7 @@ function branchList(body: unknown): { list: unknown[]; path: string } | undefine
   return found === undefined ? undefined : { list: body[found] as unknown[], path: found };
 }
 
-/**
- * Reads any body of `GET tasks/branches` (see this module): the branches found, and the drift met —
- * no list at all (path `branches`, `action: 'omitted'`), an entry left out (neither a string nor an
- * object with a usable `name`), a field coerced (a numeric `name` or `id` read as text). Never throws.
- */
+/** Reads any body of `GET tasks/branches`: the branches and the drift met. Never throws. */
 export function readBranches(body: unknown): { branches: Branch[]; drifts: Drift[] } {
   const drifts: Drift[] = [];
   const found = branchList(body);
@@ -92,11 +78,7 @@ export function readBranches(body: unknown): { branches: Branch[]; drifts: Drift
   return { branches, drifts };
 }
 
-/**
- * Normalises any body of `GET tasks/branches` to `Branch[]` (strings become `{ name }`), as
- * `client.branches.list()` does (`readBranches`): entries without a usable `name` are left out,
- * and a body holding no list reads as no branches.
- */
+/** Any body of `GET tasks/branches` as `Branch[]` (strings become `{ name }`; entries without a name left out). */
 export function toBranches(body: unknown): Branch[] {
   return readBranches(body).branches;
 }

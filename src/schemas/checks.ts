@@ -1,15 +1,7 @@
-/**
- * Checks by predicate for the request and response schemas, each carrying the JSON Schema keywords it
- * stands for so the OpenAPI document states them.
- * @module
- */
+/** Checks by predicate that carry their JSON Schema keywords, for the OpenAPI document. @module */
 import * as z from 'zod/mini';
 
-/**
- * A check by predicate that carries the JSON Schema keywords it stands for (`params.jsonSchema`, read by the
- * OpenAPI document): the SDK's integers, lengths, patterns and enumerations are checked this way rather
- * than with zod's own check kinds, which each add to every bundle (README "Performance").
- */
+/** A check by predicate carrying its JSON Schema keywords (lighter in a bundle than zod's check kinds). */
 export function rule<T>(test: (value: T) => boolean, message: string, jsonSchema: Record<string, unknown>) {
   return z.refine<T>(test, { message, params: { jsonSchema } });
 }
@@ -39,11 +31,7 @@ export function nonEmptyText(max?: number) {
     );
 }
 
-/**
- * A number of at least `limit` (`side` `'minimum'`) or at most `limit` (`'maximum'`), inclusive: the same
- * issue as zod's `gte`/`lte` (`too_small` with `minimum`, `too_big` with `maximum`; `message` or the SDK's
- * default text) and the same JSON Schema keyword, without their check kinds in the bundle.
- */
+/** A number ≥ (`'minimum'`) or ≤ (`'maximum'`) `limit`: zod's `gte`/`lte` issue and keyword, without their weight. */
 export function bound(side: 'minimum' | 'maximum', limit: number, message?: string) {
   const check: z.core.$ZodCheck<number> = z.check<number>(
     (payload) => {
@@ -59,7 +47,6 @@ export function bound(side: 'minimum' | 'maximum', limit: number, message?: stri
         continue: true,
       } as unknown as z.core.$ZodRawIssue);
     },
-    // `message` undefined: the SDK's default text for the issue (src/internal/validate.ts).
     { message: message as string, params: { jsonSchema: { [side]: limit } } },
   );
   return check;

@@ -1,8 +1,4 @@
-/**
- * `POST tasks/estimate`: distance, travel time and price between two points; the OpenAPI document's paths →
- * "POST /tasks/estimate".
- * @module
- */
+/** `POST tasks/estimate`: distance, travel time and price between two points. @module */
 import * as z from 'zod/mini';
 import { Latitude, Longitude, wellFormedText } from './primitives.js';
 import { TravelDetail } from './task.js';
@@ -14,18 +10,13 @@ export type EstimatePoint = z.infer<typeof EstimatePoint>;
 /** The body of `POST tasks/estimate`: both points required. */
 export const EstimateParams = /* @__PURE__ */ z.strictObject({ from: EstimatePoint, to: EstimatePoint });
 
-/**
- * Fields of a delivery or pickup location (`DeliveryLocation`, `PickupLocation`) that an estimate point
- * does not carry: `tasks.estimate` accepts them, checks them as a location would, and drops them before
- * sending (with a debug log), so `estimate({ from, to: order.destination })` works as it type-checks.
- */
+/** Location fields an estimate point does not carry: accepted, checked, and not sent. */
 export const LOCATION_ONLY_FIELDS = ['fullAddress'] as const;
 
 /** A point as `tasks.estimate` accepts it: an {@link EstimatePoint}, or a delivery or pickup location. */
 const EstimatePointParam = z.strictObject({
   latitude: Latitude,
   longitude: Longitude,
-  /** Address lines of a location: accepted and not sent. */
   fullAddress: z.optional(z.array(z.string())),
 });
 
@@ -34,16 +25,10 @@ export const EstimateRequestParams = z
   .strictObject({ from: EstimatePointParam, to: EstimatePointParam })
   .check(wellFormedText);
 
-/**
- * Parameters of `client.tasks.estimate`: two points, each an {@link EstimatePoint} or a delivery or
- * pickup location (its `fullAddress` is not sent).
- */
+/** Parameters of `client.tasks.estimate`: two points, each an {@link EstimatePoint} or a location. */
 export type EstimateParams = z.input<typeof EstimateRequestParams>;
 
-/**
- * The body to send for checked parameters: each point's coordinates only. `dropped` names the location
- * fields left out (`to.fullAddress`), for the debug log.
- */
+/** The body for checked parameters: coordinates only; `dropped` names the fields left out, for the debug log. */
 export function estimateBody(params: z.output<typeof EstimateRequestParams>): {
   body: z.output<typeof EstimateParams>;
   dropped: string[];

@@ -7,8 +7,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { TASK_STATUSES } from '../core/lifecycle.js';
 import { nonEmptyText } from './checks.js';
+import { TASK_STATUSES } from './lifecycle.js';
 
 /**
  * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: README

@@ -9,8 +9,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { WEBHOOK_EVENT_KINDS } from '../core/lifecycle.js';
 import { rule } from './checks.js';
+import { WEBHOOK_EVENT_KINDS } from './lifecycle.js';
 import { taskFields } from './task.js';
 
 /**

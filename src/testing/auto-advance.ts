@@ -9,7 +9,7 @@
  * 5 s timeout; the interval is {@link MIN_AUTO_ADVANCE_MS}…{@link MAX_AUTO_ADVANCE_MS} ms.
  * @module
  */
-import { isFinalStatus } from '../core/lifecycle.js';
+import { isFinalStatus } from '../schemas/lifecycle.js';
 import type { Task } from '../schemas/task.js';
 import type { MockDeliveryService } from './types.js';
 

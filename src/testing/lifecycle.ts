@@ -16,7 +16,7 @@ import {
   type LifecycleEvent,
   lifecycleRank,
   OFF_PATH_SOURCES,
-} from '../core/lifecycle.js';
+} from '../schemas/lifecycle.js';
 import type { TaskRecord } from './state.js';
 
 /** The events along the delivery path after `from` up to and including `to` (both on the path). */

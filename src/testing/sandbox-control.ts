@@ -21,10 +21,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
-import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../core/lifecycle.js';
 import { nestsDeeperThan } from '../internal/json.js';
 import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
 import { kwd } from '../kwd.js';
+import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../schemas/lifecycle.js';
 import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
 import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
 import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http-server.js';

@@ -10,7 +10,7 @@ import {
   type LifecycleEvent,
   OFF_PATH_SOURCES,
   TASK_STATUSES,
-} from '../core/lifecycle.js';
+} from '../schemas/lifecycle.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { draftTask, type ServiceState } from './endpoints.js';
 import { applyEvent, mockDriver, plannedEvents } from './lifecycle.js';

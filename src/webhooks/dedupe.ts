@@ -7,7 +7,7 @@
  * `advance`).
  * @module
  */
-import { isFinalStatus, lifecycleRank } from '../core/lifecycle.js';
+import { isFinalStatus, lifecycleRank } from '../schemas/lifecycle.js';
 
 /** Statuses remembered per task at most; the oldest goes first (a task has about ten in its life). */
 export const MAX_STATUSES_PER_TASK = 32;

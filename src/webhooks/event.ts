@@ -6,9 +6,9 @@
 import { type ValidationIssue, WebhookPayloadError } from '../core/errors.js';
 import type { SchemaDrift, ValidationMode } from '../core/options.js';
 import { nestsDeeperThan } from '../internal/json.js';
-import { type Drift, readTolerantly } from '../internal/tolerant-read.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
+import { type Drift, readTolerantly } from '../schemas/tolerant-read.js';
 import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/webhook.js';
 
 /** Fields every {@link WebhookEvent} has, confirmed or not. */

@@ -12,7 +12,6 @@ import {
   isWebhookPayloadError,
   WebhookEventTimeoutError,
 } from '../core/errors.js';
-import { FINAL_STATUSES } from '../core/lifecycle.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
 import { driftReporter } from '../internal/drift-report.js';
@@ -23,6 +22,7 @@ import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
 import { assertTaskId } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { TaskListOptions } from '../resources/tasks.js';
+import { FINAL_STATUSES } from '../schemas/lifecycle.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';

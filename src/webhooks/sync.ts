@@ -10,11 +10,11 @@
  * @module
  */
 import { APIUserAbortError, ConfigurationError } from '../core/errors.js';
-import { isFinalStatus } from '../core/lifecycle.js';
 import type { DeliveryStore } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
 import type { TaskListOptions } from '../resources/tasks.js';
+import { isFinalStatus } from '../schemas/lifecycle.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import { syncEventOf, type WebhookEvent } from './event.js';

@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { movesFrom } from '../../src/core/lifecycle.js';
 import { APIError, DeliveryClient } from '../../src/index.js';
+import { movesFrom } from '../../src/schemas/lifecycle.js';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../support/build.js';
 import { orderParams } from '../support/order-params.js';
 import {

@@ -3,7 +3,7 @@ import type { SchemaDrift } from '../../src/index.js';
 import { driftReporter, MAX_WARNED_PATHS } from '../../src/internal/drift-report.js';
 import { LevelLogger } from '../../src/internal/logger.js';
 import { Redactor } from '../../src/internal/redact.js';
-import type { Drift } from '../../src/internal/tolerant-read.js';
+import type { Drift } from '../../src/schemas/tolerant-read.js';
 
 /** A reporter whose logger warnings and `onDrift` calls are recorded. */
 function recordingReporter() {

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeliveryClient } from '../../src/client.js';
-import { lifecycleRank } from '../../src/core/lifecycle.js';
 import type { DeliveryStore, Task } from '../../src/index.js';
+import { lifecycleRank } from '../../src/schemas/lifecycle.js';
 import {
   createWebhookHandler,
   type WebhookClient,

@@ -2,7 +2,7 @@
  * `delivery-task tasks list` and `tasks get <id>`: OpenAPI `listTasks` and OpenAPI `retrieveTask`.
  * @module
  */
-import { TASK_STATUSES } from '../../core/lifecycle.js';
+import { TASK_STATUSES } from '../../schemas/lifecycle.js';
 import type { Task } from '../../schemas/task.js';
 import { MAX_PAGE_SIZE, type TaskListParams } from '../../schemas/task-list.js';
 import { TableWriter } from '../format.js';

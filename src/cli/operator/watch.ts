@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StatusWaitTimeoutError } from '../../core/errors.js';
-import { FINAL_STATUSES, isFinalStatus } from '../../core/lifecycle.js';
 import { anySignal } from '../../internal/abort.js';
+import { FINAL_STATUSES, isFinalStatus } from '../../schemas/lifecycle.js';
 import type { Task } from '../../schemas/task.js';
 import { textCell, timeCell } from '../format.js';
 import { secondsValue } from './args.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { TASK_STATUSES } from '../../core/lifecycle.js';
+import { TASK_STATUSES } from '../../schemas/lifecycle.js';
 import type { Task } from '../../schemas/task.js';
 import { canonicalJson } from '../confirmation.js';
 import { Refusal } from '../refusal.js';

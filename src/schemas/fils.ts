@@ -1,38 +1,25 @@
 /**
- * Exact KWD amounts as integer fils (1 KWD = 1000 fils): parsing an amount and writing fils back as
- * decimal text. The core of the public `kwd` helpers (README "KWD money"), in a module of its own so the schemas'
- * `KwdNumber` check imports the parser alone: an app that only uses the client does not carry the
- * whole `kwd` object.
+ * Exact KWD amounts as integer fils (README "KWD money"): the core of `kwd`, apart so the schemas'
+ * `KwdNumber` check carries the parser alone.
  * @module
  */
 
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 
-/**
- * The most digits a KWD amount may have before the decimal point (100). Beyond it every `kwd` function,
- * and the check of KWD wire fields, refuses the amount (`RangeError`), so the work an amount causes stays
- * bounded and `kwd.format` stays exact (`Intl.NumberFormat` turns 309 digits or more into `∞`).
- */
+/** Most digits before the decimal point (100); past it amounts are refused (`RangeError`), keeping work bounded. */
 export const KWD_MAX_DIGITS = 100;
 
-/** Longest amount text read, surrounding whitespace included: the digits, a sign, a point, 3 decimals and some spaces. */
 const MAX_AMOUNT_TEXT = KWD_MAX_DIGITS + 28;
 
-/** The first amount in fils past {@link KWD_MAX_DIGITS} digits before the point. */
 const FILS_LIMIT = 10n ** BigInt(KWD_MAX_DIGITS + 3);
 
 const TOO_MANY_DIGITS = `KWD amount has more than ${KWD_MAX_DIGITS} digits before the decimal point`;
 const LEADING_ZEROS = /^0+(?=\d)/;
 
-/**
- * Shortest decimal text for a finite number, expanding exponent forms such as `1e-7` or `1e21`. Small
- * exponent forms are expanded digit by digit from the shortest text (`5e-324` → `0.000…005`), so a
- * tiny non-zero amount never reads as 0 (`toFixed` stops at 20 decimals).
- */
+/** Shortest decimal text for a finite number, exponent forms expanded (`5e-324` never reads as 0). */
 function numberToDecimalText(value: number): string {
   const text = String(value);
   if (!/e/i.test(text)) return text;
-  // Above 1e21 no fractional part can exist: the exact integer value.
   if (Math.abs(value) >= 1e21) return BigInt(value).toString();
   const [mantissa = '', exponent = '0'] = text.toLowerCase().split('e');
   const sign = mantissa.startsWith('-') ? '-' : '';
@@ -51,10 +38,9 @@ export function describeAmount(amount: unknown): string {
 }
 
 /**
- * Parses a KWD amount (a number, or decimal text) into integer fils as a bigint, exactly.
- * @throws {TypeError} when `amount` is neither a number nor a string.
- * @throws {RangeError} when it is not finite, not decimal text, has more than 3 decimals, or more than
- * {@link KWD_MAX_DIGITS} digits before the point (text: over 128 characters).
+ * A KWD amount (number or decimal text) → integer fils, exactly.
+ * @throws {TypeError} for a value neither number nor string.
+ * @throws {RangeError} when not finite, not decimal text, over 3 decimals or {@link KWD_MAX_DIGITS} digits.
  */
 export function parseFils(amount: number | string): bigint {
   let text: string;
@@ -92,14 +78,11 @@ export function isKwdAmount(amount: unknown): amount is number | string {
   }
 }
 
-/**
- * Integer fils → KWD decimal text with exactly 3 decimals (`1250n` → `'1.250'`).
- * @throws {RangeError} when the amount has more than {@link KWD_MAX_DIGITS} digits before the point.
- */
+/** Fils → 3-decimal KWD text (`1250n` → `'1.250'`). @throws {RangeError} past {@link KWD_MAX_DIGITS} digits. */
 export function filsToText(fils: bigint): string {
   const negative = fils < 0n;
   const magnitude = negative ? -fils : fils;
-  // Compared before writing it out: turning a bigint of a million digits into text alone takes seconds.
+  // Compared first: writing out a bigint of a million digits takes seconds.
   if (magnitude >= FILS_LIMIT) throw new RangeError(`${TOO_MANY_DIGITS} (a result or fils value)`);
   const digits = magnitude.toString().padStart(4, '0');
   const whole = digits.slice(0, -3).replace(LEADING_ZEROS, '');

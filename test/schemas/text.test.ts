@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWellFormedText } from '../../src/internal/text.js';
+import { isWellFormedText } from '../../src/schemas/text.js';
 
 const native = Object.getOwnPropertyDescriptor(String.prototype, 'isWellFormed');
 

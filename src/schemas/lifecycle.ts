@@ -1,13 +1,6 @@
 /**
- * The task lifecycle, defined once: the statuses, the webhook-only events, the delivery path and its
- * order, the final statuses and where the off-path statuses come from. The schemas, the webhook handler
- * and the mock all read it from here.
- *
- * Sources: OpenAPI schema `TaskStatus` (the nine statuses; `inprogress` and
- * `pickup_location_reached` are webhook event kinds only; "Transitions: not shown") and OpenAPI webhook `taskStatusChanged`,
- * item 3 (the event kinds); the transitions the SDK chose (README "What the spec leaves open, and what we chose"): pending → requested → accepted →
- * (inprogress → pickup_location_reached, webhook only) → pickedup → enroute → delivered; cancelled from
- * pending, requested or accepted; rejected from pending or requested; failed from enroute.
+ * The task lifecycle, defined once (OpenAPI schema `TaskStatus`, webhook `taskStatusChanged`; the transitions
+ * the SDK chose: README "What the spec leaves open, and what we chose").
  * @module
  */
 
@@ -27,10 +20,7 @@ export const TASK_STATUSES = [
 /** One of {@link TASK_STATUSES}. */
 export type LifecycleStatus = (typeof TASK_STATUSES)[number];
 
-/**
- * Webhook event kinds that are not task statuses (OpenAPI schema `TaskStatus`): they happen between
- * `accepted` and `pickedup`, in this order, and never become a task's `status`.
- */
+/** Webhook event kinds between `accepted` and `pickedup` that never become a task's `status`. */
 export const WEBHOOK_ONLY_EVENTS = ['inprogress', 'pickup_location_reached'] as const;
 
 /** One of {@link WEBHOOK_ONLY_EVENTS}. */
@@ -50,10 +40,7 @@ export const WEBHOOK_EVENT_KINDS = [
   'cancelled',
 ] as const;
 
-/**
- * The events of a delivery that goes well, earliest first, webhook-only events included. The position
- * of an event is its rank ({@link lifecycleRank}).
- */
+/** The events of a delivery that goes well, earliest first; an event's position is its {@link lifecycleRank}. */
 export const DELIVERY_PATH = [
   'pending',
   'requested',
@@ -65,10 +52,7 @@ export const DELIVERY_PATH = [
   'delivered',
 ] as const satisfies readonly LifecycleEvent[];
 
-/**
- * The task statuses of {@link DELIVERY_PATH}, in order: `pending` … `delivered`. (Marked pure, so a
- * bundle that does not use it, the client's, leaves the computation out.)
- */
+/** The task statuses of {@link DELIVERY_PATH}, in order: `pending` … `delivered`. */
 export const HAPPY_PATH: readonly LifecycleStatus[] = /* @__PURE__ */ DELIVERY_PATH.filter((event) =>
   isTaskStatus(event),
 );
@@ -111,21 +95,15 @@ export function isFinalStatus(value: string): boolean {
   return (FINAL_STATUSES as readonly string[]).includes(value);
 }
 
-/**
- * Position of an event along {@link DELIVERY_PATH} (`pending` 0 … `delivered` 7), or `undefined` for
- * one off the path (`cancelled`, `rejected`, `failed`, an unknown kind).
- */
+/** Position along {@link DELIVERY_PATH} (`pending` 0 … `delivered` 7); `undefined` off the path. */
 export function lifecycleRank(value: string): number | undefined {
   const rank = (DELIVERY_PATH as readonly string[]).indexOf(value);
   return rank === -1 ? undefined : rank;
 }
 
 /**
- * Every target a task's status can be moved to (the sandbox's `POST /_sandbox/tasks/{id}/advance`,
- * `mock.advance`; README "What the spec leaves open, and what we chose"): the statuses ahead of
- * `status` on the delivery path, the off-path statuses reachable from it, and, from `accepted`, the
- * webhook-only events it has not had yet (`lastEvent`: the last event the task had). Nothing from a
- * final status. In {@link DELIVERY_PATH} order, then the off-path statuses.
+ * Every status a task can be moved to (`mock.advance`, the sandbox): ahead on the path, the off-path
+ * statuses reachable, from `accepted` the webhook-only events not had yet. Nothing from a final status.
  */
 export function movesFrom(status: string, lastEvent?: string): LifecycleEvent[] {
   if (isFinalStatus(status) || !isTaskStatus(status)) return [];

@@ -1,41 +1,26 @@
 /**
- * Tolerant reading of a response body that failed its schema (README "Schema drift"): walks the schema
- * beside the value, coerces what is unambiguous to the documented type, leaves out what is not, and
- * lists both as drifts. Runs only after the copy-free check of a valid body has failed.
- *
- * | documented type | accepted drift | coerced to |
- * |---|---|---|
- * | number (integer) | decimal text such as `"29.3"` or `"2"` (finite, at most 64 characters) | the number |
- * | string | a number | its exact decimal text (`12.345` → `"12.345"`, `1e21` → `"1000000000000000000000"`) |
- * | boolean | `"true"`, `"false"`, `1`, `0` | the boolean |
- *
- * Anything else of the wrong type is left out (an array element is removed, an object member deleted).
- * An object missing a field its schema requires is itself left out; at the top level that is a
- * load-bearing failure, which the caller throws. Unknown members are kept as they are.
+ * Tolerant reading of a body that failed its schema (README "Schema drift"): coerces unambiguous drift
+ * (decimal text → number, number → decimal text, `"true"`/`1` → boolean), leaves out the rest, lists
+ * both. A missing required field leaves its object out; at the top level, a load-bearing failure.
  * @module
  */
 import * as z from 'zod/mini';
 
 /** One difference between a body and its schema: a field coerced, or left out. */
 export interface Drift {
-  /** Dotted path of the field (`pickupLocation.latitude`, `tasks.3.totalAmount`). */
   path: string;
-  /** The documented type: `string`, `number`, `integer`, `boolean`, `object`, `array`, … */
   expected: string;
   /** The type received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. Never the value. */
   received: string;
-  /** `coerced`: read as the documented type; `omitted`: left out of the result. */
   action: 'coerced' | 'omitted';
 }
 
 type Schema = z.core.$ZodType;
 type Path = readonly (string | number)[];
 
-/** Marks a value left out. */
 const OMIT: unique symbol = Symbol('omit');
 type Read = unknown;
 
-/** Longest text read as a number: a longer one is not a number a service means. */
 const MAX_NUMERIC_TEXT = 64;
 const NUMERIC_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -86,7 +71,6 @@ function coerceScalar(type: string, value: unknown): unknown {
   }
 }
 
-/** The documented type of `schema` as drifts name it. */
 function expectedName(schema: Schema): string {
   const def = schema._zod.def;
   if (def.type === 'optional' || def.type === 'nullable')
@@ -96,7 +80,6 @@ function expectedName(schema: Schema): string {
   return def.type;
 }
 
-/** True when `schema` accepts `undefined` (an optional field). */
 function isOptional(schema: Schema): boolean {
   return schema._zod.optin === 'optional';
 }
@@ -109,11 +92,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Reads `value` as `schema` tolerantly, appending every coercion and omission to `drifts`. Returns the
- * value to use (the input itself where nothing changed; copies only along changed paths), or `undefined`
- * with `ok: false` when the top level itself had to be left out (a load-bearing failure).
- */
+/** Reads `value` as `schema`, appending drifts; copies only along changed paths. `ok: false`: the top level was left out. */
 export function readTolerantly(schema: Schema, value: unknown, drifts: Drift[]): { ok: boolean; value: unknown } {
   const result = read(schema, value, [], drifts);
   return result === OMIT ? { ok: false, value: undefined } : { ok: true, value: result };

@@ -15,10 +15,10 @@ import {
   TASK_STATUSES,
   WEBHOOK_EVENT_KINDS,
   WEBHOOK_ONLY_EVENTS,
-} from '../src/core/lifecycle.js';
-import { TaskStatus } from '../src/schemas/task.js';
-import { WEBHOOK_EVENT_KINDS as SCHEMA_EVENT_KINDS } from '../src/schemas/webhook.js';
-import { DELIVERY_EVENTS } from './webhooks/fixtures.js';
+} from '../../src/schemas/lifecycle.js';
+import { TaskStatus } from '../../src/schemas/task.js';
+import { WEBHOOK_EVENT_KINDS as SCHEMA_EVENT_KINDS } from '../../src/schemas/webhook.js';
+import { DELIVERY_EVENTS } from '../webhooks/fixtures.js';
 
 describe('the task lifecycle', () => {
   it('has the nine statuses of spec § States and transitions, which TaskStatus accepts', () => {
