@@ -8,33 +8,29 @@ import { coalesced } from '../internal/coalesce.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
 import { guardPool, integer, onceSucceeded, type PostgresQueryable, queryOf, quotedTable } from './pool.js';
 
-/** Options of {@link postgresInbox}. */
 export interface PostgresInboxOptions {
-  /** The inbox's table (identifier, optionally schema-qualified). Default `'dts_inbox'`. */
+  /** The table (optionally `schema.table`). Default `'dts_inbox'`. */
   table?: string;
-  /** Create the table and its indexes on first use (statements in docs/several-instances.md). Default `true`. */
+  /** Create the table and indexes on first use (docs/several-instances.md). Default `true`. */
   createTable?: boolean;
   /** Pending and failed events at most, counted once a second; beyond, 503. Default 1 000 000; ≥ 1. */
   maxEntries?: number;
-  /** How long done events stay before they are deleted, ms. Default 900 000 (15 min); an integer ≥ 0. */
+  /** How long done events stay, ms. Default 900 000 (15 min); ≥ 0. */
   retentionMs?: number;
   /** How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000; ≥ 1. */
   visibilityTimeoutMs?: number;
-  /** Claims of one event at most; an event whose last claim expired after that many is marked failed. Default 5; an integer ≥ 1. */
+  /** Claims of one event at most, then it fails. Default 5; ≥ 1. */
   maxAttempts?: number;
-  /** Where an idle pool connection's error goes when the inbox attached the pool's error listener (see {@link PostgresStoreOptions.logger}). Default `console`. */
+  /** See {@link PostgresStoreOptions.logger}. Default `console`. */
   logger?: Logger;
 }
 
-/** Interval of reading the inbox's size for its bound, ms. */
 const COUNT_EVERY_MS = 1000;
-/** Interval of moving rows claimed `maxAttempts` times to the failed ones, ms (at most half the visibility timeout). */
+/** At most half the visibility timeout. */
 const SWEEP_EVERY_MS = 1000;
-/** Pending and failed rows from which a maintenance run keeps the table's statistics fresh (`ANALYZE` each time they doubled). */
+/** `ANALYZE` from this many pending and failed rows, then each time they doubled. */
 const ANALYZE_FROM_ROWS = 1000;
-/** Rows marked done by one statement at most. */
 const COMPLETE_BATCH = 500;
-/** Done rows one maintenance run deletes at most. */
 const TRIM_MAX_ROWS = 5000;
 
 /**
@@ -98,9 +94,7 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   };
   let sweptAt = 0;
   const sweepEveryMs = Math.min(SWEEP_EVERY_MS, Math.ceil(visibilityTimeoutMs / 2));
-  /** Pending and failed rows when this process last ran `ANALYZE` on the table (see `maintain`). */
   let analyzedAt = 0;
-  /** Marks rows done, many in one statement: the ids given while one batch is sent go in the next. */
   const completeMany = coalesced<string>(async (ids) => {
     await query(
       `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = ANY ($1::bigint[])`,
@@ -122,9 +116,7 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     },
     claim: async (consumer, max) => {
       await ensureTable();
-      // One statement: the oldest claimable row of each task is claimed, and (at most every SWEEP_EVERY_MS:
-      // it reads every pending row) rows whose last claim expired after maxAttempts claims become failed.
-      // The conditions exclude each other, and such a row is never claimed meanwhile.
+      // Claims the oldest claimable row of each task, and at most every sweepEveryMs fails the rows past maxAttempts.
       const sweep = Date.now() - sweptAt >= sweepEveryMs;
       if (sweep) sweptAt = Date.now();
       const { rows } = await query(
@@ -223,8 +215,7 @@ WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
         [retentionMs],
       );
       await count();
-      // A table that grew fast (a young table filled by a peak) has no statistics yet, and the claim's plan
-      // then reads every pending row (14 ms per claim at 4 000 rows, measured) instead of the oldest few.
+      // A young table filled by a peak has no statistics: the claim's plan would read every pending row.
       if (held >= ANALYZE_FROM_ROWS && held >= 2 * analyzedAt) {
         analyzedAt = held;
         await query(`ANALYZE ${table}`);

@@ -13,10 +13,9 @@ export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
-/** `schema.table` or `table`, each an identifier of letters, digits and `_` (quoted as written). */
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 
-/** The quoted form of a validated table name: `"schema"."table"`. */
+/** `"schema"."table"` of a checked table name. */
 export function quotedTable(option: string, table: unknown, fallback: string): string {
   const name = table ?? fallback;
   if (typeof name !== 'string' || !TABLE_NAME.test(name)) {
@@ -43,7 +42,7 @@ export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'
   if (typeof (pool as { totalCount?: unknown }).totalCount === 'number') {
     return (text, values) => query.call(pool, text, values);
   }
-  // A single connection (a Client) runs one query at a time: queued here, as pg 9 will no longer do it.
+  // A Client runs one query at a time: queued here, as pg 9 will no longer do it.
   let last: Promise<unknown> = Promise.resolve();
   return (text, values) => {
     const next = last.then(
@@ -55,10 +54,7 @@ export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'
   };
 }
 
-/**
- * Runs `create` once at a time and until it succeeds: a failure (the database down) is retried on the
- * next call. Two processes creating the same table at once may collide on the catalogue: retried once.
- */
+/** Runs `create` until it succeeds, once at a time; retried once at once (two processes may collide on the catalogue). */
 export function onceSucceeded(create: () => Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () => {
@@ -72,17 +68,14 @@ export function onceSucceeded(create: () => Promise<void>): () => Promise<void> 
   };
 }
 
-/** Pools given an error listener by this module (one listener per pool, whichever of store and inbox came first). */
 const guardedPools = new WeakSet<object>();
 
-/** What {@link guardPool} uses of a pg `Pool`: its events and the connection settings it redacts. */
 interface PoolEvents {
   on(event: 'error', listener: (error: unknown) => void): unknown;
   listenerCount(event: 'error'): number;
   readonly options?: { password?: unknown; connectionString?: unknown };
 }
 
-/** The password of a connection string (`postgres://user:password@host/db`), decoded. */
 function passwordOf(connectionString: unknown): string | undefined {
   if (typeof connectionString !== 'string') return undefined;
   try {
@@ -93,12 +86,7 @@ function passwordOf(connectionString: unknown): string | undefined {
   }
 }
 
-/**
- * Gives a pg `Pool` that has no `'error'` listener one: a Pool emits an idle connection's error (the
- * server restarted or stopped with `pg_ctl stop -m immediate`), and an event without a listener ends the
- * process. The error is logged at `error` through `logger`, the password redacted; the pool replaces the
- * connection. A pool with a listener of its own, or a `Client`, is left as it is.
- */
+/** Gives a pg `Pool` without an `'error'` listener one that logs (password redacted): unheard, an idle connection's error ends the process. */
 export function guardPool(pool: unknown, owner: string, logger: Logger | undefined): void {
   if (typeof pool !== 'object' || pool === null || guardedPools.has(pool)) return;
   const events = pool as Partial<PoolEvents>;
@@ -120,7 +108,6 @@ export function guardPool(pool: unknown, owner: string, logger: Logger | undefin
   });
 }
 
-/** `ttlMs` as whole ms, at least 1, as text (a bigint parameter). */
 export function ttlArgument(ttlMs: number): string {
   if (!Number.isFinite(ttlMs)) throw new RangeError(`postgresStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
   return String(Math.max(1, Math.ceil(ttlMs)));

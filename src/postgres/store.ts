@@ -6,7 +6,6 @@ import type { Logger } from '../core/options.js';
 import type { DeliveryStore } from '../core/store.js';
 import { guardPool, onceSucceeded, type PostgresQueryable, queryOf, quotedTable, ttlArgument } from './pool.js';
 
-/** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
   /** The store's table: letters, digits and `_`, optionally `schema.table`; one per app sharing a database. Default `'dts_store'`. */
   table?: string;
@@ -15,9 +14,7 @@ export interface PostgresStoreOptions {
   /** Where an idle pool connection's error is logged (password redacted) when the store gave the pool its listener. Default `console`. */
   logger?: Logger;
 }
-/** Writes between two sweeps of expired rows. */
 const SWEEP_EVERY_WRITES = 500;
-/** Expired rows one sweep deletes at most (one short statement). */
 const SWEEP_MAX_ROWS = 1000;
 
 /**
@@ -52,17 +49,14 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
     if (++writes % SWEEP_EVERY_WRITES !== 0) return;
     query(
       `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT ${SWEEP_MAX_ROWS}))`,
-    ).catch(() => {
-      // The next sweep tries again; expired rows are invisible meanwhile.
-    });
+    ).catch(() => {});
   };
   const expiry = `clock_timestamp() + $3::bigint * interval '1 millisecond'`;
   const insertUnlessLive = `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, $2, ${expiry})
 ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
 WHERE ${table}.expires_at <= clock_timestamp()`;
   const replace = `UPDATE ${table} SET value = $2, expires_at = ${expiry} WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
-  // The same in one statement whose commit does not wait for the disk (`synchronous_commit` off for its own
-  // transaction only, so a pooled connection keeps its setting).
+  // Its commit does not wait for the disk (`synchronous_commit` off for this transaction only).
   const replaceLazily = `UPDATE ${table} SET value = $2, expires_at = ${expiry} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy
 WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
   const setIfAbsent = async (key: string, value: string, ttlMs: number): Promise<boolean> => {

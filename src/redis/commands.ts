@@ -1,7 +1,6 @@
 /**
- * Raw Redis commands for the store and the inbox: the client of either library told apart by shape
- * (ioredis `call`, node-redis `sendCommand`, single node or cluster), the eviction-policy check, and
- * the reading of replies however the client maps them.
+ * Raw Redis commands for the store and the inbox: either library's client by shape, the eviction-policy
+ * check, and replies read however the client maps them.
  * @module
  */
 import { ConfigurationError } from '../core/errors.js';
@@ -16,10 +15,7 @@ export interface NodeRedisClientLike {
   sendCommand(args: readonly string[]): Promise<unknown>;
 }
 
-/**
- * A connected node-redis `createCluster()` (`redis` 5 or 6), by its `masters` and
- * `sendCommand(firstKey, isReadonly, args)`, which routes a raw command to the node owning `firstKey`.
- */
+/** A connected node-redis `createCluster()` (`redis` 5 or 6), by `masters` and `sendCommand(firstKey, isReadonly, args)`. */
 export interface NodeRedisClusterLike {
   readonly masters: readonly unknown[];
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: readonly string[]): Promise<unknown>;
@@ -33,7 +29,6 @@ export interface RedisWarningLogger {
   warn(message: string): void;
 }
 
-/** Sends one raw command about `key` (`undefined`: about no key); rejects with the library's error. */
 export type SendCommand = (key: string | undefined, command: string, ...args: string[]) => Promise<unknown>;
 
 /**
@@ -79,7 +74,6 @@ export function guardedAgainstEviction(
   };
 }
 
-/** The policy in a `CONFIG GET maxmemory-policy` reply: `[name, value]` (RESP2) or `{ name: value }` (RESP3). */
 function policyOf(reply: unknown): string | undefined {
   if (Array.isArray(reply)) {
     const value: unknown = reply[1];
@@ -100,10 +94,7 @@ function policyOf(reply: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The raw-command function of `client`: ioredis's `call` first (ioredis has a `sendCommand` of its own
- * kind), then node-redis's cluster (`masters`), then node-redis's single node.
- */
+/** ioredis's `call` first (it has a `sendCommand` of its own kind), then node-redis cluster, then single node. */
 export function commandSender(client: unknown, owner: string): SendCommand {
   if (typeof client === 'object' && client !== null) {
     const { call, sendCommand } = client as Partial<IoredisClientLike & NodeRedisClientLike>;
@@ -134,7 +125,6 @@ function withoutCommandArguments(error: unknown): never {
   throw error;
 }
 
-/** True for a cluster client: ioredis `Cluster` (`isCluster`) or node-redis `createCluster()` (`masters`). */
 export function isClusterClient(client: unknown): boolean {
   if (typeof client !== 'object' || client === null) return false;
   return (client as { isCluster?: unknown }).isCluster === true || 'masters' in client;
@@ -148,17 +138,14 @@ export function textReply(reply: unknown, command: string): string | undefined {
   throw new TypeError(`redisStore: unexpected reply to ${command} (${typeof reply})`);
 }
 
-/** True for the integer reply 1 (number, bigint or text). */
 export const isOne = (reply: unknown): boolean => reply === 1 || reply === 1n || reply === '1';
 
-/** A number from an integer reply, whatever the client maps it to. */
 export function numberReply(reply: unknown): number {
   if (typeof reply === 'number') return reply;
   if (typeof reply === 'bigint') return Number(reply);
   return Number(textReply(reply, 'reply') ?? 0);
 }
 
-/** A scalar reply as text (numbers too); `undefined` for nil and nested replies. */
 export function scalarText(reply: unknown): string | undefined {
   if (typeof reply === 'number' || typeof reply === 'bigint') return String(reply);
   if (typeof reply === 'string' || reply instanceof Uint8Array) return textReply(reply, 'reply');

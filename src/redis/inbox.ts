@@ -19,21 +19,20 @@ import {
 } from './commands.js';
 import { ACK_AND_CLOSE, APPEND_UNLESS_FULL, CLAIM, runScript } from './scripts.js';
 
-/** Options of {@link redisInbox}. */
 export interface RedisInboxOptions {
   /** The stream's key; on a cluster, with a hash tag (`{dts}:events`). Default `'dts:events'`. */
   stream?: string;
-  /** The consumer group the workers read with. Default `'dts-workers'`. */
+  /** The consumer group. Default `'dts-workers'`. */
   group?: string;
   /** Entries the stream holds at most (done ones not yet trimmed too); beyond, 503. Default 1 000 000; ≥ 1. */
   maxEntries?: number;
-  /** How long done entries stay in the stream before they are trimmed, ms. Default 900 000 (15 min); an integer ≥ 0. */
+  /** How long done entries stay before they are trimmed, ms. Default 900 000 (15 min); ≥ 0. */
   retentionMs?: number;
   /** How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000; ≥ 1. */
   visibilityTimeoutMs?: number;
-  /** Claims of one event at most; the next one moves it to the failed events (a poison event). Default 5; an integer ≥ 1. */
+  /** Claims of one event at most, then it fails. Default 5; ≥ 1. */
   maxAttempts?: number;
-  /** Failed events kept at most; beyond, the oldest are dropped (`XADD … MAXLEN`). Default 10 000; an integer ≥ 1. */
+  /** Failed events kept at most (`MAXLEN`). Default 10 000; ≥ 1. */
   maxFailed?: number;
   /**
    * After each write, wait for the append-only file (`WAITAOF`, Redis ≥ 7.2): `true` for this server's
@@ -41,14 +40,12 @@ export interface RedisInboxOptions {
    * `WAITAOF`, one warning. Default `false`.
    */
   waitAof?: boolean | { local?: 0 | 1; replicas?: number; timeoutMs?: number };
-  /** Where the one warning (eviction policy unreadable, no `WAITAOF`) goes. Default `console`. */
+  /** Where the one warning goes. Default `console`. */
   logger?: RedisWarningLogger;
 }
 
-/** Entries marked done by one script at most. */
 const CLOSE_BATCH = 500;
 
-/** A positive integer option of `owner`, or `fallback`. */
 function countOption(owner: string, name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < min) {
@@ -60,7 +57,6 @@ function countOption(owner: string, name: string, value: number | undefined, fal
   return value;
 }
 
-/** A stream entry's fields (`[name, value, …]`) as an object of text. */
 function fieldsOf(raw: unknown): Record<string, string> {
   const fields: Record<string, string> = {};
   if (!Array.isArray(raw)) return fields;
@@ -72,7 +68,7 @@ function fieldsOf(raw: unknown): Record<string, string> {
   return fields;
 }
 
-/** Stream entries `[[id, fields], …]` (nil entries, deleted meanwhile, skipped). */
+/** Stream entries `[[id, fields], …]`, nil ones skipped. */
 function entriesOf(raw: unknown): { id: string; fields: Record<string, string> }[] {
   if (!Array.isArray(raw)) return [];
   const entries: { id: string; fields: Record<string, string> }[] = [];
@@ -84,7 +80,6 @@ function entriesOf(raw: unknown): { id: string; fields: Record<string, string> }
   return entries;
 }
 
-/** A stream id as `[ms, seq]` for ordering. */
 function idParts(id: string): [bigint, bigint] {
   const [ms = '0', seq = '0'] = id.split('-');
   return [BigInt(ms), BigInt(seq)];
@@ -123,7 +118,6 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     throw new ConfigurationError('group', 'Invalid group of redisInbox: expected a non-empty string');
   }
   const failedStream = `${stream}:failed`;
-  // Entries not yet done, per task in id order: a worker takes an entry only once it is its task's oldest.
   const openSet = `${stream}:open`;
   if (isClusterClient(client) && !/\{[^}]+\}/.test(stream)) {
     throw new ConfigurationError(
@@ -131,9 +125,7 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
       `Invalid stream of redisInbox on a cluster: name it with a hash tag, e.g. '{${stream}}', so the stream and ${stream}:open share a slot`,
     );
   }
-  /** Task ids of the entries this process claimed, until marked (saves a read of the entry). */
   const claimedTasks = new Map<string, string>();
-  /** Marks entries done, many in one script: the ids given while one batch is sent go in the next. */
   const closeMany = coalesced<string>(async (ids) => {
     await withGroup(() => runScript(send, ACK_AND_CLOSE, stream, [group, ...ids], [openSet]));
   }, CLOSE_BATCH);
@@ -170,7 +162,7 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     );
     return groupReady;
   };
-  /** Runs `command` with the group there, creating it again once if Redis lost it (restarted empty). */
+  /** Runs `command`, creating the group again once if Redis lost it. */
   const withGroup = async <T>(command: () => Promise<T>): Promise<T> => {
     await ensureGroup();
     try {
@@ -286,7 +278,7 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         const [row] = asArray(await send(stream, 'XPENDING', stream, group, id, id, '1'));
         if (!Array.isArray(row)) return;
         const count = Math.max(0, numberReply(row[3]) - 1);
-        // Idle as long as the visibility timeout: claimable at once, its delivery count as before this claim.
+        // Idle for the visibility timeout: claimable at once, its delivery count unchanged.
         await send(
           stream,
           'XCLAIM',
@@ -340,7 +332,7 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
             });
           }
         }
-        // Entries not delivered to any worker yet (the group's lag, Redis ≥ 7) are waiting too.
+        // Entries not delivered yet (the group's lag, Redis ≥ 7) wait too.
         let lag = 0;
         for (const info of asArray(await send(stream, 'XINFO', 'GROUPS', stream))) {
           const fields = info instanceof Map ? Object.fromEntries(info) : fieldsOf(info);
@@ -383,7 +375,6 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         const oldestPending =
           Array.isArray(summary) && numberReply(summary[0]) > 0 ? textReply(summary[1], 'XPENDING') : undefined;
         const [ms, seq] = idParts(lastDelivered);
-        // Everything up to the last delivered id is done unless pending: keep from the oldest pending one.
         let keepFrom = oldestPending ?? `${ms}-${seq + 1n}`;
         const cutoff = `${Math.max(0, Date.now() - retentionMs)}-0`;
         if (idBefore(cutoff, keepFrom)) keepFrom = cutoff;

@@ -5,17 +5,13 @@
  */
 import type { SendCommand } from './commands.js';
 
-/** A Lua script, sent by its SHA-1 once Redis knows it (EVALSHA), by its text otherwise (EVAL). */
 export interface LuaScript {
   readonly source: string;
-  /** SHA-1 of `source` in hex, computed on first use; `undefined` when Web Crypto is missing. */
+  /** Computed on first use; `undefined` without Web Crypto. */
   sha?: Promise<string | undefined>;
 }
 
-/**
- * Replaces the value of `KEYS[1]` with `ARGV[1]` for `ARGV[2]` ms when its value is `ARGV[3]`, or when
- * the key is absent and no `ARGV[3]` is given. Returns 1 when it replaced the value, 0 otherwise.
- */
+/** Sets `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms when it holds `ARGV[3]` (or is absent, without `ARGV[3]`): 1, else 0. */
 export const COMPARE_AND_SET: LuaScript = {
   source: `local current = redis.call('GET', KEYS[1])
 if current ~= (ARGV[3] or false) then return 0 end
@@ -23,16 +19,13 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`,
 };
 
-/** Deletes `KEYS[1]` when its value is `ARGV[1]`. Returns the number of keys deleted (1 or 0). */
+/** Deletes `KEYS[1]` when it holds `ARGV[1]`: 1, else 0. */
 export const COMPARE_AND_DELETE: LuaScript = {
   source: `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])`,
 };
 
-/**
- * Runs `script` on `key` (and `otherKeys`, which must share its hash slot on a cluster): EVALSHA, or EVAL
- * when Redis does not know the script (NOSCRIPT) or no SHA-1 is at hand.
- */
+/** Runs `script` on `key` and `otherKeys` (one hash slot on a cluster): EVALSHA, or EVAL on NOSCRIPT. */
 export async function runScript(
   send: SendCommand,
   script: LuaScript,
@@ -53,7 +46,6 @@ export async function runScript(
   return send(key, 'EVAL', script.source, ...keys, ...args);
 }
 
-/** SHA-1 of `text` in hex, by Web Crypto (Node ≥ 19, Bun, Deno); `undefined` where it is missing. */
 async function sha1Hex(text: string): Promise<string | undefined> {
   try {
     const digest = await globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(text));
@@ -63,10 +55,7 @@ async function sha1Hex(text: string): Promise<string | undefined> {
   }
 }
 
-/**
- * Lua helpers of the inbox's scripts: `field(fields, name)`, and `member(task, id)`, an open entry's member
- * in the open set: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task.
- */
+/** `member(task, id)`: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task; `field(fields, name)`. */
 const LUA_OPEN_MEMBER = `local function member(task, id)
   local ms, seq = string.match(id, '(%d+)-(%d+)')
   return task .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq
@@ -84,11 +73,7 @@ redis.call('ZADD', KEYS[2], 0, ARGV[2] .. '\\n' .. string.rep('0', 15 - #ms) .. 
 return id`,
 };
 
-/**
- * Marks entries done: acknowledges the ids `ARGV[2..]` in group `ARGV[1]` of stream `KEYS[1]` (one `XACK`)
- * and closes each one's member of its task in the open set `KEYS[2]`. Each argument is `<id>` or
- * `<id>\n<task id>`; without the task id the script reads it from the entry.
- */
+/** XACKs `ARGV[2..]` (`<id>` or `<id>\n<task id>`) in group `ARGV[1]` and closes their members in the open set `KEYS[2]`. */
 export const ACK_AND_CLOSE: LuaScript = {
   source: `${LUA_OPEN_MEMBER}
 local ids, members = {}, {}
@@ -107,13 +92,9 @@ return redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))`,
 };
 
 /**
- * Claims up to `ARGV[3]` entries of stream `KEYS[1]` for consumer `ARGV[2]` of group `ARGV[1]`, each only
- * once it is its task's oldest open entry in `KEYS[2]` (the open set): first entries idle past `ARGV[4]` ms
- * (`XPENDING … IDLE`, then `XCLAIM`: their worker died, or they waited for their task's previous event),
- * then new ones (`XREADGROUP … COUNT`). A new entry whose task has an older open entry is left pending and
- * idle, so it is claimed once it is next without counting as an attempt. An idle entry delivered
- * `ARGV[5]` times already moves to the failed stream `KEYS[3]` (`MAXLEN ~ ARGV[6]`, error `ARGV[7]`).
- * Returns `[id, fields, attempts]` per claimed entry, oldest first within each part.
+ * Claims up to `ARGV[3]` entries for consumer `ARGV[2]` of group `ARGV[1]`, each only once it is its
+ * task's oldest open entry: idle ones past `ARGV[4]` ms first (past `ARGV[5]` deliveries: to the failed
+ * stream `KEYS[3]`), then new ones; a new entry not yet next is left pending and idle, uncounted.
  */
 export const CLAIM: LuaScript = {
   source: `${LUA_OPEN_MEMBER}

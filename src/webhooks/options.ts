@@ -1,8 +1,4 @@
-/**
- * The options, counters and interface of the webhook handler (README "Receiving webhooks";
- * docs/webhooks.md).
- * @module
- */
+/** The options, counters and interface of the webhook handler (README "Receiving webhooks"; docs/webhooks.md). @module */
 import { ConfigurationError } from '../core/errors.js';
 import { FINAL_STATUSES } from '../core/lifecycle.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
@@ -33,10 +29,7 @@ export interface WebhookDedupeOptions {
   windowMs?: number;
   /** Tasks remembered in this process at most, least recently used forgotten first. Default 10 000. */
   maxTasks?: number;
-  /**
-   * With a `store`: how long a task's record is kept there after its last processed event, ms (the
-   * duplicate window across instances). Default 86 400 000 (1 day); an integer ≥ 1.
-   */
+  /** With a `store`: how long a task's record is kept after its last event, ms. Default 86 400 000 (1 day); ≥ 1. */
   storeTtlMs?: number;
 }
 
@@ -56,10 +49,7 @@ export interface WebhookHandlerOptions {
   validation?: ValidationMode;
   /** Called per drifted field (`operation: 'webhook'`, path, type names, never the value); also logged at `warn` once per path. */
   onDrift?: (drift: SchemaDrift) => void;
-  /**
-   * A `DeliveryClient` (or anything with `tasks.retrieve`) to confirm events, and with `tasks.list`, for
-   * `sync()`. Required by `confirm`; its seller id scopes the `store` keys.
-   */
+  /** A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes `store` keys. */
   client?: WebhookClient;
   /**
    * Confirm events with `GET tasks/{id}` before `onEvent` (OpenAPI webhook `taskStatusChanged`: webhooks
@@ -100,27 +90,15 @@ export interface WebhookHandlerOptions {
    * body a framework already parsed. Default 2 000; 1 to 2 147 483 647.
    */
   bodyTimeoutMs?: number;
-  /**
-   * Gets failures of `onEvent`, of confirmation (with the event), of the handler (500) and of `startSync`
-   * (without one); a returned promise is awaited. Default: `logger.error`, never the body.
-   */
+  /** Gets failures of `onEvent` and confirmation (with the event), of the handler and `startSync` (without); awaited. Default: `logger.error`. */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
   /** Events processed at once at most. Default 8; 1 to 10 000. */
   concurrency?: number;
-  /**
-   * Deadline of one `onEvent` call, ms: its slot is then freed and `onError` gets a
-   * `WebhookEventTimeoutError` (counted `failed`); the call itself runs on, ignored. Default 30 000; 1 to 2 147 483 647.
-   */
+  /** Deadline of one `onEvent` call, ms: then `onError` gets `WebhookEventTimeoutError` and the slot is freed. Default 30 000. */
   eventTimeoutMs?: number;
-  /**
-   * Events waiting at most; beyond, webhooks get 503 (`sync()` catches them). With an `inbox`, bounds what
-   * this process's workers claim instead. Default 10 000; ≥ 1.
-   */
+  /** Events waiting at most; beyond, 503 (`sync()` catches them); with an `inbox`, bounds the claims. Default 10 000; ≥ 1. */
   maxQueue?: number;
-  /**
-   * Body bytes held by waiting and running events at most; beyond, 503. Default 67 108 864 (64 MiB), or
-   * `maxBodyBytes` when larger; ≥ `maxBodyBytes`.
-   */
+  /** Body bytes held by waiting and running events at most; beyond, 503. Default 64 MiB, or `maxBodyBytes` when larger. */
   maxQueueBytes?: number;
   /**
    * A durable inbox (`redisInbox(…)`, `postgresInbox(…)` or your own {@link WebhookInbox}): a webhook is
@@ -137,10 +115,7 @@ export interface WebhookHandlerOptions {
   inboxWorkers?: boolean;
   /** With an `inbox`: pause after a claim that found nothing, ms. Default 100; 1 to 2 147 483 647. */
   inboxPollMs?: number;
-  /**
-   * Where log lines go (task ids and kinds, never a body; secrets redacted). Default: the client's
-   * `logger`, else `console` (docs/configuration.md "Logging and secrets").
-   */
+  /** Where log lines go (never a body; secrets redacted). Default: the client's `logger`, else `console`. */
   logger?: Logger;
   /** Least severe level written. Default: the client's `logLevel`, else env `DELIVERY_LOG`, else `'warn'`. */
   logLevel?: LogLevel;
@@ -148,21 +123,16 @@ export interface WebhookHandlerOptions {
 
 /** Counters of a {@link WebhookHandler} since it was created. */
 export interface WebhookHandlerStats {
-  /** Requests that reached an adapter. */
   received: number;
-  /** Events whose `onEvent` completed. */
   processed: number;
   /** Events dropped as duplicates of (task id, status). */
   duplicates: number;
   /** Events dropped because the task had moved past them (or ended). */
   outOfOrder: number;
-  /** Requests answered 4xx or 5xx. */
   rejected: number;
   /** Events whose confirmation or `onEvent` failed. */
   failed: number;
-  /** Webhooks written to the `inbox`. */
   stored: number;
-  /** Events this process's workers claimed from the `inbox`. */
   claimed: number;
 }
 
@@ -218,9 +188,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_INBOX_POLL_MS = 100;
 
-/** The handler's options checked, with their defaults, in the order they are checked. */
 export interface HandlerSettings {
-  /** True for the kinds confirmed by `GET tasks/{id}` before `onEvent`. */
   readonly confirms: (kind: string) => boolean;
   readonly confirming: boolean;
   readonly dedupe: boolean;
@@ -311,12 +279,10 @@ export function handlerSettings(options: WebhookHandlerOptions): HandlerSettings
   };
 }
 
-/** `inboxPollMs`, checked only where workers run. */
 export function inboxPollMs(options: WebhookHandlerOptions): number {
   return integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS);
 }
 
-/** True for an object with the four operations of a {@link DeliveryStore}. */
 function isDeliveryStore(value: unknown): value is DeliveryStore {
   if (typeof value !== 'object' || value === null) return false;
   const store = value as Record<keyof DeliveryStore, unknown>;
@@ -325,7 +291,6 @@ function isDeliveryStore(value: unknown): value is DeliveryStore {
   );
 }
 
-/** The `baseUrl` of a `DeliveryClient`, for store keys. */
 export function baseUrlOf(client: unknown): string | undefined {
   const baseUrl = typeof client === 'object' && client !== null ? (client as { baseUrl?: unknown }).baseUrl : undefined;
   return typeof baseUrl === 'string' ? baseUrl : undefined;

@@ -1,7 +1,6 @@
 /**
- * The webhook handler's processing of one event: the duplicate and order filter (in memory or in the
- * `store`), confirmation by `GET tasks/{id}`, and `onEvent` under its deadline (docs/webhooks.md
- * "Duplicates and ordering", "Why and how to confirm").
+ * The processing of one webhook event: the duplicate and order filter, confirmation, and `onEvent` under
+ * its deadline (docs/webhooks.md "Duplicates and ordering", "Why and how to confirm").
  * @module
  */
 import { DeliveryError, isStoreUnavailableError, WebhookEventTimeoutError } from '../core/errors.js';
@@ -16,7 +15,6 @@ import type { WebhookEvent } from './event.js';
 import type { WebhookClient, WebhookHandlerOptions, WebhookHandlerStats } from './options.js';
 import { type EventOutcome, isLeaseBusy, type StoredTaskEvents } from './stored-dedupe.js';
 
-/** What {@link EventPipeline} works with, resolved from the handler's options. */
 export interface PipelineParts {
   readonly onEvent: WebhookHandlerOptions['onEvent'];
   readonly onError: NonNullable<WebhookHandlerOptions['onError']>;
@@ -86,10 +84,8 @@ export class EventPipeline {
   }
 
   /**
-   * {@link process} with the filter in the store: a look at the task's record before a GET, then under the
-   * task's lease the filter on the effective status, `onEvent` and the record. Throws only what reading the
-   * record throws; while the store holds events (an inbox), a store failure or busy lease met before
-   * `onEvent` ran is thrown too, so the event waits.
+   * {@link process} with the filter in the store, under the task's lease. While the store holds (an
+   * inbox), a store failure or busy lease before `onEvent` ran is thrown, so the event waits.
    */
   async processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
     const { taskId, kind } = received;

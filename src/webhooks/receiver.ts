@@ -1,9 +1,4 @@
-/**
- * `createWebhookHandler`: receives the service's status webhooks, answers at once and processes them
- * afterwards (OpenAPI webhook `taskStatusChanged`; README "Receiving webhooks" and "What the spec leaves
- * open, and what we chose"). The options are in `options.ts`, one event's processing in `pipeline.ts`.
- * @module
- */
+/** `createWebhookHandler` (OpenAPI webhook `taskStatusChanged`; README "Receiving webhooks"). @module */
 import { ConfigurationError, isStoreUnavailableError, isWebhookPayloadError } from '../core/errors.js';
 import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
@@ -61,7 +56,6 @@ class WebhookReceiver implements WebhookHandler {
   readonly #inboxTimeoutMs: number;
   readonly #worker: InboxWorker | undefined;
   readonly #maxQueue: number;
-  /** Claimed events waiting for the store to answer; no claim meanwhile. */
   #waitingOnStore = 0;
   /** Marks sent by the workers and not answered yet: at most 2 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
@@ -156,8 +150,7 @@ class WebhookReceiver implements WebhookHandler {
     if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,
-      // Only what can start now: a claim waiting here would age towards its visibility timeout. Unanswered
-      // marks count too: claimed and not marked stays within 2 × concurrency.
+      // Only what can start now (a waiting claim ages); claimed and not marked stays within 2 × concurrency.
       room: () =>
         Math.min(
           this.#maxQueue - this.#queue.waiting,
@@ -214,9 +207,8 @@ class WebhookReceiver implements WebhookHandler {
   }
 
   /**
-   * `processStored` for a claimed event: while the store does not answer (no claims meanwhile) or the
-   * task's lease is taken, the event waits, tried again after 50 ms doubling to 1 s. `undefined` after
-   * half the inbox's visibility timeout: the event is given back (`inbox.release`) or left unmarked.
+   * `processStored` for a claimed event, waiting (50 ms doubling to 1 s) while the store does not answer
+   * or the lease is taken; `undefined` after half the visibility timeout (given back, or left unmarked).
    */
   async #processWaiting(
     stored: StoredTaskEvents,
@@ -266,7 +258,6 @@ class WebhookReceiver implements WebhookHandler {
     });
   }
 
-  /** Resolves once the marks and lease releases sent so far have been answered. */
   async #settled(): Promise<void> {
     while (this.#marks.size > 0) await Promise.all(this.#marks);
     await this.#stored?.settled();
@@ -384,7 +375,7 @@ class WebhookReceiver implements WebhookHandler {
     return rejection(500, 'the webhook could not be received');
   }
 
-  /** Parses, drops duplicates, queues (or stores in the inbox): the answer, and when queued, the end of processing. */
+  /** Parses, drops duplicates, queues or stores: the answer, and when queued, the end of processing. */
   async #admit(
     body: BodyRead | { ok: true; value: unknown },
     receivedAt: Date,
