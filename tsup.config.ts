@@ -7,7 +7,7 @@ const declaredEntries = {
   redis: 'src/redis.ts',
   postgres: 'src/postgres.ts',
   kwd: 'src/kwd.ts',
-  webhooks: 'src/entries/webhooks.ts',
+  webhooks: 'src/webhooks.ts',
   mcp: 'src/mcp/index.ts',
 };
 
@@ -38,16 +38,11 @@ const shared: Options = {
 const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
   name: 'shared-modules-from-main-entry',
   setup(build) {
-    build.onResolve({ filter: /^\.\/core\/errors\.js$/ }, (args) =>
-      args.importer.endsWith('/src/redis.ts') || args.importer.endsWith('/src/postgres.ts')
-        ? { path: './index.cjs', external: true }
-        : undefined,
-    );
     build.onResolve({ filter: /^(\.\.\/)+core\/errors\.js$/ }, (args) =>
-      /\/src\/mcp\//.test(args.importer) ? { path: './index.cjs', external: true } : undefined,
+      /\/src\/(mcp|redis|postgres)\//.test(args.importer) ? { path: './index.cjs', external: true } : undefined,
     );
-    build.onResolve({ filter: /^\.\.\/webhooks\/index\.js$/ }, (args) =>
-      args.importer.endsWith('/src/entries/webhooks.ts') ? { path: './index.cjs', external: true } : undefined,
+    build.onResolve({ filter: /^\.\/webhooks\/index\.js$/ }, (args) =>
+      args.importer.endsWith('/src/webhooks.ts') ? { path: './index.cjs', external: true } : undefined,
     );
   },
 };

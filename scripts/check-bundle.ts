@@ -75,14 +75,20 @@ if (!testingModules.some((file) => /["']msw/.test(readFileSync(`dist/testing/${f
   failures.push('dist/testing/ does not load msw');
 }
 if (!/["']msw/.test(readFileSync('dist/testing.cjs', 'utf8'))) failures.push('dist/testing.cjs does not load msw');
-for (const file of ['dist/redis.js', 'dist/redis.cjs']) {
-  const source = readFileSync(file, 'utf8');
+const folderOf = (entry: string): string[] => [
+  `dist/${entry}.js`,
+  ...readdirSync(`dist/${entry}`).map((file) => `dist/${entry}/${file}`),
+];
+for (const files of [folderOf('redis'), ['dist/redis.cjs']]) {
+  const file = files.length === 1 ? (files[0] as string) : 'dist/redis/';
+  const source = files.map((path) => readFileSync(path, 'utf8')).join('\n');
   if (!source.includes('redis.call(')) failures.push(`${file} lacks the Redis store's scripts`);
   if (REDIS_LIBRARY.test(source)) failures.push(`${file} loads a Redis client library`);
   if (MSW.test(source)) failures.push(`${file} references msw`);
 }
-for (const file of ['dist/postgres.js', 'dist/postgres.cjs']) {
-  const source = readFileSync(file, 'utf8');
+for (const files of [folderOf('postgres'), ['dist/postgres.cjs']]) {
+  const file = files.length === 1 ? (files[0] as string) : 'dist/postgres/';
+  const source = files.map((path) => readFileSync(path, 'utf8')).join('\n');
   if (/(?:from\s*|import\s*|require\()["']pg["']/.test(source)) failures.push(`${file} loads pg`);
   if (MSW.test(source)) failures.push(`${file} references msw`);
 }

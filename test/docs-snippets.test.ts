@@ -95,7 +95,7 @@ describe('snippets of the README and docs/', () => {
           'delivery-task-sdk/testing': ['src/testing/index.ts'],
           'delivery-task-sdk/redis': ['src/redis.ts'],
           'delivery-task-sdk/postgres': ['src/postgres.ts'],
-          'delivery-task-sdk/webhooks': ['src/entries/webhooks.ts'],
+          'delivery-task-sdk/webhooks': ['src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['src/kwd.ts'],
           'delivery-task-sdk/mcp': ['src/mcp/index.ts'],
         },

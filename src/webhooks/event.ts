@@ -17,29 +17,17 @@ export interface WebhookEventFields {
   kind: WebhookEventKind;
   /** The task id: the body's `_id`, else its `id`. */
   taskId: string;
-  /**
-   * The webhook body as received, parsed (`null` members dropped, unknown fields kept). For a sync event
-   * (`source: 'sync'`, no webhook was received) the task as `GET tasks` listed it, read with the same
-   * schema.
-   */
+  /** The body as received, parsed (`null` members dropped, unknown fields kept); for a sync event, the listed task. */
   payload: WebhookTask;
   /** When the webhook arrived (when it was parsed, for {@link parseWebhookEvent}); for a sync event, when its page was read. */
   receivedAt: Date;
 }
 
 /**
- * One status change of a task, as pushed by the service (OpenAPI webhook `taskStatusChanged`) or found by the handler's
- * `sync()`.
- *
- * - Unconfirmed (`confirmed: false`, always from a webhook): `status` is the event kind and `task` is the
- *   webhook body. The service does not sign webhooks, so treat it as a hint (OpenAPI webhook `taskStatusChanged`).
- * - Confirmed (`confirmed: true`, see the handler's `confirm` option): `task` is the result of
- *   `GET tasks/{id}` made after the webhook arrived and `status` is that task's status. The GET wins over
- *   the body: a forged `delivered` whose GET says `enroute` arrives with `status: 'enroute'`.
- *   `payload` still holds the body as received.
- * - `source` says where the event came from: `'webhook'` for a webhook received, `'sync'` for a status
- *   found by `handler.sync()` walking `GET tasks` (a listed task is the service's own answer, so a sync
- *   event is always confirmed, and `kind` and `status` are the task's status).
+ * One status change of a task, pushed by the service (OpenAPI webhook `taskStatusChanged`) or found by
+ * `sync()` (`source`). Unconfirmed: `status` is the kind and `task` the unsigned body, a hint. Confirmed
+ * (the handler's `confirm`, and every sync event): `task` and `status` are what the service returned,
+ * which wins over the body; `payload` still holds the body.
  */
 export type WebhookEvent =
   | (WebhookEventFields & {
@@ -78,11 +66,7 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
-/**
- * A copy of a JSON-like value without `null` members (absent, as the spec calls every field optional)
- * and without `__proto__` keys (so nothing can change a prototype). Array elements are kept as they
- * are, `null` included, so positions do not shift.
- */
+/** A copy without `null` members (absent: every field is optional) nor `__proto__` keys; array elements kept. */
 function withoutNullMembers(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (depth > MAX_DEPTH) throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
@@ -97,7 +81,6 @@ function withoutNullMembers(value: unknown, depth: number): unknown {
   return copy;
 }
 
-/** The body as a JSON value: text and bytes are parsed, anything else is taken as already parsed. */
 function toJsonValue(body: unknown): unknown {
   let text: string;
   if (typeof body === 'string') {
@@ -125,10 +108,7 @@ function toJsonValue(body: unknown): unknown {
   }
 }
 
-/**
- * The task id of a read body: `_id` when the body has one, else `id`; both follow {@link WebhookTaskId}.
- * Load-bearing: an id that is missing or unusable (after tolerant reading) is a {@link WebhookPayloadError}.
- */
+/** `_id`, else `id` ({@link WebhookTaskId}); missing or unusable: {@link WebhookPayloadError}. */
 function taskIdOf(received: Record<string, unknown>, payload: WebhookTask): string {
   const field = received._id !== undefined ? '_id' : received.id !== undefined ? 'id' : undefined;
   if (field === undefined) throw payloadError('_id', 'Missing task id (_id, or id)', 'invalid_type');
@@ -147,7 +127,6 @@ export interface WebhookReading {
   onDrift?: ((drift: SchemaDrift) => void) | undefined;
 }
 
-/** The body read as a {@link WebhookTask}: strictly, or tolerantly with its drift (reported by the caller). */
 function readPayload(
   value: Record<string, unknown>,
   reading: WebhookReading,
@@ -159,7 +138,6 @@ function readPayload(
   const read = readTolerantly(WebhookTask, value, drifts);
   const reread = read.ok ? safeParse(WebhookTask, read.value) : undefined;
   if (reread === undefined || !reread.success) {
-    // Load-bearing: the event kind (`status`) is missing or unusable.
     throw new WebhookPayloadError(
       drifts
         .filter((drift) => drift.action === 'omitted')
@@ -173,22 +151,16 @@ function readPayload(
   return { payload: reread.data, drifts };
 }
 
-/** Reports the drift of an accepted body to `reading.onDrift` (a listener that throws is ignored). */
 function reportDrift(drifts: readonly Drift[], reading: WebhookReading): void {
   if (reading.onDrift === undefined) return;
   for (const drift of drifts) {
     try {
       reading.onDrift({ operation: 'webhook', ...drift });
-    } catch {
-      // The listener's failure is its own; the event is still taken.
-    }
+    } catch {}
   }
 }
 
-/**
- * {@link parseWebhookEvent} with the arrival time given.
- * @internal Used by the webhook handler.
- */
+/** @internal {@link parseWebhookEvent} with the arrival time given. */
 export function parseWebhookEventAt(
   body: unknown,
   receivedAt: Date,
@@ -199,7 +171,6 @@ export function parseWebhookEventAt(
     value = withoutNullMembers(toJsonValue(body), 0);
   } catch (error) {
     if (error instanceof WebhookPayloadError) throw error;
-    // A getter that throws, a cycle deeper than the stack: the value is not a JSON body.
     throw payloadError('', 'Body is not a JSON value', 'invalid_type');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -208,7 +179,6 @@ export function parseWebhookEventAt(
   const received = value as Record<string, unknown>;
   const { payload, drifts } = readPayload(received, reading);
   const taskId = taskIdOf(received, payload);
-  // Only a body taken as an event reports drift: a refused one is logged as a rejection instead.
   reportDrift(drifts, reading);
   return {
     kind: payload.status,
@@ -223,29 +193,14 @@ export function parseWebhookEventAt(
 }
 
 /**
- * Parses a webhook body (OpenAPI webhook `taskStatusChanged`: the full task, POSTed on each status change) into a typed
- * event with `confirmed: false` and `source: 'webhook'`.
- *
- * - `body`: the parsed JSON (an object), the JSON text (`string`), or its UTF-8 bytes (`Uint8Array`,
- *   `Buffer`, any `ArrayBufferView`, `ArrayBuffer`). No size limit is applied here (the handler's
- *   `maxBodyBytes` is).
- * - `kind` and `status` are the body's `status`: one of the seven kinds of OpenAPI webhook `taskStatusChanged`or
- *   any other non-empty string (never rejected for being unknown).
- * - `taskId` is `_id`, else `id`: a string of 1–128 characters without control characters.
- * - `payload` and `task` are the body, typed as {@link WebhookTask}: the webhook forms of
- *   `deliveryLocation` and `pickupLocation`, `estimatedPrice`, `walletDeducted`, `driver.completed_at`,
- *   history entries without `id`. Unknown fields are kept at every level; `null` members are treated as
- *   absent; `__proto__` keys are dropped, so no body can change a prototype.
- *
- * - `reading.validation`: `'tolerant'` (default) reads drifted fields as the webhook handler does
- *   (README "Schema drift"): `"true"` for a boolean, a number for decimal text, numeric text for a
- *   number are coerced, anything else of the wrong type is left out, each reported to `reading.onDrift`
- *   with `operation: 'webhook'`; `'strict'` refuses a documented field of the wrong type.
- *
- * Never throws anything but {@link WebhookPayloadError}.
- * @throws {WebhookPayloadError} when the body is not JSON (or not UTF-8), not an object, has no valid
- * task id (`field` is `_id` or `id`), has no usable `status`, or (strict only) a documented field of the
- * wrong type (e.g. `statusHistory` not an array); `field` names the first offending field.
+ * Parses a webhook body (OpenAPI webhook `taskStatusChanged`) into an event with `confirmed: false`,
+ * `source: 'webhook'`. `body`: parsed JSON, JSON text or UTF-8 bytes (no size limit here). `kind` and
+ * `status` are the body's `status`, unknown kinds included; `taskId` is `_id`, else `id` (1–128
+ * characters, no control characters); `payload` and `task` are the body as {@link WebhookTask}, unknown
+ * fields kept, `null` as absent, `__proto__` dropped. `reading.validation`: `'tolerant'` (default)
+ * coerces or leaves out drifted fields and reports them (README "Schema drift"); `'strict'` refuses them.
+ * @throws {WebhookPayloadError} (nothing else) for a body not JSON or UTF-8, not an object, without a
+ * valid task id or `status`, or (strict) with a documented field of the wrong type; `field` names it.
  */
 export function parseWebhookEvent(
   body: unknown,
@@ -254,19 +209,12 @@ export function parseWebhookEvent(
   return parseWebhookEventAt(body, new Date(), reading);
 }
 
-/**
- * The sync event of a task listed by `GET tasks` (OpenAPI `listTasks`): confirmed (the list is the
- * service's own answer), `source: 'sync'`, `kind` and `status` the task's status, `payload` the task read
- * with the webhook schema. `undefined` for a task without a valid id or without a status: there is
- * nothing to pass on.
- * @internal Used by the webhook handler's sync.
- */
+/** @internal The confirmed sync event of a task listed by `GET tasks`; `undefined` without a valid id or status. */
 export function syncEventOf(task: Task, receivedAt: Date): (WebhookEvent & { source: 'sync' }) | undefined {
   const taskId = safeParse(WebhookTaskId, task.id);
   const status = task.status;
   if (!taskId.success || typeof status !== 'string' || status === '') return undefined;
   const parsed = safeParse(WebhookTask, task);
-  // A page read with validation 'off' may hold fields of other types; the task is passed on all the same.
   const payload: WebhookTask = parsed.success ? parsed.data : { ...task, status };
   return { kind: status, taskId: taskId.data, status, task, payload, source: 'sync', confirmed: true, receivedAt };
 }

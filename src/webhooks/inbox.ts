@@ -1,36 +1,24 @@
 /**
- * The durable webhook inbox (the handler's `inbox` option; README "Running several instances",
- * docs/several-instances.md "Durable intake"): the receiver answers 200 only once the webhook is
- * written there, and workers in any process take the events out, process them through the handler's
- * pipeline and mark them done. `redisInbox` (`delivery-task-sdk/redis`) and `postgresInbox`
- * (`delivery-task-sdk/postgres`) implement {@link WebhookInbox}; this module holds the interface and the
- * handler's worker loop.
+ * The durable webhook inbox interface and the handler's worker loop (docs/several-instances.md "Durable
+ * intake").
  * @module
  */
 import type { LevelLogger } from '../internal/logger.js';
 import { unrefTimer } from './shared-state.js';
 
-/** A webhook to write into the inbox: what the receiver read, with the fields it parsed. */
+/** A webhook to write into the inbox: its task id, kind (`status`), JSON body and arrival (ms since the epoch). */
 export interface InboxAppend {
-  /** The task id of the webhook (`_id`, else `id`). */
   readonly taskId: string;
-  /** The event kind (the body's `status`). */
   readonly kind: string;
-  /** The body as received, JSON text. */
   readonly body: string;
-  /** When it was received, ms since the epoch. */
   readonly receivedAt: number;
 }
 
-/** One event a worker claimed from the inbox. */
+/** One claimed event: the inbox's id (for `complete`, `fail`), the JSON body, arrival (ms since the epoch), claims so far. */
 export interface InboxEntry {
-  /** The inbox's id of the entry (a stream id, a row id): what `complete` and `fail` take. */
   readonly id: string;
-  /** The body as received, JSON text. */
   readonly body: string;
-  /** When it was received, ms since the epoch. */
   readonly receivedAt: number;
-  /** Times it has been claimed, this claim included (more than 1: a worker died or gave up on it). */
   readonly attempts: number;
 }
 
@@ -39,67 +27,45 @@ export interface InboxEventSummary {
   readonly id: string;
   readonly taskId: string;
   readonly kind: string;
-  /** When it was received, ms since the epoch. */
+  /** Ms since the epoch. */
   readonly receivedAt: number;
-  /** `pending`: waiting or being processed; `failed`: given up on, kept for {@link WebhookInbox.replay}. */
+  /** `failed`: given up on, kept for {@link WebhookInbox.replay}. */
   readonly state: 'pending' | 'failed';
-  /** Times it was claimed. */
   readonly attempts: number;
-  /** Why it failed (the error's name and message), for a failed event. */
+  /** Why it failed. */
   readonly error?: string;
 }
 
 /** What {@link WebhookInbox.inspect} returns. */
 export interface InboxInspection {
-  /** Events waiting or being processed. */
   readonly pending: number;
-  /** Events given up on, kept for replay. */
   readonly failed: number;
   /** The oldest pending events, then the oldest failed ones, `limit` at most. */
   readonly events: readonly InboxEventSummary[];
 }
 
 /**
- * Where a webhook handler with the `inbox` option writes each webhook before answering 200, and where its
- * workers take events from. Implementations: `redisInbox` (`delivery-task-sdk/redis`), `postgresInbox`
- * (`delivery-task-sdk/postgres`). Every method rejects when the inbox cannot answer.
+ * Where the handler's `inbox` option writes each webhook before answering 200, and its workers claim
+ * from (`redisInbox`, `postgresInbox`). Every method rejects when the inbox cannot answer.
  */
 export interface WebhookInbox {
-  /**
-   * How long a claimed event stays with its worker, ms; past it, another worker may claim it (its worker
-   * is presumed dead). The handler refuses an inbox whose timeout is not longer than its `eventTimeoutMs`.
-   */
+  /** How long a claimed event stays with its worker, ms; must exceed the handler's `eventTimeoutMs`. */
   readonly visibilityTimeoutMs: number;
-  /**
-   * Writes one webhook durably; resolves once it is stored (or once it is known to be stored already).
-   * @throws when it cannot (the inbox down, or full: beyond its stated bound); the receiver then answers 503.
-   */
+  /** Writes one webhook durably. @throws when down or full: the receiver answers 503. */
   append(entry: InboxAppend): Promise<void>;
-  /**
-   * Claims up to `max` events for the worker `consumer`: events whose previous claim expired first, then
-   * new ones, oldest first. An event whose claims reached the inbox's `maxAttempts` is moved to the
-   * failed events instead of being returned.
-   */
+  /** Claims up to `max` events, expired claims first, oldest first; past `maxAttempts` an event fails instead. */
   claim(consumer: string, max: number): Promise<InboxEntry[]>;
-  /**
-   * Marks a claimed event done (it is then trimmed after the inbox's retention). The handler calls it for
-   * many events at once while draining: `redisInbox` and `postgresInbox` send the calls made meanwhile as
-   * one command; an inbox of your own may do the same, or one call each.
-   */
+  /** Marks a claimed event done (many calls at once while draining: batching them is allowed). */
   complete(id: string): Promise<void>;
   /** Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}. */
   fail(id: string, error: string): Promise<void>;
-  /**
-   * Gives a claimed event back at once, without counting that claim as an attempt: the handler calls it
-   * for an event it could not start (its store did not answer). Optional; without it, the event is
-   * claimed again after the visibility timeout (counted).
-   */
+  /** Optional: gives a claimed event back at once, the claim not counted (the store did not answer). */
   release?(id: string): Promise<void>;
   /** Lists pending and failed events (never bodies), `limit` at most (default 100). */
   inspect(options?: { limit?: number }): Promise<InboxInspection>;
   /** Puts failed events back to pending (all of them without `ids`); resolves with how many. */
   replay(ids?: readonly string[]): Promise<number>;
-  /** Trims done events older than the retention and refreshes what bounds the inbox; run by the workers every few seconds. */
+  /** Trims done events past the retention; run by the workers every 5 s. */
   maintain?(): Promise<void>;
 }
 
@@ -125,38 +91,26 @@ export function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: st
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** What an {@link InboxWorker} needs of its handler. */
+/** What an {@link InboxWorker} needs of its handler (`timeoutMs`, `pollMs`: ms). */
 export interface InboxWorkerContext {
   readonly inbox: WebhookInbox;
-  /** Room in the handler's queue for more events now. */
   readonly room: () => number;
-  /** True while no event should be claimed (claimed ones wait for the store); polled every `pollMs`. */
+  /** True while no event should be claimed; polled every `pollMs`. */
   readonly paused?: () => boolean;
-  /** Hands a claimed entry to the handler's queue; resolves once it has been processed and marked. */
   readonly dispatch: (entry: InboxEntry) => Promise<void>;
-  /** Deadline of one inbox call, ms. */
   readonly timeoutMs: number;
-  /** Pause between two claims that found nothing, ms. */
   readonly pollMs: number;
-  /** Events claimed at once at most. */
   readonly batch: number;
   readonly logger: LevelLogger;
 }
 
-/** Pause after a failed claim, ms (doubling up to {@link MAX_FAILURE_PAUSE_MS}). */
 const FIRST_FAILURE_PAUSE_MS = 100;
 const MAX_FAILURE_PAUSE_MS = 5_000;
-/** Pause between two maintenance runs of one worker, ms. */
 const MAINTAIN_EVERY_MS = 5_000;
 
-/**
- * The worker loop of one handler: claims events when its queue has room, hands them over, and claims
- * again at once after a full batch, after `pollMs` otherwise. A failing inbox is logged once (a warning)
- * until a claim succeeds again (an info line). Timers do not keep the process alive.
- */
+/** Claims while the queue has room: again at once after a full batch, else after `pollMs`. Timers are unref'd. */
 export class InboxWorker {
   readonly #context: InboxWorkerContext;
-  /** This worker's consumer name: random, so a restarted process never takes over a dead one's claims by name. */
   readonly consumer = `worker-${globalThis.crypto.randomUUID()}`;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #claiming: Promise<number> | undefined;
@@ -164,25 +118,22 @@ export class InboxWorker {
   #failing = false;
   #failurePauseMs = FIRST_FAILURE_PAUSE_MS;
   #lastMaintainedAt = 0;
-  /** Woken while a claim was running: claim again right after it. */
   #again = false;
 
   constructor(context: InboxWorkerContext) {
     this.#context = context;
   }
 
-  /** Starts claiming (on a later turn of the event loop). */
   start(): void {
     this.#schedule(0);
   }
 
-  /** Stops claiming; events already handed over go on. */
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
   }
 
-  /** Claims once now (unless a claim is running: then waits for it); resolves with the number of events claimed. */
+  /** Claims once now, or waits for the running claim; resolves with the count claimed. */
   claimNow(): Promise<number> {
     this.#claiming ??= this.#claim().finally(() => {
       this.#claiming = undefined;
@@ -190,16 +141,13 @@ export class InboxWorker {
     return this.#claiming;
   }
 
-  /** Claims once, starting after the claim running now if any (that one may have read the inbox before a change). */
+  /** Claims once after the running claim, which may have read the inbox before a change. */
   async claimAfterRunning(): Promise<number> {
     await this.#claiming;
     return this.claimNow();
   }
 
-  /**
-   * Claims again as soon as possible: the queue has room again. Without a timer (a 0 ms timer waits
-   * about 1 ms): at once when no claim is running, else right after the running one.
-   */
+  /** Claims again without a timer: at once, or right after the running claim. */
   wake(): void {
     if (this.#stopped || this.#failing) return;
     if (this.#claiming !== undefined) {
@@ -221,14 +169,12 @@ export class InboxWorker {
     unrefTimer(this.#timer);
   }
 
-  /** One claim, then the next one: at once after a full batch or a wake meanwhile, after `pollMs` otherwise. */
   #run(): void {
     if (this.#claiming === undefined) this.#again = false;
     void this.claimNow().then((claimed) => {
       if (this.#failing) this.#schedule(this.#failurePauseMs);
       else if ((claimed >= this.#context.batch || this.#again) && this.#context.room() > 0) this.wake();
       else if (claimed > 0 || this.#context.room() > 0) this.#schedule(this.#context.pollMs);
-      // No room: `wake()` claims again when an event finishes.
     });
   }
 

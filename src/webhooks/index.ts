@@ -14,16 +14,6 @@ export {
   WebhookTaskId,
 } from '../schemas/webhook.js';
 export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields, type WebhookReading } from './event.js';
-export {
-  createWebhookHandler,
-  type WebhookClient,
-  type WebhookDedupeOptions,
-  type WebhookFetchContext,
-  type WebhookHandler,
-  type WebhookHandlerOptions,
-  type WebhookHandlerStats,
-  type WebhookNodeOptions,
-} from './handler.js';
 export type {
   InboxAppend,
   InboxEntry,
@@ -32,4 +22,14 @@ export type {
   WebhookInbox,
 } from './inbox.js';
 export type { WebhookNodeRequest, WebhookNodeResponse } from './node.js';
+export type {
+  WebhookClient,
+  WebhookDedupeOptions,
+  WebhookFetchContext,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookHandlerStats,
+  WebhookNodeOptions,
+} from './options.js';
+export { createWebhookHandler } from './receiver.js';
 export type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';

@@ -1,71 +1,45 @@
 /**
- * The node:http side of the webhook handler: reading a request body under a limit and a deadline, and
- * writing the answer to the response. Nothing here loads a Node module, and the request and response are
- * typed by what is used of them ({@link WebhookNodeRequest}, {@link WebhookNodeResponse}), not by
- * node:http's classes: the package's types then compile without `@types/node` (a browser, worker or
- * edge project), while node:http's, Express's and Fastify's raw request and response still fit.
+ * The node:http side of the webhook handler. The request and response are typed by what is used of them,
+ * not by node:http's classes, so the package's types compile without `@types/node`.
  * @module
  */
 import { type BodyRead, concatBytes, type WebhookAnswer } from './answer.js';
 
-/**
- * The request the Node adapter reads: node:http's `IncomingMessage`, Express's `req` and Fastify's
- * `request.raw` all have this shape. Only these members are used.
- */
+/** What the Node adapter uses of node:http's `IncomingMessage`, Express's `req` or Fastify's `request.raw`. */
 export interface WebhookNodeRequest {
-  /** HTTP method; anything but POST is answered 405. */
   readonly method?: string | undefined;
-  /** Request headers, names in lower case (`content-type`, `content-length` are read). */
+  /** Lower-case names (`content-type`, `content-length` are read). */
   readonly headers: {
     readonly 'content-type'?: string | undefined;
     readonly 'content-length'?: string | undefined;
     readonly [name: string]: string | readonly string[] | undefined;
   };
-  /** True once the body stream was read to its end (by a body parser, for instance). */
   readonly readableEnded: boolean;
-  /** True once the request stream was destroyed. */
   readonly destroyed: boolean;
-  /** The connection; destroyed after an answer that closes it (oversized or late body). */
+  /** Destroyed after an answer that closes the connection. */
   readonly socket?: { destroy(): unknown } | null | undefined;
-  /** A body a parser already read (`express.json()` sets it); used instead of reading the stream. */
+  /** A body a parser already read (`express.json()`); used instead of the stream. */
   readonly body?: unknown;
-  /** Stream events: `data` chunks (bytes, or text after `setEncoding`), then `end`, or `error`/`close`. */
   on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
   on(event: 'end' | 'error' | 'close', listener: () => void): unknown;
   off(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
   off(event: 'end' | 'error' | 'close', listener: () => void): unknown;
-  /** Stops the flow of `data` events when reading is given up. */
   pause(): unknown;
 }
 
-/**
- * The response the Node adapter writes: node:http's `ServerResponse`, Express's `res` and Fastify's
- * `reply.raw` all have this shape. Only these members are used.
- */
+/** What the Node adapter uses of node:http's `ServerResponse`, Express's `res` or Fastify's `reply.raw`. */
 export interface WebhookNodeResponse {
-  /** True once the status line and headers were sent (then nothing is written). */
   readonly headersSent: boolean;
-  /** True once `end()` was called (then nothing is written). */
   readonly writableEnded: boolean;
-  /** True once the response stream was destroyed (then nothing is written). */
   readonly destroyed: boolean;
-  /** `finish`: the answer was handed to the operating system; the connection may then be closed. */
   once(event: 'finish', listener: () => void): unknown;
-  /** Sends the status and headers (all values strings). */
   writeHead(status: number, headers: Record<string, string>): unknown;
-  /** Sends the body (JSON text) and ends the response. */
   end(body: string): unknown;
 }
 
 const encoder = new TextEncoder();
 
-/**
- * Reads the body of `request`, stopping as soon as it exceeds `maxBodyBytes` or `bodyTimeoutMs` have
- * passed since the read began (a deadline for the whole body: bytes arriving slowly do not extend it).
- * On either, the stream is paused and its listeners removed; the answer then closes the connection. A
- * stream that was already read to its end (by a body parser that left nothing in `req.body`) reads as
- * zero bytes.
- */
+/** Reads the body up to `maxBodyBytes` within `bodyTimeoutMs` of the start (the whole body); a stream already read is empty. */
 export function readNodeBody(
   request: WebhookNodeRequest,
   maxBodyBytes: number,
@@ -104,10 +78,7 @@ export function readNodeBody(
   });
 }
 
-/**
- * Writes the answer unless one was already sent. With `close`, the connection is closed once the answer
- * is out, so an oversized or late body is not read further and the socket is freed. Never throws.
- */
+/** Writes the answer unless one was sent; with `close`, closes the connection once it is out. Never throws. */
 export function writeNodeAnswer(
   request: WebhookNodeRequest,
   response: WebhookNodeResponse,
@@ -126,7 +97,5 @@ export function writeNodeAnswer(
     }
     response.writeHead(answer.status, headers);
     response.end(answer.body);
-  } catch {
-    // The connection is gone; there is no one left to answer.
-  }
+  } catch {}
 }

@@ -1,12 +1,8 @@
 /**
- * Catching lost events (the handler's `sync()` and `startSync()`): the service sends each webhook once
- * and never retries (OpenAPI webhook `taskStatusChanged`–6), so a receiver that was down, full or slow misses
- * status changes for good. A sync walks `GET tasks` by `updatedAt`, newest first, back to a checkpoint
- * kept in the store, and passes each task's current status through the handler's pipeline as an event
- * with `source: 'sync'`; the duplicate filter drops what a webhook already brought.
- *
- * Keys (`SharedState.key`): `sync:checkpoint` holds the time the last complete walk started (ms since the
- * epoch, as text); `sync:lease` holds the token of the instance running periodic syncs.
+ * Catching lost events (`sync()`, `startSync()`; docs/webhooks.md "Catching lost events"): walks
+ * `GET tasks` by `updatedAt`, newest first, back to the checkpoint (`sync:checkpoint`, ms since the
+ * epoch) and passes each task's status through the pipeline with `source: 'sync'`. `sync:lease` holds
+ * the token of the instance running periodic syncs.
  * @module
  */
 import { APIUserAbortError, ConfigurationError } from '../core/errors.js';
@@ -29,67 +25,42 @@ export interface WebhookSyncOptions {
 
 /** What one `handler.sync()` did. */
 export interface WebhookSyncResult {
-  /** Tasks read from `GET tasks` that were updated since the checkpoint (minus `syncSkewMs`). */
+  /** Tasks updated since the checkpoint (minus `syncSkewMs`). */
   tasks: number;
-  /** Events whose `onEvent` completed: statuses no webhook had brought (or whose processing had failed). */
+  /** Statuses no webhook had brought (or whose processing had failed), `onEvent` completed. */
   processed: number;
-  /** Statuses dropped because they had been processed already (by a webhook or an earlier sync). */
+  /** Statuses processed already (by a webhook or an earlier sync). */
   duplicates: number;
-  /** Statuses dropped because a later one had been processed for the task. */
+  /** Statuses older than one processed for the task. */
   outOfOrder: number;
-  /** Events whose `onEvent` failed (passed to `onError`); the checkpoint did not move past them. */
+  /** Events whose `onEvent` failed; the checkpoint did not move past them. */
   failed: number;
-  /**
-   * Final statuses (delivered, cancelled, rejected, failed) this walk passed to `onEvent` that no webhook
-   * had delivered, as far as {@link gapsScope} can tell: the lost-event rate, as `gaps / tasks`. Logged
-   * as a warning when not 0. Those it cannot tell were lost are in {@link unverified} instead.
-   */
+  /** Final statuses passed to `onEvent` that no webhook had delivered, as far as `gapsScope` tells; logged when not 0. */
   gaps: number;
-  /**
-   * What `gaps` was checked against. `'store'`: the handler's `store`, shared by the instances and kept
-   * across restarts (`dedupe.storeTtlMs`): a gap is a final status no instance had processed.
-   * `'process'` (no store): this handler's memory since it was created, so only tasks updated after that
-   * (their `updatedAt` against this machine's clock) can count as gaps.
-   */
+  /** `'store'`: checked against the shared store; `'process'`: against this handler's memory since it was created. */
   gapsScope: 'store' | 'process';
-  /**
-   * Final statuses this walk passed to `onEvent` that it cannot tell were lost, not counted in `gaps`
-   * (always 0 with a `store`): without one, those of tasks updated before this handler was created, or
-   * without a readable `updatedAt`; an earlier process may have processed them (after a restart, most
-   * were). Not logged: a restart is not a loss.
-   */
+  /** Without a store: final statuses of tasks updated before this handler existed, which it cannot tell were lost. */
   unverified: number;
-  /** The checkpoint after this walk: when it started, or the previous one when an event failed. */
+  /** The checkpoint after this walk: its start, or the previous one when an event failed. */
   checkpoint: Date | undefined;
 }
 
 /** Options of `handler.startSync()`. */
 export interface WebhookStartSyncOptions {
-  /**
-   * Time from the end of one sync to the start of the next, ms. Default 60 000 (1 min); an integer from
-   * 1 to 2 147 483 647, else `ConfigurationError`. Keep it well under the duplicate window (`dedupe.windowMs`
-   * without a store, `dedupe.storeTtlMs` with one).
-   */
+  /** From the end of one sync to the start of the next, ms. Default 60 000; 1 to 2 147 483 647; keep it under the duplicate window. */
   intervalMs?: number;
 }
 
-/** `client.tasks.list` as far as a sync needs it. */
 export type ListTasks = (params: TaskListParams, options: TaskListOptions) => AsyncIterable<Task>;
 
-/** What a {@link TaskSync} needs of its handler. */
 export interface TaskSyncContext {
   readonly state: SharedState;
-  /** `client.tasks.list`, or `undefined` when the client has none. */
   readonly list: ListTasks | undefined;
-  /** Passes an event through the handler's queue and pipeline; resolves with its outcome, never rejects. */
   readonly submit: (event: WebhookEvent) => Promise<EventOutcome>;
-  /** Events of one sync in the queue at once at most. */
   readonly maxInFlight: number;
-  /** How far before the checkpoint a walk goes, ms (clock skew, updates in flight). */
   readonly skewMs: number;
-  /** How far back the duplicate filter remembers, ms: no walk goes further back, and no checkpoint lives longer. */
+  /** The duplicate window, ms: no walk goes further back. */
   readonly spanMs: number;
-  /** Deadline of one store call, ms (a lease must outlive the renewals). */
   readonly storeTimeoutMs: number;
   readonly report: (error: unknown) => Promise<void>;
   readonly logger: LevelLogger;
@@ -97,7 +68,6 @@ export interface TaskSyncContext {
 
 const DEFAULT_INTERVAL_MS = 60_000;
 
-/** The counter of {@link WebhookSyncResult} each outcome adds to. */
 const OUTCOME_COUNTS = {
   processed: 'processed',
   duplicate: 'duplicates',
@@ -105,24 +75,18 @@ const OUTCOME_COUNTS = {
   failed: 'failed',
 } as const satisfies Record<EventOutcome, keyof WebhookSyncResult>;
 
-/** Reads a checkpoint written by {@link TaskSync}: ms since the epoch, or `undefined`. */
 function parseCheckpoint(value: string | undefined): number | undefined {
   const time = value === undefined ? Number.NaN : Number(value);
   return Number.isSafeInteger(time) ? time : undefined;
 }
 
-/** The lease of periodic syncs lasts this long: a little over one interval and the renewals' deadlines. */
 export function syncLeaseTtlMs(intervalMs: number, storeTimeoutMs: number): number {
   return Math.ceil(1.5 * intervalMs) + 2 * storeTimeoutMs;
 }
 
-/** The sync of one handler. */
 export class TaskSync {
   readonly #context: TaskSyncContext;
-  /**
-   * Without a store: the `updatedAt` (ms epoch) from which this process's memory can tell a final status
-   * was never delivered (its creation); `undefined` with a store, which can always tell.
-   */
+  /** Without a store: this process's creation, from which its memory can tell a gap. */
   readonly #tellsFrom: number | undefined;
 
   constructor(context: TaskSyncContext) {
@@ -141,7 +105,6 @@ export class TaskSync {
     return list;
   }
 
-  /** One walk since the checkpoint; see `WebhookHandler.sync`. */
   async sync(options: WebhookSyncOptions = {}): Promise<WebhookSyncResult> {
     const list = this.#requireList('sync()');
     const { state, skewMs, spanMs } = this.#context;
@@ -170,14 +133,12 @@ export class TaskSync {
     for await (const task of list({ sortBy: 'updatedAt', sortOrder: -1 }, listOptions)) {
       if (signal?.aborted) break;
       const updatedAt = typeof task.updatedAt === 'string' ? Date.parse(task.updatedAt) : Number.NaN;
-      // Newest first: the first task updated before the walk's start ends it. A task without a readable
-      // updatedAt is passed on and does not end it.
+      // Newest first: the first task updated before the walk's start ends it.
       if (updatedAt < walkFrom) break;
       result.tasks++;
       const event = syncEventOf(task, new Date());
       if (event === undefined) continue;
-      // Without a store, a task updated before this process could see its webhooks may have been
-      // processed by an earlier one (NaN, an unreadable updatedAt, cannot tell either).
+      // Without a store, an earlier process may have processed a task updated before this one started.
       const tells = this.#tellsFrom === undefined || updatedAt >= this.#tellsFrom;
       const pending = this.#context.submit(event).then((outcome) => {
         result[OUTCOME_COUNTS[outcome]]++;
@@ -199,7 +160,6 @@ export class TaskSync {
         `Webhook sync: ${result.gaps} final statuses found that no webhook had delivered ${result.gapsScope === 'store' ? 'to any instance' : 'since this process started'} (of ${result.tasks} tasks walked); passed to onEvent now`,
       );
     }
-    // A failed event keeps the checkpoint where it was, so the next sync tries it again.
     if (result.failed === 0) {
       await state.use((store) => this.#moveCheckpoint(store, key, startedAt, spanMs));
       result.checkpoint = new Date(startedAt);
@@ -207,7 +167,6 @@ export class TaskSync {
     return result;
   }
 
-  /** Moves the checkpoint to `to` unless another sync has moved it further. */
   async #moveCheckpoint(store: DeliveryStore, key: string, to: number, ttlMs: number): Promise<void> {
     let current = await store.get(key);
     for (let round = 0; round < 8; round++) {
@@ -218,7 +177,6 @@ export class TaskSync {
     }
   }
 
-  /** Periodic syncs on one instance at a time; see `WebhookHandler.startSync`. */
   start(options: WebhookStartSyncOptions = {}): () => Promise<void> {
     this.#requireList('startSync()');
     const intervalMs = integerOption('startSync.intervalMs', options?.intervalMs, DEFAULT_INTERVAL_MS, 1, MAX_TIMER_MS);
@@ -231,7 +189,6 @@ export class TaskSync {
     let walk: AbortController | undefined;
     let running: Promise<void> = Promise.resolve();
 
-    // Keeps the lease (renewed by compare-and-set) or takes it when free; during an outage, no sync runs.
     const holdLease = () =>
       state.useShared(
         async (store) => (await store.compareAndSet(key, token, token, ttlMs)) || store.setIfAbsent(key, token, ttlMs),

@@ -1,15 +1,10 @@
 /**
- * The Web side of the webhook handler: reading a `Request` body under a limit and a deadline, and
- * writing a `Response`. Standard APIs only, so it runs on Node, Bun, Deno and edge workers.
+ * The Web side of the webhook handler, standard APIs only (Node, Bun, Deno, edge workers).
  * @module
  */
 import { type BodyRead, concatBytes, type WebhookAnswer } from './answer.js';
 
-/**
- * Reads the body of `request`, stopping (and cancelling the stream) as soon as it exceeds `maxBodyBytes`
- * or `bodyTimeoutMs` have passed since the read began (a deadline for the whole body, not per chunk). A
- * request without a body reads as zero bytes.
- */
+/** Reads the body up to `maxBodyBytes` within `bodyTimeoutMs` of the start, cancelling the stream past either. */
 export async function readRequestBody(
   request: Request,
   maxBodyBytes: number,
@@ -46,7 +41,6 @@ export async function readRequestBody(
   return { ok: true, bytes: concatBytes(chunks, size) };
 }
 
-/** The answer as a `Response` with a JSON body. */
 export function toResponse(answer: WebhookAnswer): Response {
   const headers = new Headers(answer.headers);
   headers.set('content-type', 'application/json');

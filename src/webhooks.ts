@@ -4,4 +4,4 @@
  * module, so its classes are the main entry's own.
  * @module
  */
-export * from '../webhooks/index.js';
+export * from './webhooks/index.js';

@@ -1,0 +1,225 @@
+/**
+ * `postgresInbox`: the webhook handler's durable inbox in a PostgreSQL table (docs/several-instances.md
+ * "Durable intake").
+ * @module
+ */
+import type { Logger } from '../core/options.js';
+import { coalesced } from '../internal/coalesce.js';
+import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
+import { guardPool, integer, onceSucceeded, type PostgresQueryable, queryOf, quotedTable } from './pool.js';
+
+export interface PostgresInboxOptions {
+  /** The table (optionally `schema.table`). Default `'dts_inbox'`. */
+  table?: string;
+  /** Create the table and indexes on first use (docs/several-instances.md). Default `true`. */
+  createTable?: boolean;
+  /** Pending and failed events at most, counted once a second; beyond, 503. Default 1 000 000; ≥ 1. */
+  maxEntries?: number;
+  /** How long done events stay, ms. Default 900 000 (15 min); ≥ 0. */
+  retentionMs?: number;
+  /** How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000; ≥ 1. */
+  visibilityTimeoutMs?: number;
+  /** Claims of one event at most, then it fails. Default 5; ≥ 1. */
+  maxAttempts?: number;
+  /** See {@link PostgresStoreOptions.logger}. Default `console`. */
+  logger?: Logger;
+}
+
+const COUNT_EVERY_MS = 1000;
+/** At most half the visibility timeout. */
+const SWEEP_EVERY_MS = 1000;
+/** `ANALYZE` from this many pending and failed rows, then each time they doubled. */
+const ANALYZE_FROM_ROWS = 1000;
+const COMPLETE_BATCH = 500;
+const TRIM_MAX_ROWS = 5000;
+
+/**
+ * A durable webhook inbox in a PostgreSQL table, for the webhook handler's `inbox` option (README
+ * "Running several instances"; docs/several-instances.md "Durable intake" has the statements). A
+ * duplicate (task, status) is stored once. A claim takes the oldest pending row of each task
+ * (`FOR UPDATE SKIP LOCKED`) for `visibilityTimeoutMs`; a row whose claim expired `maxAttempts` times
+ * becomes failed until `replay()`. Done rows are marked 500 at most per statement and deleted after
+ * `retentionMs` (5 000 per maintenance run, which also runs `ANALYZE` as the table grows). Bound:
+ * `maxEntries` pending and failed rows, counted at most once a second; beyond, 503. No advisory lock:
+ * PgBouncer works.
+ *
+ * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
+ * @throws {ConfigurationError} for a `pool` without `query`, a bad table name, or an option out of range.
+ */
+export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): WebhookInbox {
+  const owner = 'postgresInbox';
+  const query = queryOf(pool, owner);
+  guardPool(pool, owner, options.logger);
+  const table = quotedTable('table', options.table, 'dts_inbox');
+  const plain = (options.table ?? 'dts_inbox').replaceAll('.', '_');
+  const maxEntries = integer(owner, 'maxEntries', options.maxEntries, 1_000_000, 1);
+  const retentionMs = integer(owner, 'retentionMs', options.retentionMs, 900_000, 0);
+  const visibilityTimeoutMs = integer(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs, 60_000, 1);
+  const maxAttempts = integer(owner, 'maxAttempts', options.maxAttempts, 5, 1);
+  const ensureTable =
+    options.createTable === false
+      ? async () => {}
+      : onceSucceeded(async () => {
+          await query(`CREATE TABLE IF NOT EXISTS ${table} (
+  id bigserial PRIMARY KEY,
+  task_id text NOT NULL,
+  kind text NOT NULL,
+  body text NOT NULL,
+  received_at bigint NOT NULL,
+  state text NOT NULL DEFAULT 'pending',
+  attempts integer NOT NULL DEFAULT 0,
+  claimed_by text,
+  claimed_until timestamptz,
+  error text,
+  done_at timestamptz,
+  UNIQUE (task_id, kind)
+)`);
+          await query(`CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`);
+          await query(`CREATE INDEX IF NOT EXISTS "${plain}_task" ON ${table} (task_id, id) WHERE state = 'pending'`);
+          await query(`CREATE INDEX IF NOT EXISTS "${plain}_done" ON ${table} (done_at) WHERE state = 'done'`);
+        });
+  let held = 0;
+  let countedAt = 0;
+  let counting: Promise<void> | undefined;
+  const count = (): Promise<void> => {
+    counting ??= query(`SELECT count(*)::bigint AS n FROM ${table} WHERE state <> 'done'`)
+      .then(({ rows }) => {
+        held = Number((rows[0] as { n: string } | undefined)?.n ?? 0);
+        countedAt = Date.now();
+      })
+      .finally(() => {
+        counting = undefined;
+      });
+    return counting;
+  };
+  let sweptAt = 0;
+  const sweepEveryMs = Math.min(SWEEP_EVERY_MS, Math.ceil(visibilityTimeoutMs / 2));
+  let analyzedAt = 0;
+  const completeMany = coalesced<string>(async (ids) => {
+    await query(
+      `UPDATE ${table} SET state = 'done', done_at = clock_timestamp(), claimed_until = NULL WHERE id = ANY ($1::bigint[])`,
+      [ids],
+    );
+  }, COMPLETE_BATCH);
+  return {
+    visibilityTimeoutMs,
+    append: async (entry) => {
+      await ensureTable();
+      if (countedAt === 0) await count();
+      else if (Date.now() - countedAt >= COUNT_EVERY_MS) void count().catch(() => {});
+      if (held >= maxEntries) throw new Error(`the inbox holds ${maxEntries} events (maxEntries)`);
+      const result = await query(
+        `INSERT INTO ${table} (task_id, kind, body, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT (task_id, kind) DO NOTHING`,
+        [entry.taskId, entry.kind, entry.body, entry.receivedAt],
+      );
+      held += result.rowCount ?? 0;
+    },
+    claim: async (consumer, max) => {
+      await ensureTable();
+      // Claims the oldest claimable row of each task, and at most every sweepEveryMs fails the rows past maxAttempts.
+      const sweep = Date.now() - sweptAt >= sweepEveryMs;
+      if (sweep) sweptAt = Date.now();
+      const { rows } = await query(
+        `WITH given_up AS (
+  UPDATE ${table} SET state = 'failed', error = $4
+  WHERE $6 AND state = 'pending' AND claimed_until < clock_timestamp() AND attempts >= $5
+), picked AS (
+  SELECT id FROM ${table} AS i
+  WHERE state = 'pending' AND (claimed_until IS NULL OR (claimed_until < clock_timestamp() AND attempts < $5))
+    AND NOT EXISTS (SELECT 1 FROM ${table} AS o WHERE o.task_id = i.task_id AND o.state = 'pending' AND o.id < i.id)
+  ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+)
+UPDATE ${table} AS t SET claimed_by = $1, claimed_until = clock_timestamp() + $3::bigint * interval '1 millisecond', attempts = t.attempts + 1
+FROM picked WHERE t.id = picked.id
+RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attempts`,
+        [
+          consumer,
+          max,
+          visibilityTimeoutMs,
+          `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+          maxAttempts,
+          sweep,
+        ],
+      );
+      return (rows as { id: string; body: string; received_at: string; attempts: number }[])
+        .map(
+          (row): InboxEntry => ({
+            id: row.id,
+            body: row.body,
+            receivedAt: Number(row.received_at),
+            attempts: row.attempts,
+          }),
+        )
+        .sort((a, b) => Number(a.id) - Number(b.id));
+    },
+    complete: completeMany,
+    release: async (id) => {
+      await query(
+        `UPDATE ${table} SET claimed_until = NULL, claimed_by = NULL, attempts = GREATEST(attempts - 1, 0) WHERE id = $1 AND state = 'pending'`,
+        [id],
+      );
+    },
+    fail: async (id, error) => {
+      await query(`UPDATE ${table} SET state = 'failed', error = $2, claimed_until = NULL WHERE id = $1`, [
+        id,
+        error.slice(0, 1000),
+      ]);
+    },
+    inspect: async ({ limit = 100 } = {}) => {
+      await ensureTable();
+      const counts = await query(
+        `SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state = 'failed')::int AS failed FROM ${table} WHERE state <> 'done'`,
+      );
+      const { pending = 0, failed = 0 } = (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
+      const { rows } = await query(
+        `SELECT id::text AS id, task_id, kind, received_at::text AS received_at, state, attempts, error FROM ${table}
+WHERE state IN ('pending', 'failed') ORDER BY state = 'failed', id LIMIT $1`,
+        [limit],
+      );
+      const events = (
+        rows as {
+          id: string;
+          task_id: string;
+          kind: string;
+          received_at: string;
+          state: 'pending' | 'failed';
+          attempts: number;
+          error: string | null;
+        }[]
+      ).map(
+        (row): InboxEventSummary => ({
+          id: row.id,
+          taskId: row.task_id,
+          kind: row.kind,
+          receivedAt: Number(row.received_at),
+          state: row.state,
+          attempts: row.attempts,
+          ...(row.error === null ? {} : { error: row.error }),
+        }),
+      );
+      return { pending, failed, events };
+    },
+    replay: async (ids) => {
+      await ensureTable();
+      const result = await query(
+        `UPDATE ${table} SET state = 'pending', attempts = 0, error = NULL, claimed_until = NULL, claimed_by = NULL
+WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
+        [ids === undefined ? null : [...ids]],
+      );
+      return result.rowCount ?? 0;
+    },
+    maintain: async () => {
+      await ensureTable();
+      await query(
+        `DELETE FROM ${table} WHERE id = ANY (ARRAY(SELECT id FROM ${table} WHERE state = 'done' AND done_at < clock_timestamp() - $1::bigint * interval '1 millisecond' LIMIT ${TRIM_MAX_ROWS}))`,
+        [retentionMs],
+      );
+      await count();
+      // A young table filled by a peak has no statistics: the claim's plan would read every pending row.
+      if (held >= ANALYZE_FROM_ROWS && held >= 2 * analyzedAt) {
+        analyzedAt = held;
+        await query(`ANALYZE ${table}`);
+      }
+    },
+  };
+}

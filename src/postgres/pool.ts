@@ -1,0 +1,125 @@
+/**
+ * What the PostgreSQL store and inbox share: the merchant's `pg` pool by shape, table names, an idle
+ * connection's error guard.
+ * @module
+ */
+import { ConfigurationError } from '../core/errors.js';
+import type { Logger } from '../core/options.js';
+import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
+import { Redactor } from '../internal/redact.js';
+
+/** A `pg` (≥ 8) `Pool`, `PoolClient` or connected `Client`, by `query(text, values)`: the rows and the count affected. */
+export interface PostgresQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+
+/** `"schema"."table"` of a checked table name. */
+export function quotedTable(option: string, table: unknown, fallback: string): string {
+  const name = table ?? fallback;
+  if (typeof name !== 'string' || !TABLE_NAME.test(name)) {
+    throw new ConfigurationError(
+      option,
+      `Invalid ${option}: expected a table name of letters, digits and _ (optionally schema.table)`,
+    );
+  }
+  return name
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+}
+
+/** The `query` of `pool`, checked by shape; a single connection's queries run one after another. */
+export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'] {
+  const query = typeof pool === 'object' && pool !== null ? (pool as Partial<PostgresQueryable>).query : undefined;
+  if (typeof query !== 'function') {
+    throw new ConfigurationError(
+      'pool',
+      `Invalid pool of ${owner}: expected a pg Pool or connected Client (with query)`,
+    );
+  }
+  if (typeof (pool as { totalCount?: unknown }).totalCount === 'number') {
+    return (text, values) => query.call(pool, text, values);
+  }
+  // A Client runs one query at a time: queued here, as pg 9 will no longer do it.
+  let last: Promise<unknown> = Promise.resolve();
+  return (text, values) => {
+    const next = last.then(
+      () => query.call(pool, text, values),
+      () => query.call(pool, text, values),
+    );
+    last = next.catch(() => {});
+    return next;
+  };
+}
+
+/** Runs `create` until it succeeds, once at a time; retried once at once (two processes may collide on the catalogue). */
+export function onceSucceeded(create: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= create()
+      .catch(() => create())
+      .catch((error: unknown) => {
+        done = undefined;
+        throw error;
+      });
+    return done;
+  };
+}
+
+const guardedPools = new WeakSet<object>();
+
+interface PoolEvents {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  listenerCount(event: 'error'): number;
+  readonly options?: { password?: unknown; connectionString?: unknown };
+}
+
+function passwordOf(connectionString: unknown): string | undefined {
+  if (typeof connectionString !== 'string') return undefined;
+  try {
+    const password = new URL(connectionString).password;
+    return password === '' ? undefined : decodeURIComponent(password);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gives a pg `Pool` without an `'error'` listener one that logs (password redacted): unheard, an idle connection's error ends the process. */
+export function guardPool(pool: unknown, owner: string, logger: Logger | undefined): void {
+  if (typeof pool !== 'object' || pool === null || guardedPools.has(pool)) return;
+  const events = pool as Partial<PoolEvents>;
+  if (typeof events.on !== 'function' || typeof events.listenerCount !== 'function') return;
+  if (typeof (pool as { totalCount?: unknown }).totalCount !== 'number') return; // a Client: its owner handles it
+  if (events.listenerCount.call(pool, 'error') > 0) return;
+  guardedPools.add(pool);
+  const options = events.options;
+  const password = typeof options?.password === 'string' ? options.password : undefined;
+  const log = new LevelLogger(
+    logger ?? console,
+    resolveLogLevel(undefined),
+    new Redactor([password, passwordOf(options?.connectionString)]),
+  );
+  events.on.call(pool, 'error', (error: unknown) => {
+    log.error(
+      `${owner}: an idle PostgreSQL connection of the pool failed (${(error as Error)?.message ?? String(error)}); the pool opens another one when needed`,
+    );
+  });
+}
+
+export function ttlArgument(ttlMs: number): string {
+  if (!Number.isFinite(ttlMs)) throw new RangeError(`postgresStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
+  return String(Math.max(1, Math.ceil(ttlMs)));
+}
+
+export function integer(owner: string, name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new ConfigurationError(
+      name,
+      `Invalid ${name} of ${owner}: expected an integer ≥ ${min}, got ${String(value)}`,
+    );
+  }
+  return value;
+}

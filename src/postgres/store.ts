@@ -1,0 +1,100 @@
+/**
+ * `postgresStore`: the `DeliveryStore` over PostgreSQL (README "Running several instances").
+ * @module
+ */
+import type { Logger } from '../core/options.js';
+import type { DeliveryStore } from '../core/store.js';
+import { guardPool, onceSucceeded, type PostgresQueryable, queryOf, quotedTable, ttlArgument } from './pool.js';
+
+export interface PostgresStoreOptions {
+  /** The store's table: letters, digits and `_`, optionally `schema.table`; one per app sharing a database. Default `'dts_store'`. */
+  table?: string;
+  /** Create the table and its index on first use; `false` when migrations do (docs/several-instances.md). Default `true`. */
+  createTable?: boolean;
+  /** Where an idle pool connection's error is logged (password redacted) when the store gave the pool its listener. Default `console`. */
+  logger?: Logger;
+}
+const SWEEP_EVERY_WRITES = 500;
+const SWEEP_MAX_ROWS = 1000;
+
+/**
+ * A `DeliveryStore` in a PostgreSQL table shared by the processes using it: one task per order, webhook
+ * deduplication and order, the sync checkpoint then hold across instances (README "Running several
+ * instances"; docs/several-instances.md has the statements). Rows are `(key, value, expires_at)`; each
+ * call is one autocommitted statement compared with the database's clock; leases are rows, not advisory
+ * locks, so PgBouncer's transaction pooling works. Expired rows are invisible, swept 1 000 at most every
+ * 500 writes. `{ durable: false }` commits without waiting for the disk. Failures reject with pg's error
+ * (keys and values are parameters, never in it). A `Pool` without an `'error'` listener gets one. The
+ * store never ends `pool`.
+ *
+ * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
+ * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
+ */
+export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): DeliveryStore {
+  const query = queryOf(pool, 'postgresStore');
+  guardPool(pool, 'postgresStore', options.logger);
+  const table = quotedTable('table', options.table, 'dts_store');
+  const index = `"${(options.table ?? 'dts_store').replaceAll('.', '_')}_expires_at"`;
+  const ensureTable =
+    options.createTable === false
+      ? async () => {}
+      : onceSucceeded(async () => {
+          await query(
+            `CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
+          );
+          await query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`);
+        });
+  let writes = 0;
+  const sweep = (): void => {
+    if (++writes % SWEEP_EVERY_WRITES !== 0) return;
+    query(
+      `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT ${SWEEP_MAX_ROWS}))`,
+    ).catch(() => {});
+  };
+  const expiry = `clock_timestamp() + $3::bigint * interval '1 millisecond'`;
+  const insertUnlessLive = `INSERT INTO ${table} (key, value, expires_at) VALUES ($1, $2, ${expiry})
+ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+WHERE ${table}.expires_at <= clock_timestamp()`;
+  const replace = `UPDATE ${table} SET value = $2, expires_at = ${expiry} WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
+  // Its commit does not wait for the disk (`synchronous_commit` off for this transaction only).
+  const replaceLazily = `UPDATE ${table} SET value = $2, expires_at = ${expiry} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy
+WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
+  const setIfAbsent = async (key: string, value: string, ttlMs: number): Promise<boolean> => {
+    await ensureTable();
+    const result = await query(insertUnlessLive, [key, value, ttlArgument(ttlMs)]);
+    sweep();
+    return result.rowCount === 1;
+  };
+  return {
+    setIfAbsent,
+    get: async (key) => {
+      await ensureTable();
+      const { rows } = await query(`SELECT value FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`, [
+        key,
+      ]);
+      return (rows[0] as { value: string } | undefined)?.value;
+    },
+    compareAndSet: async (key, expected, value, ttlMs, options) => {
+      if (expected === undefined) return setIfAbsent(key, value, ttlMs);
+      await ensureTable();
+      const result = await query(options?.durable === false ? replaceLazily : replace, [
+        key,
+        value,
+        ttlArgument(ttlMs),
+        expected,
+      ]);
+      return result.rowCount === 1;
+    },
+    delete: async (key, expected) => {
+      await ensureTable();
+      // An expired row goes too, but does not count as deleted.
+      const { rows } = await query(
+        `DELETE FROM ${table} WHERE key = $1 AND ($2::text IS NULL OR value = $2 OR expires_at <= clock_timestamp())
+RETURNING expires_at > clock_timestamp() AS live, value`,
+        [key, expected ?? null],
+      );
+      const row = rows[0] as { live: boolean; value: string } | undefined;
+      return row?.live === true && (expected === undefined || row.value === expected);
+    },
+  };
+}

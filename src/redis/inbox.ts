@@ -1,0 +1,384 @@
+/**
+ * `redisInbox`: the webhook handler's durable inbox in a Redis Stream (docs/several-instances.md
+ * "Durable intake").
+ * @module
+ */
+import { ConfigurationError } from '../core/errors.js';
+import { coalesced } from '../internal/coalesce.js';
+import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection, WebhookInbox } from '../webhooks/inbox.js';
+import {
+  asArray,
+  commandSender,
+  guardedAgainstEviction,
+  isClusterClient,
+  numberReply,
+  type RedisClientLike,
+  type RedisWarningLogger,
+  scalarText,
+  textReply,
+} from './commands.js';
+import { ACK_AND_CLOSE, APPEND_UNLESS_FULL, CLAIM, runScript } from './scripts.js';
+
+export interface RedisInboxOptions {
+  /** The stream's key; on a cluster, with a hash tag (`{dts}:events`). Default `'dts:events'`. */
+  stream?: string;
+  /** The consumer group. Default `'dts-workers'`. */
+  group?: string;
+  /** Entries the stream holds at most (done ones not yet trimmed too); beyond, 503. Default 1 000 000; ≥ 1. */
+  maxEntries?: number;
+  /** How long done entries stay before they are trimmed, ms. Default 900 000 (15 min); ≥ 0. */
+  retentionMs?: number;
+  /** How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000; ≥ 1. */
+  visibilityTimeoutMs?: number;
+  /** Claims of one event at most, then it fails. Default 5; ≥ 1. */
+  maxAttempts?: number;
+  /** Failed events kept at most (`MAXLEN`). Default 10 000; ≥ 1. */
+  maxFailed?: number;
+  /**
+   * After each write, wait for the append-only file (`WAITAOF`, Redis ≥ 7.2): `true` for this server's
+   * within 1 000 ms, or the local files (0, 1) and replicas within `timeoutMs`; else 503. Without
+   * `WAITAOF`, one warning. Default `false`.
+   */
+  waitAof?: boolean | { local?: 0 | 1; replicas?: number; timeoutMs?: number };
+  /** Where the one warning goes. Default `console`. */
+  logger?: RedisWarningLogger;
+}
+
+const CLOSE_BATCH = 500;
+
+function countOption(owner: string, name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new ConfigurationError(
+      name,
+      `Invalid ${name} of ${owner}: expected an integer ≥ ${min}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function fieldsOf(raw: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!Array.isArray(raw)) return fields;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = scalarText(raw[index]);
+    const value = scalarText(raw[index + 1]);
+    if (name !== undefined && value !== undefined) fields[name] = value;
+  }
+  return fields;
+}
+
+/** Stream entries `[[id, fields], …]`, nil ones skipped. */
+function entriesOf(raw: unknown): { id: string; fields: Record<string, string> }[] {
+  if (!Array.isArray(raw)) return [];
+  const entries: { id: string; fields: Record<string, string> }[] = [];
+  for (const item of raw) {
+    if (!Array.isArray(item)) continue;
+    const id = textReply(item[0], 'XRANGE');
+    if (id !== undefined && item[1] !== null && item[1] !== undefined) entries.push({ id, fields: fieldsOf(item[1]) });
+  }
+  return entries;
+}
+
+function idParts(id: string): [bigint, bigint] {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return [BigInt(ms), BigInt(seq)];
+}
+
+function idBefore(a: string, b: string): boolean {
+  const [am, as] = idParts(a);
+  const [bm, bs] = idParts(b);
+  return am < bm || (am === bm && as < bs);
+}
+
+/**
+ * A durable webhook inbox in a Redis Stream, for the webhook handler's `inbox` option (README "Running
+ * several instances"; docs/several-instances.md "Durable intake" describes the commands). Writing: one
+ * script checks `maxEntries` and appends (`XADD`), then `WAITAOF` with `waitAof`. Claiming: one script
+ * per claim over a consumer group, each entry only once it is its task's oldest open one; idle entries
+ * past `visibilityTimeoutMs` are taken over, and after `maxAttempts` moved to `<stream>:failed` (at most
+ * `maxFailed`, for `inspect()` and `replay()`). Done: `XACK` in batches of 500 at most; done entries are
+ * trimmed after `retentionMs`. Bound: `maxEntries` entries (default 1 000 000); beyond, webhooks get 503.
+ * An `allkeys-*` eviction policy rejects with `ConfigurationError`, as for {@link redisStore}.
+ *
+ * @param client A connected ioredis (5, 6) or node-redis (5, 6) client or cluster.
+ * @throws {ConfigurationError} for a client of neither library (`option: 'client'`), a cluster `stream`
+ *   without a hash tag, or an option out of range.
+ */
+export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): WebhookInbox {
+  const owner = 'redisInbox';
+  const logger = options.logger ?? console;
+  const send = guardedAgainstEviction(commandSender(client, owner), owner, false, logger);
+  const stream = options.stream ?? 'dts:events';
+  if (typeof stream !== 'string' || stream === '') {
+    throw new ConfigurationError('stream', 'Invalid stream of redisInbox: expected a non-empty string');
+  }
+  const group = options.group ?? 'dts-workers';
+  if (typeof group !== 'string' || group === '') {
+    throw new ConfigurationError('group', 'Invalid group of redisInbox: expected a non-empty string');
+  }
+  const failedStream = `${stream}:failed`;
+  const openSet = `${stream}:open`;
+  if (isClusterClient(client) && !/\{[^}]+\}/.test(stream)) {
+    throw new ConfigurationError(
+      'stream',
+      `Invalid stream of redisInbox on a cluster: name it with a hash tag, e.g. '{${stream}}', so the stream and ${stream}:open share a slot`,
+    );
+  }
+  const claimedTasks = new Map<string, string>();
+  const closeMany = coalesced<string>(async (ids) => {
+    await withGroup(() => runScript(send, ACK_AND_CLOSE, stream, [group, ...ids], [openSet]));
+  }, CLOSE_BATCH);
+  const close = (id: string, taskId: string | undefined): Promise<void> => {
+    claimedTasks.delete(id);
+    return closeMany(taskId === undefined ? id : `${id}\n${taskId}`);
+  };
+  const maxEntries = countOption(owner, 'maxEntries', options.maxEntries, 1_000_000);
+  const retentionMs = countOption(owner, 'retentionMs', options.retentionMs, 900_000, 0);
+  const visibilityTimeoutMs = countOption(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs, 60_000);
+  const maxAttempts = countOption(owner, 'maxAttempts', options.maxAttempts, 5);
+  const maxFailed = countOption(owner, 'maxFailed', options.maxFailed, 10_000);
+  const aof =
+    options.waitAof === undefined || options.waitAof === false
+      ? undefined
+      : options.waitAof === true
+        ? { local: 1, replicas: 0, timeoutMs: 1000 }
+        : {
+            local: options.waitAof.local ?? 1,
+            replicas: options.waitAof.replicas ?? 0,
+            timeoutMs: options.waitAof.timeoutMs ?? 1000,
+          };
+  let aofMissing = false;
+
+  let groupReady: Promise<void> | undefined;
+  const ensureGroup = (): Promise<void> => {
+    groupReady ??= send(stream, 'XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM').then(
+      () => {},
+      (error: unknown) => {
+        if (error instanceof Error && error.message.includes('BUSYGROUP')) return;
+        groupReady = undefined;
+        throw error;
+      },
+    );
+    return groupReady;
+  };
+  /** Runs `command`, creating the group again once if Redis lost it. */
+  const withGroup = async <T>(command: () => Promise<T>): Promise<T> => {
+    await ensureGroup();
+    try {
+      return await command();
+    } catch (error) {
+      if (!(error instanceof Error && error.message.includes('NOGROUP'))) throw error;
+      groupReady = undefined;
+      await ensureGroup();
+      return command();
+    }
+  };
+
+  const toEntry = (id: string, fields: Record<string, string>, attempts: number): InboxEntry => ({
+    id,
+    body: fields.b ?? '',
+    receivedAt: Number(fields.r ?? 0),
+    attempts,
+  });
+
+  const moveToFailed = async (id: string, error: string, attempts?: number): Promise<void> => {
+    const [entry] = entriesOf(await send(stream, 'XRANGE', stream, id, id));
+    if (entry !== undefined) {
+      await send(
+        failedStream,
+        'XADD',
+        failedStream,
+        'MAXLEN',
+        '~',
+        String(maxFailed),
+        '*',
+        'id',
+        id,
+        't',
+        entry.fields.t ?? '',
+        'k',
+        entry.fields.k ?? '',
+        'r',
+        entry.fields.r ?? '0',
+        'b',
+        entry.fields.b ?? '',
+        'e',
+        error.slice(0, 1000),
+        'a',
+        String(attempts ?? 0),
+      );
+    }
+    await close(id, entry?.fields.t);
+  };
+
+  return {
+    visibilityTimeoutMs,
+    append: async (entry: InboxAppend) => {
+      const id = await runScript(
+        send,
+        APPEND_UNLESS_FULL,
+        stream,
+        [String(maxEntries), entry.taskId, entry.kind, String(entry.receivedAt), entry.body],
+        [openSet],
+      );
+      if (id === null || id === undefined) {
+        throw new Error(`the inbox holds ${maxEntries} entries (maxEntries)`);
+      }
+      if (aof === undefined || aofMissing) return;
+      let reply: unknown;
+      try {
+        reply = await send(stream, 'WAITAOF', String(aof.local), String(aof.replicas), String(aof.timeoutMs));
+      } catch (error) {
+        if (error instanceof Error && /unknown command/i.test(error.message)) {
+          aofMissing = true;
+          logger.warn('redisInbox: this Redis has no WAITAOF (Redis ≥ 7.2); writes are answered once XADD returned');
+          return;
+        }
+        throw error;
+      }
+      const [local = 0, replicas = 0] = Array.isArray(reply) ? reply.map(numberReply) : [];
+      if (local < aof.local || replicas < aof.replicas) {
+        throw new Error(
+          `WAITAOF: the write reached ${local} local and ${replicas} replica files within ${aof.timeoutMs} ms`,
+        );
+      }
+    },
+    claim: (consumer, max) =>
+      withGroup(async () => {
+        const reply = await runScript(
+          send,
+          CLAIM,
+          stream,
+          [
+            group,
+            consumer,
+            String(max),
+            String(visibilityTimeoutMs),
+            String(maxAttempts),
+            String(maxFailed),
+            `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+          ],
+          [openSet, failedStream],
+        );
+        const claimed: InboxEntry[] = [];
+        for (const row of asArray(reply)) {
+          if (!Array.isArray(row)) continue;
+          const id = textReply(row[0], 'inbox claim');
+          if (id === undefined) continue;
+          const fields = fieldsOf(row[1]);
+          if (fields.t !== undefined) claimedTasks.set(id, fields.t);
+          claimed.push(toEntry(id, fields, numberReply(row[2])));
+        }
+        return claimed;
+      }),
+    complete: (id) => close(id, claimedTasks.get(id)),
+    release: (id) =>
+      withGroup(async () => {
+        const [row] = asArray(await send(stream, 'XPENDING', stream, group, id, id, '1'));
+        if (!Array.isArray(row)) return;
+        const count = Math.max(0, numberReply(row[3]) - 1);
+        // Idle for the visibility timeout: claimable at once, its delivery count unchanged.
+        await send(
+          stream,
+          'XCLAIM',
+          stream,
+          group,
+          scalarText(row[1]) ?? 'released',
+          '0',
+          id,
+          'IDLE',
+          String(visibilityTimeoutMs),
+          'RETRYCOUNT',
+          String(count),
+          'JUSTID',
+        );
+      }),
+    fail: (id, error) => withGroup(() => moveToFailed(id, error)),
+    inspect: ({ limit = 100 } = {}) =>
+      withGroup(async (): Promise<InboxInspection> => {
+        const summary = await send(stream, 'XPENDING', stream, group);
+        const pending = Array.isArray(summary) ? numberReply(summary[0]) : 0;
+        const failed = numberReply(await send(failedStream, 'XLEN', failedStream));
+        const events: InboxEventSummary[] = [];
+        const rows = await send(stream, 'XPENDING', stream, group, '-', '+', String(limit));
+        for (const row of Array.isArray(rows) ? rows : []) {
+          if (!Array.isArray(row)) continue;
+          const id = textReply(row[0], 'XPENDING');
+          if (id === undefined) continue;
+          const [entry] = entriesOf(await send(stream, 'XRANGE', stream, id, id));
+          events.push({
+            id,
+            taskId: entry?.fields.t ?? '',
+            kind: entry?.fields.k ?? '',
+            receivedAt: Number(entry?.fields.r ?? 0),
+            state: 'pending',
+            attempts: numberReply(row[3]),
+          });
+        }
+        if (events.length < limit) {
+          const failedEntries = entriesOf(
+            await send(failedStream, 'XRANGE', failedStream, '-', '+', 'COUNT', String(limit - events.length)),
+          );
+          for (const { id, fields } of failedEntries) {
+            events.push({
+              id,
+              taskId: fields.t ?? '',
+              kind: fields.k ?? '',
+              receivedAt: Number(fields.r ?? 0),
+              state: 'failed',
+              attempts: Number(fields.a ?? 0),
+              error: fields.e ?? '',
+            });
+          }
+        }
+        // Entries not delivered yet (the group's lag, Redis ≥ 7) wait too.
+        let lag = 0;
+        for (const info of asArray(await send(stream, 'XINFO', 'GROUPS', stream))) {
+          const fields = info instanceof Map ? Object.fromEntries(info) : fieldsOf(info);
+          if (fields.name === group) lag = Number(fields.lag ?? 0) || 0;
+        }
+        return { pending: pending + lag, failed, events };
+      }),
+    replay: async (ids) => {
+      let replayed = 0;
+      let start = '-';
+      for (;;) {
+        const page = entriesOf(await send(failedStream, 'XRANGE', failedStream, start, '+', 'COUNT', '100'));
+        if (page.length === 0) return replayed;
+        for (const { id, fields } of page) {
+          if (ids !== undefined && !ids.includes(id)) continue;
+          await runScript(
+            send,
+            APPEND_UNLESS_FULL,
+            stream,
+            [String(Number.MAX_SAFE_INTEGER), fields.t ?? '', fields.k ?? '', fields.r ?? '0', fields.b ?? ''],
+            [openSet],
+          );
+          await send(failedStream, 'XDEL', failedStream, id);
+          replayed++;
+        }
+        const last = page[page.length - 1]?.id ?? '0-0';
+        start = `(${last}`;
+      }
+    },
+    maintain: () =>
+      withGroup(async () => {
+        const groups = await send(stream, 'XINFO', 'GROUPS', stream);
+        let lastDelivered: string | undefined;
+        for (const info of Array.isArray(groups) ? groups : []) {
+          const fields = info instanceof Map ? Object.fromEntries(info) : fieldsOf(info);
+          if (fields.name === group) lastDelivered = fields['last-delivered-id'];
+        }
+        if (lastDelivered === undefined) return;
+        const summary = await send(stream, 'XPENDING', stream, group);
+        const oldestPending =
+          Array.isArray(summary) && numberReply(summary[0]) > 0 ? textReply(summary[1], 'XPENDING') : undefined;
+        const [ms, seq] = idParts(lastDelivered);
+        let keepFrom = oldestPending ?? `${ms}-${seq + 1n}`;
+        const cutoff = `${Math.max(0, Date.now() - retentionMs)}-0`;
+        if (idBefore(cutoff, keepFrom)) keepFrom = cutoff;
+        await send(stream, 'XTRIM', stream, 'MINID', keepFrom);
+      }),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The Lua scripts of the Redis store and inbox, sent by SHA-1 (EVALSHA) once Redis knows them, by their
+ * text (EVAL) otherwise.
+ * @module
+ */
+import type { SendCommand } from './commands.js';
+
+export interface LuaScript {
+  readonly source: string;
+  /** Computed on first use; `undefined` without Web Crypto. */
+  sha?: Promise<string | undefined>;
+}
+
+/** Sets `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms when it holds `ARGV[3]` (or is absent, without `ARGV[3]`): 1, else 0. */
+export const COMPARE_AND_SET: LuaScript = {
+  source: `local current = redis.call('GET', KEYS[1])
+if current ~= (ARGV[3] or false) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`,
+};
+
+/** Deletes `KEYS[1]` when it holds `ARGV[1]`: 1, else 0. */
+export const COMPARE_AND_DELETE: LuaScript = {
+  source: `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`,
+};
+
+/** Runs `script` on `key` and `otherKeys` (one hash slot on a cluster): EVALSHA, or EVAL on NOSCRIPT. */
+export async function runScript(
+  send: SendCommand,
+  script: LuaScript,
+  key: string,
+  args: readonly string[],
+  otherKeys: readonly string[] = [],
+): Promise<unknown> {
+  script.sha ??= sha1Hex(script.source);
+  const sha = await script.sha;
+  const keys = [String(1 + otherKeys.length), key, ...otherKeys];
+  if (sha !== undefined) {
+    try {
+      return await send(key, 'EVALSHA', sha, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
+    }
+  }
+  return send(key, 'EVAL', script.source, ...keys, ...args);
+}
+
+async function sha1Hex(text: string): Promise<string | undefined> {
+  try {
+    const digest = await globalThis.crypto.subtle.digest('SHA-1', new TextEncoder().encode(text));
+    return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `member(task, id)`: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task; `field(fields, name)`. */
+const LUA_OPEN_MEMBER = `local function member(task, id)
+  local ms, seq = string.match(id, '(%d+)-(%d+)')
+  return task .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq
+end
+local function field(fields, name)
+  for i = 1, #fields, 2 do if fields[i] == name then return fields[i + 1] end end
+end`;
+
+/** XLEN below the bound, then XADD; nil when full. */
+export const APPEND_UNLESS_FULL: LuaScript = {
+  source: `if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return false end
+local id = redis.call('XADD', KEYS[1], '*', 't', ARGV[2], 'k', ARGV[3], 'r', ARGV[4], 'b', ARGV[5])
+local ms, seq = string.match(id, '(%d+)-(%d+)')
+redis.call('ZADD', KEYS[2], 0, ARGV[2] .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq)
+return id`,
+};
+
+/** XACKs `ARGV[2..]` (`<id>` or `<id>\n<task id>`) in group `ARGV[1]` and closes their members in the open set `KEYS[2]`. */
+export const ACK_AND_CLOSE: LuaScript = {
+  source: `${LUA_OPEN_MEMBER}
+local ids, members = {}, {}
+for i = 2, #ARGV do
+  local id, task = string.match(ARGV[i], '^([^\\n]+)\\n(.*)$')
+  if id == nil then
+    id = ARGV[i]
+    local entry = redis.call('XRANGE', KEYS[1], id, id)[1]
+    if entry then task = field(entry[2], 't') end
+  end
+  ids[#ids + 1] = id
+  if task then members[#members + 1] = member(task, id) end
+end
+if #members > 0 then redis.call('ZREM', KEYS[2], unpack(members)) end
+return redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))`,
+};
+
+/**
+ * Claims up to `ARGV[3]` entries for consumer `ARGV[2]` of group `ARGV[1]`, each only once it is its
+ * task's oldest open entry: idle ones past `ARGV[4]` ms first (past `ARGV[5]` deliveries: to the failed
+ * stream `KEYS[3]`), then new ones; a new entry not yet next is left pending and idle, uncounted.
+ */
+export const CLAIM: LuaScript = {
+  source: `${LUA_OPEN_MEMBER}
+local stream, open, failed = KEYS[1], KEYS[2], KEYS[3]
+local group, consumer, max, idle, maxAttempts = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+local function isNext(task, id)
+  local first = redis.call('ZRANGEBYLEX', open, '[' .. task .. '\\n', '[' .. task .. '\\n~', 'LIMIT', 0, 1)[1]
+  return not first or first == member(task, id)
+end
+local out = {}
+for _, row in ipairs(redis.call('XPENDING', stream, group, 'IDLE', idle, '-', '+', 4 * max)) do
+  if #out >= max then break end
+  local id = row[1]
+  local entry = redis.call('XRANGE', stream, id, id)[1]
+  if not entry then
+    redis.call('XACK', stream, group, id)
+  else
+    local task = field(entry[2], 't')
+    if isNext(task or '', id) then
+      local attempts = row[4] + 1
+      if attempts > maxAttempts then
+        redis.call('XADD', failed, 'MAXLEN', '~', ARGV[6], '*', 'id', id, 't', task or '', 'k', field(entry[2], 'k') or '',
+          'r', field(entry[2], 'r') or '0', 'b', field(entry[2], 'b') or '', 'e', ARGV[7], 'a', tostring(row[4]))
+        if task then redis.call('ZREM', open, member(task, id)) end
+        redis.call('XACK', stream, group, id)
+      else
+        redis.call('XCLAIM', stream, group, consumer, idle, id)
+        out[#out + 1] = { id, entry[2], attempts }
+      end
+    end
+  end
+end
+if #out < max then
+  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', max - #out, 'STREAMS', stream, '>')
+  for _, reply in ipairs(read or {}) do
+    for _, entry in ipairs(reply[2]) do
+      local id = entry[1]
+      if isNext(field(entry[2], 't') or '', id) then
+        out[#out + 1] = { id, entry[2], 1 }
+      else
+        redis.call('XCLAIM', stream, group, consumer, 0, id, 'IDLE', idle, 'JUSTID')
+      end
+    end
+  end
+end
+return out`,
+};

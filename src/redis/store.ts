@@ -1,0 +1,71 @@
+/**
+ * `redisStore`: the `DeliveryStore` over Redis (README "Running several instances").
+ * @module
+ */
+import { ConfigurationError } from '../core/errors.js';
+import type { DeliveryStore } from '../core/store.js';
+import {
+  commandSender,
+  guardedAgainstEviction,
+  isOne,
+  type RedisClientLike,
+  type RedisWarningLogger,
+  textReply,
+} from './commands.js';
+import { COMPARE_AND_DELETE, COMPARE_AND_SET, runScript } from './scripts.js';
+
+/** Options of {@link redisStore}. */
+export interface RedisStoreOptions {
+  /** Put before every key (`<prefix>v2:<base URL>:<seller id>:…`), so apps can share a database. Default `'dts:'`. */
+  prefix?: string;
+  /** Where the one warning about an unreadable or `volatile-*` eviction policy goes. Default `console`. */
+  logger?: RedisWarningLogger;
+}
+
+const DEFAULT_PREFIX = 'dts:';
+
+/**
+ * A `DeliveryStore` in Redis, shared by the processes using the same database and `prefix`: one task per
+ * order, webhook deduplication and the sync checkpoint then hold across instances (README "Running
+ * several instances"). One atomic single-key command per call: `SET … PX ttl NX`, `GET`, `DEL`, and Lua
+ * scripts for the compare operations; every key has a TTL (whole ms, ≥ 1). `durable` is ignored
+ * (`appendfsync` decides). Failures reject with the library's error (ioredis's copy of the arguments
+ * removed); the client turns them into `StoreUnavailableError`. Commands queued offline by the library
+ * may run after that error (`enableOfflineQueue: false` / `disableOfflineQueue: true` stop it). The
+ * store never closes `client`.
+ *
+ * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster.
+ * @throws {ConfigurationError} `option: 'client'` for a client of neither library; `option: 'prefix'`
+ *   for a `prefix` that is not a string; `option: 'maxmemory-policy'` (rejected by the first call) for
+ *   an `allkeys-*` eviction policy.
+ */
+export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): DeliveryStore {
+  const raw = commandSender(client, 'redisStore');
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  if (typeof prefix !== 'string') {
+    throw new ConfigurationError('prefix', `Invalid prefix of redisStore: expected a string, got ${typeof prefix}`);
+  }
+  const send = guardedAgainstEviction(raw, 'redisStore', true, options.logger ?? console);
+  return {
+    setIfAbsent: async (key, value, ttlMs) =>
+      textReply(await send(prefix + key, 'SET', prefix + key, value, 'PX', ttlArgument(ttlMs), 'NX'), 'SET') === 'OK',
+    get: async (key) => textReply(await send(prefix + key, 'GET', prefix + key), 'GET'),
+    compareAndSet: async (key, expected, value, ttlMs) => {
+      const args = [value, ttlArgument(ttlMs)];
+      if (expected !== undefined) args.push(expected);
+      return isOne(await runScript(send, COMPARE_AND_SET, prefix + key, args));
+    },
+    delete: async (key, expected) =>
+      isOne(
+        expected === undefined
+          ? await send(prefix + key, 'DEL', prefix + key)
+          : await runScript(send, COMPARE_AND_DELETE, prefix + key, [expected]),
+      ),
+  };
+}
+
+/** `ttlMs` as Redis's PX argument: whole ms, at least 1. */
+function ttlArgument(ttlMs: number): string {
+  if (!Number.isFinite(ttlMs)) throw new RangeError(`redisStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
+  return String(Math.max(1, Math.ceil(ttlMs)));
+}

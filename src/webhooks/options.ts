@@ -1,0 +1,297 @@
+/** The options, counters and interface of the webhook handler (README "Receiving webhooks"; docs/webhooks.md). @module */
+import { ConfigurationError } from '../core/errors.js';
+import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
+import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
+import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
+import type { TaskListOptions } from '../resources/tasks.js';
+import { FINAL_STATUSES } from '../schemas/lifecycle.js';
+import type { Task } from '../schemas/task.js';
+import type { TaskListParams } from '../schemas/task-list.js';
+import type { WebhookEventKind } from '../schemas/webhook.js';
+import type { WebhookEvent } from './event.js';
+import { isWebhookInbox, type WebhookInbox } from './inbox.js';
+import type { WebhookNodeRequest, WebhookNodeResponse } from './node.js';
+import type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';
+
+/** What the handler needs of a `DeliveryClient`: `tasks.retrieve` to confirm, `tasks.list` for `sync()`. */
+export interface WebhookClient {
+  readonly tasks: {
+    /** `client.tasks.retrieve`, or any function returning a promise of the task. */
+    retrieve(id: string): PromiseLike<Task>;
+    /** `client.tasks.list`, or any async iterable of the listed tasks. Needed by `sync()` and `startSync()`. */
+    list?(params: TaskListParams, options: TaskListOptions): AsyncIterable<Task>;
+  };
+}
+
+/** Bounds of the duplicate and order memory (see {@link WebhookHandlerOptions.dedupe}). */
+export interface WebhookDedupeOptions {
+  /** How long a (task id, status) is remembered in this process, ms. Default 600 000 (10 min). */
+  windowMs?: number;
+  /** Tasks remembered in this process at most, least recently used forgotten first. Default 10 000. */
+  maxTasks?: number;
+  /** With a `store`: how long a task's record is kept after its last event, ms. Default 86 400 000 (1 day); ≥ 1. */
+  storeTtlMs?: number;
+}
+
+/** Options of {@link createWebhookHandler}. Integers out of range throw `ConfigurationError`. */
+export interface WebhookHandlerOptions {
+  /**
+   * Called once per accepted event after the answer is sent, and for each unprocessed status a `sync()`
+   * finds (`event.source`); a returned promise is awaited. At most `concurrency` run at once; one task's
+   * events run one at a time in arrival order (across instances with a `store`). Failures go to `onError`.
+   */
+  onEvent: (event: WebhookEvent) => unknown;
+  /**
+   * How bodies are read (README "Schema drift"). `'tolerant'` (default): a drifted field is coerced when
+   * unambiguous or left out, and reported; only a body without a usable task id or `status` gets 400.
+   * `'strict'`: any drifted field gets 400. `'warn'` and `'off'` are deprecated aliases of `'tolerant'`.
+   */
+  validation?: ValidationMode;
+  /** Called per drifted field (`operation: 'webhook'`, path, type names, never the value); also logged at `warn` once per path. */
+  onDrift?: (drift: SchemaDrift) => void;
+  /** A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes `store` keys. */
+  client?: WebhookClient;
+  /**
+   * Confirm events with `GET tasks/{id}` before `onEvent` (OpenAPI webhook `taskStatusChanged`: webhooks
+   * are not signed): `true`, or the kinds to confirm. With a client the final statuses (delivered,
+   * cancelled, rejected, failed) are always confirmed. The GET wins: `onEvent` gets `confirmed: true`
+   * and the task read back. A failed GET (or one reading another task, or no status) goes to `onError`
+   * and skips `onEvent`. One GET serves a task's waiting events; a 404 is remembered 10 000 ms
+   * (docs/webhooks.md "Deadlines and bounds"). Default: the final statuses with a client, else `false`.
+   * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
+   */
+  confirm?: boolean | readonly WebhookEventKind[];
+  /**
+   * Drop duplicates of (task id, status) within a window, and statuses older along the delivery path
+   * (pending < requested < accepted < inprogress < pickup_location_reached < pickedup < enroute <
+   * delivered) than one processed; nothing after a final status. Unknown kinds are never older. Dropped
+   * events are answered 200 and counted in `stats`. `false` passes every valid webhook. Default `true`
+   * (10 min, 10 000 tasks). When confirming, only what the GET read back moves a task (docs/webhooks.md
+   * "Duplicates and ordering"); without, bodies set the order.
+   */
+  dedupe?: boolean | WebhookDedupeOptions;
+  /**
+   * A store shared by the receiving instances (`memoryStore()`, `redisStore(…)`, `postgresStore(…)` or
+   * your own {@link DeliveryStore}): the `dedupe` filter, a lease per task while `onEvent` runs, the sync
+   * checkpoint and the `startSync` lease live there. Keys are `v2:<base URL>:<seller id>:webhook:…` with
+   * TTLs. The answer never waits on it; while it fails, this process's memory stands in, with one
+   * warning (README "Running several instances"). Default: none.
+   */
+  store?: DeliveryStore;
+  /** Deadline of one `store` call, ms. Default 1 000 (`DEFAULT_STORE_TIMEOUT_MS`); 1 to 2 147 483 647. */
+  storeTimeoutMs?: number;
+  /** How far before the checkpoint `sync()` walks, ms (clock skew, updates in flight). Default 300 000 (5 min); ≥ 0. */
+  syncSkewMs?: number;
+  /** Largest body accepted, bytes; larger ones get 413. Default 1 048 576 (1 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Deadline for receiving the whole body, ms: a slower sender gets 408 with `connection: close`. Keep it
+   * under the 5 s the service waits (README "What the spec leaves open, and what we chose"). Not for a
+   * body a framework already parsed. Default 2 000; 1 to 2 147 483 647.
+   */
+  bodyTimeoutMs?: number;
+  /** Gets failures of `onEvent` and confirmation (with the event), of the handler and `startSync` (without); awaited. Default: `logger.error`. */
+  onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
+  /** Events processed at once at most. Default 8; 1 to 10 000. */
+  concurrency?: number;
+  /** Deadline of one `onEvent` call, ms: then `onError` gets `WebhookEventTimeoutError` and the slot is freed. Default 30 000. */
+  eventTimeoutMs?: number;
+  /** Events waiting at most; beyond, 503 (`sync()` catches them); with an `inbox`, bounds the claims. Default 10 000; ≥ 1. */
+  maxQueue?: number;
+  /** Body bytes held by waiting and running events at most; beyond, 503. Default 64 MiB, or `maxBodyBytes` when larger. */
+  maxQueueBytes?: number;
+  /**
+   * A durable inbox (`redisInbox(…)`, `postgresInbox(…)` or your own {@link WebhookInbox}): a webhook is
+   * answered 200 once stored there, 503 when it cannot be within `inboxTimeoutMs`. Workers claim events,
+   * run the pipeline and mark them done or failed (kept for `inbox.replay()`). Give a `store` too.
+   * docs/several-instances.md "Durable intake".
+   * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or
+   * one whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
+   */
+  inbox?: WebhookInbox;
+  /** Deadline of one inbox call (write, claim, mark), ms. Default 2 000; 1 to 2 147 483 647. */
+  inboxTimeoutMs?: number;
+  /** With an `inbox`: run workers in this process. `false` for a process that only receives. Default `true`. */
+  inboxWorkers?: boolean;
+  /** With an `inbox`: pause after a claim that found nothing, ms. Default 100; 1 to 2 147 483 647. */
+  inboxPollMs?: number;
+  /** Where log lines go (never a body; secrets redacted). Default: the client's `logger`, else `console`. */
+  logger?: Logger;
+  /** Least severe level written. Default: the client's `logLevel`, else env `DELIVERY_LOG`, else `'warn'`. */
+  logLevel?: LogLevel;
+}
+
+/** Counters of a {@link WebhookHandler} since it was created. */
+export interface WebhookHandlerStats {
+  received: number;
+  processed: number;
+  /** Events dropped as duplicates of (task id, status). */
+  duplicates: number;
+  /** Events dropped because the task had moved past them (or ended). */
+  outOfOrder: number;
+  rejected: number;
+  /** Events whose confirmation or `onEvent` failed. */
+  failed: number;
+  stored: number;
+  claimed: number;
+}
+
+/** The platform context of a Web request, for runtimes that stop work after the response. */
+export interface WebhookFetchContext {
+  /** Keeps the runtime alive until the promise settles (Cloudflare `ctx.waitUntil`, Vercel `waitUntil`, Next.js `after`). */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** Options of {@link WebhookHandler.node}. */
+export interface WebhookNodeOptions {
+  /** The body a framework already read (Fastify's `request.body`): JSON, text or bytes. Default: `req.body`, else the stream. */
+  body?: unknown;
+}
+
+/** A webhook receiver with a Web and a Node adapter, both bound. */
+export interface WebhookHandler {
+  /**
+   * Web adapter (Hono, Next.js, Bun, Deno, workers). 200 `{"received":true}` once queued (with an
+   * `inbox`, stored); 405 for another method, 415 not JSON, 413 over `maxBodyBytes`, 408 past
+   * `bodyTimeoutMs`, 400 not a webhook, 503 queue full or inbox not storing, 500 internal failure. Never
+   * rejects. `context.waitUntil` gets the end of processing.
+   */
+  fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
+  /** Node adapter (node:http, Express, Fastify after `reply.hijack()`), answering as {@link WebhookHandler.fetch | fetch}. Never rejects. */
+  node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;
+  /** Resolves once every event accepted so far is processed, dropped or failed (with an `inbox`: this process's, and a claim finds none). */
+  idle(): Promise<void>;
+  /** Stops this process's inbox workers and resolves once their claimed events are marked; webhooks are still answered. */
+  close(): Promise<void>;
+  /**
+   * Catches lost events (the service never resends): walks `client.tasks.list` by `updatedAt` back to the
+   * checkpoint minus `syncSkewMs` (at most the duplicate window) and passes each task's status through the
+   * filter as a confirmed event with `source: 'sync'`; then moves the checkpoint unless an event failed.
+   * @returns the walk's counts; `gaps`: final statuses no webhook had brought (docs/webhooks.md "Catching lost events").
+   * @throws {ConfigurationError} when `client` has no `tasks.list`; the errors of `tasks.list`;
+   * {@link APIUserAbortError} when `options.signal` aborts.
+   */
+  sync(options?: WebhookSyncOptions): Promise<WebhookSyncResult>;
+  /**
+   * Runs {@link sync} now and every `intervalMs` after each ends, on one instance of those sharing the
+   * `store` (a lease, TTL 1.5 × `intervalMs` plus two store timeouts). Failures go to `onError`; timers
+   * do not keep the process alive.
+   * @returns `stop()`: aborts the running sync and releases the lease.
+   * @throws {ConfigurationError} when `client` has no `tasks.list`, or for an `intervalMs` out of range.
+   */
+  startSync(options?: WebhookStartSyncOptions): () => Promise<void>;
+  /** A snapshot of the counters. */
+  readonly stats: Readonly<WebhookHandlerStats>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_INBOX_POLL_MS = 100;
+
+export interface HandlerSettings {
+  readonly confirms: (kind: string) => boolean;
+  readonly confirming: boolean;
+  readonly dedupe: boolean;
+  readonly windowMs: number;
+  readonly maxTasks: number;
+  readonly storeTtlMs: number;
+  readonly store: DeliveryStore | undefined;
+  readonly storeTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly eventTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly concurrency: number;
+  readonly syncSkewMs: number;
+  readonly maxQueue: number;
+  readonly maxQueueBytes: number;
+  readonly inbox: WebhookInbox | undefined;
+  readonly inboxTimeoutMs: number;
+}
+
+/** @throws {ConfigurationError} naming the first option out of range (see {@link createWebhookHandler}). */
+export function handlerSettings(options: WebhookHandlerOptions): HandlerSettings {
+  // With a client, a forged final status would otherwise end the task and hide the genuine one.
+  const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
+  if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
+    throw new ConfigurationError('confirm', 'Invalid confirm: expected true, false or an array of event kinds');
+  }
+  if (confirm !== false && typeof options.client?.tasks?.retrieve !== 'function') {
+    throw new ConfigurationError('client', 'confirm needs a client: createWebhookHandler({ client, confirm, … })');
+  }
+  const confirmedKinds = new Set<string>(Array.isArray(confirm) ? [...confirm, ...FINAL_STATUSES] : []);
+  const dedupe = options.dedupe ?? true;
+  const bounds = typeof dedupe === 'object' && dedupe !== null ? dedupe : {};
+  const windowMs = integerOption('dedupe.windowMs', bounds.windowMs, 10 * 60 * 1000, 1, MAX_TIMER_MS);
+  const maxTasks = integerOption('dedupe.maxTasks', bounds.maxTasks, 10_000, 1, 10_000_000);
+  const storeTtlMs = integerOption('dedupe.storeTtlMs', bounds.storeTtlMs, 86_400_000, 1, Number.MAX_SAFE_INTEGER);
+  const store = options.store;
+  if (store !== undefined && !isDeliveryStore(store)) {
+    throw new ConfigurationError('store', 'Invalid store: expected a DeliveryStore, e.g. memoryStore()');
+  }
+  const storeTimeoutMs = integerOption(
+    'storeTimeoutMs',
+    options.storeTimeoutMs,
+    DEFAULT_STORE_TIMEOUT_MS,
+    1,
+    MAX_TIMER_MS,
+  );
+  const maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+  const eventTimeoutMs = integerOption('eventTimeoutMs', options.eventTimeoutMs, 30_000, 1, MAX_TIMER_MS);
+  const bodyTimeoutMs = integerOption('bodyTimeoutMs', options.bodyTimeoutMs, 2_000, 1, MAX_TIMER_MS);
+  const concurrency = integerOption('concurrency', options.concurrency, 8, 1, 10_000);
+  const syncSkewMs = integerOption('syncSkewMs', options.syncSkewMs, 5 * 60 * 1000, 0, Number.MAX_SAFE_INTEGER);
+  const maxQueue = integerOption('maxQueue', options.maxQueue, 10_000, 1, 10_000_000);
+  const maxQueueBytes = integerOption(
+    'maxQueueBytes',
+    options.maxQueueBytes,
+    Math.max(DEFAULT_MAX_QUEUE_BYTES, maxBodyBytes),
+    maxBodyBytes,
+    Number.MAX_SAFE_INTEGER,
+  );
+  const inbox = options.inbox;
+  if (inbox !== undefined && !isWebhookInbox(inbox)) {
+    throw new ConfigurationError('inbox', 'Invalid inbox: expected a WebhookInbox, e.g. redisInbox(redis)');
+  }
+  if (inbox !== undefined && !(inbox.visibilityTimeoutMs > eventTimeoutMs)) {
+    throw new ConfigurationError(
+      'inbox',
+      `Invalid inbox: its visibilityTimeoutMs (${inbox.visibilityTimeoutMs}) must be longer than eventTimeoutMs (${eventTimeoutMs})`,
+    );
+  }
+  return {
+    confirms: confirm === true ? () => true : (kind) => confirmedKinds.has(kind),
+    confirming: confirm !== false,
+    dedupe: dedupe !== false,
+    windowMs,
+    maxTasks,
+    storeTtlMs,
+    store,
+    storeTimeoutMs,
+    maxBodyBytes,
+    eventTimeoutMs,
+    bodyTimeoutMs,
+    concurrency,
+    syncSkewMs,
+    maxQueue,
+    maxQueueBytes,
+    inbox,
+    inboxTimeoutMs: integerOption('inboxTimeoutMs', options.inboxTimeoutMs, 2_000, 1, MAX_TIMER_MS),
+  };
+}
+
+export function inboxPollMs(options: WebhookHandlerOptions): number {
+  return integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS);
+}
+
+function isDeliveryStore(value: unknown): value is DeliveryStore {
+  if (typeof value !== 'object' || value === null) return false;
+  const store = value as Record<keyof DeliveryStore, unknown>;
+  return [store.setIfAbsent, store.get, store.compareAndSet, store.delete].every(
+    (member) => typeof member === 'function',
+  );
+}
+
+export function baseUrlOf(client: unknown): string | undefined {
+  const baseUrl = typeof client === 'object' && client !== null ? (client as { baseUrl?: unknown }).baseUrl : undefined;
+  return typeof baseUrl === 'string' ? baseUrl : undefined;
+}
