@@ -4,6 +4,7 @@
  * these run (see `handlers.ts`).
  * @module
  */
+import type { OperationName } from '../core/operations.js';
 import { kwd } from '../kwd.js';
 import { EstimateParams } from '../schemas/estimate.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
@@ -38,6 +39,10 @@ export interface OperationRequest {
   readonly contentType: string | null;
   /** The caller's seller id (equal to the configured one once authenticated). */
   readonly sellerId: string;
+  /** The template's path parameters, decoded (`{ id }` for `/tasks/{id}`). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Fault `repeat-page`: `tasks.list` answers page 1 whatever page was asked. */
+  readonly repeatFirstPage: boolean;
 }
 
 const badRequest = (message: string): Response => errorResponse(400, message, 'BAD_REQUEST');
@@ -135,8 +140,8 @@ export function createTask(state: ServiceState, request: OperationRequest): Resp
 }
 
 /** `GET tasks/{id}` → the task, or 404 `NOT_FOUND` (also for another seller's task). */
-export function retrieveTask(state: ServiceState, request: OperationRequest, taskId: string): Response {
-  const record = state.store.get(taskId);
+export function retrieveTask(state: ServiceState, request: OperationRequest): Response {
+  const record = state.store.get(request.params.id ?? '');
   if (!record || record.task.sellerId !== request.sellerId) return errorResponse(404, 'Task not found', 'NOT_FOUND');
   return jsonResponse(structuredClone(record.task));
 }
@@ -146,7 +151,8 @@ export function retrieveTask(state: ServiceState, request: OperationRequest, tas
  * `listing.ts`); 400 for a malformed query. With `repeatFirstPage` (fault `repeat-page`), the tasks of
  * page 1 are answered whatever page was asked, with `totalPages` 1000 and `total` 1000 × limit.
  */
-export function listTasks(state: ServiceState, request: OperationRequest, repeatFirstPage: boolean): Response {
+export function listTasks(state: ServiceState, request: OperationRequest): Response {
+  const { repeatFirstPage } = request;
   const query = parseListQuery(request.url.searchParams);
   if (!query.ok) return badRequest(query.message);
   const own = state.store.all().filter((record) => record.task.sellerId === request.sellerId);
@@ -210,3 +216,20 @@ export function topUp(state: ServiceState, request: OperationRequest): Response 
     expiresAt: link.expiresAt.toISOString(),
   });
 }
+
+/** Answers one operation of the service (README "Testing your integration"). */
+export type OperationHandler = (state: ServiceState, request: OperationRequest) => Response;
+
+/** One handler for each operation of the table (`src/core/operations.ts`). */
+export type OperationHandlers = { readonly [Name in OperationName]: OperationHandler };
+
+/** The mock's handler of each operation, in the table's order. */
+export const OPERATION_HANDLERS: OperationHandlers = {
+  'tasks.create': createTask,
+  'tasks.retrieve': retrieveTask,
+  'tasks.list': listTasks,
+  'tasks.estimate': estimate,
+  'branches.list': listBranches,
+  'wallet.retrieveBalance': walletBalance,
+  'wallet.topUp': topUp,
+};

@@ -8,33 +8,17 @@
  * @module
  */
 import type { HttpHandler } from 'msw';
+import type { OperationName } from '../core/operations.js';
 import type { KwdAmount } from '../kwd.js';
 import type { Task, TaskStatus } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';
 import type { MockDriftMutation } from './drift.js';
 
 /**
- * One operation of the service, named like the SDK method that calls it (the OpenAPI
- * document's operations; README "Testing your integration"):
- *
- * | operation | request |
- * |---|---|
- * | `tasks.create` | `POST tasks` |
- * | `tasks.retrieve` | `GET tasks/{id}` |
- * | `tasks.list` | `GET tasks` |
- * | `tasks.estimate` | `POST tasks/estimate` |
- * | `branches.list` | `GET tasks/branches` |
- * | `wallet.retrieveBalance` | `GET tasks/wallet-balance` |
- * | `wallet.topUp` | `POST tasks/wallet-topup` |
+ * One operation of the service (`tasks.create`, `tasks.retrieve`, …), named like the SDK method that calls
+ * it: the table of operations in docs/testing.md (README "Testing your integration").
  */
-export type MockOperation =
-  | 'tasks.create'
-  | 'tasks.retrieve'
-  | 'tasks.list'
-  | 'tasks.estimate'
-  | 'branches.list'
-  | 'wallet.retrieveBalance'
-  | 'wallet.topUp';
+export type MockOperation = OperationName;
 
 /**
  * The seller's account (README "What the spec leaves open, and what we chose").
