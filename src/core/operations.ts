@@ -115,15 +115,38 @@ export type OperationName = keyof typeof OPERATIONS;
 /** Every operation name, in the table's order. */
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
+/** The parameter names of a URL template: `'id'` for `/tasks/{id}/cancel`. */
+export type PathParamsOf<Path extends string> = Path extends `${string}{${infer Param}}${infer Rest}`
+  ? Param | PathParamsOf<Rest>
+  : never;
+
+/** The path parameters of operation `Name`: `{ id }` for `tasks.retrieve`, `{}` for the others. */
+export type OperationParams<Name extends OperationName> = [PathParamsOf<(typeof OPERATIONS)[Name]['path']>] extends [
+  never,
+]
+  ? Readonly<Record<string, never>>
+  : Readonly<Record<PathParamsOf<(typeof OPERATIONS)[Name]['path']>, string>>;
+
 /**
- * The parts of a request that the table fixes for `name`: operation, method, URL template, retry policy,
- * and the path of a template without parameters. The caller sets the path of `/tasks/{id}` (the id
- * URL-encoded), the query and the body.
+ * The path of operation `name` relative to the base URL, each `{param}` set from `params`
+ * percent-encoded (`pathOf('tasks.retrieve', { id: 'a/b' })` → `tasks/a%2Fb`). Check the values first: a
+ * task id by `taskPath`'s rules.
+ */
+export function pathOf<Name extends OperationName>(name: Name, params: OperationParams<Name>): string {
+  const values: Readonly<Record<string, string>> = params;
+  return OPERATIONS[name].path
+    .slice(1)
+    .replace(/\{(\w+)\}/g, (_, param: string) => encodeURIComponent(values[param] ?? ''));
+}
+
+/**
+ * The parts of a request that the table fixes for `name`: operation (the span's name), method, URL
+ * template (the span's `url.template`), retry policy, and the path of a template without parameters
+ * (else set it with {@link pathOf}). The caller sets the query and body.
  */
 export function requestOf<Name extends OperationName>(
   name: Name,
 ): { operation: Name; method: 'GET' | 'POST'; path: string; urlTemplate: string; retry: RetryPolicy } {
   const { method, path, retry } = OPERATIONS[name];
-  // A template without parameters is the path itself (relative to the base URL: no leading slash).
   return { operation: name, method, path: path.slice(1), urlTemplate: path, retry };
 }

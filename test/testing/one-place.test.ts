@@ -4,7 +4,8 @@
  * operations comes from the table, and a handler map that lacks an operation does not compile.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../../src/core/operations.js';
+import { OPERATION_NAMES, OPERATIONS, type OperationName, pathOf, requestOf } from '../../src/core/operations.js';
+import type { HttpRequest } from '../../src/internal/http.js';
 import { OPERATION_HANDLERS, type OperationHandlers } from '../../src/testing/endpoints.js';
 import { checkFaultRule, OPERATIONS as FAULT_TARGETS } from '../../src/testing/faults.js';
 import { routeOf, routerOf } from '../../src/testing/routes.js';
@@ -87,5 +88,27 @@ describe('routing a table-like entry with a verb after the id', () => {
 
   it('refuses a template outside the tasks collection', () => {
     expect(() => routerOf({ 'x.y': { method: 'GET', path: '/other' } })).toThrow(TypeError);
+  });
+});
+
+describe('requests and spans from the table', () => {
+  it('names each request, and so its span, with an operation of the table', () => {
+    expectTypeOf<HttpRequest['operation']>().toEqualTypeOf<OperationName>();
+  });
+
+  it('fills a template with its parameters, percent-encoded', () => {
+    expect(pathOf('tasks.retrieve', { id: '../wallet-balance' })).toBe('tasks/..%2Fwallet-balance');
+    expect(pathOf('wallet.topUp', {})).toBe('tasks/wallet-topup');
+    expect(requestOf('tasks.retrieve')).toEqual({
+      operation: 'tasks.retrieve',
+      method: 'GET',
+      path: 'tasks/{id}',
+      urlTemplate: '/tasks/{id}',
+      retry: 'idempotent',
+    });
+    // @ts-expect-error: tasks.list has no path parameter.
+    pathOf('tasks.list', { id: 'x' });
+    // @ts-expect-error: tasks.retrieve's parameter is id.
+    pathOf('tasks.retrieve', { taskId: 'x' });
   });
 });
