@@ -35,14 +35,7 @@ export interface OperationDefinition {
   /** The OpenAPI document's `operationId`. */
   readonly operationId: string;
   /** The schema a 2xx body is read with. */
-  readonly response:
-    | typeof Task
-    | typeof TaskCreateResponse
-    | typeof TaskListResponse
-    | typeof Estimate
-    | typeof BranchListResponse
-    | typeof WalletBalance
-    | typeof WalletTopUp;
+  readonly response: import('zod/mini').ZodMiniType;
   /** Dotted paths the SDK cannot do without (`''`: the body itself); the response schema requires each. */
   readonly loadBearing: readonly string[];
   /** `idempotent`: retried when the failure allows; `never`: sent once (a create or a top-up link). */
