@@ -1,25 +1,21 @@
 /**
- * Where the mock listens and which operation a request is for. The spec allows two forms of the
- * address (spec, preamble of the OpenAPI document's paths and the first paragraph): the reference form
- * `{base_url}/tasks…` and the quickstart form `{base_url}/rest/tasks…`; the mock serves both.
+ * Where the mock listens and which operation a request is for; it serves both address forms,
+ * `{base_url}/tasks…` and `{base_url}/rest/tasks…`.
  * @module
  */
 import { OPERATIONS, type OperationName } from '../core/operations.js';
 
 /** The address of the mock service. */
 export interface ServiceAddress {
-  /** The base URL as configured, without trailing slashes. */
   readonly baseUrl: string;
-  /** Scheme, host and port (`https://delivery.test`). */
   readonly origin: string;
-  /** Percent-encoded paths of the tasks collection in both forms (`/tasks`, `/rest/tasks`, or with a prefix). */
+  /** Percent-encoded paths of the tasks collection in both forms (`/tasks`, `/rest/tasks`). */
   readonly collections: readonly string[];
 }
 
 /**
- * Normalises a base URL and derives the paths served: the root is the URL without trailing slashes
- * and without a trailing `/rest` segment; `<root>/tasks` and `<root>/rest/tasks` are served.
- * @throws {TypeError} when `baseUrl` is not an absolute http(s) URL, or has a query, fragment or credentials.
+ * The root is `baseUrl` without trailing slashes and `/rest`; `<root>/tasks` and `<root>/rest/tasks` are served.
+ * @throws {TypeError} for a `baseUrl` not absolute http(s), or with a query, fragment or credentials.
  */
 export function serviceAddress(baseUrl: string): ServiceAddress {
   let url: URL;
@@ -43,10 +39,7 @@ export function serviceAddress(baseUrl: string): ServiceAddress {
   };
 }
 
-/**
- * The path segments after the tasks collection (still percent-encoded), or `undefined` when the URL
- * is not served by the mock. `/tasks` → `[]`, `/tasks/` → `[]`, `/rest/tasks/abc` → `['abc']`.
- */
+/** The raw segments after the collection (`/rest/tasks/abc` → `['abc']`), or `undefined` when not served. */
 export function segmentsAfterCollection(address: ServiceAddress, url: URL): string[] | undefined {
   if (url.origin !== address.origin) return undefined;
   for (const collection of address.collections) {
@@ -67,12 +60,10 @@ export type Route<Name extends string = OperationName> =
   | { readonly operation: 'unknown'; readonly problem: 'malformed-param'; readonly param: string }
   | { readonly operation: 'unknown'; readonly problem: 'method-not-allowed'; readonly allow: string };
 
-/** A segment of a template after `/tasks`: fixed text, or a `{param}`. */
 type Segment = { readonly fixed: string } | { readonly param: string };
 
 interface Template<Name extends string> {
   readonly segments: readonly Segment[];
-  /** Operations by method, in the table's order. */
   readonly methods: Map<string, Name>;
 }
 
@@ -87,10 +78,7 @@ function templateSegments(path: string): Segment[] {
   });
 }
 
-/**
- * Whether `segments` (raw) fit `template`, and how well: the positions of fixed segments, as a string
- * that sorts a fixed segment before a parameter at the first place two templates differ.
- */
+/** `undefined`, or a rank that sorts a fixed segment before a parameter at the first difference. */
 function rankOf(template: readonly Segment[], segments: readonly string[]): string | undefined {
   if (template.length !== segments.length) return undefined;
   let rank = '';
@@ -104,10 +92,8 @@ function rankOf(template: readonly Segment[], segments: readonly string[]): stri
 }
 
 /**
- * A router over `table` (the table of operations, or one like it), for the segments after `/tasks`.
- * The most specific template wins (a fixed segment over a parameter, matched on the raw segment), so
- * `..%2Fwallet-balance` is the id `../wallet-balance`, never another route. Parameters are
- * percent-decoded.
+ * A router over `table` for the segments after `/tasks`: the most specific template wins, fixed segments
+ * matched raw (`..%2Fwallet-balance` is an id, never another route); parameters are decoded.
  * @throws {TypeError} for a template outside `/tasks`.
  */
 export function routerOf<Name extends string>(
@@ -148,5 +134,5 @@ export function routerOf<Name extends string>(
   };
 }
 
-/** Routes a request to the service by method and the segments after `/tasks` (see {@link routerOf}). */
+/** Routes a request by method and the segments after `/tasks`. */
 export const routeOf = routerOf(OPERATIONS);
