@@ -1,6 +1,7 @@
 /**
  * The service's operations, declared once (README "Schema drift"; CONTRIBUTING.md "Adding an operation").
- * A load-bearing field is required by the response schema: without it, `ResponseValidationError`.
+ * A load-bearing field is a field the response schema requires: the tolerant reader leaves out what it
+ * cannot coerce, and a required field left out fails the answer (`ResponseValidationError`).
  * @module
  */
 import type { RetryPolicy } from '../internal/http.js';
