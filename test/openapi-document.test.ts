@@ -13,9 +13,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
+import { OPERATION_NAMES, OPERATIONS as TABLE } from '../src/core/operations.js';
 import type { JsonSchema } from '../src/openapi/components.js';
 import { sdkSchemas } from '../src/openapi/components.js';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../src/openapi/document.js';
+import { pathParameters } from '../src/openapi/operations.js';
 import type { Operation, ResponseObject } from '../src/openapi/types.js';
 import { OPERATIONS } from '../src/testing/faults.js';
 
@@ -129,6 +131,40 @@ describe('the paths and operations', () => {
       'POST /tasks/estimate',
       'POST /tasks/wallet-topup',
     ]);
+  });
+
+  it('are the table of operations (src/core/operations.ts): path, method, id, tag and path parameters', () => {
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    const documented = operations.map(({ path, method, operation }) => ({
+      name: operation['x-sdk-method'] ?? '',
+      path,
+      method: method.toUpperCase(),
+      operationId: operation.operationId,
+      tags: operation.tags,
+      pathParameters: (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
+    }));
+    const table = OPERATION_NAMES.map((name) => ({
+      name,
+      path: TABLE[name].path,
+      method: TABLE[name].method,
+      operationId: TABLE[name].operationId,
+      tags: [name.split('.')[0]],
+      pathParameters: [...TABLE[name].path.matchAll(/\{(\w+)\}/g)].map(([, param]) => param),
+    }));
+    expect(documented.sort(byName)).toEqual(table.sort(byName));
+  });
+
+  it('declare every parameter of a path template, such as /tasks/{id}/cancel', () => {
+    expect(pathParameters('/tasks/{id}/cancel')).toEqual([
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'Task identifier (percent-encoded in the path).',
+        schema: { type: 'string', minLength: 1 },
+      },
+    ]);
+    expect(pathParameters('/tasks/estimate')).toEqual([]);
   });
 
   it('are named after the SDK methods, one operation per method the mock knows', () => {

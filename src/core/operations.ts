@@ -1,20 +1,5 @@
 /**
- * The service's operations, declared once (README "Schema drift"; the OpenAPI document's operation ids):
- * for each, its method, URL template, response schema, the fields the SDK cannot do without
- * (load-bearing: strict in every validation mode), and whether it is safe to repeat. The resources send
- * from it, tracing names spans' `url.template` from it, the mock routes and lists operations from it, and
- * the OpenAPI document takes its paths and methods from it.
- *
- * | operation | request | load-bearing |
- * |---|---|---|
- * | `tasks.create` | `POST /tasks` | `data.createTask.id` |
- * | `tasks.retrieve` | `GET /tasks/{id}` | the task object |
- * | `tasks.list` | `GET /tasks` | `tasks`, `page`, `limit`, `totalPages`, `total` |
- * | `tasks.estimate` | `POST /tasks/estimate` | the estimate object |
- * | `branches.list` | `GET /tasks/branches` | a list of branches |
- * | `wallet.retrieveBalance` | `GET /tasks/wallet-balance` | `walletAmount` |
- * | `wallet.topUp` | `POST /tasks/wallet-topup` | `paymentUrl` |
- *
+ * The service's operations, declared once (README "Schema drift"; CONTRIBUTING.md "Adding an operation").
  * A load-bearing field is a field the response schema requires: the tolerant reader leaves out what it
  * cannot coerce, and a required field left out fails the answer (`ResponseValidationError`).
  * @module
@@ -27,25 +12,17 @@ import { TaskCreateResponse } from '../schemas/task-create.js';
 import { TaskListResponse } from '../schemas/task-list.js';
 import { WalletBalance, WalletTopUp } from '../schemas/wallet.js';
 
-/** One operation of the service; see this module's table. */
+/** One operation of the service. */
 export interface OperationDefinition {
   readonly method: 'GET' | 'POST';
-  /** URL template relative to the base URL (`/tasks/{id}`): the span's `url.template` and the mock's route. */
+  /** Relative to the base URL (`/tasks/{id}`): the span's `url.template`, the mock's route. */
   readonly path: string;
-  /** The OpenAPI document's `operationId`. */
   readonly operationId: string;
-  /** The schema a 2xx body is read with. */
-  readonly response:
-    | typeof Task
-    | typeof TaskCreateResponse
-    | typeof TaskListResponse
-    | typeof Estimate
-    | typeof BranchListResponse
-    | typeof WalletBalance
-    | typeof WalletTopUp;
-  /** Dotted paths the SDK cannot do without (`''`: the body itself); the response schema requires each. */
+  /** Reads a 2xx body. */
+  readonly response: import('zod/mini').ZodMiniType;
+  /** Dotted paths the SDK cannot do without (`''`: the body). */
   readonly loadBearing: readonly string[];
-  /** `idempotent`: retried when the failure allows; `never`: sent once (a create or a top-up link). */
+  /** `never`: sent once (a create, a top-up link). */
   readonly retry: RetryPolicy;
 }
 
@@ -109,21 +86,36 @@ export const OPERATIONS = {
   },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** The name of an operation (`tasks.retrieve`, …): the SDK method that calls it. */
+/** An operation's name (`tasks.retrieve`): the SDK method that calls it. */
 export type OperationName = keyof typeof OPERATIONS;
 
 /** Every operation name, in the table's order. */
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
-/**
- * The parts of a request that the table fixes for `name`: operation, method, URL template, retry policy,
- * and the path of a template without parameters. The caller sets the path of `/tasks/{id}` (the id
- * URL-encoded), the query and the body.
- */
+/** A template's parameter names: `'id'` for `/tasks/{id}/cancel`. */
+export type PathParamsOf<Path extends string> = Path extends `${string}{${infer Param}}${infer Rest}`
+  ? Param | PathParamsOf<Rest>
+  : never;
+
+/** `{ id }` for `tasks.retrieve`, `{}` for a template without parameters. */
+export type OperationParams<Name extends OperationName> = [PathParamsOf<(typeof OPERATIONS)[Name]['path']>] extends [
+  never,
+]
+  ? Readonly<Record<string, never>>
+  : Readonly<Record<PathParamsOf<(typeof OPERATIONS)[Name]['path']>, string>>;
+
+/** The path of `name`, each `{param}` percent-encoded; check the values first (a task id by `taskPath`'s rules). */
+export function pathOf<Name extends OperationName>(name: Name, params: OperationParams<Name>): string {
+  const values: Readonly<Record<string, string>> = params;
+  return OPERATIONS[name].path
+    .slice(1)
+    .replace(/\{(\w+)\}/g, (_, param: string) => encodeURIComponent(values[param] ?? ''));
+}
+
+/** What the table fixes of a request: the path of a template without parameters (else {@link pathOf}). */
 export function requestOf<Name extends OperationName>(
   name: Name,
 ): { operation: Name; method: 'GET' | 'POST'; path: string; urlTemplate: string; retry: RetryPolicy } {
   const { method, path, retry } = OPERATIONS[name];
-  // A template without parameters is the path itself (relative to the base URL: no leading slash).
   return { operation: name, method, path: path.slice(1), urlTemplate: path, retry };
 }

@@ -16,6 +16,7 @@ import {
   ResponseValidationError,
   type ValidationIssue,
 } from '../core/errors.js';
+import type { OperationName } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
 import { VERSION } from '../core/version.js';
 import type { RetryPolicy } from '../schemas/retry-policy.js';
@@ -42,8 +43,8 @@ export function userAgent(): string {
 
 /** One logical request. */
 export interface HttpRequest {
-  /** SDK operation name, e.g. `tasks.retrieve`; appears in logs and decides error classes. */
-  operation: string;
+  /** The table's operation (`tasks.retrieve`): the span's name; appears in logs and decides error classes. */
+  operation: OperationName;
   method: 'GET' | 'POST';
   /** Path relative to the base URL, without a leading slash (`tasks/abc`). */
   path: string;

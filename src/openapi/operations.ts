@@ -96,6 +96,26 @@ const COMMON_ERRORS = {
   '5XX': responseRef('ServerError'),
 };
 
+/** What an operation documents by hand; the table gives its id, path, method, tag and path parameters. */
+type Documented = Omit<Operation, 'operationId' | 'tags'>;
+
+/** Descriptions of the path parameters of the table's templates. */
+const PATH_PARAMETERS: Readonly<Record<string, string>> = {
+  id: 'Task identifier (percent-encoded in the path).',
+};
+
+/**
+ * The parameters of a path template (`{id}` in `/tasks/{id}/cancel`).
+ * @throws {Error} for a parameter without a description in `PATH_PARAMETERS`.
+ */
+export function pathParameters(path: string): Parameter[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
+    const description = Object.hasOwn(PATH_PARAMETERS, name) ? PATH_PARAMETERS[name] : undefined;
+    if (description === undefined) throw new Error(`openapi: describe the path parameter ${name} of ${path}`);
+    return { name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1 } };
+  });
+}
+
 /** Defaults of the list query (OpenAPI `listTasks`). */
 const LIST_QUERY_DEFAULTS: Readonly<Record<string, unknown>> = {
   limit: 10,
@@ -135,8 +155,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
   const listQuery = schemas.queries.TaskListParams;
   if (!listQuery) throw new Error('openapi: the list query TaskListParams was not converted');
 
-  const createTask: Omit<Operation, 'operationId'> = {
-    tags: ['tasks'],
+  const createTask: Documented = {
     summary: 'Create a task',
     description:
       'Creates a task. The delivery fee is deducted from a wallet account at creation; when the balance is below the required minimum, creation is rejected and no task is created. On an invoice account no balance check is applied. The new task has the status `pending`. The API has no idempotency key: a create whose outcome is unknown must be looked up (list with the exact orderNumber) before any resend, or a second task and fee may follow.',
@@ -153,8 +172,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const listTasks: Omit<Operation, 'operationId'> = {
-    tags: ['tasks'],
+  const listTasks: Documented = {
     summary: "List the seller's tasks",
     description:
       `Returns a paginated list of the seller's tasks: at most 10 per page. ${listQuery.description ?? ''}`.trim(),
@@ -166,20 +184,10 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const retrieveTask: Omit<Operation, 'operationId'> = {
-    tags: ['tasks'],
+  const retrieveTask: Documented = {
     summary: 'Retrieve a task',
     description:
       'Returns one task. Receivers of webhooks confirm important changes (delivered before releasing a payment) here (the service contract: Events, item 7).',
-    parameters: [
-      {
-        name: 'id',
-        in: 'path',
-        required: true,
-        description: 'Task identifier (percent-encoded in the path).',
-        schema: { type: 'string', minLength: 1 },
-      },
-    ],
     responses: {
       '200': jsonResponse('The task.', 'Task'),
       '400': responseRef('BadRequest'),
@@ -188,8 +196,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const estimateTask: Omit<Operation, 'operationId'> = {
-    tags: ['tasks'],
+  const estimateTask: Documented = {
     summary: 'Estimate distance, time and price',
     description: 'Returns distance, travel time and price between two points without creating a task.',
     requestBody: jsonBody('The two points.', 'EstimateParams'),
@@ -200,8 +207,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const listBranches: Omit<Operation, 'operationId'> = {
-    tags: ['branches'],
+  const listBranches: Documented = {
     summary: 'List pickup branches',
     description:
       'The source of valid `selectedBranch` names for POST /tasks. Its request and response shape are not shown by the spec: see BranchListResponse.',
@@ -211,8 +217,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const retrieveWalletBalance: Omit<Operation, 'operationId'> = {
-    tags: ['wallet'],
+  const retrieveWalletBalance: Documented = {
     summary: 'Retrieve the wallet balance',
     description:
       'Returns the balance of the prepaid wallet in KWD. Meaningful for wallet accounts; invoice accounts have no balance check.',
@@ -222,8 +227,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const topUpWallet: Omit<Operation, 'operationId'> = {
-    tags: ['wallet'],
+  const topUpWallet: Documented = {
     summary: 'Request a top-up payment link',
     description:
       'Requests a payment link to top up the wallet: at least 5 KWD, at most 3 decimals. The link expires 24 hours after issue; the wallet is credited automatically when the payment completes. The mock refuses a top-up on an invoice account (400, code `INVOICE_ACCOUNT`). Not retried by the SDK.',
@@ -235,7 +239,7 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     },
   };
 
-  const documented: Record<OperationName, Omit<Operation, 'operationId'>> = {
+  const documented: Record<OperationName, Documented> = {
     'tasks.create': createTask,
     'tasks.retrieve': retrieveTask,
     'tasks.list': listTasks,
@@ -244,13 +248,22 @@ export function servicePaths(schemas: ConvertedSchemas): Record<string, PathItem
     'wallet.retrieveBalance': retrieveWalletBalance,
     'wallet.topUp': topUpWallet,
   };
-  // Paths, methods and operation ids come from the one table of operations (`src/core/operations.ts`).
   const paths: Record<string, { get?: Operation; post?: Operation }> = {};
   for (const name of OPERATION_NAMES) {
     const { method, path, operationId } = OPERATIONS[name];
+    const { summary, description, parameters = [], ...rest } = documented[name];
+    const all = [...pathParameters(path), ...parameters];
     const item = paths[path] ?? {};
     paths[path] = item;
-    item[method === 'GET' ? 'get' : 'post'] = { operationId, 'x-sdk-method': name, ...documented[name] };
+    item[method === 'GET' ? 'get' : 'post'] = {
+      operationId,
+      'x-sdk-method': name,
+      tags: [name.slice(0, name.indexOf('.'))],
+      summary,
+      description,
+      ...(all.length > 0 ? { parameters: all } : {}),
+      ...rest,
+    };
   }
   return paths;
 }

@@ -1,7 +1,6 @@
 /**
- * Authentication: every request carries `Authorization: apikey <API_KEY>` and `x-seller-id:
- * <SELLER_ID>` (README "The client"). A request without them, or with other values, is answered 401
- * `{ message: 'Invalid API key or seller id', code: 'UNAUTHORIZED' }` (README "What the spec leaves open, and what we chose"); the message never repeats what was sent.
+ * Authentication (README "The client"): `Authorization: apikey <key>` and `x-seller-id`, else 401 with a
+ * message that never repeats what was sent.
  * @module
  */
 import type { ServiceConfig } from './options.js';

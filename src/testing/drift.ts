@@ -1,23 +1,11 @@
 /**
- * The `drift` fault (README "Schema drift", "Testing your integration"): the mock processes the request,
- * then answers a body whose fields drift from their documented types the way a real service's may, so an
- * application's own tests can see its code survive a drifting service.
- *
- * | mutation | what changes in the answer |
- * |---|---|
- * | `numbers-as-text` | every number becomes its decimal text (`29.3` → `"29.3"`, `page: 2` → `"2"`) |
- * | `money-as-numbers` | the decimal-text money fields (`totalAmount`, `estimatedPrice`) become numbers (`"12.500"` → `12.5`) |
- * | `booleans-as-text` | every boolean becomes `"true"` or `"false"` |
- * | `booleans-as-numbers` | every boolean becomes `1` or `0` |
- * | `unknown-fields` | every object gains a field the contract does not list (`x-drift`) |
- *
- * Every mutation is one the SDK reads back to the documented type (README "Schema drift"), so a client
- * with the default `validation: 'tolerant'` sees the same values, and its `onDrift` sees each field.
+ * The `drift` fault: answers whose fields drift from their documented types as a real service's may, each a
+ * drift the SDK reads back (README "Schema drift"; docs/testing.md lists the mutations).
  * @module
  */
 import { jsonResponse } from './responses.js';
 
-/** One way the `drift` fault changes an answer; see this module's table. */
+/** One way the `drift` fault changes an answer. */
 export type MockDriftMutation =
   | 'numbers-as-text'
   | 'money-as-numbers'
@@ -37,7 +25,6 @@ export const DRIFT_MUTATIONS: readonly MockDriftMutation[] = [
 /** The decimal-text money fields of the contract (Task `totalAmount`, webhook `estimatedPrice`). */
 const MONEY_FIELDS = new Set(['totalAmount', 'estimatedPrice']);
 
-/** `value` with `mutations` applied at every level (a new value; `value` is not changed). */
 export function driftedValue(value: unknown, mutations: ReadonlySet<MockDriftMutation>, key?: string): unknown {
   if (Array.isArray(value)) return value.map((item) => driftedValue(item, mutations));
   if (typeof value === 'object' && value !== null) {
@@ -60,10 +47,7 @@ export function driftedValue(value: unknown, mutations: ReadonlySet<MockDriftMut
   return value;
 }
 
-/**
- * The answer of a `drift` fault: `response`'s status and headers with its JSON body drifted by
- * `mutations` (default: every one). An error answer or a body that is not JSON is passed on unchanged.
- */
+/** `response` with its JSON body drifted (default: every mutation); an error or non-JSON answer passes unchanged. */
 export async function driftedResponse(
   response: Response,
   mutations: readonly MockDriftMutation[] = DRIFT_MUTATIONS,

@@ -1,9 +1,9 @@
 /**
- * The seven operations of the service, each from a checked request to an answer (the OpenAPI document's paths;
- * README "What the spec leaves open, and what we chose"). Authentication and faults are handled before
- * these run (see `handlers.ts`).
+ * The mock's handler of each operation of the table, from a checked request to an answer (README "What the
+ * spec leaves open, and what we chose"); authentication and faults come first (`handlers.ts`).
  * @module
  */
+import type { OperationName } from '../core/operations.js';
 import { kwd } from '../kwd.js';
 import { EstimateParams } from '../schemas/estimate.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
@@ -19,42 +19,36 @@ import { errorResponse, jsonResponse } from './responses.js';
 import type { TaskRecord, TaskStore } from './state.js';
 import type { Account } from './wallet.js';
 
-/** What the operations read and change. */
 export interface ServiceState {
   readonly config: ServiceConfig;
   readonly store: TaskStore;
   readonly account: Account;
-  /** New ObjectId-like ids (tasks, history entries). */
   readonly objectId: () => string;
-  /** New delivery ids. */
   readonly deliveryId: () => string;
 }
 
-/** A request that passed authentication, reduced to what the operations use. */
+/** An authenticated request, reduced to what the handlers use. */
 export interface OperationRequest {
   readonly url: URL;
-  /** Body text (`''` when none). */
   readonly body: string;
   readonly contentType: string | null;
-  /** The caller's seller id (equal to the configured one once authenticated). */
   readonly sellerId: string;
+  /** Decoded (`{ id }` for `/tasks/{id}`). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Fault `repeat-page`. */
+  readonly repeatFirstPage: boolean;
 }
 
 const badRequest = (message: string): Response => errorResponse(400, message, 'BAD_REQUEST');
 
-/** A task ready to be stored, once its fee has been taken. */
+/** A task ready to store once its fee is taken. */
 export interface TaskDraft {
-  /** The fee of the task, fils. */
+  /** fils. */
   readonly feeFils: number;
-  /** The record to store; `walletDeducted` says whether the fee came out of a wallet. */
   record(walletDeducted: boolean): TaskRecord;
 }
 
-/**
- * Everything a create decides before money moves: the branch (a failure names an unknown
- * `selectedBranch`), the pickup point, the trip, the fee, and the stored form of the new `pending` task.
- * @param taskId the id of the new task; default a new mock id (taken when the record is made).
- */
+/** What a create decides before money moves: branch (unknown: a failure), pickup, trip, fee, the record. */
 export function draftTask(
   state: ServiceState,
   params: CheckedCreateParams,
@@ -106,10 +100,8 @@ export function draftTask(
 }
 
 /**
- * `POST tasks` → `{ data: { createTask: Task } }` with `createStatus`. 400 for a malformed body, a
- * `sellerId` other than the caller's, or an unknown `selectedBranch`; 402 `INSUFFICIENT_BALANCE` when a
- * wallet holds less than the fee (nothing stored or charged). Otherwise the fee is charged (deducted
- * from a wallet, invoiced otherwise) and the task stored as `pending`.
+ * `POST tasks`: 400 for a bad body, another seller's `sellerId` or an unknown branch; 402
+ * `INSUFFICIENT_BALANCE` when the wallet lacks the fee (nothing charged); else charges and stores `pending`.
  */
 export function createTask(state: ServiceState, request: OperationRequest): Response {
   const parsed = parseJsonBody(request.body, request.contentType, TaskCreateParams);
@@ -134,19 +126,16 @@ export function createTask(state: ServiceState, request: OperationRequest): Resp
   return jsonResponse({ data: { createTask: structuredClone(record.task) } }, state.config.createStatus);
 }
 
-/** `GET tasks/{id}` → the task, or 404 `NOT_FOUND` (also for another seller's task). */
-export function retrieveTask(state: ServiceState, request: OperationRequest, taskId: string): Response {
-  const record = state.store.get(taskId);
+/** `GET tasks/{id}`: 404 also for another seller's task. */
+export function retrieveTask(state: ServiceState, request: OperationRequest): Response {
+  const record = state.store.get(request.params.id ?? '');
   if (!record || record.task.sellerId !== request.sellerId) return errorResponse(404, 'Task not found', 'NOT_FOUND');
   return jsonResponse(structuredClone(record.task));
 }
 
-/**
- * `GET tasks` → `{ tasks, page, limit, totalPages, total }` over the caller's tasks (rules in
- * `listing.ts`); 400 for a malformed query. With `repeatFirstPage` (fault `repeat-page`), the tasks of
- * page 1 are answered whatever page was asked, with `totalPages` 1000 and `total` 1000 × limit.
- */
-export function listTasks(state: ServiceState, request: OperationRequest, repeatFirstPage: boolean): Response {
+/** `GET tasks` (rules in `listing.ts`); `repeat-page` answers page 1 with 1000 pages. */
+export function listTasks(state: ServiceState, request: OperationRequest): Response {
+  const { repeatFirstPage } = request;
   const query = parseListQuery(request.url.searchParams);
   if (!query.ok) return badRequest(query.message);
   const own = state.store.all().filter((record) => record.task.sellerId === request.sellerId);
@@ -171,7 +160,7 @@ export function listTasks(state: ServiceState, request: OperationRequest, repeat
   return jsonResponse({ tasks, page: page.page, limit: page.limit, totalPages: page.totalPages, total: page.total });
 }
 
-/** `POST tasks/estimate` `{ from, to }` → `{ travelDetail, price }` (km, minutes, KWD); 400 for a malformed body. */
+/** `POST tasks/estimate` → `{ travelDetail, price }` (km, minutes, KWD). */
 export function estimate(state: ServiceState, request: OperationRequest): Response {
   const parsed = parseJsonBody(request.body, request.contentType, EstimateParams);
   if (!parsed.ok) return badRequest(parsed.message);
@@ -180,21 +169,16 @@ export function estimate(state: ServiceState, request: OperationRequest): Respon
   return jsonResponse({ travelDetail, price });
 }
 
-/** `GET tasks/branches` → `{ branches: [{ id, name, … }] }`. */
 export function listBranches(state: ServiceState): Response {
   return jsonResponse({ branches: structuredClone(state.config.branches) });
 }
 
-/** `GET tasks/wallet-balance` → `{ walletAmount }` in KWD (0 on an invoice account). */
+/** `GET tasks/wallet-balance`: KWD, 0 on an invoice account. */
 export function walletBalance(state: ServiceState): Response {
   return jsonResponse({ walletAmount: kwd.toNumber(kwd.fromFils(state.account.balanceFils)) });
 }
 
-/**
- * `POST tasks/wallet-topup` `{ amount }` → `{ paymentUrl, amount, expiresAt }`: a link
- * `<origin>/pay/<token>` valid 24 hours. 400 for a malformed body (amount below 5 KWD or with more
- * than 3 decimals), 400 `INVOICE_ACCOUNT` on an invoice account.
- */
+/** `POST tasks/wallet-topup`: a link `<origin>/pay/<token>` valid 24 h; 400 `INVOICE_ACCOUNT` on an invoice account. */
 export function topUp(state: ServiceState, request: OperationRequest): Response {
   const parsed = parseJsonBody(request.body, request.contentType, WalletTopUpParams);
   if (!parsed.ok) return badRequest(parsed.message);
@@ -210,3 +194,18 @@ export function topUp(state: ServiceState, request: OperationRequest): Response 
     expiresAt: link.expiresAt.toISOString(),
   });
 }
+
+export type OperationHandler = (state: ServiceState, request: OperationRequest) => Response;
+
+/** One handler for each operation of the table. */
+export type OperationHandlers = { readonly [Name in OperationName]: OperationHandler };
+
+export const OPERATION_HANDLERS: OperationHandlers = {
+  'tasks.create': createTask,
+  'tasks.retrieve': retrieveTask,
+  'tasks.list': listTasks,
+  'tasks.estimate': estimate,
+  'branches.list': listBranches,
+  'wallet.retrieveBalance': walletBalance,
+  'wallet.topUp': topUp,
+};

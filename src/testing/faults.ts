@@ -1,6 +1,5 @@
 /**
- * Fault injection: rules that make the next matching requests fail in a chosen way, and the pieces
- * that play each fault (see {@link MockFault} for what each kind does).
+ * Fault rules and the answers that play each fault ({@link MockFault}; docs/testing.md).
  * @module
  */
 import { OPERATION_NAMES } from '../core/operations.js';
@@ -8,10 +7,10 @@ import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
 import type { MockFault, MockFaultRule, MockOperation } from './types.js';
 
-/** Every operation, for checking rules (from the table of operations). */
+/** Every operation of the table: the fault targets. */
 export const OPERATIONS: readonly MockOperation[] = OPERATION_NAMES;
 
-/** Every fault kind the mock plays (see `MockFault`), in the order docs/testing.md lists them. */
+/** Every fault kind, in docs/testing.md's order. */
 export const MOCK_FAULT_KINDS: readonly MockFault['kind'][] = [
   'status',
   'network-error',
@@ -27,7 +26,6 @@ const KINDS = MOCK_FAULT_KINDS;
 /** The body of an `invalid-json` answer: an HTML error page, as a proxy would send. */
 export const NOT_JSON_BODY = '<html><body><h1>502 Bad Gateway</h1></body></html>';
 
-/** The bytes of {@link NOT_JSON_BODY}, encoded once. */
 const NOT_JSON_BYTES = new TextEncoder().encode(NOT_JSON_BODY);
 
 /** Longest wait `setTimeout` supports, ms; a longer `delay` never ends by itself. */
@@ -39,7 +37,6 @@ interface ActiveRule {
   remaining: number;
 }
 
-/** Copies the fault part of a rule, dropping `operation` and `times`. */
 function faultOf(rule: MockFaultRule): MockFault {
   switch (rule.kind) {
     case 'status': {
@@ -58,10 +55,8 @@ function faultOf(rule: MockFaultRule): MockFault {
 }
 
 /**
- * Checks a rule.
- * @throws {TypeError} for an unknown kind or operation, non-string headers, or an unknown drift mutation.
- * @throws {RangeError} for `times` not a positive integer or `Infinity`, a status outside 200…599, a
- * negative or NaN `ms`, or a `repeat-page` rule for operations without `tasks.list`.
+ * @throws {TypeError} for an unknown kind, operation or drift mutation, or non-string headers.
+ * @throws {RangeError} for bad `times`, `status` or `ms`, or `repeat-page` without `tasks.list`.
  */
 export function checkFaultRule(rule: MockFaultRule): void {
   if (typeof rule !== 'object' || rule === null || !KINDS.includes(rule.kind)) {
@@ -100,25 +95,18 @@ export function checkFaultRule(rule: MockFaultRule): void {
 export class FaultQueue {
   readonly #rules: ActiveRule[] = [];
 
-  /**
-   * Adds a rule after the existing ones.
-   * @throws as {@link checkFaultRule}.
-   */
+  /** @throws as {@link checkFaultRule}. */
   inject(rule: MockFaultRule): void {
     checkFaultRule(rule);
     const operations = rule.operation === undefined ? undefined : [rule.operation].flat();
     this.#rules.push({ fault: faultOf(rule), operations, remaining: rule.times ?? 1 });
   }
 
-  /** Removes every rule. */
   clear(): void {
     this.#rules.length = 0;
   }
 
-  /**
-   * The fault for a request to `operation`: the first rule that matches, used once (removed when used
-   * up), or `undefined`.
-   */
+  /** The first matching rule's fault (used once), or `undefined`. */
   take(operation: MockOperation): MockFault | undefined {
     const index = this.#rules.findIndex(
       (rule) =>
@@ -139,7 +127,7 @@ export function injectedStatusResponse(fault: Extract<MockFault, { kind: 'status
     message: `${reasonOfStatus(fault.status)} (injected fault)`,
     code: codeOfStatus(fault.status),
   };
-  // A null-body status cannot carry the JSON body (the Response constructor refuses it).
+  // The Response constructor refuses a body with these statuses.
   if ([204, 205, 304].includes(fault.status)) {
     return new Response(null, { status: fault.status, headers: fault.headers ?? {} });
   }
@@ -163,10 +151,7 @@ function onAnyAbort(signals: readonly AbortSignal[], onAbort: () => void): () =>
   return stop;
 }
 
-/**
- * Waits `ms` (`Infinity`: forever) unless a signal aborts first.
- * @returns true when the wait ran out, false when it was cut short.
- */
+/** Waits `ms` (`Infinity`: forever); false when a signal aborted first. */
 export function waitUnlessAborted(ms: number, signals: readonly AbortSignal[]): Promise<boolean> {
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -184,10 +169,8 @@ export function waitUnlessAborted(ms: number, signals: readonly AbortSignal[]): 
 }
 
 /**
- * The answer of a `stall-body` fault: the status and headers of `response`, a `content-length` of
- * its full body, and the first half of that body; the body then never ends. When a signal aborts, the
- * body fails (the connection drops). The full `content-length` matters: it lets a reader tell the body
- * is incomplete, and it keeps Node's fetch from mistaking the dropped connection for a complete message.
+ * `response`'s head with its full `content-length` and half its body, never finished; aborting drops it.
+ * The full length lets a reader (and Node's fetch) tell the body is incomplete.
  */
 export async function stalledBodyResponse(response: Response, signals: readonly AbortSignal[]): Promise<Response> {
   const bytes = new Uint8Array(await response.arrayBuffer());
@@ -199,9 +182,7 @@ export async function stalledBodyResponse(response: Response, signals: readonly 
       stop = onAnyAbort(signals, () => {
         try {
           controller.error(new Error('connection dropped by the mock'));
-        } catch {
-          // The reader is already gone.
-        }
+        } catch {}
       });
     },
     cancel() {
@@ -217,7 +198,7 @@ export async function stalledBodyResponse(response: Response, signals: readonly 
 export function invalidJsonResponse(response: Response): Response {
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json');
-  // Its own length: an answer without one is kept by msw 3.0 after it is sent (see jsonResponse).
+  // msw 3.0 keeps an answer without its own length after sending it.
   headers.set('content-length', String(NOT_JSON_BYTES.byteLength));
   return new Response(NOT_JSON_BYTES, { status: response.status, statusText: response.statusText, headers });
 }

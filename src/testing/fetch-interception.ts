@@ -1,9 +1,6 @@
 /**
- * `mock.listen()` where msw's `setupServer` cannot intercept (Node.js before 22.12: its interceptors
- * need `Promise.withResolvers`): `globalThis.fetch` is replaced by one that answers with the mock's
- * handlers through msw's `getResponse`, the same handlers `startMockHttpServer` serves. Requests made
- * with `fetch` (the SDK's default transport) get the same answers, faults and webhooks as under
- * `setupServer`; `node:http` requests are not intercepted.
+ * `mock.listen()` where `setupServer` cannot intercept (Node.js before 22.12): `globalThis.fetch` answered
+ * by the mock's handlers through msw's `getResponse`; `node:http` is not intercepted.
  * @module
  */
 import { getResponse, type HttpHandler, isPassthroughResponse } from 'msw';
@@ -17,10 +14,8 @@ export interface FetchInterception {
 }
 
 /**
- * Replaces `globalThis.fetch` with one answered by `handlers`: a matched request gets the handler's
- * answer (a dropped connection rejects with a `TypeError`, as fetch does); a passthrough, and with
- * `'bypass'` or `'warn'` an unmatched request, goes to the previous `fetch`; with `'error'` an unmatched
- * request rejects with a `TypeError` naming it, and never reaches the network.
+ * Replaces `globalThis.fetch`: a passthrough (and with `'bypass'`/`'warn'` an unmatched request) goes to the
+ * previous `fetch`; with `'error'` an unmatched request rejects with a `TypeError` naming it.
  */
 export function interceptFetch(
   handlers: readonly HttpHandler[],

@@ -12,17 +12,7 @@
 import { type HttpHandler, http, passthrough } from 'msw';
 import { authenticatedSeller, unauthorized } from './auth.js';
 import { driftedResponse } from './drift.js';
-import {
-  createTask,
-  estimate,
-  listBranches,
-  listTasks,
-  type OperationRequest,
-  retrieveTask,
-  type ServiceState,
-  topUp,
-  walletBalance,
-} from './endpoints.js';
+import { OPERATION_HANDLERS, type OperationRequest, type ServiceState } from './endpoints.js';
 import {
   type FaultQueue,
   injectedStatusResponse,
@@ -53,8 +43,8 @@ function answerUnknownRoute(route: Extract<Route, { operation: 'unknown' }>, met
       response.headers.set('allow', route.allow);
       return response;
     }
-    case 'malformed-id':
-      return errorResponse(400, 'id: malformed percent-encoding', 'BAD_REQUEST');
+    case 'malformed-param':
+      return errorResponse(400, `${route.param}: malformed percent-encoding`, 'BAD_REQUEST');
     default:
       return errorResponse(404, `No route for ${method} ${path}`, 'NOT_FOUND');
   }
@@ -78,24 +68,11 @@ function processRequest(
     body,
     contentType: request.headers.get('content-type'),
     sellerId,
+    params: route.params,
+    repeatFirstPage,
   };
   try {
-    switch (route.operation) {
-      case 'tasks.create':
-        return createTask(state, operationRequest);
-      case 'tasks.retrieve':
-        return retrieveTask(state, operationRequest, route.taskId);
-      case 'tasks.list':
-        return listTasks(state, operationRequest, repeatFirstPage);
-      case 'tasks.estimate':
-        return estimate(state, operationRequest);
-      case 'branches.list':
-        return listBranches(state);
-      case 'wallet.retrieveBalance':
-        return walletBalance(state);
-      case 'wallet.topUp':
-        return topUp(state, operationRequest);
-    }
+    return OPERATION_HANDLERS[route.operation](state, operationRequest);
   } catch (error) {
     return errorResponse(500, `The mock failed: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,17 +1,10 @@
-/**
- * Identifiers the mock hands out. Task ids look like MongoDB ObjectIds (24 lower-case hex
- * characters), which is what the service's ids look like in its samples.
- * @module
- */
+/** Identifiers the mock hands out (task ids like MongoDB ObjectIds, as in the service's samples). @module */
 
 /** The middle 10 hex characters of every mock id: "mock" and a zero byte in ASCII. */
 const MOCK_MARK = '6d6f636b00';
 
 /**
- * Returns a generator of ObjectId-like ids: 8 hex characters of the clock's Unix seconds, the
- * constant `6d6f636b00`, then a 6-hex-character counter starting at 1. Ids are unique per generator
- * (until 16 777 215 ids) and deterministic for a fixed clock.
- * @param now the clock (the mock's `now` option).
+ * ObjectId-like ids: clock seconds (8 hex), `6d6f636b00`, a counter from 1 (6 hex); deterministic for a fixed clock.
  */
 export function createObjectIdGenerator(now: () => Date): () => string {
   let counter = 0;
@@ -31,10 +24,7 @@ export function createSequenceIdGenerator(prefix: string): () => string {
   };
 }
 
-/**
- * A new top-up payment token: 128 random bits from Web Crypto, base64url (22 characters), so that a
- * link cannot be guessed from another one (docs/sandbox.md, "Exposure").
- */
+/** A top-up token: 128 random bits, base64url, so one link cannot be guessed from another (docs/sandbox.md "Exposure"). */
 export function randomPaymentToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   let binary = '';

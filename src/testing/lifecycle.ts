@@ -1,10 +1,6 @@
 /**
- * Task lifecycle in the mock: which status changes `advance` allows and what each one does to a stored
- * task. The lifecycle itself (order, final statuses, off-path sources, webhook-only events) is defined
- * in `src/core/lifecycle.ts`; this module applies it.
- *
- * Webhook-only events (`inprogress`, `pickup_location_reached`) are POSTed and appear in the webhook
- * form of `statusHistory`, never as the stored status or in the API form of `statusHistory`.
+ * The mock's lifecycle: which changes `advance` allows and what each does to a stored task. Webhook-only
+ * events are POSTed and kept in the webhook history, never stored as the status.
  * @module
  */
 import {
@@ -25,10 +21,8 @@ function eventsBetween(from: string, to: string): LifecycleEvent[] {
 }
 
 /**
- * The events that take task `taskId` from `current` to `target`, in order; without `target`, one step
- * along the happy path (with the webhook-only events first when entering `pickedup`).
- * @throws {Error} naming the task and both statuses when the change is not allowed (final status,
- * backwards, unknown status, or an off-path status not reachable from `current`).
+ * The events from `current` to `target` (without it, one happy-path step).
+ * @throws {Error} naming the task and both statuses when the change is not allowed.
  */
 export function plannedEvents(taskId: string, current: string, target?: string): LifecycleEvent[] {
   const from = JSON.stringify(current);
@@ -60,12 +54,9 @@ export function plannedEvents(taskId: string, current: string, target?: string):
 }
 
 /**
- * The events that take a stored task to `target` ({@link plannedEvents}), knowing the webhook-only
- * events it has already had: a task `accepted` that already had `inprogress` next gets
- * `pickup_location_reached`, not `inprogress` again. A webhook-only `target` is allowed from `accepted`
- * (with the webhook-only events before it that the task has not had yet); the status stays `accepted`.
- * @throws {Error} as {@link plannedEvents}, and for a webhook-only `target` when the task is not
- * `accepted` or has already had it.
+ * {@link plannedEvents} for a stored task, skipping webhook-only events it had; a webhook-only `target` is
+ * allowed from `accepted` and leaves it `accepted`.
+ * @throws {Error} as {@link plannedEvents}, and for a webhook-only `target` not allowed or already had.
  */
 export function plannedEventsOf(record: TaskRecord, taskId: string, target?: string): LifecycleEvent[] {
   const current = record.task.status ?? 'pending';
@@ -99,20 +90,13 @@ export function mockDriver(origin: string, deliveryId: string): { name: string; 
 
 /** What {@link applyEvent} needs besides the task. */
 export interface EventContext {
-  /** The time of the change, ISO 8601. */
+  /** ISO 8601. */
   readonly timestamp: string;
-  /** A new id for a `statusHistory` entry. */
   readonly historyId: () => string;
-  /** The driver assigned on `accepted`. */
   readonly driver: () => { name: string; phone: string; trackingLink: string };
 }
 
-/**
- * Applies one event to a stored task. A task status becomes the status, gets a `statusHistory` entry
- * (with `id`) and updates `updatedAt`; `accepted` assigns a driver and sets `deliveryDispatched`;
- * `delivered` sets `completedTime`. Every event, webhook-only ones included, is added to the webhook
- * history.
- */
+/** Applies one event: a status updates the task and its history (`accepted`: driver; `delivered`: `completedTime`). */
 export function applyEvent(record: TaskRecord, event: LifecycleEvent, context: EventContext): void {
   record.events.push({ status: event, timestamp: context.timestamp });
   if (isWebhookOnlyEvent(event)) return;

@@ -1,19 +1,6 @@
 /**
- * `GET tasks`: query parsing, search, sort and pagination (OpenAPI `listTasks`; docs/spec-choices.md,
- * "`sortBy` fields").
- *
- * - `limit` integer 1…10 (default 10), `page` integer ≥ 1 (default 1), `ignoreRegex` `true`/`false`
- *   (default `false`, as the spec says), `sortOrder` `1`/`-1` (default `1`); an empty value counts as
- *   absent; anything else is a 400.
- * - `search` matches, case-insensitively, `orderNumber`, `customerName`, `customerNumber`, `id` and
- *   `deliveryZone`: as literal text with `ignoreRegex=true`, else as a regular expression (at most 200
- *   characters; an invalid one is a 400) of the grammar of `search-pattern.ts`, run in linear time: a
- *   construct outside it (lookarounds, backreferences, …) is a 400, and so is a search that needs more
- *   than {@link MAX_SEARCH_STEPS} automaton steps over the seller's tasks.
- * - `sortBy` one of `createdAt`, `updatedAt`, `orderNumber`, `status`, `customerName`, in `sortOrder`;
- *   a missing value sorts first in ascending order. With `sortBy` empty or unknown: newest first. Ties
- *   keep creation order (reversed for a descending sort), so pages are stable.
- * - `totalPages` is `ceil(total / limit)`: 0 when nothing matches.
+ * `GET tasks`: query parsing, search, sort and pagination (OpenAPI `listTasks`; the rules in
+ * docs/spec-choices.md "`sortBy` fields" and docs/testing.md). Ties keep creation order, so pages are stable.
  * @module
  */
 import * as z from 'zod';
@@ -31,12 +18,7 @@ import type { TaskRecord } from './state.js';
 /** Longest `search` pattern accepted as a regular expression. */
 export const MAX_REGEX_SEARCH_LENGTH = 200;
 
-/**
- * Most automaton steps one regular-expression search may take over all the tasks it looks at, counted
- * inside the scan of each field (tens of ms of work at most; docs/sandbox.md "Bounds"); past it the
- * request is a 400. An anchored exact search (`^ORD\-1$`, as the SDK sends)
- * takes a few steps per task.
- */
+/** Most automaton steps of one regular-expression search over all tasks; past it, a 400 (docs/sandbox.md "Bounds"). */
 export const MAX_SEARCH_STEPS = 1_000_000;
 
 /** Thrown by a search's test once it has used up {@link MAX_SEARCH_STEPS}; answered as a 400. */
@@ -81,9 +63,7 @@ const ListQuery = z.object({
 export interface TaskListQuery {
   readonly limit: number;
   readonly page: number;
-  /** Test applied to each task; absent when `search` is empty. */
   readonly matches: ((task: Task) => boolean) | undefined;
-  /** Comparator over stored tasks. */
   readonly order: (a: TaskRecord, b: TaskRecord) => number;
 }
 

@@ -1,9 +1,4 @@
-/**
- * Where msw's `setupServer` can intercept requests, for `mock.listen()`: msw 3 intercepts
- * `fetch` on Node.js ≥ 22.12 only. On older Node.js it fails inside its interceptors; on Bun and Deno it
- * does not intercept at all, and requests meant for the mock go to the network.
- * @module
- */
+/** Where msw 3's `setupServer` intercepts `fetch`: Node.js ≥ 22.12 only (not Bun, Deno). @module */
 
 import { detectRuntime, type RuntimeScope } from '../internal/env.js';
 
@@ -11,10 +6,8 @@ import { detectRuntime, type RuntimeScope } from '../internal/env.js';
 const MSW_MIN_NODE: readonly [major: number, minor: number] = [22, 12];
 
 /**
- * Names the runtime when msw cannot intercept there, e.g. `'Bun 1.4.5'`, `'Deno 2.9.6'`,
- * `'Node.js 20.20.2'`; `undefined` where it can (Node.js ≥ 22.12, or a runtime that is none of Bun, Deno
- * and Node.js, where msw is left to try).
- * @param scope the globals to read; default `globalThis`.
+ * The runtime where msw cannot intercept (`'Bun 1.4.5'`, `'Node.js 20.20.2'`), else `undefined`.
+ * @param scope default `globalThis`.
  */
 export function runtimeWithoutMswInterception(scope?: RuntimeScope): string | undefined {
   const { name, version } = detectRuntime(scope);

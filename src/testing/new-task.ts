@@ -1,9 +1,4 @@
-/**
- * The API form of a newly created task (OpenAPI `createTask` and OpenAPI schema `Task`): every request field
- * echoed, plus what the service fills in: id, seller, status `pending` with its history entry,
- * timestamps, delivery id, pickup point, travel detail, seller detail and address details.
- * @module
- */
+/** The API form of a new task (OpenAPI schema `Task`): the request echoed plus what the service fills in. @module */
 import type * as z from 'zod';
 import type { Branch } from '../schemas/branch.js';
 import type { AddressEntry, SellerDetail, Task } from '../schemas/task.js';
@@ -17,7 +12,6 @@ export type CheckedCreateParams = z.output<typeof TaskCreateParams>;
 /** Where a task is picked up. */
 export interface Pickup {
   readonly point: MockPoint;
-  /** Address lines of the pickup point. */
   readonly address: readonly string[];
 }
 
@@ -36,10 +30,7 @@ function coordinatesOf(branch: Branch): MockPoint | undefined {
   return typeof latitude === 'number' && typeof longitude === 'number' ? { latitude, longitude } : undefined;
 }
 
-/**
- * The pickup point of a task: with `customPickup`, its `pickupLocation`, else the coordinates of its
- * `selectedBranch` (when the branch has them), else the seller's origin.
- */
+/** Pickup: `customPickup`'s `pickupLocation`, else the `selectedBranch`'s coordinates, else the origin. */
 export function pickupOf(params: CheckedCreateParams, branch: Branch | undefined, origin: MockPoint): Pickup {
   const custom = params.customPickup === true ? params.pickupLocation : undefined;
   if (custom)
@@ -76,9 +67,8 @@ export interface NewTaskFacts {
   readonly id: string;
   readonly historyId: string;
   readonly deliveryId: string;
-  /** The seller of the request (its `x-seller-id`). */
   readonly sellerId: string;
-  /** Creation time, ISO 8601. */
+  /** ISO 8601. */
   readonly timestamp: string;
   readonly pickup: Pickup;
   readonly trip: TripDetail;

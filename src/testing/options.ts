@@ -8,24 +8,17 @@ import type { FeeSchedule } from './pricing.js';
 import { type ServiceAddress, serviceAddress } from './routes.js';
 import type { MockBranch, MockDeliveryServiceOptions, MockPoint } from './types.js';
 
-/**
- * The mock's defaults, for tests that derive expected values instead of hard-coding them.
- * Money in KWD, coordinates in decimal degrees.
- */
+/** The mock's defaults (KWD, decimal degrees), for tests that derive expected values. */
 export const MOCK_DEFAULTS = Object.freeze({
-  /** Accepted in `Authorization: apikey <apiKey>`. */
   apiKey: 'test-api-key',
-  /** Accepted in `x-seller-id`. */
   sellerId: 'test-seller',
-  /** Base URL (reference form; `<baseUrl>/rest/tasks…` is served too). */
+  /** Reference form; `<baseUrl>/rest/tasks…` is served too. */
   baseUrl: 'https://delivery.test',
-  /** A wallet account with 100 KWD. */
   account: Object.freeze({ type: 'wallet', balance: 100 } as const),
   /** `fee = 0.750 KWD + 0.100 KWD per km`. */
   pricing: Object.freeze({ baseFee: 0.75, perKm: 0.1 } as const),
-  /** Kuwait City. */
   origin: Object.freeze({ latitude: 29.3759, longitude: 47.9774 } as const),
-  /** Three branches in Kuwait, each with an id, an address and coordinates. */
+  /** Three branches in Kuwait with ids, addresses and coordinates. */
   branches: Object.freeze([
     Object.freeze({
       id: 'branch-1',
@@ -49,11 +42,10 @@ export const MOCK_DEFAULTS = Object.freeze({
       longitude: 47.6581,
     } as const),
   ] as const),
-  /** Status of a successful `POST tasks`. */
   createStatus: 200,
-  /** Recorded requests and webhook deliveries kept (each), the most recent ones. */
+  /** Requests and webhook deliveries kept, each. */
   recordLimit: 10_000,
-  /** Tasks kept, the most recently created ones (about 2.4 KB of heap each). */
+  /** Tasks kept (about 2.4 KB of heap each). */
   taskLimit: 50_000,
 } as const);
 
@@ -63,19 +55,17 @@ export interface ServiceConfig {
   readonly sellerId: string;
   readonly address: ServiceAddress;
   readonly accountType: 'wallet' | 'invoice';
-  /** Opening balance, fils (0 for an invoice account). */
+  /** fils; 0 on an invoice account. */
   readonly openingBalanceFils: number;
   readonly fees: FeeSchedule;
   readonly origin: MockPoint;
-  /** Branches with ids: the mock's own copies, never handed out (served as clones). */
+  /** The mock's own copies, served as clones. */
   readonly branches: readonly Branch[];
-  /** Normalised webhook receiver URL given at creation, if any (the mock's current one may differ: `setWebhookUrl`). */
+  /** As given at creation (`setWebhookUrl` may change the mock's). */
   readonly webhookUrl: string | undefined;
   readonly createStatus: 200 | 201;
   readonly now: () => Date;
-  /** Recorded requests and webhook deliveries kept (each). */
   readonly recordLimit: number;
-  /** Tasks kept; creating one more forgets the oldest. */
   readonly taskLimit: number;
 }
 
@@ -124,10 +114,7 @@ function resolveBranches(branches: ReadonlyArray<MockBranch>): readonly Branch[]
   );
 }
 
-/**
- * The normalised webhook receiver URL (`undefined`: none).
- * @throws {TypeError} naming `webhookUrl` for anything but an absolute http(s) URL.
- */
+/** @throws {TypeError} naming `webhookUrl` for anything but an absolute http(s) URL or `undefined`. */
 export function resolveWebhookUrl(webhookUrl: unknown): string | undefined {
   if (webhookUrl === undefined) return undefined;
   try {
@@ -139,10 +126,7 @@ export function resolveWebhookUrl(webhookUrl: unknown): string | undefined {
   throw new TypeError('webhookUrl must be an absolute http(s) URL');
 }
 
-/**
- * Checks the options and fills in the defaults of {@link MOCK_DEFAULTS}.
- * @throws {TypeError} / {RangeError} naming the offending option (never echoing the API key).
- */
+/** Checks the options and fills in {@link MOCK_DEFAULTS}. @throws {TypeError} / {RangeError} naming the option (never the key). */
 export function resolveOptions(options: MockDeliveryServiceOptions = {}): ServiceConfig {
   const account = options.account ?? MOCK_DEFAULTS.account;
   if (account.type !== 'wallet' && account.type !== 'invoice') {

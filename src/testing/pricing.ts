@@ -1,19 +1,13 @@
-/**
- * The mock's delivery fee: `baseFee + perKm × distance`, in integer fils (README "What the spec leaves open, and what we chose": the minimum wallet balance for a create is the fee).
- * @module
- */
+/** The mock's delivery fee, integer fils (README "What the spec leaves open, and what we chose"). @module */
 
 /** A fee schedule in integer fils. */
 export interface FeeSchedule {
-  /** Fixed part of every fee, fils. */
   readonly baseFeeFils: number;
-  /** Price per kilometre, fils. */
   readonly perKmFils: number;
 }
 
 /**
- * The fee of a trip of `distanceKm` kilometres, in fils: the distance is taken to the metre, the
- * per-km part is rounded half-up to the fils, and the base fee is added. Exact (integer arithmetic).
+ * The fee of `distanceKm` to the metre, per-km part rounded half-up to the fils; exact.
  * @throws {RangeError} for a negative or non-finite distance.
  */
 export function deliveryFeeFils(schedule: FeeSchedule, distanceKm: number): number {

@@ -1,15 +1,8 @@
-/**
- * Reading and checking request bodies: malformed JSON and schema violations are answered 400
- * `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }` (README "What the spec leaves open, and what we chose").
- * @module
- */
+/** Request bodies: bad JSON or schema violations are a 400 `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }`. @module */
 import * as z from 'zod';
 import { nestsDeeperThan } from '../internal/json.js';
 
-/**
- * Deepest nesting of arrays and objects in a request body; a deeper one is a 400 before `JSON.parse`
- * runs (which spends about 0.7 s building a megabyte of `[[[…`, holding every other request).
- */
+/** Deepest nesting of a body; deeper is a 400 before `JSON.parse` (a megabyte of `[[[…` takes it 0.7 s). */
 export const MAX_BODY_DEPTH = 64;
 
 /** The outcome of parsing: the value, or the message of a 400. */
@@ -30,10 +23,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], fallback: st
   return issues.map((issue) => `${pathOf(issue.path, fallback)}: ${issue.message}`).join('; ');
 }
 
-/**
- * Parses a JSON request body and checks it against `schema`.
- * Fails when the content type is not `application/json`, the text is not JSON, or the schema rejects it.
- */
+/** Parses an `application/json` body and checks it against `schema`. */
 export function parseJsonBody<Schema extends z.core.$ZodType>(
   text: string,
   contentType: string | null,

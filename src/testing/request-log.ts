@@ -1,15 +1,6 @@
 /**
- * The record of every request that reached the mock's handler (`mock.requests`), bounded per entry and
- * in total (docs/sandbox.md, "Bounds"):
- *
- * - a body of at most {@link MAX_RECORDED_BODY_BYTES} characters nested at most
- *   {@link MAX_RECORDED_BODY_DEPTH} deep is kept (parsed JSON, else the text); any other body, and the
- *   body of every request without valid credentials, is kept as a {@link RecordedBodySummary} (its size
- *   and its first {@link RECORDED_PREFIX_CHARS} characters);
- * - the URL and header values of a request without valid credentials are cut to
- *   {@link RECORDED_PREFIX_CHARS} characters;
- * - the log keeps the most recent `limit` entries and at most `maxBytes` (default
- *   {@link DEFAULT_REQUEST_LOG_BYTES}) of them, the oldest dropped first.
+ * The record of every request that reached the mock's handler (`mock.requests`), bounded per entry and in
+ * total (docs/sandbox.md "Bounds"); a request without valid credentials is kept cut short.
  * @module
  */
 import { nestsDeeperThan } from '../internal/json.js';
@@ -30,9 +21,7 @@ export const DEFAULT_REQUEST_LOG_BYTES = 8 * 1024 * 1024;
 /** What is kept of a body beyond the entry bounds, or of a request without valid credentials. */
 export interface RecordedBodySummary {
   readonly truncated: true;
-  /** The body's length, in characters. */
   readonly bytes: number;
-  /** Its first {@link RECORDED_PREFIX_CHARS} characters. */
   readonly prefix: string;
 }
 
@@ -45,7 +34,6 @@ export type NumberedRequest = MockRecordedRequest & { readonly seq: number };
 /** One page of the log: entries in arrival order, and the cursor to the older ones. */
 export interface RequestPage {
   readonly requests: readonly NumberedRequest[];
-  /** Entries kept in all. */
   readonly total: number;
   /** Pass as `before` for the page of older entries; absent on the oldest page. */
   readonly before?: number;
@@ -122,30 +110,25 @@ export class RequestLog {
   readonly #maxBytes: number;
 
   /**
-   * @param limit how many entries are kept (a positive integer); the oldest is dropped first.
-   * @param maxBytes most characters kept in all entries together (default {@link DEFAULT_REQUEST_LOG_BYTES}).
+   * @param limit entries kept, a positive integer.
+   * @param maxBytes characters kept in all.
    */
   constructor(limit: number, maxBytes = DEFAULT_REQUEST_LOG_BYTES) {
     this.#limit = limit;
     this.#maxBytes = maxBytes;
   }
 
-  /** Entries kept. */
   get size(): number {
     return this.#kept.length - this.#start;
   }
 
-  /** Characters kept in all entries together. */
   get bytes(): number {
     return this.#bytes;
   }
 
   /**
-   * Records a request that has not been answered yet (status `'stalled'` until {@link RequestEntry.status}
-   * is set). When the log is full (entries or bytes), the oldest entries are dropped (a pending answer
-   * fills in a detached entry).
-   * @param bodyText the body as sent, for the byte count of an entry that keeps it whole.
-   * @param authenticated false for a request without valid credentials: kept as a summary.
+   * Records a request not answered yet (`'stalled'` until its status is set), dropping the oldest when full.
+   * @param authenticated false: kept as a summary.
    */
   add(entry: Omit<RequestEntry, 'status' | 'fault'>, bodyText = '', authenticated = true): RequestEntry {
     const fields = authenticated ? entry : shortened(entry);
@@ -170,10 +153,7 @@ export class RequestLog {
     return Object.freeze(this.#kept.slice(this.#start).map(({ entry }) => structuredClone(entry)));
   }
 
-  /**
-   * Copies of the newest `limit` entries numbered below `before` (all when absent), oldest first.
-   * @param limit a positive integer.
-   */
+  /** Copies of the newest `limit` entries numbered below `before` (all when absent), oldest first. */
   page(limit: number, before?: number): RequestPage {
     let end = this.#kept.length;
     if (before !== undefined) {

@@ -1,8 +1,4 @@
-/**
- * The mock's JSON answers. Error bodies are always `{ message, code }` (README "What the spec leaves open, and what we chose");
- * messages never contain the API key or the seller id.
- * @module
- */
+/** The mock's JSON answers; errors are `{ message, code }`, never holding the key or seller id. @module */
 import { HttpResponse } from 'msw';
 import { REASON_PHRASES } from '../core/http-status.js';
 
@@ -36,11 +32,7 @@ export function reasonOfStatus(status: number): string {
 
 const encoder = new TextEncoder();
 
-/**
- * A JSON answer, with its `content-length` (`headers` may replace it). Under `mock.listen()`, msw 3.0
- * keeps about 45 KB per request of an answer without a length (a chunked body) for as long as the
- * process lives; with the length it keeps nothing.
- */
+/** A JSON answer with its `content-length`: msw 3.0 keeps about 45 KB per answer without one, for good. */
 export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
   const bytes = encoder.encode(JSON.stringify(body));
   return new Response(bytes, {

@@ -1,26 +1,21 @@
 /**
- * Where the mock listens and which operation a request is for. The spec allows two forms of the
- * address (spec, preamble of the OpenAPI document's paths and the first paragraph): the reference form
- * `{base_url}/tasks…` and the quickstart form `{base_url}/rest/tasks…`; the mock serves both.
+ * Where the mock listens and which operation a request is for; it serves both address forms,
+ * `{base_url}/tasks…` and `{base_url}/rest/tasks…`.
  * @module
  */
-import { OPERATION_NAMES, OPERATIONS } from '../core/operations.js';
-import type { MockOperation } from './types.js';
+import { OPERATIONS, type OperationName } from '../core/operations.js';
 
 /** The address of the mock service. */
 export interface ServiceAddress {
-  /** The base URL as configured, without trailing slashes. */
   readonly baseUrl: string;
-  /** Scheme, host and port (`https://delivery.test`). */
   readonly origin: string;
-  /** Percent-encoded paths of the tasks collection in both forms (`/tasks`, `/rest/tasks`, or with a prefix). */
+  /** Percent-encoded paths of the tasks collection in both forms (`/tasks`, `/rest/tasks`). */
   readonly collections: readonly string[];
 }
 
 /**
- * Normalises a base URL and derives the paths served: the root is the URL without trailing slashes
- * and without a trailing `/rest` segment; `<root>/tasks` and `<root>/rest/tasks` are served.
- * @throws {TypeError} when `baseUrl` is not an absolute http(s) URL, or has a query, fragment or credentials.
+ * The root is `baseUrl` without trailing slashes and `/rest`; `<root>/tasks` and `<root>/rest/tasks` are served.
+ * @throws {TypeError} for a `baseUrl` not absolute http(s), or with a query, fragment or credentials.
  */
 export function serviceAddress(baseUrl: string): ServiceAddress {
   let url: URL;
@@ -44,10 +39,7 @@ export function serviceAddress(baseUrl: string): ServiceAddress {
   };
 }
 
-/**
- * The path segments after the tasks collection (still percent-encoded), or `undefined` when the URL
- * is not served by the mock. `/tasks` → `[]`, `/tasks/` → `[]`, `/rest/tasks/abc` → `['abc']`.
- */
+/** The raw segments after the collection (`/rest/tasks/abc` → `['abc']`), or `undefined` when not served. */
 export function segmentsAfterCollection(address: ServiceAddress, url: URL): string[] | undefined {
   if (url.origin !== address.origin) return undefined;
   for (const collection of address.collections) {
@@ -61,56 +53,86 @@ export function segmentsAfterCollection(address: ServiceAddress, url: URL): stri
   return undefined;
 }
 
-/** The collection's fixed sub-paths (`/tasks/estimate`, …), from the table of operations. */
-const FIXED_ROUTES: Readonly<
-  Record<string, { readonly method: string; readonly operation: Exclude<MockOperation, 'tasks.retrieve'> }>
-> = Object.fromEntries(
-  OPERATION_NAMES.flatMap((operation) => {
-    const { method, path } = OPERATIONS[operation];
-    const fixed = /^\/tasks\/([a-z-]+)$/.exec(path)?.[1];
-    return fixed === undefined || operation === 'tasks.retrieve' ? [] : [[fixed, { method, operation }]];
-  }),
-);
-
-/** The operations on the collection itself (`/tasks`), by method. */
-const COLLECTION_ROUTES = new Map(
-  OPERATION_NAMES.filter((operation) => OPERATIONS[operation].path === '/tasks').map(
-    (operation) =>
-      [OPERATIONS[operation].method as string, operation as Exclude<MockOperation, 'tasks.retrieve'>] as const,
-  ),
-);
-
-/** What a request is for. */
-export type Route =
-  | { readonly operation: Exclude<MockOperation, 'tasks.retrieve'> }
-  | { readonly operation: 'tasks.retrieve'; readonly taskId: string }
-  | { readonly operation: 'unknown'; readonly problem: 'not-found' | 'malformed-id' }
+/** What a request is for: an operation with its decoded path parameters, or why there is none. */
+export type Route<Name extends string = OperationName> =
+  | { readonly operation: Name; readonly params: Readonly<Record<string, string>> }
+  | { readonly operation: 'unknown'; readonly problem: 'not-found' }
+  | { readonly operation: 'unknown'; readonly problem: 'malformed-param'; readonly param: string }
   | { readonly operation: 'unknown'; readonly problem: 'method-not-allowed'; readonly allow: string };
 
-/**
- * Routes a request by method and the segments after the collection. A fixed name
- * (`wallet-balance`, `wallet-topup`, `estimate`, `branches`) is matched on the raw segment only; any
- * other single segment is a task id, percent-decoded, so `..%2Fwallet-balance` is the id
- * `../wallet-balance` (a 404), never another route.
- */
-export function routeOf(method: string, segments: readonly string[]): Route {
-  const [first, ...rest] = segments;
-  if (first === undefined) {
-    const operation = COLLECTION_ROUTES.get(method);
-    if (operation !== undefined) return { operation };
-    return { operation: 'unknown', problem: 'method-not-allowed', allow: [...COLLECTION_ROUTES.keys()].join(', ') };
-  }
-  if (rest.length > 0) return { operation: 'unknown', problem: 'not-found' };
-  const fixed = Object.hasOwn(FIXED_ROUTES, first) ? FIXED_ROUTES[first] : undefined;
-  if (fixed) {
-    return method === fixed.method
-      ? { operation: fixed.operation }
-      : { operation: 'unknown', problem: 'method-not-allowed', allow: fixed.method };
-  }
-  if (method !== 'GET') return { operation: 'unknown', problem: 'method-not-allowed', allow: 'GET' };
-  try {
-    return { operation: 'tasks.retrieve', taskId: decodeURIComponent(first) };
-  } catch {
-    return { operation: 'unknown', problem: 'malformed-id' };
-  }
+type Segment = { readonly fixed: string } | { readonly param: string };
+
+interface Template<Name extends string> {
+  readonly segments: readonly Segment[];
+  readonly methods: Map<string, Name>;
 }
+
+function templateSegments(path: string): Segment[] {
+  const [empty, collection, ...rest] = path.split('/');
+  if (empty !== '' || collection !== 'tasks') {
+    throw new TypeError(`the mock serves templates under /tasks, got ${JSON.stringify(path)}`);
+  }
+  return rest.map((segment) => {
+    const param = /^\{(\w+)\}$/.exec(segment)?.[1];
+    return param === undefined ? { fixed: segment } : { param };
+  });
+}
+
+/** `undefined`, or a rank that sorts a fixed segment before a parameter at the first difference. */
+function rankOf(template: readonly Segment[], segments: readonly string[]): string | undefined {
+  if (template.length !== segments.length) return undefined;
+  let rank = '';
+  for (const [index, segment] of template.entries()) {
+    if ('fixed' in segment) {
+      if (segment.fixed !== segments[index]) return undefined;
+      rank += '0';
+    } else rank += '1';
+  }
+  return rank;
+}
+
+/**
+ * A router over `table` for the segments after `/tasks`: the most specific template wins, fixed segments
+ * matched raw (`..%2Fwallet-balance` is an id, never another route); parameters are decoded.
+ * @throws {TypeError} for a template outside `/tasks`.
+ */
+export function routerOf<Name extends string>(
+  table: Readonly<Record<Name, { readonly method: string; readonly path: string }>>,
+): (method: string, segments: readonly string[]) => Route<Name> {
+  const templates = new Map<string, Template<Name>>();
+  for (const name of Object.keys(table) as Name[]) {
+    const { method, path } = table[name];
+    const template = templates.get(path) ?? { segments: templateSegments(path), methods: new Map() };
+    templates.set(path, template);
+    template.methods.set(method, name);
+  }
+  return (method, segments) => {
+    let best: { template: Template<Name>; rank: string } | undefined;
+    for (const template of templates.values()) {
+      const rank = rankOf(template.segments, segments);
+      if (rank !== undefined && (best === undefined || rank < best.rank)) best = { template, rank };
+    }
+    if (best === undefined) return { operation: 'unknown', problem: 'not-found' };
+    const operation = best.template.methods.get(method);
+    if (operation === undefined) {
+      return {
+        operation: 'unknown',
+        problem: 'method-not-allowed',
+        allow: [...best.template.methods.keys()].join(', '),
+      };
+    }
+    const params: Record<string, string> = {};
+    for (const [index, segment] of best.template.segments.entries()) {
+      if (!('param' in segment)) continue;
+      try {
+        params[segment.param] = decodeURIComponent(segments[index] ?? '');
+      } catch {
+        return { operation: 'unknown', problem: 'malformed-param', param: segment.param };
+      }
+    }
+    return { operation, params };
+  };
+}
+
+/** Routes a request by method and the segments after `/tasks`. */
+export const routeOf = routerOf(OPERATIONS);

@@ -1,14 +1,9 @@
-/**
- * The mock's task store: every task with what the mock needs besides its API form (its fee, its
- * webhook history, its pickup address).
- * @module
- */
+/** The mock's task store, with what the mock needs beyond a task's API form. @module */
 import type { Task } from '../schemas/task.js';
 
 /** One entry of the webhook form of `statusHistory` (no `id`; OpenAPI schema `StatusHistoryEntry`). */
 export interface WebhookHistoryEntry {
   readonly status: string;
-  /** ISO 8601 date-time. */
   readonly timestamp: string;
 }
 
@@ -18,9 +13,9 @@ export interface TaskRecord {
   readonly seq: number;
   /** The task in API response form; the mock's own object (hand out clones only). */
   readonly task: Task;
-  /** The fee of the task, fils. */
+  /** fils. */
   readonly feeFils: number;
-  /** The fee was deducted from a wallet (false on an invoice account). */
+  /** False on an invoice account. */
   readonly walletDeducted: boolean;
   /** Address lines of the pickup point, for the webhook form of `pickupLocation`. */
   readonly pickupAddress: readonly string[];
@@ -37,21 +32,17 @@ export class TaskStore {
   readonly #limit: number;
   #seq = 0;
 
-  /** @param limit Most tasks kept (a positive integer). */
   constructor(limit: number) {
     this.#limit = limit;
   }
 
-  /** The next creation sequence number (never reused, even after {@link clear}). */
+  /** Never reused, even after {@link clear}. */
   nextSeq(): number {
     this.#seq += 1;
     return this.#seq;
   }
 
-  /**
-   * Stores a task, forgetting the oldest when the store already holds its limit.
-   * @throws {Error} when its id is missing or already used.
-   */
+  /** Stores a task, forgetting the oldest when full. @throws {Error} for a missing or used id. */
   add(record: TaskRecord): void {
     const id = record.task.id;
     if (id === undefined || this.#byId.has(id)) throw new Error(`task id ${String(id)} is missing or already used`);
@@ -63,22 +54,18 @@ export class TaskStore {
     }
   }
 
-  /** The task with this id, if any. */
   get(id: string): TaskRecord | undefined {
     return this.#byId.get(id);
   }
 
-  /** Every task in creation order. */
   all(): readonly TaskRecord[] {
     return this.#records;
   }
 
-  /** Number of tasks stored. */
   get size(): number {
     return this.#records.length;
   }
 
-  /** Removes every task. */
   clear(): void {
     this.#records.length = 0;
     this.#byId.clear();

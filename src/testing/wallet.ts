@@ -1,7 +1,6 @@
 /**
- * The seller's account: wallet balance, fees and top-up links (README "What the spec leaves open, and what we chose",
- * items 4–5; OpenAPI `topUpWallet`; README "What the spec leaves open, and what we chose"). Amounts are
- * integer fils throughout.
+ * The seller's account: balance, fees and top-up links, in fils (README "What the spec leaves open, and
+ * what we chose"; OpenAPI `topUpWallet`).
  * @module
  */
 import { kwd } from '../kwd.js';
@@ -10,10 +9,7 @@ import type { MockWallet } from './types.js';
 /** Lifetime of a top-up payment link: 24 hours, in ms. */
 export const TOP_UP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-/**
- * Payment links remembered at once; issuing one more forgets the oldest (completing it then fails as
- * an unknown link). Bounds the memory of a long-running mock.
- */
+/** Payment links remembered; one more forgets the oldest (then an unknown link). */
 export const MAX_TOP_UP_LINKS = 10_000;
 
 /** Why a payment link cannot be completed. */
@@ -33,11 +29,9 @@ export class TopUpLinkError extends Error {
 
 /** A payment link issued for a top-up. */
 export interface TopUpLink {
-  /** The link, `<origin>/pay/<token>`. */
   readonly paymentUrl: string;
-  /** Amount to credit, fils. */
+  /** fils. */
   readonly amountFils: number;
-  /** When the link stops working. */
   readonly expiresAt: Date;
 }
 
@@ -50,20 +44,15 @@ export class Account {
   #feesCharged = 0;
   #invoicedFils = 0;
   #invoiced = 0;
-  /** Issued links by URL, and whether each was used. */
   readonly #links = new Map<string, { link: TopUpLink; used: boolean }>();
 
-  /**
-   * @param type account kind.
-   * @param openingBalanceFils the balance after construction and after each {@link reset}, fils (ignored for invoice accounts).
-   */
+  /** @param openingBalanceFils the balance after construction and each {@link reset} (ignored on invoice accounts). */
   constructor(type: 'wallet' | 'invoice', openingBalanceFils: number) {
     this.type = type;
     this.#openingBalanceFils = type === 'wallet' ? openingBalanceFils : 0;
     this.#balanceFils = this.#openingBalanceFils;
   }
 
-  /** Balance in fils (0 for an invoice account). */
   get balanceFils(): number {
     return this.#balanceFils;
   }
@@ -74,8 +63,7 @@ export class Account {
   }
 
   /**
-   * Takes the fee of a created task: deducted from a wallet, added to the invoice otherwise.
-   * @returns true when the fee was deducted from the wallet (`walletDeducted` of the task).
+   * Takes a created task's fee: deducted from a wallet, else invoiced; true when deducted.
    * @throws {RangeError} when a wallet cannot pay it (check {@link canPay} first).
    */
   charge(feeFils: number): boolean {
@@ -103,9 +91,8 @@ export class Account {
   }
 
   /**
-   * Pays a link: credits its amount once.
-   * @returns the new balance, fils.
-   * @throws {TopUpLinkError} for an unknown, expired (at `at`) or already used link.
+   * Pays a link once, crediting its amount; returns the new balance, fils.
+   * @throws {TopUpLinkError} for an unknown, expired (at `at`) or used link.
    */
   completeTopUp(paymentUrl: string, at: Date): number {
     const entry = this.#links.get(paymentUrl);

@@ -1,19 +1,11 @@
-/**
- * Sending one webhook: an HTTP POST of the task's webhook form to the seller's receiver, which must
- * answer within 5 seconds; failures are not retried (OpenAPI webhook `taskStatusChanged`; README "What the spec leaves open, and what we chose").
- * @module
- */
+/** One webhook POST; the receiver has 5 s, no retry (OpenAPI webhook `taskStatusChanged`). @module */
 
 import { anySignal } from '../internal/abort.js';
 import type { MockWebhookDelivery } from './types.js';
 
-/** Time the receiver has to answer, in ms (README "What the spec leaves open, and what we chose"). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
-/**
- * Most bytes of a receiver's answer read, 4 KiB: only its status is used; the rest is discarded unread
- * (the connection is closed), so a receiver answering without end costs nothing (docs/sandbox.md "Bounds").
- */
+/** Most bytes of a receiver's answer read (only its status is used; docs/sandbox.md "Bounds"). */
 export const MAX_WEBHOOK_ANSWER_BYTES = 4 * 1024;
 
 /** Reads at most {@link MAX_WEBHOOK_ANSWER_BYTES} of `body`, then cancels it. */
@@ -36,7 +28,6 @@ async function readAnswerHead(body: ReadableStream<Uint8Array> | null): Promise<
 export interface WebhookPost {
   readonly url: string;
   readonly taskId: string;
-  /** The event kind (the body's `status`). */
   readonly status: string;
   readonly body: Record<string, unknown>;
 }
@@ -52,9 +43,7 @@ function reasonOf(error: unknown, timedOut: boolean, cancelled: boolean): string
 }
 
 /**
- * POSTs `post.body` as JSON (`content-type: application/json`) once, reads at most
- * {@link MAX_WEBHOOK_ANSWER_BYTES} of the answer, and reports the outcome. Never throws: a failure (network error, the 5 s timeout, `cancel` aborting) is
- * reported in `error`.
+ * POSTs `post.body` once and reports the outcome; never throws (`error` says why it failed).
  * @param cancel aborts the POST (the mock's reset or close).
  */
 export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promise<MockWebhookDelivery> {

@@ -46,26 +46,29 @@ describe('segmentsAfterCollection', () => {
 
 describe('routeOf', () => {
   it('routes the collection by method', () => {
-    expect(routeOf('GET', [])).toEqual({ operation: 'tasks.list' });
-    expect(routeOf('POST', [])).toEqual({ operation: 'tasks.create' });
-    expect(routeOf('DELETE', [])).toMatchObject({ operation: 'unknown', problem: 'method-not-allowed' });
+    expect(routeOf('GET', [])).toEqual({ operation: 'tasks.list', params: {} });
+    expect(routeOf('POST', [])).toEqual({ operation: 'tasks.create', params: {} });
+    expect(routeOf('DELETE', [])).toEqual({ operation: 'unknown', problem: 'method-not-allowed', allow: 'POST, GET' });
   });
 
   it('routes the fixed sub-paths', () => {
-    expect(routeOf('GET', ['wallet-balance'])).toEqual({ operation: 'wallet.retrieveBalance' });
-    expect(routeOf('POST', ['wallet-topup'])).toEqual({ operation: 'wallet.topUp' });
-    expect(routeOf('POST', ['estimate'])).toEqual({ operation: 'tasks.estimate' });
-    expect(routeOf('GET', ['branches'])).toEqual({ operation: 'branches.list' });
+    expect(routeOf('GET', ['wallet-balance'])).toEqual({ operation: 'wallet.retrieveBalance', params: {} });
+    expect(routeOf('POST', ['wallet-topup'])).toEqual({ operation: 'wallet.topUp', params: {} });
+    expect(routeOf('POST', ['estimate'])).toEqual({ operation: 'tasks.estimate', params: {} });
+    expect(routeOf('GET', ['branches'])).toEqual({ operation: 'branches.list', params: {} });
     expect(routeOf('GET', ['estimate'])).toMatchObject({ operation: 'unknown', problem: 'method-not-allowed' });
   });
 
   it('decodes a task id without letting it name another route', () => {
     expect(routeOf('GET', ['..%2Fwallet-balance'])).toEqual({
       operation: 'tasks.retrieve',
-      taskId: '../wallet-balance',
+      params: { id: '../wallet-balance' },
     });
-    expect(routeOf('GET', ['wallet%2Dbalance'])).toEqual({ operation: 'tasks.retrieve', taskId: 'wallet-balance' });
-    expect(routeOf('GET', ['%E0%A4%A'])).toEqual({ operation: 'unknown', problem: 'malformed-id' });
+    expect(routeOf('GET', ['wallet%2Dbalance'])).toEqual({
+      operation: 'tasks.retrieve',
+      params: { id: 'wallet-balance' },
+    });
+    expect(routeOf('GET', ['%E0%A4%A'])).toEqual({ operation: 'unknown', problem: 'malformed-param', param: 'id' });
     expect(routeOf('GET', ['abc', 'def'])).toEqual({ operation: 'unknown', problem: 'not-found' });
   });
 });
