@@ -1,6 +1,6 @@
 /**
  * delivery-task-sdk: the typed client of the Delivery Task Service.
- * @module
+ * @module delivery-task-sdk
  */
 
 export { type ClientOptions, DeliveryClient } from './client.js';

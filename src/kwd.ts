@@ -7,7 +7,7 @@
  * between KWD and integer fils, so sums never pick up binary floating-point error
  * (`0.1 + 0.2 !== 0.3`, but `kwd.add('0.1', '0.2') === '0.300'`).
  *
- * @module
+ * @module delivery-task-sdk/kwd
  */
 import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './core/fils.js';
 

@@ -14,7 +14,7 @@
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const client = new DeliveryClient({ store: postgresStore(pool) });
  * ```
- * @module
+ * @module delivery-task-sdk/postgres
  */
 import { ConfigurationError } from './core/errors.js';
 import type { Logger } from './core/options.js';

@@ -15,7 +15,7 @@
  * const store = redisStore(new Redis(process.env.REDIS_URL), { prefix: 'dts:' });
  * const client = new DeliveryClient({ store });
  * ```
- * @module
+ * @module delivery-task-sdk/redis
  */
 import { ConfigurationError } from './core/errors.js';
 import type { DeliveryStore } from './core/store.js';
