@@ -24,8 +24,7 @@ export interface PickupLocation extends DeliveryLocation {}
 export const PickupLocation = z.strictObject(locationFields);
 
 /**
- * The fields of {@link TaskCreateParams} other than `customPickup` and `selectedBranch`. The spec marks none
- * required. Text must be well-formed UTF-16.
+ * The fields of {@link TaskCreateParams} but `customPickup` and `selectedBranch`; none required.
  * @expand
  */
 export interface TaskCreateFields
@@ -41,10 +40,7 @@ export interface TaskCreateFields
     | 'collectCash'
     | 'specialNotes'
   > {
-  /**
-   * Your order number, 1 to 256 characters. Strongly recommended: it keys the lookups that make a create safe
-   * to reconcile after a failure (README "Exactly-once creation").
-   */
+  /** Your order number, 1 to 256 characters; strongly recommended (README "Exactly-once creation"). */
   orderNumber?: string | undefined;
   /** Amount to collect: KWD as decimal text, at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
   totalAmount?: string | undefined;
@@ -73,10 +69,7 @@ const {
   customPickup,
 } = taskFields;
 
-/**
- * Parameters of `client.tasks.create` (README "Endpoints"). Unknown fields are rejected, so a misspelt field
- * fails before anything is sent.
- */
+/** Parameters of `client.tasks.create` (README "Endpoints"); unknown fields and malformed text are refused. */
 export type TaskCreateParams = TaskCreateFields &
   (
     | {

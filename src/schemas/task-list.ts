@@ -27,10 +27,7 @@ export interface TaskListParams {
   ignoreRegex?: boolean | undefined;
   /** `1` ascending (default), `-1` descending. */
   sortOrder?: 1 | -1 | undefined;
-  /**
-   * Only tasks created at or after this time, applied on the client and never sent (`docs/pagination.md`
-   * "By creation time"): a `Date`, or ISO 8601 text (a date is UTC midnight; a date-time needs `Z` or an offset).
-   */
+  /** Only tasks created at or after this `Date` or ISO 8601 text, filtered on the client (docs/pagination.md). */
   createdAfter?: string | Date | undefined;
   /** Only tasks created before this time (exclusive); the same forms as `createdAfter`. */
   createdBefore?: string | Date | undefined;
@@ -105,10 +102,7 @@ export const TaskListRequestParams = z
     }),
   );
 
-/**
- * One page of tasks as the service sends it. All five fields are required and load-bearing (README "Schema
- * drift"): numeric text is read as the number, anything else fails the page.
- */
+/** One page of tasks; all five fields are required and load-bearing (README "Schema drift"). */
 export interface TaskListResponse {
   /** The page's tasks. */
   tasks: Task[];

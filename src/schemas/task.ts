@@ -11,10 +11,7 @@ import { nonEmptyText } from './checks.js';
 export type SameType<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 export type Assert<T extends true[]> = T;
 
-/**
- * The nine task statuses of OpenAPI schema `TaskStatus` (order and transitions: README "What the spec leaves open,
- * and what we chose"). Pure, so bundles that read responses with {@link AnyTaskStatus} leave it out.
- */
+/** The nine statuses of OpenAPI schema `TaskStatus` (README "What the spec leaves open, and what we chose"). */
 export const TaskStatus = /* @__PURE__ */ z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 

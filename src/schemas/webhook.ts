@@ -81,10 +81,7 @@ export const WebhookTaskId = z.string().check(
   z.refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters'),
 );
 
-/**
- * The webhook body (OpenAPI webhook `taskStatusChanged`): the fields of a {@link Task} plus the webhook's own.
- * The task id is `_id` (else `id`); unknown fields are kept, nested ones too.
- */
+/** The webhook body (OpenAPI webhook `taskStatusChanged`): a {@link Task}'s fields and its own; unknown ones kept. */
 export interface WebhookTask extends Omit<TaskFields, 'status' | 'pickupLocation'> {
   /** The task id; `parseWebhookEvent` falls back to `id` without it. 1 to 128 characters, no control characters. */
   _id?: string | undefined;
@@ -96,10 +93,7 @@ export interface WebhookTask extends Omit<TaskFields, 'status' | 'pickupLocation
   pickupName?: string | undefined;
   /** Phone number of the pickup point. */
   pickupNumber?: string | undefined;
-  /**
-   * Estimated price: KWD as decimal text with 3 decimals (`"1.250"`); `kwd.toFils` converts it. Only its type is
-   * checked, so a change of format never costs an event (the service does not resend).
-   */
+  /** Estimated price: KWD as decimal text, 3 decimals (`"1.250"`); `kwd.toFils` converts it. Format not checked. */
   estimatedPrice?: string | undefined;
   /** The delivery fee was taken from the wallet. */
   walletDeducted?: boolean | undefined;
