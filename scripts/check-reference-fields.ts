@@ -11,7 +11,7 @@ const site = resolve(process.argv[2] ?? 'docs/site');
 const pages = [
   { page: 'interfaces/delivery-task-sdk.Task.html', schema: Task },
   { page: 'types/delivery-task-sdk.TaskCreateParams.html', schema: TaskCreateParams },
-  { page: 'interfaces/delivery-task-sdk.TaskListParams.html', schema: TaskListRequestParams },
+  { page: 'types/delivery-task-sdk.TaskListParams.html', schema: TaskListRequestParams },
   { page: 'interfaces/delivery-task-sdk.WebhookTask.html', schema: WebhookTask },
 ];
 

@@ -5,41 +5,47 @@
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
-import { type Assert, type SameType, type TaskFields, TaskWithId, taskFields } from './task.js';
+import { type Assert, type SameType, TaskWithId, taskFields } from './task.js';
 
 /** A point of a new task: coordinates and address lines. */
-export interface DeliveryLocation {
+export type DeliveryLocation = {
   /** Latitude, decimal degrees (−90…90). */
   latitude: number;
   /** Longitude, decimal degrees (−180…180). */
   longitude: number;
   /** Address lines, one element per line. */
   fullAddress?: string[] | undefined;
-}
+};
 const locationFields = { latitude: Latitude, longitude: Longitude, fullAddress: z.optional(z.array(z.string())) };
 export const DeliveryLocation = z.strictObject(locationFields);
 
 /** A custom pickup point (the spec leaves its required fields open: the SDK requires the coordinates). */
-export interface PickupLocation extends DeliveryLocation {}
+export type PickupLocation = DeliveryLocation;
 export const PickupLocation = z.strictObject(locationFields);
 
 /**
  * The fields of {@link TaskCreateParams} but `customPickup` and `selectedBranch`; none required.
  * @expand
  */
-export interface TaskCreateFields
-  extends Pick<
-    TaskFields,
-    | 'sellerId'
-    | 'sellerName'
-    | 'customerName'
-    | 'customerNumber'
-    | 'alternateCustomerNumber'
-    | 'deliveryZone'
-    | 'additionalAddressDetail'
-    | 'collectCash'
-    | 'specialNotes'
-  > {
+export type TaskCreateFields = {
+  /** Seller id. The mock requires it to equal the `x-seller-id` header; the spec does not say. */
+  sellerId?: string | undefined;
+  /** Seller's name. */
+  sellerName?: string | undefined;
+  /** Customer's name. */
+  customerName?: string | undefined;
+  /** Customer's phone number. */
+  customerNumber?: string | undefined;
+  /** Customer's other phone number. */
+  alternateCustomerNumber?: string | undefined;
+  /** Delivery zone. */
+  deliveryZone?: string | undefined;
+  /** Address detail for the driver (floor, door…). */
+  additionalAddressDetail?: string | undefined;
+  /** Collect cash on delivery. */
+  collectCash?: boolean | undefined;
+  /** Notes for the driver. */
+  specialNotes?: string | undefined;
   /** Your order number, 1 to 256 characters; strongly recommended (README "Exactly-once creation"). */
   orderNumber?: string | undefined;
   /** Amount to collect: KWD as decimal text, at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
@@ -54,7 +60,7 @@ export interface TaskCreateFields
   pickupNumber?: string | undefined;
   /** Notes on the pickup. */
   pickupNotes?: string | undefined;
-}
+};
 
 const {
   sellerId,
@@ -132,7 +138,10 @@ export type TaskCreateSchemasMatch = Assert<
   [
     SameType<DeliveryLocation, z.infer<typeof DeliveryLocation>>,
     SameType<PickupLocation, z.infer<typeof PickupLocation>>,
-    SameType<TaskCreateFields, Omit<z.input<typeof TaskCreateParams>, 'customPickup' | 'selectedBranch'>>,
+    SameType<
+      { [K in keyof TaskCreateFields]: TaskCreateFields[K] },
+      Omit<z.input<typeof TaskCreateParams>, 'customPickup' | 'selectedBranch'>
+    >,
     SameType<TaskCreateResponse, z.infer<typeof TaskCreateResponse>>,
   ]
 >;

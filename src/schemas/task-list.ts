@@ -14,7 +14,7 @@ export const MAX_PAGE_SIZE = 10;
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
 /** Parameters of `client.tasks.list` (README "Pagination"). */
-export interface TaskListParams {
+export type TaskListParams = {
   /** Tasks per page, integer 1…10. Default 10. */
   limit?: number | undefined;
   /** Page to start from, 1-based. Default 1. */
@@ -31,7 +31,7 @@ export interface TaskListParams {
   createdAfter?: string | Date | undefined;
   /** Only tasks created before this time (exclusive); the same forms as `createdAfter`. */
   createdBefore?: string | Date | undefined;
-}
+};
 
 const LIST_QUERY = {
   limit: z.optional(integer(1, MAX_PAGE_SIZE)),

@@ -157,7 +157,7 @@ export const TravelDetail = z.looseObject({
 export interface TaskFields {
   /** Task id. */
   id?: string | undefined;
-  /** Seller id. In a create the mock requires it to equal the `x-seller-id` header; the spec does not say. */
+  /** Seller id. */
   sellerId?: string | undefined;
   /** Seller's name. */
   sellerName?: string | undefined;
