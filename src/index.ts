@@ -1,6 +1,6 @@
 /**
  * delivery-task-sdk: the typed client of the Delivery Task Service.
- * @module
+ * @module delivery-task-sdk
  */
 
 export { type ClientOptions, DeliveryClient } from './client.js';
@@ -110,11 +110,18 @@ export {
   SellerDetail,
   StatusHistoryEntry,
   Task,
+  type TaskFields,
   TaskStatus,
   TaskWithId,
   TravelDetail,
 } from './schemas/task.js';
-export { DeliveryLocation, PickupLocation, TaskCreateParams, TaskCreateResponse } from './schemas/task-create.js';
+export {
+  DeliveryLocation,
+  PickupLocation,
+  type TaskCreateFields,
+  TaskCreateParams,
+  TaskCreateResponse,
+} from './schemas/task-create.js';
 export {
   MAX_PAGE_SIZE,
   TaskListParams,

@@ -1,7 +1,7 @@
 /**
  * Kuwaiti dinar (KWD) money helpers: 1 KWD = 1000 fils. The service sends money as KWD numbers or
  * decimal text; these convert exactly through integer fils (`kwd.add('0.1', '0.2') === '0.300'`).
- * @module
+ * @module delivery-task-sdk/kwd
  */
 import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './schemas/fils.js';
 

@@ -13,7 +13,7 @@
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const client = new DeliveryClient({ store: postgresStore(pool) });
  * ```
- * @module
+ * @module delivery-task-sdk/postgres
  */
 export { type PostgresInboxOptions, postgresInbox } from './postgres/inbox.js';
 export { onceSucceeded, type PostgresQueryable, queryOf, quotedTable } from './postgres/pool.js';

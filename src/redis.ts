@@ -12,7 +12,7 @@
  * const store = redisStore(new Redis(process.env.REDIS_URL), { prefix: 'dts:' });
  * const client = new DeliveryClient({ store });
  * ```
- * @module
+ * @module delivery-task-sdk/redis
  */
 export type {
   IoredisClientLike,

@@ -1,31 +1,67 @@
 /**
- * `POST tasks`: the create request and its response; OpenAPI `createTask` and
- * OpenAPI schema `TaskCreateParams`.
+ * `POST tasks`: the create request and its response; OpenAPI `createTask` and OpenAPI schema `TaskCreateParams`.
  * @module
  */
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
-import { TaskWithId, taskFields } from './task.js';
+import { type Assert, type SameType, TaskWithId, taskFields } from './task.js';
 
-const locationFields = {
+/** A point of a new task: coordinates and address lines. */
+export type DeliveryLocation = {
   /** Latitude, decimal degrees (−90…90). */
-  latitude: Latitude,
+  latitude: number;
   /** Longitude, decimal degrees (−180…180). */
-  longitude: Longitude,
+  longitude: number;
   /** Address lines, one element per line. */
-  fullAddress: z.optional(z.array(z.string())),
+  fullAddress?: string[] | undefined;
 };
-
-/** The delivery point of a new task: coordinates and the address, one element per line. */
+const locationFields = { latitude: Latitude, longitude: Longitude, fullAddress: z.optional(z.array(z.string())) };
 export const DeliveryLocation = z.strictObject(locationFields);
-export type DeliveryLocation = z.infer<typeof DeliveryLocation>;
 
 /** A custom pickup point (the spec leaves its required fields open: the SDK requires the coordinates). */
+export type PickupLocation = DeliveryLocation;
 export const PickupLocation = z.strictObject(locationFields);
-export type PickupLocation = z.infer<typeof PickupLocation>;
 
-// Fields a create shares, unchanged, with the Task resource (OpenAPI `createTask` and OpenAPI schema `Task`).
+/**
+ * The fields of {@link TaskCreateParams} but `customPickup` and `selectedBranch`; none required.
+ * @expand
+ */
+export type TaskCreateFields = {
+  /** Seller id. The mock requires it to equal the `x-seller-id` header; the spec does not say. */
+  sellerId?: string | undefined;
+  /** Seller's name. */
+  sellerName?: string | undefined;
+  /** Customer's name. */
+  customerName?: string | undefined;
+  /** Customer's phone number. */
+  customerNumber?: string | undefined;
+  /** Customer's other phone number. */
+  alternateCustomerNumber?: string | undefined;
+  /** Delivery zone. */
+  deliveryZone?: string | undefined;
+  /** Address detail for the driver (floor, door…). */
+  additionalAddressDetail?: string | undefined;
+  /** Collect cash on delivery. */
+  collectCash?: boolean | undefined;
+  /** Notes for the driver. */
+  specialNotes?: string | undefined;
+  /** Your order number, 1 to 256 characters; strongly recommended (README "Exactly-once creation"). */
+  orderNumber?: string | undefined;
+  /** Amount to collect: KWD as decimal text, at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
+  totalAmount?: string | undefined;
+  /** Custom pickup point (with `customPickup: true`). */
+  pickupLocation?: PickupLocation | undefined;
+  /** Where to deliver. */
+  deliveryLocation?: DeliveryLocation | undefined;
+  /** Name of the pickup point. */
+  pickupName?: string | undefined;
+  /** Phone number of the pickup point. */
+  pickupNumber?: string | undefined;
+  /** Notes on the pickup. */
+  pickupNotes?: string | undefined;
+};
+
 const {
   sellerId,
   sellerName,
@@ -39,84 +75,73 @@ const {
   customPickup,
 } = taskFields;
 
-/**
- * Parameters of `client.tasks.create`. The spec marks no field required; unknown fields are
- * rejected so that a misspelt field fails before anything is sent, and so is text with unpaired
- * surrogates (the `wellFormedText` check).
- */
+/** Parameters of `client.tasks.create` (README "Endpoints"); unknown fields and malformed text are refused. */
+export type TaskCreateParams = TaskCreateFields &
+  (
+    | {
+        /** Pick up from a branch or custom point rather than the seller's default. */
+        customPickup: true;
+        /** Branch to pick up from: a name from `client.branches.list()`. */
+        selectedBranch?: string;
+      }
+    | {
+        /** Pick up from a branch or custom point rather than the seller's default. */
+        customPickup?: boolean;
+        /** Only with `customPickup: true` (refused here by the type and at run time). */
+        selectedBranch?: undefined;
+      }
+  );
 export const TaskCreateParams = z
   .strictObject({
-    /**
-     * Seller identifier. Whether it must equal the x-seller-id header is not shown by the spec; the mock requires it
-     * (400 otherwise).
-     */
     sellerId,
-    /** Seller name. */
     sellerName,
-    /**
-     * Your order number, 1 to 256 characters. Strongly recommended: it is what makes a create safe to
-     * reconcile after a failure (it keys the lookups and the shared store, so its length is bounded).
-     */
     orderNumber: z.optional(nonEmptyText(256)),
-    /** Customer name. */
     customerName,
-    /** Customer contact number. */
     customerNumber,
-    /** Alternate contact number. */
     alternateCustomerNumber,
-    /** Delivery zone. */
     deliveryZone,
-    /** Extra address detail. */
     additionalAddressDetail,
-    /** Cash is to be collected on delivery. */
     collectCash,
-    /** Amount to collect, KWD decimal text with at most 3 decimals (`kwd.normalize(12.5)` → `"12.500"`). */
     totalAmount: z.optional(KwdText),
-    /** Delivery notes. */
     specialNotes,
-    /** A custom pickup location is used; required for `selectedBranch`. */
     customPickup,
-    /** Pickup coordinates (used with customPickup true). */
     pickupLocation: z.optional(PickupLocation),
-    /** Where to deliver. */
     deliveryLocation: z.optional(DeliveryLocation),
-    /** Name of the pickup point. */
     pickupName: z.optional(z.string()),
-    /** Contact number of the pickup point. */
     pickupNumber: z.optional(z.string()),
-    /** Notes on the pickup. */
     pickupNotes: z.optional(z.string()),
-    /** Branch to pick up from, a name from `client.branches.list()`; only with `customPickup: true`. */
     selectedBranch: z.optional(nonEmptyText()),
   })
   .check(
     z.refine((params) => params.selectedBranch === undefined || params.customPickup === true, {
       path: ['selectedBranch'],
       message: 'selectedBranch is only used with customPickup: true',
-      // Report it alongside other field issues (zod skips refinements of an object that has issues otherwise).
+      // zod skips refinements of an object with issues otherwise; this one is reported beside them.
       when: (payload) => typeof payload.value === 'object' && payload.value !== null,
     }),
     wellFormedText,
   );
-export type TaskCreateParams = Omit<z.input<typeof TaskCreateParams>, 'customPickup' | 'selectedBranch'> &
-  (
-    | {
-        /** Pick up from a branch or custom coordinates rather than the seller's default. */
-        customPickup: true;
-        /** Branch to pick up from, a name from `client.branches.list()`. */
-        selectedBranch?: string;
-      }
-    | {
-        /** Pick up from a branch or custom coordinates rather than the seller's default. */
-        customPickup?: boolean;
-        /** Only with `customPickup: true`: the type refuses it here, as the run-time check does. */
-        selectedBranch?: undefined;
-      }
-  );
 
 /** The create response envelope `{ data: { createTask: Task } }`; the task's `id` is load-bearing. */
-export const TaskCreateResponse = z.looseObject({
-  /** The envelope; `createTask` holds the new task. */
-  data: z.looseObject({ createTask: TaskWithId }),
-});
-export type TaskCreateResponse = z.infer<typeof TaskCreateResponse>;
+export interface TaskCreateResponse {
+  /** The envelope. */
+  data: {
+    /** The new task. */
+    createTask: TaskWithId;
+    [field: string]: unknown;
+  };
+  [field: string]: unknown;
+}
+export const TaskCreateResponse = z.looseObject({ data: z.looseObject({ createTask: TaskWithId }) });
+
+export type TaskCreateSchemasMatch = Assert<
+  [
+    SameType<DeliveryLocation, z.infer<typeof DeliveryLocation>>,
+    SameType<PickupLocation, z.infer<typeof PickupLocation>>,
+    SameType<
+      { [K in keyof TaskCreateFields]: TaskCreateFields[K] },
+      Omit<z.input<typeof TaskCreateParams>, 'customPickup' | 'selectedBranch'>
+    >,
+    SameType<TaskCreateResponse, z.infer<typeof TaskCreateResponse>>,
+  ]
+>;

@@ -1,12 +1,11 @@
 /**
- * `GET tasks`: list parameters and the page envelope; OpenAPI `listTasks` and
- * README "What the spec leaves open, and what we chose" (page size at most 10).
+ * `GET tasks`: list parameters and the page envelope; OpenAPI `listTasks`.
  * @module
  */
 import * as z from 'zod/mini';
 import { integer, rule } from './checks.js';
 import { wellFormedText } from './primitives.js';
-import { Task } from './task.js';
+import { type Assert, type SameType, Task } from './task.js';
 
 /** Largest page the service serves (README "What the spec leaves open, and what we chose"). */
 export const MAX_PAGE_SIZE = 10;
@@ -14,19 +13,32 @@ export const MAX_PAGE_SIZE = 10;
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
 
-/** The fields of the query of `GET tasks`. */
-const LIST_QUERY = {
-  /** Items per page, integer 1…10. Default 10 (the SDK sends 10 when omitted). */
-  limit: z.optional(integer(1, MAX_PAGE_SIZE)),
-  /** 1-based page to start from. Default 1. */
-  page: z.optional(integer(1)),
-  /** Search term. Matched literally unless `ignoreRegex: false` is given. */
-  search: z.optional(z.string()),
-  /** Field to sort by (any string is sent; see {@link TaskSortField}). */
-  sortBy: z.optional(z.string() as z.ZodMiniType<TaskSortField, string>),
-  /** `false` treats `search` as a regular expression. Default `true` in this SDK (literal search). */
-  ignoreRegex: z.optional(z.boolean()),
+/** Parameters of `client.tasks.list` (README "Pagination"). */
+export type TaskListParams = {
+  /** Tasks per page, integer 1…10. Default 10. */
+  limit?: number | undefined;
+  /** Page to start from, 1-based. Default 1. */
+  page?: number | undefined;
+  /** Search term, matched literally unless `ignoreRegex: false`. */
+  search?: string | undefined;
+  /** Field to sort by (any string is sent). */
+  sortBy?: TaskSortField | undefined;
+  /** `false` makes `search` a regular expression. Default `true` (literal search). */
+  ignoreRegex?: boolean | undefined;
   /** `1` ascending (default), `-1` descending. */
+  sortOrder?: 1 | -1 | undefined;
+  /** Only tasks created at or after this `Date` or ISO 8601 text, filtered on the client (docs/pagination.md). */
+  createdAfter?: string | Date | undefined;
+  /** Only tasks created before this time (exclusive); the same forms as `createdAfter`. */
+  createdBefore?: string | Date | undefined;
+};
+
+const LIST_QUERY = {
+  limit: z.optional(integer(1, MAX_PAGE_SIZE)),
+  page: z.optional(integer(1)),
+  search: z.optional(z.string()),
+  sortBy: z.optional(z.string() as z.ZodMiniType<TaskSortField, TaskSortField>),
+  ignoreRegex: z.optional(z.boolean()),
   sortOrder: z.optional(
     z
       .number()
@@ -37,11 +49,10 @@ const LIST_QUERY = {
   ),
 };
 
-/** The query of `GET tasks` (what is sent). Text with unpaired surrogates is rejected (the `wellFormedText` check). */
+/** Schema of the query of `GET tasks`: {@link TaskListParams} without the creation window. */
 export const TaskListParams = /* @__PURE__ */ z.strictObject(LIST_QUERY).check(wellFormedText);
 
-// ISO 8601: a date (UTC midnight) or a date-time with `Z` or an offset; a time without an offset is refused
-// (its zone would be the machine's).
+// A time without an offset is refused: its zone would be the machine's.
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
 
 /** The time of a creation bound, ms since the epoch; `undefined` for a value that is not one. */
@@ -63,10 +74,7 @@ const CreationBound = z.custom<string | Date>((value) => instantOf(value) !== un
   message: 'Expected an ISO 8601 date, a date-time with Z or an offset, or a valid Date',
 });
 
-/**
- * Parameters of `client.tasks.list`: the query of `GET tasks`, and the creation window, which is applied
- * on the client and never sent (README "Pagination"; `docs/pagination.md` "By creation time").
- */
+/** Schema of {@link TaskListParams}. */
 export const TaskListRequestParams = z
   .strictObject({
     ...LIST_QUERY,
@@ -94,26 +102,31 @@ export const TaskListRequestParams = z
     }),
   );
 
-/**
- * Parameters of `client.tasks.list`: the query of `GET tasks` ({@link TaskListParams}) plus `createdAfter`
- * and `createdBefore`, applied on the client.
- */
-export type TaskListParams = z.input<typeof TaskListRequestParams>;
-
-/**
- * One page of tasks as the service sends it; all five fields required (spec), and load-bearing (README
- * "Schema drift"): numeric text is read as the number, anything else fails the page.
- */
-export const TaskListResponse = z.looseObject({
+/** One page of tasks; all five fields are required and load-bearing (README "Schema drift"). */
+export interface TaskListResponse {
   /** The page's tasks. */
-  tasks: z.array(Task),
-  /** Current page, from 1. */
-  page: integer(),
-  /** Items per page. */
-  limit: integer(),
+  tasks: Task[];
+  /** This page, from 1. */
+  page: number;
+  /** Tasks per page. */
+  limit: number;
   /** Number of pages (0 when nothing matches). */
+  totalPages: number;
+  /** Number of matching tasks. */
+  total: number;
+  [field: string]: unknown;
+}
+export const TaskListResponse = z.looseObject({
+  tasks: z.array(Task),
+  page: integer(),
+  limit: integer(),
   totalPages: integer(),
-  /** Total number of matching tasks. */
   total: integer(),
 });
-export type TaskListResponse = z.infer<typeof TaskListResponse>;
+
+export type TaskListSchemasMatch = Assert<
+  [
+    SameType<TaskListParams, z.input<typeof TaskListRequestParams>>,
+    SameType<TaskListResponse, z.infer<typeof TaskListResponse>>,
+  ]
+>;

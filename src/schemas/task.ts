@@ -1,80 +1,106 @@
 /**
- * The Task resource and its parts; the OpenAPI document's schemas (Task, StatusHistoryEntry,
- * Driver, SellerDetail, Coordinates, AddressDetails, AddressEntry, TravelDetail); README "Endpoints".
- *
- * Response schemas are loose: every documented field is optional (as the spec says), unknown fields
- * are kept (the service may add fields at any time), and an unknown `status` string is accepted.
+ * The Task resource and its parts, as OpenAPI schemas of the same names; README "Endpoints". Read loosely:
+ * every field optional, unknown fields and statuses kept.
  * @module
  */
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { TASK_STATUSES } from './lifecycle.js';
 
-/**
- * The nine task statuses of OpenAPI schema `TaskStatus` (their order and transitions: README
- * "What the spec leaves open, and what we chose").
- * Marked pure: responses are read with {@link AnyTaskStatus}, so a bundle that does not use this schema
- * (the client's) leaves it, and zod's enum type, out.
- */
+/** True when A and B are the same type: each documented interface is checked against its schema with it. */
+export type SameType<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export type Assert<T extends true[]> = T;
+
+/** The nine statuses of OpenAPI schema `TaskStatus` (README "What the spec leaves open, and what we chose"). */
 export const TaskStatus = /* @__PURE__ */ z.enum(TASK_STATUSES);
-/** A task status the spec lists. Responses may also carry statuses it does not: see {@link AnyTaskStatus}. */
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/**
- * A status as found in a response: one of {@link TaskStatus}, or any other string the service may
- * add later (webhook bodies also use `inprogress`). Typed so editors still suggest the known values.
- */
+/** A status in a response: a {@link TaskStatus} or any other string (webhook bodies also carry `inprogress`). */
 export const AnyTaskStatus = z.string() as z.ZodMiniType<TaskStatus | (string & {}), string>;
-/** A status as found in a response: a known {@link TaskStatus} or any other string. */
 export type AnyTaskStatus = z.infer<typeof AnyTaskStatus>;
 
-/** One status change; `id` is present in API responses and absent in webhook bodies. */
-export const StatusHistoryEntry = z.looseObject({
-  /** Entry identifier: present in API responses, absent in webhook bodies. */
-  id: z.optional(z.string()),
-  /** A status value (in webhook bodies also an event kind such as `inprogress`). */
-  status: z.optional(AnyTaskStatus),
+/** One status change. */
+export interface StatusHistoryEntry {
+  /** Entry id; absent in webhook bodies. */
+  id?: string | undefined;
+  /** The status (in webhook bodies also an event kind such as `inprogress`). */
+  status?: AnyTaskStatus | undefined;
   /** ISO 8601 date-time. */
+  timestamp?: string | undefined;
+  [field: string]: unknown;
+}
+export const StatusHistoryEntry = z.looseObject({
+  id: z.optional(z.string()),
+  status: z.optional(AnyTaskStatus),
   timestamp: z.optional(z.string()),
 });
-export type StatusHistoryEntry = z.infer<typeof StatusHistoryEntry>;
 
-/** The assigned driver. `completed_at` appears in webhook bodies. */
-export const Driver = z.looseObject({
-  /** Driver name. */
-  name: z.optional(z.string()),
-  /** Driver phone number. */
-  phone: z.optional(z.string()),
+/** The assigned driver. */
+export interface Driver {
+  /** Driver's name. */
+  name?: string | undefined;
+  /** Driver's phone number. */
+  phone?: string | undefined;
   /** URL of the live tracking page. */
-  trackingLink: z.optional(z.string()),
+  trackingLink?: string | undefined;
   /** ISO 8601 date-time; webhook bodies only. */
+  completed_at?: string | undefined;
+  [field: string]: unknown;
+}
+export const Driver = z.looseObject({
+  name: z.optional(z.string()),
+  phone: z.optional(z.string()),
+  trackingLink: z.optional(z.string()),
   completed_at: z.optional(z.string()),
 });
-export type Driver = z.infer<typeof Driver>;
 
-/** The seller's shop details. */
-export const SellerDetail = z.looseObject({
+/** The seller's shop. */
+export interface SellerDetail {
   /** Shop name. */
-  shopName: z.optional(z.string()),
+  shopName?: string | undefined;
   /** Shop phone number. */
+  phone?: string | undefined;
+  /** Shop address, one line. */
+  address?: string | undefined;
+  /** Shop location, as the service words it. */
+  location?: string | undefined;
+  [field: string]: unknown;
+}
+export const SellerDetail = z.looseObject({
+  shopName: z.optional(z.string()),
   phone: z.optional(z.string()),
-  /** Shop address. */
   address: z.optional(z.string()),
-  /** Shop location. */
   location: z.optional(z.string()),
 });
-export type SellerDetail = z.infer<typeof SellerDetail>;
 
-/** A point in decimal degrees (the `pickupLocation` of a task in responses). */
-export const Coordinates = z.looseObject({
+/** A point in decimal degrees. */
+export interface Coordinates {
   /** Latitude, decimal degrees. */
-  latitude: z.optional(z.number()),
+  latitude?: number | undefined;
   /** Longitude, decimal degrees. */
-  longitude: z.optional(z.number()),
-});
-export type Coordinates = z.infer<typeof Coordinates>;
+  longitude?: number | undefined;
+  [field: string]: unknown;
+}
+export const Coordinates = z.looseObject({ latitude: z.optional(z.number()), longitude: z.optional(z.number()) });
 
 /** Structured parts of an address. */
+export interface AddressParts {
+  /** Street number. */
+  streetNumber?: string | undefined;
+  /** Street name. */
+  streetName?: string | undefined;
+  /** Neighbourhood (in Kuwait, the block's area). */
+  neighborhood?: string | undefined;
+  /** City or town. */
+  locality?: string | undefined;
+  /** Governorate or state. */
+  administrativeArea?: string | undefined;
+  /** Country. */
+  country?: string | undefined;
+  /** Postal code. */
+  postalCode?: string | undefined;
+  [field: string]: unknown;
+}
 export const AddressParts = z.looseObject({
   streetNumber: z.optional(z.string()),
   streetName: z.optional(z.string()),
@@ -84,121 +110,165 @@ export const AddressParts = z.looseObject({
   country: z.optional(z.string()),
   postalCode: z.optional(z.string()),
 });
-export type AddressParts = z.infer<typeof AddressParts>;
 
-/** One address: a display line and its structured parts. */
-export const AddressEntry = z.looseObject({
+/** One address: a display line and its parts. */
+export interface AddressEntry {
   /** The address as one line. */
-  address: z.optional(z.string()),
-  /** Structured parts of the address. */
-  moreInfo: z.optional(AddressParts),
-});
-export type AddressEntry = z.infer<typeof AddressEntry>;
+  address?: string | undefined;
+  /** Its structured parts. */
+  moreInfo?: AddressParts | undefined;
+  [field: string]: unknown;
+}
+export const AddressEntry = z.looseObject({ address: z.optional(z.string()), moreInfo: z.optional(AddressParts) });
 
-/** Pickup (`fromAddr`) and delivery (`toAddr`) addresses. */
-export const AddressDetails = z.looseObject({
+/** Pickup and delivery addresses. */
+export interface AddressDetails {
   /** Pickup address. */
-  fromAddr: z.optional(AddressEntry),
+  fromAddr?: AddressEntry | undefined;
   /** Delivery address. */
-  toAddr: z.optional(AddressEntry),
-});
-export type AddressDetails = z.infer<typeof AddressDetails>;
+  toAddr?: AddressEntry | undefined;
+  [field: string]: unknown;
+}
+export const AddressDetails = z.looseObject({ fromAddr: z.optional(AddressEntry), toAddr: z.optional(AddressEntry) });
 
-/**
- * Distance and travel time. The spec does not give units ("not shown"); the mock sends kilometres
- * and minutes.
- */
-export const TravelDetail = z.looseObject({
+/** Distance and travel time; the spec gives no units (the mock sends kilometres and minutes). */
+export interface TravelDetail {
   /** Distance. */
-  totalDistance: z.optional(z.number()),
+  totalDistance?: number | undefined;
   /** Travel time. */
-  duration: z.optional(z.number()),
+  duration?: number | undefined;
   /** Travel time in traffic. */
-  durationInTraffic: z.optional(z.number()),
+  durationInTraffic?: number | undefined;
   /** Traffic affects the trip. */
-  hasTraffic: z.optional(z.boolean()),
+  hasTraffic?: boolean | undefined;
   /** Delay caused by traffic. */
+  estimatedDelayByTraffic?: number | undefined;
+  [field: string]: unknown;
+}
+export const TravelDetail = z.looseObject({
+  totalDistance: z.optional(z.number()),
+  duration: z.optional(z.number()),
+  durationInTraffic: z.optional(z.number()),
+  hasTraffic: z.optional(z.boolean()),
   estimatedDelayByTraffic: z.optional(z.number()),
 });
-export type TravelDetail = z.infer<typeof TravelDetail>;
 
-/** Fields of a task common to API responses and webhook bodies. */
-export const taskFields = {
-  /** Task identifier. */
-  id: z.optional(z.string()),
-  /** Seller identifier. */
-  sellerId: z.optional(z.string()),
-  /** Seller name. */
-  sellerName: z.optional(z.string()),
-  /** Seller's order number. */
-  orderNumber: z.optional(z.string()),
-  /** Customer name. */
-  customerName: z.optional(z.string()),
-  /** Customer contact number. */
-  customerNumber: z.optional(z.string()),
-  /** Alternate customer contact number. */
-  alternateCustomerNumber: z.optional(z.string()),
+/** The fields of a task shared by API responses and webhook bodies ({@link Task}, {@link WebhookTask}). */
+export interface TaskFields {
+  /** Task id. */
+  id?: string | undefined;
+  /** Seller id. */
+  sellerId?: string | undefined;
+  /** Seller's name. */
+  sellerName?: string | undefined;
+  /** The seller's order number (set on create; keys the lookups of README "Exactly-once creation"). */
+  orderNumber?: string | undefined;
+  /** Customer's name. */
+  customerName?: string | undefined;
+  /** Customer's phone number. */
+  customerNumber?: string | undefined;
+  /** Customer's other phone number (may be `""` in webhook bodies). */
+  alternateCustomerNumber?: string | undefined;
   /** Delivery zone. */
-  deliveryZone: z.optional(z.string()),
-  /** Extra address detail. */
-  additionalAddressDetail: z.optional(z.string()),
-  /** Cash is to be collected on delivery. */
-  collectCash: z.optional(z.boolean()),
-  /** Amount to collect, KWD decimal text (up to 3 decimals). */
-  totalAmount: z.optional(z.string()),
-  /** Notes for the delivery. */
-  specialNotes: z.optional(z.string()),
-  /**
-   * Current status: one of TaskStatus. Other strings may appear (webhook bodies carry `inprogress`); receivers tolerate
-   * them.
-   */
-  status: z.optional(AnyTaskStatus),
-  /**
-   * Flags an order from a particular retail partner (the interface's own field name holds that partner's brand; a
-   * neutral word is used here).
-   */
-  retailpartner: z.optional(z.boolean()),
-  /** A custom pickup was requested. */
-  customPickup: z.optional(z.boolean()),
-  /** History of status changes, one entry per change. */
-  statusHistory: z.optional(z.array(StatusHistoryEntry)),
-  /** ISO 8601 date-time. */
-  createdAt: z.optional(z.string()),
-  /** ISO 8601 date-time. */
-  updatedAt: z.optional(z.string()),
-  /** Identifier of the delivery. */
-  deliveryId: z.optional(z.string()),
+  deliveryZone?: string | undefined;
+  /** Address detail for the driver (floor, door…). */
+  additionalAddressDetail?: string | undefined;
+  /** Cash is collected on delivery. */
+  collectCash?: boolean | undefined;
+  /** Amount to collect: KWD as decimal text, up to 3 decimals (`"12.500"`); `kwd.toFils` converts it. */
+  totalAmount?: string | undefined;
+  /** Notes for the driver. */
+  specialNotes?: string | undefined;
+  /** Current status: a {@link TaskStatus}, or another string the service adds (kept, never rejected). */
+  status?: AnyTaskStatus | undefined;
+  /** The order comes from the service's retail partner (the interface's own name for the flag). */
+  retailpartner?: boolean | undefined;
+  /** The task picks up from a branch or custom point, not the seller's default. */
+  customPickup?: boolean | undefined;
+  /** Status changes, oldest first. */
+  statusHistory?: StatusHistoryEntry[] | undefined;
+  /** ISO 8601 date-time the task was created. */
+  createdAt?: string | undefined;
+  /** ISO 8601 date-time of the last change. */
+  updatedAt?: string | undefined;
+  /** Id of the delivery at the dispatch provider. */
+  deliveryId?: string | undefined;
   /** Assigned driver. */
+  driver?: Driver | undefined;
+  /** ISO 8601 date-time of delivery. */
+  deliveryTime?: string | undefined;
+  /** ISO 8601 date-time the task completed. */
+  completedTime?: string | undefined;
+  /** The seller's shop. */
+  sellerDetail?: SellerDetail | undefined;
+  /** The delivery has been dispatched to a driver. */
+  deliveryDispatched?: boolean | undefined;
+  /** Pickup point. */
+  pickupLocation?: Coordinates | undefined;
+  /** Pickup and delivery addresses. */
+  addressDetails?: AddressDetails | undefined;
+  /** Distance and travel time. */
+  travelDetail?: TravelDetail | undefined;
+  /** The dispatch provider's last update as received; its fields are not documented (all kept). */
+  dispatchwebhookrequest?: { [field: string]: unknown } | undefined;
+}
+
+/** The zod shape of {@link TaskFields}. */
+export const taskFields = {
+  id: z.optional(z.string()),
+  sellerId: z.optional(z.string()),
+  sellerName: z.optional(z.string()),
+  orderNumber: z.optional(z.string()),
+  customerName: z.optional(z.string()),
+  customerNumber: z.optional(z.string()),
+  alternateCustomerNumber: z.optional(z.string()),
+  deliveryZone: z.optional(z.string()),
+  additionalAddressDetail: z.optional(z.string()),
+  collectCash: z.optional(z.boolean()),
+  totalAmount: z.optional(z.string()),
+  specialNotes: z.optional(z.string()),
+  status: z.optional(AnyTaskStatus),
+  retailpartner: z.optional(z.boolean()),
+  customPickup: z.optional(z.boolean()),
+  statusHistory: z.optional(z.array(StatusHistoryEntry)),
+  createdAt: z.optional(z.string()),
+  updatedAt: z.optional(z.string()),
+  deliveryId: z.optional(z.string()),
   driver: z.optional(Driver),
-  /** ISO 8601 date-time. */
   deliveryTime: z.optional(z.string()),
-  /** ISO 8601 date-time. */
   completedTime: z.optional(z.string()),
-  /** Seller details. */
   sellerDetail: z.optional(SellerDetail),
-  /** The delivery has been dispatched. */
   deliveryDispatched: z.optional(z.boolean()),
-  /** Pickup coordinates. */
   pickupLocation: z.optional(Coordinates),
-  /** Detailed addresses. */
   addressDetails: z.optional(AddressDetails),
-  /** Distance and time. */
   travelDetail: z.optional(TravelDetail),
-  /** Raw update from the dispatch provider: an object whose fields are not documented (all kept). */
   dispatchwebhookrequest: z.optional(z.looseObject({})),
 };
 
-/** A delivery task as the service returns it (OpenAPI schema `Task`). Every field is optional; unknown ones are kept. */
+/** A delivery task as the service returns it (OpenAPI schema `Task`): every field optional, unknown ones kept. */
+export interface Task extends TaskFields {
+  [field: string]: unknown;
+}
 export const Task = z.looseObject(taskFields);
-export type Task = z.infer<typeof Task>;
 
-/**
- * A task whose `id` is known: what `tasks.create` and `tasks.retrieve` resolve to. A created task's id is
- * load-bearing (README "Schema drift"); a retrieved task's must be the id asked for.
- */
-export const TaskWithId = z.looseObject({
-  ...taskFields,
-  /** Task identifier, never empty. */
-  id: nonEmptyText(),
-});
-export type TaskWithId = z.infer<typeof TaskWithId>;
+/** A task whose `id` is known: what `tasks.create` and `tasks.retrieve` resolve to (README "Schema drift"). */
+export interface TaskWithId extends Task {
+  /** Task id, never empty. */
+  id: string;
+}
+export const TaskWithId = z.looseObject({ ...taskFields, id: nonEmptyText() });
+
+export type TaskSchemasMatch = Assert<
+  [
+    SameType<StatusHistoryEntry, z.infer<typeof StatusHistoryEntry>>,
+    SameType<Driver, z.infer<typeof Driver>>,
+    SameType<SellerDetail, z.infer<typeof SellerDetail>>,
+    SameType<Coordinates, z.infer<typeof Coordinates>>,
+    SameType<AddressParts, z.infer<typeof AddressParts>>,
+    SameType<AddressEntry, z.infer<typeof AddressEntry>>,
+    SameType<AddressDetails, z.infer<typeof AddressDetails>>,
+    SameType<TravelDetail, z.infer<typeof TravelDetail>>,
+    SameType<Task, z.infer<typeof Task>>,
+    SameType<TaskWithId, z.infer<typeof TaskWithId>>,
+  ]
+>;

@@ -1,70 +1,64 @@
 /**
- * The webhook body: the full task as the service POSTs it on each status change; OpenAPI webhook `taskStatusChanged`,
- * OpenAPI schema `WebhookTask`, OpenAPI schema `StatusHistoryEntry` (entries without `id`) and
- * OpenAPI schema `Driver` (`completed_at`).
- *
- * Loose like every response schema: documented fields are typed and optional, unknown fields (at every
- * level) are kept, and an unknown event kind is accepted. What makes a body a webhook at all, a task id
- * in `_id` (or `id`) and a `status`, is checked by `parseWebhookEvent`.
+ * The webhook body as the service POSTs it on each status change (OpenAPI webhook `taskStatusChanged`, schema
+ * `WebhookTask`), read loosely; `parseWebhookEvent` requires a task id and a `status`.
  * @module
  */
 import * as z from 'zod/mini';
 import { rule } from './checks.js';
 import { WEBHOOK_EVENT_KINDS } from './lifecycle.js';
-import { taskFields } from './task.js';
+import { type Assert, type SameType, type TaskFields, taskFields } from './task.js';
 
 /**
- * The seven event kinds of OpenAPI webhook `taskStatusChanged` carried as the body's `status` (the
- * lifecycle: README "What the spec leaves open, and what we chose"). `inprogress` and `pickup_location_reached` exist only as
- * webhook kinds, never as a task status.
+ * The seven event kinds a webhook's `status` carries (README "What the spec leaves open, and what we chose");
+ * `inprogress` and `pickup_location_reached` are never a task's status.
  */
 export { WEBHOOK_EVENT_KINDS };
 
-/**
- * An event kind: the body's `status`, a non-empty string. One of {@link WEBHOOK_EVENT_KINDS}, or any
- * other string the service sends (another task status such as `requested`, or a kind added later):
- * typed so editors suggest the known values, never rejected for being unknown.
- */
+/** An event kind: one of {@link WEBHOOK_EVENT_KINDS} or any other non-empty string (kept, never rejected). */
 export const WebhookEventKind = z
   .string()
   .check(rule((kind) => kind !== '', 'Expected a non-empty event kind', { minLength: 1 })) as z.ZodMiniType<
   (typeof WEBHOOK_EVENT_KINDS)[number] | (string & {}),
   string
 >;
-/** An event kind: one of {@link WEBHOOK_EVENT_KINDS} or any other non-empty string. */
 export type WebhookEventKind = z.infer<typeof WebhookEventKind>;
 
-/**
- * The delivery point in a webhook body (spec: "deliveryLocation (webhook form)"). Decimal degrees; the
- * address both as Kuwaiti address lines (`kwAddress`) and as display lines (`fullAddress`).
- */
-export const WebhookDeliveryLocation = z.looseObject({
+/** The delivery point in a webhook body (spec: "deliveryLocation (webhook form)"). */
+export interface WebhookDeliveryLocation {
   /** Latitude, decimal degrees. */
-  lat: z.optional(z.number()),
+  lat?: number | undefined;
   /** Longitude, decimal degrees. */
-  lng: z.optional(z.number()),
+  lng?: number | undefined;
   /** Kuwaiti address lines (block, street, building…), one element per line. */
+  kwAddress?: string[] | undefined;
+  /** Address lines, one element per line. */
+  fullAddress?: string[] | undefined;
+  [field: string]: unknown;
+}
+export const WebhookDeliveryLocation = z.looseObject({
+  lat: z.optional(z.number()),
+  lng: z.optional(z.number()),
   kwAddress: z.optional(z.array(z.string())),
-  /** Address lines, one element per line. */
   fullAddress: z.optional(z.array(z.string())),
 });
-export type WebhookDeliveryLocation = z.infer<typeof WebhookDeliveryLocation>;
 
-/** The pickup point in a webhook body (spec: "pickupLocation (webhook form)"): decimal degrees and address lines. */
-export const WebhookPickupLocation = z.looseObject({
+/** The pickup point in a webhook body (spec: "pickupLocation (webhook form)"). */
+export interface WebhookPickupLocation {
   /** Longitude, decimal degrees. */
-  longitude: z.optional(z.number()),
+  longitude?: number | undefined;
   /** Latitude, decimal degrees. */
-  latitude: z.optional(z.number()),
+  latitude?: number | undefined;
   /** Address lines, one element per line. */
+  fullAddress?: string[] | undefined;
+  [field: string]: unknown;
+}
+export const WebhookPickupLocation = z.looseObject({
+  longitude: z.optional(z.number()),
+  latitude: z.optional(z.number()),
   fullAddress: z.optional(z.array(z.string())),
 });
-export type WebhookPickupLocation = z.infer<typeof WebhookPickupLocation>;
 
-/**
- * The longest task id a webhook may carry, in characters. The spec does not bound ids; this keeps a
- * forged body from filling the duplicate memory with huge keys.
- */
+/** The longest task id a webhook may carry, in characters (bounds the duplicate filter's keys). */
 export const MAX_WEBHOOK_TASK_ID_LENGTH = 128;
 
 /** True for a C0 or C1 control character or DEL (code units 0–31 and 127–159). */
@@ -76,10 +70,7 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
-/**
- * A task id as a webhook carries it: a string of 1 to {@link MAX_WEBHOOK_TASK_ID_LENGTH} characters
- * without control characters.
- */
+/** A webhook's task id: 1 to {@link MAX_WEBHOOK_TASK_ID_LENGTH} characters, no control characters. */
 export const WebhookTaskId = z.string().check(
   rule((id) => id !== '', 'Expected a non-empty task id', { minLength: 1 }),
   rule(
@@ -90,35 +81,45 @@ export const WebhookTaskId = z.string().check(
   z.refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters'),
 );
 
-/**
- * The task as a webhook body carries it (OpenAPI webhook `taskStatusChanged`): every field of {@link Task} plus
- * the webhook extras. `status` is the event kind and is required; the task id is `_id` (else `id`).
- * Unknown fields are kept, nested ones too.
- */
+/** The webhook body (OpenAPI webhook `taskStatusChanged`): a {@link Task}'s fields and its own; unknown ones kept. */
+export interface WebhookTask extends Omit<TaskFields, 'status' | 'pickupLocation'> {
+  /** The task id; `parseWebhookEvent` falls back to `id` without it. 1 to 128 characters, no control characters. */
+  _id?: string | undefined;
+  /** The event kind. Required. */
+  status: WebhookEventKind;
+  /** Vehicle type; its values are not documented. */
+  vehicleType?: string | undefined;
+  /** Name of the pickup point. */
+  pickupName?: string | undefined;
+  /** Phone number of the pickup point. */
+  pickupNumber?: string | undefined;
+  /** Estimated price: KWD as decimal text, 3 decimals (`"1.250"`); `kwd.toFils` converts it. Format not checked. */
+  estimatedPrice?: string | undefined;
+  /** The delivery fee was taken from the wallet. */
+  walletDeducted?: boolean | undefined;
+  /** Delivery point, webhook form. */
+  deliveryLocation?: WebhookDeliveryLocation | undefined;
+  /** Pickup point, webhook form. */
+  pickupLocation?: WebhookPickupLocation | undefined;
+  [field: string]: unknown;
+}
 export const WebhookTask = z.looseObject({
   ...taskFields,
-  /** The task id in a webhook body; `parseWebhookEvent` falls back to `id` when it is absent. */
   _id: z.optional(WebhookTaskId),
-  /** The event kind (OpenAPI webhook `taskStatusChanged`). */
   status: WebhookEventKind,
-  /** May be an empty string in a webhook body. */
-  alternateCustomerNumber: z.optional(z.string()),
-  /** Vehicle type; its values are not documented. */
   vehicleType: z.optional(z.string()),
-  /** Name of the pickup point. */
   pickupName: z.optional(z.string()),
-  /** Contact number of the pickup point. */
   pickupNumber: z.optional(z.string()),
-  /**
-   * Estimated price in KWD as decimal text with 3 decimals (`"1.250"`); convert with `kwd.toFils`. Only
-   * its type is checked, so a change of format never costs an event (the service does not resend).
-   */
   estimatedPrice: z.optional(z.string()),
-  /** The delivery fee was deducted from the wallet. */
   walletDeducted: z.optional(z.boolean()),
-  /** Delivery point, webhook form. */
   deliveryLocation: z.optional(WebhookDeliveryLocation),
-  /** Pickup point, webhook form. */
   pickupLocation: z.optional(WebhookPickupLocation),
 });
-export type WebhookTask = z.infer<typeof WebhookTask>;
+
+export type WebhookSchemasMatch = Assert<
+  [
+    SameType<WebhookDeliveryLocation, z.infer<typeof WebhookDeliveryLocation>>,
+    SameType<WebhookPickupLocation, z.infer<typeof WebhookPickupLocation>>,
+    SameType<WebhookTask, z.infer<typeof WebhookTask>>,
+  ]
+>;

@@ -6,7 +6,7 @@
  * const mock = createMockDeliveryService();
  * mock.listen();
  * ```
- * @module
+ * @module delivery-task-sdk/testing
  */
 export { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
 export { MOCK_FAULT_KINDS } from './faults.js';
