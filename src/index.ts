@@ -60,6 +60,14 @@ export {
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './core/errors.js';
+export {
+  FINAL_STATUSES,
+  HAPPY_PATH,
+  isFinalStatus,
+  movesFrom,
+  TASK_STATUSES,
+  WEBHOOK_ONLY_EVENTS,
+} from './core/lifecycle.js';
 export type {
   Logger,
   LogLevel,
@@ -84,9 +92,14 @@ export {
   type DeliveryStore,
   type MemoryStoreOptions,
   memoryStore,
+  type StoreScope,
   type StoreWriteOptions,
+  storeKey,
+  withStoreDeadline,
 } from './core/store.js';
 export { VERSION } from './core/version.js';
+export { REDACTED, Redactor, SECRET_HEADERS } from './internal/redact.js';
+export { type ClientRedactor, redactorOf, sellerIdOf } from './internal/seller.js';
 export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';
 export type { ResourceHandle } from './resources/handle.js';

@@ -97,7 +97,8 @@ describe('snippets of the README and docs/', () => {
           'delivery-task-sdk/postgres': ['src/postgres.ts'],
           'delivery-task-sdk/webhooks': ['src/entries/webhooks.ts'],
           'delivery-task-sdk/kwd': ['src/kwd.ts'],
-          'delivery-task-sdk/mcp': ['src/mcp/index.ts'],
+          'delivery-task-tools/mcp': ['packages/tools/src/mcp/index.ts'],
+          'delivery-task-tools/sandbox': ['packages/tools/src/sandbox/index.ts'],
         },
       },
     });

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (src/openapi/document.ts): what it contains, checked against facts written here
+ * The OpenAPI document (scripts/openapi/document.ts): what it contains, checked against facts written here
  * from the spec rather than read from the SDK's schemas; that it is valid OpenAPI 3.1; how the builder
  * treats what JSON Schema cannot express; and that `delivery-task openapi` prints the built file.
  */
@@ -13,10 +13,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
-import type { JsonSchema } from '../src/openapi/components.js';
-import { sdkSchemas } from '../src/openapi/components.js';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../src/openapi/document.js';
-import type { Operation, ResponseObject } from '../src/openapi/types.js';
+import type { JsonSchema } from '../scripts/openapi/components.js';
+import { sdkSchemas } from '../scripts/openapi/components.js';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi/document.js';
+import type { Operation, ResponseObject } from '../scripts/openapi/types.js';
 import { OPERATIONS } from '../src/testing/faults.js';
 
 const document = buildOpenApiDocument();

@@ -15,7 +15,7 @@
  *   build (see {@link convertSdkSchemas}).
  * @module
  */
-import * as z from 'zod';
+
 import {
   AddressDetails,
   AddressEntry,
@@ -44,7 +44,8 @@ import {
   WebhookDeliveryLocation,
   WebhookPickupLocation,
   WebhookTask,
-} from '../index.js';
+} from 'delivery-task-sdk';
+import * as z from 'zod';
 import { COMPONENT_DESCRIPTIONS, type SchemaDescription, UNEXPRESSED_RULES } from './descriptions.js';
 import { ErrorBody } from './error-body.js';
 
@@ -233,14 +234,14 @@ export function convertSdkSchemas(schemas: SdkSchemas = sdkSchemas()): Converted
   const unused = new Set(Object.keys(UNEXPRESSED_RULES));
   for (const [name, schema] of Object.entries(all)) {
     const description = COMPONENT_DESCRIPTIONS[name];
-    if (!description) throw new Error(`openapi: ${name} has no description in src/openapi/descriptions.ts`);
+    if (!description) throw new Error(`openapi: ${name} has no description in scripts/openapi/descriptions.ts`);
     describe(name, schema, description);
     for (const { pointer, at } of takeMarkers(schema)) {
       const where = `${name}${pointer}`;
       const rule = UNEXPRESSED_RULES[where];
       if (rule === undefined) {
         throw new Error(
-          `openapi: ${where} has a zod check JSON Schema cannot express; say what it checks in UNEXPRESSED_RULES (src/openapi/descriptions.ts)`,
+          `openapi: ${where} has a zod check JSON Schema cannot express; say what it checks in UNEXPRESSED_RULES (scripts/openapi/descriptions.ts)`,
         );
       }
       unused.delete(where);

@@ -15,7 +15,7 @@
  * outside the contract.
  * @module
  */
-import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../core/operations.js';
+import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../../src/core/operations.js';
 import { type ConvertedSchemas, componentRef, type JsonSchema } from './components.js';
 import type { Header, Operation, Parameter, PathItem, Reference, RequestBody, ResponseObject } from './types.js';
 

@@ -15,7 +15,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { DeliveryClient } from '../src/index.js';
+import { DeliveryClient } from 'delivery-task-sdk';
 import { CHROMIUM_PATH, startBrowser } from '../test/dashboard/browser.js';
 
 const TASKS = 40;

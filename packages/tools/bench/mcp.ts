@@ -15,9 +15,9 @@ import os from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { DeliveryClient } from '../src/index.js';
+import { DeliveryClient } from 'delivery-task-sdk';
+import { startSandbox } from 'delivery-task-tools/sandbox';
 import { createMcpServer } from '../src/mcp/index.js';
-import { startSandbox } from '../src/testing/index.js';
 
 const STARTS = 10;
 const ROUNDS = 5;

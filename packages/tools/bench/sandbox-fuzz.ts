@@ -23,8 +23,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startSandbox as startSandboxInProcess } from 'delivery-task-tools/sandbox';
 import fc from 'fast-check';
-import { startSandbox as startSandboxInProcess } from '../src/testing/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FUZZ_REQUESTS = 5000;

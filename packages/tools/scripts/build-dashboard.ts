@@ -1,6 +1,6 @@
 /**
- * Builds the sandbox dashboard into `dist/testing/dashboard/` (docs/sandbox.md, "Dashboard"): the page
- * script `src/testing/dashboard/page.ts` bundled and minified by esbuild into `dashboard.js` (for
+ * Builds the sandbox dashboard into `dist/dashboard/` (docs/sandbox.md, "Dashboard"): the page
+ * script `src/sandbox/dashboard/page.ts` bundled and minified by esbuild into `dashboard.js` (for
  * browsers of 2023 on: ES2022), the style minified into `dashboard.css`, and `index.html` copied. Prints
  * each file's size and the page's weight gzipped. Run by `npm run build` after tsup.
  */
@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-const source = 'src/testing/dashboard';
-const target = 'dist/testing/dashboard';
+const root = new URL('..', import.meta.url).pathname;
+const source = join(root, 'src/sandbox/dashboard');
+const target = join(root, 'dist/dashboard');
 
 mkdirSync(target, { recursive: true });
 await build({

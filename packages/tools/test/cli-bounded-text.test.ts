@@ -3,12 +3,13 @@
  * across the cut leaves no part of itself on stdout, at every cut position, for the API key and the
  * seller id.
  */
+
+import { DeliveryClient } from 'delivery-task-sdk';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { partsIn } from '../../../test/support/secret-parts.js';
 import { MAX_CELL_CHARS } from '../src/cli/format.js';
-import { DeliveryClient } from '../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
 import { cliEnv, runInProcess } from './support/cli.js';
-import { partsIn } from './support/secret-parts.js';
 
 const API_KEY = 'Kq7Zp3Wm-cli-cut-9Xv2';
 const SELLER_ID = 'Tb8Rj4Ln-7Hs2wQ';

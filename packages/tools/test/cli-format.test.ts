@@ -4,6 +4,20 @@
  * copy of the exit-code table in docs/cli.md.
  */
 import { readFile } from 'node:fs/promises';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  ConfigurationError,
+  DuplicateTaskError,
+  kwd,
+  PaginationLimitError,
+  RequestValidationError,
+  ResponseValidationError,
+  StatusWaitTimeoutError,
+  TaskCreationOutcomeUnknownError,
+} from 'delivery-task-sdk';
 import { describe, expect, it } from 'vitest';
 import {
   ABSENT,
@@ -21,20 +35,6 @@ import { EXIT_CODES, exitCodeOf } from '../src/cli/operator/exit-codes.js';
 import { Output } from '../src/cli/operator/output.js';
 import { taskRow } from '../src/cli/operator/task-view.js';
 import { StatusChanges } from '../src/cli/operator/watch.js';
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  ConfigurationError,
-  DuplicateTaskError,
-  kwd,
-  PaginationLimitError,
-  RequestValidationError,
-  ResponseValidationError,
-  StatusWaitTimeoutError,
-  TaskCreationOutcomeUnknownError,
-} from '../src/index.js';
 
 function apiError(status: number, operation = 'tasks.retrieve', headers: Record<string, string> = {}): APIError {
   return APIError.generate({

@@ -6,11 +6,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeliveryClient, type Task, VERSION } from 'delivery-task-sdk';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryClient, type Task, VERSION } from '../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
+import { orderParams } from '../../../test/support/order-params.js';
 import { cliEnv, runCliProcess, startCliProcess } from './support/cli.js';
-import { orderParams } from './support/order-params.js';
 
 const API_KEY = 'proc-secret-key-Wd72';
 const SELLER_ID = 'proc-seller-Ng40';

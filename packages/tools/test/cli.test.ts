@@ -6,14 +6,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeliveryClient, kwd, type Task, VERSION } from 'delivery-task-sdk';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { orderParams } from '../../../test/support/order-params.js';
 import { usage } from '../src/cli/main.js';
 import { EXIT_CODES } from '../src/cli/operator/exit-codes.js';
 import { OPERATOR_COMMANDS } from '../src/cli/operator.js';
-import { DeliveryClient, kwd, type Task, VERSION } from '../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
 import { cliEnv, runInProcess } from './support/cli.js';
-import { orderParams } from './support/order-params.js';
 
 const API_KEY = 'cli-secret-key-5Rt8Wq';
 const SELLER_ID = 'cli-seller-Hx31';

@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MOCK_DEFAULTS } from 'delivery-task-sdk/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MOCK_DEFAULTS } from '../src/testing/index.js';
-import { CAN_SEE_PROCESSES, commandLineOf, descendantsOf, survivorsAfter } from './support/processes.js';
+import { CAN_SEE_PROCESSES, commandLineOf, descendantsOf, survivorsAfter } from '../../../test/support/processes.js';
 import {
   killAllSandboxes,
   runCli,

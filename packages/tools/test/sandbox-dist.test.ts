@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_TIMEOUT_MS, ensureBuilt } from './support/build.js';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../../../test/support/build.js';
 import { killAllSandboxes, ROOT, startSandboxProcess } from './support/sandbox-process.js';
 
 beforeAll(async () => {

@@ -6,10 +6,10 @@
  */
 import { createServer, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/testing/index.js';
-import { orderParams } from './support/order-params.js';
+import { orderParams } from '../../../test/support/order-params.js';
 
 let sandbox: Sandbox | undefined;
 const cleanups: Array<() => Promise<void> | void> = [];

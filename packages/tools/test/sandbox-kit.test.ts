@@ -5,16 +5,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { createMockDeliveryService, MOCK_DEFAULTS, type MockSeedTask } from 'delivery-task-sdk/testing';
+import { parseSandboxSeed, type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_TASKS_PER_STEP, startAutoAdvance } from '../src/testing/auto-advance.js';
-import {
-  createMockDeliveryService,
-  MOCK_DEFAULTS,
-  type MockSeedTask,
-  parseSandboxSeed,
-  type Sandbox,
-  startSandbox,
-} from '../src/testing/index.js';
+import { MAX_TASKS_PER_STEP, startAutoAdvance } from '../src/sandbox/auto-advance.js';
 
 const opened: Sandbox[] = [];
 afterEach(async () => {

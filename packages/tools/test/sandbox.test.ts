@@ -2,9 +2,10 @@
  * `delivery-task sandbox` as another language sees it: a separate process, plain `fetch`, no SDK. Every
  * service endpoint and every control endpoint, webhooks to a plain node:http receiver.
  */
+
+import { MOCK_DEFAULTS } from 'delivery-task-sdk/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MOCK_DEFAULTS } from '../src/testing/index.js';
-import { assertResponseMatchesContract, assertWebhookMatchesContract } from './support/openapi-contract.js';
+import { assertResponseMatchesContract, assertWebhookMatchesContract } from '../../../test/support/openapi-contract.js';
 import {
   killAllSandboxes,
   recordedResponses,

@@ -3,7 +3,7 @@
  * ISO 8601 UTC, text stripped of terminal control characters, aligned tables and label blocks.
  * @module
  */
-import { kwd } from '../kwd.js';
+import { kwd } from 'delivery-task-sdk';
 
 /** Shown for a value the service did not send. */
 export const ABSENT = '—';

@@ -3,7 +3,7 @@
  * `sandbox`, `openapi`, `mcp` and the operator commands; answers `--help` and `--version` itself.
  * @module
  */
-import { VERSION } from '../core/version.js';
+import { VERSION } from 'delivery-task-sdk';
 import type { CliIo } from './io.js';
 import { CLIENT_ENV, DEFAULT_CLI_LOG_LEVEL } from './operator/client-from-env.js';
 import { usageOf } from './operator/command.js';

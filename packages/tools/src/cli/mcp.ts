@@ -10,12 +10,9 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import type { ClientOptions } from '../client.js';
-import { isConfigurationError } from '../core/errors.js';
-import type { Logger } from '../core/options.js';
-import type { DeliveryStore } from '../core/store.js';
-import { kwd } from '../kwd.js';
-import { redisStore } from '../redis.js';
+import type { ClientOptions, DeliveryStore, Logger } from 'delivery-task-sdk';
+import { isConfigurationError, kwd } from 'delivery-task-sdk';
+import { redisStore } from 'delivery-task-sdk/redis';
 import type { CliCommand, CliIo } from './io.js';
 import { CLIENT_ENV, clientFromEnv } from './operator/client-from-env.js';
 

@@ -1,16 +1,11 @@
 /**
- * `delivery-task openapi`: prints the service contract as OpenAPI 3.1 JSON on standard output.
- *
- * It builds the document in process from the SDK's zod schemas, with the same two functions that
- * `npm run build` uses to write `dist/openapi.json` (the `delivery-task-sdk/openapi.json` export), so
- * the output is byte for byte that file, whether the command runs from the built `dist/cli.js` or from
- * source, and there is one source of truth: the schemas. (Reading the shipped file instead would need
- * a different relative path from source and from `dist/`, and would print a stale file after a schema
- * change until the next build.) Building takes a few milliseconds.
+ * `delivery-task openapi`: prints the installed SDK's `delivery-task-sdk/openapi.json` (the OpenAPI 3.1
+ * document `npm run build` writes from the SDK's zod schemas) on standard output.
  * @module
  */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../openapi/document.js';
 import type { CliCommand } from './io.js';
 
 const USAGE = `Usage: delivery-task openapi
@@ -21,11 +16,40 @@ same document as the package's delivery-task-sdk/openapi.json.
   delivery-task openapi > openapi.json
 `;
 
+/** The path of the installed `delivery-task-sdk/openapi.json`, resolved through the package's exports. */
+export function installedOpenApiPath(): string {
+  return createRequire(import.meta.url).resolve('delivery-task-sdk/openapi.json');
+}
+
+/**
+ * `delivery-task openapi` reading the document from `locate()`: exit code 1 naming the file when it
+ * cannot be read.
+ */
+export function openapiCommandFrom(locate: () => string): CliCommand {
+  return async (argv, io) => {
+    const code = parseOpenapiArgs(argv, io);
+    if (code !== undefined) return code;
+    let path = 'delivery-task-sdk/openapi.json';
+    try {
+      path = locate();
+      io.stdout(await readFile(path, 'utf8'));
+      return 0;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      io.stderr(`delivery-task openapi: cannot read ${path} (is delivery-task-sdk installed and built?): ${reason}\n`);
+      return 1;
+    }
+  };
+}
+
 /**
  * Runs `delivery-task openapi [--json] [--help]` (`--json` is accepted and changes nothing: the output
  * is JSON). Exit code 0, or 2 for an unknown option or argument (the usage goes to standard error).
  */
-export const openapiCommand: CliCommand = async (argv, io) => {
+export const openapiCommand: CliCommand = openapiCommandFrom(installedOpenApiPath);
+
+/** Reads the options: an exit code when the command is done (help, bad option), else `undefined`. */
+function parseOpenapiArgs(argv: readonly string[], io: Parameters<CliCommand>[1]): number | undefined {
   let help: boolean | undefined;
   try {
     ({
@@ -44,6 +68,5 @@ export const openapiCommand: CliCommand = async (argv, io) => {
     io.stdout(USAGE);
     return 0;
   }
-  io.stdout(serializeOpenApiDocument(buildOpenApiDocument()));
-  return 0;
-};
+  return undefined;
+}

@@ -8,16 +8,11 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { kwd } from '../kwd.js';
-import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../testing/auto-advance.js';
-import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../testing/sandbox.js';
-import {
-  checkAllowedHosts,
-  checkControlToken,
-  isLoopbackHost,
-  MIN_CONTROL_TOKEN_LENGTH,
-} from '../testing/sandbox-guard.js';
-import { parseSandboxSeed } from '../testing/sandbox-seed.js';
+import { kwd } from 'delivery-task-sdk';
+import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../sandbox/auto-advance.js';
+import { checkAllowedHosts, checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../sandbox/guard.js';
+import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js';
+import { parseSandboxSeed } from '../sandbox/seed.js';
 import type { CliCommand, CliIo } from './io.js';
 
 /** The environment variable that may hold the control token instead of `--control-token` (kept out of `ps`). */

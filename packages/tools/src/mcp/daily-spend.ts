@@ -9,7 +9,7 @@
  * `v2:<base URL>:<seller>:mcp-spend:{<YYYY-MM-DD>}` (the SDK's key layout), kept two days.
  * @module
  */
-import { type DeliveryStore, type StoreScope, storeKey } from '../core/store.js';
+import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
 import { Refusal } from './refusal.js';
 
 /** How long a day's counter is kept, ms (2 days). */

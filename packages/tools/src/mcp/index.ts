@@ -1,7 +1,7 @@
 /**
- * `delivery-task-sdk/mcp`: an MCP server for agents that read tasks, quote and book deliveries, within a
- * money policy (README "Agents (MCP)"; `docs/mcp.md`). Needs the optional peer dependency
- * `@modelcontextprotocol/sdk`; the main entry never loads this module.
+ * `delivery-task-tools/mcp`: an MCP server for agents that read tasks, quote and book deliveries, within a
+ * money policy (README "Agents (MCP)"; `docs/mcp.md`). Brings
+ * `@modelcontextprotocol/sdk` (a dependency of this package).
  * @module
  */
 export {

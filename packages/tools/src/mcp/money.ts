@@ -2,11 +2,11 @@
  * KWD in the MCP server's answers and rules: integer fils inside, 3-decimal text outside (`"1.234"`).
  * @module
  */
-import { filsToText, parseFils } from '../core/fils.js';
+import { kwd } from 'delivery-task-sdk';
 
 /** Fils as KWD text with 3 decimals: `1234` → `"1.234"`. */
 export function kwdText(fils: number): string {
-  return filsToText(BigInt(fils));
+  return kwd.fromFils(fils);
 }
 
 /**
@@ -16,7 +16,7 @@ export function kwdText(fils: number): string {
 export function priceFils(price: unknown): number | undefined {
   if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) return undefined;
   try {
-    return Number(parseFils(price));
+    return kwd.toFils(price);
   } catch {
     return Math.ceil(price * 1000);
   }

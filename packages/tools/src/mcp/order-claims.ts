@@ -9,7 +9,7 @@
  * ({@link PENDING_TTL_MS}) and `booked:<taskId>` after ({@link BOOKED_TTL_MS}).
  * @module
  */
-import { type DeliveryStore, type StoreScope, storeKey } from '../core/store.js';
+import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
 
 /** How long a claim of a booking in progress lasts, ms (10 minutes: longer than any create with its reconciliation). */
 export const PENDING_TTL_MS = 10 * 60_000;

@@ -5,8 +5,7 @@
  * booked again.
  * @module
  */
-import type { DeliveryClient } from '../client.js';
-import type { TaskWithId } from '../schemas/task.js';
+import type { DeliveryClient, TaskWithId } from 'delivery-task-sdk';
 
 /** List requests per look-up. */
 export const ORDER_LOOKUP_MAX_PAGES = 20;

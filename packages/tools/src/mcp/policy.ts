@@ -4,12 +4,17 @@
  * {@link resolvePolicy} checks it once, at `createMcpServer`, and turns every amount into integer fils.
  * @module
  */
-import { ConfigurationError } from '../core/errors.js';
-import { parseFils } from '../core/fils.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from '../core/store.js';
-import { redactorOf } from '../internal/seller.js';
-import type { KwdAmount } from '../kwd.js';
-import { MAX_KWD_AMOUNT } from '../schemas/primitives.js';
+import {
+  ConfigurationError,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type DeliveryStore,
+  type KwdAmount,
+  kwd,
+  MAX_KWD_AMOUNT,
+  memoryStore,
+  redactorOf,
+  withStoreDeadline,
+} from 'delivery-task-sdk';
 import { cut } from './text.js';
 
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
@@ -124,15 +129,10 @@ function fail(option: string, message: string): never {
 /** A KWD amount ≥ 0 as fils, or `undefined` when absent. */
 function amountFils(option: keyof McpPolicy, value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  let fils: bigint;
-  try {
-    fils = parseFils(value as KwdAmount);
-  } catch {
-    fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500"');
-  }
-  if (fils < 0n) fail(option, 'must be an amount of 0 KWD or more');
-  if (fils > BigInt(Number.MAX_SAFE_INTEGER)) fail(option, `must be at most ${MAX_KWD_AMOUNT} KWD`);
-  return Number(fils);
+  if (!kwd.isValid(value)) fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500"');
+  if (kwd.compare(value, 0) < 0) fail(option, 'must be an amount of 0 KWD or more');
+  if (kwd.compare(value, MAX_KWD_AMOUNT) > 0) fail(option, `must be at most ${MAX_KWD_AMOUNT} KWD`);
+  return kwd.toFils(value);
 }
 
 function integerIn(option: keyof McpPolicy, value: unknown, min: number, max: number, fallback: number): number {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isDeliveryError } from '../core/errors.js';
+import { isDeliveryError } from 'delivery-task-sdk';
 import type { Refusal } from './refusal.js';
 import { plainText } from './text.js';
 

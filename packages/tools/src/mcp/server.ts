@@ -17,11 +17,9 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { DeliveryClient } from 'delivery-task-sdk';
+import { ConfigurationError, isStoreUnavailableError, redactorOf, sellerIdOf, VERSION } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
-import type { DeliveryClient } from '../client.js';
-import { ConfigurationError, isStoreUnavailableError } from '../core/errors.js';
-import { VERSION } from '../core/version.js';
-import { redactorOf, sellerIdOf } from '../internal/seller.js';
 import { type McpPolicy, resolvePolicy } from './policy.js';
 import { Refusal } from './refusal.js';
 import { dataResult, failureResult, refusalResult } from './results.js';
@@ -127,7 +125,7 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
  *
  * ```ts
  * import { DeliveryClient } from 'delivery-task-sdk';
- * import { createMcpServer } from 'delivery-task-sdk/mcp';
+ * import { createMcpServer } from 'delivery-task-tools/mcp';
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
  *
  * const server = createMcpServer(new DeliveryClient(), { allow: ['read', 'create'], maxFeeKwd: 3, dailyCapKwd: 20 });

@@ -5,9 +5,7 @@
  * @module
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { DeliveryClient } from '../client.js';
-import type { ClientRedactor } from '../internal/seller.js';
-import type { Task } from '../schemas/task.js';
+import type { ClientRedactor, DeliveryClient, Task } from 'delivery-task-sdk';
 import { ConfirmationBook } from './confirmation.js';
 import { DailySpend } from './daily-spend.js';
 import { OrderClaims } from './order-claims.js';

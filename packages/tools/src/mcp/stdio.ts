@@ -5,7 +5,7 @@
  * @module
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { DeliveryClient } from '../client.js';
+import type { DeliveryClient } from 'delivery-task-sdk';
 import type { McpPolicy } from './policy.js';
 import { createMcpServer } from './server.js';
 

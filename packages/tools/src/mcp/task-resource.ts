@@ -14,8 +14,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isNotFoundError } from '../core/errors.js';
-import type { Task } from '../schemas/task.js';
+import type { Task } from 'delivery-task-sdk';
+import { isNotFoundError } from 'delivery-task-sdk';
 import type { Session } from './session.js';
 
 /** The URI template of a task. */

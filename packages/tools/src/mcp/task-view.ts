@@ -5,8 +5,9 @@
  * them (`docs/mcp.md`, "What reaches the model").
  * @module
  */
+
+import type { Task } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
-import type { Task } from '../schemas/task.js';
 import { cut } from './text.js';
 
 /** Longest text field shown, characters; longer text is cut with `…`. */

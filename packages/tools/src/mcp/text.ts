@@ -9,7 +9,7 @@
  * first, a secret across the cut would leave its start behind, where no redaction recognises it.
  * @module
  */
-import { REDACTED } from '../internal/redact.js';
+import { REDACTED } from 'delivery-task-sdk';
 
 // C0 and C1 controls; the bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
 // U+202A…U+202E, U+2066…U+2069); the zero-width and invisible characters (U+180E, U+200B…U+200D,

@@ -20,19 +20,19 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { kwd, REDACTED, Redactor, SECRET_HEADERS, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
+import type { MockDeliveryService, MockFaultRule, MockObservers, MockRecordedRequest } from 'delivery-task-sdk/testing';
+import {
+  DRIFT_MUTATIONS,
+  MOCK_FAULT_KINDS,
+  type MockDriftMutation,
+  MOCK_OPERATIONS as OPERATIONS,
+  TopUpLinkError,
+} from 'delivery-task-sdk/testing';
 import * as z from 'zod';
-import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../core/lifecycle.js';
-import { nestsDeeperThan } from '../internal/json.js';
-import { REDACTED, Redactor, SECRET_HEADERS } from '../internal/redact.js';
-import { kwd } from '../kwd.js';
-import { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
-import { MOCK_FAULT_KINDS, OPERATIONS } from './faults.js';
-import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http-server.js';
-import type { MockObservers } from './mock-observers.js';
-import { MAX_BODY_DEPTH, type Parsed, parseValue } from './request-body.js';
-import { VIEW_ENDPOINTS, viewRequest } from './sandbox-views.js';
-import type { MockDeliveryService, MockFaultRule, MockRecordedRequest } from './types.js';
-import { TopUpLinkError } from './wallet.js';
+import { MAX_BODY_DEPTH, nestsDeeperThan, type Parsed, parseValue } from '../json-body.js';
+import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http.js';
+import { VIEW_ENDPOINTS, viewRequest } from './views.js';
 
 /** The path every control endpoint starts with. */
 export const CONTROL_PATH = '/_sandbox';

@@ -20,8 +20,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MockChange, MockObservers } from './mock-observers.js';
-import type { MockDeliveryService } from './types.js';
+import type { MockChange, MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';
 
 /** Default of {@link SandboxEventOptions.maxClients}. */
 export const DEFAULT_MAX_EVENT_CLIENTS = 100;

@@ -2,8 +2,8 @@
  * The sandbox's web pages (docs/sandbox.md): the dashboard at `/` with its script and style under
  * `/_dashboard/`, and the payment page of a top-up link at `/pay/<token>`.
  *
- * The dashboard is three static files shipped in the package (`dist/testing/dashboard/`, built from
- * `src/testing/dashboard/` by `scripts/build-dashboard.ts`), read once when the sandbox starts and
+ * The dashboard is three static files shipped in the package (`dist/dashboard/`, built from
+ * `src/sandbox/dashboard/` by `scripts/build-dashboard.ts`), read once when the sandbox starts and
  * served from memory, gzipped when the browser accepts it. Every page is served with a
  * Content-Security-Policy that allows the sandbox's own script and style only (no inline script, no
  * other origin), `X-Content-Type-Options: nosniff` and `frame-ancestors 'none'`.
@@ -14,10 +14,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { kwd } from '../kwd.js';
-import type { MockObservers } from './mock-observers.js';
-import type { MockDeliveryService } from './types.js';
-import { TopUpLinkError } from './wallet.js';
+import { kwd } from 'delivery-task-sdk';
+import type { MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';
+import { TopUpLinkError } from 'delivery-task-sdk/testing';
 
 /** The Content-Security-Policy of every sandbox page. */
 export const PAGE_CSP =
@@ -51,17 +50,13 @@ function moduleFolder(): string {
 }
 
 /**
- * Where the built dashboard is: `dashboard/` beside this module (`dist/testing/`), or `testing/dashboard/`
- * beside the bundles at the top of `dist/` (`cli.js`, `testing.cjs`). From the sources, the build's
- * output in `dist/`. `undefined` when there is none (the sandbox then answers `/` with 503).
+ * Where the built dashboard is: `dashboard/` beside the bundles of `dist/` (`cli-main.js`, `sandbox.js`),
+ * or from the sources, the build's `dist/dashboard/`. `undefined` when there is none (the sandbox then
+ * answers `/` with 503).
  */
 export function dashboardFolder(): string | undefined {
   const here = moduleFolder();
-  const candidates = [
-    join(here, 'dashboard'),
-    join(here, 'testing', 'dashboard'),
-    join(here, '..', '..', 'dist', 'testing', 'dashboard'),
-  ];
+  const candidates = [join(here, 'dashboard'), join(here, '..', '..', 'dist', 'dashboard')];
   return candidates.find(
     (folder) => existsSync(join(folder, 'dashboard.js')) && existsSync(join(folder, 'index.html')),
   );

@@ -4,7 +4,7 @@
  * over it.
  *
  * ```ts
- * import { startSandbox } from 'delivery-task-sdk/testing';
+ * import { startSandbox } from 'delivery-task-tools/sandbox';
  * const sandbox = await startSandbox({ port: 0, autoAdvanceMs: 1000 });
  * // point your app at sandbox.baseUrl with sandbox.apiKey and sandbox.sellerId …
  * await sandbox.close();
@@ -12,7 +12,12 @@
  * @module
  */
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
+import type { MockDeliveryService, MockDeliveryServiceOptions } from 'delivery-task-sdk/testing';
+import { createMockDeliveryService, mockRequestListener, observersOf } from 'delivery-task-sdk/testing';
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
+import { answerControlRequest, CONTROL_PATH, isControlPath } from './control.js';
+import { SandboxEvents } from './events.js';
+import { checkAllowedHosts, checkControlToken, type GuardRefusal, isLoopbackHost, SandboxGuard } from './guard.js';
 import {
   answerAfterBody,
   answerBadTarget,
@@ -20,28 +25,9 @@ import {
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
   listenOn,
-  mockRequestListener,
   requestTarget,
-} from './http-server.js';
-import { observersOf } from './mock-observers.js';
-import { answerControlRequest, CONTROL_PATH, isControlPath } from './sandbox-control.js';
-import { SandboxEvents } from './sandbox-events.js';
-import {
-  checkAllowedHosts,
-  checkControlToken,
-  type GuardRefusal,
-  isLoopbackHost,
-  SandboxGuard,
-} from './sandbox-guard.js';
-import {
-  answerDashboardRequest,
-  answerPayRequest,
-  isDashboardPath,
-  isPayPath,
-  loadDashboard,
-} from './sandbox-pages.js';
-import { createMockDeliveryService } from './service.js';
-import type { MockDeliveryService, MockDeliveryServiceOptions } from './types.js';
+} from './http.js';
+import { answerDashboardRequest, answerPayRequest, isDashboardPath, isPayPath, loadDashboard } from './pages.js';
 
 /** The port `delivery-task sandbox` listens on by default. */
 export const SANDBOX_DEFAULT_PORT = 4010;

@@ -13,8 +13,9 @@
  * ```
  * @module
  */
-import { createMockDeliveryService } from './service.js';
-import type { MockBranch, MockSeedTask } from './types.js';
+
+import type { MockBranch, MockSeedTask } from 'delivery-task-sdk/testing';
+import { createMockDeliveryService } from 'delivery-task-sdk/testing';
 
 /** What a seed document holds; both fields are optional. */
 export interface SandboxSeed {

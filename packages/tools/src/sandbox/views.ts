@@ -16,11 +16,11 @@
  * Every task field is customer data: the answers are JSON (`application/json`, never HTML).
  * @module
  */
+
+import type { MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';
+import { MOCK_OPERATIONS as OPERATIONS } from 'delivery-task-sdk/testing';
 import * as z from 'zod';
-import { OPERATIONS } from './faults.js';
-import type { MockObservers } from './mock-observers.js';
-import { activeFaults } from './sandbox-events.js';
-import type { MockDeliveryService } from './types.js';
+import { activeFaults } from './events.js';
 
 /** Default of `limit` in `GET /_sandbox/tasks`. */
 export const DEFAULT_TASK_VIEW_LIMIT = 500;

@@ -5,12 +5,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { APIError, DeliveryClient, movesFrom } from 'delivery-task-sdk';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { movesFrom } from '../../src/core/lifecycle.js';
-import { APIError, DeliveryClient } from '../../src/index.js';
-import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../support/build.js';
-import { orderParams } from '../support/order-params.js';
+import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../../../../test/support/build.js';
+import { orderParams } from '../../../../test/support/order-params.js';
 import {
   killAllSandboxes,
   runCli,

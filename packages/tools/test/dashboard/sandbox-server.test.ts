@@ -5,10 +5,10 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { DeliveryClient } from 'delivery-task-sdk';
+import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeliveryClient } from '../../src/index.js';
-import { type Sandbox, startSandbox } from '../../src/testing/index.js';
-import { orderParams } from '../support/order-params.js';
+import { orderParams } from '../../../../test/support/order-params.js';
 import { startWebhookReceiver } from '../support/sandbox-process.js';
 
 let sandbox: Sandbox | undefined;

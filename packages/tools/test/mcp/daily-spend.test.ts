@@ -2,14 +2,14 @@
  * The day's spending counter: reservations never pass the cap, whatever the number of concurrent
  * reservations, over the memory store and over a real redis-server; releases give the room back.
  */
+
+import { type DeliveryStore, memoryStore, storeKey } from 'delivery-task-sdk';
+import { redisStore } from 'delivery-task-sdk/redis';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DeliveryStore, storeKey } from '../../src/core/store.js';
-import { memoryStore } from '../../src/index.js';
+import { describeWithRedis, type RedisServer, startRedisServer } from '../../../../test/support/redis-server.js';
 import { DailySpend, kuwaitDay } from '../../src/mcp/daily-spend.js';
 import { Refusal } from '../../src/mcp/refusal.js';
-import { redisStore } from '../../src/redis.js';
-import { describeWithRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 
 const SCOPE = { baseUrl: 'https://delivery.test/', sellerId: 'seller' };
 

@@ -6,10 +6,10 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type DeliveryStore, memoryStore } from 'delivery-task-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DeliveryStore, memoryStore } from '../../src/index.js';
+import { useMockService } from '../../../../test/support/mock-service.js';
 import { createMcpServer, type McpPolicy } from '../../src/mcp/index.js';
-import { useMockService } from '../support/mock-service.js';
 import {
   booking,
   bookTwoStep,

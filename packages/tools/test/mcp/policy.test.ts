@@ -1,6 +1,7 @@
 /** The policy of `createMcpServer`: defaults, and every bad field refused with a `ConfigurationError` naming it. */
+
+import { ConfigurationError, DeliveryClient, memoryStore } from 'delivery-task-sdk';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, DeliveryClient, memoryStore } from '../../src/index.js';
 import { createMcpServer, type McpPolicy } from '../../src/mcp/index.js';
 import { resolvePolicy } from '../../src/mcp/policy.js';
 

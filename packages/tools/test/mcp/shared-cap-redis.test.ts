@@ -5,15 +5,15 @@
  * the cap by one fils, what the wallet paid equals what Redis counted, and an order booked from three
  * processes at once is booked once.
  */
+
+import { DeliveryClient, storeKey } from 'delivery-task-sdk';
+import { redisStore } from 'delivery-task-sdk/redis';
+import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { storeKey } from '../../src/core/store.js';
-import { DeliveryClient } from '../../src/index.js';
+import { describeWithRedis, type RedisServer, startRedisServer } from '../../../../test/support/redis-server.js';
 import { kuwaitDay } from '../../src/mcp/daily-spend.js';
 import { createMcpServer } from '../../src/mcp/index.js';
-import { redisStore } from '../../src/redis.js';
-import { type Sandbox, startSandbox } from '../../src/testing/index.js';
-import { describeWithRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { call, connectInMemory, connectStdio, dataOf, ORIGIN, refusalOf, type ToolResult } from './support.js';
 
 /** Delivery points whose fees from the mock's origin differ (to the fils), so the cap is met unevenly. */

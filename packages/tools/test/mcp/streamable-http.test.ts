@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { DeliveryClient } from 'delivery-task-sdk';
+import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DeliveryClient } from '../../src/index.js';
 import { createMcpServer } from '../../src/mcp/index.js';
-import { type Sandbox, startSandbox } from '../../src/testing/index.js';
 import { booking, bookTwoStep, call, dataOf, quote, refusalOf } from './support.js';
 
 let sandbox: Sandbox;

@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { MockDeliveryService } from 'delivery-task-sdk/testing';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
-import type { MockDeliveryService } from '../../src/testing/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

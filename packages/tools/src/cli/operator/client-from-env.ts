@@ -4,11 +4,17 @@
  * command's environment. The client checks them and names the missing one itself.
  * @module
  */
-import { type ClientOptions, DeliveryClient } from '../../client.js';
-import { ConfigurationError } from '../../core/errors.js';
-import type { Logger } from '../../core/options.js';
-import { isLogLevel } from '../../internal/logger.js';
+
+import type { Logger, LogLevel } from 'delivery-task-sdk';
+import { type ClientOptions, ConfigurationError, DeliveryClient } from 'delivery-task-sdk';
 import type { CliIo } from '../io.js';
+
+const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error', 'off'] satisfies LogLevel[];
+
+/** True for a valid {@link LogLevel} string. */
+function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && LOG_LEVELS.includes(value);
+}
 
 /** The environment variables the operator commands read (the client's own). */
 export const CLIENT_ENV = {

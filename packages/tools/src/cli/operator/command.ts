@@ -3,7 +3,7 @@
  * it runs with.
  * @module
  */
-import type { DeliveryClient } from '../../client.js';
+import type { DeliveryClient } from 'delivery-task-sdk';
 import type { CommandInput, OptionSpec } from './args.js';
 import type { Output } from './output.js';
 

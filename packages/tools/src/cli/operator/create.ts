@@ -19,15 +19,47 @@
  * @module
  */
 import { open } from 'node:fs/promises';
-import { DuplicateTaskError } from '../../core/errors.js';
-import { nestsDeeperThan } from '../../internal/json.js';
-import { parseParams } from '../../internal/validate.js';
-import type { Task, TaskWithId } from '../../schemas/task.js';
-import { TaskCreateParams } from '../../schemas/task-create.js';
+import type { Task, TaskWithId } from 'delivery-task-sdk';
+import { DuplicateTaskError, RequestValidationError, TaskCreateParams } from 'delivery-task-sdk';
+import * as z from 'zod/mini';
+import { nestsDeeperThan } from '../../json-body.js';
 import { findJsonSyntaxError } from '../json-syntax.js';
 import { stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';
 import { taskDetails } from './task-view.js';
+
+/** Messages for the issues the SDK's zod/mini schemas give none for (zod/mini ships without a locale). */
+function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `Expected ${issue.expected}, received ${issue.input === null ? 'null' : typeof issue.input}`;
+    case 'too_small':
+      return issue.origin === 'string' ? 'Must not be empty' : `Expected at least ${issue.minimum}`;
+    case 'too_big':
+      return `Expected at most ${issue.maximum}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'unrecognized_keys':
+      return `Unknown field${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.join(', ')}`;
+    case 'invalid_value':
+      return `Expected one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Checks an order file against `TaskCreateParams` before the order-number lookup runs.
+ * @throws {RequestValidationError} naming every field at fault, as `client.tasks.create` would.
+ */
+function checkCreateParams(params: unknown): void {
+  const result = z.safeParse(TaskCreateParams, params, { error: issueMessage });
+  if (result.success) return;
+  const issues = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+    code: issue.code,
+  }));
+  throw new RequestValidationError('tasks.create', issues);
+}
 
 /** Largest order file read, in bytes (64 KiB: the create parameters of one order take a few hundred). */
 export const MAX_ORDER_FILE_BYTES = 64 * 1024;
@@ -145,7 +177,7 @@ export const tasksCreate: OperatorCommandSpec = {
     const repeatDelivery = input.values['repeat-delivery'] === true;
     const params = await readOrderFile(path, context.signal);
     try {
-      parseParams(TaskCreateParams, params, 'tasks.create');
+      checkCreateParams(params);
     } catch (error) {
       throw Object.assign(error as Error, { message: `${path}: ${(error as Error).message}` });
     }

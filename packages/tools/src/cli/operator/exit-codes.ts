@@ -3,7 +3,7 @@
  * `delivery-task --help`, docs/cli.md ("Exit codes") and {@link exitCodeOf} share.
  * @module
  */
-import { type DeliveryErrorName, isAPIError, isDeliveryError } from '../../core/errors.js';
+import { type DeliveryErrorName, isAPIError, isDeliveryError } from 'delivery-task-sdk';
 import { UsageError } from './args.js';
 
 /** One row of the exit-code table. */

@@ -4,8 +4,7 @@
  * with the SDK's own redaction (every encoding of them it knows).
  * @module
  */
-import { isDeliveryError } from '../../core/errors.js';
-import { Redactor } from '../../internal/redact.js';
+import { isDeliveryError, Redactor } from 'delivery-task-sdk';
 import { withoutControls } from '../format.js';
 import type { CliIo } from '../io.js';
 import { oneLine, UsageError } from './args.js';

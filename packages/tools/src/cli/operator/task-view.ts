@@ -3,7 +3,7 @@
  * (`tasks get`, `tasks create`). Money through `kwd.format`, times in UTC.
  * @module
  */
-import type { Task } from '../../schemas/task.js';
+import type { Task } from 'delivery-task-sdk';
 import { ABSENT, kwdCell, labelled, type TableColumn, textCell, timeCell } from '../format.js';
 
 /** Columns of the task table. */

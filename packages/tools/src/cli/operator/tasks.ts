@@ -2,9 +2,9 @@
  * `delivery-task tasks list` and `tasks get <id>`: OpenAPI `listTasks` and OpenAPI `retrieveTask`.
  * @module
  */
-import { TASK_STATUSES } from '../../core/lifecycle.js';
-import type { Task } from '../../schemas/task.js';
-import { MAX_PAGE_SIZE, type TaskListParams } from '../../schemas/task-list.js';
+
+import type { Task } from 'delivery-task-sdk';
+import { MAX_PAGE_SIZE, TASK_STATUSES, type TaskListParams } from 'delivery-task-sdk';
 import { TableWriter } from '../format.js';
 import { integerValue, stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';

@@ -3,7 +3,7 @@
  * OpenAPI `retrieveWalletBalance`, OpenAPI `topUpWallet`, README "What the spec leaves open, and what we chose").
  * @module
  */
-import { MIN_TOP_UP_KWD } from '../../schemas/wallet.js';
+import { MIN_TOP_UP_KWD } from 'delivery-task-sdk';
 import { kwdCell, timeCell, withoutControls } from '../format.js';
 import { UsageError } from './args.js';
 import type { OperatorCommandSpec } from './command.js';

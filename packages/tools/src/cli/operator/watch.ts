@@ -4,10 +4,8 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StatusWaitTimeoutError } from '../../core/errors.js';
-import { FINAL_STATUSES, isFinalStatus } from '../../core/lifecycle.js';
-import { anySignal } from '../../internal/abort.js';
-import type { Task } from '../../schemas/task.js';
+import type { Task } from 'delivery-task-sdk';
+import { FINAL_STATUSES, isFinalStatus, StatusWaitTimeoutError } from 'delivery-task-sdk';
 import { textCell, timeCell } from '../format.js';
 import { secondsValue } from './args.js';
 import type { OperatorCommandSpec } from './command.js';
@@ -93,7 +91,7 @@ export const tasksWatch: OperatorCommandSpec = {
     const timeoutMs = secondsValue(input, 'timeout', WATCH_TIMEOUT_MS);
     const { output } = context;
     const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = anySignal([context.signal, deadline]);
+    const signal = AbortSignal.any([context.signal, deadline]);
     const changes = new StatusChanges(id);
     const array = output.json ? output.jsonArray() : undefined;
     let lastStatus: string | undefined;

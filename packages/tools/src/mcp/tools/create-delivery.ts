@@ -22,16 +22,18 @@
  * fee stays counted and the order claimed until its claim expires.
  * @module
  */
-import * as z from 'zod/mini';
+
+import type { Task } from 'delivery-task-sdk';
 import {
+  DeliveryLocation,
   isAPIError,
   isConfigurationError,
   isNotFoundError,
   isRequestValidationError,
   isStoreUnavailableError,
-} from '../../core/errors.js';
-import type { Task } from '../../schemas/task.js';
-import { DeliveryLocation, TaskCreateParams } from '../../schemas/task-create.js';
+  TaskCreateParams,
+} from 'delivery-task-sdk';
+import * as z from 'zod/mini';
 import { canonicalJson } from '../confirmation.js';
 import { kwdText, priceFils } from '../money.js';
 import { tasksOfOrder } from '../order-lookup.js';

@@ -6,8 +6,9 @@
  * result carries the amount, the expiry and the payment site's origin, never the link or its token.
  * @module
  */
+
+import { WalletTopUpParams } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
-import { WalletTopUpParams } from '../../schemas/wallet.js';
 import { kwdText, priceFils } from '../money.js';
 import { Refusal } from '../refusal.js';
 import { failureResult } from '../results.js';

@@ -4,8 +4,9 @@
  * (`quotes.ts`); it creates nothing in the service.
  * @module
  */
+
+import { EstimatePoint } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
-import { EstimatePoint } from '../../schemas/estimate.js';
 import { kwdText, priceFils } from '../money.js';
 import { defineTool } from '../tool.js';
 

@@ -5,9 +5,10 @@
  * `nextCursor` continues where a call stopped (best effort: tasks created meanwhile shift the pages).
  * @module
  */
+
+import type { Task } from 'delivery-task-sdk';
+import { TASK_STATUSES } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
-import { TASK_STATUSES } from '../../core/lifecycle.js';
-import type { Task } from '../../schemas/task.js';
 import { canonicalJson } from '../confirmation.js';
 import { Refusal } from '../refusal.js';
 import { TaskView } from '../task-view.js';

@@ -10,7 +10,7 @@
  * as `Authorization: Bearer …`.
  * @module
  */
-import { HAPPY_PATH, movesFrom, TASK_STATUSES } from '../../core/lifecycle.js';
+import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk';
 
 type Json = Record<string, unknown>;
 

@@ -9,9 +9,10 @@
  * 5 s timeout; the interval is {@link MIN_AUTO_ADVANCE_MS}…{@link MAX_AUTO_ADVANCE_MS} ms.
  * @module
  */
-import { isFinalStatus } from '../core/lifecycle.js';
-import type { Task } from '../schemas/task.js';
-import type { MockDeliveryService } from './types.js';
+
+import type { Task } from 'delivery-task-sdk';
+import { isFinalStatus } from 'delivery-task-sdk';
+import type { MockDeliveryService } from 'delivery-task-sdk/testing';
 
 /** Shortest interval, ms. */
 export const MIN_AUTO_ADVANCE_MS = 10;
