@@ -178,7 +178,7 @@ describe('exit codes', () => {
   });
 
   it('lists every code in the exit-code table of docs/cli.md, with the same meaning', async () => {
-    const guide = await readFile(new URL('../docs/cli.md', import.meta.url), 'utf8');
+    const guide = await readFile(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
     const section = guide.slice(guide.indexOf('**Exit codes**'), guide.indexOf('## Creating a task once'));
     for (const entry of EXIT_CODES) {
       const row = section.split('\n').find((line) => line.startsWith(`| ${entry.code} `));

@@ -14,6 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { delimiter, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root. */
@@ -75,21 +76,36 @@ export interface SandboxProcess {
 }
 
 /** Which build of the command runs. */
-export type SandboxEntry = 'source' | 'dist';
+export type SandboxEntry = 'source' | 'dist' | InstalledCommand;
+
+/** A command installed in a project, run there (`npx delivery-task-tools`). */
+export interface InstalledCommand {
+  /** The program (`npx`) and the arguments before `delivery-task`'s own (`['delivery-task-tools']`). */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The project folder it runs in. */
+  readonly cwd: string;
+}
 
 const running = new Set<ChildProcess>();
 
 /** The command line of `delivery-task <args>`. */
-function commandOf(entry: SandboxEntry, args: readonly string[]): string[] {
+function commandOf(entry: 'source' | 'dist', args: readonly string[]): string[] {
   if (entry === 'dist') return ['dist/cli.js', ...args];
   return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, 'src/cli/bin.ts', ...args];
 }
 
-/** Sends `signal` to the process group `child` leads (SIGKILL: everything it started ends too). */
+/** Children started through another program (`npx`), which need every signal sent to their whole group. */
+const wrapped = new WeakSet<ChildProcess>();
+
+/**
+ * Sends `signal` to `child` (SIGKILL, or any signal to a command started through `npx`: to the process
+ * group it leads, so everything it started gets it too).
+ */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
-    process.kill(signal === 'SIGKILL' ? -child.pid : child.pid, signal);
+    process.kill(signal === 'SIGKILL' || wrapped.has(child) ? -child.pid : child.pid, signal);
   } catch {
     // Already ended.
   }
@@ -97,13 +113,24 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** Spawns the command; `closed` resolves once it has exited and its output pipes have closed. */
 function spawnCli(entry: SandboxEntry, args: readonly string[]): { child: ChildProcess; closed: Promise<Exit> } {
-  const child = spawn(process.execPath, commandOf(entry, args), {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-    detached: true,
-  });
+  const installed = typeof entry === 'object';
+  const child = spawn(
+    installed ? entry.command : process.execPath,
+    installed ? [...entry.args, ...args] : commandOf(entry, args),
+    {
+      cwd: installed ? entry.cwd : ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The test's Node first on PATH, so `npx` runs the command with it.
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+      },
+      detached: true,
+    },
+  );
   running.add(child);
+  if (installed) wrapped.add(child);
   const closed = new Promise<Exit>((resolve) => {
     child.once('close', (code, signal) => {
       running.delete(child);
