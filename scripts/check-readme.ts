@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 const directory = '.readme-check';
 const sources = [
   'README.md',
+  'packages/tools/README.md',
   ...readdirSync('docs')
     .filter((name) => name.endsWith('.md'))
     .sort()

@@ -15,6 +15,7 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 function blocks(): { source: string; line: number; code: string }[] {
   const sources = [
     'README.md',
+    'packages/tools/README.md',
     ...readdirSync('docs')
       .filter((name) => name.endsWith('.md'))
       .map((name) => join('docs', name)),

@@ -50,8 +50,9 @@ export default defineConfig([
     banner: { js: '#!/usr/bin/env node' },
     esbuildPlugins: [commandFiles],
   },
-  // `delivery-task mcp`: one minified file with the MCP SDK inside, so an agent host gets its tool list
-  // fast (one file to load instead of some 300 modules). The SDK, ioredis and redis stay outside.
+  // `delivery-task mcp`: one minified file with everything it runs (the SDK's client, zod, ky, the MCP SDK),
+  // so an agent host gets its tool list fast (one file to load instead of some 300 modules). ioredis
+  // and redis stay outside: `--redis` loads whichever the project installed.
   {
     ...shared,
     entry: { 'cli-mcp': 'src/cli/mcp.ts' },
@@ -59,6 +60,6 @@ export default defineConfig([
     splitting: false,
     treeshake: false,
     banner: { js: REQUIRE_BANNER },
-    noExternal: [MCP_SDK],
+    noExternal: [MCP_SDK, SDK, 'zod', 'ky'],
   },
 ]);

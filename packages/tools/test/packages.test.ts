@@ -57,9 +57,9 @@ beforeAll(
       ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, sdk.filename), join(work, tools.filename)],
       { cwd: project, env, timeout: INSTALL_TIMEOUT_MS },
     );
-    sdkManifest = (await import(join(project, 'node_modules', 'delivery-task-sdk', 'package.json'), {
-      with: { type: 'json' },
-    })) as Record<string, unknown>;
+    sdkManifest = JSON.parse(
+      readFileSync(join(project, 'node_modules', 'delivery-task-sdk', 'package.json'), 'utf8'),
+    ) as Record<string, unknown>;
   },
   BUILD_TIMEOUT_MS + INSTALL_TIMEOUT_MS + 60_000,
 );

@@ -38,7 +38,11 @@ const browser: Pick<Browser, 'newPage'> = { newPage: (width) => need().newPage(w
 let client: DeliveryClient;
 
 beforeAll(async () => {
-  await ensureBuilt(() => builtAfterSource('dist/cli.js') && builtAfterSource('dist/testing/dashboard/dashboard.js'));
+  await ensureBuilt(
+    () =>
+      builtAfterSource('packages/tools/dist/cli-main.js') &&
+      builtAfterSource('packages/tools/dist/dashboard/dashboard.js'),
+  );
   receiver = await startWebhookReceiver();
   sandbox = await startSandboxProcess(['--webhook-url', receiver.url], 'dist');
   client = new DeliveryClient({
