@@ -11,151 +11,32 @@
  * @module
  */
 import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk';
-
-type Json = Record<string, unknown>;
-
-interface TaskEntry {
-  task: Json;
-  feeFils: number;
-}
-
-interface Delivery {
-  seq: number;
-  taskId: string;
-  status: string;
-  url: string;
-  body: Json;
-  responseStatus?: number;
-  error?: string;
-  durationMs: number;
-  resentFrom?: number;
-}
-
-interface FaultKind {
-  kind: string;
-  schema: { properties?: Record<string, JsonSchema>; required?: string[] };
-}
-
-interface JsonSchema {
-  type?: string;
-  const?: unknown;
-  enum?: unknown[];
-  anyOf?: JsonSchema[];
-  minimum?: number;
-  maximum?: number;
-}
-
-interface ActiveFault {
-  index: number;
-  rule: Json;
-  remaining: number | 'Infinity';
-}
-
-const TOKEN_KEY = 'delivery-task-sandbox-token';
-/** Most tasks the page holds; the oldest row goes when a new task comes beyond it. */
-const MAX_TASKS = 1000;
-/** Most bytes of the event stream held while waiting for the end of an event. */
-const MAX_EVENT_BYTES = 4 * 1024 * 1024;
-/** Requests read per page of the Requests view (`GET /_sandbox/requests?limit=…`). */
-const REQUESTS_PAGE = 100;
-/** Most request rows the Requests view holds (older pages are read on demand, up to this). */
-const MAX_REQUEST_ROWS = 1000;
-
-const byId = <T extends HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the page has no #${id}`);
-  return element as T;
-};
-
-/** An element with text children (never HTML) and attributes. */
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Record<string, string> = {},
-  ...children: Array<Node | string | undefined>
-): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  for (const child of children) if (child !== undefined) element.append(child);
-  return element;
-}
-
-const text = (value: unknown): string =>
-  value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-
-const kwdOfFils = (fils: number): string => `${(fils / 1000).toFixed(3)} KWD`;
-
-function localTime(iso: unknown): string {
-  if (typeof iso !== 'string') return '';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
-}
-
-// ---------------------------------------------------------------- control requests
-
-let token = sessionStorage.getItem(TOKEN_KEY) ?? undefined;
-/** Waiters for the token form, released when it is submitted. */
-const tokenWaiters: Array<() => void> = [];
-
-function readTokenFromFragment(): void {
-  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-  if (!match?.[1]) return;
-  token = decodeURIComponent(match[1]);
-  sessionStorage.setItem(TOKEN_KEY, token);
-  history.replaceState(null, '', `${location.pathname}${location.search}#tasks`);
-}
-
-function authHeaders(): Record<string, string> {
-  return token === undefined ? {} : { authorization: `Bearer ${token}` };
-}
-
-function askForToken(): Promise<void> {
-  const form = byId<HTMLFormElement>('token-form');
-  form.hidden = false;
-  byId<HTMLInputElement>('token-input').focus();
-  return new Promise((resolve) => {
-    tokenWaiters.push(resolve);
-  });
-}
-
-class ControlError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A control request: JSON in and out; asks for the token on a 401 and tries again. */
-async function control<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  for (;;) {
-    const headers: Record<string, string> = { ...authHeaders() };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`/_sandbox/${path}`, {
-      method: init.method ?? 'GET',
-      headers,
-      cache: 'no-store',
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
-    if (response.status === 401) {
-      await askForToken();
-      continue;
-    }
-    const body = (await response.json().catch(() => ({}))) as Json;
-    if (!response.ok) throw new ControlError(response.status, text(body.message) || `HTTP ${response.status}`);
-    return body as T;
-  }
-}
-
-function notice(message: string): void {
-  const element = byId('notice');
-  element.textContent = message;
-  element.hidden = message === '';
-}
+import {
+  type ActiveFault,
+  askForToken,
+  authHeaders,
+  byId,
+  control,
+  type Delivery,
+  el,
+  type Json,
+  kwdOfFils,
+  localTime,
+  MAX_EVENT_BYTES,
+  MAX_TASKS,
+  notice,
+  REQUESTS_PAGE,
+  readTokenFromFragment,
+  summaryList,
+  type TaskEntry,
+  tasks,
+  text,
+  useToken,
+} from './dom.js';
+import { loadFaults, renderFaults, renderFees, renderRequests, renderWallet, showOlderRequests } from './views.js';
 
 // ---------------------------------------------------------------- state
 
-const tasks = new Map<string, TaskEntry>();
 let taskTotal = 0;
 let deliveries: Delivery[] = [];
 let webhookUrl: string | null = null;
@@ -270,10 +151,6 @@ function onTask(entry: TaskEntry): void {
 }
 
 // ---------------------------------------------------------------- task page
-
-function summaryList(target: HTMLElement, pairs: Array<[string, string]>): void {
-  target.replaceChildren(...pairs.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
-}
 
 async function showTask(id: string): Promise<void> {
   let view: { task: Json; feeFils: number; events: Array<{ status: string; timestamp: string }> };
@@ -419,295 +296,6 @@ function onDelivery(delivery: Delivery): void {
   if (deliveries.length > 1000) deliveries.shift();
   if (currentView === 'webhooks') byId<HTMLTableElement>('webhooks-table').tBodies[0]?.prepend(deliveryRow(delivery));
   if (currentView === 'task' && currentTaskId === delivery.taskId) renderTaskWebhooks(delivery.taskId);
-}
-
-// ---------------------------------------------------------------- wallet
-
-async function renderWallet(): Promise<void> {
-  const view = await control<{ wallet: Json; topUps: Json[] }>('wallet');
-  const { wallet } = view;
-  summaryList(byId('wallet-summary'), [
-    ['Account', text(wallet.type)],
-    ['Balance', kwdOfFils(Number(wallet.balanceFils))],
-    ['Fees charged', `${kwdOfFils(Number(wallet.feesChargedFils))} (${text(wallet.feesCharged)} tasks)`],
-    ...(wallet.type === 'invoice'
-      ? ([['Invoiced', `${kwdOfFils(Number(wallet.invoicedFils))} (${text(wallet.invoiced)} tasks)`]] as Array<
-          [string, string]
-        >)
-      : []),
-  ]);
-  byId<HTMLTableElement>('topups-table').tBodies[0]?.replaceChildren(
-    ...(view.topUps.length === 0
-      ? [el('tr', {}, el('td', { colspan: '4' }, 'No top-up yet: POST tasks/wallet-topup issues a payment link.'))]
-      : view.topUps.toReversed().map((topUp) => {
-          const url = new URL(text(topUp.paymentUrl));
-          return el(
-            'tr',
-            {},
-            el('td', { 'data-label': 'Amount', class: 'number' }, kwdOfFils(Number(topUp.amountFils))),
-            el('td', { 'data-label': 'Issued' }, localTime(topUp.issuedAt)),
-            el(
-              'td',
-              { 'data-label': 'State' },
-              topUp.paidAt === undefined ? 'unpaid' : `paid ${localTime(topUp.paidAt)}`,
-            ),
-            el('td', { 'data-label': 'Payment page' }, el('a', { href: url.pathname }, 'Open payment page')),
-          );
-        })),
-  );
-  renderFees();
-}
-
-function renderFees(): void {
-  byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(
-    ...[...tasks.values()]
-      .slice(0, 200)
-      .map((entry) =>
-        el(
-          'tr',
-          {},
-          el('td', { 'data-label': 'Order number' }, text(entry.task.orderNumber)),
-          el('td', { 'data-label': 'Status' }, text(entry.task.status)),
-          el('td', { 'data-label': 'Fee', class: 'number' }, kwdOfFils(entry.feeFils)),
-        ),
-      ),
-  );
-}
-
-// ---------------------------------------------------------------- faults
-
-let faultKinds: FaultKind[] = [];
-let operations: string[] = [];
-
-/** An input for one field of a fault rule, from its JSON Schema. */
-function fieldInput(kind: string, name: string, schema: JsonSchema, required: boolean): HTMLElement {
-  const id = `fault-${kind}-${name}`;
-  const numeric = schema.type === 'number' || schema.type === 'integer';
-  const orInfinity = schema.anyOf?.some((part) => part.const === 'Infinity') === true;
-  let input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
-  if (schema.enum) {
-    input = el('select', { id }, ...schema.enum.map((value) => el('option', { value: text(value) }, text(value))));
-  } else if (numeric) {
-    input = el('input', { id, type: 'number', inputmode: 'numeric' });
-    if (schema.minimum !== undefined) input.setAttribute('min', String(schema.minimum));
-    if (schema.maximum !== undefined) input.setAttribute('max', String(schema.maximum));
-    if (name === 'status') input.value = '503';
-  } else if (orInfinity) {
-    input = el('input', { id, type: 'text', inputmode: 'numeric', placeholder: 'a number or Infinity' });
-    if (name === 'ms') input.value = '2000';
-  } else if (schema.type === 'string') {
-    input = el('input', { id, type: 'text' });
-  } else {
-    input = el('textarea', { id, rows: '2', placeholder: 'JSON (optional)' });
-  }
-  input.dataset.field = name;
-  input.dataset.kind = numeric
-    ? 'number'
-    : orInfinity
-      ? 'number-or-infinity'
-      : schema.type === 'string' || schema.enum
-        ? 'string'
-        : 'json';
-  if (required) input.required = true;
-  return el('div', { class: 'field' }, el('label', { for: id }, `${name}${required ? '' : ' (optional)'}`), input);
-}
-
-function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
-  const properties = kind.schema.properties ?? {};
-  const required = new Set(kind.schema.required ?? []);
-  const fields = Object.entries(properties).filter(([name]) => !['kind', 'operation', 'times'].includes(name));
-  const on = active.filter((fault) => fault.rule.kind === kind.kind);
-  const operationId = `fault-${kind.kind}-operation`;
-  const timesId = `fault-${kind.kind}-times`;
-  const form = el(
-    'form',
-    { class: 'card', 'aria-labelledby': `fault-${kind.kind}-title`, 'data-fault-kind': kind.kind },
-    el(
-      'h3',
-      { id: `fault-${kind.kind}-title` },
-      kind.kind,
-      ' ',
-      el('span', { class: on.length > 0 ? 'badge on' : 'badge off' }, on.length > 0 ? 'on' : 'off'),
-    ),
-    ...fields.map(([name, schema]) => fieldInput(kind.kind, name, schema, required.has(name))),
-    el(
-      'div',
-      { class: 'field' },
-      el('label', { for: operationId }, 'operation'),
-      el(
-        'select',
-        { id: operationId },
-        el('option', { value: '' }, 'every operation'),
-        ...operations.map((operation) => el('option', { value: operation }, operation)),
-      ),
-    ),
-    el(
-      'div',
-      { class: 'field' },
-      el('label', { for: timesId }, 'requests'),
-      el('input', { id: timesId, type: 'text', value: 'Infinity', inputmode: 'numeric' }),
-    ),
-    el('button', { type: 'submit', class: 'primary' }, `Switch ${kind.kind} on`),
-  );
-  if (on.length > 0) {
-    const off = el('button', { type: 'button', class: 'danger' }, `Switch ${kind.kind} off`);
-    off.addEventListener('click', () => void switchOff(on));
-    form.append(off);
-  }
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void switchOn(kind.kind, form);
-  });
-  return form;
-}
-
-async function switchOn(kind: string, form: HTMLFormElement): Promise<void> {
-  const rule: Json = { kind };
-  try {
-    for (const input of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
-      '[data-field]',
-    )) {
-      const name = input.dataset.field ?? '';
-      const value = input.value.trim();
-      if (value === '') continue;
-      if (input.dataset.kind === 'number') rule[name] = Number(value);
-      else if (input.dataset.kind === 'number-or-infinity') rule[name] = value === 'Infinity' ? value : Number(value);
-      else if (input.dataset.kind === 'json') rule[name] = JSON.parse(value);
-      else rule[name] = value;
-    }
-  } catch {
-    notice('A JSON field of the fault is not valid JSON.');
-    return;
-  }
-  const operation = form.querySelector<HTMLSelectElement>(`#fault-${kind}-operation`)?.value ?? '';
-  if (operation !== '') rule.operation = operation;
-  const times = form.querySelector<HTMLInputElement>(`#fault-${kind}-times`)?.value.trim() ?? 'Infinity';
-  rule.times = times === 'Infinity' || times === '' ? 'Infinity' : Number(times);
-  try {
-    await control('faults', { method: 'POST', body: rule });
-    notice('');
-  } catch (error) {
-    notice(error instanceof Error ? error.message : String(error));
-  }
-}
-
-async function switchOff(rules: ActiveFault[]): Promise<void> {
-  // Highest index first: removing one renumbers the rules after it.
-  for (const fault of rules.toSorted((a, b) => b.index - a.index)) {
-    await control(`faults/${fault.index}`, { method: 'DELETE' }).catch(() => undefined);
-  }
-}
-
-function renderFaults(active: ActiveFault[]): void {
-  const focused = document.activeElement?.id;
-  // Keep what the user has typed or chosen in the cards across the re-render.
-  const typed = new Map<string, string>();
-  for (const input of byId('fault-kinds').querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
-    'input, select, textarea',
-  )) {
-    typed.set(input.id, input.value);
-  }
-  byId('fault-kinds').replaceChildren(...faultKinds.map((kind) => faultCard(kind, active)));
-  for (const [id, value] of typed) {
-    const input = document.getElementById(id) as HTMLInputElement | null;
-    if (input) input.value = value;
-  }
-  byId('faults-active').replaceChildren(
-    ...(active.length === 0
-      ? [el('li', {}, 'No fault is on: every request is answered normally.')]
-      : active.map((fault) => {
-          const { kind, operation, times: _times, ...rest } = fault.rule;
-          const remove = el(
-            'button',
-            { type: 'button', 'aria-label': `Remove rule ${fault.index + 1} (${text(kind)})` },
-            'Remove',
-          );
-          remove.addEventListener('click', () => void switchOff([fault]));
-          const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
-          return el(
-            'li',
-            {},
-            el('strong', {}, text(kind)),
-            `${extra} · ${operation === undefined ? 'every operation' : text(operation)} · ${fault.remaining === 'Infinity' ? 'until switched off' : `${fault.remaining} more`} `,
-            remove,
-          );
-        })),
-  );
-  if (focused) document.getElementById(focused)?.focus();
-}
-
-async function loadFaults(): Promise<void> {
-  const view = await control<{ kinds: FaultKind[]; operations: string[]; active: ActiveFault[] }>('faults');
-  faultKinds = view.kinds;
-  operations = view.operations;
-  renderFaults(view.active);
-}
-
-// ---------------------------------------------------------------- requests
-
-interface RequestPage {
-  requests: Json[];
-  total: number;
-  before?: number;
-}
-
-/** The cursor of the next older page of the Requests view, when there is one. */
-let olderRequests: number | undefined;
-
-function requestRow(request: Json): HTMLTableRowElement {
-  return el(
-    'tr',
-    {},
-    el(
-      'td',
-      { 'data-label': 'Operation' },
-      el(
-        'div',
-        {},
-        text(request.operation),
-        request.fault === undefined ? undefined : el('small', {}, ` (fault ${text(request.fault)})`),
-      ),
-    ),
-    el('td', { 'data-label': 'Request' }, el('code', {}, `${text(request.method)} ${text(request.path)}`)),
-    el('td', { 'data-label': 'Answer' }, text(request.status)),
-    el(
-      'td',
-      { 'data-label': 'Details' },
-      el(
-        'details',
-        {},
-        el('summary', {}, 'Headers and body'),
-        el(
-          'pre',
-          { class: 'json' },
-          JSON.stringify({ headers: request.headers, query: request.query, body: request.body }, null, 2),
-        ),
-      ),
-    ),
-  );
-}
-
-function showOlderButton(page: RequestPage, rows: number): void {
-  olderRequests = rows < MAX_REQUEST_ROWS ? page.before : undefined;
-  byId('requests-older').hidden = olderRequests === undefined;
-  byId('requests-count').textContent = `${rows} of ${page.total} kept`;
-}
-
-/** Reads the newest page of the request log (one page, never the whole log) and shows it newest first. */
-async function renderRequests(): Promise<void> {
-  const page = await control<RequestPage>(`requests?limit=${REQUESTS_PAGE}`);
-  const body = byId<HTMLTableElement>('requests-table').tBodies[0];
-  body?.replaceChildren(...page.requests.toReversed().map(requestRow));
-  showOlderButton(page, page.requests.length);
-}
-
-/** Appends the next older page below the rows shown. */
-async function showOlderRequests(): Promise<void> {
-  if (olderRequests === undefined) return;
-  const page = await control<RequestPage>(`requests?limit=${REQUESTS_PAGE}&before=${olderRequests}`);
-  const body = byId<HTMLTableElement>('requests-table').tBodies[0];
-  body?.append(...page.requests.toReversed().map(requestRow));
-  showOlderButton(page, body?.rows.length ?? 0);
 }
 
 // ---------------------------------------------------------------- views
@@ -886,11 +474,8 @@ function start(): void {
   byId<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const input = byId<HTMLInputElement>('token-input');
-    token = input.value.trim();
+    useToken(input.value.trim());
     input.value = '';
-    sessionStorage.setItem(TOKEN_KEY, token);
-    byId('token-form').hidden = true;
-    for (const wake of tokenWaiters.splice(0)) wake();
   });
   window.addEventListener('hashchange', () => {
     void showView().then(() => {
