@@ -1,7 +1,6 @@
 /**
  * Bounded JSON reading for the tools' inputs (order files, sandbox control bodies): nesting checked
  * before `JSON.parse`, schema issues as `path: problem` text.
- * @module
  */
 import * as z from 'zod';
 

@@ -1,9 +1,4 @@
-/**
- * The `delivery-task` executable: wires {@link runCli} to the process. `delivery-task mcp` takes a
- * short path: an agent host starts it and waits for its tool list, so it loads the MCP command alone
- * (in the built package, `dist/cli-mcp.js`), not every other command's modules.
- * @module
- */
+/** The `delivery-task` executable. */
 import module from 'node:module';
 import type { CliIo } from './io.js';
 

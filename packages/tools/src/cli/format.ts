@@ -1,7 +1,6 @@
 /**
  * How `delivery-task` shows values to a person: KWD amounts through the SDK's `kwd.format`, times as
  * ISO 8601 UTC, text stripped of terminal control characters, aligned tables and label blocks.
- * @module
  */
 import { kwd } from 'delivery-task-sdk';
 

@@ -1,7 +1,6 @@
 /**
  * What a `delivery-task` subcommand gets from the process: its output streams, the environment and a
  * signal that aborts on SIGINT/SIGTERM. Tests give their own to run a command in process.
- * @module
  */
 
 /** The process as a subcommand sees it. */

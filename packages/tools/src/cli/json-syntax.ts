@@ -1,9 +1,4 @@
-/**
- * Where a JSON text first breaks the grammar (RFC 8259), as line and column: `JSON.parse`'s own messages
- * often give no position (`Unexpected token 'F', …`). Run only after `JSON.parse` has refused the text;
- * one pass with an explicit stack, so a deeply nested file costs no call depth.
- * @module
- */
+/** Where a JSON text first breaks the grammar (RFC 8259), as line and column. */
 
 /** The first place a JSON text is malformed. */
 export interface JsonSyntaxError {

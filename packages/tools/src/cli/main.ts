@@ -1,7 +1,6 @@
 /**
  * `delivery-task`: the command-line tool of the SDK (README "CLI"). Dispatches to
  * `sandbox`, `openapi`, `mcp` and the operator commands; answers `--help` and `--version` itself.
- * @module
  */
 import { VERSION } from 'delivery-task-sdk';
 import type { CliIo } from './io.js';

@@ -1,14 +1,4 @@
-/**
- * `delivery-task mcp`: the SDK's MCP server on stdio, for desktop and IDE agents (README "Agents (MCP)";
- * `docs/mcp.md`). Credentials come from the client's environment variables, the policy from the flags
- * (default read-only). stdout carries the protocol only; one start line, the SDK's log lines (without
- * request and response bodies, which hold customer data and payment links) and errors go to stderr.
- *
- * The MCP server itself (`src/mcp/`) and `@modelcontextprotocol/sdk` are loaded only by this command, and
- * only once the flags are read: the other commands never load them, and in the built executable they are
- * `dist/mcp/` and the optional peer dependency, not part of `dist/cli.js`.
- * @module
- */
+/** `delivery-task mcp` (README "Agents (MCP)"). */
 import { parseArgs } from 'node:util';
 import type { ClientOptions, DeliveryStore, Logger } from 'delivery-task-sdk';
 import { isConfigurationError, kwd } from 'delivery-task-sdk';

@@ -1,7 +1,6 @@
 /**
  * `delivery-task openapi`: prints the installed SDK's `delivery-task-sdk/openapi.json` (the OpenAPI 3.1
  * document `npm run build` writes from the SDK's zod schemas) on standard output.
- * @module
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

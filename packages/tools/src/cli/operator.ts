@@ -1,11 +1,4 @@
-/**
- * The operator commands of `delivery-task`: `tasks list|get|create|watch`, `estimate`, `branches`,
- * `wallet balance|top-up` (README "CLI"). Each is configured by the client's
- * environment variables, parses its arguments with `node:util` `parseArgs` (strict), writes its result
- * on stdout (human text, or one JSON document with `--json`) and ends with an exit code by error class
- * (`operator/exit-codes.ts`), the error on one line of stderr.
- * @module
- */
+/** The operator commands of `delivery-task` (README "CLI"). */
 import type { CliCommand, CliIo } from './io.js';
 import { GLOBAL_OPTIONS, parseCommandArgs, UsageError } from './operator/args.js';
 import { branches } from './operator/branches.js';

@@ -1,11 +1,4 @@
-/**
- * `delivery-task sandbox`: the stateful mock served over HTTP with `/_sandbox/` control endpoints
- * (README "CLI"), a thin command over `startSandbox` of the test kit. It prints one line (the
- * base URL, API key and seller id; with `--json` one JSON object) and runs until SIGINT or SIGTERM,
- * then closes the server, ends open connections and exits 0. Bad options: one line on stderr, exit 2;
- * a port it cannot listen on: exit 1.
- * @module
- */
+/** `delivery-task sandbox` (README "CLI"). */
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { kwd } from 'delivery-task-sdk';

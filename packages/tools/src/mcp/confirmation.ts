@@ -1,12 +1,4 @@
-/**
- * Confirmation of a booking, by the person when the client can ask (elicitation), otherwise in two
- * steps: the first `create_delivery` call books nothing and returns what it would do with a
- * `confirmationToken`; only a second call with exactly the same arguments and that token books. A token
- * is bound to the arguments (all of them, `estimateId` included, in a canonical JSON form), lives
- * {@link CONFIRMATION_TTL_MS}, belongs to the session that issued it and is used at most once: presented
- * with other arguments, it is spent and refused.
- * @module
- */
+/** Confirmation of a booking, by the person when the client can ask (elicitation), otherwise in two steps. */
 
 /** How long a confirmation token is valid, ms (5 minutes). */
 export const CONFIRMATION_TTL_MS = 5 * 60_000;

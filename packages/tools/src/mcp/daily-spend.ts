@@ -1,13 +1,6 @@
 /**
- * The day's spending on fees, per seller, counted in the policy's `DeliveryStore` so that every MCP
- * server sharing the store (several processes over one Redis) shares one cap. A booking reserves its
- * fee before anything is sent, with a compare-and-set loop on one key, so the reserved total can never
- * pass the cap, whatever the number of concurrent sessions; the reservation is released when the
- * booking is refused, and adjusted when the service reports the real fee. Integer fils throughout.
- *
- * The day is Kuwait's (UTC+3, no daylight saving): the key is
- * `v2:<base URL>:<seller>:mcp-spend:{<YYYY-MM-DD>}` (the SDK's key layout), kept two days.
- * @module
+ * The day's spending on fees, per seller, counted in the policy's `DeliveryStore` so that every MCP server
+ * sharing the store (several processes over one Redis) shares one cap.
  */
 import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
 import { Refusal } from './refusal.js';

@@ -1,7 +1,4 @@
-/**
- * KWD in the MCP server's answers and rules: integer fils inside, 3-decimal text outside (`"1.234"`).
- * @module
- */
+/** KWD in the MCP server's answers and rules: integer fils inside, 3-decimal text outside (`"1.234"`). */
 import { kwd } from 'delivery-task-sdk';
 
 /** Fils as KWD text with 3 decimals: `1234` → `"1.234"`. */

@@ -1,14 +1,4 @@
-/**
- * One booking per order across every MCP session sharing the store: before a booking is sent, its
- * session claims the order number in the store (`setIfAbsent`); another session finding the claim gets
- * the booked task, or a refusal while the booking is in progress. With the client's own exactly-once
- * creation (one flight per order, reconciliation after an ambiguous failure) and the look-up of the order
- * before booking, an agent retrying a tool call, or two agents booking the same order, pay once.
- *
- * Keys: `v2:<base URL>:<seller>:mcp-order:{<orderNumber>}`, holding `pending:<nonce>` while the booking runs
- * ({@link PENDING_TTL_MS}) and `booked:<taskId>` after ({@link BOOKED_TTL_MS}).
- * @module
- */
+/** One booking per order across every MCP session sharing the store. */
 import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
 
 /** How long a claim of a booking in progress lasts, ms (10 minutes: longer than any create with its reconciliation). */

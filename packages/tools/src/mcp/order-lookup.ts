@@ -1,9 +1,6 @@
 /**
  * The tasks that already carry an order number, read with the public `client.tasks.findByOrderNumber`
- * (exact matches, newest first, at most {@link ORDER_LOOKUP_MAX_PAGES} list requests). `create_delivery`
- * looks before it books, so an order booked elsewhere (the dashboard, the CLI, another agent) is not
- * booked again.
- * @module
+ * (exact matches, newest first, at most {@link ORDER_LOOKUP_MAX_PAGES} list requests).
  */
 import type { DeliveryClient, TaskWithId } from 'delivery-task-sdk';
 

@@ -1,9 +1,4 @@
-/**
- * The money policy of an MCP server (README "Agents (MCP)"; `docs/mcp.md`, "The policy"): what the
- * agent may do, and the bounds on what it may spend. {@link McpPolicy} is what a merchant writes;
- * {@link resolvePolicy} checks it once, at `createMcpServer`, and turns every amount into integer fils.
- * @module
- */
+/** The money policy of an MCP server (README "Agents (MCP)"; `docs/mcp.md`, "The policy"). */
 import {
   ConfigurationError,
   DEFAULT_STORE_TIMEOUT_MS,

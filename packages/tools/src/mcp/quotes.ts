@@ -1,10 +1,4 @@
-/**
- * The quotes of one MCP session: every `estimate_delivery` answer gets an `estimateId`, and a booking
- * must name one of this session's quotes, young enough, for the same coordinates (`create_delivery`).
- * A quote exists only in the memory of the session that made it, so an id from another session, or
- * one made up, is unknown here.
- * @module
- */
+/** The quotes of one MCP session. */
 
 /** A point in decimal degrees. */
 export interface Point {

@@ -1,7 +1,6 @@
 /**
  * A refusal: the policy (or the state of the account) stops a tool call. It becomes a tool error result
  * naming the rule and the room left (README "Agents (MCP)"), never an exception that ends the session.
- * @module
  */
 
 /**

@@ -1,11 +1,4 @@
-/**
- * What a tool call answers. Data goes out twice, as the MCP specification recommends: as
- * `structuredContent` (checked by clients against the tool's output schema) and as the same JSON in a
- * text block, so merchant and customer fields always reach the model as values inside JSON, never as
- * free text it could read as instructions. Failures are tool errors (`isError: true`): a refusal names
- * its rule and the room left; an SDK error gives its class and message. Nothing here throws.
- * @module
- */
+/** What a tool call answers. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isDeliveryError } from 'delivery-task-sdk';
 import type { Refusal } from './refusal.js';

@@ -1,15 +1,4 @@
-/**
- * `createMcpServer(client, policy)`: an MCP server over a `DeliveryClient` (README "Agents (MCP)";
- * `docs/mcp.md`). Connect it to any transport of `@modelcontextprotocol/sdk`: stdio (`delivery-task
- * mcp`), or Streamable HTTP in the merchant's own agent backend, one server per session.
- *
- * The server is the SDK's low-level `Server` rather than `McpServer`, because the policy decides every
- * answer: a tool the policy does not allow is not listed, and calling it anyway is refused by the
- * `allow` rule (not "tool not found"); arguments the schema refuses, rules that stop a call and failures
- * of the service all come back as tool errors (`isError`), so no call ends the session. Every result
- * passes through the client's redaction of its API key and seller id on the way out.
- * @module
- */
+/** `createMcpServer(client, policy)` (README "Agents (MCP)"). */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,

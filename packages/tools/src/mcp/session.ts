@@ -1,9 +1,4 @@
-/**
- * Everything the tools of one MCP session share: the client, the policy, the session's quotes and
- * confirmation tokens, the spending and order claims in the store, and the MCP server (to ask the
- * person through elicitation). One per `createMcpServer`, that is one per connection.
- * @module
- */
+/** Everything the tools of one MCP session share. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ClientRedactor, DeliveryClient, Task } from 'delivery-task-sdk';
 import { ConfirmationBook } from './confirmation.js';

@@ -1,9 +1,4 @@
-/**
- * The MCP server on standard input and output, for desktop and IDE agents: what `delivery-task mcp`
- * runs. Resolves once the client closes the connection (standard input ends) or `signal` aborts; the
- * server is then closed, which aborts any call still running.
- * @module
- */
+/** The MCP server on standard input and output, for desktop and IDE agents. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { DeliveryClient } from 'delivery-task-sdk';
 import type { McpPolicy } from './policy.js';

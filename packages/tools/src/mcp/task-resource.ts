@@ -1,10 +1,4 @@
-/**
- * Task status as an MCP resource, `task://{id}` (README "Agents (MCP)"): a read gives the task as
- * `get_task` does; a subscription reads it every `subscriptionPollSeconds` and sends
- * `notifications/resources/updated` when its status or update time changes, for clients that subscribe.
- * At most {@link MAX_SUBSCRIPTIONS} per session; every timer stops with the session. Needs `'read'`.
- * @module
- */
+/** Task status as an MCP resource, `task://{id}` (README "Agents (MCP)"). */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ListResourcesRequestSchema,

@@ -1,10 +1,4 @@
-/**
- * A task as the MCP server shows it to the model: the fields an agent needs, read from what the
- * service sent (tolerantly: a field of the wrong type is left out), never the seller id nor the raw
- * dispatch payload, every text bounded, and customer phone numbers masked unless the policy reveals
- * them (`docs/mcp.md`, "What reaches the model").
- * @module
- */
+/** A task as the MCP server shows it to the model (docs/mcp.md). */
 
 import type { Task } from 'delivery-task-sdk';
 import * as z from 'zod/mini';

@@ -1,14 +1,4 @@
-/**
- * Text shown to a person by the MCP server (a confirmation question, an error line): merchant and
- * customer data inside it must not steer what the person reads. Control characters and the Unicode
- * direction overrides and marks (which can make a name display as text it does not contain, or an amount
- * read backwards) and the zero-width characters (which hide text inside text) are replaced, runs of
- * whitespace become one space, and the text is cut to a bound.
- *
- * Text is cut only after the client's secrets were redacted from it (the session's `redactText`): cut
- * first, a secret across the cut would leave its start behind, where no redaction recognises it.
- * @module
- */
+/** Text shown to a person by the MCP server (a confirmation question, an error line). */
 import { REDACTED } from 'delivery-task-sdk';
 
 // C0 and C1 controls; the bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,

@@ -1,9 +1,4 @@
-/**
- * The shape of one MCP tool of the server: its name and words for the model, honest annotations, the
- * permission it needs, its input and output schemas (zod, turned into JSON Schema for `tools/list`), and
- * what it runs. {@link defineTool} keeps the input type of `run` tied to the schema.
- * @module
- */
+/** The shape of one MCP tool of the server. */
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import type { McpPermission } from './policy.js';

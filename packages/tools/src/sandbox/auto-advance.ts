@@ -1,13 +1,5 @@
 /**
- * Auto-advance: a courier that moves every open task of a mock one step along the delivery path per
- * interval (pending → requested → accepted → pickedup → enroute → delivered), until it reaches a final
- * status. Used by the sandbox (`delivery-task sandbox --auto-advance <ms>`).
- *
- * Bounds: one step runs at a time (an interval that comes while a step is still sending webhooks is
- * skipped); a step moves at most {@link MAX_TASKS_PER_STEP} tasks, the least recently updated first, so
- * every open task gets its turn; each task needs at most five steps; each webhook POST has the mock's
- * 5 s timeout; the interval is {@link MIN_AUTO_ADVANCE_MS}…{@link MAX_AUTO_ADVANCE_MS} ms.
- * @module
+ * The courier of `autoAdvanceMs`: moves every open task one step along the delivery path per interval (docs/sandbox.md).
  */
 
 import type { Task } from 'delivery-task-sdk';

@@ -1,24 +1,4 @@
-/**
- * The sandbox's control endpoints under `/_sandbox/` (README "CLI"): what a test in any
- * language does to the mock that the service's own API cannot — move a task, inject a fault, reset,
- * read the recorded requests, pay a top-up link.
- *
- * | request | body | answer |
- * |---|---|---|
- * | `POST /_sandbox/tasks/{id}/advance` | `{ "status"?: "<task status>" }` or none | 200 the task (API form); 404 unknown task; 409 a move the lifecycle does not allow |
- * | `POST /_sandbox/faults` | a fault rule as `mock.inject()` takes it (`"Infinity"` for `times`/`ms`) | 201 `{ fault }` |
- * | `POST /_sandbox/reset` | none | 200 `{ tasks, walletAmount }` after the reset |
- * | `GET /_sandbox/requests?limit&before` | — | 200 `{ requests: [...], total, before? }`: one page, oldest first, credentials redacted |
- * | `POST /_sandbox/top-ups/complete` | `{ "paymentUrl": "…" }` | 200 `{ paymentUrl, amount, walletAmount }`; 404 unknown link, 409 used, 410 expired |
- *
- * The dashboard's read endpoints are in `sandbox-views.ts`; `{ "status" }` of an advance may also be a
- * webhook-only event (`inprogress`, `pickup_location_reached`) from `accepted`.
- *
- * Errors are `{ message, code }` like the mock's; a malformed body is a 400 naming the field, a body over
- * {@link MAX_CONTROL_BODY_BYTES} a 413. Who may call them (no page of another origin; the control token
- * beyond loopback) is checked before they run: `sandbox-guard.ts`, docs/sandbox.md "Exposure".
- * @module
- */
+/** The sandbox's control endpoints under `/_sandbox/` (README "CLI"). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { kwd, REDACTED, Redactor, SECRET_HEADERS, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
 import type { MockDeliveryService, MockFaultRule, MockObservers, MockRecordedRequest } from 'delivery-task-sdk/testing';

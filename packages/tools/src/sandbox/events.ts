@@ -1,24 +1,4 @@
-/**
- * `GET /_sandbox/events`: the sandbox's changes as a Server-Sent Events stream (docs/sandbox.md, "Events"),
- * which the dashboard reads instead of polling.
- *
- * | event | data |
- * |---|---|
- * | `ready` | `{}`: the stream is open; read the state now (events from here on are not missed) |
- * | `task` | `{ task, feeFils }`: a task was created or moved (the API form) |
- * | `webhook` | a webhook delivery, numbered (`seq`), as `GET /_sandbox/webhooks` lists it |
- * | `wallet` | the wallet (`GET /_sandbox/wallet` has the top-ups) |
- * | `faults` | `{ active }`: the fault rules not yet used up |
- * | `requests` | `{}`: the request log grew (read `GET /_sandbox/requests`) |
- * | `reset` | `{}`: the sandbox was reset |
- *
- * Bounds: at most {@link SandboxEventOptions.maxClients} streams at once (a 503 beyond); a client that
- * has more than {@link SandboxEventOptions.maxBufferedBytes} unsent (it reads slower than the sandbox
- * changes) is disconnected, and the browser's `EventSource` or the dashboard reconnects and reads the
- * state again. `wallet`, `faults` and `requests` are coalesced: at most one of each per turn of the event
- * loop. A comment line every 15 s keeps proxies from closing an idle stream.
- * @module
- */
+/** `GET /_sandbox/events` (docs/sandbox.md, "Events"). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockChange, MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';
 

@@ -1,20 +1,4 @@
-/**
- * Who may call the sandbox's control endpoints (docs/sandbox.md, "Exposure"): never a web page of
- * another origin, and, when the sandbox listens beyond loopback, only a caller holding the control
- * token.
- *
- * - A request whose `Origin` is not one of the sandbox's own (`http://<host>:<port>` for the host it
- *   listens on, `localhost`, `127.0.0.1` and `[::1]`; with a token, also the `Host` the request names),
- *   or whose `Sec-Fetch-Site` says another site sent it, is refused 403 `FOREIGN_ORIGIN`, whatever its
- *   content type (a `text/plain` POST needs no CORS preflight, so the check cannot be left to the browser).
- * - Without a token, a request to any path (the service's routes, the dashboard, payment pages and
- *   control endpoints alike) whose `Host` is not one of those names, nor one given in `allowedHosts`
- *   (`--allow-host`), is refused 403 `FOREIGN_HOST`: a DNS-rebinding page names its own host.
- * - With a token, every control request must carry `Authorization: Bearer <token>`: 401
- *   `CONTROL_TOKEN_REQUIRED` otherwise. The comparison takes the same time wherever the tokens differ
- *   (SHA-256 of both, then `timingSafeEqual`). The token never appears in an answer or a log.
- * @module
- */
+/** Who may call the sandbox's control endpoints (docs/sandbox.md, "Exposure"). */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';

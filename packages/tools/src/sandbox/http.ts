@@ -1,7 +1,6 @@
 /**
  * The sandbox's HTTP plumbing: bounded body reads, request targets read as paths, the last-resort 500,
  * listening and closing. (`delivery-task-sdk/testing`'s `startMockHttpServer` has its own copy.)
- * @module
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,14 +1,4 @@
-/**
- * The sandbox's web pages (docs/sandbox.md): the dashboard at `/` with its script and style under
- * `/_dashboard/`, and the payment page of a top-up link at `/pay/<token>`.
- *
- * The dashboard is three static files shipped in the package (`dist/dashboard/`, built from
- * `src/sandbox/dashboard/` by `scripts/build-dashboard.ts`), read once when the sandbox starts and
- * served from memory, gzipped when the browser accepts it. Every page is served with a
- * Content-Security-Policy that allows the sandbox's own script and style only (no inline script, no
- * other origin), `X-Content-Type-Options: nosniff` and `frame-ancestors 'none'`.
- * @module
- */
+/** The sandbox's web pages (docs/sandbox.md). */
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';

@@ -1,16 +1,4 @@
-/**
- * `startSandbox`: the stateful mock served over real HTTP with the `/_sandbox/` control endpoints, for
- * integration tests in any language (README "CLI"). `delivery-task sandbox` is a thin command
- * over it.
- *
- * ```ts
- * import { startSandbox } from 'delivery-task-tools/sandbox';
- * const sandbox = await startSandbox({ port: 0, autoAdvanceMs: 1000 });
- * // point your app at sandbox.baseUrl with sandbox.apiKey and sandbox.sellerId …
- * await sandbox.close();
- * ```
- * @module
- */
+/** `startSandbox`: the mock over HTTP with control endpoints, dashboard and courier (docs/sandbox.md). */
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import type { MockDeliveryService, MockDeliveryServiceOptions } from 'delivery-task-sdk/testing';
 import { createMockDeliveryService, mockRequestListener, observersOf } from 'delivery-task-sdk/testing';

@@ -1,18 +1,4 @@
-/**
- * The sandbox's seed document (`delivery-task sandbox --seed <file>`): the branches and the tasks the
- * sandbox starts with and returns to on every reset.
- *
- * ```json
- * {
- *   "branches": ["Kuwait City", { "name": "Salmiya", "latitude": 29.3339, "longitude": 48.0761 }],
- *   "tasks": [
- *     { "id": "seed-1", "orderNumber": "ORD-1", "deliveryLocation": { "latitude": 29.33, "longitude": 48.07 } },
- *     { "orderNumber": "ORD-2", "status": "enroute" }
- *   ]
- * }
- * ```
- * @module
- */
+/** The sandbox's seed document (`delivery-task sandbox --seed <file>`). */
 
 import type { MockBranch, MockSeedTask } from 'delivery-task-sdk/testing';
 import { createMockDeliveryService } from 'delivery-task-sdk/testing';

@@ -1,20 +1,6 @@
 /**
- * The control endpoints that read the sandbox's state for the dashboard (and for curl), beside the
- * ones of `sandbox-control.ts` (docs/sandbox.md, "Control endpoints"):
- *
- * | request | answer |
- * |---|---|
- * | `GET /_sandbox/tasks?limit=<1…1000>` | 200 `{ tasks: [{ task, feeFils }], total }`: the newest `limit` (default 500) tasks, newest first |
- * | `GET /_sandbox/tasks/{id}` | 200 `{ task, feeFils, events }` (`events`: every status change, the webhook-only kinds included); 404 unknown task |
- * | `GET /_sandbox/webhooks` | 200 `{ webhookUrl, deliveries }`: the webhook POSTs made, numbered (`seq`), oldest first |
- * | `POST /_sandbox/webhooks/{seq}/resend` | 200 the new delivery; 404 no delivery `seq` kept; 429 when {@link MAX_CONCURRENT_RESENDS} are in flight |
- * | `GET /_sandbox/wallet` | 200 `{ wallet, topUps }` |
- * | `GET /_sandbox/faults` | 200 `{ kinds, operations, active }`: every fault kind `POST /_sandbox/faults` accepts with the JSON Schema of its rule, and the rules not yet used up |
- * | `DELETE /_sandbox/faults` | 200 `{ active: [] }`: every rule removed |
- * | `DELETE /_sandbox/faults/{index}` | 200 `{ active }`; 404 no such rule |
- *
- * Every task field is customer data: the answers are JSON (`application/json`, never HTML).
- * @module
+ * The control endpoints that read the sandbox's state for the dashboard (and for curl), beside the ones of
+ * `control.ts` (docs/sandbox.md, "Control endpoints").
  */
 
 import type { MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';

@@ -1,7 +1,6 @@
 /**
  * Command-line arguments of the operator commands: parsed by `node:util` `parseArgs` in strict mode,
  * then read into typed values with their bounds. Every problem is a {@link UsageError} (exit code 2).
- * @module
  */
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 

@@ -1,7 +1,6 @@
 /**
  * `delivery-task branches`: the pickup branches, whose names are the valid `selectedBranch` values
  * (OpenAPI `listBranches`).
- * @module
  */
 import { TableWriter, textCell } from '../format.js';
 import type { OperatorCommandSpec } from './command.js';

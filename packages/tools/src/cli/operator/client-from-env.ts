@@ -1,8 +1,7 @@
 /**
- * The `DeliveryClient` of an operator command, configured by the same environment variables as the
- * SDK (`DELIVERY_API_KEY`, `DELIVERY_SELLER_ID`, `DELIVERY_BASE_URL`, `DELIVERY_LOG`), read from the
- * command's environment. The client checks them and names the missing one itself.
- * @module
+ * The `DeliveryClient` of an operator command, configured by the same environment variables as the SDK
+ * (`DELIVERY_API_KEY`, `DELIVERY_SELLER_ID`, `DELIVERY_BASE_URL`, `DELIVERY_LOG`), read from the command's
+ * environment.
  */
 
 import type { Logger, LogLevel } from 'delivery-task-sdk';

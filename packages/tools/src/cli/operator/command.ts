@@ -1,8 +1,4 @@
-/**
- * The shape of an operator command: its words, arguments and options (for parsing and help), and what
- * it runs with.
- * @module
- */
+/** The shape of an operator command: its words, arguments and options (for parsing and help), and what it runs with. */
 import type { DeliveryClient } from 'delivery-task-sdk';
 import type { CommandInput, OptionSpec } from './args.js';
 import type { Output } from './output.js';

@@ -1,23 +1,4 @@
-/**
- * `delivery-task tasks create --file ORDER.json`: creates the task of one order, once
- * (OpenAPI `createTask`; docs/cli.md "Creating a task once").
- *
- * 1. The file is read (at most {@link MAX_ORDER_FILE_BYTES}) and checked by the SDK's own schema before
- *    anything is sent: an error names the field (`deliveryLocation.latitude: …`). It must carry an
- *    `orderNumber`: that is what makes the create safe to repeat.
- * 2. Unless `--repeat-delivery`, the order number is looked up with the public `tasks.list` (an exact,
- *    anchored pattern, falling back to a literal search when the service refuses patterns; exact
- *    matches only, every page). A task found is printed and nothing is created: this is what stops a
- *    second run of the same file, in this process or another, from paying a second fee. Several found →
- *    `DuplicateTaskError`.
- * 3. Otherwise `client.tasks.create` sends it, with the SDK's exactly-once machinery: concurrent creates
- *    of the order in one process share one POST, and after an ambiguous failure the SDK reconciles by
- *    order number before any resend.
- *
- * Not covered: two processes whose lookups both run before either create reaches the service both
- * create (the SDK's single flight is per process; a shared `store` would close that gap).
- * @module
- */
+/** `delivery-task tasks create --file ORDER.json` (docs/cli.md). */
 import { open } from 'node:fs/promises';
 import type { Task, TaskWithId } from 'delivery-task-sdk';
 import { DuplicateTaskError, RequestValidationError, TaskCreateParams } from 'delivery-task-sdk';

@@ -1,7 +1,6 @@
 /**
  * `delivery-task estimate --from LAT,LNG --to LAT,LNG`: price, distance and travel time between two
  * points, without creating a task (OpenAPI `estimateTask`).
- * @module
  */
 import { kwdCell, labelled, textCell } from '../format.js';
 import { pointValue } from './args.js';

@@ -1,7 +1,6 @@
 /**
  * Exit codes of the operator commands of `delivery-task`, by error class: the one table that
  * `delivery-task --help`, docs/cli.md ("Exit codes") and {@link exitCodeOf} share.
- * @module
  */
 import { type DeliveryErrorName, isAPIError, isDeliveryError } from 'delivery-task-sdk';
 import { UsageError } from './args.js';

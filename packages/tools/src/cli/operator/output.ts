@@ -1,9 +1,4 @@
-/**
- * Where an operator command writes: results on stdout (human text, or JSON with `--json`), notes,
- * progress and the error line on stderr. The API key and seller id are removed from everything written,
- * with the SDK's own redaction (every encoding of them it knows).
- * @module
- */
+/** Where an operator command writes. */
 import { isDeliveryError, Redactor } from 'delivery-task-sdk';
 import { withoutControls } from '../format.js';
 import type { CliIo } from '../io.js';

@@ -1,7 +1,6 @@
 /**
  * How a task reads in human output: one table row (`tasks list`) or a block of labelled lines
  * (`tasks get`, `tasks create`). Money through `kwd.format`, times in UTC.
- * @module
  */
 import type { Task } from 'delivery-task-sdk';
 import { ABSENT, kwdCell, labelled, type TableColumn, textCell, timeCell } from '../format.js';

@@ -1,7 +1,4 @@
-/**
- * `delivery-task tasks list` and `tasks get <id>`: OpenAPI `listTasks` and OpenAPI `retrieveTask`.
- * @module
- */
+/** `delivery-task tasks list` and `tasks get <id>`: OpenAPI `listTasks` and OpenAPI `retrieveTask`. */
 
 import type { Task } from 'delivery-task-sdk';
 import { MAX_PAGE_SIZE, TASK_STATUSES, type TaskListParams } from 'delivery-task-sdk';

@@ -1,7 +1,6 @@
 /**
  * `delivery-task wallet balance` and `wallet top-up <amount>`: the prepaid wallet (spec
  * OpenAPI `retrieveWalletBalance`, OpenAPI `topUpWallet`, README "What the spec leaves open, and what we chose").
- * @module
  */
 import { MIN_TOP_UP_KWD } from 'delivery-task-sdk';
 import { kwdCell, timeCell, withoutControls } from '../format.js';

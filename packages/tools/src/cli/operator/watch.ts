@@ -1,7 +1,6 @@
 /**
  * `delivery-task tasks watch <id>`: prints each status of a task as it changes, until a final one
  * (`delivered`, `cancelled`, `rejected`, `failed`: src/core/lifecycle.ts), by polling `GET tasks/{id}`.
- * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Task } from 'delivery-task-sdk';

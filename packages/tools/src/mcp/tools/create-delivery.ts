@@ -1,27 +1,4 @@
-/**
- * `create_delivery`: books a delivery, within the policy (README "Agents (MCP)"; `docs/mcp.md`, "How a
- * booking is guarded"; OpenAPI `createTask`). In order:
- *
- * 1. the arguments pass the SDK's own create schema, with an `orderNumber` and a `deliveryLocation`;
- * 2. the quote: `estimateId` is a quote of this session, no older than `quoteMaxAgeSeconds`, priced, for
- *    the same delivery point and, when the booking names its pickup (a `pickupLocation`, or a branch whose
- *    coordinates `list_branches` gives), the same pickup point;
- * 3. the quoted fee is within `maxFeeKwd`;
- * 4. the order has no task yet (else the task is returned and nothing is charged);
- * 5. the day's room (`dailyCapKwd`) and the wallet (`walletFloorKwd`) can take the fee;
- * 6. confirmation: the person is asked when the client supports elicitation; otherwise the first call
- *    returns what it would book and a `confirmationToken`, and only the same arguments with that token
- *    go on;
- * 7. the order is claimed in the store (one booking per order across sessions), looked up once more, the
- *    fee re-quoted (it must not exceed the quote by more than `quoteMarginPercent`, nor `maxFeeKwd`), the
- *    larger of quote and re-quote reserved against the daily cap (atomically), the wallet read again;
- * 8. `client.tasks.create`, with the SDK's exactly-once creation.
- *
- * A refusal before step 8 sends nothing and releases what it reserved. After step 8 fails, the
- * reservation is released only when the service surely created nothing (a 4xx rejection); otherwise the
- * fee stays counted and the order claimed until its claim expires.
- * @module
- */
+/** `create_delivery` (README "Agents (MCP)"). */
 
 import type { Task } from 'delivery-task-sdk';
 import {
@@ -218,10 +195,7 @@ function capRefusal(session: Session, day: string, spentFils: number, feeFils: n
   );
 }
 
-/**
- * Step 5 (and 7): the wallet floor. Resolves with the balance, fils, or `undefined` when the policy
- * has no floor.
- */
+/** Step 5 (and 7): the wallet floor. Resolves with the balance, fils; `undefined` without a floor. */
 async function checkWallet(session: Session, feeFils: number, signal: AbortSignal): Promise<number | undefined> {
   const floorFils = session.policy.walletFloorFils;
   if (floorFils === undefined) return undefined;
@@ -257,10 +231,7 @@ function deliverToText(params: CreateParams): string {
   return `${address}(${pointText(params.deliveryLocation)})`;
 }
 
-/**
- * The texts of a booking shown to the person (the question, `wouldBook`): redacted, then neutralised as
- * {@link plainText} does, so a summary shows what the question shows.
- */
+/** The texts of a booking shown to the person (question, `wouldBook`), redacted and neutralised ({@link plainText}). */
 function summaryOf(session: Session, plan: Plan): { orderNumber: string; deliverTo: string; pickup: string } {
   const params = session.redact(plan.params);
   return {

@@ -1,11 +1,4 @@
-/**
- * `create_top_up_link`: requests a payment link to top the wallet up, and gets it to the person without
- * the model seeing it (README "Agents (MCP)"; OpenAPI `topUpWallet`): through URL elicitation when the
- * client supports it (the client shows the link to the person, outside the conversation), else through
- * the policy's `deliverTopUpLink`. With neither, the call is refused before any link is requested. The
- * result carries the amount, the expiry and the payment site's origin, never the link or its token.
- * @module
- */
+/** `create_top_up_link` (README "Agents (MCP)"). */
 
 import { WalletTopUpParams } from 'delivery-task-sdk';
 import * as z from 'zod/mini';

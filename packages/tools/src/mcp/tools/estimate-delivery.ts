@@ -1,9 +1,4 @@
-/**
- * `estimate_delivery`: price, distance and time between two points, and the `estimateId` a booking
- * must name (README "Agents (MCP)"; OpenAPI `estimateTask`). The quote is kept by this session only
- * (`quotes.ts`); it creates nothing in the service.
- * @module
- */
+/** `estimate_delivery` (README "Agents (MCP)"). */
 
 import { EstimatePoint } from 'delivery-task-sdk';
 import * as z from 'zod/mini';

@@ -1,10 +1,4 @@
-/**
- * `find_tasks`: tasks by text, status and creation date, newest first, a page of results at a time
- * (README "Agents (MCP)"; OpenAPI `listTasks`). The service filters by text only, so statuses and dates
- * are filtered here while reading its pages, at most {@link FIND_MAX_PAGES} of them per call; a
- * `nextCursor` continues where a call stopped (best effort: tasks created meanwhile shift the pages).
- * @module
- */
+/** `find_tasks` (README "Agents (MCP)"). */
 
 import type { Task } from 'delivery-task-sdk';
 import { TASK_STATUSES } from 'delivery-task-sdk';

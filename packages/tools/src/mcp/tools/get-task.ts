@@ -1,7 +1,4 @@
-/**
- * `get_task`: one task by id, with its status and history (README "Agents (MCP)"; OpenAPI `retrieveTask`).
- * @module
- */
+/** `get_task`: one task by id, with its status and history (README "Agents (MCP)"; OpenAPI `retrieveTask`). */
 import * as z from 'zod/mini';
 import { TaskView } from '../task-view.js';
 import { defineTool } from '../tool.js';

@@ -1,7 +1,6 @@
 /**
  * `list_branches`: the pickup branches, whose names are the `selectedBranch` values of a booking (README
  * "Agents (MCP)"; OpenAPI `listBranches`).
- * @module
  */
 import * as z from 'zod/mini';
 import { MAX_FIELD_CHARS } from '../task-view.js';

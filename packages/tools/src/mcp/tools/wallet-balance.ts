@@ -1,7 +1,6 @@
 /**
  * `get_wallet_balance`: the wallet balance, and what the policy leaves the agent to spend today
  * (README "Agents (MCP)"; OpenAPI `retrieveWalletBalance`).
- * @module
  */
 import * as z from 'zod/mini';
 import { kwdText, priceFils } from '../money.js';

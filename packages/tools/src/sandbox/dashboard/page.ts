@@ -1,14 +1,6 @@
 /**
  * The sandbox dashboard's script (docs/sandbox.md, "Dashboard"), built by `scripts/build-dashboard.ts`
  * into `dashboard.js` and served by the sandbox at `/_dashboard/dashboard.js`.
- *
- * Everything it shows comes from the control endpoints under `/_sandbox/` and the event stream
- * `GET /_sandbox/events`; everything it does is a control request. Every value from the sandbox is
- * written with `textContent` or as an attribute value, never parsed as HTML: task fields are customer
- * data. The control token, when the sandbox needs one, is read once from the form (or the URL
- * fragment `#token=…`, then removed from the address bar), kept in this tab's `sessionStorage`, and sent
- * as `Authorization: Bearer …`.
- * @module
  */
 import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk';
 import {
