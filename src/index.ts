@@ -64,9 +64,12 @@ export {
   FINAL_STATUSES,
   HAPPY_PATH,
   isFinalStatus,
+  type LifecycleEvent,
+  type LifecycleStatus,
   movesFrom,
   TASK_STATUSES,
   WEBHOOK_ONLY_EVENTS,
+  type WebhookOnlyEvent,
 } from './core/lifecycle.js';
 export type {
   Logger,
@@ -98,7 +101,7 @@ export {
   withStoreDeadline,
 } from './core/store.js';
 export { VERSION } from './core/version.js';
-export { REDACTED, Redactor, SECRET_HEADERS } from './internal/redact.js';
+export { MAX_CAUSE_DEPTH, REDACTED, Redactor, SECRET_HEADERS } from './internal/redact.js';
 export { type ClientRedactor, redactorOf, sellerIdOf } from './internal/seller.js';
 export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';

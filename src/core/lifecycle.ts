@@ -66,7 +66,7 @@ export const DELIVERY_PATH = [
 ] as const satisfies readonly LifecycleEvent[];
 
 /**
- * The task statuses of {@link DELIVERY_PATH}, in order: `pending` … `delivered`. (Marked pure, so a
+ * The task statuses of `DELIVERY_PATH`, in order: `pending` … `delivered`. (Marked pure, so a
  * bundle that does not use it, the client's, leaves the computation out.)
  */
 export const HAPPY_PATH: readonly LifecycleStatus[] = /* @__PURE__ */ DELIVERY_PATH.filter((event) =>
@@ -112,7 +112,7 @@ export function isFinalStatus(value: string): boolean {
 }
 
 /**
- * Position of an event along {@link DELIVERY_PATH} (`pending` 0 … `delivered` 7), or `undefined` for
+ * Position of an event along `DELIVERY_PATH` (`pending` 0 … `delivered` 7), or `undefined` for
  * one off the path (`cancelled`, `rejected`, `failed`, an unknown kind).
  */
 export function lifecycleRank(value: string): number | undefined {
@@ -125,7 +125,7 @@ export function lifecycleRank(value: string): number | undefined {
  * `mock.advance`; README "What the spec leaves open, and what we chose"): the statuses ahead of
  * `status` on the delivery path, the off-path statuses reachable from it, and, from `accepted`, the
  * webhook-only events it has not had yet (`lastEvent`: the last event the task had). Nothing from a
- * final status. In {@link DELIVERY_PATH} order, then the off-path statuses.
+ * final status. In `DELIVERY_PATH` order, then the off-path statuses.
  */
 export function movesFrom(status: string, lastEvent?: string): LifecycleEvent[] {
   if (isFinalStatus(status) || !isTaskStatus(status)) return [];

@@ -8,7 +8,7 @@ import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
 import type { MockFault, MockFaultRule, MockOperation } from './types.js';
 
-/** Every operation, for checking rules (from the table of operations). */
+/** Every operation the mock serves, the names a fault rule may target (`MOCK_OPERATIONS` of `delivery-task-sdk/testing`). */
 export const OPERATIONS: readonly MockOperation[] = OPERATION_NAMES;
 
 /** Every fault kind the mock plays (see `MockFault`), in the order docs/testing.md lists them. */

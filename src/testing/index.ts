@@ -25,9 +25,9 @@ export {
   observersOf,
 } from './mock-observers.js';
 export { MOCK_DEFAULTS } from './options.js';
-export type { RequestPage } from './request-log.js';
+export type { NumberedRequest, RequestPage } from './request-log.js';
 export { createMockDeliveryService } from './service.js';
-export type { TaskRecord as MockTaskRecord } from './state.js';
+export type { TaskRecord as MockTaskRecord, WebhookHistoryEntry } from './state.js';
 export type {
   MockAccount,
   MockBranch,
