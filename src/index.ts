@@ -60,7 +60,6 @@ export {
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './core/errors.js';
-// Helpers the delivery-task-tools package uses too (last, so the client's bundle keeps its module order).
 export {
   FINAL_STATUSES,
   HAPPY_PATH,
