@@ -3,15 +3,25 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Both packages' tests run from the sources, no build first: the SDK's entries and the tools' entries
+  // resolve to their source files (exact names, so `delivery-task-sdk/openapi.json` stays the package's).
   resolve: {
-    alias: {
-      'delivery-task-sdk/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-      'delivery-task-sdk/redis': fileURLToPath(new URL('./src/redis.ts', import.meta.url)),
-      'delivery-task-sdk': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
-    },
+    alias: Object.entries({
+      'delivery-task-sdk': './src/index.ts',
+      'delivery-task-sdk/testing': './src/testing/index.ts',
+      'delivery-task-sdk/redis': './src/redis.ts',
+      'delivery-task-sdk/postgres': './src/postgres.ts',
+      'delivery-task-sdk/webhooks': './src/entries/webhooks.ts',
+      'delivery-task-sdk/kwd': './src/kwd.ts',
+      'delivery-task-tools/sandbox': './packages/tools/src/sandbox/index.ts',
+      'delivery-task-tools/mcp': './packages/tools/src/mcp/index.ts',
+    }).map(([name, file]) => ({
+      find: new RegExp(`^${name.replace('/', '\\/')}$`),
+      replacement: fileURLToPath(new URL(file, import.meta.url)),
+    })),
   },
   test: {
-    include: ['test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/tools/test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'],
     environment: 'node',
     // Fails the run when a process a test started is still alive at its end.
     globalSetup: ['test/support/no-leftover-processes.ts'],

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../src/openapi/document.js';
+import { buildOpenApiDocument, serializeOpenApiDocument } from './openapi/document.js';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'dist/openapi.json' } } });
 const file = values.out;

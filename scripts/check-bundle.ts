@@ -7,9 +7,6 @@
  * - the testing entry loads msw; the redis entry loads no Redis library, the postgres entry no pg;
  * - in CommonJS, the redis and webhooks entries require the main entry instead of carrying copies of
  *   its classes;
- * - the main entry never reaches the MCP server nor `@modelcontextprotocol/sdk`; the mcp entry loads
- *   the SDK (ESM and CommonJS, the latter requiring the main entry for its errors); of the executable,
- *   only `dist/cli-mcp.js` carries the MCP SDK.
  *
  * Run after `npm run build`.
  */
@@ -43,33 +40,12 @@ const { text: everything, gzip: everythingGzip } = await bundleSize(`export * fr
   },
 );
 if (MSW.test(everything)) failures.push('the main entry reaches msw');
-/** Text only the MCP server has: its SDK's name and its tool names. */
-const MCP = /@modelcontextprotocol|create_delivery|estimate_delivery/;
-if (MCP.test(everything)) failures.push('the main entry reaches the MCP server');
 const markers = REDIS_STORE_MARKERS.filter((marker) => everything.includes(marker));
 if (markers.length > 0) failures.push(`the main entry contains the Redis store (${markers.join(', ')})`);
 console.log(
   `everything from the main entry: ${kb(everythingGzip)} gzip; ` +
-    `msw ${MSW.test(everything) ? 'present' : 'absent'}, Redis store ${markers.length > 0 ? 'present' : 'absent'}, ` +
-    `MCP server ${MCP.test(everything) ? 'present' : 'absent'}`,
+    `msw ${MSW.test(everything) ? 'present' : 'absent'}, Redis store ${markers.length > 0 ? 'present' : 'absent'}`,
 );
-const MCP_SDK = /["']@modelcontextprotocol\/sdk\//;
-for (const file of ['dist/mcp/server.js', 'dist/mcp.cjs']) {
-  if (!MCP_SDK.test(readFileSync(file, 'utf8'))) failures.push(`${file} does not load @modelcontextprotocol/sdk`);
-}
-{
-  const source = readFileSync('dist/mcp.cjs', 'utf8');
-  if (/class DeliveryError\b/.test(source) || !/require\(["']\.\/index\.cjs["']\)/.test(source)) {
-    failures.push('dist/mcp.cjs carries its own copies of the error classes instead of requiring ./index.cjs');
-  }
-}
-for (const file of ['dist/cli.js', 'dist/cli-main.js']) {
-  if (/modelcontextprotocol/.test(readFileSync(file, 'utf8'))) failures.push(`${file} carries the MCP SDK`);
-}
-if (!/elicitation\/create/.test(readFileSync('dist/cli-mcp.js', 'utf8'))) {
-  failures.push('dist/cli-mcp.js does not carry the MCP SDK');
-}
-
 const testingModules = readdirSync('dist/testing').filter((file) => file.endsWith('.js'));
 if (!testingModules.some((file) => /["']msw/.test(readFileSync(`dist/testing/${file}`, 'utf8')))) {
   failures.push('dist/testing/ does not load msw');

@@ -2,15 +2,16 @@
 # Installs the packed tarball into a fresh consumer project and uses it as a merchant would:
 # `import` and `require` of every entry, a call against the mock through the main and testing entries,
 # the main entry's independence from msw (it loads in a project without msw installed), and the redis
-# entry's independence from the Redis libraries; `delivery-task mcp` without the MCP SDK installed, and
-# the mcp entry with it. Run after `npm run build`.
+# entry's independence from the Redis libraries; then the tools' tarball beside it: `delivery-task-tools/mcp`
+# in a session, `delivery-task mcp --help`. Run after `npm run build`.
 set -euo pipefail
 root="$(pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
-echo "packed $tarball"
+tools_tarball="$(npm pack -w delivery-task-tools --silent --pack-destination "$work" | tail -n 1)"
+echo "packed $tarball and $tools_tarball"
 
 # 1. Without msw: the main entry must load and work (it never imports msw).
 mkdir "$work/plain" && cd "$work/plain"
@@ -100,11 +101,6 @@ if [ -d node_modules/pg ]; then echo "pg was installed: it must stay an optional
 for library in ioredis redis @modelcontextprotocol/sdk; do
   if [ -d "node_modules/$library" ]; then echo "$library was installed: it must stay an optional peer" >&2; exit 1; fi
 done
-# The executable's `mcp` carries what it runs: it starts without the optional peer installed.
-./node_modules/.bin/delivery-task mcp --help | grep -q -- '--daily-cap-kwd' || { echo "delivery-task mcp --help failed" >&2; exit 1; }
-printf '' | DELIVERY_API_KEY=k DELIVERY_SELLER_ID=s DELIVERY_BASE_URL=https://x.test ./node_modules/.bin/delivery-task mcp 2>/dev/null \
-  || { echo "delivery-task mcp did not start (and end with its input) without @modelcontextprotocol/sdk" >&2; exit 1; }
-echo "delivery-task mcp without @modelcontextprotocol/sdk installed: ok"
 
 # 2. With msw: both entries, both module systems, a real call against the mock.
 mkdir "$work/kit" && cd "$work/kit"
@@ -138,18 +134,16 @@ const { createMockDeliveryService } = require('delivery-task-sdk/testing');
 JS
 node cjs.cjs
 
-# 3. The mcp entry, with its optional peer: a session over the MCP SDK's in-memory transport against the
-# mock (ESM), and the main entry's error class from a bad policy (CommonJS).
+# 3. The tools' mcp entry installed beside the SDK: a session over the MCP SDK's in-memory transport
+# against the mock, the SDK's error class from a bad policy (one copy of the SDK), the executable.
 mkdir "$work/agent" && cd "$work/agent"
 npm init -y >/dev/null
-npm install --no-audit --no-fund --silent "$work/$tarball" \
-  "msw@$(node -p "require('$root/node_modules/msw/package.json').version")" \
-  "@modelcontextprotocol/sdk@$(node -p "require('$root/node_modules/@modelcontextprotocol/sdk/package.json').version")"
+npm install --no-audit --no-fund --silent "$work/$tarball" "$work/$tools_tarball"
 cat > agent.mjs <<'JS'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { DeliveryClient } from 'delivery-task-sdk';
-import { createMcpServer } from 'delivery-task-sdk/mcp';
+import { createMcpServer } from 'delivery-task-tools/mcp';
 import { createMockDeliveryService } from 'delivery-task-sdk/testing';
 const mock = createMockDeliveryService();
 mock.listen();
@@ -165,17 +159,19 @@ mock.close();
 if (tools.length !== 6 || balance.structuredContent?.walletAmountKwd !== '100.000') {
   throw new Error(`ESM mcp entry broken: ${tools.length} tools, ${JSON.stringify(balance)}`);
 }
-console.log('ESM import of delivery-task-sdk/mcp, a session against the mock: ok');
+console.log('ESM import of delivery-task-tools/mcp, a session against the mock: ok');
 JS
 node agent.mjs
-node -e "
-  const { ConfigurationError, DeliveryClient } = require('delivery-task-sdk');
-  const { createMcpServer } = require('delivery-task-sdk/mcp');
+node --input-type=module -e "
+  const { ConfigurationError, DeliveryClient } = await import('delivery-task-sdk');
+  const { createMcpServer } = await import('delivery-task-tools/mcp');
   const client = new DeliveryClient({ apiKey: 'k', sellerId: 's', baseUrl: 'https://x.test' });
   createMcpServer(client);
   let error;
   try { createMcpServer(client, { allow: ['create'] }); } catch (caught) { error = caught; }
-  if (!(error instanceof ConfigurationError) || error.option !== 'policy.allow') throw new Error('CJS mcp entry broken: ' + error);
-  console.log('CJS require of delivery-task-sdk/mcp: ok');
+  if (!(error instanceof ConfigurationError) || error.option !== 'policy.allow') throw new Error('mcp entry broken: ' + error);
+  console.log('delivery-task-tools/mcp throws the SDK\'s ConfigurationError: ok');
 "
+./node_modules/.bin/delivery-task mcp --help | grep -q -- '--daily-cap-kwd' || { echo "delivery-task mcp --help failed" >&2; exit 1; }
+echo "delivery-task mcp --help from the tools' tarball: ok"
 echo "consumer check passed"

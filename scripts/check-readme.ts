@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 const directory = '.readme-check';
 const sources = [
   'README.md',
+  'packages/tools/README.md',
   ...readdirSync('docs')
     .filter((name) => name.endsWith('.md'))
     .sort()
@@ -75,7 +76,8 @@ writeFileSync(
           'delivery-task-sdk/postgres': ['../src/postgres.ts'],
           'delivery-task-sdk/webhooks': ['../src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['../src/kwd.ts'],
-          'delivery-task-sdk/mcp': ['../src/mcp/index.ts'],
+          'delivery-task-tools/mcp': ['../packages/tools/src/mcp/index.ts'],
+          'delivery-task-tools/sandbox': ['../packages/tools/src/sandbox/index.ts'],
         },
       },
       include: ['*.ts'],

@@ -84,9 +84,14 @@ export {
   type DeliveryStore,
   type MemoryStoreOptions,
   memoryStore,
+  type StoreScope,
   type StoreWriteOptions,
+  storeKey,
+  withStoreDeadline,
 } from './core/store.js';
 export { VERSION } from './core/version.js';
+export { MAX_CAUSE_DEPTH, REDACTED, Redactor, SECRET_HEADERS } from './internal/redact.js';
+export { type ClientRedactor, redactorOf, sellerIdOf } from './internal/seller.js';
 export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';
 export type { ResourceHandle } from './resources/handle.js';
@@ -99,6 +104,17 @@ export {
 export { Wallet } from './resources/wallet.js';
 export { Branch, BranchListResponse, toBranches } from './schemas/branch.js';
 export { Estimate, EstimateParams, EstimatePoint, EstimateRequestParams } from './schemas/estimate.js';
+export {
+  FINAL_STATUSES,
+  HAPPY_PATH,
+  isFinalStatus,
+  type LifecycleEvent,
+  type LifecycleStatus,
+  movesFrom,
+  TASK_STATUSES,
+  WEBHOOK_ONLY_EVENTS,
+  type WebhookOnlyEvent,
+} from './schemas/lifecycle.js';
 export { KwdNumber, KwdText, Latitude, Longitude, MAX_KWD_AMOUNT } from './schemas/primitives.js';
 export {
   AddressDetails,

@@ -15,6 +15,7 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 function blocks(): { source: string; line: number; code: string }[] {
   const sources = [
     'README.md',
+    'packages/tools/README.md',
     ...readdirSync('docs')
       .filter((name) => name.endsWith('.md'))
       .map((name) => join('docs', name)),
@@ -97,7 +98,8 @@ describe('snippets of the README and docs/', () => {
           'delivery-task-sdk/postgres': ['src/postgres.ts'],
           'delivery-task-sdk/webhooks': ['src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['src/kwd.ts'],
-          'delivery-task-sdk/mcp': ['src/mcp/index.ts'],
+          'delivery-task-tools/mcp': ['packages/tools/src/mcp/index.ts'],
+          'delivery-task-tools/sandbox': ['packages/tools/src/sandbox/index.ts'],
         },
       },
     });

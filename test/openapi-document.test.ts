@@ -1,24 +1,14 @@
-/**
- * The OpenAPI document (src/openapi/document.ts): what it contains, checked against facts written here
- * from the spec rather than read from the SDK's schemas; that it is valid OpenAPI 3.1; how the builder
- * treats what JSON Schema cannot express; and that `delivery-task openapi` prints the built file.
- */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
+import type { JsonSchema } from '../scripts/openapi/components.js';
+import { sdkSchemas } from '../scripts/openapi/components.js';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../scripts/openapi/document.js';
+import { pathParameters } from '../scripts/openapi/operations.js';
+import type { Operation, ResponseObject } from '../scripts/openapi/types.js';
 import { OPERATION_NAMES, OPERATIONS as TABLE } from '../src/core/operations.js';
-import type { JsonSchema } from '../src/openapi/components.js';
-import { sdkSchemas } from '../src/openapi/components.js';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../src/openapi/document.js';
-import { pathParameters } from '../src/openapi/operations.js';
-import type { Operation, ResponseObject } from '../src/openapi/types.js';
 import { OPERATIONS } from '../src/testing/faults.js';
 
 const document = buildOpenApiDocument();
@@ -477,46 +467,4 @@ describe('building', () => {
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
   });
-});
-
-describe('delivery-task openapi', () => {
-  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-
-  function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, [tsx, ...args], { env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  }
-
-  it('prints valid JSON equal, byte for byte, to the file the build writes', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'openapi-'));
-    try {
-      const file = join(directory, 'openapi.json');
-      const built = await run(['scripts/build-openapi.ts', '--out', file]);
-      expect(built.code, built.stderr).toBe(0);
-      const printed = await run(['src/cli/bin.ts', 'openapi']);
-      expect(printed.code, printed.stderr).toBe(0);
-      expect(printed.stderr).toBe('');
-      const shipped = readFileSync(file, 'utf8');
-      expect(printed.stdout).toBe(shipped);
-      expect(JSON.parse(printed.stdout)).toEqual(JSON.parse(serializeOpenApiDocument(document)));
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
-  }, 60_000);
-
-  it('refuses an unknown option with exit code 2 and the usage', async () => {
-    const { code, stdout, stderr } = await run(['src/cli/bin.ts', 'openapi', '--yaml']);
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr).toContain("Unknown option '--yaml'");
-    expect(stderr).toContain('Usage: delivery-task openapi');
-  }, 60_000);
 });

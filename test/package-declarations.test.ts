@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from './support/build.js';
-import { ROOT } from './support/sandbox-process.js';
+import { ROOT } from './support/root.js';
 
 beforeAll(async () => {
   await ensureBuilt(() => builtAfterSource('dist/index.d.ts') && builtAfterSource('dist/testing.d.ts'));

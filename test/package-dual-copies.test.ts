@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Sdk from '../src/index.js';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from './support/build.js';
-import { ROOT } from './support/sandbox-process.js';
+import { ROOT } from './support/root.js';
 
 let esm: typeof Sdk;
 let cjs: typeof Sdk;

@@ -52,7 +52,7 @@ export const DELIVERY_PATH = [
   'delivered',
 ] as const satisfies readonly LifecycleEvent[];
 
-/** The task statuses of {@link DELIVERY_PATH}, in order: `pending` … `delivered`. */
+/** The task statuses of `DELIVERY_PATH`, in order: `pending` … `delivered`. */
 export const HAPPY_PATH: readonly LifecycleStatus[] = /* @__PURE__ */ DELIVERY_PATH.filter((event) =>
   isTaskStatus(event),
 );
@@ -95,7 +95,7 @@ export function isFinalStatus(value: string): boolean {
   return (FINAL_STATUSES as readonly string[]).includes(value);
 }
 
-/** Position along {@link DELIVERY_PATH} (`pending` 0 … `delivered` 7); `undefined` off the path. */
+/** Position along `DELIVERY_PATH` (`pending` 0 … `delivered` 7); `undefined` off the path. */
 export function lifecycleRank(value: string): number | undefined {
   const rank = (DELIVERY_PATH as readonly string[]).indexOf(value);
   return rank === -1 ? undefined : rank;

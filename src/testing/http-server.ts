@@ -98,51 +98,6 @@ export function answerBadTarget(response: ServerResponse): void {
 }
 
 /**
- * Reads and discards a request body the answer does not need, at most `maxBytes` of it, then runs
- * `run`, which answers. A client still sending its body when the connection closed would see a reset
- * instead of the answer; a body longer than `maxBytes` is not waited for: `run` runs at once and the
- * connection closes after it. An exception `run` throws is answered by {@link answerFailure}.
- */
-export function answerAfterBody(
-  request: IncomingMessage,
-  response: ServerResponse,
-  run: () => void,
-  maxBytes: number = DEFAULT_MAX_BODY_BYTES,
-): void {
-  // Runs later than the listener that called it: its own guard keeps an exception from leaving.
-  const answer = () => {
-    try {
-      run();
-    } catch (error) {
-      answerFailure(response, error);
-    }
-  };
-  const declared = request.headers['content-length'];
-  const framed = declared !== undefined || request.headers['transfer-encoding'] !== undefined;
-  if (request.readableEnded || !framed || Number(declared ?? 0) > maxBytes) {
-    if (framed && !request.readableEnded) response.shouldKeepAlive = false;
-    answer();
-    return;
-  }
-  let length = 0;
-  let answered = false;
-  const once = () => {
-    if (answered) return;
-    answered = true;
-    answer();
-  };
-  request.on('data', (chunk: Buffer) => {
-    length += chunk.length;
-    if (length > maxBytes) {
-      response.shouldKeepAlive = false;
-      once();
-    }
-  });
-  request.once('end', once);
-  request.once('error', () => response.destroy());
-}
-
-/**
  * The last resort of a request handler: answers 500 `{ message, code: 'INTERNAL_SERVER_ERROR' }` naming
  * the failure (or destroys the socket when the answer had started), so that no exception leaves it.
  */
@@ -177,9 +132,11 @@ async function pipeBody(
 }
 
 /**
- * The `node:http` request listener that answers with `mock`'s handlers (msw's `getResponse`), the
- * request rewritten from the server's address to `mock.baseUrl`. A path the mock does not serve is
- * answered 404; a dropped-connection answer destroys the socket.
+ * A `node:http` request listener that serves `mock` (README "Testing your integration"): mount it in your
+ * own `http.createServer` or framework to reach the mock over real sockets. Requests are rewritten from
+ * the server's address to `mock.baseUrl` and answered by its handlers; a path the mock does not serve is
+ * 404, a target that is not a URL path 400, a body over `maxBodyBytes` (default 1 MiB) 413, and a
+ * `network-error` fault destroys the socket. `startMockHttpServer` is this listener on its own server.
  */
 export function mockRequestListener(
   mock: MockDeliveryService,

@@ -9,12 +9,25 @@
  * @module delivery-task-sdk/testing
  */
 export { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
-export { MOCK_FAULT_KINDS } from './faults.js';
-export { type MockHttpServer, type MockHttpServerOptions, startMockHttpServer } from './http-server.js';
+export { MOCK_FAULT_KINDS, OPERATIONS as MOCK_OPERATIONS } from './faults.js';
+export {
+  type MockHttpServer,
+  type MockHttpServerOptions,
+  mockRequestListener,
+  startMockHttpServer,
+} from './http-server.js';
+export {
+  type ActiveFaultRule,
+  type IssuedTopUp,
+  type MockChange,
+  type MockObservers,
+  type NumberedWebhookDelivery,
+  observersOf,
+} from './mock-observers.js';
 export { MOCK_DEFAULTS } from './options.js';
-export { SANDBOX_DEFAULT_PORT, type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';
-export { parseSandboxSeed, type SandboxSeed } from './sandbox-seed.js';
+export type { NumberedRequest, RequestPage } from './request-log.js';
 export { createMockDeliveryService } from './service.js';
+export type { TaskRecord as MockTaskRecord, WebhookHistoryEntry } from './state.js';
 export type {
   MockAccount,
   MockBranch,
@@ -32,3 +45,4 @@ export type {
   MockWallet,
   MockWebhookDelivery,
 } from './types.js';
+export { TopUpLinkError, type TopUpLinkProblem } from './wallet.js';

@@ -1,12 +1,8 @@
 /**
- * What the sandbox reads of a mock beyond its public interface (`types.ts`), for the dashboard and its
- * control endpoints (`sandbox-views.ts`; docs/sandbox.md): a stream of changes, the top-up links, the
- * fault rules still active, the fee of each task, and webhook deliveries numbered so one can be sent
- * again. Not exported from the package: the mock made by `createMockDeliveryService` carries it under
- * the {@link MOCK_OBSERVERS} symbol.
- *
- * The store, account and fault queue here are subclasses of the mock's own (`state.ts`, `wallet.ts`,
- * `faults.ts`) that report each change; they add bookkeeping, never behaviour.
+ * What a sandbox reads of a mock beyond `MockDeliveryService` (delivery-task-tools' dashboard and control
+ * endpoints; docs/sandbox.md): a stream of changes, the top-up links, the fault rules still active, and
+ * webhook deliveries numbered so one can be sent again. `observersOf(mock)` returns them. The store,
+ * account and fault queue here are subclasses of the mock's own that report each change.
  * @module
  */
 
@@ -54,7 +50,10 @@ export interface ActiveFaultRule {
   readonly remaining: number;
 }
 
-/** What the sandbox reads and does beyond the mock's public interface. */
+/**
+ * What a sandbox reads and does beyond `MockDeliveryService` (docs/sandbox.md). Bounded as the mock is:
+ * its `recordLimit` of requests and webhook deliveries, `MAX_TOP_UP_LINKS` top-up links.
+ */
 export interface MockObservers {
   /** Calls `listener` after every change, synchronously; returns the function that stops it. */
   subscribe(listener: (change: MockChange) => void): () => void;
@@ -68,7 +67,7 @@ export interface MockObservers {
   faultRules(): readonly ActiveFaultRule[];
   /** Removes the fault rule at `index` of {@link faultRules}; false when there is none. */
   removeFaultRule(index: number): boolean;
-  /** Copies of the newest `limit` recorded requests numbered below `before`, oldest first (`request-log.ts`). */
+  /** Copies of the newest `limit` recorded requests numbered below `before`, oldest first. */
   requestPage(limit: number, before?: number): RequestPage;
   /** Webhook deliveries kept (the mock's `recordLimit`), in the order they finished. */
   webhookDeliveries(): readonly NumberedWebhookDelivery[];
@@ -79,7 +78,10 @@ export interface MockObservers {
   resendWebhook(seq: number): Promise<NumberedWebhookDelivery | undefined>;
 }
 
-/** The {@link MockObservers} of a mock made by `createMockDeliveryService`, else `undefined`. */
+/**
+ * The {@link MockObservers} of a mock made by `createMockDeliveryService` (what delivery-task-tools' sandbox
+ * and dashboard read), else `undefined`.
+ */
 export function observersOf(mock: object): MockObservers | undefined {
   return (mock as { [MOCK_OBSERVERS]?: MockObservers })[MOCK_OBSERVERS];
 }

@@ -16,12 +16,12 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findJsonSyntaxError } from '../../src/cli/json-syntax.js';
-import { MAX_ORDER_FILE_BYTES } from '../../src/cli/operator/create.js';
+import { findJsonSyntaxError } from '../../packages/tools/src/cli/json-syntax.js';
+import { MAX_ORDER_FILE_BYTES } from '../../packages/tools/src/cli/operator/create.js';
+import { cliEnv, runInProcess } from '../../packages/tools/test/support/cli.js';
 import { DeliveryClient, kwd } from '../../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing/index.js';
 import { parseWebhookEvent } from '../../src/webhooks/index.js';
-import { cliEnv, runInProcess } from '../support/cli.js';
 
 /** The most one call may hold the event loop, ms. */
 const MAX_DELAY_MS = 50;

@@ -1,11 +1,9 @@
 /**
  * KWD amounts in requests have a stated maximum (`MAX_KWD_AMOUNT`): the SDK refuses more before
- * sending, the MCP server's schemas and policy reuse it, and the mock answers 400 beyond it.
+ * sending, the tools' MCP server reuses it (packages/tools/test/mcp/amount-maximum.test.ts), and the mock answers 400 beyond it.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, MAX_KWD_AMOUNT, RequestValidationError } from '../../src/index.js';
-import { createMcpServer } from '../../src/mcp/index.js';
-import { call, connectInMemory, refusalOf } from '../mcp/support.js';
+import { MAX_KWD_AMOUNT, RequestValidationError } from '../../src/index.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
 describe('the maximum KWD amount of a request', () => {
@@ -44,18 +42,5 @@ describe('the maximum KWD amount of a request', () => {
       body: '{"amount":1e21}',
     });
     expect(response.status).toBe(400);
-  });
-
-  it('bounds the MCP top-up tool and the policy fee caps', async () => {
-    const mcp = await connectInMemory(createMcpServer(client(), { allow: ['read', 'topUp'] }));
-    try {
-      expect(refusalOf(await call(mcp, 'create_top_up_link', { amount: 1e21 })).rule).toBe('input');
-    } finally {
-      await mcp.close();
-    }
-    for (const field of ['maxFeeKwd', 'dailyCapKwd'] as const) {
-      expect(() => createMcpServer(client(), { [field]: '9007199254741' })).toThrow(ConfigurationError);
-      expect(() => createMcpServer(client(), { [field]: 1e21 })).toThrow(/at most 9007199254740\.991 KWD/);
-    }
   });
 });

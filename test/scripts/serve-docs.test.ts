@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CAN_SEE_PROCESSES, commandLineOf, descendantsOf, survivorsAfter } from '../support/processes.js';
-import { ROOT } from '../support/sandbox-process.js';
+import { ROOT } from '../support/root.js';
 
 const site = mkdtempSync(join(tmpdir(), 'docs-serve-'));
 writeFileSync(join(site, 'index.html'), '<!doctype html><title>docs</title>');

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './sandbox-process.js';
+import { ROOT } from './root.js';
 
 /** Longest a build may take, ms. */
 export const BUILD_TIMEOUT_MS = 240_000;
@@ -20,10 +20,11 @@ export function newestMtime(folder: string): number {
   return newest;
 }
 
-/** True when `file` exists and is newer than every file under src/. */
+/** True when `file` (from the repository root) exists and is newer than every file under both packages' src/. */
 export function builtAfterSource(file: string): boolean {
   try {
-    return statSync(join(ROOT, file)).mtimeMs >= newestMtime(join(ROOT, 'src'));
+    const newest = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'packages', 'tools', 'src')));
+    return statSync(join(ROOT, file)).mtimeMs >= newest;
   } catch {
     return false;
   }

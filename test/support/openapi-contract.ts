@@ -17,8 +17,8 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { buildOpenApiDocument } from '../../src/openapi/document.js';
-import type { OpenApiDocument, Operation, Reference, ResponseObject } from '../../src/openapi/types.js';
+import { buildOpenApiDocument } from '../../scripts/openapi/document.js';
+import type { OpenApiDocument, Operation, Reference, ResponseObject } from '../../scripts/openapi/types.js';
 
 /** One response as a client saw it. */
 export interface ObservedResponse {

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAN_SEE_PROCESSES, isAlive } from '../support/processes.js';
-import { ROOT } from '../support/sandbox-process.js';
+import { ROOT } from '../support/root.js';
 
 describe.skipIf(!CAN_SEE_PROCESSES)('the global check for processes left running', () => {
   it('fails the run, naming the process, and ends it', () => {

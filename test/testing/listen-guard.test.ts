@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMockDeliveryService } from '../../src/testing/index.js';
 import { runtimeWithoutMswInterception } from '../../src/testing/msw-support.js';
-import { ROOT } from '../support/sandbox-process.js';
+import { ROOT } from '../support/root.js';
 
 // The detection is stubbed per test; by default it calls through (this suite runs on Node ≥ 22.12).
 vi.mock('../../src/testing/msw-support.js', { spy: true });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MAX_RECORDED_BODY_DEPTH, RequestLog, recordedBody } from '../../src/testing/request-log.js';
-import { ROOT } from '../support/sandbox-process.js';
+import { ROOT } from '../support/root.js';
 
 const entryOf = (body: string) => ({
   operation: 'tasks.create' as const,

@@ -12,7 +12,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeliveryClient } from 'delivery-task-sdk';
-import { type Sandbox, startSandbox } from 'delivery-task-sdk/testing';
+import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { createShop, type Shop } from './app.js';
 
 const demo = process.argv.includes('--demo');

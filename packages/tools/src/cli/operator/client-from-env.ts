@@ -1,0 +1,86 @@
+/**
+ * The `DeliveryClient` of an operator command, configured by the same environment variables as the SDK
+ * (`DELIVERY_API_KEY`, `DELIVERY_SELLER_ID`, `DELIVERY_BASE_URL`, `DELIVERY_LOG`), read from the command's
+ * environment.
+ */
+
+import type { Logger, LogLevel } from 'delivery-task-sdk';
+import { type ClientOptions, ConfigurationError, DeliveryClient } from 'delivery-task-sdk';
+import type { CliIo } from '../io.js';
+
+const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error', 'off'] satisfies LogLevel[];
+
+/** True for a valid {@link LogLevel} string. */
+function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && LOG_LEVELS.includes(value);
+}
+
+/** The environment variables the operator commands read (the client's own). */
+export const CLIENT_ENV = {
+  apiKey: 'DELIVERY_API_KEY',
+  sellerId: 'DELIVERY_SELLER_ID',
+  baseUrl: 'DELIVERY_BASE_URL',
+  logLevel: 'DELIVERY_LOG',
+} as const;
+
+/** The SDK's log level in the CLI when `DELIVERY_LOG` names none. */
+export const DEFAULT_CLI_LOG_LEVEL = 'error';
+
+/** The API key and seller id of the environment (for redaction of everything the command writes). */
+export function secretsOf(io: CliIo): [string | undefined, string | undefined] {
+  return [io.env[CLIENT_ENV.apiKey], io.env[CLIENT_ENV.sellerId]];
+}
+
+/** A logger writing the SDK's lines (already redacted by the SDK) on the command's stderr. */
+export function stderrLogger(io: CliIo): Logger {
+  const write = (message: string, fields?: Record<string, unknown>) =>
+    io.stderr(`${message}${fields === undefined ? '' : ` ${JSON.stringify(fields)}`}\n`);
+  return { debug: write, info: write, warn: write, error: write };
+}
+
+/** The client options the CLI takes from the environment, and their variables. */
+const CREDENTIALS = ['apiKey', 'sellerId', 'baseUrl'] as const;
+
+/**
+ * The client's `ConfigurationError` in a shell user's words: the environment variable to set, never
+ * "pass it to new DeliveryClient(…)" nor "option or …" (the CLI has no such option). Other errors as
+ * they are.
+ */
+function forShell(error: unknown): unknown {
+  if (!(error instanceof ConfigurationError)) return error;
+  const option = CREDENTIALS.find((name) => name === error.option);
+  if (option === undefined) return error;
+  const env = CLIENT_ENV[option];
+  return new ConfigurationError(option, error.message.replace(`${option} (option or ${env})`, env));
+}
+
+/**
+ * A client for the command's environment. `io.env` is the only source: a variable missing or blank
+ * there is missing (`ConfigurationError` naming the variable to set), never read from the process
+ * environment instead; the client's own checks of the values are reworded the same way. `DELIVERY_LOG` picks the log level;
+ * the CLI's default is `error` (the client's is `warn`), so that stderr carries only the command's own
+ * lines; `DELIVERY_LOG=warn` shows the SDK's retries and resends, `info` its reconciliations.
+ * `overrides` (a `store`, another `logger`) win over these.
+ * @throws {ConfigurationError} for a missing or invalid key, seller id or base URL.
+ */
+export function clientFromEnv(io: CliIo, overrides: Pick<ClientOptions, 'store' | 'logger'> = {}): DeliveryClient {
+  for (const option of CREDENTIALS) {
+    const env = CLIENT_ENV[option];
+    if ((io.env[env] ?? '').trim() === '') {
+      throw new ConfigurationError(option, `Missing ${option}: set the environment variable ${env}`);
+    }
+  }
+  const logLevel = io.env[CLIENT_ENV.logLevel];
+  try {
+    return new DeliveryClient({
+      apiKey: io.env[CLIENT_ENV.apiKey],
+      sellerId: io.env[CLIENT_ENV.sellerId],
+      baseUrl: io.env[CLIENT_ENV.baseUrl],
+      logLevel: isLogLevel(logLevel) ? logLevel : DEFAULT_CLI_LOG_LEVEL,
+      logger: stderrLogger(io),
+      ...overrides,
+    });
+  } catch (error) {
+    throw forShell(error);
+  }
+}

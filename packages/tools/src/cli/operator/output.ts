@@ -1,0 +1,115 @@
+/** Where an operator command writes. */
+import { isDeliveryError, Redactor } from 'delivery-task-sdk';
+import { withoutControls } from '../format.js';
+import type { CliIo } from '../io.js';
+import { oneLine, UsageError } from './args.js';
+import { CLIENT_ENV } from './client-from-env.js';
+
+/** Prefix of every line written on stderr. */
+export const PROGRAM = 'delivery-task';
+
+/** Longest error line, in characters (before the newline). */
+export const MAX_ERROR_LINE_CHARS = 2000;
+
+/** A JSON array written one element per line as the elements come (nothing buffered). */
+export interface JsonArrayWriter {
+  /** Writes one element. */
+  add(value: unknown): void;
+  /**
+   * Closes the array (`]`). Not called when the command fails midway: the output then stays an
+   * unterminated array that no JSON parser accepts, so a script cannot mistake it for a complete one.
+   */
+  end(): void;
+}
+
+/** The output streams of one command run. */
+export class Output {
+  /** `--json`: results are JSON documents. */
+  readonly json: boolean;
+  readonly #io: CliIo;
+  readonly #redactor: Redactor;
+
+  /** `secrets`: the API key and seller id in use (absent ones are ignored). */
+  constructor(io: CliIo, json: boolean, secrets: readonly (string | undefined)[]) {
+    this.#io = io;
+    this.json = json;
+    this.#redactor = new Redactor(secrets.map((secret) => secret?.trim()));
+  }
+
+  /**
+   * A copy of a service value without the API key and seller id. Human output redacts values with it
+   * before formatting cuts them to a cell (`MAX_CELL_CHARS`): cut first, a secret across the cut would
+   * leave its start behind, which no redaction of the line recognises.
+   */
+  redact<T>(value: T): T {
+    return this.#redactor.value(value) as T;
+  }
+
+  /** Writes one line of human output on stdout. */
+  line(text: string): void {
+    this.#io.stdout(`${this.#redactor.text(text)}\n`);
+  }
+
+  /** Writes a JSON document on stdout, indented by two spaces. */
+  document(value: unknown): void {
+    this.#io.stdout(`${JSON.stringify(this.#redactor.value(value), null, 2)}\n`);
+  }
+
+  /** Starts a JSON array on stdout, one compact element per line. An empty array reads `[]`. */
+  jsonArray(): JsonArrayWriter {
+    let count = 0;
+    return {
+      add: (value) => {
+        this.#io.stdout(`${count === 0 ? '[\n' : ',\n'}${JSON.stringify(this.#redactor.value(value))}`);
+        count++;
+      },
+      end: () => {
+        this.#io.stdout(count === 0 ? '[]\n' : '\n]\n');
+      },
+    };
+  }
+
+  /** Writes a note on stderr: `delivery-task: <text>`, on one line. */
+  note(text: string): void {
+    this.#io.stderr(`${PROGRAM}: ${withoutControls(this.#redactor.text(oneLine(text)))}\n`);
+  }
+
+  /** Writes raw text on stderr (progress on a terminal); secrets removed. */
+  stderrRaw(text: string): void {
+    this.#io.stderr(this.#redactor.text(text));
+  }
+
+  /**
+   * Writes the error that ended the command as one line on stderr: `delivery-task: <Class>: <message>`,
+   * with the request id when the service sent one (the SDK's message carries it; for an error whose
+   * `cause` has one, it is added), without the API key or seller id, at most
+   * {@link MAX_ERROR_LINE_CHARS} characters.
+   */
+  failure(error: unknown, command: string | undefined): void {
+    let text: string;
+    if (error instanceof UsageError) {
+      text = `${command ? `${command}: ` : ''}${error.message} (see ${PROGRAM} ${command ? `${command} ` : ''}--help)`;
+    } else if (isDeliveryError(error)) {
+      // The SDK's hint names the client option; the CLI's user sets the environment variable.
+      text = `${error.name}: ${error.message.replace(/check baseUrl\b/g, `check ${CLIENT_ENV.baseUrl}`)}`;
+      const requestId = requestIdOf(error);
+      if (requestId !== undefined && !text.includes(requestId)) text += ` (request id ${requestId})`;
+    } else if (error instanceof Error) {
+      text = `unexpected error: ${error.name}: ${error.message}`;
+    } else {
+      text = `unexpected error: ${String(error)}`;
+    }
+    this.#io.stderr(`${PROGRAM}: ${withoutControls(this.#redactor.excerpt(oneLine(text), MAX_ERROR_LINE_CHARS))}\n`);
+  }
+}
+
+/** The request id of an error or of its causes (three links at most). */
+function requestIdOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const requestId = (current as { requestId?: unknown }).requestId;
+    if (typeof requestId === 'string' && requestId !== '') return requestId;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

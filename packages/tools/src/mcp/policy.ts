@@ -1,0 +1,218 @@
+/** The money policy of an MCP server (README "Agents (MCP)"; `docs/mcp.md`, "The policy"). */
+import {
+  ConfigurationError,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type DeliveryStore,
+  type KwdAmount,
+  kwd,
+  MAX_KWD_AMOUNT,
+  memoryStore,
+  redactorOf,
+  withStoreDeadline,
+} from 'delivery-task-sdk';
+import { cut } from './text.js';
+
+/** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
+export type McpPermission = 'read' | 'create' | 'topUp';
+
+/** Every permission, in the order the help and the docs list them. */
+export const MCP_PERMISSIONS: readonly McpPermission[] = ['read', 'create', 'topUp'];
+
+/** A top-up link handed to the merchant's application ({@link McpPolicy.deliverTopUpLink}). */
+export interface TopUpLinkDelivery {
+  /** The payment link: for the person who pays, never for the model. */
+  readonly paymentUrl: string;
+  /** The amount, KWD with 3 decimals (`"10.000"`). */
+  readonly amountKwd: string;
+  /** When the link expires (ISO 8601), when the service says. */
+  readonly expiresAt: string | undefined;
+}
+
+/**
+ * What the agent behind an MCP server may do and spend. Every field is optional: the default is
+ * read-only. Amounts are KWD (`2.5` or `"2.500"`, at most 3 decimals), compared in integer fils.
+ */
+export interface McpPolicy {
+  /**
+   * What the agent may do: `'read'` (tasks, quotes, branches, balance), `'create'` (book deliveries; needs
+   * `'read'`, whose `estimate_delivery` quotes every booking), `'topUp'` (request top-up links). Default
+   * `['read']`.
+   */
+  allow?: readonly McpPermission[];
+  /** Highest fee of one delivery, KWD, at most `MAX_KWD_AMOUNT`. Default: none. */
+  maxFeeKwd?: KwdAmount;
+  /**
+   * Most the agent may spend on fees in one day (Kuwait time, UTC+3) for this seller, KWD, counted in
+   * `store` so that every server sharing the store shares the cap. Default: none (spending is still
+   * counted, and shown by `get_wallet_balance`). At most `MAX_KWD_AMOUNT`.
+   */
+  dailyCapKwd?: KwdAmount;
+  /**
+   * Where the day's spending and the bookings in progress are counted: `redisStore(redis)` from
+   * `delivery-task-sdk/redis` for several processes. Default: one memory store per client, shared by
+   * every server of that client in this process.
+   */
+  store?: DeliveryStore;
+  /** Deadline of each store call, ms; past it the booking is refused and nothing is sent. Default 1000. */
+  storeTimeoutMs?: number;
+  /**
+   * Least wallet balance a booking may leave, KWD: the balance is read before booking and a booking that
+   * would leave less is refused. `null` skips the check (invoice accounts, whose balance reads 0).
+   * Default 0 (the fee must be covered).
+   */
+  walletFloorKwd?: KwdAmount | null;
+  /** Oldest quote (`estimateId`) a booking may use, seconds. Integer 1…86 400. Default 600 (10 minutes). */
+  quoteMaxAgeSeconds?: number;
+  /**
+   * How far the fee, re-quoted just before booking, may exceed the quote, percent. 0…100. Default 0: any
+   * rise is refused and the agent must quote again.
+   */
+  quoteMarginPercent?: number;
+  /** Show customer phone numbers in full. Default `false`: all but the last 3 digits masked. */
+  revealCustomerPhones?: boolean;
+  /**
+   * Hands a top-up link to the merchant's application (an email, a dashboard), for clients that cannot
+   * show a link to the person without the model seeing it (URL elicitation). Without it, such clients
+   * are refused `create_top_up_link`. The link never reaches the model.
+   */
+  deliverTopUpLink?: (link: TopUpLinkDelivery) => void | Promise<void>;
+  /** How often a subscribed `task://{id}` is read for changes, seconds. Integer 5…3600. Default 15. */
+  subscriptionPollSeconds?: number;
+  /** Clock, ms since the epoch, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** {@link McpPolicy} checked, amounts in fils, defaults applied. */
+export interface ResolvedPolicy {
+  readonly allow: ReadonlySet<McpPermission>;
+  readonly maxFeeFils: number | undefined;
+  readonly dailyCapFils: number | undefined;
+  /** The store, every call bounded by the store timeout. */
+  readonly store: DeliveryStore;
+  /** `undefined`: no balance check. */
+  readonly walletFloorFils: number | undefined;
+  readonly quoteMaxAgeMs: number;
+  readonly quoteMarginPercent: number;
+  readonly revealCustomerPhones: boolean;
+  readonly deliverTopUpLink: McpPolicy['deliverTopUpLink'];
+  readonly subscriptionPollMs: number;
+  readonly now: () => number;
+}
+
+const POLICY_FIELDS: readonly (keyof McpPolicy)[] = [
+  'allow',
+  'maxFeeKwd',
+  'dailyCapKwd',
+  'store',
+  'storeTimeoutMs',
+  'walletFloorKwd',
+  'quoteMaxAgeSeconds',
+  'quoteMarginPercent',
+  'revealCustomerPhones',
+  'deliverTopUpLink',
+  'subscriptionPollSeconds',
+  'now',
+];
+
+/** The memory store of each client, shared by every server of that client that names no store. */
+const defaultStores = new WeakMap<object, DeliveryStore>();
+
+function fail(option: string, message: string): never {
+  throw new ConfigurationError(`policy.${option}`, `Invalid MCP policy: ${option} ${message}`);
+}
+
+/** A KWD amount ≥ 0 as fils, or `undefined` when absent. */
+function amountFils(option: keyof McpPolicy, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (!kwd.isValid(value)) fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500"');
+  if (kwd.compare(value, 0) < 0) fail(option, 'must be an amount of 0 KWD or more');
+  if (kwd.compare(value, MAX_KWD_AMOUNT) > 0) fail(option, `must be at most ${MAX_KWD_AMOUNT} KWD`);
+  return kwd.toFils(value);
+}
+
+function integerIn(option: keyof McpPolicy, value: unknown, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    fail(option, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function permissions(value: unknown): ReadonlySet<McpPermission> {
+  if (value === undefined) return new Set(['read']);
+  if (!Array.isArray(value)) fail('allow', `must be an array of ${MCP_PERMISSIONS.map((p) => `'${p}'`).join(', ')}`);
+  const allow = new Set<McpPermission>();
+  for (const entry of value) {
+    if (!(MCP_PERMISSIONS as readonly unknown[]).includes(entry)) {
+      fail('allow', `has ${JSON.stringify(entry)}; each entry is one of ${MCP_PERMISSIONS.join(', ')}`);
+    }
+    allow.add(entry as McpPermission);
+  }
+  if (allow.has('create') && !allow.has('read')) {
+    fail('allow', "has 'create' without 'read': every booking needs a quote from estimate_delivery, a read tool");
+  }
+  return allow;
+}
+
+/**
+ * Checks `policy` for `client` and applies the defaults.
+ * @throws {ConfigurationError} naming the field (`policy.maxFeeKwd`): an unknown field, a permission that
+ * does not exist, `'create'` without `'read'`, an amount that is not KWD ≥ 0 with at most 3 decimals, a
+ * number out of its range, a store without the four operations, a hook that is not a function.
+ */
+export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedPolicy {
+  if (typeof policy !== 'object' || policy === null) {
+    throw new ConfigurationError('policy', 'Invalid MCP policy: expected an object');
+  }
+  for (const name of Object.keys(policy)) {
+    if (!(POLICY_FIELDS as readonly string[]).includes(name)) {
+      // Redacted before it is cut, as every bounded text.
+      const shown = cut(redactorOf(client)?.text(name) ?? name, 60);
+      throw new ConfigurationError(
+        `policy.${shown}`,
+        `Invalid MCP policy: unknown field ${JSON.stringify(shown)} (known: ${POLICY_FIELDS.join(', ')})`,
+      );
+    }
+  }
+  const store = policy.store;
+  if (
+    store !== undefined &&
+    (typeof store !== 'object' ||
+      store === null ||
+      !(['setIfAbsent', 'get', 'compareAndSet', 'delete'] as const).every((op) => typeof store[op] === 'function'))
+  ) {
+    fail('store', 'must be a DeliveryStore (setIfAbsent, get, compareAndSet, delete)');
+  }
+  for (const hook of ['deliverTopUpLink', 'now'] as const) {
+    if (policy[hook] !== undefined && typeof policy[hook] !== 'function') fail(hook, 'must be a function');
+  }
+  if (policy.revealCustomerPhones !== undefined && typeof policy.revealCustomerPhones !== 'boolean') {
+    fail('revealCustomerPhones', 'must be true or false');
+  }
+  const margin = policy.quoteMarginPercent ?? 0;
+  if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 0 || margin > 100) {
+    fail('quoteMarginPercent', 'must be a number from 0 to 100');
+  }
+  let shared = store;
+  if (shared === undefined) {
+    shared = defaultStores.get(client) ?? memoryStore();
+    defaultStores.set(client, shared);
+  }
+  return {
+    allow: permissions(policy.allow),
+    maxFeeFils: amountFils('maxFeeKwd', policy.maxFeeKwd),
+    dailyCapFils: amountFils('dailyCapKwd', policy.dailyCapKwd),
+    store: withStoreDeadline(
+      shared,
+      integerIn('storeTimeoutMs', policy.storeTimeoutMs, 1, 60_000, DEFAULT_STORE_TIMEOUT_MS),
+    ),
+    walletFloorFils:
+      policy.walletFloorKwd === null ? undefined : (amountFils('walletFloorKwd', policy.walletFloorKwd) ?? 0),
+    quoteMaxAgeMs: integerIn('quoteMaxAgeSeconds', policy.quoteMaxAgeSeconds, 1, 86_400, 600) * 1000,
+    quoteMarginPercent: margin,
+    revealCustomerPhones: policy.revealCustomerPhones ?? false,
+    deliverTopUpLink: policy.deliverTopUpLink,
+    subscriptionPollMs: integerIn('subscriptionPollSeconds', policy.subscriptionPollSeconds, 5, 3600, 15) * 1000,
+    now: policy.now ?? Date.now,
+  };
+}

@@ -1,0 +1,330 @@
+/** The sandbox's control endpoints under `/_sandbox/` (README "CLI"). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { kwd, REDACTED, Redactor, SECRET_HEADERS, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
+import type { MockDeliveryService, MockFaultRule, MockObservers, MockRecordedRequest } from 'delivery-task-sdk/testing';
+import {
+  DRIFT_MUTATIONS,
+  MOCK_FAULT_KINDS,
+  type MockDriftMutation,
+  MOCK_OPERATIONS as OPERATIONS,
+  TopUpLinkError,
+} from 'delivery-task-sdk/testing';
+import * as z from 'zod';
+import { MAX_BODY_DEPTH, nestsDeeperThan, type Parsed, parseValue } from '../json-body.js';
+import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http.js';
+import { VIEW_ENDPOINTS, viewRequest } from './views.js';
+
+/** The path every control endpoint starts with. */
+export const CONTROL_PATH = '/_sandbox';
+
+/** Default page size of `GET /_sandbox/requests`. */
+export const DEFAULT_REQUEST_PAGE = 100;
+
+/** Largest page of `GET /_sandbox/requests`, requests. */
+export const MAX_REQUEST_PAGE = 200;
+
+/** Largest control request body, bytes (64 KiB). */
+export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
+
+/** True for a path served by the control endpoints (`/_sandbox` and below). */
+export function isControlPath(pathname: string): boolean {
+  return pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`);
+}
+
+/** A control answer: status and JSON body (plus `allow` for a 405). */
+interface ControlAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly allow?: string;
+}
+
+const answer = (status: number, body: unknown): ControlAnswer => ({ status, body });
+const failure = (status: number, message: string, code: string): ControlAnswer => answer(status, { message, code });
+const badRequest = (message: string): ControlAnswer => failure(400, message, 'BAD_REQUEST');
+
+const ENDPOINTS = [
+  'POST /_sandbox/tasks/{id}/advance',
+  'POST /_sandbox/faults',
+  'POST /_sandbox/reset',
+  'GET /_sandbox/requests',
+  'POST /_sandbox/top-ups/complete',
+  ...VIEW_ENDPOINTS,
+];
+
+/** What the dashboard's read endpoints (`sandbox-views.ts`) need beyond the mock. */
+export interface ControlViews {
+  readonly observers: MockObservers;
+  readonly webhookUrl: string | undefined;
+}
+
+/** Where `POST /_sandbox/tasks/{id}/advance` can move a task: a task status or a webhook-only event. */
+const ADVANCE_TARGETS = [...TASK_STATUSES, ...WEBHOOK_ONLY_EVENTS] as const;
+
+const AdvanceBody = z.strictObject({
+  status: z.enum(ADVANCE_TARGETS, { error: `must be one of ${ADVANCE_TARGETS.join(', ')}` }).optional(),
+});
+
+const TopUpCompletion = z.strictObject({ paymentUrl: z.string().min(1) });
+
+const TIMES_RULE = 'must be a positive integer or "Infinity"';
+const MS_RULE = 'must be a number of ms ≥ 0 or "Infinity"';
+
+/** `Infinity` in JSON: the string `"Infinity"`. */
+const infinity = z.literal('Infinity').transform(() => Number.POSITIVE_INFINITY);
+const Operation = z.enum(OPERATIONS as readonly [string, ...string[]], {
+  error: `must be one of ${OPERATIONS.join(', ')}`,
+});
+const ruleFields = {
+  operation: z
+    .union([Operation, z.array(Operation).min(1)], {
+      error: `must be one of ${OPERATIONS.join(', ')}, or a non-empty array of them`,
+    })
+    .optional(),
+  times: z.union([z.number().int(TIMES_RULE).positive(TIMES_RULE), infinity], { error: TIMES_RULE }).optional(),
+};
+
+/** The JSON form of a {@link MockFaultRule}: one object schema per fault kind (`GET /_sandbox/faults` lists them). */
+export const FaultRuleBody = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({
+      kind: z.literal('status'),
+      status: z.number().int().min(200).max(599),
+      body: z.json().optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      ...ruleFields,
+    }),
+    z.strictObject({ kind: z.literal('network-error'), ...ruleFields }),
+    z.strictObject({ kind: z.literal('commit-then-drop'), ...ruleFields }),
+    z.strictObject({
+      kind: z.literal('delay'),
+      ms: z.union([z.number().min(0, MS_RULE), infinity], { error: MS_RULE }),
+      ...ruleFields,
+    }),
+    z.strictObject({ kind: z.literal('stall-body'), ...ruleFields }),
+    z.strictObject({ kind: z.literal('invalid-json'), ...ruleFields }),
+    z.strictObject({ kind: z.literal('repeat-page'), ...ruleFields }),
+    z.strictObject({
+      kind: z.literal('drift'),
+      mutations: z.array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]])).optional(),
+      ...ruleFields,
+    }),
+  ],
+  { error: `must be one of ${MOCK_FAULT_KINDS.join(', ')}` },
+);
+
+/** Parses a control body: JSON (any content type), `undefined` when empty, checked against `schema`. */
+function parseBody<Schema extends z.ZodType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
+  let json: unknown;
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    return { ok: false, message: `body: nested deeper than ${MAX_BODY_DEPTH} levels` };
+  }
+  if (text.trim() !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { ok: false, message: 'body: Invalid JSON' };
+    }
+  }
+  return parseValue(json, schema, 'body');
+}
+
+/** `Infinity` written back as `"Infinity"` so that the echoed rule is JSON. */
+function jsonOfRule(rule: MockFaultRule): unknown {
+  return JSON.parse(
+    JSON.stringify(rule, (_key, value: unknown) => (value === Number.POSITIVE_INFINITY ? 'Infinity' : value)),
+  );
+}
+
+async function advance(mock: MockDeliveryService, encodedId: string, text: string): Promise<ControlAnswer> {
+  let taskId: string;
+  try {
+    taskId = decodeURIComponent(encodedId);
+  } catch {
+    return badRequest('id: malformed percent-encoding');
+  }
+  const parsed = parseBody(text, AdvanceBody.optional());
+  if (!parsed.ok) return badRequest(parsed.message);
+  if (mock.task(taskId) === undefined) return failure(404, 'Task not found', 'NOT_FOUND');
+  try {
+    return answer(200, await mock.advance(taskId, parsed.value?.status));
+  } catch (error) {
+    return failure(409, error instanceof Error ? error.message : String(error), 'INVALID_TRANSITION');
+  }
+}
+
+function injectFault(mock: MockDeliveryService, text: string): ControlAnswer {
+  const parsed = parseBody(text, FaultRuleBody);
+  if (!parsed.ok) return badRequest(parsed.message);
+  const rule = parsed.value as MockFaultRule;
+  try {
+    mock.inject(rule);
+  } catch (error) {
+    return badRequest(`body: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return answer(201, { fault: jsonOfRule(rule) });
+}
+
+function completeTopUp(mock: MockDeliveryService, text: string): ControlAnswer {
+  const parsed = parseBody(text, TopUpCompletion);
+  if (!parsed.ok) return badRequest(parsed.message);
+  const { paymentUrl } = parsed.value;
+  const before = mock.wallet.balanceFils;
+  try {
+    const walletAmount = mock.completeTopUp(paymentUrl);
+    const amount = kwd.toNumber(kwd.fromFils(mock.wallet.balanceFils - before));
+    return answer(200, { paymentUrl, amount, walletAmount });
+  } catch (error) {
+    if (!(error instanceof TopUpLinkError)) throw error;
+    const [status, code] = {
+      unknown: [404, 'UNKNOWN_PAYMENT_LINK'],
+      used: [409, 'PAYMENT_LINK_USED'],
+      expired: [410, 'PAYMENT_LINK_EXPIRED'],
+    }[error.problem] as [number, string];
+    return failure(status, error.message, code);
+  }
+}
+
+/** A secret header's value with its scheme kept: `apikey [redacted]`, `[redacted]`. */
+function maskHeader(value: string): string {
+  const scheme = /^([A-Za-z][\w.+-]*) +\S/.exec(value)?.[1];
+  return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
+}
+
+/**
+ * The recorded requests with every credential removed: the values of secret headers (`authorization`,
+ * `x-seller-id`, cookies) masked, and the mock's API key and seller id, and any credential a request
+ * sent (a wrong key may be a real one), removed wherever else they appear (URL, query, body, other
+ * headers) in any of the encodings `Redactor` knows.
+ */
+export function redactedRequests(mock: MockDeliveryService, requests: readonly MockRecordedRequest[]): unknown[] {
+  const sent = new Set<string>([mock.apiKey, mock.sellerId]);
+  for (const request of requests) {
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!SECRET_HEADERS.has(name)) continue;
+      sent.add(value);
+      const credential = /^\S+ +(.+)$/.exec(value)?.[1];
+      if (credential !== undefined) sent.add(credential);
+    }
+  }
+  const redactor = new Redactor([...sent]);
+  return requests.map((request) => {
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [
+        name,
+        SECRET_HEADERS.has(name) ? maskHeader(value) : value,
+      ]),
+    );
+    return redactor.value({ ...request, headers });
+  });
+}
+
+/**
+ * `GET /_sandbox/requests?limit=<1…MAX_REQUEST_PAGE>&before=<seq>`: the newest `limit` (default
+ * {@link DEFAULT_REQUEST_PAGE}) recorded requests numbered below `before`, oldest first, redacted, with
+ * `total` and (when older ones are kept) `before`, the cursor of the previous page.
+ */
+function requestsPage(
+  mock: MockDeliveryService,
+  views: ControlViews | undefined,
+  query: URLSearchParams,
+): ControlAnswer {
+  const limitText = query.get('limit');
+  const beforeText = query.get('before');
+  const limit = limitText === null ? DEFAULT_REQUEST_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
+  if (!(limit >= 1 && limit <= MAX_REQUEST_PAGE)) {
+    return badRequest(`limit: must be an integer from 1 to ${MAX_REQUEST_PAGE}`);
+  }
+  const before = beforeText === null ? undefined : /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : Number.NaN;
+  if (Number.isNaN(before)) return badRequest('before: must be a request number (the "before" of a page)');
+  if (views === undefined) {
+    const requests = mock.requests.slice(-limit);
+    return answer(200, { requests: redactedRequests(mock, requests), total: mock.requests.length });
+  }
+  const page = views.observers.requestPage(limit, before);
+  return answer(200, { ...page, requests: redactedRequests(mock, page.requests) });
+}
+
+/** Routes a control request and runs it. */
+async function control(
+  mock: MockDeliveryService,
+  method: string,
+  segments: readonly string[],
+  text: string,
+  query: URLSearchParams,
+  views: ControlViews | undefined,
+): Promise<ControlAnswer> {
+  const route = segments.join('/');
+  const viewed = views ? viewRequest({ mock, ...views, faultRule: FaultRuleBody }, method, segments, query) : undefined;
+  if (viewed !== undefined) return viewed;
+  const allowed = (allow: string, run: () => ControlAnswer | Promise<ControlAnswer>) =>
+    method === allow
+      ? run()
+      : { ...failure(405, `Method ${method} is not allowed on ${CONTROL_PATH}/${route}`, 'METHOD_NOT_ALLOWED'), allow };
+  const [first, id, last, ...rest] = segments;
+  if (first === 'tasks' && id !== undefined && id !== '' && last === 'advance' && rest.length === 0) {
+    return allowed('POST', () => advance(mock, id, text));
+  }
+  switch (route) {
+    case 'faults':
+      return allowed('POST', () => injectFault(mock, text));
+    case 'reset':
+      return allowed('POST', () => {
+        mock.reset();
+        return answer(200, { tasks: mock.tasks.length, walletAmount: mock.wallet.balance });
+      });
+    case 'requests':
+      return allowed('GET', () => requestsPage(mock, views, query));
+    case 'top-ups/complete':
+      return allowed('POST', () => completeTopUp(mock, text));
+    default:
+      return failure(
+        404,
+        `No sandbox control endpoint ${method} ${CONTROL_PATH}/${route} (there are: ${ENDPOINTS.join(', ')})`,
+        'NOT_FOUND',
+      );
+  }
+}
+
+function send(response: ServerResponse, result: ControlAnswer): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+  if (result.allow !== undefined) headers.allow = result.allow;
+  response.writeHead(result.status, headers).end(JSON.stringify(result.body));
+}
+
+/**
+ * Answers one control request (a path for which {@link isControlPath} is true). Reads at most
+ * {@link MAX_CONTROL_BODY_BYTES} of the body (413 beyond); an unexpected failure is a 500 naming it.
+ */
+export async function answerControlRequest(
+  mock: MockDeliveryService,
+  request: IncomingMessage,
+  response: ServerResponse,
+  views?: ControlViews,
+): Promise<void> {
+  const url = requestTarget(request.url, 'http://sandbox');
+  if (url === undefined) {
+    answerBadTarget(response);
+    return;
+  }
+  const { pathname, searchParams } = url;
+  const segments = pathname.slice(CONTROL_PATH.length + 1).split('/');
+  if (segments.at(-1) === '') segments.pop();
+  try {
+    const bytes = await readBody(request, MAX_CONTROL_BODY_BYTES);
+    const text = bytes === undefined ? '' : new TextDecoder().decode(bytes);
+    send(response, await control(mock, request.method ?? 'GET', segments, text, searchParams, views));
+  } catch (error) {
+    if (response.headersSent) response.destroy();
+    else if (error instanceof BodyTooLargeError) answerBodyTooLarge(response, error);
+    else
+      send(
+        response,
+        failure(
+          500,
+          `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
+          'INTERNAL_SERVER_ERROR',
+        ),
+      );
+  }
+}

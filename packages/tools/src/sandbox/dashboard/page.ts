@@ -1,0 +1,480 @@
+/**
+ * The sandbox dashboard's script (docs/sandbox.md, "Dashboard"), built by `scripts/build-dashboard.ts`
+ * into `dashboard.js` and served by the sandbox at `/_dashboard/dashboard.js`.
+ */
+import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk';
+import {
+  type ActiveFault,
+  askForToken,
+  authHeaders,
+  byId,
+  control,
+  type Delivery,
+  el,
+  type Json,
+  kwdOfFils,
+  localTime,
+  MAX_EVENT_BYTES,
+  MAX_TASKS,
+  notice,
+  REQUESTS_PAGE,
+  readTokenFromFragment,
+  summaryList,
+  type TaskEntry,
+  tasks,
+  text,
+  useToken,
+} from './dom.js';
+import { loadFaults, renderFaults, renderFees, renderRequests, renderWallet, showOlderRequests } from './views.js';
+
+// ---------------------------------------------------------------- state
+
+let taskTotal = 0;
+let deliveries: Delivery[] = [];
+let webhookUrl: string | null = null;
+let currentView = 'tasks';
+let currentTaskId: string | undefined;
+
+// ---------------------------------------------------------------- tasks table
+
+const taskRows = new Map<string, HTMLTableRowElement>();
+
+function statusBadge(status: string): HTMLElement {
+  return el('span', { class: `badge status-${/^[a-z_]+$/.test(status) ? status : 'other'}` }, status);
+}
+
+function historyTimeline(task: Json): HTMLElement {
+  const history = Array.isArray(task.statusHistory) ? (task.statusHistory as Json[]) : [];
+  const list = el('ol', { class: 'mini-timeline', 'aria-label': 'Status history' });
+  for (const entry of history) {
+    list.append(el('li', { title: localTime(entry.timestamp) }, text(entry.status)));
+  }
+  return list;
+}
+
+function taskMatches(entry: TaskEntry): boolean {
+  const search = byId<HTMLInputElement>('task-search').value.trim().toLowerCase();
+  const status = byId<HTMLSelectElement>('task-status').value;
+  const { task } = entry;
+  if (status !== '' && task.status !== status) return false;
+  if (search === '') return true;
+  return [task.orderNumber, task.customerName, task.customerNumber, task.id, task.deliveryId, task.status]
+    .map((value) => text(value).toLowerCase())
+    .some((value) => value.includes(search));
+}
+
+function taskRow(entry: TaskEntry): HTMLTableRowElement {
+  const { task } = entry;
+  const id = text(task.id);
+  const link = el('a', { href: `#task/${encodeURIComponent(id)}` }, text(task.orderNumber) || id);
+  return el(
+    'tr',
+    { 'data-task-id': id },
+    el('td', { 'data-label': 'Order number' }, link),
+    el(
+      'td',
+      { 'data-label': 'Customer' },
+      el('div', {}, text(task.customerName), el('br'), el('small', {}, text(task.customerNumber))),
+    ),
+    el('td', { 'data-label': 'Status' }, el('div', {}, statusBadge(text(task.status)), historyTimeline(task))),
+    el('td', { 'data-label': 'Fee', class: 'number' }, kwdOfFils(entry.feeFils)),
+    el('td', { 'data-label': 'Created' }, localTime(task.createdAt)),
+  );
+}
+
+function updateTaskCount(): void {
+  const shown = [...taskRows.values()].filter((row) => !row.hidden).length;
+  const beyond = taskTotal > tasks.size ? ` (the newest ${tasks.size} of ${taskTotal})` : '';
+  byId('task-count').textContent = `${shown} of ${tasks.size} tasks shown${beyond}`;
+}
+
+function upsertTaskRow(entry: TaskEntry, atTop: boolean): void {
+  const id = text(entry.task.id);
+  const row = taskRow(entry);
+  row.hidden = !taskMatches(entry);
+  const old = taskRows.get(id);
+  const body = byId<HTMLTableElement>('tasks-table').tBodies[0];
+  if (!body) return;
+  if (old) old.replaceWith(row);
+  else if (atTop) body.prepend(row);
+  else body.append(row);
+  taskRows.set(id, row);
+}
+
+function renderTasks(): void {
+  const body = byId<HTMLTableElement>('tasks-table').tBodies[0];
+  body?.replaceChildren();
+  taskRows.clear();
+  for (const entry of tasks.values()) upsertTaskRow(entry, false);
+  updateTaskCount();
+}
+
+function applyFilter(): void {
+  for (const [id, row] of taskRows) {
+    const entry = tasks.get(id);
+    row.hidden = entry === undefined || !taskMatches(entry);
+  }
+  updateTaskCount();
+}
+
+function onTask(entry: TaskEntry): void {
+  const id = text(entry.task.id);
+  const known = tasks.has(id);
+  if (!known) {
+    // Newest first: a new task goes to the front.
+    const rest = [...tasks];
+    tasks.clear();
+    tasks.set(id, entry);
+    for (const [key, value] of rest) tasks.set(key, value);
+    taskTotal += 1;
+    if (tasks.size > MAX_TASKS) {
+      const oldest = [...tasks.keys()].at(-1);
+      if (oldest !== undefined) {
+        tasks.delete(oldest);
+        taskRows.get(oldest)?.remove();
+        taskRows.delete(oldest);
+      }
+    }
+  } else tasks.set(id, entry);
+  upsertTaskRow(entry, true);
+  updateTaskCount();
+  if (currentView === 'task' && currentTaskId === id) void showTask(id);
+  if (currentView === 'wallet') renderFees();
+}
+
+// ---------------------------------------------------------------- task page
+
+async function showTask(id: string): Promise<void> {
+  let view: { task: Json; feeFils: number; events: Array<{ status: string; timestamp: string }> };
+  try {
+    view = await control(`tasks/${encodeURIComponent(id)}`);
+  } catch (error) {
+    byId('task-heading').textContent = 'Task not found';
+    byId('task-result').textContent = error instanceof Error ? error.message : String(error);
+    return;
+  }
+  const { task } = view;
+  byId('task-heading').textContent = `Task ${text(task.orderNumber) || id}`;
+  summaryList(byId('task-summary'), [
+    ['Id', text(task.id)],
+    ['Status', text(task.status)],
+    ['Customer', `${text(task.customerName)} ${text(task.customerNumber)}`.trim()],
+    ['Fee', kwdOfFils(view.feeFils)],
+    ['Created', localTime(task.createdAt)],
+    ['Updated', localTime(task.updatedAt)],
+  ]);
+  byId('task-timeline').replaceChildren(
+    ...view.events.map((event) =>
+      el(
+        'li',
+        {},
+        el('span', { class: 'badge' }, event.status),
+        ' ',
+        el('time', { datetime: event.timestamp }, localTime(event.timestamp)),
+      ),
+    ),
+  );
+  byId('task-json').textContent = JSON.stringify(task, null, 2);
+  renderMoves(text(task.status), view.events.at(-1)?.status);
+  renderTaskWebhooks(id);
+}
+
+/** Offers only the moves the sandbox accepts from the task's status (`movesFrom`, core/lifecycle). */
+function renderMoves(status: string, lastEvent: string | undefined): void {
+  const moves: readonly string[] = movesFrom(status, lastEvent);
+  const target = byId<HTMLSelectElement>('advance-target');
+  target.replaceChildren(...moves.map((move) => el('option', { value: move }, move)));
+  target.disabled = moves.length === 0;
+  byId<HTMLButtonElement>('advance-to').disabled = moves.length === 0;
+  byId<HTMLButtonElement>('advance-one').disabled = !moves.some((move) =>
+    (HAPPY_PATH as readonly string[]).includes(move),
+  );
+  byId<HTMLButtonElement>('task-cancel').disabled = !moves.includes('cancelled');
+  byId<HTMLButtonElement>('task-fail').disabled = !moves.includes('failed');
+}
+
+function renderTaskWebhooks(id: string): void {
+  const own = deliveries.filter((delivery) => delivery.taskId === id);
+  byId('task-webhooks').replaceChildren(
+    ...(own.length === 0
+      ? [el('li', {}, webhookUrl === null ? 'No webhook URL configured (--webhook-url).' : 'None yet.')]
+      : own.map((delivery) =>
+          el('li', {}, `#${delivery.seq} ${delivery.status}: `, answerText(delivery), ` in ${delivery.durationMs} ms`),
+        )),
+  );
+}
+
+async function moveTask(status?: string): Promise<void> {
+  if (currentTaskId === undefined) return;
+  const result = byId('task-result');
+  result.textContent = 'Moving…';
+  try {
+    const task = await control<Json>(`tasks/${encodeURIComponent(currentTaskId)}/advance`, {
+      method: 'POST',
+      ...(status === undefined ? {} : { body: { status } }),
+    });
+    result.textContent = `Now ${text(task.status)}${status === 'inprogress' || status === 'pickup_location_reached' ? ` (event ${status} sent)` : ''}.`;
+  } catch (error) {
+    result.textContent = error instanceof Error ? error.message : String(error);
+  }
+}
+
+// ---------------------------------------------------------------- webhooks
+
+function answerText(delivery: Delivery): string {
+  if (delivery.error !== undefined) {
+    const kind = /no answer within/.test(delivery.error) ? 'timeout' : 'connection error';
+    return delivery.responseStatus === undefined
+      ? `${kind}: ${delivery.error}`
+      : `${delivery.responseStatus}, then ${kind}`;
+  }
+  return String(delivery.responseStatus ?? '');
+}
+
+function deliveryRow(delivery: Delivery): HTMLTableRowElement {
+  const failed = delivery.error !== undefined || (delivery.responseStatus ?? 0) >= 300;
+  const resend = el('button', { type: 'button', 'aria-label': `Send delivery ${delivery.seq} again` }, 'Send again');
+  resend.addEventListener('click', () => {
+    resend.disabled = true;
+    control(`webhooks/${delivery.seq}/resend`, { method: 'POST' })
+      .catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)))
+      .finally(() => {
+        resend.disabled = false;
+      });
+  });
+  const details = el(
+    'details',
+    {},
+    el('summary', {}, 'Body'),
+    el('pre', { class: 'json' }, JSON.stringify(delivery.body, null, 2)),
+  );
+  return el(
+    'tr',
+    { 'data-seq': String(delivery.seq), class: failed ? 'failed' : 'ok' },
+    el(
+      'td',
+      { 'data-label': '#' },
+      el(
+        'div',
+        {},
+        String(delivery.seq),
+        delivery.resentFrom === undefined ? undefined : el('small', {}, ` (again of #${delivery.resentFrom})`),
+      ),
+    ),
+    el('td', { 'data-label': 'Event' }, statusBadge(delivery.status)),
+    el(
+      'td',
+      { 'data-label': 'Task' },
+      el('a', { href: `#task/${encodeURIComponent(delivery.taskId)}` }, delivery.taskId),
+    ),
+    el('td', { 'data-label': 'Answer', class: 'answer' }, answerText(delivery)),
+    el('td', { 'data-label': 'Latency', class: 'number latency' }, `${delivery.durationMs} ms`),
+    el('td', { 'data-label': 'Request body' }, details),
+    el('td', { 'data-label': 'Action' }, resend),
+  );
+}
+
+function renderWebhooks(): void {
+  byId('webhook-url').textContent =
+    webhookUrl === null
+      ? 'No webhook URL: start the sandbox with --webhook-url <url> to have task changes POSTed to your endpoint.'
+      : `POSTed to ${webhookUrl}; each answer within 5 s, no retry.`;
+  const body = byId<HTMLTableElement>('webhooks-table').tBodies[0];
+  body?.replaceChildren(...deliveries.toReversed().map(deliveryRow));
+}
+
+function onDelivery(delivery: Delivery): void {
+  deliveries.push(delivery);
+  if (deliveries.length > 1000) deliveries.shift();
+  if (currentView === 'webhooks') byId<HTMLTableElement>('webhooks-table').tBodies[0]?.prepend(deliveryRow(delivery));
+  if (currentView === 'task' && currentTaskId === delivery.taskId) renderTaskWebhooks(delivery.taskId);
+}
+
+// ---------------------------------------------------------------- views
+
+async function loadAll(): Promise<void> {
+  const [list, hooks] = await Promise.all([
+    control<{ tasks: TaskEntry[]; total: number }>('tasks'),
+    control<{ webhookUrl: string | null; deliveries: Delivery[] }>('webhooks'),
+  ]);
+  tasks.clear();
+  for (const entry of list.tasks) tasks.set(text(entry.task.id), entry);
+  taskTotal = list.total;
+  deliveries = hooks.deliveries;
+  webhookUrl = hooks.webhookUrl;
+  renderTasks();
+  await showView();
+}
+
+async function showView(): Promise<void> {
+  const hash = decodeURIComponent(location.hash.replace(/^#/, ''));
+  const [view = 'tasks', ...rest] = hash.split('/');
+  currentView = ['tasks', 'task', 'webhooks', 'wallet', 'faults', 'requests'].includes(view) ? view : 'tasks';
+  currentTaskId = currentView === 'task' ? rest.join('/') : undefined;
+  for (const section of document.querySelectorAll<HTMLElement>('.view')) {
+    section.hidden = section.id !== `view-${currentView}`;
+  }
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
+    if (link.dataset.view === currentView || (currentView === 'task' && link.dataset.view === 'tasks')) {
+      link.setAttribute('aria-current', 'page');
+    } else link.removeAttribute('aria-current');
+  }
+  try {
+    if (currentView === 'task' && currentTaskId !== undefined) {
+      byId('task-result').textContent = '';
+      await showTask(currentTaskId);
+    } else if (currentView === 'webhooks') renderWebhooks();
+    else if (currentView === 'wallet') await renderWallet();
+    else if (currentView === 'faults') await loadFaults();
+    else if (currentView === 'requests') await renderRequests();
+  } catch (error) {
+    notice(error instanceof Error ? error.message : String(error));
+  }
+}
+
+// ---------------------------------------------------------------- event stream
+
+function setConnection(state: string): void {
+  byId('connection').textContent = state;
+  byId('connection').dataset.state = state.split(' ')[0] ?? '';
+}
+
+/** Least time between two reads of the request log prompted by the event stream, ms. */
+const REQUESTS_REFRESH_MS = 1000;
+let requestsPending = false;
+let requestsStale = false;
+
+/** Re-reads the newest page: at most once per {@link REQUESTS_REFRESH_MS}, once more after if requests came meanwhile. */
+function refreshRequests(): void {
+  if (requestsPending) {
+    requestsStale = true;
+    return;
+  }
+  requestsPending = true;
+  void renderRequests()
+    .catch(() => undefined)
+    .finally(() =>
+      setTimeout(() => {
+        requestsPending = false;
+        if (requestsStale) {
+          requestsStale = false;
+          refreshRequests();
+        }
+      }, REQUESTS_REFRESH_MS),
+    );
+}
+
+function onEvent(name: string, data: string): void {
+  let payload: Json;
+  try {
+    payload = JSON.parse(data) as Json;
+  } catch {
+    return;
+  }
+  switch (name) {
+    case 'ready':
+      void loadAll().catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)));
+      return;
+    case 'task':
+      onTask(payload as unknown as TaskEntry);
+      return;
+    case 'webhook':
+      onDelivery(payload as unknown as Delivery);
+      return;
+    case 'wallet':
+      if (currentView === 'wallet') void renderWallet().catch(() => undefined);
+      return;
+    case 'faults':
+      if (currentView === 'faults') renderFaults(payload.active as ActiveFault[]);
+      return;
+    case 'requests': {
+      // Only while the newest page is shown: rows of older pages the reader opened stay as they are.
+      const shown = byId<HTMLTableElement>('requests-table').tBodies[0]?.rows.length ?? 0;
+      if (currentView === 'requests' && shown <= REQUESTS_PAGE) refreshRequests();
+      return;
+    }
+    case 'reset':
+      void loadAll().catch(() => undefined);
+      return;
+  }
+}
+
+/** Reads `GET /_sandbox/events` (fetch, so that the token can go in a header) and reconnects after a drop. */
+async function readEvents(): Promise<never> {
+  for (;;) {
+    try {
+      const response = await fetch('/_sandbox/events', { headers: authHeaders(), cache: 'no-store' });
+      if (response.status === 401) {
+        setConnection('needs the control token');
+        await askForToken();
+        continue;
+      }
+      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+      setConnection('live');
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += value;
+        if (buffer.length > MAX_EVENT_BYTES) break;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let name = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) name = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length > 0) onEvent(name, data.join('\n'));
+        }
+      }
+      await reader.cancel().catch(() => undefined);
+    } catch {
+      // Reconnects below.
+    }
+    setConnection('reconnecting…');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+function start(): void {
+  readTokenFromFragment();
+  const statusFilter = byId<HTMLSelectElement>('task-status');
+  for (const status of TASK_STATUSES) statusFilter.append(el('option', { value: status }, status));
+  const target = byId<HTMLSelectElement>('advance-target');
+  byId('task-search').addEventListener('input', applyFilter);
+  statusFilter.addEventListener('change', applyFilter);
+  byId('advance-one').addEventListener('click', () => void moveTask());
+  byId('advance-to').addEventListener('click', () => void moveTask(target.value));
+  byId('task-cancel').addEventListener('click', () => void moveTask('cancelled'));
+  byId('task-fail').addEventListener('click', () => void moveTask('failed'));
+  byId('requests-older').addEventListener(
+    'click',
+    () =>
+      void showOlderRequests().catch((error: unknown) =>
+        notice(error instanceof Error ? error.message : String(error)),
+      ),
+  );
+  byId('faults-clear').addEventListener(
+    'click',
+    () => void control('faults', { method: 'DELETE' }).catch(() => undefined),
+  );
+  byId<HTMLFormElement>('token-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = byId<HTMLInputElement>('token-input');
+    useToken(input.value.trim());
+    input.value = '';
+  });
+  window.addEventListener('hashchange', () => {
+    void showView().then(() => {
+      if (currentView === 'task') byId('task-heading').focus();
+    });
+  });
+  void readEvents();
+}
+
+start();

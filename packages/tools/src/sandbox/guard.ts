@@ -1,0 +1,159 @@
+/** Who may call the sandbox's control endpoints (docs/sandbox.md, "Exposure"). */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+
+/** Shortest control token accepted, characters. */
+export const MIN_CONTROL_TOKEN_LENGTH = 16;
+
+/** Longest control token accepted, characters. */
+export const MAX_CONTROL_TOKEN_LENGTH = 1024;
+
+/** A refusal: status, code and message. */
+export interface GuardRefusal {
+  readonly status: 401 | 403;
+  readonly code: 'FOREIGN_ORIGIN' | 'FOREIGN_HOST' | 'CONTROL_TOKEN_REQUIRED';
+  readonly message: string;
+}
+
+/** True for a host name or address that only this machine reaches: `localhost`, 127.0.0.0/8, `::1`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true;
+  return bare.startsWith('::ffff:127.');
+}
+
+/**
+ * Checks a control token option.
+ * @throws {TypeError} when it is not a string of {@link MIN_CONTROL_TOKEN_LENGTH}…{@link MAX_CONTROL_TOKEN_LENGTH}
+ * visible ASCII characters (it travels in a header). The message never contains the token.
+ */
+export function checkControlToken(token: unknown): asserts token is string {
+  if (
+    typeof token !== 'string' ||
+    token.length < MIN_CONTROL_TOKEN_LENGTH ||
+    token.length > MAX_CONTROL_TOKEN_LENGTH ||
+    !/^[\x21-\x7e]+$/.test(token)
+  ) {
+    throw new TypeError(
+      `controlToken must be ${MIN_CONTROL_TOKEN_LENGTH} to ${MAX_CONTROL_TOKEN_LENGTH} visible ASCII characters (no spaces)`,
+    );
+  }
+}
+
+/**
+ * Checks the `allowedHosts` option: host names or addresses without a port (`sandbox.test`, `::1`), or
+ * `'*'` for any host.
+ * @throws {TypeError} naming the first bad entry.
+ */
+export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
+  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
+  for (const name of hosts) {
+    if (typeof name !== 'string' || !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)) {
+      throw new TypeError(
+        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
+      );
+    }
+  }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** The checks of one sandbox. */
+export class SandboxGuard {
+  readonly #origins: ReadonlySet<string>;
+  readonly #hosts: ReadonlySet<string>;
+  readonly #tokenDigest: Buffer | undefined;
+  /** `Host` values answered besides the sandbox's own (`name:port`), or `'any'`. */
+  readonly #allowedHosts: ReadonlySet<string> | 'any';
+
+  /**
+   * @param host the interface the sandbox listens on.
+   * @param port the port it listens on.
+   * @param token the control token, if any (checked with {@link checkControlToken} by the caller).
+   * @param allowedHosts more host names whose requests are answered without a token (checked with
+   * {@link checkAllowedHosts}); `'*'` answers any.
+   */
+  constructor(host: string, port: number, token: string | undefined, allowedHosts: readonly string[] = []) {
+    const names = new Set(['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host]);
+    this.#hosts = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
+    this.#origins = new Set([...this.#hosts].map((name) => `http://${name}`));
+    this.#tokenDigest = token === undefined ? undefined : digest(token);
+    this.#allowedHosts = allowedHosts.includes('*')
+      ? 'any'
+      : new Set(allowedHosts.map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`.toLowerCase()));
+  }
+
+  /**
+   * Refuses, when the sandbox has no control token, a request (any path) whose `Host` names neither the
+   * sandbox's own address nor an allowed host. A request without `Host` (HTTP/1.0) is let through.
+   */
+  checkHost(request: IncomingMessage): GuardRefusal | undefined {
+    if (this.#tokenDigest !== undefined) return undefined;
+    const host = header(request, 'host')?.toLowerCase();
+    if (host === undefined || this.#hosts.has(host) || this.#allowed(host)) return undefined;
+    return {
+      status: 403,
+      code: 'FOREIGN_HOST',
+      message:
+        'The sandbox answers requests addressed to its own host name only (localhost, 127.0.0.1); start it with --allow-host <name> to answer another',
+    };
+  }
+
+  /** True when control calls need the token. */
+  get tokenRequired(): boolean {
+    return this.#tokenDigest !== undefined;
+  }
+
+  /** True for a `Host` (`name:port`, lower case) given in `allowedHosts`, or any with `'*'`. */
+  #allowed(host: string | undefined): boolean {
+    return host !== undefined && (this.#allowedHosts === 'any' || this.#allowedHosts.has(host));
+  }
+
+  /** Refuses a request sent by a page of another origin (any path: control, events, payment). */
+  checkOrigin(request: IncomingMessage): GuardRefusal | undefined {
+    const origin = header(request, 'origin');
+    const site = header(request, 'sec-fetch-site');
+    const host = header(request, 'host')?.toLowerCase();
+    const own =
+      origin === undefined ||
+      this.#origins.has(origin.toLowerCase()) ||
+      ((this.#tokenDigest !== undefined || this.#allowed(host)) &&
+        host !== undefined &&
+        origin.toLowerCase() === `http://${host}`);
+    if (!own || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
+      return {
+        status: 403,
+        code: 'FOREIGN_ORIGIN',
+        message: 'The sandbox refuses control requests from a page of another origin',
+      };
+    }
+    if (this.#tokenDigest === undefined && host !== undefined && !this.#hosts.has(host) && !this.#allowed(host)) {
+      return {
+        status: 403,
+        code: 'FOREIGN_HOST',
+        message: 'The sandbox answers control requests addressed to its own host name only (localhost, 127.0.0.1)',
+      };
+    }
+    return undefined;
+  }
+
+  /** Refuses a control request without the token (when one is configured). */
+  checkToken(request: IncomingMessage): GuardRefusal | undefined {
+    if (this.#tokenDigest === undefined) return undefined;
+    const presented = /^Bearer +(\S+)\s*$/i.exec(header(request, 'authorization') ?? '')?.[1];
+    if (presented !== undefined && timingSafeEqual(digest(presented), this.#tokenDigest)) return undefined;
+    return {
+      status: 401,
+      code: 'CONTROL_TOKEN_REQUIRED',
+      message: 'This sandbox was started with --control-token: send it as "Authorization: Bearer <token>"',
+    };
+  }
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,158 @@
+/**
+ * The sandbox's HTTP plumbing: bounded body reads, request targets read as paths, the last-resort 500,
+ * listening and closing. (`delivery-task-sdk/testing`'s `startMockHttpServer` has its own copy.)
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Largest request body read by default, in bytes: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** A request body longer than the limit. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+/**
+ * Reads a request body, at most `maxBytes` of it.
+ * @returns the bytes, or `undefined` when the body is empty.
+ * @throws {BodyTooLargeError} as soon as the body (or its `content-length`) exceeds `maxBytes`; the rest
+ * is not read.
+ */
+export async function readBody(
+  request: IncomingMessage,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const tooLarge = () => new BodyTooLargeError(`The request body exceeds ${maxBytes} bytes`);
+  if (Number(request.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of request) {
+    length += (chunk as Buffer).length;
+    if (length > maxBytes) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 0 ? undefined : new Uint8Array(Buffer.concat(chunks));
+}
+
+/** Answers 413 `{ message, code: 'PAYLOAD_TOO_LARGE' }` and closes the connection (the rest of the body is not read). */
+export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLargeError): void {
+  response
+    .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+    .end(JSON.stringify({ message: error.message, code: 'PAYLOAD_TOO_LARGE' }));
+}
+
+/**
+ * The URL of a request target, read as the path it is: an origin-form target (`/tasks?x`) is a path
+ * and query even when it starts with `//` (`//x/tasks` is that path, never the host `x`), an
+ * absolute-form target (`http://h/tasks`) keeps its path and query. `undefined` for a target a URL
+ * parser refuses (`//[`, `http://[`) and for anything else (`*`): answer it with {@link answerBadTarget}.
+ * @param base the origin the path is put under (`http://127.0.0.1:4010`).
+ */
+export function requestTarget(target: string | undefined, base: string): URL | undefined {
+  const origin = new URL(base).origin;
+  try {
+    if (target?.startsWith('/')) {
+      new URL(target, origin); // throws for a target no URL parser reads (`//[`)
+      return new URL(`${origin}${target}`);
+    }
+    if (target === undefined || !/^https?:\/\//i.test(target)) return undefined;
+    const absolute = new URL(target);
+    return new URL(`${origin}${absolute.pathname}${absolute.search}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers 400 `{ message, code: 'BAD_REQUEST' }` to a request target that is not a URL path. */
+export function answerBadTarget(response: ServerResponse): void {
+  response
+    .writeHead(400, { 'content-type': 'application/json' })
+    .end('{"message":"The request target is not a URL path","code":"BAD_REQUEST"}');
+}
+
+/**
+ * Reads and discards a request body the answer does not need, at most `maxBytes` of it, then runs
+ * `run`, which answers. A client still sending its body when the connection closed would see a reset
+ * instead of the answer; a body longer than `maxBytes` is not waited for: `run` runs at once and the
+ * connection closes after it. An exception `run` throws is answered by {@link answerFailure}.
+ */
+export function answerAfterBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  run: () => void,
+  maxBytes: number = DEFAULT_MAX_BODY_BYTES,
+): void {
+  // Runs later than the listener that called it: its own guard keeps an exception from leaving.
+  const answer = () => {
+    try {
+      run();
+    } catch (error) {
+      answerFailure(response, error);
+    }
+  };
+  const declared = request.headers['content-length'];
+  const framed = declared !== undefined || request.headers['transfer-encoding'] !== undefined;
+  if (request.readableEnded || !framed || Number(declared ?? 0) > maxBytes) {
+    if (framed && !request.readableEnded) response.shouldKeepAlive = false;
+    answer();
+    return;
+  }
+  let length = 0;
+  let answered = false;
+  const once = () => {
+    if (answered) return;
+    answered = true;
+    answer();
+  };
+  request.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+    if (length > maxBytes) {
+      response.shouldKeepAlive = false;
+      once();
+    }
+  });
+  request.once('end', once);
+  request.once('error', () => response.destroy());
+}
+
+/**
+ * The last resort of a request handler: answers 500 `{ message, code: 'INTERNAL_SERVER_ERROR' }` naming
+ * the failure (or destroys the socket when the answer had started), so that no exception leaves it.
+ */
+export function answerFailure(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const message = `The mock failed: ${error instanceof Error ? error.message : String(error)}`;
+  response
+    .writeHead(500, { 'content-type': 'application/json', connection: 'close' })
+    .end(JSON.stringify({ message, code: 'INTERNAL_SERVER_ERROR' }));
+}
+
+/**
+ * Starts listening on `host`:`port`.
+ * @returns the base URL `http://<host>:<port>` (IPv6 hosts in brackets).
+ * @throws the server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
+ */
+export async function listenOn(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/** Stops listening, ends every open connection, and resolves once the server is closed. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

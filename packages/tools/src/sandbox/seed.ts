@@ -1,0 +1,43 @@
+/** The sandbox's seed document (`delivery-task sandbox --seed <file>`). */
+
+import type { MockBranch, MockSeedTask } from 'delivery-task-sdk/testing';
+import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+
+/** What a seed document holds; both fields are optional. */
+export interface SandboxSeed {
+  /** The branches of `GET tasks/branches` (names or `{ name, id?, latitude?, longitude?, address?, … }`). Default: the mock's three. */
+  branches?: MockBranch[];
+  /** The tasks present at the start and after every reset (see `MockSeedTask`): a `POST tasks` body plus optional `id` and `status`. */
+  tasks?: MockSeedTask[];
+}
+
+const FIELDS = ['branches', 'tasks'];
+
+/**
+ * Checks a parsed seed document (JSON) exactly as the sandbox will use it: its shape here, then every
+ * branch and task by the mock's own rules (a task is checked like a `POST tasks` body; its
+ * `selectedBranch` must name one of the branches).
+ * @returns the document, typed.
+ * @throws {TypeError} / {RangeError} naming the first offending field: `tasks[1].deliveryLocation.latitude: …`,
+ * `branches[0].name must be a non-empty string`, `unknown field "task"`.
+ */
+export function parseSandboxSeed(document: unknown): SandboxSeed {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new TypeError('the seed must be a JSON object with "branches" and/or "tasks"');
+  }
+  const seed = document as Record<string, unknown>;
+  for (const field of Object.keys(seed)) {
+    if (!FIELDS.includes(field)) {
+      throw new TypeError(`unknown field ${JSON.stringify(field)} (a seed has ${FIELDS.join(' and ')})`);
+    }
+  }
+  for (const field of FIELDS) {
+    if (seed[field] !== undefined && !Array.isArray(seed[field])) throw new TypeError(`${field} must be an array`);
+  }
+  const checked: SandboxSeed = {};
+  if (seed.branches !== undefined) checked.branches = seed.branches as MockBranch[];
+  if (seed.tasks !== undefined) checked.tasks = seed.tasks as MockSeedTask[];
+  // The mock checks branches and tasks when it is made; this one is thrown away (it never listens).
+  createMockDeliveryService(checked);
+  return checked;
+}

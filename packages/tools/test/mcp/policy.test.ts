@@ -1,0 +1,77 @@
+/** The policy of `createMcpServer`: defaults, and every bad field refused with a `ConfigurationError` naming it. */
+
+import { ConfigurationError, DeliveryClient, memoryStore } from 'delivery-task-sdk';
+import { describe, expect, it } from 'vitest';
+import { createMcpServer, type McpPolicy } from '../../src/mcp/index.js';
+import { resolvePolicy } from '../../src/mcp/policy.js';
+
+const client = new DeliveryClient({
+  apiKey: 'key',
+  sellerId: 'seller',
+  baseUrl: 'https://delivery.test',
+  logLevel: 'off',
+});
+
+describe('resolvePolicy', () => {
+  it('is read-only by default, with a wallet floor of 0, 10-minute quotes and no margin', () => {
+    const policy = resolvePolicy(client);
+    expect([...policy.allow]).toEqual(['read']);
+    expect(policy).toMatchObject({
+      maxFeeFils: undefined,
+      dailyCapFils: undefined,
+      walletFloorFils: 0,
+      quoteMaxAgeMs: 600_000,
+      quoteMarginPercent: 0,
+      revealCustomerPhones: false,
+      subscriptionPollMs: 15_000,
+    });
+  });
+
+  it('reads amounts as exact fils, from numbers or text; null skips the wallet check', () => {
+    const policy = resolvePolicy(client, { maxFeeKwd: 2.5, dailyCapKwd: '20.125', walletFloorKwd: null });
+    expect(policy).toMatchObject({ maxFeeFils: 2500, dailyCapFils: 20_125, walletFloorFils: undefined });
+  });
+
+  it('shares one default store between the servers of one client', async () => {
+    const first = resolvePolicy(client);
+    const second = resolvePolicy(client);
+    await first.store.setIfAbsent('k', 'v', 1000);
+    expect(await second.store.get('k')).toBe('v');
+  });
+
+  it.each<[string, McpPolicy]>([
+    ['policy.allow', { allow: ['read', 'delete' as 'read'] }],
+    ['policy.allow', { allow: ['create'] }],
+    ['policy.allow', { allow: 'create' } as unknown as McpPolicy],
+    ['policy.maxFeeKwd', { maxFeeKwd: 1.2345 }],
+    ['policy.dailyCapKwd', { dailyCapKwd: -1 }],
+    ['policy.dailyCapKwd', { dailyCapKwd: 'ten' }],
+    ['policy.walletFloorKwd', { walletFloorKwd: Number.NaN }],
+    ['policy.quoteMaxAgeSeconds', { quoteMaxAgeSeconds: 0 }],
+    ['policy.quoteMarginPercent', { quoteMarginPercent: 101 }],
+    ['policy.store', { store: {} } as unknown as McpPolicy],
+    ['policy.deliverTopUpLink', { deliverTopUpLink: 'mail' } as unknown as McpPolicy],
+    ['policy.maxFee', { maxFee: 2 } as McpPolicy],
+  ])('refuses %s in %j', (option, policy) => {
+    const thrown = (() => {
+      try {
+        resolvePolicy(client, policy);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(thrown).toBeInstanceOf(ConfigurationError);
+    expect((thrown as ConfigurationError).option).toBe(option);
+  });
+
+  it('accepts a store with the four operations', () => {
+    expect(() => resolvePolicy(client, { store: memoryStore() })).not.toThrow();
+  });
+});
+
+describe('createMcpServer', () => {
+  it('needs a DeliveryClient of this SDK', () => {
+    expect(() => createMcpServer({ tasks: {} } as unknown as DeliveryClient)).toThrow(ConfigurationError);
+  });
+});
