@@ -57,13 +57,14 @@ import {
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { type FetchTaskPage, TaskListPromise, TaskPage } from '../core/pagination.js';
 import { DeadlineReason, sleep } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { CreateDeadline } from '../internal/create-deadline.js';
 import { type FailureOutcome, failureOutcome, isRetryable } from '../internal/failure.js';
 import { checkRequestOptions } from '../internal/http.js';
 import { retryDelayMs } from '../internal/retry.js';
+import { TaskListPromise } from '../resources/task-list/list-promise.js';
+import { type FetchTaskPage, TaskPage } from '../resources/task-list/page.js';
 import type { Task, TaskWithId } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';

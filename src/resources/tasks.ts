@@ -13,16 +13,6 @@ import {
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import {
-  DEFAULT_LIST_CONCURRENCY,
-  DEFAULT_MAX_PAGES,
-  type FetchTaskPage,
-  MAX_LIST_CONCURRENCY,
-  type PageFilter,
-  pageHeads,
-  TaskListPromise,
-  TaskPage,
-} from '../core/pagination.js';
 import { createTask, findTasksOfOrder } from '../creation/exactly-once-creation.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
@@ -36,6 +26,16 @@ import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
+import { TaskListPromise } from './task-list/list-promise.js';
+import {
+  DEFAULT_LIST_CONCURRENCY,
+  DEFAULT_MAX_PAGES,
+  type FetchTaskPage,
+  MAX_LIST_CONCURRENCY,
+  type PageFilter,
+  pageHeads,
+  TaskPage,
+} from './task-list/page.js';
 
 /**
  * Options of {@link Tasks.list}: the request options plus how an iteration walks the pages. `timeout`,
