@@ -1,74 +1,31 @@
 /**
- * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`).
- *
- * The service has no idempotency key and every task costs a delivery fee, so a create is never sent
- * again blindly.
- *
- * **One flight per order.** Concurrent creates of the same (seller, `orderNumber`) in one process share
- * one flight: one POST, and every caller gets the same `Task` or the same error. A caller that aborts
- * leaves the flight to the others; the request is aborted only when every caller has.
- *
- * **After a failure** (the outcome comes from `internal/failure.ts`, the same table that decides retries
- * of reads):
- *
- * | failure | outcome | what happens |
- * |---|---|---|
- * | 4xx other than 408 and 429 (400, 401, 402 low balance, 404, 422, …) | rejected | thrown as is |
- * | 429 | not processed | waits (`Retry-After`) and resends, within `maxRetries` |
- * | connection refused, DNS failure, TLS failure | never sent | resends after a short backoff, within `maxRetries` |
- * | timeout, connection reset, 408, 5xx, an error answer whose body cannot be read | ambiguous | reconciles, then resends only if no task is found |
- * | 2xx or 3xx whose answer cannot be used (bad JSON, over the size cap, a redirect not followed) | committed | reconciles to return the task; never resends |
- *
- * **Reconciliation** looks the order up ({@link findTasksOfOrder}: every task with exactly that
- * `orderNumber`, whatever its `createdAt`, by an anchored, escaped regular expression, or by a literal
- * search only when the service refuses the pattern), at once, and once more when the service has had
- * `listingDelayMs` since the last POST to list its task. One match created since the first attempt
- * (less `windowSkewMs`) is the created task, several throw {@link DuplicateTaskError}; matches only
- * outside that window throw {@link TaskCreationOutcomeUnknownError} naming them (`candidateTaskIds`),
- * never a resend; none at all, looked up after the listing delay, allows a resend (ambiguous failures
- * only). A decision that needs more time than the deadline leaves throws
- * {@link TaskCreationOutcomeUnknownError} with `retryAfterMs`. A create sends at most
- * `reconciliation.maxPages` (10) list requests. Without an `orderNumber`, an unknown outcome throws
- * {@link TaskCreationOutcomeUnknownError} at once.
- *
- * **Across processes** the flight runs under the order's lease in the client's store
- * (`src/creation/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
- * get its outcome; with the default per-client memory store, the guarantee stops at the process.
- *
- * **`totalTimeout`** (the call's, else the client's) is the deadline of the whole create
- * (`internal/create-deadline.ts`): every POST and lookup is sent with what is left of it, every wait
- * (backoff, `Retry-After`, reconciliation, lease polls, an earlier POST's time in flight) ends with it,
- * and the flight's outcome is raced against it, so a store call that never answers cannot hold the call
- * past it either. At the deadline a create that may have reached the service ends
- * {@link TaskCreationOutcomeUnknownError} (the order's record keeps that sending began), one that sent
- * no POST the service could have processed ends `APIConnectionTimeoutError` saying so. A caller that
- * joined a flight with its own `totalTimeout` leaves it at that deadline.
+ * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`; the failure table and
+ * reconciliation rules in docs/exactly-once.md). Concurrent creates of one (seller, `orderNumber`) share
+ * one flight; across processes the flight runs under the order's lease (`order-lease.ts`); `totalTimeout`
+ * bounds the whole create (`internal/create-deadline.ts`).
  * @module
  */
 import {
   APIConnectionError,
-  APIError,
   APIUserAbortError,
   connectionErrorAfter,
   type DeliveryError,
   DuplicateTaskError,
-  PaginationLimitError,
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { DeadlineReason, sleep } from '../internal/abort.js';
+import { DeadlineReason } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { CreateDeadline } from '../internal/create-deadline.js';
-import { type FailureOutcome, failureOutcome, isRetryable } from '../internal/failure.js';
+import { type FailureOutcome, failureOutcome } from '../internal/failure.js';
 import { checkRequestOptions } from '../internal/http.js';
 import { retryDelayMs } from '../internal/retry.js';
-import { TaskListPromise } from '../resources/task-list/list-promise.js';
-import { type FetchTaskPage, TaskPage } from '../resources/task-list/page.js';
 import type { Task, TaskWithId } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';
-import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
-import { createUnderLease, type SendGuard } from './order-lease.js';
+import { createUnderLease } from './order-lease.js';
+import { findTasksOfOrder } from './order-lookup.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /** Why a create ended when its caller aborted while it waited to look the order up or to send again. */
 const RECONCILING_ABORTED = 'the caller aborted during reconciliation';
@@ -292,14 +249,6 @@ function nameOf(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-/** When an earlier attempt of the order may have created its task (see {@link LeasedSend}). */
-export interface PriorAttempt {
-  /** When sending began, ms since the epoch: the start of the order's time window. */
-  since: number;
-  /** When a lookup can decide, ms since the epoch: the last time a POST may have reached the service plus `listingDelayMs`. */
-  decidableAt: number;
-}
-
 /**
  * The create, its resends and reconciliations, for one flight. With `prior` (an earlier attempt began
  * sending then and recorded no outcome), the order is looked up first and sent only if absent, unless
@@ -471,109 +420,4 @@ async function decide(
     }
     await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
   }
-}
-
-/** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
-export function exactPattern(text: string): string {
-  return `^${text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
-}
-
-/**
- * Every task whose `orderNumber` is exactly `orderNumber`, whatever its `createdAt`, newest first:
- * by an anchored regular expression, or, only when the service refuses it (400 or 422), by a literal
- * search. Reads at most `maxPages` list requests in all; with `run` (a create), at most
- * `reconciliation.maxPages` for the whole create, each with what is left of its deadline and no
- * transport retries. Used by `client.tasks.findByOrderNumber` and by creation.
- * @throws {PaginationLimitError} when the pages allowed are used up with more to read; request errors.
- */
-export async function findTasksOfOrder(
-  context: ResourceContext,
-  orderNumber: string,
-  options: RequestOptions,
-  run?: CreateDeadline,
-  maxPages = context.reconciliation.maxPages,
-): Promise<Task[]> {
-  const budget = {
-    left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
-    cap: run === undefined ? maxPages : context.reconciliation.maxPages,
-  };
-  // Newest first: the pages are requested sorted by `createdAt`, descending.
-  try {
-    return await searchOrder(
-      context,
-      orderNumber,
-      { search: exactPattern(orderNumber), literal: false },
-      options,
-      run,
-      budget,
-    );
-  } catch (error) {
-    if (!(error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
-  }
-  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
-}
-
-/**
- * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches, until the
- * last or an empty page. The pages are walked by the list engine (`pagination.ts`): pages shifted by
- * tasks created meanwhile read again, what is in flight aborted when the search stops.
- * @throws {PaginationLimitError} when `budget.left` list requests are used up with more to read.
- */
-async function searchOrder(
-  context: ResourceContext,
-  orderNumber: string,
-  query: { search: string; literal: boolean },
-  options: RequestOptions,
-  run: CreateDeadline | undefined,
-  budget: { left: number; cap: number },
-): Promise<Task[]> {
-  const matches = new Map<string, Task>();
-  const fetchPage: FetchTaskPage = async (page, request) => {
-    const signal = request?.signal ?? run?.signal ?? options.signal;
-    // Retried here, not by the transport, so that every request sent counts against the budget.
-    for (let attempt = 1; ; attempt++) {
-      if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
-      budget.left--;
-      if (run !== undefined) run.listRequests++;
-      // Worked out as the page is requested: pages requested later get less of the deadline.
-      const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
-      try {
-        const response = await call(
-          context,
-          OPERATIONS['tasks.list'].response,
-          {
-            ...requestOf('tasks.list'),
-            query: {
-              limit: String(MAX_PAGE_SIZE),
-              page: String(page),
-              search: query.search,
-              ignoreRegex: String(query.literal),
-              sortBy: 'createdAt',
-              sortOrder: '-1',
-            },
-            onRateLimited: request?.onRateLimited,
-          },
-          request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
-        );
-        return new TaskPage(response, fetchPage);
-      } catch (error) {
-        if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
-          throw error;
-        }
-        await sleep(retryDelayMs(attempt, (error as { headers?: Headers }).headers), signal);
-      }
-    }
-  };
-  // One page at a time: every request counts against the budget, none is sent ahead and dropped.
-  const listing = new TaskListPromise(fetchPage, 1, {
-    maxPages: Number.POSITIVE_INFINITY,
-    concurrency: 1,
-    signal: options.signal,
-  });
-  for await (const { tasks } of listing.byPage()) {
-    for (const task of tasks) {
-      if (task.orderNumber === orderNumber) matches.set(task.id ?? `(no id ${matches.size})`, task);
-    }
-  }
-  return [...matches.values()];
 }

@@ -1,44 +1,17 @@
 /**
- * One create per order across processes (README "Running several instances"): the order's record in the
- * shared store, one key per (base URL, seller, orderNumber), which is also its lease.
- *
- * - A create takes a new order in one call: `setIfAbsent` of a `sending` record carrying its own random
- *   `holder` id, `leaseUntil` (ms since the epoch, renewed every third of {@link LEASE_TTL_MS} while it
- *   works) and `until`, the end of its first POST's possible flight, so nothing more is written before
- *   that POST. After the POST one compare-and-set writes the outcome, which also lets the order go: a
- *   record that is not `sending` is not held. With a shared store, the store's `epoch` is read beside the
- *   claim (see below): 3 store calls per new order, 2 with the client's own memory store.
- * - A create that finds a record reads it: `created` (the task id, for `orderTtlMs` after a success)
- *   returns the task, read back by `GET tasks/{id}`, without a POST (a task that answers 404 there is
- *   forgotten: the order is looked up from `orderTtlMs` ago, once, and sent only if absent); `failed` (the
- *   error, for a short while) gives the processes that waited on it the same error; a `sending` record
- *   whose lease has not ended makes it wait (polling the record, within its own deadline) for that
- *   outcome, without a POST of its own.
- * - A holder that dies leaves `sending` behind; once its `leaseUntil` has passed, the next create takes the
- *   record over by compare-and-set and reconciles (looks the order up) before it sends, after waiting until
- *   the old holder's POST cannot be in flight (`until`). Leases are compared with the local clock: a
- *   lease is renewed 2/3 of {@link LEASE_TTL_MS} before it ends, so clocks several seconds apart are
- *   needed for a takeover before its time, and even then `until` keeps the POST from being looked up early.
- * - Fenced: every write of a holder is a compare-and-set on the record as it last wrote it, and each grant
- *   writes its own `holder` id (and the next `fence` number). A holder whose lease ended and was taken over
- *   finds the record changed: before a resend it rewrites `until` (now plus the attempt timeout) and sends
- *   nothing more when that fails, and it never writes the record again (its outcome is only logged).
- * - An outcome that is not known (a timeout, an abort during reconciliation, a failed lookup:
- *   `TaskCreationOutcomeUnknownError`) keeps `since` in the record, so the next create of the order,
- *   from this client or another, looks it up before sending. Only a rejection (a 4xx: nothing created)
- *   drops it.
- * - A shared store that lost its keys (Redis restarted empty) cannot say an order was not being sent:
- *   for {@link FRESH_STORE_MS} after the store's records begin (an `epoch` key), every holder looks the
- *   order up once before sending. (The default per-client memory store is not shared and skips this.)
- * - Before anything is sent, a store failure throws `StoreUnavailableError` (fail closed: never risk a
- *   second fee); after the POST, a store failure is logged and the task returned all the same.
- * - Records written by the previous layout (a separate `order-lease` and `order-fence` key) read the same:
- *   their `sending` has no `holder`, so it is not held and is taken over, looked up first.
+ * One create per order across processes (README "Running several instances"; docs/several-instances.md):
+ * the order's record in the shared store is also its lease. A create takes a new order with one
+ * `setIfAbsent` of a `sending` record (its random `holder`, `leaseUntil` renewed every third of
+ * {@link LEASE_TTL_MS}, and `until`, the end of its first POST's possible flight); after the POST one
+ * compare-and-set writes the outcome and lets the order go. A create that finds a record returns the
+ * remembered task (`created`), rethrows a recorded failure it waited for (`failed`), waits on a live
+ * lease, or takes over an ended one (fenced: every write is a compare-and-set on the record as its holder
+ * last wrote it) and looks the order up first. An unknown outcome keeps `since`, so the next create looks
+ * first; for {@link FRESH_STORE_MS} after a shared store's records begin (its `epoch` key) every holder
+ * looks first. A store failure before sending throws `StoreUnavailableError`; after the POST it is logged.
  * @module
  */
 import {
-  APIError,
-  type DeliveryError,
   DuplicateTaskError,
   NotFoundError,
   StoreUnavailableError,
@@ -49,7 +22,8 @@ import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
 import { failureOutcome } from '../internal/failure.js';
 import type { TaskWithId } from '../schemas/task.js';
-import type { PriorAttempt } from './exactly-once-creation.js';
+import { type FailedRecord, type OrderRecord, readRecord, revive, type SendingRecord, share } from './order-record.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /** The scope of the client's keys: its base URL and seller id. */
 const storeScopeOf = (context: ResourceContext): StoreScope => ({
@@ -77,55 +51,6 @@ const IN_FLIGHT_ALLOWANCE_MS = 250;
  */
 const FIRST_POST_ALLOWANCE_MS = 1000;
 
-/** A failure as other processes read it back: enough to rebuild the same typed error. */
-interface SharedFailure {
-  name: string;
-  message: string;
-  status?: number;
-  body?: unknown;
-  taskIds?: readonly string[];
-}
-
-/**
- * An order being sent. `since`: when sending began, ms since the epoch; `until`: the end of the holder's
- * current (or first) POST's attempt timeout, ms since the epoch (it may be in flight until then);
- * `holder`: the random id of the create holding it, until `leaseUntil` (ms since the epoch); `fence`:
- * the grant that wrote it (1 for the first). A record without `holder` is not held.
- */
-interface SendingRecord {
-  state: 'sending';
-  since: number;
-  fence?: number | undefined;
-  until?: number;
-  holder?: string;
-  leaseUntil?: number;
-}
-
-/** The order's record in the store. */
-type OrderRecord = SendingRecord | { state: 'created'; taskId: string; fence?: number | undefined } | FailedRecord;
-
-/** An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written. */
-interface FailedRecord {
-  state: 'failed';
-  at: number;
-  failure: SharedFailure;
-  since?: number;
-  decidableAt?: number | undefined;
-  fence?: number | undefined;
-}
-
-/** What the holder of an order's lease checks before each POST (see {@link createUnderLease}). */
-export interface SendGuard {
-  /**
-   * Before a POST: throws when the lease was lost (taken over after it expired): before the first POST
-   * a `StoreUnavailableError` (nothing sent), before a resend a `TaskCreationOutcomeUnknownError`. Else
-   * makes sure the record says until when this POST may be in flight (`timeoutMs`, default the client's
-   * attempt timeout): a store call unless the record already covers it (a first POST sent soon after the
-   * order was taken).
-   */
-  beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
-}
-
 /** Why a create gave up waiting on another process's create of the order. */
 const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
 const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
@@ -134,61 +59,6 @@ const TAKEN_OVER = 'the lease expired and was taken over';
 /** A create whose failure proves nothing was created: a rejection (4xx), not duplicates found. */
 function createdNothing(error: unknown): boolean {
   return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
-}
-
-function readRecord(raw: string | undefined): OrderRecord | undefined {
-  try {
-    const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
-    // A record written by another version, or damaged, counts as absent rather than as an outcome.
-    const usable =
-      record?.state === 'created'
-        ? typeof record.taskId === 'string' && record.taskId !== ''
-        : record?.state === 'sending'
-          ? typeof record.since === 'number'
-          : record?.state === 'failed' &&
-            typeof record.at === 'number' &&
-            typeof record.failure === 'object' &&
-            record.failure !== null;
-    return usable ? (record as OrderRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function share(error: unknown): SharedFailure {
-  const failure: SharedFailure = {
-    name: error instanceof Error ? error.name : 'Error',
-    message: error instanceof Error ? error.message : String(error),
-  };
-  if (error instanceof APIError) {
-    failure.status = error.status;
-    failure.body = error.body;
-  }
-  if (error instanceof DuplicateTaskError) failure.taskIds = error.taskIds;
-  return failure;
-}
-
-/** The typed error another process ended with, rebuilt from the record (same class, same status). */
-function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
-  if (failure.status !== undefined) {
-    return APIError.generate({
-      status: failure.status,
-      headers: new Headers(),
-      body: failure.body,
-      method: 'POST',
-      url: 'tasks',
-      operation: 'tasks.create',
-      urlTemplate: '/tasks',
-    });
-  }
-  if (failure.name === 'DuplicateTaskError')
-    return new DuplicateTaskError({ orderNumber, taskIds: failure.taskIds ?? [] });
-  // Its own words only: the other process's message (and its advice) stays in that process's error.
-  return new TaskCreationOutcomeUnknownError({
-    orderNumber,
-    reason: `the process that was creating this order ended with ${failure.name}`,
-    retryAfterMs: 0,
-  });
 }
 
 /**
