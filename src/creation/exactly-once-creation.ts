@@ -19,7 +19,7 @@ import { DeadlineReason } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { CreateDeadline } from '../internal/create-deadline.js';
 import { type FailureOutcome, failureOutcome } from '../internal/failure.js';
-import { checkRequestOptions } from '../internal/http.js';
+import { checkRequestOptions } from '../internal/request-checks.js';
 import { retryDelayMs } from '../internal/retry.js';
 import type { Task, TaskWithId } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';

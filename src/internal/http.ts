@@ -14,7 +14,6 @@ import {
   RequestValidationError,
   ResponseTooLargeError,
   ResponseValidationError,
-  type ValidationIssue,
 } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { VERSION } from '../core/version.js';
@@ -25,10 +24,10 @@ import { isRetryable, systemErrorCode } from './failure.js';
 import { headerIssues } from './headers.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
-import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
+import { checkQuery, checkRequestOptions, refusedBeforeSending, underlyingCause } from './request-checks.js';
 import { retryDelayMs } from './retry.js';
-import { recordFailure, SpanKind, startSpan, type TraceSpan } from './tracing.js';
+import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
 /**
  * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
@@ -79,6 +78,32 @@ export interface HttpResponse {
   text: string;
 }
 
+/** A call traced as one span (see `Transport.trace`), and the requests sent under it. */
+export interface TracedCall {
+  readonly span: TraceSpan | undefined;
+  /** The event each request of the call is recorded as. */
+  readonly eventOf: (request: HttpRequest) => string;
+  /** Requests sent so far. */
+  requests: number;
+  /** The last 2xx response. */
+  answered: HttpResponse | undefined;
+}
+
+/** How {@link Transport.trace} records a call. */
+export interface CallTraceOptions<T> {
+  /** Set at the start, beside method, URL template and server. */
+  readonly attributes?: SpanAttributes;
+  readonly eventOf: (request: HttpRequest) => string;
+  /** The status of the answer the value came from, and the retries made. */
+  readonly outcome: (value: T, call: TracedCall) => { status: number | undefined; retries: number };
+}
+
+/** A call of one request: retries are events of the transport's own. */
+const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
+  eventOf: (request) => request.operation,
+  outcome: (response) => ({ status: response.status, retries: response.attempts - 1 }),
+};
+
 /** Per-call options when the caller gives none: shared, so the common call checks nothing. */
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 
@@ -102,12 +127,6 @@ export interface TransportConfig {
 
 const MAX_REDIRECTS = 5;
 
-/** Longest value of one query parameter (`search`, `sortBy`, …) sent, in characters. */
-export const MAX_QUERY_VALUE_LENGTH = 4096;
-
-/** undici's code for a request it refuses before sending anything (an argument it cannot put on the wire). */
-const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
-
 /** The option that carries an attempt's signal through ky to fetch (ky passes options it does not know on). */
 const ATTEMPT_SIGNAL = 'deliveryAttemptSignal';
 
@@ -115,71 +134,6 @@ const ATTEMPT_SIGNAL = 'deliveryAttemptSignal';
 interface AttemptInit extends RequestInit {
   [ATTEMPT_SIGNAL]: AbortSignal;
 }
-
-/** ky's wrapper errors hold the request (with its auth headers); keep only the underlying cause. */
-function underlyingCause(error: unknown): unknown {
-  if (error instanceof Error && error.name === 'NetworkError' && 'request' in error) return error.cause;
-  return error;
-}
-
-/**
- * Checks per-call options (`timeout`, `totalTimeout`, `maxRetries`, `signal`), after the caller's own
- * (`issues` it found already, such as `tasks.list`'s walk options).
- * @throws {RequestValidationError} naming each bad option; nothing is sent.
- */
-export function checkRequestOptions(operation: string, options: RequestOptions, issues: ValidationIssue[] = []): void {
-  const integer = (name: 'timeout' | 'maxRetries' | 'totalTimeout', min: number, max: number) => {
-    const value = options[name];
-    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
-      issues.push({
-        path: `options.${name}`,
-        message: `Expected an integer from ${min} to ${max}`,
-        code: 'invalid_option',
-      });
-    }
-  };
-  integer('timeout', 1, MAX_TIMER_MS);
-  integer('totalTimeout', 1, MAX_TIMER_MS);
-  integer('maxRetries', 0, 10);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
-  }
-  if (issues.length > 0) throw new RequestValidationError(operation, issues);
-}
-
-/**
- * Refuses a query value longer than {@link MAX_QUERY_VALUE_LENGTH}: building, logging and redacting a URL
- * of megabytes blocks the event loop for a tenth of a second, and servers refuse such URLs anyway (431).
- * @throws {RequestValidationError} naming the parameter (`search`, `sortBy`, …); nothing is sent.
- */
-function checkQuery(operation: string, query: Record<string, string>): void {
-  const issues: ValidationIssue[] = [];
-  for (const [name, value] of Object.entries(query)) {
-    if (value.length > MAX_QUERY_VALUE_LENGTH) {
-      issues.push({
-        path: name,
-        message: `At most ${MAX_QUERY_VALUE_LENGTH} characters, got ${value.length}`,
-        code: 'too_big',
-      });
-    }
-  }
-  if (issues.length > 0) throw new RequestValidationError(operation, issues);
-}
-
-/**
- * True for a request fetch refused before sending anything: undici's `UND_ERR_INVALID_ARG` along the
- * cause chain, or the `TypeError` of `Headers` for a header name or value it cannot carry (thrown, say,
- * by a caller's `fetch` that builds a `Request`). A browser's network failure is a `TypeError` too, but
- * with another message ("Failed to fetch"), so it stays a connection error.
- */
-function refusedBeforeSending(error: unknown): boolean {
-  if (systemErrorCode(error) === REFUSED_BEFORE_SENDING) return true;
-  const cause = underlyingCause(error);
-  return cause instanceof TypeError && HEADERS_REFUSAL.test(cause.message);
-}
-
-/** The messages of `Headers` refusing a name or value (undici, browsers' "not a valid HTTP header"). */
-const HEADERS_REFUSAL = /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
 
 /** Sends requests for one client. */
 export class Transport {
@@ -221,59 +175,90 @@ export class Transport {
   }
 
   /**
-   * Sends a request, retrying by its policy, and returns the 2xx response with its JSON body. Every
-   * failure is a {@link DeliveryError}, with the client's secrets removed from every field.
+   * Sends a request, retrying by its policy, and returns the 2xx response with its JSON body; its own
+   * span, or an event on `call`'s. Every failure is a {@link DeliveryError} with the client's secrets removed.
    * @throws {APIError} (by status) for a non-2xx answer after the retries allowed, and for a redirect
-   * that is not followed (another origin, too many, or an unreadable `Location`).
+   * not followed (another origin, too many, an unreadable `Location`).
    * @throws {APIConnectionError} / {APIConnectionTimeoutError} when no complete response came.
    * @throws {APIUserAbortError} when `options.signal` aborts.
    * @throws {ResponseTooLargeError} for a body over `maxResponseBytes` (decoded).
-   * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for any answer whose JSON
-   * nests deeper than 64 levels.
+   * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for JSON nested over 64 levels.
    */
-  async send(
-    request: HttpRequest,
-    options: RequestOptions = NO_OPTIONS,
-    callSpan?: TraceSpan | undefined,
-  ): Promise<HttpResponse> {
-    // One CLIENT span per call when a tracer provider is registered; a call made of several requests
-    // (`tasks.create`) passes its own span, and its requests' retries become events on it.
-    const own =
-      callSpan === undefined
-        ? startSpan(request.operation, SpanKind.CLIENT, () => ({
-            'http.request.method': request.method,
-            'url.template': request.urlTemplate ?? request.path,
-            'server.address': this.#server.address,
-            'server.port': this.#server.port,
-            'delivery.retry_count': 0,
-          }))
-        : undefined;
-    const span = own ?? callSpan;
+  send(request: HttpRequest, options: RequestOptions = NO_OPTIONS, call?: TracedCall): Promise<HttpResponse> {
+    if (call !== undefined) return this.#inCall(request, options, call);
+    return this.trace(request, SINGLE_REQUEST, (own) => this.#redacted(request, options, own.span));
+  }
+
+  /**
+   * Runs `work` as one call: a CLIENT span named by the operation (when a tracer provider is registered),
+   * the requests `work` sends with `send(…, call)` events on it. The answer's status and the retries
+   * come from `trace.outcome`; a failure sets `error.type`, its status, and the exception.
+   */
+  async trace<T>(
+    request: Pick<HttpRequest, 'operation' | 'method' | 'path' | 'urlTemplate'>,
+    trace: CallTraceOptions<T>,
+    work: (call: TracedCall) => Promise<T>,
+  ): Promise<T> {
+    const span = startSpan(request.operation, SpanKind.CLIENT, () => ({
+      'http.request.method': request.method,
+      'url.template': request.urlTemplate ?? request.path,
+      'server.address': this.#server.address,
+      'server.port': this.#server.port,
+      'delivery.retry_count': 0,
+      ...trace.attributes,
+    }));
+    const call: TracedCall = { span, eventOf: trace.eventOf, requests: 0, answered: undefined };
+    if (span === undefined) return work(call);
+    try {
+      const value = await work(call);
+      const { status, retries } = trace.outcome(value, call);
+      if (status !== undefined) span.setAttribute('http.response.status_code', status);
+      span.setAttribute('delivery.retry_count', retries);
+      return value;
+    } catch (error) {
+      if (error instanceof APIError && error.status !== undefined) {
+        span.setAttribute('http.response.status_code', error.status);
+      }
+      span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** One request of a traced call: an event on its span. */
+  async #inCall(request: HttpRequest, options: RequestOptions, call: TracedCall): Promise<HttpResponse> {
+    const number = ++call.requests;
+    const event = (outcome: SpanAttributes) =>
+      call.span?.addEvent(call.eventOf(request), {
+        'delivery.operation': request.operation,
+        'delivery.request_number': number,
+        ...outcome,
+      });
+    try {
+      const response = await this.#redacted(request, options, call.span);
+      call.answered = response;
+      event({ 'http.response.status_code': response.status });
+      return response;
+    } catch (error) {
+      event({ 'error.type': error instanceof Error ? error.name : 'Error' });
+      throw error;
+    }
+  }
+
+  /** The one exit of every failure: secrets leave message, stack, url, body and the cause chain here. */
+  async #redacted(request: HttpRequest, options: RequestOptions, span: TraceSpan | undefined): Promise<HttpResponse> {
     try {
       const response = await this.#send(request, options, span);
       if (request.read !== undefined) response.body = request.read(response, span);
-      if (own !== undefined) {
-        own.setAttribute('http.response.status_code', response.status);
-        own.setAttribute('delivery.retry_count', response.attempts - 1);
-      }
       return response;
     } catch (error) {
-      // The one exit of every failure: secrets leave message, stack, url, body and the cause chain here.
-      const failure = this.#config.redactor.error(
+      throw this.#config.redactor.error(
         error instanceof DeliveryError
           ? error
           : new DeliveryError(`Unexpected failure: ${request.method} ${request.path}`, { cause: error }),
       );
-      if (own !== undefined) {
-        if (failure instanceof APIError && failure.status !== undefined) {
-          own.setAttribute('http.response.status_code', failure.status);
-        }
-        own.setAttribute('error.type', failure.name);
-        recordFailure(own, failure);
-      }
-      throw failure;
-    } finally {
-      own?.end();
     }
   }
 

@@ -3,7 +3,7 @@
  * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
  */
 
-import { APIPromise, type ResponseHead } from '../core/api-promise.js';
+import { type Answered, APIPromise, type ResponseHead } from '../core/api-promise.js';
 import {
   APIUserAbortError,
   RequestValidationError,
@@ -18,9 +18,9 @@ import { findTasksOfOrder } from '../creation/order-lookup.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
-import { checkRequestOptions } from '../internal/http.js';
+import type { CallTraceOptions } from '../internal/http.js';
 import { taskPath } from '../internal/path.js';
-import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
+import { checkRequestOptions } from '../internal/request-checks.js';
 import { parseParams } from '../internal/validate.js';
 import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
 import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
@@ -190,74 +190,33 @@ export class Tasks {
    * when reading a remembered order's task (a 404 there is never thrown: the order is looked up instead).
    */
   create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
-    // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
-    // lookup that found it). A create that joined another in flight made no request: it gets the
-    // answer recorded by the one it joined (same task object), else status 200 with no headers.
-    let head: ResponseHead | undefined;
     const context = this.#context;
     const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
-    const span = startSpan('tasks.create', SpanKind.CLIENT, () => ({
-      'http.request.method': 'POST',
-      'url.template': OPERATIONS['tasks.create'].path,
-      'server.address': new URL(context.transport.baseUrl).hostname,
-      'delivery.retry_count': 0,
-      ...(orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber }),
-    }));
-    let requests = 0;
-    const recording: ResourceContext = {
-      ...context,
-      transport: {
-        baseUrl: context.transport.baseUrl,
-        send: async (request, requestOptions) => {
-          // Each request of the create is an event on its span: the POST, and the reconciliation
-          // lookups (list by order number, retrieve by id) after an unknown outcome.
-          const step = request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup';
-          const attempt = ++requests;
-          try {
-            const response = await context.transport.send(request, requestOptions, span);
-            head = { status: response.status, headers: response.headers, body: response.text };
-            span?.addEvent(step, {
-              'delivery.operation': request.operation,
-              'delivery.request_number': attempt,
-              'http.response.status_code': response.status,
-            });
-            return response;
-          } catch (error) {
-            span?.addEvent(step, {
-              'delivery.operation': request.operation,
-              'delivery.request_number': attempt,
-              'error.type': error instanceof Error ? error.name : 'Error',
-            });
-            throw error;
-          }
-        },
-      },
+    const trace: CallTraceOptions<Answered<TaskWithId>> = {
+      attributes: orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber },
+      eventOf: (request) => (request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup'),
+      outcome: ({ head }, call) => ({ status: head?.status, retries: Math.max(0, call.requests - 1) }),
     };
-    const created = (async () => {
-      try {
-        // The run-time check holds what the type states (selectedBranch only with customPickup: true).
-        const task = await createTask(
-          recording,
-          parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams,
-          options,
-        );
-        if (head !== undefined) createdHeads.set(task, head);
-        const answered = head ?? createdHeads.get(task);
-        if (span !== undefined) {
-          if (answered !== undefined) span.setAttribute('http.response.status_code', answered.status);
-          span.setAttribute('delivery.retry_count', Math.max(0, requests - 1));
-        }
-        return { data: task, head: answered };
-      } catch (error) {
-        if (span !== undefined) {
-          span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
-          recordFailure(span, error);
-        }
-        throw error;
-      } finally {
-        span?.end();
+    const created = context.transport.trace(requestOf('tasks.create'), trace, async (call) => {
+      const { transport } = context;
+      const traced: ResourceContext = {
+        ...context,
+        transport: {
+          baseUrl: transport.baseUrl,
+          trace: transport.trace.bind(transport),
+          send: (r, o) => transport.send(r, o, call),
+        },
+      };
+      // The run-time check holds what the type states (selectedBranch only with customPickup: true).
+      const body = parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams;
+      const task = await createTask(traced, body, options);
+      // The last answer produced the task; a create that joined another in flight has that one's.
+      const { answered } = call;
+      if (answered !== undefined) {
+        createdHeads.set(task, { status: answered.status, headers: answered.headers, body: answered.text });
       }
-    })();
+      return { data: task, head: createdHeads.get(task) };
+    });
     return new APIPromise(created);
   }
 
