@@ -27,33 +27,28 @@ import { createUnderLease } from './order-lease.js';
 import { findTasksOfOrder } from './order-lookup.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
-/** Why a create ended when its caller aborted while it waited to look the order up or to send again. */
 const RECONCILING_ABORTED = 'the caller aborted during reconciliation';
 
 /** One create in flight, shared by every caller of the same (seller, orderNumber). */
 interface Flight {
   readonly promise: Promise<TaskWithId>;
-  /** Aborts the request; fired when the last caller waiting on the flight aborts. */
+  /** Fired when the last caller aborts. */
   readonly controller: AbortController;
-  /** The flight's deadline and progress: what a joiner's own deadline error says. */
+  /** What a joiner's own deadline error says. */
   readonly run: CreateDeadline;
-  /** Callers still waiting. */
   callers: number;
 }
 
 /** How long a create waits for another process creating the same order, by default, ms. */
 export const DEFAULT_LEASE_WAIT_MS = 120_000;
 
-/** Creates in flight in this process, by seller scope and order number. */
 const flights = new Map<string, Flight>();
 
 /**
- * Creates a task at most once; see this module's documentation. `body` is already validated.
- * @throws the rejection as is (e.g. `InsufficientBalanceError`), {@link DuplicateTaskError},
- * {@link TaskCreationOutcomeUnknownError} (cause: the last failure; also at `totalTimeout` when a POST
- * may have reached the service), `APIConnectionTimeoutError` at `totalTimeout` when no POST the service
- * could have processed was sent, `RequestValidationError` for bad options (nothing sent), or
- * {@link APIUserAbortError} when the caller aborts before anything was sent.
+ * Creates a task at most once; `body` is already validated.
+ * @throws the rejection as is, {@link DuplicateTaskError}, {@link TaskCreationOutcomeUnknownError} (also at
+ * `totalTimeout` once a POST may have reached the service; `APIConnectionTimeoutError` before),
+ * `RequestValidationError` for bad options, {@link APIUserAbortError} before anything was sent.
  */
 export function createTask(
   context: ResourceContext,
@@ -72,12 +67,10 @@ export function createTask(
     return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
   }
   try {
-    // Checked before the deadline is armed and the lease taken: a bad option sends nothing.
     checkRequestOptions('tasks.create', options);
   } catch (error) {
     return Promise.reject(error);
   }
-  // Each request of the create gets what is left of this deadline as its own `totalTimeout`.
   const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
   if (orderNumber === undefined) {
     const run = new CreateDeadline(undefined, totalTimeout, callerSignal);
@@ -116,16 +109,11 @@ export function createTask(
   return follow(flight, callerSignal, orderNumber, totalTimeout);
 }
 
-/**
- * `work`, or the deadline's error as soon as the deadline passes, whichever comes first: whatever the
- * create is waiting on (a store call that never answers included) cannot hold its caller longer. The
- * work itself stops at the deadline too (its requests and waits follow it) and records its outcome.
- */
+/** `work`, or the deadline's error as soon as it passes: a store call that never answers cannot hold the caller. */
 function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<TaskWithId> {
   if (run.totalTimeoutMs === undefined) return work;
   return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {
-      // The task exists (its outcome is still being written to the store): it is the create's result.
       if (run.created !== undefined) resolve(run.created);
       else if (run.expired) reject(run.error());
     };
@@ -147,10 +135,7 @@ function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<T
   });
 }
 
-/**
- * The flight's outcome for one caller, who may stop waiting with their own signal, or (a caller that
- * joined the flight) at their own `totalTimeoutMs`.
- */
+/** The flight's outcome for one caller, who may leave on their own signal or `totalTimeoutMs`. */
 function follow(
   flight: Flight,
   signal: AbortSignal | undefined,
@@ -165,7 +150,6 @@ function follow(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     };
-    /** This caller stops waiting: with `error` at once, or (the last caller, aborting) with the flight's own. */
     const leave = (reason: unknown, error: DeliveryError | undefined) => {
       stop();
       flight.callers--;
@@ -181,7 +165,6 @@ function follow(
         );
         return;
       }
-      // The last caller left: stop the request. The flight settles with its own typed error.
       flight.controller.abort(reason);
       if (error !== undefined) reject(error);
     };
@@ -210,11 +193,7 @@ function follow(
   });
 }
 
-/**
- * Sends the create once (no transport retries) and returns the created task, unwrapped from
- * `data.createTask`. A 2xx without a task id throws `ResponseValidationError` (in every validation mode):
- * the create is then reconciled, never sent again blindly.
- */
+/** One POST; a 2xx without a task id throws `ResponseValidationError` (then reconciled). */
 async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<TaskWithId> {
   const response = await call(
     context,
@@ -226,10 +205,8 @@ async function send(context: ResourceContext, body: TaskCreateParams, options: R
 }
 
 /**
- * The one task a reconciliation found, `undefined` when it found none.
- * @throws {DuplicateTaskError} when it found several.
- * @throws {TaskCreationOutcomeUnknownError} when the one it found was listed without an id: the order
- * exists (nothing is sent again) but the task cannot be returned.
+ * The one task a reconciliation found, or `undefined`.
+ * @throws {DuplicateTaskError} for several; {@link TaskCreationOutcomeUnknownError} for one without an id.
  */
 function theTask(found: readonly Task[], orderNumber: string): TaskWithId | undefined {
   if (found.length > 1) {
@@ -244,16 +221,12 @@ function theTask(found: readonly Task[], orderNumber: string): TaskWithId | unde
   });
 }
 
-/** An error's class name, for log lines (its message may quote the service). */
+/** For log lines: a message may quote the service. */
 function nameOf(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-/**
- * The create, its resends and reconciliations, for one flight. With `prior` (an earlier attempt began
- * sending then and recorded no outcome), the order is looked up first and sent only if absent, unless
- * `resendUnknown`. Every request and wait ends by `run`'s deadline, and then throws its error.
- */
+/** The create, its resends and reconciliations; with `prior`, looked up first unless `resendUnknown`. */
 async function createOnce(
   context: ResourceContext,
   body: TaskCreateParams,
@@ -283,8 +256,6 @@ async function createOnce(
   for (let resend = 0; ; resend++) {
     let failure: unknown;
     run.stage = 'sending the POST';
-    // Under a lease: still held, and the order's record says until when this attempt may be in flight
-    // (its attempt timeout, or less when the deadline comes first).
     const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
     await guard?.beforeAttempt(resend > 0, Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs));
     const sendOptions = run.requestOptions(options);
@@ -301,7 +272,6 @@ async function createOnce(
     if (outcome === 'rejected') throw failure;
     if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
       run.mayHaveCreated = true;
-      // The service may list this POST's task up to listingDelayMs after it ended.
       run.decidableAt = Date.now() + context.listingDelayMs;
     }
     if (outcome === 'aborted') {
@@ -312,10 +282,8 @@ async function createOnce(
         ...run.retryAfter(),
       });
     }
-    // The POST ended with the deadline (it was sent with what was left of it): the deadline's error.
     if (run.expired) throw run.error();
     if (outcome === 'not-sent' || outcome === 'not-processed') {
-      // Each resend was its own request of one attempt: the error says how many were made.
       if (resend >= maxRetries)
         throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
@@ -331,8 +299,7 @@ async function createOnce(
         cause: failure,
       });
     }
-    // After the last POST allowed, one lookup at once: waiting out the listing delay could only end in
-    // this same error (nothing more may be sent), so the error says when a retry can decide instead.
+    // After the last POST allowed, waiting out the listing delay could only end in the same error.
     const last = outcome === 'ambiguous' && resend >= maxRetries;
     const task = await decide(context, orderNumber, firstAttemptAt, options, failure, run, !last);
     if (task !== undefined) {
@@ -359,17 +326,13 @@ async function createOnce(
   }
 }
 
-/** `createdAt` in ms since the epoch; `NaN` when absent or unreadable. */
 const createdAtOf = (task: Task): number => (task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt));
 
 /**
- * Decides an unknown outcome by looking the order up: at once, and once more at `run.decidableAt`
- * (when the service has listed any task a POST made) if that is still ahead and within the deadline.
- * Returns the order's task (created since `since`, less `windowSkewMs`), or `undefined` when no task
- * carries the order number at all at or after `run.decidableAt`: then the order may be sent.
- * @throws {DuplicateTaskError} for several tasks in the window; {@link TaskCreationOutcomeUnknownError}
- * for tasks found only outside the window (`candidateTaskIds`), for a lookup that failed or used up its
- * list requests, and when the decision needs more time than the deadline leaves (`retryAfterMs`).
+ * Looks the order up at once, and again at `run.decidableAt` if that is ahead: the task created since
+ * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent).
+ * @throws {DuplicateTaskError}; {@link TaskCreationOutcomeUnknownError} for tasks only before the window,
+ * a failed lookup, or a decision past the deadline (`retryAfterMs`).
  */
 async function decide(
   context: ResourceContext,

@@ -1,8 +1,4 @@
-/**
- * The lookup of an order's tasks: `client.tasks.findByOrderNumber`, and how a create decides an unknown
- * outcome (README "Finding the tasks of an order").
- * @module
- */
+/** The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an order"). */
 import { APIError, PaginationLimitError } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
@@ -22,12 +18,9 @@ export function exactPattern(text: string): string {
 }
 
 /**
- * Every task whose `orderNumber` is exactly `orderNumber`, whatever its `createdAt`, newest first:
- * by an anchored regular expression, or, only when the service refuses it (400 or 422), by a literal
- * search. Reads at most `maxPages` list requests in all; with `run` (a create), at most
- * `reconciliation.maxPages` for the whole create, each with what is left of its deadline and no
- * transport retries. Used by `client.tasks.findByOrderNumber` and by creation.
- * @throws {PaginationLimitError} when the pages allowed are used up with more to read; request errors.
+ * Every task whose `orderNumber` is exactly `orderNumber`, newest first, by an anchored pattern (a literal
+ * search when the service refuses it: 400, 422); at most `maxPages` list requests, with `run` per create.
+ * @throws {PaginationLimitError} when those are used up with more to read; request errors.
  */
 export async function findTasksOfOrder(
   context: ResourceContext,
@@ -40,7 +33,6 @@ export async function findTasksOfOrder(
     left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
     cap: run === undefined ? maxPages : context.reconciliation.maxPages,
   };
-  // Newest first: the pages are requested sorted by `createdAt`, descending.
   try {
     return await searchOrder(
       context,
@@ -56,12 +48,7 @@ export async function findTasksOfOrder(
   return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
 }
 
-/**
- * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches, until the
- * last or an empty page. The pages are walked by the list engine (`pagination.ts`): pages shifted by
- * tasks created meanwhile read again, what is in flight aborted when the search stops.
- * @throws {PaginationLimitError} when `budget.left` list requests are used up with more to read.
- */
+/** The exact matches of one search, walked by the list engine (`task-list/`). */
 async function searchOrder(
   context: ResourceContext,
   orderNumber: string,
@@ -78,7 +65,6 @@ async function searchOrder(
       if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
       budget.left--;
       if (run !== undefined) run.listRequests++;
-      // Worked out as the page is requested: pages requested later get less of the deadline.
       const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
       try {
         const response = await call(

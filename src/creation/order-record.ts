@@ -1,8 +1,4 @@
-/**
- * The order's record in the store (one key per base URL, seller and `orderNumber`), which is also its
- * lease, and a failure as other processes read it back.
- * @module
- */
+/** The order's record in the store (one key per base URL, seller and `orderNumber`), also its lease. */
 import { APIError, type DeliveryError, DuplicateTaskError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
 
 /** A failure as other processes read it back: enough to rebuild the same typed error. */
@@ -15,10 +11,8 @@ export interface SharedFailure {
 }
 
 /**
- * An order being sent. `since`: when sending began, ms since the epoch; `until`: the end of the holder's
- * current (or first) POST's attempt timeout, ms since the epoch (it may be in flight until then);
- * `holder`: the random id of the create holding it, until `leaseUntil` (ms since the epoch); `fence`:
- * the grant that wrote it (1 for the first). A record without `holder` is not held.
+ * An order being sent (ms since the epoch): `since` sending began, `until` its POST may be in flight,
+ * `holder` holds it until `leaseUntil` (not held without one); `fence` counts the grants.
  */
 export interface SendingRecord {
   state: 'sending';
@@ -29,7 +23,6 @@ export interface SendingRecord {
   leaseUntil?: number;
 }
 
-/** The order's record in the store. */
 export type OrderRecord =
   | SendingRecord
   | { state: 'created'; taskId: string; fence?: number | undefined }
@@ -48,7 +41,7 @@ export interface FailedRecord {
 export function readRecord(raw: string | undefined): OrderRecord | undefined {
   try {
     const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
-    // A record written by another version, or damaged, counts as absent rather than as an outcome.
+    // Another version's or a damaged record counts as absent.
     const usable =
       record?.state === 'created'
         ? typeof record.taskId === 'string' && record.taskId !== ''
@@ -92,7 +85,6 @@ export function revive(failure: SharedFailure, orderNumber: string): DeliveryErr
   }
   if (failure.name === 'DuplicateTaskError')
     return new DuplicateTaskError({ orderNumber, taskIds: failure.taskIds ?? [] });
-  // Its own words only: the other process's message (and its advice) stays in that process's error.
   return new TaskCreationOutcomeUnknownError({
     orderNumber,
     reason: `the process that was creating this order ended with ${failure.name}`,

@@ -1,8 +1,4 @@
-/**
- * What creation and the order's lease share: when an earlier attempt may have created the task, and the
- * check the lease holder runs before each POST.
- * @module
- */
+/** What creation and the order's lease share. */
 
 /** When an earlier attempt of the order may have created its task. */
 export interface PriorAttempt {
@@ -14,10 +10,6 @@ export interface PriorAttempt {
 
 /** What the holder of an order's lease checks before each POST. */
 export interface SendGuard {
-  /**
-   * Throws when the lease was lost (before the first POST `StoreUnavailableError`, before a resend
-   * `TaskCreationOutcomeUnknownError`); else makes sure the record covers this POST's flight (`timeoutMs`,
-   * default the client's attempt timeout).
-   */
+  /** Throws when the lease was lost; else makes sure the record covers this POST's flight. */
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
 }

@@ -1,8 +1,6 @@
 /**
- * The request pipeline every resource method goes through: URL and auth headers (ky), one deadline
- * per attempt covering headers and body, the caller's signal and an optional total deadline,
- * retries by operation policy, redirects kept on the configured origin, typed errors with secrets
- * redacted, and debug logging.
+ * The request pipeline of every resource method: auth headers (ky), a deadline per attempt and per call,
+ * retries by operation policy, same-origin redirects, typed errors with secrets redacted, one span per call.
  */
 import ky, { type KyInstance, type Options } from 'ky';
 import {
@@ -29,10 +27,7 @@ import { checkQuery, checkRequestOptions, refusedBeforeSending, underlyingCause 
 import { retryDelayMs } from './retry.js';
 import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
-/**
- * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
- * example `delivery-task-sdk/0.1.0 (node/24.1.0)`. A call's `headers: { 'user-agent': … }` replaces it.
- */
+/** `delivery-task-sdk/<version> (<runtime>/<version>)`; a call's `headers: { 'user-agent': … }` replaces it. */
 export function userAgent(): string {
   const runtime = detectRuntime();
   return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
@@ -43,24 +38,19 @@ export type RetryPolicy = 'idempotent' | 'never';
 
 /** One logical request. */
 export interface HttpRequest {
-  /** SDK operation name, e.g. `tasks.retrieve`; appears in logs and decides error classes. */
+  /** `tasks.retrieve`, …: in logs, and decides error classes. */
   operation: string;
   method: 'GET' | 'POST';
   /** Path relative to the base URL, without a leading slash (`tasks/abc`). */
   path: string;
-  /** The operation's URL template (`/tasks/{id}`), for spans: ids never appear in span attributes. */
+  /** `/tasks/{id}`, …: spans carry no ids. */
   urlTemplate?: string;
   query?: Record<string, string>;
-  /** JSON body. */
   body?: unknown;
   retry: RetryPolicy;
-  /** Called each time the service answers 429, before any retry (a list walk halves its concurrency). */
+  /** Called on each 429, before any retry. */
   onRateLimited?: (() => void) | undefined;
-  /**
-   * Reads the 2xx body (schema check, tolerant reading) while the call's span is open, so drift is an
-   * event on it and a `ResponseValidationError` leaves through the same redaction as every failure.
-   * What it returns becomes the response's `body`.
-   */
+  /** Reads the 2xx body into `body` while the span is open, its errors redacted like every failure. */
   read?: ((response: HttpResponse, span: TraceSpan | undefined) => unknown) | undefined;
 }
 
@@ -70,20 +60,17 @@ export interface HttpResponse {
   headers: Headers;
   body: unknown;
   method: string;
-  /** The URL answered, secrets redacted (worked out when first read: most calls never read it). */
+  /** The URL answered, redacted when read. */
   readonly url: string;
-  /** Attempts made, the first included. */
   attempts: number;
-  /** The body's text as received (decoded: after gzip, deflate or brotli), for `asResponse()`. */
+  /** The decoded body text, for `asResponse()`. */
   text: string;
 }
 
 /** A call traced as one span (see `Transport.trace`), and the requests sent under it. */
 export interface TracedCall {
   readonly span: TraceSpan | undefined;
-  /** The event each request of the call is recorded as. */
   readonly eventOf: (request: HttpRequest) => string;
-  /** Requests sent so far. */
   requests: number;
   /** The last 2xx response. */
   answered: HttpResponse | undefined;
@@ -91,7 +78,6 @@ export interface TracedCall {
 
 /** How {@link Transport.trace} records a call. */
 export interface CallTraceOptions<T> {
-  /** Set at the start, beside method, URL template and server. */
   readonly attributes?: SpanAttributes;
   readonly eventOf: (request: HttpRequest) => string;
   /** The status of the answer the value came from, and the retries made. */
@@ -104,22 +90,21 @@ const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
   outcome: (response) => ({ status: response.status, retries: response.attempts - 1 }),
 };
 
-/** Per-call options when the caller gives none: shared, so the common call checks nothing. */
+/** Shared, so the common call checks nothing. */
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /** Configuration of a {@link Transport}; resolved and checked by `DeliveryClient`. */
 export interface TransportConfig {
-  /** Base URL ending with a slash. */
   baseUrl: string;
   apiKey: string;
   sellerId: string;
   fetch: typeof globalThis.fetch;
-  /** `fetch` is the caller's own (the `fetch` option), not the global one. */
+  /** `fetch` is the caller's `fetch` option. */
   callerFetch: boolean;
   timeout: number;
   maxRetries: number;
   totalTimeout: number | undefined;
-  /** Largest response body read, in decoded bytes. */
+  /** Decoded bytes. */
   maxResponseBytes: number;
   logger: LevelLogger;
   redactor: Redactor;
@@ -127,10 +112,9 @@ export interface TransportConfig {
 
 const MAX_REDIRECTS = 5;
 
-/** The option that carries an attempt's signal through ky to fetch (ky passes options it does not know on). */
+/** Carries an attempt's signal through ky to fetch (ky passes unknown options on). */
 const ATTEMPT_SIGNAL = 'deliveryAttemptSignal';
 
-/** What ky hands the client's fetch: the options it does not know, ours among them. */
 interface AttemptInit extends RequestInit {
   [ATTEMPT_SIGNAL]: AbortSignal;
 }
@@ -139,7 +123,6 @@ interface AttemptInit extends RequestInit {
 export class Transport {
   readonly #config: TransportConfig;
   readonly #ky: KyInstance;
-  /** `server.address` and `server.port` of spans. */
   readonly #server: { address: string; port: number };
 
   constructor(config: TransportConfig) {
@@ -149,15 +132,9 @@ export class Transport {
       address: base.hostname,
       port: base.port === '' ? (base.protocol === 'https:' ? 443 : 80) : Number(base.port),
     };
-    // Everything that does not change between calls is set once here, so a call passes only its method
-    // and signal (ky merges per-call options into these on every request).
     this.#ky = ky.create({
       baseUrl: config.baseUrl,
-      // With the global fetch, the attempt's signal reaches it as `init.signal`, through an option ky does
-      // not know (ky hands those to fetch as they are): given as ky's own `signal`, ky would combine it
-      // with its internal one through `AbortSignal.any` on every request (about 10 µs a call, the
-      // largest item of the SDK's own in a profile). A caller's fetch gets it on the Request, where any
-      // fetch wrapper looks.
+      // As ky's own `signal`, ky would join it to its own with `AbortSignal.any` on every request.
       fetch: config.callerFetch
         ? config.fetch
         : (request, init) => config.fetch(request, { signal: (init as AttemptInit)[ATTEMPT_SIGNAL] }),
@@ -169,31 +146,21 @@ export class Transport {
     });
   }
 
-  /** The base URL requests are resolved against (ends with `/`). */
   get baseUrl(): string {
     return this.#config.baseUrl;
   }
 
   /**
-   * Sends a request, retrying by its policy, and returns the 2xx response with its JSON body; its own
-   * span, or an event on `call`'s. Every failure is a {@link DeliveryError} with the client's secrets removed.
-   * @throws {APIError} (by status) for a non-2xx answer after the retries allowed, and for a redirect
-   * not followed (another origin, too many, an unreadable `Location`).
-   * @throws {APIConnectionError} / {APIConnectionTimeoutError} when no complete response came.
-   * @throws {APIUserAbortError} when `options.signal` aborts.
-   * @throws {ResponseTooLargeError} for a body over `maxResponseBytes` (decoded).
-   * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for JSON nested over 64 levels.
+   * Sends a request, retried by its policy: the 2xx response, traced as its own span or an event of `call`'s.
+   * @throws {DeliveryError} redacted: `APIError` by status (a redirect not followed too), connection,
+   * timeout and abort errors, `ResponseTooLargeError`, `ResponseValidationError` (not JSON, too deep).
    */
   send(request: HttpRequest, options: RequestOptions = NO_OPTIONS, call?: TracedCall): Promise<HttpResponse> {
     if (call !== undefined) return this.#inCall(request, options, call);
     return this.trace(request, SINGLE_REQUEST, (own) => this.#redacted(request, options, own.span));
   }
 
-  /**
-   * Runs `work` as one call: a CLIENT span named by the operation (when a tracer provider is registered),
-   * the requests `work` sends with `send(…, call)` events on it. The answer's status and the retries
-   * come from `trace.outcome`; a failure sets `error.type`, its status, and the exception.
-   */
+  /** Runs `work` as one call: a CLIENT span (with a tracer provider), its requests' `send(…, call)` events on it. */
   async trace<T>(
     request: Pick<HttpRequest, 'operation' | 'method' | 'path' | 'urlTemplate'>,
     trace: CallTraceOptions<T>,
@@ -227,7 +194,6 @@ export class Transport {
     }
   }
 
-  /** One request of a traced call: an event on its span. */
   async #inCall(request: HttpRequest, options: RequestOptions, call: TracedCall): Promise<HttpResponse> {
     const number = ++call.requests;
     const event = (outcome: SpanAttributes) =>
@@ -267,7 +233,6 @@ export class Transport {
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
-    // The caller's signal and the total deadline, as one signal: every attempt and wait follows it.
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
     const outer = total?.signal ?? options.signal;
     const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
@@ -312,11 +277,8 @@ export class Transport {
   }
 
   /**
-   * Request headers: the caller's extras, then `accept` and both auth headers (which extras cannot replace).
-   * A `user-agent` among the extras replaces the SDK's (set on the ky instance, which merges these over it).
-   * @throws {RequestValidationError} naming each header whose name or value fetch would refuse (a control
-   * character, DEL, a character past U+00FF), and for more or longer headers than the bounds of
-   * `internal/headers.ts` (64 headers, names of 256 and values of 8192 characters).
+   * The caller's extra headers under `accept` and the auth headers, which they cannot replace.
+   * @throws {RequestValidationError} naming each header fetch would refuse or over the bounds of `headers.ts`.
    */
   #headers(operation: string, extra: Record<string, string>): Headers {
     const issues = headerIssues(extra);
@@ -331,7 +293,6 @@ export class Transport {
     return this.#authHeaders(headers);
   }
 
-  /** Sets `accept` and both auth headers on `headers` (over any the caller gave) and returns it. */
   #authHeaders(headers: Headers): Headers {
     headers.set('accept', 'application/json');
     headers.set('authorization', `apikey ${this.#config.apiKey}`);
@@ -339,14 +300,9 @@ export class Transport {
     return headers;
   }
 
-  /**
-   * The typed error for a request fetch refused before sending it (undici's `UND_ERR_INVALID_ARG`, such as
-   * a header a caller's `fetch` added with a control character): nothing left, and sending it again would
-   * be refused the same way, so it is a {@link RequestValidationError} (never retried; a create is not
-   * reconciled and never ends "outcome unknown").
-   */
+  /** A request fetch refused before sending: nothing left, so never retried nor reconciled. */
   #refused(operation: string, error: unknown): RequestValidationError {
-    // The message of the link that carries the code (`invalid x-trace header`), not fetch's "fetch failed".
+    // The message of the link that carries the code, not fetch's "fetch failed".
     let link: unknown = error;
     for (
       let depth = 0;
@@ -365,7 +321,7 @@ export class Transport {
     ]);
   }
 
-  /** The typed error for a request that got no response: the caller's abort, a deadline, or the network. */
+  /** No response: the caller's abort, a deadline, or the network. */
   #failure(
     request: HttpRequest,
     method: string,
@@ -390,7 +346,6 @@ export class Transport {
     });
   }
 
-  /** Any failure of an attempt as a {@link DeliveryError}: SDK errors as they are, anything else wrapped. */
   #typed(method: string, url: URL, error: unknown, attempts: number): DeliveryError {
     if (error instanceof DeliveryError) return error;
     return new DeliveryError(
@@ -403,7 +358,7 @@ export class Transport {
     );
   }
 
-  /** One attempt: the request, then redirects on the same origin, then the body under the size cap. */
+  /** One attempt: the request, same-origin redirects, the body under the size cap. */
   async #attempt(
     request: HttpRequest,
     initialUrl: URL,
@@ -510,7 +465,7 @@ export class Transport {
     }
   }
 
-  /** Where a redirect leads, when it may be followed: an http(s) URL on the configured origin. */
+  /** A redirect target on the configured origin, else `undefined`. */
   #redirectTarget(location: string, from: URL, initialUrl: URL): URL | undefined {
     let target: URL;
     try {

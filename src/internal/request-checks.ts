@@ -1,8 +1,4 @@
-/**
- * Checks of a request before it is sent (per-call options, query lengths), and how a request fetch
- * refused before sending anything is told apart from a network failure.
- * @module
- */
+/** Checks of a request before it is sent, and fetch's refusals told apart from network failures. */
 import { RequestValidationError, type ValidationIssue } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { systemErrorCode } from './failure.js';
@@ -11,10 +7,8 @@ import { MAX_TIMER_MS } from './options.js';
 /** Longest value of one query parameter (`search`, `sortBy`, …) sent, in characters. */
 export const MAX_QUERY_VALUE_LENGTH = 4096;
 
-/** undici's code for an argument it cannot put on the wire. */
 const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
 
-/** The messages of `Headers` refusing a name or value (undici, browsers). */
 const HEADERS_REFUSAL = /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
 
 /** ky's wrapper errors hold the request (with its auth headers); keep only the underlying cause. */
@@ -24,8 +18,7 @@ export function underlyingCause(error: unknown): unknown {
 }
 
 /**
- * Checks per-call options (`timeout`, `totalTimeout`, `maxRetries`, `signal`) after the `issues` the
- * caller found already (such as `tasks.list`'s walk options).
+ * Checks `timeout`, `totalTimeout`, `maxRetries` and `signal`, after the caller's own `issues`.
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
 export function checkRequestOptions(operation: string, options: RequestOptions, issues: ValidationIssue[] = []): void {
@@ -66,11 +59,7 @@ export function checkQuery(operation: string, query: Record<string, string>): vo
   if (issues.length > 0) throw new RequestValidationError(operation, issues);
 }
 
-/**
- * True for a request fetch refused before sending anything: `UND_ERR_INVALID_ARG` along the cause chain,
- * or the `TypeError` of `Headers` for a name or value it cannot carry (a browser's network failure is a
- * `TypeError` with another message, so it stays a connection error).
- */
+/** Refused before sending: `UND_ERR_INVALID_ARG`, or `Headers`' own `TypeError` (not "Failed to fetch"). */
 export function refusedBeforeSending(error: unknown): boolean {
   if (systemErrorCode(error) === REFUSED_BEFORE_SENDING) return true;
   const cause = underlyingCause(error);

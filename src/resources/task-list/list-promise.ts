@@ -1,8 +1,4 @@
-/**
- * What `client.tasks.list(params)` returns: `await` it for one {@link TaskPage}, or iterate it with
- * `for await` for every task of every page (README "Pagination"; the rules in docs/pagination.md).
- * @module
- */
+/** What `client.tasks.list()` returns (README "Pagination"; docs/pagination.md). */
 
 import { responseOf, type WithResponse, withResponseOf } from '../../core/api-promise.js';
 import type { Task } from '../../schemas/task.js';
@@ -16,17 +12,14 @@ export interface ToArrayOptions {
 }
 
 /**
- * A promise of the first {@link TaskPage} that is also an async iterable of every task on every page.
- * Nothing is requested until it is awaited or iterated. Iteration requests up to `concurrency` pages at
- * once, yields them in page order, never yields an id twice within {@link DEDUPE_WINDOW}, and throws
- * `PaginationLimitError` after `maxPages` pages (default 1000).
+ * A promise of the first {@link TaskPage}, and an async iterable of every task (each id once within
+ * {@link DEDUPE_WINDOW}); nothing is requested until awaited or iterated.
  */
 export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Task> {
   readonly #fetchPage: FetchTaskPage;
   readonly #firstPageNumber: number;
   readonly #options: PageWalkOptions;
   #firstPage: Promise<TaskPage> | undefined;
-  /** The first page's request met a 429: walks that reuse it start at half concurrency. */
   #firstRateLimited = false;
 
   /** @internal Built by `client.tasks.list`. */
@@ -55,19 +48,12 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     return this.#first().then(onFulfilled, onRejected);
   }
 
-  /**
-   * The first page with its response, `{ data, response, requestId }` as `APIPromise.withResponse()`
-   * gives (one request with `await`); `response` has status and headers only.
-   * @throws the first page's error (rejects).
-   */
+  /** The first page with its response, as `APIPromise.withResponse()`; rejects with its error. */
   withResponse(): Promise<WithResponse<TaskPage>> {
     return this.#first().then((page) => withResponseOf(page, pageHeads.get(page)));
   }
 
-  /**
-   * The first page's response with its body, as `APIPromise.asResponse()` gives (a new one each call).
-   * @throws the first page's error (rejects).
-   */
+  /** The first page's response with its body, as `APIPromise.asResponse()`; rejects with its error. */
   asResponse(): Promise<Response> {
     return this.#first().then((page) => responseOf(pageHeads.get(page)));
   }
@@ -85,16 +71,13 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
   }
 
   /**
-   * Every page in order, the first included, and the new copy of a page read again after tasks left the
-   * listing (its number repeats). Leaving the loop aborts the pages requested ahead.
-   * @throws {PaginationLimitError} after `maxPages` pages while more are reported; a page's request
-   * error at that page's position.
+   * Every page in order, and the copy of a page read again (its number repeats); leaving aborts those ahead.
+   * @throws {PaginationLimitError} past `maxPages`; a page's error at its position.
    */
   byPage(): AsyncGenerator<TaskPage, void, undefined> {
     return this.#pages();
   }
 
-  /** `taskBudget`: request no more pages than that many tasks need. */
   async *#pages(taskBudget = Number.POSITIVE_INFINITY): AsyncGenerator<TaskPage, void, undefined> {
     const walk = new PageWalk(
       this.#fetchPage,

@@ -1,15 +1,11 @@
-/**
- * One page of `GET tasks` (OpenAPI `listTasks`) and the bounds of a walk over them; the walk's rules are
- * in docs/pagination.md.
- * @module
- */
+/** One page of `GET tasks` (OpenAPI `listTasks`) and the bounds of a walk (docs/pagination.md). */
 
 import type { ResponseHead } from '../../core/api-promise.js';
 import { DeliveryError } from '../../core/errors.js';
 import type { Task } from '../../schemas/task.js';
 import type { TaskListResponse } from '../../schemas/task-list.js';
 
-/** Pages one walk requests a second time at most, each after a lower `total` showed tasks leaving the listing. */
+/** Pages one walk reads again at most, after a lower `total` showed tasks leaving the listing. */
 export const MAX_REREADS = 10;
 
 /** Default cap on pages read by one iteration (`maxPages` of `tasks.list`). */
@@ -24,11 +20,8 @@ export const MAX_LIST_CONCURRENCY = 1000;
 /** Task ids an iteration remembers to skip repeats (docs/pagination.md "Shifting pages"). */
 export const DEDUPE_WINDOW = 10_000;
 
-/** What a walk passes with each page request. */
 export interface PageRequest {
-  /** Aborts this request (the walk ended, a page before it failed, or the caller's signal fired). */
   readonly signal?: AbortSignal | undefined;
-  /** Called on each 429 answer, before the transport retries. */
   readonly onRateLimited?: (() => void) | undefined;
   /** What is left of the walk's deadline, ms. */
   readonly totalTimeout?: number | undefined;
@@ -44,10 +37,10 @@ export interface PageFilter {
   endsWith(tasks: readonly Task[]): boolean;
 }
 
-/** Pages after which a walk ends: the service served no task, or a filter saw its bound passed. */
+/** Empty as served, or past a filter's bound. */
 const lastPages = new WeakSet<TaskPage>();
 
-/** @internal Whether a walk ends after `page` whatever `totalPages` says. */
+/** @internal */
 export const endsWalk = (page: TaskPage): boolean => lastPages.has(page);
 
 /** @internal The response each page was read from (set by `client.tasks.list`; freed with the page). */
@@ -55,24 +48,20 @@ export const pageHeads = new WeakMap<TaskPage, ResponseHead>();
 
 /** One page of tasks, as the service sent it, with navigation. */
 export class TaskPage {
-  /**
-   * Tasks of this page, in the service's order; with `createdAfter`/`createdBefore`, only those created
-   * in that window (`total` and `totalPages` stay the service's figures for the whole listing).
-   */
+  /** In the service's order; with `createdAfter`/`createdBefore`, only those in the window. */
   readonly tasks: Task[];
   /** This page's number, 1-based. */
   readonly page: number;
   /** Page size the service used. */
   readonly limit: number;
-  /** Pages the service reports for the query. */
+  /** Pages the service reports for the whole listing. */
   readonly totalPages: number;
-  /** Tasks the service reports for the query. */
+  /** Tasks the service reports for the whole listing. */
   readonly total: number;
   readonly #fetchPage: FetchTaskPage;
 
   /** @internal Built by `client.tasks.list`. */
   constructor(response: TaskListResponse, fetchPage: FetchTaskPage, filter?: PageFilter) {
-    // Validation 'warn'/'off' leave the body unchecked: a malformed page reads as empty.
     const body: Partial<Record<keyof TaskListResponse, unknown>> =
       typeof response === 'object' && response !== null ? response : {};
     const integer = (value: unknown): value is number => Number.isInteger(value);
@@ -86,17 +75,14 @@ export class TaskPage {
     this.#fetchPage = fetchPage;
   }
 
-  /**
-   * True when the service reports a later page, this one was not empty, and (with `createdAfter` on a
-   * newest-first listing) this page did not reach past the window.
-   */
+  /** A later page is reported, this one was not empty nor past a `createdAfter` bound. */
   hasNextPage(): boolean {
     return !lastPages.has(this) && this.page < this.totalPages;
   }
 
   /**
-   * Fetches the page after this one, with the same parameters and request options.
-   * @throws {DeliveryError} when {@link hasNextPage} is false; the request's own errors otherwise.
+   * The next page, with the same parameters and options.
+   * @throws {DeliveryError} when {@link hasNextPage} is false; the request's errors.
    */
   getNextPage(): Promise<TaskPage> {
     if (!this.hasNextPage())
