@@ -17,7 +17,7 @@ import { parseResponse, type Schema } from './validate.js';
 /** Shared by the resources of one client. */
 export interface ResourceContext {
   /** Sends requests: the client's `Transport`, or a wrapper that also records answers (`tasks.create`). */
-  readonly transport: Pick<Transport, 'send' | 'baseUrl' | 'trace'>;
+  readonly transport: Pick<Transport, 'send' | 'baseUrl'>;
   /**
    * Identifies the service and seller (base URL and seller id) for state shared by every client of the
    * same seller in this process, such as creates in flight. Never shown: it holds the seller id.

@@ -70,24 +70,21 @@ export interface HttpResponse {
 /** A call traced as one span (see `Transport.trace`), and the requests sent under it. */
 export interface TracedCall {
   readonly span: TraceSpan | undefined;
-  readonly eventOf: (request: HttpRequest) => string;
   requests: number;
   /** The last 2xx response. */
-  answered: HttpResponse | undefined;
+  answered?: HttpResponse;
 }
 
 /** How {@link Transport.trace} records a call. */
 export interface CallTraceOptions<T> {
   readonly attributes?: SpanAttributes;
-  readonly eventOf: (request: HttpRequest) => string;
-  /** The status of the answer the value came from, and the retries made. */
-  readonly outcome: (value: T, call: TracedCall) => { status: number | undefined; retries: number };
+  /** The status of the answer the value came from, and the attempts made. */
+  readonly outcome: (value: T, call: TracedCall) => { status: number | undefined; attempts: number };
 }
 
 /** A call of one request: retries are events of the transport's own. */
 const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
-  eventOf: (request) => request.operation,
-  outcome: (response) => ({ status: response.status, retries: response.attempts - 1 }),
+  outcome: (response) => response,
 };
 
 /** Shared, so the common call checks nothing. */
@@ -174,13 +171,13 @@ export class Transport {
       'delivery.retry_count': 0,
       ...trace.attributes,
     }));
-    const call: TracedCall = { span, eventOf: trace.eventOf, requests: 0, answered: undefined };
+    const call: TracedCall = { span, requests: 0 };
     if (span === undefined) return work(call);
     try {
       const value = await work(call);
-      const { status, retries } = trace.outcome(value, call);
+      const { status, attempts } = trace.outcome(value, call);
       if (status !== undefined) span.setAttribute('http.response.status_code', status);
-      span.setAttribute('delivery.retry_count', retries);
+      span.setAttribute('delivery.retry_count', Math.max(0, attempts - 1));
       return value;
     } catch (error) {
       if (error instanceof APIError && error.status !== undefined) {
@@ -194,22 +191,24 @@ export class Transport {
     }
   }
 
+  /** A request of `tasks.create`, the one call of several: its POST or a lookup, as an event. */
   async #inCall(request: HttpRequest, options: RequestOptions, call: TracedCall): Promise<HttpResponse> {
     const number = ++call.requests;
-    const event = (outcome: SpanAttributes) =>
-      call.span?.addEvent(call.eventOf(request), {
+    let outcome: SpanAttributes = {};
+    try {
+      const response = await this.#redacted(request, options, call.span);
+      call.answered = response;
+      outcome = { 'http.response.status_code': response.status };
+      return response;
+    } catch (error) {
+      outcome = { 'error.type': error instanceof Error ? error.name : 'Error' };
+      throw error;
+    } finally {
+      call.span?.addEvent(request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup', {
         'delivery.operation': request.operation,
         'delivery.request_number': number,
         ...outcome,
       });
-    try {
-      const response = await this.#redacted(request, options, call.span);
-      call.answered = response;
-      event({ 'http.response.status_code': response.status });
-      return response;
-    } catch (error) {
-      event({ 'error.type': error instanceof Error ? error.name : 'Error' });
-      throw error;
     }
   }
 

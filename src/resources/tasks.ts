@@ -15,7 +15,7 @@ import { findTasksOfOrder } from '../creation/order-lookup.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
-import type { CallTraceOptions } from '../internal/http.js';
+import type { CallTraceOptions, Transport } from '../internal/http.js';
 import { taskPath } from '../internal/path.js';
 import { checkRequestOptions } from '../internal/request-checks.js';
 import { parseParams } from '../internal/validate.js';
@@ -154,18 +154,14 @@ export class Tasks {
     const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
     const trace: CallTraceOptions<Answered<TaskWithId>> = {
       attributes: orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber },
-      eventOf: (request) => (request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup'),
-      outcome: ({ head }, call) => ({ status: head?.status, retries: Math.max(0, call.requests - 1) }),
+      outcome: ({ head }, call) => ({ status: head?.status, attempts: call.requests }),
     };
-    const created = context.transport.trace(requestOf('tasks.create'), trace, async (call) => {
-      const { transport } = context;
+    // The client's own transport: only this call's requests go through a wrapper.
+    const transport = context.transport as Transport;
+    const created = transport.trace(requestOf('tasks.create'), trace, async (call) => {
       const traced: ResourceContext = {
         ...context,
-        transport: {
-          baseUrl: transport.baseUrl,
-          trace: transport.trace.bind(transport),
-          send: (r, o) => transport.send(r, o, call),
-        },
+        transport: { baseUrl: transport.baseUrl, send: (r, o) => transport.send(r, o, call) },
       };
       const body = parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams;
       const task = await createTask(traced, body, options);

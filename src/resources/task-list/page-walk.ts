@@ -6,7 +6,7 @@
 
 import { APIConnectionTimeoutError, PaginationLimitError } from '../../core/errors.js';
 import type { Task } from '../../schemas/task.js';
-import { endsWalk, type FetchTaskPage, MAX_REREADS, type TaskPage } from './page.js';
+import { type FetchTaskPage, lastPages, MAX_REREADS, type TaskPage } from './page.js';
 
 /** @internal How a walk goes; checked by `client.tasks.list`. */
 export interface PageWalkOptions {
@@ -168,7 +168,7 @@ export class PageWalk {
     this.#deliveredTasks += page.tasks.length;
     if (page.total > this.#known) this.#known = page.total;
     if (page.totalPages > this.#lastPage) this.#lastPage = page.totalPages;
-    if (endsWalk(page) || number >= this.#lastPage) {
+    if (lastPages.has(page) || number >= this.#lastPage) {
       this.close();
     } else if (number >= this.#capPage) {
       this.#pendingError = new PaginationLimitError(this.#capPage - this.#firstPageNumber + 1);

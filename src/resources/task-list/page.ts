@@ -37,11 +37,8 @@ export interface PageFilter {
   endsWith(tasks: readonly Task[]): boolean;
 }
 
-/** Empty as served, or past a filter's bound. */
-const lastPages = new WeakSet<TaskPage>();
-
-/** @internal */
-export const endsWalk = (page: TaskPage): boolean => lastPages.has(page);
+/** @internal Pages a walk ends after: empty as served, or past a filter's bound. */
+export const lastPages = new WeakSet<TaskPage>();
 
 /** @internal The response each page was read from (set by `client.tasks.list`; freed with the page). */
 export const pageHeads = new WeakMap<TaskPage, ResponseHead>();
