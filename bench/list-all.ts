@@ -11,8 +11,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_LIST_CONCURRENCY } from '../src/core/pagination.js';
 import { DeliveryClient } from '../src/index.node.js';
+import { DEFAULT_LIST_CONCURRENCY } from '../src/resources/task-list/page.js';
 import { sampleTask } from './support/sample-task.js';
 import { interleave, median, spread } from './support/stats.js';
 

@@ -70,16 +70,6 @@ export type {
   ValidationMode,
 } from './core/options.js';
 export {
-  DEDUPE_WINDOW,
-  DEFAULT_LIST_CONCURRENCY,
-  DEFAULT_MAX_PAGES,
-  MAX_LIST_CONCURRENCY,
-  MAX_REREADS,
-  TaskListPromise,
-  TaskPage,
-  type ToArrayOptions,
-} from './core/pagination.js';
-export {
   DEFAULT_STORE_TIMEOUT_MS,
   type DeliveryStore,
   type MemoryStoreOptions,
@@ -95,6 +85,15 @@ export { type ClientRedactor, redactorOf, sellerIdOf } from './internal/seller.j
 export { FILS_PER_KWD, KWD_MAX_DIGITS, type KwdAmount, type KwdFormatOptions, kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';
 export type { ResourceHandle } from './resources/handle.js';
+export { TaskListPromise, type ToArrayOptions } from './resources/task-list/list-promise.js';
+export {
+  DEDUPE_WINDOW,
+  DEFAULT_LIST_CONCURRENCY,
+  DEFAULT_MAX_PAGES,
+  MAX_LIST_CONCURRENCY,
+  MAX_REREADS,
+  TaskPage,
+} from './resources/task-list/page.js';
 export {
   type FindByOrderNumberOptions,
   type TaskListOptions,

@@ -8,7 +8,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIST_CONCURRENCY } from '../src/core/pagination.js';
 import {
   APIUserAbortError,
   BadRequestError,
@@ -19,6 +18,7 @@ import {
   type Task,
   type TaskPage,
 } from '../src/index.js';
+import { DEFAULT_LIST_CONCURRENCY } from '../src/resources/task-list/page.js';
 
 /** One request the server received. */
 interface Served {
@@ -605,7 +605,8 @@ describe('iteration memory', () => {
 
   it('iterates 1,000,000 tasks with under 10 MB of heap growth (the walk and its dedupe)', async () => {
     const { count, peak } = await runWithGc(`
-      import { TaskListPromise, TaskPage } from './src/core/pagination.ts';
+      import { TaskListPromise } from './src/resources/task-list/list-promise.ts';
+      import { TaskPage } from './src/resources/task-list/page.ts';
       ${heapAfterGc}
       const total = 1_000_000, limit = 10, totalPages = total / limit;
       const fetchPage = async (page) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, MAX_REREADS } from '../src/core/pagination.js';
 import { DeliveryError, PaginationLimitError, type Task, TaskListPromise, TaskPage } from '../src/index.js';
+import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, MAX_REREADS } from '../src/resources/task-list/page.js';
 
 /** A fake service of `total` tasks, `limit` per page, recording the pages asked for. */
 function fakeService(total: number, limit = 10) {

@@ -121,6 +121,29 @@ describe('with a registered tracer provider', () => {
     expect(span?.status.code).toBe(SpanStatusCode.UNSET);
   });
 
+  it('gives a create the attributes of every call span, and its order number', async () => {
+    await client().tasks.create(orderParams('TR-4'));
+    const [span] = spans('tasks.create');
+    expect(span?.attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.template': '/tasks',
+      'server.address': 'delivery.test',
+      'server.port': 443,
+      'http.response.status_code': 200,
+      'delivery.retry_count': 0,
+      'delivery.order_number': 'TR-4',
+    });
+  });
+
+  it('records the status of a rejected create on its span, as for any call', async () => {
+    mock.inject({ operation: 'tasks.create', kind: 'status', status: 422, times: 1 });
+    await expect(client().tasks.create(orderParams('TR-5'))).rejects.toMatchObject({ status: 422 });
+    const [span] = spans('tasks.create');
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span?.attributes['http.response.status_code']).toBe(422);
+    expect(span?.attributes['error.type']).toBe(span?.events[0]?.attributes?.['error.type']);
+  });
+
   it('never carries the API key or the seller id', async () => {
     const sdk = client();
     await sdk.tasks.create(orderParams('TR-3'));

@@ -4,7 +4,7 @@
 export interface ResponseHead {
   readonly status: number;
   readonly headers: Headers;
-  /** The body's text as received and parsed (decoded), when known. */
+  /** The decoded body text, when known. */
   readonly body?: string;
 }
 
@@ -15,14 +15,13 @@ export interface Answered<T> {
 
 /** What {@link APIPromise.withResponse} resolves to. */
 export interface WithResponse<T> {
-  /** The parsed value: the same value awaiting the promise gives. */
   data: T;
   /**
    * The response `data` came from, status and headers only (`body` `null`, `url` `''`). For `tasks.create`,
    * the request that produced the task: the POST, or the lookup that found it (README "Exactly-once creation").
    */
   response: Response;
-  /** The service's `x-request-id` header of that response, or `null` when it sent none. */
+  /** The `x-request-id` header of that response, or `null`. */
   requestId: string | null;
 }
 

@@ -1,101 +1,54 @@
 /**
- * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`).
- *
- * The service has no idempotency key and every task costs a delivery fee, so a create is never sent
- * again blindly.
- *
- * **One flight per order.** Concurrent creates of the same (seller, `orderNumber`) in one process share
- * one flight: one POST, and every caller gets the same `Task` or the same error. A caller that aborts
- * leaves the flight to the others; the request is aborted only when every caller has.
- *
- * **After a failure** (the outcome comes from `internal/failure.ts`, the same table that decides retries
- * of reads):
- *
- * | failure | outcome | what happens |
- * |---|---|---|
- * | 4xx other than 408 and 429 (400, 401, 402 low balance, 404, 422, …) | rejected | thrown as is |
- * | 429 | not processed | waits (`Retry-After`) and resends, within `maxRetries` |
- * | connection refused, DNS failure, TLS failure | never sent | resends after a short backoff, within `maxRetries` |
- * | timeout, connection reset, 408, 5xx, an error answer whose body cannot be read | ambiguous | reconciles, then resends only if no task is found |
- * | 2xx or 3xx whose answer cannot be used (bad JSON, over the size cap, a redirect not followed) | committed | reconciles to return the task; never resends |
- *
- * **Reconciliation** looks the order up ({@link findTasksOfOrder}: every task with exactly that
- * `orderNumber`, whatever its `createdAt`, by an anchored, escaped regular expression, or by a literal
- * search only when the service refuses the pattern), at once, and once more when the service has had
- * `listingDelayMs` since the last POST to list its task. One match created since the first attempt
- * (less `windowSkewMs`) is the created task, several throw {@link DuplicateTaskError}; matches only
- * outside that window throw {@link TaskCreationOutcomeUnknownError} naming them (`candidateTaskIds`),
- * never a resend; none at all, looked up after the listing delay, allows a resend (ambiguous failures
- * only). A decision that needs more time than the deadline leaves throws
- * {@link TaskCreationOutcomeUnknownError} with `retryAfterMs`. A create sends at most
- * `reconciliation.maxPages` (10) list requests. Without an `orderNumber`, an unknown outcome throws
- * {@link TaskCreationOutcomeUnknownError} at once.
- *
- * **Across processes** the flight runs under the order's lease in the client's store
- * (`src/creation/order-lease.ts`): with a store shared by the processes (Redis), one of them sends and the others
- * get its outcome; with the default per-client memory store, the guarantee stops at the process.
- *
- * **`totalTimeout`** (the call's, else the client's) is the deadline of the whole create
- * (`internal/create-deadline.ts`): every POST and lookup is sent with what is left of it, every wait
- * (backoff, `Retry-After`, reconciliation, lease polls, an earlier POST's time in flight) ends with it,
- * and the flight's outcome is raced against it, so a store call that never answers cannot hold the call
- * past it either. At the deadline a create that may have reached the service ends
- * {@link TaskCreationOutcomeUnknownError} (the order's record keeps that sending began), one that sent
- * no POST the service could have processed ends `APIConnectionTimeoutError` saying so. A caller that
- * joined a flight with its own `totalTimeout` leaves it at that deadline.
+ * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`; the failure table and
+ * reconciliation rules in docs/exactly-once.md). Concurrent creates of one (seller, `orderNumber`) share
+ * one flight; across processes the flight runs under the order's lease (`order-lease.ts`); `totalTimeout`
+ * bounds the whole create (`internal/create-deadline.ts`).
  * @module
  */
 import {
   APIConnectionError,
-  APIError,
   APIUserAbortError,
   connectionErrorAfter,
   type DeliveryError,
   DuplicateTaskError,
-  PaginationLimitError,
   TaskCreationOutcomeUnknownError,
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { type FetchTaskPage, TaskListPromise, TaskPage } from '../core/pagination.js';
-import { DeadlineReason, sleep } from '../internal/abort.js';
+import { DeadlineReason } from '../internal/abort.js';
 import { call, type ResourceContext } from '../internal/context.js';
 import { CreateDeadline } from '../internal/create-deadline.js';
-import { type FailureOutcome, failureOutcome, isRetryable } from '../internal/failure.js';
-import { checkRequestOptions } from '../internal/http.js';
+import { type FailureOutcome, failureOutcome } from '../internal/failure.js';
+import { checkRequestOptions } from '../internal/request-checks.js';
 import { retryDelayMs } from '../internal/retry.js';
 import type { Task, TaskWithId } from '../schemas/task.js';
 import type { TaskCreateParams } from '../schemas/task-create.js';
-import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
-import { createUnderLease, type SendGuard } from './order-lease.js';
+import { createUnderLease } from './order-lease.js';
+import { findTasksOfOrder } from './order-lookup.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
-/** Why a create ended when its caller aborted while it waited to look the order up or to send again. */
 const RECONCILING_ABORTED = 'the caller aborted during reconciliation';
 
 /** One create in flight, shared by every caller of the same (seller, orderNumber). */
 interface Flight {
   readonly promise: Promise<TaskWithId>;
-  /** Aborts the request; fired when the last caller waiting on the flight aborts. */
+  /** Fired when the last caller aborts. */
   readonly controller: AbortController;
-  /** The flight's deadline and progress: what a joiner's own deadline error says. */
+  /** What a joiner's own deadline error says. */
   readonly run: CreateDeadline;
-  /** Callers still waiting. */
   callers: number;
 }
 
 /** How long a create waits for another process creating the same order, by default, ms. */
 export const DEFAULT_LEASE_WAIT_MS = 120_000;
 
-/** Creates in flight in this process, by seller scope and order number. */
 const flights = new Map<string, Flight>();
 
 /**
- * Creates a task at most once; see this module's documentation. `body` is already validated.
- * @throws the rejection as is (e.g. `InsufficientBalanceError`), {@link DuplicateTaskError},
- * {@link TaskCreationOutcomeUnknownError} (cause: the last failure; also at `totalTimeout` when a POST
- * may have reached the service), `APIConnectionTimeoutError` at `totalTimeout` when no POST the service
- * could have processed was sent, `RequestValidationError` for bad options (nothing sent), or
- * {@link APIUserAbortError} when the caller aborts before anything was sent.
+ * Creates a task at most once; `body` is already validated.
+ * @throws the rejection as is, {@link DuplicateTaskError}, {@link TaskCreationOutcomeUnknownError} (also at
+ * `totalTimeout` once a POST may have reached the service; `APIConnectionTimeoutError` before),
+ * `RequestValidationError` for bad options, {@link APIUserAbortError} before anything was sent.
  */
 export function createTask(
   context: ResourceContext,
@@ -114,12 +67,10 @@ export function createTask(
     return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
   }
   try {
-    // Checked before the deadline is armed and the lease taken: a bad option sends nothing.
     checkRequestOptions('tasks.create', options);
   } catch (error) {
     return Promise.reject(error);
   }
-  // Each request of the create gets what is left of this deadline as its own `totalTimeout`.
   const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
   if (orderNumber === undefined) {
     const run = new CreateDeadline(undefined, totalTimeout, callerSignal);
@@ -158,16 +109,11 @@ export function createTask(
   return follow(flight, callerSignal, orderNumber, totalTimeout);
 }
 
-/**
- * `work`, or the deadline's error as soon as the deadline passes, whichever comes first: whatever the
- * create is waiting on (a store call that never answers included) cannot hold its caller longer. The
- * work itself stops at the deadline too (its requests and waits follow it) and records its outcome.
- */
+/** `work`, or the deadline's error as soon as it passes: a store call that never answers cannot hold the caller. */
 function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<TaskWithId> {
   if (run.totalTimeoutMs === undefined) return work;
   return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {
-      // The task exists (its outcome is still being written to the store): it is the create's result.
       if (run.created !== undefined) resolve(run.created);
       else if (run.expired) reject(run.error());
     };
@@ -189,10 +135,7 @@ function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<T
   });
 }
 
-/**
- * The flight's outcome for one caller, who may stop waiting with their own signal, or (a caller that
- * joined the flight) at their own `totalTimeoutMs`.
- */
+/** The flight's outcome for one caller, who may leave on their own signal or `totalTimeoutMs`. */
 function follow(
   flight: Flight,
   signal: AbortSignal | undefined,
@@ -207,7 +150,6 @@ function follow(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     };
-    /** This caller stops waiting: with `error` at once, or (the last caller, aborting) with the flight's own. */
     const leave = (reason: unknown, error: DeliveryError | undefined) => {
       stop();
       flight.callers--;
@@ -223,7 +165,6 @@ function follow(
         );
         return;
       }
-      // The last caller left: stop the request. The flight settles with its own typed error.
       flight.controller.abort(reason);
       if (error !== undefined) reject(error);
     };
@@ -252,11 +193,7 @@ function follow(
   });
 }
 
-/**
- * Sends the create once (no transport retries) and returns the created task, unwrapped from
- * `data.createTask`. A 2xx without a task id throws `ResponseValidationError` (in every validation mode):
- * the create is then reconciled, never sent again blindly.
- */
+/** One POST; a 2xx without a task id throws `ResponseValidationError` (then reconciled). */
 async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<TaskWithId> {
   const response = await call(
     context,
@@ -268,10 +205,8 @@ async function send(context: ResourceContext, body: TaskCreateParams, options: R
 }
 
 /**
- * The one task a reconciliation found, `undefined` when it found none.
- * @throws {DuplicateTaskError} when it found several.
- * @throws {TaskCreationOutcomeUnknownError} when the one it found was listed without an id: the order
- * exists (nothing is sent again) but the task cannot be returned.
+ * The one task a reconciliation found, or `undefined`.
+ * @throws {DuplicateTaskError} for several; {@link TaskCreationOutcomeUnknownError} for one without an id.
  */
 function theTask(found: readonly Task[], orderNumber: string): TaskWithId | undefined {
   if (found.length > 1) {
@@ -286,24 +221,12 @@ function theTask(found: readonly Task[], orderNumber: string): TaskWithId | unde
   });
 }
 
-/** An error's class name, for log lines (its message may quote the service). */
+/** For log lines: a message may quote the service. */
 function nameOf(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-/** When an earlier attempt of the order may have created its task (see {@link LeasedSend}). */
-export interface PriorAttempt {
-  /** When sending began, ms since the epoch: the start of the order's time window. */
-  since: number;
-  /** When a lookup can decide, ms since the epoch: the last time a POST may have reached the service plus `listingDelayMs`. */
-  decidableAt: number;
-}
-
-/**
- * The create, its resends and reconciliations, for one flight. With `prior` (an earlier attempt began
- * sending then and recorded no outcome), the order is looked up first and sent only if absent, unless
- * `resendUnknown`. Every request and wait ends by `run`'s deadline, and then throws its error.
- */
+/** The create, its resends and reconciliations; with `prior`, looked up first unless `resendUnknown`. */
 async function createOnce(
   context: ResourceContext,
   body: TaskCreateParams,
@@ -333,8 +256,6 @@ async function createOnce(
   for (let resend = 0; ; resend++) {
     let failure: unknown;
     run.stage = 'sending the POST';
-    // Under a lease: still held, and the order's record says until when this attempt may be in flight
-    // (its attempt timeout, or less when the deadline comes first).
     const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
     await guard?.beforeAttempt(resend > 0, Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs));
     const sendOptions = run.requestOptions(options);
@@ -351,7 +272,6 @@ async function createOnce(
     if (outcome === 'rejected') throw failure;
     if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
       run.mayHaveCreated = true;
-      // The service may list this POST's task up to listingDelayMs after it ended.
       run.decidableAt = Date.now() + context.listingDelayMs;
     }
     if (outcome === 'aborted') {
@@ -362,10 +282,8 @@ async function createOnce(
         ...run.retryAfter(),
       });
     }
-    // The POST ended with the deadline (it was sent with what was left of it): the deadline's error.
     if (run.expired) throw run.error();
     if (outcome === 'not-sent' || outcome === 'not-processed') {
-      // Each resend was its own request of one attempt: the error says how many were made.
       if (resend >= maxRetries)
         throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
       const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
@@ -381,8 +299,7 @@ async function createOnce(
         cause: failure,
       });
     }
-    // After the last POST allowed, one lookup at once: waiting out the listing delay could only end in
-    // this same error (nothing more may be sent), so the error says when a retry can decide instead.
+    // After the last POST allowed, waiting out the listing delay could only end in the same error.
     const last = outcome === 'ambiguous' && resend >= maxRetries;
     const task = await decide(context, orderNumber, firstAttemptAt, options, failure, run, !last);
     if (task !== undefined) {
@@ -409,17 +326,13 @@ async function createOnce(
   }
 }
 
-/** `createdAt` in ms since the epoch; `NaN` when absent or unreadable. */
 const createdAtOf = (task: Task): number => (task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt));
 
 /**
- * Decides an unknown outcome by looking the order up: at once, and once more at `run.decidableAt`
- * (when the service has listed any task a POST made) if that is still ahead and within the deadline.
- * Returns the order's task (created since `since`, less `windowSkewMs`), or `undefined` when no task
- * carries the order number at all at or after `run.decidableAt`: then the order may be sent.
- * @throws {DuplicateTaskError} for several tasks in the window; {@link TaskCreationOutcomeUnknownError}
- * for tasks found only outside the window (`candidateTaskIds`), for a lookup that failed or used up its
- * list requests, and when the decision needs more time than the deadline leaves (`retryAfterMs`).
+ * Looks the order up at once, and again at `run.decidableAt` if that is ahead: the task created since
+ * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent).
+ * @throws {DuplicateTaskError}; {@link TaskCreationOutcomeUnknownError} for tasks only before the window,
+ * a failed lookup, or a decision past the deadline (`retryAfterMs`).
  */
 async function decide(
   context: ResourceContext,
@@ -470,109 +383,4 @@ async function decide(
     }
     await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
   }
-}
-
-/** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
-export function exactPattern(text: string): string {
-  return `^${text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
-}
-
-/**
- * Every task whose `orderNumber` is exactly `orderNumber`, whatever its `createdAt`, newest first:
- * by an anchored regular expression, or, only when the service refuses it (400 or 422), by a literal
- * search. Reads at most `maxPages` list requests in all; with `run` (a create), at most
- * `reconciliation.maxPages` for the whole create, each with what is left of its deadline and no
- * transport retries. Used by `client.tasks.findByOrderNumber` and by creation.
- * @throws {PaginationLimitError} when the pages allowed are used up with more to read; request errors.
- */
-export async function findTasksOfOrder(
-  context: ResourceContext,
-  orderNumber: string,
-  options: RequestOptions,
-  run?: CreateDeadline,
-  maxPages = context.reconciliation.maxPages,
-): Promise<Task[]> {
-  const budget = {
-    left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
-    cap: run === undefined ? maxPages : context.reconciliation.maxPages,
-  };
-  // Newest first: the pages are requested sorted by `createdAt`, descending.
-  try {
-    return await searchOrder(
-      context,
-      orderNumber,
-      { search: exactPattern(orderNumber), literal: false },
-      options,
-      run,
-      budget,
-    );
-  } catch (error) {
-    if (!(error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
-  }
-  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
-}
-
-/**
- * Reads `GET tasks` pages for one search, newest first, collecting exact `orderNumber` matches, until the
- * last or an empty page. The pages are walked by the list engine (`pagination.ts`): pages shifted by
- * tasks created meanwhile read again, what is in flight aborted when the search stops.
- * @throws {PaginationLimitError} when `budget.left` list requests are used up with more to read.
- */
-async function searchOrder(
-  context: ResourceContext,
-  orderNumber: string,
-  query: { search: string; literal: boolean },
-  options: RequestOptions,
-  run: CreateDeadline | undefined,
-  budget: { left: number; cap: number },
-): Promise<Task[]> {
-  const matches = new Map<string, Task>();
-  const fetchPage: FetchTaskPage = async (page, request) => {
-    const signal = request?.signal ?? run?.signal ?? options.signal;
-    // Retried here, not by the transport, so that every request sent counts against the budget.
-    for (let attempt = 1; ; attempt++) {
-      if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
-      budget.left--;
-      if (run !== undefined) run.listRequests++;
-      // Worked out as the page is requested: pages requested later get less of the deadline.
-      const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
-      try {
-        const response = await call(
-          context,
-          OPERATIONS['tasks.list'].response,
-          {
-            ...requestOf('tasks.list'),
-            query: {
-              limit: String(MAX_PAGE_SIZE),
-              page: String(page),
-              search: query.search,
-              ignoreRegex: String(query.literal),
-              sortBy: 'createdAt',
-              sortOrder: '-1',
-            },
-            onRateLimited: request?.onRateLimited,
-          },
-          request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
-        );
-        return new TaskPage(response, fetchPage);
-      } catch (error) {
-        if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
-          throw error;
-        }
-        await sleep(retryDelayMs(attempt, (error as { headers?: Headers }).headers), signal);
-      }
-    }
-  };
-  // One page at a time: every request counts against the budget, none is sent ahead and dropped.
-  const listing = new TaskListPromise(fetchPage, 1, {
-    maxPages: Number.POSITIVE_INFINITY,
-    concurrency: 1,
-    signal: options.signal,
-  });
-  for await (const { tasks } of listing.byPage()) {
-    for (const task of tasks) {
-      if (task.orderNumber === orderNumber) matches.set(task.id ?? `(no id ${matches.size})`, task);
-    }
-  }
-  return [...matches.values()];
 }

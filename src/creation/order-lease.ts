@@ -1,44 +1,17 @@
 /**
- * One create per order across processes (README "Running several instances"): the order's record in the
- * shared store, one key per (base URL, seller, orderNumber), which is also its lease.
- *
- * - A create takes a new order in one call: `setIfAbsent` of a `sending` record carrying its own random
- *   `holder` id, `leaseUntil` (ms since the epoch, renewed every third of {@link LEASE_TTL_MS} while it
- *   works) and `until`, the end of its first POST's possible flight, so nothing more is written before
- *   that POST. After the POST one compare-and-set writes the outcome, which also lets the order go: a
- *   record that is not `sending` is not held. With a shared store, the store's `epoch` is read beside the
- *   claim (see below): 3 store calls per new order, 2 with the client's own memory store.
- * - A create that finds a record reads it: `created` (the task id, for `orderTtlMs` after a success)
- *   returns the task, read back by `GET tasks/{id}`, without a POST (a task that answers 404 there is
- *   forgotten: the order is looked up from `orderTtlMs` ago, once, and sent only if absent); `failed` (the
- *   error, for a short while) gives the processes that waited on it the same error; a `sending` record
- *   whose lease has not ended makes it wait (polling the record, within its own deadline) for that
- *   outcome, without a POST of its own.
- * - A holder that dies leaves `sending` behind; once its `leaseUntil` has passed, the next create takes the
- *   record over by compare-and-set and reconciles (looks the order up) before it sends, after waiting until
- *   the old holder's POST cannot be in flight (`until`). Leases are compared with the local clock: a
- *   lease is renewed 2/3 of {@link LEASE_TTL_MS} before it ends, so clocks several seconds apart are
- *   needed for a takeover before its time, and even then `until` keeps the POST from being looked up early.
- * - Fenced: every write of a holder is a compare-and-set on the record as it last wrote it, and each grant
- *   writes its own `holder` id (and the next `fence` number). A holder whose lease ended and was taken over
- *   finds the record changed: before a resend it rewrites `until` (now plus the attempt timeout) and sends
- *   nothing more when that fails, and it never writes the record again (its outcome is only logged).
- * - An outcome that is not known (a timeout, an abort during reconciliation, a failed lookup:
- *   `TaskCreationOutcomeUnknownError`) keeps `since` in the record, so the next create of the order,
- *   from this client or another, looks it up before sending. Only a rejection (a 4xx: nothing created)
- *   drops it.
- * - A shared store that lost its keys (Redis restarted empty) cannot say an order was not being sent:
- *   for {@link FRESH_STORE_MS} after the store's records begin (an `epoch` key), every holder looks the
- *   order up once before sending. (The default per-client memory store is not shared and skips this.)
- * - Before anything is sent, a store failure throws `StoreUnavailableError` (fail closed: never risk a
- *   second fee); after the POST, a store failure is logged and the task returned all the same.
- * - Records written by the previous layout (a separate `order-lease` and `order-fence` key) read the same:
- *   their `sending` has no `holder`, so it is not held and is taken over, looked up first.
+ * One create per order across processes (README "Running several instances"; docs/several-instances.md):
+ * the order's record in the shared store is also its lease. A create takes a new order with one
+ * `setIfAbsent` of a `sending` record (its random `holder`, `leaseUntil` renewed every third of
+ * {@link LEASE_TTL_MS}, and `until`, the end of its first POST's possible flight); after the POST one
+ * compare-and-set writes the outcome and lets the order go. A create that finds a record returns the
+ * remembered task (`created`), rethrows a recorded failure it waited for (`failed`), waits on a live
+ * lease, or takes over an ended one (fenced: every write is a compare-and-set on the record as its holder
+ * last wrote it) and looks the order up first. An unknown outcome keeps `since`, so the next create looks
+ * first; for {@link FRESH_STORE_MS} after a shared store's records begin (its `epoch` key) every holder
+ * looks first. A store failure before sending throws `StoreUnavailableError`; after the POST it is logged.
  * @module
  */
 import {
-  APIError,
-  type DeliveryError,
   DuplicateTaskError,
   NotFoundError,
   StoreUnavailableError,
@@ -49,154 +22,39 @@ import { type ResourceContext, retrieveTask } from '../internal/context.js';
 import type { CreateDeadline } from '../internal/create-deadline.js';
 import { failureOutcome } from '../internal/failure.js';
 import type { TaskWithId } from '../schemas/task.js';
-import type { PriorAttempt } from './exactly-once-creation.js';
+import { type FailedRecord, type OrderRecord, readRecord, revive, type SendingRecord, share } from './order-record.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
-/** The scope of the client's keys: its base URL and seller id. */
 const storeScopeOf = (context: ResourceContext): StoreScope => ({
   baseUrl: context.transport.baseUrl,
   sellerId: context.sellerId,
 });
 
-/** Lifetime of a lease, ms; the holder renews it every third of that while it works. */
+/** Lifetime of a lease, ms; renewed every third of it. */
 export const LEASE_TTL_MS = 10_000;
 /** How long a failure stays readable for the processes that waited on it, ms. */
 export const FAILED_RECORD_TTL_MS = 60_000;
-/** How long after a shared store's records begin (first use, or a restart that emptied it) creates look first, ms. */
+/** How long after a shared store's records begin creates look first, ms. */
 export const FRESH_STORE_MS = 120_000;
-/** Store calls that may fail in a row while a create waits on another process, before it gives up. */
 const MAX_STORE_FAILURES_WHILE_WAITING = 3;
-/** Longest pause between two reads of the record by a waiting process, ms. */
 const MAX_POLL_MS = 250;
-/** Reads and compare-and-sets of the record in a row without a pause (each lost a race with another process). */
+/** Reads and compare-and-sets in a row without a pause (each lost a race). */
 const MAX_STEPS = 4;
-/** Allowance added to an attempt's timeout for `until`: the POST's own setup and clock drift, ms. */
+/** Added to an attempt's timeout for `until`: setup and clock drift, ms. */
 const IN_FLIGHT_ALLOWANCE_MS = 250;
-/**
- * Time a new holder's `until` allows before its first POST begins (the fresh-store check and lookup, the
- * connection), ms: a first POST that begins within it writes nothing before it is sent.
- */
+/** A new holder's `until` allows this before its first POST, which then writes nothing first, ms. */
 const FIRST_POST_ALLOWANCE_MS = 1000;
 
-/** A failure as other processes read it back: enough to rebuild the same typed error. */
-interface SharedFailure {
-  name: string;
-  message: string;
-  status?: number;
-  body?: unknown;
-  taskIds?: readonly string[];
-}
-
-/**
- * An order being sent. `since`: when sending began, ms since the epoch; `until`: the end of the holder's
- * current (or first) POST's attempt timeout, ms since the epoch (it may be in flight until then);
- * `holder`: the random id of the create holding it, until `leaseUntil` (ms since the epoch); `fence`:
- * the grant that wrote it (1 for the first). A record without `holder` is not held.
- */
-interface SendingRecord {
-  state: 'sending';
-  since: number;
-  fence?: number | undefined;
-  until?: number;
-  holder?: string;
-  leaseUntil?: number;
-}
-
-/** The order's record in the store. */
-type OrderRecord = SendingRecord | { state: 'created'; taskId: string; fence?: number | undefined } | FailedRecord;
-
-/** An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written. */
-interface FailedRecord {
-  state: 'failed';
-  at: number;
-  failure: SharedFailure;
-  since?: number;
-  decidableAt?: number | undefined;
-  fence?: number | undefined;
-}
-
-/** What the holder of an order's lease checks before each POST (see {@link createUnderLease}). */
-export interface SendGuard {
-  /**
-   * Before a POST: throws when the lease was lost (taken over after it expired): before the first POST
-   * a `StoreUnavailableError` (nothing sent), before a resend a `TaskCreationOutcomeUnknownError`. Else
-   * makes sure the record says until when this POST may be in flight (`timeoutMs`, default the client's
-   * attempt timeout): a store call unless the record already covers it (a first POST sent soon after the
-   * order was taken).
-   */
-  beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
-}
-
-/** Why a create gave up waiting on another process's create of the order. */
 const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
 const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
 const TAKEN_OVER = 'the lease expired and was taken over';
 
-/** A create whose failure proves nothing was created: a rejection (4xx), not duplicates found. */
+/** A rejection (4xx) proves nothing was created; duplicates found do not. */
 function createdNothing(error: unknown): boolean {
   return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
 }
 
-function readRecord(raw: string | undefined): OrderRecord | undefined {
-  try {
-    const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
-    // A record written by another version, or damaged, counts as absent rather than as an outcome.
-    const usable =
-      record?.state === 'created'
-        ? typeof record.taskId === 'string' && record.taskId !== ''
-        : record?.state === 'sending'
-          ? typeof record.since === 'number'
-          : record?.state === 'failed' &&
-            typeof record.at === 'number' &&
-            typeof record.failure === 'object' &&
-            record.failure !== null;
-    return usable ? (record as OrderRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function share(error: unknown): SharedFailure {
-  const failure: SharedFailure = {
-    name: error instanceof Error ? error.name : 'Error',
-    message: error instanceof Error ? error.message : String(error),
-  };
-  if (error instanceof APIError) {
-    failure.status = error.status;
-    failure.body = error.body;
-  }
-  if (error instanceof DuplicateTaskError) failure.taskIds = error.taskIds;
-  return failure;
-}
-
-/** The typed error another process ended with, rebuilt from the record (same class, same status). */
-function revive(failure: SharedFailure, orderNumber: string): DeliveryError {
-  if (failure.status !== undefined) {
-    return APIError.generate({
-      status: failure.status,
-      headers: new Headers(),
-      body: failure.body,
-      method: 'POST',
-      url: 'tasks',
-      operation: 'tasks.create',
-      urlTemplate: '/tasks',
-    });
-  }
-  if (failure.name === 'DuplicateTaskError')
-    return new DuplicateTaskError({ orderNumber, taskIds: failure.taskIds ?? [] });
-  // Its own words only: the other process's message (and its advice) stays in that process's error.
-  return new TaskCreationOutcomeUnknownError({
-    orderNumber,
-    reason: `the process that was creating this order ended with ${failure.name}`,
-    retryAfterMs: 0,
-  });
-}
-
-/**
- * The remembered order's task, read back by `GET tasks/{id}` (retried when safe, within the deadline), or
- * `undefined` when the service answers 404 for it: the task is gone (a
- * mock that was reset, a sandbox that restarted while the app kept running). The caller then forgets it
- * and looks the order up before sending.
- */
+/** The remembered task read back, or `undefined` on a 404 (a reset mock): then forgotten and looked up. */
 async function rememberedTask(
   context: ResourceContext,
   orderNumber: string,
@@ -219,38 +77,28 @@ async function rememberedTask(
   }
 }
 
-/**
- * How `send` is called: `prior` says when an earlier attempt may have created the order (look it up
- * before sending), `undefined` when none may have.
- */
+/** `prior`: an earlier attempt may have created the order, so look it up before sending. */
 export type LeasedSend = (prior: PriorAttempt | undefined, guard: SendGuard) => Promise<TaskWithId>;
 
 /** Options of {@link createUnderLease}. */
 export interface LeaseOptions {
-  /** Send even when the order was created recently (a deliberate second delivery). */
+  /** A deliberate second delivery. */
   repeatDelivery: boolean;
   /** How long to wait for another process's create, ms. */
   waitMs: number;
-  /** The attempt timeout of this create's POSTs, ms: the first POST's `until` is written with the order. */
+  /** The attempt timeout of this create's POSTs, ms. */
   attemptTimeoutMs: number;
-  /** The flight's own signal (aborted when every caller has left): requests follow it. */
+  /** Aborted when every caller has left. */
   signal: AbortSignal | undefined;
-  /**
-   * The create's deadline (`totalTimeout`) and progress: every wait here ends with its signal, and at
-   * the deadline the create ends with its error.
-   */
+  /** The create's deadline and progress: every wait ends with it. */
   run: CreateDeadline;
 }
 
 /**
- * Creates the order under its lease: returns the remembered task, waits for another process's outcome,
- * or takes the order and calls `send(priorAttemptAt, guard)`, where `priorAttemptAt` is when an earlier
- * holder began sending without recording an outcome (the order must then be looked up before sending)
- * and `guard.beforeAttempt` must run before each POST.
- * @throws {StoreUnavailableError} when the store fails before anything was sent.
- * @throws {TaskCreationOutcomeUnknownError} when another process holds the lease past `waitMs` or the
- * create's deadline, or the caller aborts while waiting; the error another process's create ended with;
- * `send`'s own errors.
+ * Returns the remembered task, waits for another process's outcome, or takes the order and calls `send`
+ * (`guard.beforeAttempt` before each POST).
+ * @throws {StoreUnavailableError} before anything was sent; {@link TaskCreationOutcomeUnknownError} after
+ * waiting past `waitMs`, the deadline or an abort; the error another process ended with; `send`'s errors.
  */
 export async function createUnderLease(
   context: ResourceContext,
@@ -260,14 +108,11 @@ export async function createUnderLease(
 ): Promise<TaskWithId> {
   const orderKey = storeKey(storeScopeOf(context), 'order', orderNumber);
   const calledAt = Date.now();
-  // A failure already recorded when this call began is an earlier attempt's: this call sends again. One
-  // recorded while it waited on another process's lease is the outcome it waited for.
+  // A failure recorded while this call waited is the outcome it waited for; an older one is not.
   let waited = false;
   let storeFailures = 0;
   const { run } = options;
-  // The id of a remembered task that answered 404: forgotten, the order is looked up under the lease.
   let gone: string | undefined;
-  // A new order is taken in one call; a record found there is read, then decided on.
   let absent = true;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
     let held: Held | undefined;
@@ -288,14 +133,13 @@ export async function createUnderLease(
           gone = record.taskId;
         }
         if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
-        // Another process holds the order (its lease has not ended): its POST may reach the service. A record
-        // of the previous layout has no `leaseUntil`: not held.
+        // Held by another process; a record without `leaseUntil` is not held.
         if (record?.state === 'sending' && (record.leaseUntil ?? 0) > Date.now()) break;
         held = await take(context, orderKey, raw, record, options);
       }
       storeFailures = 0;
     } catch (error) {
-      // Waiting on another process, this caller sends nothing: a slow store call only delays it, a few times.
+      // Waiting, this caller sends nothing: a few slow store calls only delay it.
       if (!(error instanceof StoreUnavailableError) || !waited || ++storeFailures > MAX_STORE_FAILURES_WHILE_WAITING) {
         throw error;
       }
@@ -315,26 +159,21 @@ export async function createUnderLease(
   }
 }
 
-/** An order this create took: its record as written, and what to do before the first POST. */
+/** An order this create took. */
 interface Held {
   readonly raw: string;
   readonly record: SendingRecord;
-  /** When an earlier attempt (or one lost with the store's records) may have created the task. */
   readonly prior: PriorAttempt | undefined;
-  /** Until when the previous holder's POST may be in flight, ms since the epoch. */
+  /** Until when the previous holder's POST may be in flight. */
   readonly inFlightUntil: number | undefined;
 }
 
-/** Options of a write whose loss is safe. */
 const LAZY: StoreWriteOptions = { durable: false };
 
 /**
- * Takes the order: a new one (`raw` undefined) by `setIfAbsent`, one whose record is not held (an earlier
- * attempt's outcome, a holder whose lease ended, a remembered task that is gone, a deliberate second
- * delivery) by compare-and-set of `raw`. Without an earlier attempt to look up, a shared store's epoch is
- * read beside it (see {@link freshSince}). The new record holds a random holder id, its lease and `until`
- * covering its first POST. `undefined` when another process got there first.
- * @throws {StoreUnavailableError} when either call fails (the order is given back when it was taken).
+ * Takes a new order by `setIfAbsent`, one not held by compare-and-set of `raw`, reading a shared store's
+ * epoch beside it; `undefined` when another process got there first.
+ * @throws {StoreUnavailableError} when either call fails (the order is given back).
  */
 async function take(
   context: ResourceContext,
@@ -345,10 +184,7 @@ async function take(
 ): Promise<Held | undefined> {
   const { store, orderTtlMs, listingDelayMs } = context;
   const now = Date.now();
-  // A remembered task that answered 404 is forgotten: the order is looked up over the record's lifetime.
   const forgotten = record?.state === 'created' && !options.repeatDelivery;
-  // When a lookup can decide: the earlier attempt's last POST may have reached the service until
-  // `until` (a holder that died) or the failure's time; a forgotten task has no POST in flight.
   const recorded: PriorAttempt | undefined =
     record?.state === 'sending'
       ? { since: record.since, decidableAt: (record.until ?? now) + listingDelayMs }
@@ -357,12 +193,10 @@ async function take(
         : forgotten
           ? { since: now - orderTtlMs, decidableAt: now }
           : undefined;
-  // The previous holder's POST may still be in flight: the record keeps saying so for the next holder.
   const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
   const next: SendingRecord = {
     state: 'sending',
     since: recorded?.since ?? now,
-    // The next fence; 0 for a record without one (written by an older version, or damaged).
     fence: (Number(record?.fence) || 0) + 1,
     until: Math.max(
       now +
@@ -375,7 +209,7 @@ async function take(
     leaseUntil: now + LEASE_TTL_MS,
   };
   const nextRaw = JSON.stringify(next);
-  // A deliberate second delivery would find the first one: it only looks up a recorded attempt of its own kind.
+  // A second delivery would find the first one.
   const epoch = recorded === undefined && context.sharedStore && !options.repeatDelivery ? freshSince(context) : 0;
   const [taken, fresh] = await Promise.allSettled([
     raw === undefined
@@ -386,8 +220,7 @@ async function take(
   if (taken.status === 'rejected') throw taken.reason;
   if (!taken.value) return undefined;
   if (fresh.status === 'rejected') {
-    // Nothing was sent: the order is given back (or its lease ends by itself). The epoch is read only when
-    // the record was absent or says nothing was created (a rejection, a damaged record): absent again.
+    // Nothing was sent: give the order back (it was absent, or said nothing was created).
     await store.delete(key, nextRaw).catch(() => {});
     throw fresh.reason;
   }
@@ -412,19 +245,15 @@ async function holdLease(
   const { run } = options;
   const { prior } = held;
   const { fence } = held.record;
-  // The record as this holder last wrote it; every write is a compare-and-set on it, one at a time. A
-  // write whose answer was lost (a store timeout) may have landed: the next one compares with it too.
+  // Every write is a compare-and-set on the record as last written, one at a time; `uncertain`: a write
+  // whose answer was lost may have landed.
   let { raw, record } = held;
   let uncertain: string | undefined;
-  // `lost`: a write found the record changed (taken over after the lease ended); `done`: an outcome was
-  // written or the order let go, nothing more is written.
+  // `lost`: taken over; `done`: nothing more is written.
   let lost = false;
   let done = false;
   let writes: Promise<unknown> = Promise.resolve();
-  /**
-   * Replaces the record with `next` unless it changed (then resolves `false`). `lazily`: a write whose
-   * loss is safe (an outcome, a release), which the store need not wait for its disk to keep.
-   */
+  /** `false` when the record changed; `lazily`: its loss is safe, the store need not wait for its disk. */
   const write = (next: OrderRecord, ttlMs = orderTtlMs, lazily = false): Promise<boolean> => {
     const attempt = async (): Promise<boolean> => {
       const nextRaw = JSON.stringify(next);
@@ -445,11 +274,10 @@ async function holdLease(
     writes = written.catch(() => {});
     return written;
   };
-  /** Writes the outcome; when the record changed, only if the store lost it. A failure is logged: the outcome stands. */
+  /** Writes the outcome (when the record changed, only if the store lost it); a failure is logged. */
   const finish = async (outcome: OrderRecord, ttlMs: number): Promise<void> => {
     done = true;
     try {
-      // Lost in a crash of the store, the outcome leaves the claim's `sending`: the next create looks first.
       if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
       logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
     } catch (error) {
@@ -464,9 +292,7 @@ async function holdLease(
   }, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
   try {
-    // An earlier attempt (or one lost with the store's records) may have created the task.
     if (prior !== undefined) run.mayHaveCreated = true;
-    // The previous holder's POST may still be on its way to the service: look it up only once it cannot be.
     if (held.inFlightUntil !== undefined && held.inFlightUntil > Date.now()) {
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
@@ -474,7 +300,6 @@ async function holdLease(
       beforeAttempt: async (resend, timeoutMs) => {
         const now = Date.now();
         const until = now + (timeoutMs ?? context.attemptTimeoutMs) + IN_FLIGHT_ALLOWANCE_MS;
-        // A first POST soon after the order was taken: the record written then covers its flight.
         if (!resend && !lost && until <= (record.until ?? 0) && now < (record.leaseUntil ?? 0)) return;
         if (!(await write({ ...record, until, leaseUntil: now + LEASE_TTL_MS }))) {
           if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
@@ -486,8 +311,7 @@ async function holdLease(
     try {
       task = await send(prior, guard);
     } catch (error) {
-      // A rejection created nothing, nor did a holder that sent no POST after no earlier attempt; other
-      // failures may have: keep `since`, so the next holder looks first.
+      // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {
         state: 'failed',
         at: Date.now(),
@@ -500,16 +324,13 @@ async function holdLease(
       await finish(failed, failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs);
       throw error;
     }
-    // The task exists: a store slow to take its record delays the caller at most to the deadline.
     run.created = task;
     await finish({ state: 'created', taskId: task.id, fence }, orderTtlMs);
     return task;
   } finally {
     clearInterval(renew);
     if (!done) {
-      // Let go without an outcome (it ended before sending, or at its deadline while waiting): the record
-      // stays `sending` with its `since` and `until`, no longer held, so the next create takes it over at
-      // once and looks first.
+      // Let go without an outcome: still `sending`, not held, so the next create takes it over and looks first.
       done = true;
       const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
       write(rest, orderTtlMs, true).catch(() => {});
@@ -518,10 +339,8 @@ async function holdLease(
 }
 
 /**
- * Waits until `until` (ms since the epoch), when another holder's POST of the order can no longer be in
- * flight, within the caller's wait deadline and signal.
- * @throws {TaskCreationOutcomeUnknownError} at once when that is past `waitMs` or the create's
- * deadline (`totalTimeout`), or when the caller aborts.
+ * Waits until another holder's POST can no longer be in flight.
+ * @throws {TaskCreationOutcomeUnknownError} at once past `waitMs` or the deadline, or on abort.
  */
 async function waitForPreviousHolder(orderNumber: string, until: number, options: LeaseOptions): Promise<void> {
   const { run } = options;
@@ -540,10 +359,8 @@ async function waitForPreviousHolder(orderNumber: string, until: number, options
 }
 
 /**
- * When the shared store's records began, if that was less than {@link FRESH_STORE_MS} ago: records from
- * before (a restart that emptied it) may be lost, so the caller looks the order up from then. The
- * `epoch` key is written by the first create that finds it missing and lives `orderTtlMs`. One call
- * when it is there; two (or three, losing a race to write it) when it is not.
+ * When the shared store's records began, if less than {@link FRESH_STORE_MS} ago (earlier records may be
+ * lost). The first create that misses the `epoch` key writes it, for `orderTtlMs`.
  */
 async function freshSince(context: ResourceContext): Promise<number | undefined> {
   const epochKey = storeKey(storeScopeOf(context), 'epoch');

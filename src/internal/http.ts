@@ -1,8 +1,6 @@
 /**
- * The request pipeline every resource method goes through: URL and auth headers (ky), one deadline
- * per attempt covering headers and body, the caller's signal and an optional total deadline,
- * retries by operation policy, redirects kept on the configured origin, typed errors with secrets
- * redacted, and debug logging.
+ * The request pipeline of every resource method: auth headers (ky), a deadline per attempt and per call,
+ * retries by operation policy, same-origin redirects, typed errors with secrets redacted, one span per call.
  */
 import ky, { type KyInstance, type Options } from 'ky';
 import {
@@ -14,7 +12,6 @@ import {
   RequestValidationError,
   ResponseTooLargeError,
   ResponseValidationError,
-  type ValidationIssue,
 } from '../core/errors.js';
 import type { OperationName } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
@@ -27,15 +24,12 @@ import { isRetryable, systemErrorCode } from './failure.js';
 import { headerIssues } from './headers.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
-import { MAX_TIMER_MS } from './options.js';
 import type { Redactor } from './redact.js';
+import { checkQuery, checkRequestOptions, refusedBeforeSending, underlyingCause } from './request-checks.js';
 import { retryDelayMs } from './retry.js';
-import { recordFailure, SpanKind, startSpan, type TraceSpan } from './tracing.js';
+import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
-/**
- * The `User-Agent` every request carries: `delivery-task-sdk/<version> (<runtime>/<version>)`, for
- * example `delivery-task-sdk/0.1.0 (node/24.1.0)`. A call's `headers: { 'user-agent': … }` replaces it.
- */
+/** `delivery-task-sdk/<version> (<runtime>/<version>)`; a call's `headers: { 'user-agent': … }` replaces it. */
 export function userAgent(): string {
   const runtime = detectRuntime();
   return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
@@ -48,19 +42,14 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   /** Path relative to the base URL, without a leading slash (`tasks/abc`). */
   path: string;
-  /** The operation's URL template (`/tasks/{id}`), for spans: ids never appear in span attributes. */
+  /** `/tasks/{id}`, …: spans carry no ids. */
   urlTemplate?: string;
   query?: Record<string, string>;
-  /** JSON body. */
   body?: unknown;
   retry: RetryPolicy;
-  /** Called each time the service answers 429, before any retry (a list walk halves its concurrency). */
+  /** Called on each 429, before any retry. */
   onRateLimited?: (() => void) | undefined;
-  /**
-   * Reads the 2xx body (schema check, tolerant reading) while the call's span is open, so drift is an
-   * event on it and a `ResponseValidationError` leaves through the same redaction as every failure.
-   * What it returns becomes the response's `body`.
-   */
+  /** Reads the 2xx body into `body` while the span is open, its errors redacted like every failure. */
   read?: ((response: HttpResponse, span: TraceSpan | undefined) => unknown) | undefined;
 }
 
@@ -70,30 +59,48 @@ export interface HttpResponse {
   headers: Headers;
   body: unknown;
   method: string;
-  /** The URL answered, secrets redacted (worked out when first read: most calls never read it). */
+  /** The URL answered, redacted when read. */
   readonly url: string;
-  /** Attempts made, the first included. */
   attempts: number;
-  /** The body's text as received (decoded: after gzip, deflate or brotli), for `asResponse()`. */
+  /** The decoded body text, for `asResponse()`. */
   text: string;
 }
 
-/** Per-call options when the caller gives none: shared, so the common call checks nothing. */
+/** A call traced as one span (see `Transport.trace`), and the requests sent under it. */
+export interface TracedCall {
+  readonly span: TraceSpan | undefined;
+  requests: number;
+  /** The last 2xx response. */
+  answered?: HttpResponse;
+}
+
+/** How {@link Transport.trace} records a call. */
+export interface CallTraceOptions<T> {
+  readonly attributes?: SpanAttributes;
+  /** The status of the answer the value came from, and the attempts made. */
+  readonly outcome: (value: T, call: TracedCall) => { status: number | undefined; attempts: number };
+}
+
+/** A call of one request: retries are events of the transport's own. */
+const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
+  outcome: (response) => response,
+};
+
+/** Shared, so the common call checks nothing. */
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /** Configuration of a {@link Transport}; resolved and checked by `DeliveryClient`. */
 export interface TransportConfig {
-  /** Base URL ending with a slash. */
   baseUrl: string;
   apiKey: string;
   sellerId: string;
   fetch: typeof globalThis.fetch;
-  /** `fetch` is the caller's own (the `fetch` option), not the global one. */
+  /** `fetch` is the caller's `fetch` option. */
   callerFetch: boolean;
   timeout: number;
   maxRetries: number;
   totalTimeout: number | undefined;
-  /** Largest response body read, in decoded bytes. */
+  /** Decoded bytes. */
   maxResponseBytes: number;
   logger: LevelLogger;
   redactor: Redactor;
@@ -101,90 +108,17 @@ export interface TransportConfig {
 
 const MAX_REDIRECTS = 5;
 
-/** Longest value of one query parameter (`search`, `sortBy`, …) sent, in characters. */
-export const MAX_QUERY_VALUE_LENGTH = 4096;
-
-/** undici's code for a request it refuses before sending anything (an argument it cannot put on the wire). */
-const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
-
-/** The option that carries an attempt's signal through ky to fetch (ky passes options it does not know on). */
+/** Carries an attempt's signal through ky to fetch (ky passes unknown options on). */
 const ATTEMPT_SIGNAL = 'deliveryAttemptSignal';
 
-/** What ky hands the client's fetch: the options it does not know, ours among them. */
 interface AttemptInit extends RequestInit {
   [ATTEMPT_SIGNAL]: AbortSignal;
 }
-
-/** ky's wrapper errors hold the request (with its auth headers); keep only the underlying cause. */
-function underlyingCause(error: unknown): unknown {
-  if (error instanceof Error && error.name === 'NetworkError' && 'request' in error) return error.cause;
-  return error;
-}
-
-/**
- * Checks per-call options (`timeout`, `totalTimeout`, `maxRetries`, `signal`), after the caller's own
- * (`issues` it found already, such as `tasks.list`'s walk options).
- * @throws {RequestValidationError} naming each bad option; nothing is sent.
- */
-export function checkRequestOptions(operation: string, options: RequestOptions, issues: ValidationIssue[] = []): void {
-  const integer = (name: 'timeout' | 'maxRetries' | 'totalTimeout', min: number, max: number) => {
-    const value = options[name];
-    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
-      issues.push({
-        path: `options.${name}`,
-        message: `Expected an integer from ${min} to ${max}`,
-        code: 'invalid_option',
-      });
-    }
-  };
-  integer('timeout', 1, MAX_TIMER_MS);
-  integer('totalTimeout', 1, MAX_TIMER_MS);
-  integer('maxRetries', 0, 10);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
-  }
-  if (issues.length > 0) throw new RequestValidationError(operation, issues);
-}
-
-/**
- * Refuses a query value longer than {@link MAX_QUERY_VALUE_LENGTH}: building, logging and redacting a URL
- * of megabytes blocks the event loop for a tenth of a second, and servers refuse such URLs anyway (431).
- * @throws {RequestValidationError} naming the parameter (`search`, `sortBy`, …); nothing is sent.
- */
-function checkQuery(operation: string, query: Record<string, string>): void {
-  const issues: ValidationIssue[] = [];
-  for (const [name, value] of Object.entries(query)) {
-    if (value.length > MAX_QUERY_VALUE_LENGTH) {
-      issues.push({
-        path: name,
-        message: `At most ${MAX_QUERY_VALUE_LENGTH} characters, got ${value.length}`,
-        code: 'too_big',
-      });
-    }
-  }
-  if (issues.length > 0) throw new RequestValidationError(operation, issues);
-}
-
-/**
- * True for a request fetch refused before sending anything: undici's `UND_ERR_INVALID_ARG` along the
- * cause chain, or the `TypeError` of `Headers` for a header name or value it cannot carry (thrown, say,
- * by a caller's `fetch` that builds a `Request`). A browser's network failure is a `TypeError` too, but
- * with another message ("Failed to fetch"), so it stays a connection error.
- */
-function refusedBeforeSending(error: unknown): boolean {
-  if (systemErrorCode(error) === REFUSED_BEFORE_SENDING) return true;
-  const cause = underlyingCause(error);
-  return cause instanceof TypeError && HEADERS_REFUSAL.test(cause.message);
-}
-
-/** The messages of `Headers` refusing a name or value (undici, browsers' "not a valid HTTP header"). */
-const HEADERS_REFUSAL = /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
 
 /** Sends requests for one client. */
 export class Transport {
   readonly #config: TransportConfig;
   readonly #ky: KyInstance;
-  /** `server.address` and `server.port` of spans. */
   readonly #server: { address: string; port: number };
 
   constructor(config: TransportConfig) {
@@ -194,15 +128,9 @@ export class Transport {
       address: base.hostname,
       port: base.port === '' ? (base.protocol === 'https:' ? 443 : 80) : Number(base.port),
     };
-    // Everything that does not change between calls is set once here, so a call passes only its method
-    // and signal (ky merges per-call options into these on every request).
     this.#ky = ky.create({
       baseUrl: config.baseUrl,
-      // With the global fetch, the attempt's signal reaches it as `init.signal`, through an option ky does
-      // not know (ky hands those to fetch as they are): given as ky's own `signal`, ky would combine it
-      // with its internal one through `AbortSignal.any` on every request (about 10 µs a call, the
-      // largest item of the SDK's own in a profile). A caller's fetch gets it on the Request, where any
-      // fetch wrapper looks.
+      // As ky's own `signal`, ky would join it to its own with `AbortSignal.any` on every request.
       fetch: config.callerFetch
         ? config.fetch
         : (request, init) => config.fetch(request, { signal: (init as AttemptInit)[ATTEMPT_SIGNAL] }),
@@ -214,65 +142,87 @@ export class Transport {
     });
   }
 
-  /** The base URL requests are resolved against (ends with `/`). */
   get baseUrl(): string {
     return this.#config.baseUrl;
   }
 
   /**
-   * Sends a request, retrying by its policy, and returns the 2xx response with its JSON body. Every
-   * failure is a {@link DeliveryError}, with the client's secrets removed from every field.
-   * @throws {APIError} (by status) for a non-2xx answer after the retries allowed, and for a redirect
-   * that is not followed (another origin, too many, or an unreadable `Location`).
-   * @throws {APIConnectionError} / {APIConnectionTimeoutError} when no complete response came.
-   * @throws {APIUserAbortError} when `options.signal` aborts.
-   * @throws {ResponseTooLargeError} for a body over `maxResponseBytes` (decoded).
-   * @throws {ResponseValidationError} for a 2xx whose body is not JSON, and for any answer whose JSON
-   * nests deeper than 64 levels.
+   * Sends a request, retried by its policy: the 2xx response, traced as its own span or an event of `call`'s.
+   * @throws {DeliveryError} redacted: `APIError` by status (a redirect not followed too), connection,
+   * timeout and abort errors, `ResponseTooLargeError`, `ResponseValidationError` (not JSON, too deep).
    */
-  async send(
-    request: HttpRequest,
-    options: RequestOptions = NO_OPTIONS,
-    callSpan?: TraceSpan | undefined,
-  ): Promise<HttpResponse> {
-    // One CLIENT span per call when a tracer provider is registered; a call made of several requests
-    // (`tasks.create`) passes its own span, and its requests' retries become events on it.
-    const own =
-      callSpan === undefined
-        ? startSpan(request.operation, SpanKind.CLIENT, () => ({
-            'http.request.method': request.method,
-            'url.template': request.urlTemplate ?? request.path,
-            'server.address': this.#server.address,
-            'server.port': this.#server.port,
-            'delivery.retry_count': 0,
-          }))
-        : undefined;
-    const span = own ?? callSpan;
+  send(request: HttpRequest, options: RequestOptions = NO_OPTIONS, call?: TracedCall): Promise<HttpResponse> {
+    if (call !== undefined) return this.#inCall(request, options, call);
+    return this.trace(request, SINGLE_REQUEST, (own) => this.#redacted(request, options, own.span));
+  }
+
+  /** Runs `work` as one call: a CLIENT span (with a tracer provider), its requests' `send(…, call)` events on it. */
+  async trace<T>(
+    request: Pick<HttpRequest, 'operation' | 'method' | 'path' | 'urlTemplate'>,
+    trace: CallTraceOptions<T>,
+    work: (call: TracedCall) => Promise<T>,
+  ): Promise<T> {
+    const span = startSpan(request.operation, SpanKind.CLIENT, () => ({
+      'http.request.method': request.method,
+      'url.template': request.urlTemplate ?? request.path,
+      'server.address': this.#server.address,
+      'server.port': this.#server.port,
+      'delivery.retry_count': 0,
+      ...trace.attributes,
+    }));
+    const call: TracedCall = { span, requests: 0 };
+    if (span === undefined) return work(call);
+    try {
+      const value = await work(call);
+      const { status, attempts } = trace.outcome(value, call);
+      if (status !== undefined) span.setAttribute('http.response.status_code', status);
+      span.setAttribute('delivery.retry_count', Math.max(0, attempts - 1));
+      return value;
+    } catch (error) {
+      if (error instanceof APIError && error.status !== undefined) {
+        span.setAttribute('http.response.status_code', error.status);
+      }
+      span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** A request of `tasks.create`, the one call of several: its POST or a lookup, as an event. */
+  async #inCall(request: HttpRequest, options: RequestOptions, call: TracedCall): Promise<HttpResponse> {
+    const number = ++call.requests;
+    let outcome: SpanAttributes = {};
+    try {
+      const response = await this.#redacted(request, options, call.span);
+      call.answered = response;
+      outcome = { 'http.response.status_code': response.status };
+      return response;
+    } catch (error) {
+      outcome = { 'error.type': error instanceof Error ? error.name : 'Error' };
+      throw error;
+    } finally {
+      call.span?.addEvent(request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup', {
+        'delivery.operation': request.operation,
+        'delivery.request_number': number,
+        ...outcome,
+      });
+    }
+  }
+
+  /** The one exit of every failure: secrets leave message, stack, url, body and the cause chain here. */
+  async #redacted(request: HttpRequest, options: RequestOptions, span: TraceSpan | undefined): Promise<HttpResponse> {
     try {
       const response = await this.#send(request, options, span);
       if (request.read !== undefined) response.body = request.read(response, span);
-      if (own !== undefined) {
-        own.setAttribute('http.response.status_code', response.status);
-        own.setAttribute('delivery.retry_count', response.attempts - 1);
-      }
       return response;
     } catch (error) {
-      // The one exit of every failure: secrets leave message, stack, url, body and the cause chain here.
-      const failure = this.#config.redactor.error(
+      throw this.#config.redactor.error(
         error instanceof DeliveryError
           ? error
           : new DeliveryError(`Unexpected failure: ${request.method} ${request.path}`, { cause: error }),
       );
-      if (own !== undefined) {
-        if (failure instanceof APIError && failure.status !== undefined) {
-          own.setAttribute('http.response.status_code', failure.status);
-        }
-        own.setAttribute('error.type', failure.name);
-        recordFailure(own, failure);
-      }
-      throw failure;
-    } finally {
-      own?.end();
     }
   }
 
@@ -281,7 +231,6 @@ export class Transport {
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
-    // The caller's signal and the total deadline, as one signal: every attempt and wait follows it.
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
     const outer = total?.signal ?? options.signal;
     const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
@@ -326,11 +275,8 @@ export class Transport {
   }
 
   /**
-   * Request headers: the caller's extras, then `accept` and both auth headers (which extras cannot replace).
-   * A `user-agent` among the extras replaces the SDK's (set on the ky instance, which merges these over it).
-   * @throws {RequestValidationError} naming each header whose name or value fetch would refuse (a control
-   * character, DEL, a character past U+00FF), and for more or longer headers than the bounds of
-   * `internal/headers.ts` (64 headers, names of 256 and values of 8192 characters).
+   * The caller's extra headers under `accept` and the auth headers, which they cannot replace.
+   * @throws {RequestValidationError} naming each header fetch would refuse or over the bounds of `headers.ts`.
    */
   #headers(operation: string, extra: Record<string, string>): Headers {
     const issues = headerIssues(extra);
@@ -345,7 +291,6 @@ export class Transport {
     return this.#authHeaders(headers);
   }
 
-  /** Sets `accept` and both auth headers on `headers` (over any the caller gave) and returns it. */
   #authHeaders(headers: Headers): Headers {
     headers.set('accept', 'application/json');
     headers.set('authorization', `apikey ${this.#config.apiKey}`);
@@ -353,14 +298,9 @@ export class Transport {
     return headers;
   }
 
-  /**
-   * The typed error for a request fetch refused before sending it (undici's `UND_ERR_INVALID_ARG`, such as
-   * a header a caller's `fetch` added with a control character): nothing left, and sending it again would
-   * be refused the same way, so it is a {@link RequestValidationError} (never retried; a create is not
-   * reconciled and never ends "outcome unknown").
-   */
+  /** A request fetch refused before sending: nothing left, so never retried nor reconciled. */
   #refused(operation: string, error: unknown): RequestValidationError {
-    // The message of the link that carries the code (`invalid x-trace header`), not fetch's "fetch failed".
+    // The message of the link that carries the code, not fetch's "fetch failed".
     let link: unknown = error;
     for (
       let depth = 0;
@@ -379,7 +319,7 @@ export class Transport {
     ]);
   }
 
-  /** The typed error for a request that got no response: the caller's abort, a deadline, or the network. */
+  /** No response: the caller's abort, a deadline, or the network. */
   #failure(
     request: HttpRequest,
     method: string,
@@ -404,7 +344,6 @@ export class Transport {
     });
   }
 
-  /** Any failure of an attempt as a {@link DeliveryError}: SDK errors as they are, anything else wrapped. */
   #typed(method: string, url: URL, error: unknown, attempts: number): DeliveryError {
     if (error instanceof DeliveryError) return error;
     return new DeliveryError(
@@ -417,7 +356,7 @@ export class Transport {
     );
   }
 
-  /** One attempt: the request, then redirects on the same origin, then the body under the size cap. */
+  /** One attempt: the request, same-origin redirects, the body under the size cap. */
   async #attempt(
     request: HttpRequest,
     initialUrl: URL,
@@ -524,7 +463,7 @@ export class Transport {
     }
   }
 
-  /** Where a redirect leads, when it may be followed: an http(s) URL on the configured origin. */
+  /** A redirect target on the configured origin, else `undefined`. */
   #redirectTarget(location: string, from: URL, initialUrl: URL): URL | undefined {
     let target: URL;
     try {

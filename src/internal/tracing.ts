@@ -1,9 +1,6 @@
 /**
- * OpenTelemetry tracing without depending on `@opentelemetry/api`. The API package keeps
- * what `trace.setGlobalTracerProvider()` registers on `globalThis[Symbol.for('opentelemetry.js.api.1')]`,
- * the registry every copy of the 1.x API shares; the SDK reads the tracer provider from there. So the SDK
- * imports nothing (no bundle cost, no load on runtimes without the package), costs one property read per
- * call when no provider is registered, and traces as soon as an application registers one.
+ * OpenTelemetry tracing without importing `@opentelemetry/api`: the provider `trace.setGlobalTracerProvider()`
+ * registers is read from the registry every 1.x copy of the API shares (one property read per call).
  * @module
  */
 import { VERSION } from '../core/version.js';
@@ -39,7 +36,6 @@ const REGISTRY_KEY = Symbol.for('opentelemetry.js.api.1');
 let cachedProvider: TracerProvider | undefined;
 let cachedTracer: Tracer | undefined;
 
-/** The tracer of the registered provider, or `undefined` when none is registered (no tracing). */
 function currentTracer(): Tracer | undefined {
   const registry = (globalThis as { [REGISTRY_KEY]?: { version?: unknown; trace?: TracerProvider } })[REGISTRY_KEY];
   const provider = registry?.trace;
@@ -52,10 +48,7 @@ function currentTracer(): Tracer | undefined {
   return cachedTracer;
 }
 
-/**
- * Starts a span when a tracer provider is registered; `undefined` otherwise. A tracer that throws is
- * ignored (tracing must never fail a call).
- */
+/** Starts a span when a tracer provider is registered; a tracer that throws is ignored. */
 export function startSpan(name: string, kind: number, attributes: () => SpanAttributes): TraceSpan | undefined {
   const tracer = currentTracer();
   if (tracer === undefined) return undefined;

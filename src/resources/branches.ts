@@ -19,13 +19,9 @@ export class Branches {
   }
 
   /**
-   * Lists the branches whose `name` is valid as `selectedBranch` on create (`GET tasks/branches`).
-   * The spec does not show the shape: an array of branches (objects with a `name`, or strings), or an
-   * object holding one under any property, is read as `Branch[]` (docs/spec-choices.md); any other JSON
-   * body resolves `[]`. What was left out or coerced is reported as drift (`onDrift`, one warning per
-   * path), in every validation mode: a 2xx JSON answer never throws. Retried when safe.
-   * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError} for a 2xx
-   * body that is not JSON.
+   * The branches whose `name` is valid as `selectedBranch` (`GET tasks/branches`), read tolerantly
+   * (docs/spec-choices.md; what was left out is reported as drift). Retried when safe.
+   * @throws {APIError} by status; {@link APIConnectionError}; {@link ResponseValidationError} for a body not JSON.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {
     const context = this.#context;

@@ -1,25 +1,15 @@
-/**
- * {@link ResourceHandle}: what `DeliveryClient` builds its resources (`client.tasks`,
- * `client.branches`, `client.wallet`) with, as the resources' constructors declare it. Opaque, so the
- * package's declarations name only exported types (an app that infers a type from a resource's
- * constructor can emit its own declarations) and say nothing of the client's internals.
- * @module
- */
+/** {@link ResourceHandle}: opaque, so the declarations of the resources' constructors name only exported types. */
 import type { ResourceContext } from '../internal/context.js';
 
 declare const resourceHandle: unique symbol;
 
-/**
- * The opaque value `DeliveryClient` passes to the constructors of `Tasks`, `Branches` and `Wallet`.
- * Applications never build one: use `client.tasks`, `client.branches` and `client.wallet` (README
- * "The client").
- */
+/** What `DeliveryClient` passes to `Tasks`, `Branches` and `Wallet`; use `client.tasks`, … (README "The client"). */
 export interface ResourceHandle {
   readonly [resourceHandle]: 'built by DeliveryClient';
 }
 
-/** @internal The handle of a client's resource context (the same object, typed opaque). */
+/** @internal */
 export const handleOf = (context: ResourceContext): ResourceHandle => context as unknown as ResourceHandle;
 
-/** @internal The resource context behind a handle made by {@link handleOf}. */
+/** @internal */
 export const contextOf = (handle: ResourceHandle): ResourceContext => handle as unknown as ResourceContext;

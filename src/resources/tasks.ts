@@ -1,9 +1,6 @@
-/**
- * `client.tasks`: create, retrieve, list and estimate delivery tasks; OpenAPI `createTask`,
- * "GET /tasks/{id}", "GET /tasks", "POST /tasks/estimate".
- */
+/** `client.tasks`: OpenAPI `createTask`, "GET /tasks/{id}", `listTasks`, "POST /tasks/estimate". */
 
-import { APIPromise, type ResponseHead } from '../core/api-promise.js';
+import { type Answered, APIPromise, type ResponseHead } from '../core/api-promise.js';
 import {
   APIUserAbortError,
   RequestValidationError,
@@ -13,6 +10,21 @@ import {
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
+import { createTask } from '../creation/exactly-once-creation.js';
+import { findTasksOfOrder } from '../creation/order-lookup.js';
+import { deadline, sleep } from '../internal/abort.js';
+import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
+import { isRetryable } from '../internal/failure.js';
+import type { CallTraceOptions, Transport } from '../internal/http.js';
+import { taskPath } from '../internal/path.js';
+import { checkRequestOptions } from '../internal/request-checks.js';
+import { parseParams } from '../internal/validate.js';
+import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
+import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
+import { TaskCreateParams } from '../schemas/task-create.js';
+import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
+import { contextOf, type ResourceHandle } from './handle.js';
+import { TaskListPromise } from './task-list/list-promise.js';
 import {
   DEFAULT_LIST_CONCURRENCY,
   DEFAULT_MAX_PAGES,
@@ -20,51 +32,24 @@ import {
   MAX_LIST_CONCURRENCY,
   type PageFilter,
   pageHeads,
-  TaskListPromise,
   TaskPage,
-} from '../core/pagination.js';
-import { createTask, findTasksOfOrder } from '../creation/exactly-once-creation.js';
-import { deadline, sleep } from '../internal/abort.js';
-import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
-import { isRetryable } from '../internal/failure.js';
-import { checkRequestOptions } from '../internal/http.js';
-import { taskPath } from '../internal/path.js';
-import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
-import { parseParams } from '../internal/validate.js';
-import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
-import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
-import { TaskCreateParams } from '../schemas/task-create.js';
-import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
-import { contextOf, type ResourceHandle } from './handle.js';
+} from './task-list/page.js';
 
 /**
- * Options of {@link Tasks.list}: the request options plus how an iteration walks the pages. `timeout`,
- * `maxRetries` and `headers` apply to each page; `totalTimeout` is the deadline of the whole iteration
- * (`for await`, `byPage()`, `toArray()`), counted from its start with your loop's own time included, and
- * of the one request an `await` makes (README "Pagination"). The client's `totalTimeout` bounds each
- * page's request.
+ * Options of {@link Tasks.list} (README "Pagination"): `timeout`, `maxRetries` and `headers` apply to each
+ * page; `totalTimeout` (ms) bounds the whole iteration, your loop's time included.
  */
 export interface TaskListOptions extends RequestOptions {
-  /**
-   * Pages one iteration may read before it throws `PaginationLimitError`: a guard against a service that
-   * serves the same page forever. Integer ≥ 1, or `Infinity` for no cap. Default 1000
-   * ({@link DEFAULT_MAX_PAGES}).
-   */
+  /** Pages one iteration reads before `PaginationLimitError`: integer ≥ 1 or `Infinity`. Default 1000. */
   maxPages?: number;
   /**
-   * Pages an iteration (`for await`, `byPage()`, `toArray()`) requests at once once the first page gives
-   * `totalPages`; they are still yielded in page order. `1` reads one page after another. Integer
-   * 1…1000. Default 16 ({@link DEFAULT_LIST_CONCURRENCY}); 1 for a walk that stops at `createdAfter`
-   * (pages ahead would lie past it). Also the most pages requested ahead of the consumer; a 429 halves it
-   * for the rest of the walk (README "Pagination").
+   * Pages an iteration requests at once (yielded in page order), integer 1…1000; a 429 halves it.
+   * Default 16, or 1 for a walk that stops at `createdAfter`.
    */
   concurrency?: number;
 }
 
-/**
- * Checks the walk options of `tasks.list`, then its request options.
- * @throws {RequestValidationError} naming each bad option; nothing is sent.
- */
+/** @throws {RequestValidationError} naming each bad option of `tasks.list`; nothing is sent. */
 function checkListOptions(options: TaskListOptions): void {
   const issues: ValidationIssue[] = [];
   const { maxPages, concurrency } = options;
@@ -88,20 +73,14 @@ function checkListOptions(options: TaskListOptions): void {
   checkRequestOptions('tasks.list', options, issues);
 }
 
-/** How `tasks.list` applies `createdAfter`/`createdBefore`: the query to send, the filter, whether it stops early. */
+/** How `tasks.list` applies `createdAfter`/`createdBefore`. */
 interface CreationWindow {
   readonly query: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
   readonly filter: PageFilter;
-  /** The walk ends at the first page past a bound (the listing is sorted by `createdAt` toward it). */
   readonly stops: boolean;
 }
 
-/**
- * The creation window of a listing (`after` inclusive, `before` exclusive, ms), or `undefined` without
- * bounds. Without a sort of the caller's, the listing is sorted by `createdAt`, newest first; a walk sorted
- * by `createdAt` ends at the first page holding a task beyond the bound it walks toward (`createdAfter`
- * newest first, `createdBefore` oldest first). Tasks without a readable `createdAt` are left out.
- */
+/** `after` inclusive, `before` exclusive, ms (docs/pagination.md "By creation time"). */
 function creationWindow(
   after: number | undefined,
   before: number | undefined,
@@ -132,25 +111,24 @@ function creationWindow(
   };
 }
 
-/** Options of {@link Tasks.findByOrderNumber}: the request options (applied to each page) plus a page cap. */
+/** Options of {@link Tasks.findByOrderNumber}, applied to each page. */
 export interface FindByOrderNumberOptions extends RequestOptions {
-  /** List requests the lookup may send before it throws `PaginationLimitError`. Integer 1…1000. Default: the client's `reconciliation.maxPages` (10). */
+  /** List requests before `PaginationLimitError`, 1…1000. Default: the client's `reconciliation.maxPages` (10). */
   maxPages?: number;
 }
 
 /** Options of {@link Tasks.waitForStatus}. */
 export interface WaitForStatusOptions {
-  /** Stops waiting; the call rejects with `APIUserAbortError`. */
+  /** Rejects the wait with `APIUserAbortError`. */
   signal?: AbortSignal;
   /** Time between reads in ms. Default 5000. */
   intervalMs?: number;
   /** Longest wait in ms before `StatusWaitTimeoutError`. Default 600 000 (10 min). */
   timeout?: number;
-  /** Per-read request options (timeout per attempt, retries, headers). */
   request?: Omit<RequestOptions, 'signal'>;
 }
 
-/** The answer that produced each created task, for creates that joined one in flight (freed with the task). */
+/** The answer that produced each created task, for creates that join its flight. */
 const createdHeads = new WeakMap<TaskWithId, ResponseHead>();
 
 /** The seller's delivery tasks. */
@@ -163,114 +141,43 @@ export class Tasks {
   }
 
   /**
-   * Creates a delivery task (`POST tasks`) and returns it, unwrapped from `data.createTask`. On a
-   * wallet account the delivery fee is deducted at creation.
-   *
-   * Never sent twice blindly (README "Exactly-once creation"): concurrent creates of one `orderNumber` in
-   * this process share one request and one outcome; after a timeout, reset or 5xx, the SDK looks the
-   * `orderNumber` up and returns the task if it exists, and only resends when no task carries it once
-   * the service has had `listingDelayMs` to list it (at most 10 list requests per create). Pass an
-   * `orderNumber`: without one, an unknown outcome throws `TaskCreationOutcomeUnknownError`.
-   *
-   * A created order is remembered (order number → task id, `orderTtlMs`, default 24 h, in the client's
-   * `store`): creating it again returns that task (`GET tasks/{id}`) without a POST. When the remembered
-   * task answers 404 (the mock was reset, the sandbox restarted), it is forgotten: the SDK looks the
-   * `orderNumber` up, returns the task it finds, or else sends the create once.
-   *
-   * @throws {RequestValidationError} for bad params (nothing is sent).
-   * @throws {InsufficientBalanceError} when the wallet is below the minimum (no task, no fee).
-   * @throws {TaskCreationOutcomeUnknownError} when the outcome could not be established: `retryAfterMs`
-   * says when creating the order again can decide it (the service lists a new task within the client's
-   * `listingDelayMs`), `candidateTaskIds` names tasks of the order created before this create began.
-   * Creating it again looks the order up once before any POST; pass `resendUnknownOutcome: true` to send
-   * after checking with {@link findByOrderNumber}.
-   * @throws {DuplicateTaskError} when several tasks carry the `orderNumber`.
-   * @throws {APIError} by status for other rejections, and the errors of `GET tasks/{id}` other than 404
-   * when reading a remembered order's task (a 404 there is never thrown: the order is looked up instead).
+   * Creates a delivery task (`POST tasks`); a wallet account pays the fee now. Never sent twice blindly
+   * (README "Exactly-once creation"): creates of one `orderNumber` share one request; an unknown outcome
+   * is looked up (at most 10 list requests), resent only when no task carries the order after
+   * `listingDelayMs`. A created order is remembered for `orderTtlMs` (24 h): creating it again reads it back.
+   * @throws {RequestValidationError} for bad params (nothing sent); {@link InsufficientBalanceError} (no fee);
+   * {@link TaskCreationOutcomeUnknownError} (`retryAfterMs`, `candidateTaskIds`; creating again looks
+   * first, or pass `resendUnknownOutcome: true`); {@link DuplicateTaskError}; {@link APIError} by status.
    */
   create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
-    // Every 2xx answer the create gets is recorded; the last one produced the task (the POST, or the
-    // lookup that found it). A create that joined another in flight made no request: it gets the
-    // answer recorded by the one it joined (same task object), else status 200 with no headers.
-    let head: ResponseHead | undefined;
     const context = this.#context;
     const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
-    const span = startSpan('tasks.create', SpanKind.CLIENT, () => ({
-      'http.request.method': 'POST',
-      'url.template': OPERATIONS['tasks.create'].path,
-      'server.address': new URL(context.transport.baseUrl).hostname,
-      'delivery.retry_count': 0,
-      ...(orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber }),
-    }));
-    let requests = 0;
-    const recording: ResourceContext = {
-      ...context,
-      transport: {
-        baseUrl: context.transport.baseUrl,
-        send: async (request, requestOptions) => {
-          // Each request of the create is an event on its span: the POST, and the reconciliation
-          // lookups (list by order number, retrieve by id) after an unknown outcome.
-          const step = request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup';
-          const attempt = ++requests;
-          try {
-            const response = await context.transport.send(request, requestOptions, span);
-            head = { status: response.status, headers: response.headers, body: response.text };
-            span?.addEvent(step, {
-              'delivery.operation': request.operation,
-              'delivery.request_number': attempt,
-              'http.response.status_code': response.status,
-            });
-            return response;
-          } catch (error) {
-            span?.addEvent(step, {
-              'delivery.operation': request.operation,
-              'delivery.request_number': attempt,
-              'error.type': error instanceof Error ? error.name : 'Error',
-            });
-            throw error;
-          }
-        },
-      },
+    const trace: CallTraceOptions<Answered<TaskWithId>> = {
+      attributes: orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber },
+      outcome: ({ head }, call) => ({ status: head?.status, attempts: call.requests }),
     };
-    const created = (async () => {
-      try {
-        // The run-time check holds what the type states (selectedBranch only with customPickup: true).
-        const task = await createTask(
-          recording,
-          parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams,
-          options,
-        );
-        if (head !== undefined) createdHeads.set(task, head);
-        const answered = head ?? createdHeads.get(task);
-        if (span !== undefined) {
-          if (answered !== undefined) span.setAttribute('http.response.status_code', answered.status);
-          span.setAttribute('delivery.retry_count', Math.max(0, requests - 1));
-        }
-        return { data: task, head: answered };
-      } catch (error) {
-        if (span !== undefined) {
-          span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
-          recordFailure(span, error);
-        }
-        throw error;
-      } finally {
-        span?.end();
+    // The client's own transport: only this call's requests go through a wrapper.
+    const transport = context.transport as Transport;
+    const created = transport.trace(requestOf('tasks.create'), trace, async (call) => {
+      const traced: ResourceContext = {
+        ...context,
+        transport: { baseUrl: transport.baseUrl, send: (r, o) => transport.send(r, o, call) },
+      };
+      const body = parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams;
+      const task = await createTask(traced, body, options);
+      const { answered } = call;
+      if (answered !== undefined) {
+        createdHeads.set(task, { status: answered.status, headers: answered.headers, body: answered.text });
       }
-    })();
+      return { data: task, head: createdHeads.get(task) };
+    });
     return new APIPromise(created);
   }
 
   /**
-   * Every task whose `orderNumber` is exactly `orderNumber` (case and all), newest first (requested sorted by `createdAt`),
-   * read across pages of `GET tasks`: the lookup `tasks.create` itself uses to decide an unknown outcome
-   * (README "Finding the tasks of an order"). It searches with an anchored, escaped regular expression,
-   * and literally only when the service refuses the pattern (400 or 422). Tasks listed without an id are
-   * left out. A task created within the last `listingDelayMs` may not be listed yet.
-   * @param options request options; `maxPages`: list requests at most, default the client's
-   * `reconciliation.maxPages` (10), integer 1…1000.
-   * @throws {RequestValidationError} for an empty order number or bad options (nothing is sent);
-   * {@link PaginationLimitError} when `maxPages` requests did not reach the last page; request errors as
-   * {@link retrieve}.
+   * Every task whose `orderNumber` is exactly `orderNumber`, newest first: the lookup `tasks.create` uses
+   * (README "Finding the tasks of an order"). A task created within `listingDelayMs` may not be listed yet.
+   * @throws {RequestValidationError} (nothing sent); {@link PaginationLimitError} past `maxPages`; as {@link retrieve}.
    */
   findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
     const context = this.#context;
@@ -292,30 +199,20 @@ export class Tasks {
   }
 
   /**
-   * Reads one task by id (`GET tasks/{id}`). The id is URL-encoded. Retried when safe. The answer must be
-   * the task asked for: its `id` (or `_id`, which then gives `id`) equal to `id` exactly, as you passed it
-   * (README "Schema drift").
-   * @throws {RequestValidationError} for an empty id; {@link NotFoundError} for an unknown one;
-   * {@link ResponseValidationError} for a body that does not match, and for a task whose id is not `id`
-   * or that has none (an issue on `id` or `_id`; not retried); {@link APIError} by status,
-   * {@link APIConnectionError}.
+   * Reads one task (`GET tasks/{id}`), retried when safe; its `id` (or `_id`) must be `id` (README "Schema drift").
+   * @throws {RequestValidationError} for an empty id; {@link NotFoundError}; {@link ResponseValidationError}
+   * (a body or id that does not match); {@link APIError} by status; {@link APIConnectionError}.
    */
   retrieve(id: string, options?: RequestOptions): APIPromise<TaskWithId> {
     return new APIPromise(retrieveTask(this.#context, id, 'tasks.retrieve', options));
   }
 
   /**
-   * Lists tasks (`GET tasks`), 10 per page at most. `await` the result for one {@link TaskPage}, or
-   * `for await` over it for every task of every page (each id once): after the first page, up to
-   * `options.concurrency` pages (default 16) are requested at once and yielded in page order; leaving the
-   * loop aborts them. `search` is literal (`ignoreRegex=true`) unless you pass `ignoreRegex: false`.
-   * `createdAfter` (at or after) and `createdBefore` (before), ISO 8601 text or a `Date`, are applied to
-   * each page here and never sent: without a sort of yours the listing is `createdAt` newest first, and
-   * the walk ends after the first page holding a task older than `createdAfter` (one page at a time
-   * unless you set `concurrency`). Retried when safe. Details in README "Pagination".
-   * @throws {RequestValidationError} for bad params or options, such as a creation bound that is not a
-   * date (on await/iteration; nothing is sent); {@link PaginationLimitError} past `options.maxPages`;
-   * request errors as {@link retrieve}, at the position of the page that failed.
+   * Lists tasks (`GET tasks`, 10 per page): `await` for one {@link TaskPage}, `for await` for every task
+   * (README "Pagination"). `search` is literal unless `ignoreRegex: false`; `createdAfter`/`createdBefore`
+   * (ISO 8601 or `Date`) filter on the client.
+   * @throws {RequestValidationError} on await/iteration (nothing sent); {@link PaginationLimitError}
+   * past `maxPages`; request errors as {@link retrieve}, at the failed page's position.
    */
   list(params: TaskListParams = {}, options: TaskListOptions = {}): TaskListPromise {
     let parsed: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
@@ -328,8 +225,7 @@ export class Tasks {
     } catch (error) {
       return new TaskListPromise(() => Promise.reject(error), 1, { maxPages: 1, concurrency: 1 });
     }
-    // A walk that stops at a creation bound reads one page after another unless told otherwise: pages
-    // requested ahead would be past the bound (docs/pagination.md "By creation time").
+    // Pages requested ahead of a walk that stops at a creation bound would lie past it.
     const defaultConcurrency = window?.stops === true ? 1 : DEFAULT_LIST_CONCURRENCY;
     const { maxPages = DEFAULT_MAX_PAGES, concurrency = defaultConcurrency, ...requestOptions } = options;
     const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
@@ -368,12 +264,9 @@ export class Tasks {
   }
 
   /**
-   * Estimates distance, travel time and price (KWD) between two points without creating a task
-   * (`POST tasks/estimate`). Retried when safe (it creates nothing). A point may be a delivery or pickup
-   * location (`to: order.deliveryLocation`): its `fullAddress` is checked, not sent, and named in a debug log.
-   * @throws {RequestValidationError} for missing or out-of-range coordinates, or a field no point or
-   * location has (nothing is sent);
-   * {@link APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   * Estimates distance, time and price (KWD) between two points or locations (`POST tasks/estimate`;
+   * a location's `fullAddress` is not sent). Retried when safe.
+   * @throws {RequestValidationError} (nothing sent); {@link APIError}; {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return call(
@@ -391,12 +284,9 @@ export class Tasks {
   }
 
   /**
-   * Polls `GET tasks/{id}` until the task's status is one of `statuses`, and returns it. Use it to
-   * catch what a lost webhook would have told you (webhooks are sent once and never retried).
-   * A read that fails after its own retries is tried again at the next interval.
-   * @throws {StatusWaitTimeoutError} after `options.timeout` (default 10 min);
-   * {@link APIUserAbortError} when `options.signal` aborts; {@link NotFoundError} for an unknown id;
-   * {@link RequestValidationError} for an empty id, no statuses, or bad intervals.
+   * Polls `GET tasks/{id}` until its status is one of `statuses` (what a lost webhook would have said).
+   * @throws {StatusWaitTimeoutError} after `options.timeout`; {@link APIUserAbortError};
+   * {@link NotFoundError}; {@link RequestValidationError} for an empty id, no statuses, bad intervals.
    */
   async waitForStatus(
     id: string,
@@ -417,7 +307,6 @@ export class Tasks {
     }
     if (issues.length > 0) throw new RequestValidationError('tasks.waitForStatus', issues);
     taskPath(id, 'tasks.waitForStatus');
-    // Aborts at the timeout, or with the caller's signal (checked first below to tell the two apart).
     const limit = deadline(timeout, 'total', signal);
     const combined = limit.signal;
     let lastStatus: string | undefined;

@@ -17,9 +17,8 @@ export class Wallet {
   }
 
   /**
-   * Reads the balance, `{ walletAmount }` in KWD (`GET tasks/wallet-balance`). Invoice accounts have
-   * no balance check. Retried when safe.
-   * @throws {APIError} by status, {@link APIConnectionError}, {@link ResponseValidationError}.
+   * The balance, `{ walletAmount }` in KWD (`GET tasks/wallet-balance`). Retried when safe.
+   * @throws {APIError} by status; {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   retrieveBalance(options?: RequestOptions): APIPromise<WalletBalance> {
     return call(
@@ -31,11 +30,10 @@ export class Wallet {
   }
 
   /**
-   * Requests a payment link to top up the wallet (`POST tasks/wallet-topup`). `amount` is KWD, at
-   * least 5, at most 3 decimals. The link expires after 24 hours; the wallet is credited when the
-   * payment completes. Never retried automatically (each call issues a new link).
-   * @throws {RequestValidationError} for a bad amount (nothing is sent); {@link APIError} by status
-   * (an invoice account gets a 4xx); {@link APIConnectionError}; {@link ResponseValidationError}.
+   * A payment link (24 h) to top up the wallet by `amount` KWD, ≥ 5, 3 decimals at most
+   * (`POST tasks/wallet-topup`). Never retried: each call issues a new link.
+   * @throws {RequestValidationError} (nothing sent); {@link APIError} (4xx on an invoice account);
+   * {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   topUp(params: WalletTopUpParams, options?: RequestOptions): APIPromise<WalletTopUp> {
     return call(

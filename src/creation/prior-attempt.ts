@@ -1,0 +1,15 @@
+/** What creation and the order's lease share. */
+
+/** When an earlier attempt of the order may have created its task. */
+export interface PriorAttempt {
+  /** When sending began, ms since the epoch: the start of the order's time window. */
+  since: number;
+  /** When a lookup can decide, ms since the epoch: the last moment a POST may have reached the service plus `listingDelayMs`. */
+  decidableAt: number;
+}
+
+/** What the holder of an order's lease checks before each POST. */
+export interface SendGuard {
+  /** Throws when the lease was lost; else makes sure the record covers this POST's flight. */
+  beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
+}
