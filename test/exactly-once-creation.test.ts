@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exactPattern } from '../src/creation/order-lookup.js';
+import { exactPattern } from '../src/resources/task-creation/order-lookup.js';
 import {
   APIUserAbortError,
   InsufficientBalanceError,

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../src/core/store.js';
-import { LEASE_TTL_MS } from '../src/creation/order-lease.js';
+import { LEASE_TTL_MS } from '../src/resources/task-creation/order-lease.js';
 import {
   type DeliveryStore,
   InsufficientBalanceError,

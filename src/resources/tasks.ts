@@ -10,8 +10,8 @@ import {
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { createTask } from '../creation/exactly-once-creation.js';
-import { findTasksOfOrder } from '../creation/order-lookup.js';
+import { createTask } from './task-creation/exactly-once-creation.js';
+import { findTasksOfOrder } from './task-creation/order-lookup.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';

@@ -16,12 +16,12 @@ import {
   NotFoundError,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
-} from '../core/errors.js';
-import { type StoreScope, type StoreWriteOptions, storeKey } from '../core/store.js';
-import { type ResourceContext, retrieveTask } from '../internal/context.js';
-import type { CreateDeadline } from '../internal/create-deadline.js';
-import { failureOutcome } from '../internal/failure.js';
-import type { TaskWithId } from '../schemas/task.js';
+} from '../../core/errors.js';
+import { type StoreScope, type StoreWriteOptions, storeKey } from '../../core/store.js';
+import { type ResourceContext, retrieveTask } from '../../internal/context.js';
+import type { CreateDeadline } from '../../internal/create-deadline.js';
+import { failureOutcome } from '../../internal/failure.js';
+import type { TaskWithId } from '../../schemas/task.js';
 import { type FailedRecord, type OrderRecord, readRecord, revive, type SendingRecord, share } from './order-record.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 

@@ -12,17 +12,17 @@ import {
   type DeliveryError,
   DuplicateTaskError,
   TaskCreationOutcomeUnknownError,
-} from '../core/errors.js';
-import { OPERATIONS, requestOf } from '../core/operations.js';
-import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { DeadlineReason } from '../internal/abort.js';
-import { call, type ResourceContext } from '../internal/context.js';
-import { CreateDeadline } from '../internal/create-deadline.js';
-import { type FailureOutcome, failureOutcome } from '../internal/failure.js';
-import { checkRequestOptions } from '../internal/request-checks.js';
-import { retryDelayMs } from '../internal/retry.js';
-import type { Task, TaskWithId } from '../schemas/task.js';
-import type { TaskCreateParams } from '../schemas/task-create.js';
+} from '../../core/errors.js';
+import { OPERATIONS, requestOf } from '../../core/operations.js';
+import type { RequestOptions, TaskCreateOptions } from '../../core/options.js';
+import { DeadlineReason } from '../../internal/abort.js';
+import { call, type ResourceContext } from '../../internal/context.js';
+import { CreateDeadline } from '../../internal/create-deadline.js';
+import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
+import { checkRequestOptions } from '../../internal/request-checks.js';
+import { retryDelayMs } from '../../internal/retry.js';
+import type { Task, TaskWithId } from '../../schemas/task.js';
+import type { TaskCreateParams } from '../../schemas/task-create.js';
 import { createUnderLease } from './order-lease.js';
 import { findTasksOfOrder } from './order-lookup.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';

@@ -1,16 +1,16 @@
 /** The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an order"). */
-import { APIError, PaginationLimitError } from '../core/errors.js';
-import { OPERATIONS, requestOf } from '../core/operations.js';
-import type { RequestOptions } from '../core/options.js';
-import { sleep } from '../internal/abort.js';
-import { call, type ResourceContext } from '../internal/context.js';
-import type { CreateDeadline } from '../internal/create-deadline.js';
-import { isRetryable } from '../internal/failure.js';
-import { retryDelayMs } from '../internal/retry.js';
-import { TaskListPromise } from '../resources/task-list/list-promise.js';
-import { type FetchTaskPage, TaskPage } from '../resources/task-list/page.js';
-import type { Task } from '../schemas/task.js';
-import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
+import { APIError, PaginationLimitError } from '../../core/errors.js';
+import { OPERATIONS, requestOf } from '../../core/operations.js';
+import type { RequestOptions } from '../../core/options.js';
+import { sleep } from '../../internal/abort.js';
+import { call, type ResourceContext } from '../../internal/context.js';
+import type { CreateDeadline } from '../../internal/create-deadline.js';
+import { isRetryable } from '../../internal/failure.js';
+import { retryDelayMs } from '../../internal/retry.js';
+import { TaskListPromise } from '../task-list/list-promise.js';
+import { type FetchTaskPage, TaskPage } from '../task-list/page.js';
+import type { Task } from '../../schemas/task.js';
+import { MAX_PAGE_SIZE } from '../../schemas/task-list.js';
 
 /** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
 export function exactPattern(text: string): string {
