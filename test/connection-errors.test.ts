@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIConnectionError, APIConnectionTimeoutError, DeliveryClient } from '../src/index.js';
-import { createMockDeliveryService, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, startMockHttpServer } from '../src/testing.js';
 import { orderParams } from './support/order-params.js';
 
 const API_KEY = 'sk_live_connection_errors_key';

@@ -15,7 +15,7 @@ import { parseResponse, safeParse } from '../src/internal/validate.js';
 import type { Drift } from '../src/schemas/tolerant-read.js';
 import { WebhookTask } from '../src/schemas/webhook.js';
 import { driftedValue } from '../src/testing/drift.js';
-import { createMockDeliveryService, DRIFT_MUTATIONS, type MockDriftMutation } from '../src/testing/index.js';
+import { createMockDeliveryService, DRIFT_MUTATIONS, type MockDriftMutation } from '../src/testing.js';
 import { createWebhookHandler, parseWebhookEvent, type WebhookEvent } from '../src/webhooks/index.js';
 import { orderParams } from './support/order-params.js';
 import { webhookBody } from './webhooks/fixtures.js';

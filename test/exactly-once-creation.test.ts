@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exactPattern } from '../src/resources/task-creation/order-lookup.js';
 import {
   APIUserAbortError,
   InsufficientBalanceError,
@@ -14,6 +13,7 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../src/index.js';
 import { redisStore } from '../src/redis.js';
+import { exactPattern } from '../src/resources/task-creation/order-lookup.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from './support/redis-server.js';
 

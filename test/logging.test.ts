@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createWebhookHandler, DeliveryClient } from '../src/index.js';
-import { createMockDeliveryService } from '../src/testing/index.js';
+import { createMockDeliveryService } from '../src/testing.js';
 import { orderParams } from './support/order-params.js';
 
 const mock = createMockDeliveryService();

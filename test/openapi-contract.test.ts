@@ -14,7 +14,7 @@ import {
   type MockHttpServer,
   type MockOperation,
   startMockHttpServer,
-} from '../src/testing/index.js';
+} from '../src/testing.js';
 import {
   assertResponseMatchesContract,
   assertWebhookMatchesContract,

@@ -13,7 +13,7 @@ import {
   type MockDeliveryService,
   type MockHttpServer,
   startMockHttpServer,
-} from '../src/testing/index.js';
+} from '../src/testing.js';
 import {
   assertResponseMatchesContract,
   assertWebhookMatchesContract,

@@ -4,7 +4,6 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../src/core/store.js';
-import { LEASE_TTL_MS } from '../src/resources/task-creation/order-lease.js';
 import {
   type DeliveryStore,
   InsufficientBalanceError,
@@ -12,6 +11,7 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../src/index.js';
+import { LEASE_TTL_MS } from '../src/resources/task-creation/order-lease.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });

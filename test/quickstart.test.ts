@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');

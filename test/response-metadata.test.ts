@@ -14,7 +14,7 @@ import {
   type WalletBalance,
   type WithResponse,
 } from '../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing.js';
 import { orderParams, useMockService } from './support/mock-service.js';
 
 const REQUEST_ID = /^req_\d{6}$/;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeliveryClient, memoryStore } from '../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing.js';
 import { orderParams } from './support/order-params.js';
 
 const staging = createMockDeliveryService({ baseUrl: 'http://staging.invalid/rest' });

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIError, DeliveryClient, isNotFoundError, NotFoundError } from '../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../src/testing.js';
 import { orderParams } from './support/order-params.js';
 
 const mock = createMockDeliveryService();

@@ -1,5 +1,5 @@
 /**
- * `delivery-task` as a real child process (`node --import tsx src/cli/bin.ts`) with its configuration
+ * `delivery-task` as a real child process (`node --import tsx src/cli.ts`) with its configuration
  * in environment variables, against the mock served on 127.0.0.1: exit codes, what goes to stdout and
  * what to stderr, SIGINT, and the same order file created from two processes.
  */

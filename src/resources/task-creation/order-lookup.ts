@@ -7,10 +7,10 @@ import { call, type ResourceContext } from '../../internal/context.js';
 import type { CreateDeadline } from '../../internal/create-deadline.js';
 import { isRetryable } from '../../internal/failure.js';
 import { retryDelayMs } from '../../internal/retry.js';
-import { TaskListPromise } from '../task-list/list-promise.js';
-import { type FetchTaskPage, TaskPage } from '../task-list/page.js';
 import type { Task } from '../../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../../schemas/task-list.js';
+import { TaskListPromise } from '../task-list/list-promise.js';
+import { type FetchTaskPage, TaskPage } from '../task-list/page.js';
 
 /** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
 export function exactPattern(text: string): string {

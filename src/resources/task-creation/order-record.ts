@@ -1,5 +1,10 @@
 /** The order's record in the store (one key per base URL, seller and `orderNumber`), also its lease. */
-import { APIError, type DeliveryError, DuplicateTaskError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
+import {
+  APIError,
+  type DeliveryError,
+  DuplicateTaskError,
+  TaskCreationOutcomeUnknownError,
+} from '../../core/errors.js';
 
 /** A failure as other processes read it back: enough to rebuild the same typed error. */
 export interface SharedFailure {

@@ -1,6 +1,6 @@
 /** The `delivery-task` executable. */
 import module from 'node:module';
-import type { CliIo } from './io.js';
+import type { CliIo } from './cli/io.js';
 
 // Node's on-disk cache of compiled code (Node ≥ 22.1; TypeScript's tsc does the same): a second start
 // skips compiling the executable's files (a fifth of `delivery-task mcp`'s start on the machine measured).
@@ -18,5 +18,5 @@ const io: CliIo = {
 const argv = process.argv.slice(2);
 process.exitCode =
   argv[0] === 'mcp'
-    ? await (await import('./mcp.js')).mcpCommand(argv.slice(1), io)
-    : await (await import('./main.js')).runCli(argv, io);
+    ? await (await import('./cli/mcp.js')).mcpCommand(argv.slice(1), io)
+    : await (await import('./cli/main.js')).runCli(argv, io);

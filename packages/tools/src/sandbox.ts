@@ -8,5 +8,5 @@
  * ```
  * @module
  */
-export { SANDBOX_DEFAULT_PORT, type Sandbox, type SandboxOptions, startSandbox } from './sandbox.js';
-export { parseSandboxSeed, type SandboxSeed } from './seed.js';
+export { SANDBOX_DEFAULT_PORT, type Sandbox, type SandboxOptions, startSandbox } from './sandbox/sandbox.js';
+export { parseSandboxSeed, type SandboxSeed } from './sandbox/seed.js';

@@ -8,14 +8,14 @@
  * ```
  * @module delivery-task-sdk/testing
  */
-export { DRIFT_MUTATIONS, type MockDriftMutation } from './drift.js';
-export { MOCK_FAULT_KINDS, OPERATIONS as MOCK_OPERATIONS } from './faults.js';
+export { DRIFT_MUTATIONS, type MockDriftMutation } from './testing/drift.js';
+export { MOCK_FAULT_KINDS, OPERATIONS as MOCK_OPERATIONS } from './testing/faults.js';
 export {
   type MockHttpServer,
   type MockHttpServerOptions,
   mockRequestListener,
   startMockHttpServer,
-} from './http-server.js';
+} from './testing/http-server.js';
 export {
   type ActiveFaultRule,
   type IssuedTopUp,
@@ -23,11 +23,11 @@ export {
   type MockObservers,
   type NumberedWebhookDelivery,
   observersOf,
-} from './mock-observers.js';
-export { MOCK_DEFAULTS } from './options.js';
-export type { NumberedRequest, RequestPage } from './request-log.js';
-export { createMockDeliveryService } from './service.js';
-export type { TaskRecord as MockTaskRecord, WebhookHistoryEntry } from './state.js';
+} from './testing/mock-observers.js';
+export { MOCK_DEFAULTS } from './testing/options.js';
+export type { NumberedRequest, RequestPage } from './testing/request-log.js';
+export { createMockDeliveryService } from './testing/service.js';
+export type { TaskRecord as MockTaskRecord, WebhookHistoryEntry } from './testing/state.js';
 export type {
   MockAccount,
   MockBranch,
@@ -44,5 +44,5 @@ export type {
   MockSeedTask,
   MockWallet,
   MockWebhookDelivery,
-} from './types.js';
-export { TopUpLinkError, type TopUpLinkProblem } from './wallet.js';
+} from './testing/types.js';
+export { TopUpLinkError, type TopUpLinkProblem } from './testing/wallet.js';

@@ -9,7 +9,7 @@ export {
   type McpPermission,
   type McpPolicy,
   type TopUpLinkDelivery,
-} from './policy.js';
-export type { RefusalRule } from './refusal.js';
-export { createMcpServer, MAX_ARGUMENTS_BYTES } from './server.js';
-export { type StdioOptions, serveStdio } from './stdio.js';
+} from './mcp/policy.js';
+export type { RefusalRule } from './mcp/refusal.js';
+export { createMcpServer, MAX_ARGUMENTS_BYTES } from './mcp/server.js';
+export { type StdioOptions, serveStdio } from './mcp/stdio.js';
