@@ -31,8 +31,8 @@ export class DeliveryError extends Error {
     super(message, options);
     const kind = new.target.errorKind;
     Object.defineProperty(this, 'name', { value: kind, enumerable: true, writable: true, configurable: true });
-    Object.defineProperty(this, BRAND, { value: true, enumerable: false });
-    Object.defineProperty(this, KINDS, { value: Object.freeze([kind, ...ANCESTRY[kind]]), enumerable: false });
+    Object.defineProperty(this, BRAND, { value: true });
+    Object.defineProperty(this, KINDS, { value: Object.freeze([kind, ...ANCESTRY[kind]]) });
   }
 
   /** `error instanceof ThisClass`, by prototype chain or, for the SDK's own classes, by kind chain. */
