@@ -109,7 +109,7 @@ export interface TransportConfig {
 const MAX_REDIRECTS = 5;
 
 /** Carries an attempt's signal through ky to fetch (ky passes unknown options on). */
-const ATTEMPT_SIGNAL = 'deliveryAttemptSignal';
+const ATTEMPT_SIGNAL = 'attemptSignal';
 
 interface AttemptInit extends RequestInit {
   [ATTEMPT_SIGNAL]: AbortSignal;

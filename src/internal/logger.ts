@@ -65,7 +65,7 @@ export class LevelLogger {
     return RANK[level] >= this.#rank;
   }
 
-  log(level: Exclude<LogLevel, 'off'>, message: string, fields?: Record<string, unknown>): void {
+  #log(level: Exclude<LogLevel, 'off'>, message: string, fields?: Record<string, unknown>): void {
     if (!this.enabled(level)) return;
     try {
       if (this.#structured) {
@@ -83,15 +83,15 @@ export class LevelLogger {
   }
 
   debug(message: string, fields?: Record<string, unknown>): void {
-    this.log('debug', message, fields);
+    this.#log('debug', message, fields);
   }
   info(message: string, fields?: Record<string, unknown>): void {
-    this.log('info', message, fields);
+    this.#log('info', message, fields);
   }
   warn(message: string, fields?: Record<string, unknown>): void {
-    this.log('warn', message, fields);
+    this.#log('warn', message, fields);
   }
   error(message: string, fields?: Record<string, unknown>): void {
-    this.log('error', message, fields);
+    this.#log('error', message, fields);
   }
 }

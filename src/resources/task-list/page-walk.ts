@@ -281,7 +281,7 @@ export class RecentIds {
     this.#window = window;
   }
 
-  startPage(): void {
+  #startPage(): void {
     for (;;) {
       const oldest = this.#pages[this.#head];
       if (oldest === undefined || this.#size - oldest.length < this.#window) break;
@@ -300,14 +300,14 @@ export class RecentIds {
 
   /** The tasks of the next page that are not repeats (tasks without an id are kept). */
   unseen(tasks: readonly Task[]): Task[] {
-    this.startPage();
+    this.#startPage();
     const kept: Task[] = [];
-    for (const task of tasks) if (task.id === undefined || this.add(task.id)) kept.push(task);
+    for (const task of tasks) if (task.id === undefined || this.#add(task.id)) kept.push(task);
     return kept;
   }
 
   /** False for a repeat. */
-  add(id: unknown): boolean {
+  #add(id: unknown): boolean {
     const ordinal = this.#headOrdinal + this.#pages.length - 1 - this.#head;
     const repeat = this.#lastSeen.has(id);
     this.#lastSeen.set(id, ordinal);
