@@ -84,6 +84,7 @@ export class ChangeFeed {
       try {
         listener(change);
       } catch {
+        // Its failure is its own.
       }
     }
   }
