@@ -3,7 +3,7 @@ import { defineConfig, type Options } from 'tsup';
 /** Entries with declarations: `.d.ts` from the ESM build, `.d.cts` from the CommonJS one. */
 const declaredEntries = {
   index: 'src/index.ts',
-  testing: 'src/testing/index.ts',
+  testing: 'src/testing.ts',
   redis: 'src/redis.ts',
   postgres: 'src/postgres.ts',
   kwd: 'src/kwd.ts',

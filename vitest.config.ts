@@ -8,13 +8,13 @@ export default defineConfig({
   resolve: {
     alias: Object.entries({
       'delivery-task-sdk': './src/index.ts',
-      'delivery-task-sdk/testing': './src/testing/index.ts',
+      'delivery-task-sdk/testing': './src/testing.ts',
       'delivery-task-sdk/redis': './src/redis.ts',
       'delivery-task-sdk/postgres': './src/postgres.ts',
       'delivery-task-sdk/webhooks': './src/webhooks.ts',
       'delivery-task-sdk/kwd': './src/kwd.ts',
-      'delivery-task-tools/sandbox': './packages/tools/src/sandbox/index.ts',
-      'delivery-task-tools/mcp': './packages/tools/src/mcp/index.ts',
+      'delivery-task-tools/sandbox': './packages/tools/src/sandbox.ts',
+      'delivery-task-tools/mcp': './packages/tools/src/mcp.ts',
     }).map(([name, file]) => ({
       find: new RegExp(`^${name.replace('/', '\\/')}$`),
       replacement: fileURLToPath(new URL(file, import.meta.url)),

@@ -17,7 +17,7 @@ import * as z from 'zod';
 import { DeliveryClient, kwd, Task, TaskListResponse } from '../src/index.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse } from '../src/internal/validate.js';
-import { createMockDeliveryService } from '../src/testing/index.js';
+import { createMockDeliveryService } from '../src/testing.js';
 import { printBundleSizes, printColdImport, printMainEntryModules } from './bundle.js';
 import { measureCallPath, printCallPath } from './call-path.js';
 import {

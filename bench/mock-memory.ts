@@ -4,7 +4,7 @@
  * `npx tsx --expose-gc bench/mock-memory.ts`; `npm run bench` runs it. Prints figures, asserts nothing.
  * @module
  */
-import { createMockDeliveryService } from '../src/testing/index.js';
+import { createMockDeliveryService } from '../src/testing.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');

@@ -2,7 +2,7 @@
  * What `redisStore` costs (`npm run bench:redis`): Redis memory per 100 000 orders, and the latency of
  * one store call on loopback through each client library.
  *
- * Memory: 100 000 orders written the way task creation does (src/creation/order-lease.ts): per order its
+ * Memory: 100 000 orders written the way task creation does (src/resources/task-creation/order-lease.ts): per order its
  * one record, `sending` with its lease (`setIfAbsent`, 24 h), then `created` with the task id over it
  * (`compareAndSet`, which also releases the lease), under the default prefix and the
  * `v2:<base URL>:<seller>:<kind>:{<order>}` layout. Prints the growth of `INFO memory` `used_memory` per 100 000 orders.
@@ -31,7 +31,7 @@ const SAMPLES = 5_000;
 const ORDER_TTL_MS = 86_400_000;
 const LEASE_TTL_MS = 10_000;
 
-/** The order record task creation keeps after a success (src/creation/order-lease.ts): the task id. */
+/** The order record task creation keeps after a success (src/resources/task-creation/order-lease.ts): the task id. */
 function orderRecord(index: number): string {
   return JSON.stringify({ state: 'created', taskId: `6b02${String(index).padStart(20, '0')}`, fence: 1 });
 }

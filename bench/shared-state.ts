@@ -31,7 +31,7 @@ import {
 } from '../src/index.js';
 import { postgresStore } from '../src/postgres.js';
 import { redisStore } from '../src/redis.js';
-import { createMockDeliveryService, type MockDeliveryService, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockDeliveryService, startMockHttpServer } from '../src/testing.js';
 import { countedStore, tally } from '../test/support/counting-store.js';
 import { orderParams } from '../test/support/order-params.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';

@@ -71,13 +71,13 @@ writeFileSync(
         // every entry the guides import, the paths of ../tsconfig.json included
         paths: {
           'delivery-task-sdk': ['../src/index.ts'],
-          'delivery-task-sdk/testing': ['../src/testing/index.ts'],
+          'delivery-task-sdk/testing': ['../src/testing.ts'],
           'delivery-task-sdk/redis': ['../src/redis.ts'],
           'delivery-task-sdk/postgres': ['../src/postgres.ts'],
           'delivery-task-sdk/webhooks': ['../src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['../src/kwd.ts'],
-          'delivery-task-tools/mcp': ['../packages/tools/src/mcp/index.ts'],
-          'delivery-task-tools/sandbox': ['../packages/tools/src/sandbox/index.ts'],
+          'delivery-task-tools/mcp': ['../packages/tools/src/mcp.ts'],
+          'delivery-task-tools/sandbox': ['../packages/tools/src/sandbox.ts'],
         },
       },
       include: ['*.ts'],

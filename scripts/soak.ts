@@ -20,7 +20,7 @@ import {
   type Logger,
   type Task,
 } from '../src/index.js';
-import { createMockDeliveryService, type MockFault, startMockHttpServer } from '../src/testing/index.js';
+import { createMockDeliveryService, type MockFault, startMockHttpServer } from '../src/testing.js';
 import { runProcessSoak } from './soak-processes.js';
 import type { SoakReport } from './soak-report.js';
 

@@ -86,7 +86,7 @@ function seconds(ms: number): string {
 /** Runs one runtime's smoke against a fresh mock served on 127.0.0.1. */
 async function runRuntime(
   run: RuntimeRun,
-  testing: typeof import('../src/testing/index.js'),
+  testing: typeof import('../src/testing.js'),
   bundles: Readonly<Record<string, string>>,
 ): Promise<Outcome> {
   const mock = testing.createMockDeliveryService();
@@ -230,7 +230,7 @@ try {
 
   const testing = (await import(
     pathToFileURL(join(installed, 'dist/testing/index.js')).href
-  )) as typeof import('../src/testing/index.js');
+  )) as typeof import('../src/testing.js');
   const outcomes: Outcome[] = [];
   for (const run of runs) {
     const outcome = await runRuntime(run, testing, bundles);

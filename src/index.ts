@@ -60,6 +60,7 @@ export {
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './core/errors.js';
+export type { OperationName } from './core/operations.js';
 export type {
   Logger,
   LogLevel,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as sdk from '../src/index.js';
-import * as testing from '../src/testing/index.js';
+import * as testing from '../src/testing.js';
 
 describe('the main entry', () => {
   it('exports the client, kwd, every error class and guard, the schemas and the webhook API', () => {

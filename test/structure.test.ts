@@ -1,8 +1,9 @@
 /**
- * The layout of `src`, read from its imports (static, type-only, re-exports and `import()`): the ground
- * floor (`src/schemas`: the service's vocabulary) imports nothing above it, the table of operations
- * stands on it alone, and no import runs in a circle, between files or between rooms (a room is a
- * top-level folder or file of `src`), so every import points down a floor.
+ * The layout of both packages' sources, read from their imports (static, type-only, re-exports and
+ * `import()`): the SDK's ground floor (`src/schemas`: the service's vocabulary) imports nothing above it,
+ * the table of operations stands on it alone, the tools reach the SDK only through its published entries,
+ * and no import runs in a circle, between files or between rooms (a room is a top-level folder or file of
+ * a `src`), so every import points down a floor. No file is over 500 lines; comments are at most 15%.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -11,7 +12,6 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SRC = join(ROOT, 'src');
 const GROUND = 'schemas';
 const OPERATIONS = 'core/operations.ts';
 /** Packages the ground floor may import. */
@@ -26,12 +26,13 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** `src`-relative path with `/` separators. */
-const fromSrc = (path: string): string => relative(SRC, path).split(sep).join('/');
+const relativeTo = (src: string, path: string): string => relative(src, path).split(sep).join('/');
 
-function resolveRelative(importer: string, specifier: string): string {
+function resolveRelative(src: string, importer: string, specifier: string): string {
+  const fromSrc = (path: string): string => relativeTo(src, path);
   const base = join(dirname(importer), specifier).replace(/\.(js|ts)x?$/, '');
   for (const candidate of [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
-    if (existsSync(candidate)) return fromSrc(candidate);
+    if (existsSync(candidate) && !relativeTo(src, candidate).startsWith('..')) return fromSrc(candidate);
   }
   throw new Error(`${fromSrc(importer)} imports ${specifier}, which is not a file of src`);
 }
@@ -43,13 +44,13 @@ interface Imports {
   readonly packages: readonly string[];
 }
 
-function readImports(): Map<string, Imports> {
+function readImports(src: string): Map<string, Imports> {
   const graph = new Map<string, Imports>();
-  for (const file of sourceFiles(SRC)) {
+  for (const file of sourceFiles(src)) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const specifiers = importedFiles.map((entry) => entry.fileName);
-    graph.set(fromSrc(file), {
-      files: specifiers.filter((s) => s.startsWith('.')).map((s) => resolveRelative(file, s)),
+    graph.set(relativeTo(src, file), {
+      files: specifiers.filter((s) => s.startsWith('.')).map((s) => resolveRelative(src, file, s)),
       packages: specifiers.filter((s) => !s.startsWith('.')),
     });
   }
@@ -95,12 +96,43 @@ function circles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
 const roomOf = (file: string): string =>
   file.includes('/') ? file.slice(0, file.indexOf('/')) : file.replace(/\.tsx?$/, '');
 
-const graph = readImports();
+const SDK_SRC = join(ROOT, 'src');
+const TOOLS_SRC = join(ROOT, 'packages/tools/src');
+const sdkGraph = readImports(SDK_SRC);
+const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
+/** What `delivery-task-sdk` publishes: `delivery-task-sdk`, `delivery-task-sdk/testing`, … */
+const PUBLISHED = new Set(Object.keys(rootPackage.exports).map((key) => `delivery-task-sdk${key.slice(1)}`));
 
-describe('structure of src', () => {
+function commentShare(src: string, files: Iterable<string>): { comments: number; total: number } {
+  let comments = 0;
+  let total = 0;
+  for (const file of files) {
+    const lines = readFileSync(join(src, file), 'utf8').split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    let inBlock = false;
+    for (const line of lines) {
+      const text = line.trim();
+      total++;
+      if (inBlock) {
+        comments++;
+        if (text.includes('*/')) inBlock = false;
+      } else if (text.startsWith('//') || text.startsWith('*')) {
+        comments++;
+      } else if (text.startsWith('/*')) {
+        comments++;
+        inBlock = !text.includes('*/');
+      }
+    }
+  }
+  return { comments, total };
+}
+
+describe('structure of the SDK (src)', () => {
   it(`the ground floor (src/${GROUND}) imports nothing outside itself but ${[...GROUND_PACKAGES].join(', ')}`, () => {
     const upward: string[] = [];
-    for (const [file, { files, packages }] of graph) {
+    for (const [file, { files, packages }] of sdkGraph) {
       if (roomOf(file) !== GROUND) continue;
       for (const target of files) if (roomOf(target) !== GROUND) upward.push(`${file} -> ${target}`);
       for (const name of packages) if (!GROUND_PACKAGES.has(name)) upward.push(`${file} -> ${name}`);
@@ -109,18 +141,37 @@ describe('structure of src', () => {
   });
 
   it(`the table of operations (src/${OPERATIONS}) imports only the ground floor`, () => {
-    const imports = graph.get(OPERATIONS);
+    const imports = sdkGraph.get(OPERATIONS);
     expect(imports).toBeDefined();
     expect(imports?.files.filter((target) => roomOf(target) !== GROUND)).toEqual([]);
-    expect(imports?.packages).toEqual([]);
+    expect(imports?.packages.filter((name) => !GROUND_PACKAGES.has(name))).toEqual([]);
   });
+});
 
-  it('no import circle between files of src', () => {
+describe('structure of the tools (packages/tools/src)', () => {
+  it('reach the SDK only through its published entries', () => {
+    const deep: string[] = [];
+    for (const [file, { packages }] of readImports(TOOLS_SRC)) {
+      for (const name of packages) {
+        if (name.startsWith('delivery-task-sdk') && !PUBLISHED.has(name)) deep.push(`${file} -> ${name}`);
+      }
+    }
+    expect(deep).toEqual([]);
+  });
+});
+
+describe.each([
+  ['the SDK', SDK_SRC],
+  ['the tools', TOOLS_SRC],
+])('structure of %s', (_name, src) => {
+  const graph = src === SDK_SRC ? sdkGraph : readImports(src);
+
+  it('no import circle between files', () => {
     const edges = new Map([...graph].map(([file, { files }]) => [file, new Set(files)]));
     expect(circles(edges)).toEqual([]);
   });
 
-  it('no import circle between rooms of src (top-level folders and files): every import points down a floor', () => {
+  it('no import circle between rooms (top-level folders and files): every import points down a floor', () => {
     const edges = new Map<string, Set<string>>();
     const witnesses = new Map<string, string>();
     for (const [file, { files }] of graph) {
@@ -142,35 +193,15 @@ describe('structure of src', () => {
     expect(found).toEqual([]);
   });
 
-  // Turned on once every part of issue 28's first wave is merged.
-  it.skip('no src file over 500 lines (on after wave 1 merges)', () => {
+  it('no file over 500 lines', () => {
     const long = [...graph.keys()]
-      .map((file) => [file, readFileSync(join(SRC, file), 'utf8').split('\n').length - 1] as const)
+      .map((file) => [file, readFileSync(join(src, file), 'utf8').split('\n').length - 1] as const)
       .filter(([, lines]) => lines > 500);
     expect(long).toEqual([]);
   });
 
-  it.skip('comments are at most 15% of src lines (on after wave 1 merges)', () => {
-    let comments = 0;
-    let total = 0;
-    for (const file of graph.keys()) {
-      const lines = readFileSync(join(SRC, file), 'utf8').split('\n');
-      if (lines.at(-1) === '') lines.pop();
-      let inBlock = false;
-      for (const line of lines) {
-        const text = line.trim();
-        total++;
-        if (inBlock) {
-          comments++;
-          if (text.includes('*/')) inBlock = false;
-        } else if (text.startsWith('//') || text.startsWith('*')) {
-          comments++;
-        } else if (text.startsWith('/*')) {
-          comments++;
-          inBlock = !text.includes('*/');
-        }
-      }
-    }
+  it('comments are at most 15% of the lines', () => {
+    const { comments, total } = commentShare(src, graph.keys());
     expect(comments / total).toBeLessThanOrEqual(0.15);
   });
 });

@@ -13,9 +13,9 @@ const MCP_SDK = /^@modelcontextprotocol\/sdk(\/|$)/;
 const commandFiles: NonNullable<Options['esbuildPlugins']>[number] = {
   name: 'command-files',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(main|mcp)\.js$/ }, (args) =>
-      /\/src\/cli\/(bin|main)\.ts$/.test(args.importer)
-        ? { path: args.path === './main.js' ? './cli-main.js' : './cli-mcp.js', external: true }
+    build.onResolve({ filter: /^\.\/(cli\/)?(main|mcp)\.js$/ }, (args) =>
+      /\/src\/(cli|cli\/main)\.ts$/.test(args.importer)
+        ? { path: args.path.endsWith('main.js') ? './cli-main.js' : './cli-mcp.js', external: true }
         : undefined,
     );
   },
@@ -38,12 +38,12 @@ export default defineConfig([
   // The library entries `delivery-task-tools/sandbox` and `delivery-task-tools/mcp`.
   {
     ...shared,
-    entry: { sandbox: 'src/sandbox/index.ts', mcp: 'src/mcp/index.ts' },
+    entry: { sandbox: 'src/sandbox.ts', mcp: 'src/mcp.ts' },
     dts: true,
   },
   {
     ...shared,
-    entry: { cli: 'src/cli/bin.ts', 'cli-main': 'src/cli/main.ts' },
+    entry: { cli: 'src/cli.ts', 'cli-main': 'src/cli/main.ts' },
     // esbuild's own tree shaking; no shared chunks, so a command's modules load only when it runs.
     treeshake: false,
     splitting: false,

@@ -86,7 +86,7 @@ export const OPERATIONS = {
   },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** An operation's name (`tasks.retrieve`): the SDK method that calls it. */
+/** An operation's name (`tasks.retrieve`, …; docs/testing.md lists them): the SDK method that calls it, its span's name, the mock's `MockOperation`. */
 export type OperationName = keyof typeof OPERATIONS;
 
 /** Every operation name, in the table's order. */

@@ -10,8 +10,6 @@ import {
 } from '../core/errors.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
-import { createTask } from '../creation/exactly-once-creation.js';
-import { findTasksOfOrder } from '../creation/order-lookup.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
@@ -24,6 +22,8 @@ import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
+import { createTask } from './task-creation/exactly-once-creation.js';
+import { findTasksOfOrder } from './task-creation/order-lookup.js';
 import { TaskListPromise } from './task-list/list-promise.js';
 import {
   DEFAULT_LIST_CONCURRENCY,

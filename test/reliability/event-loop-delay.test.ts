@@ -20,7 +20,7 @@ import { findJsonSyntaxError } from '../../packages/tools/src/cli/json-syntax.js
 import { MAX_ORDER_FILE_BYTES } from '../../packages/tools/src/cli/operator/create.js';
 import { cliEnv, runInProcess } from '../../packages/tools/test/support/cli.js';
 import { DeliveryClient, kwd } from '../../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 import { parseWebhookEvent } from '../../src/webhooks/index.js';
 
 /** The most one call may hold the event loop, ms. */

@@ -12,7 +12,7 @@ import {
   NotFoundError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 import { orderParams } from '../support/mock-service.js';
 
 const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 500 } });

@@ -16,7 +16,7 @@ import {
   type Logger,
   ResponseValidationError,
 } from '../../src/index.js';
-import { createMockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
 const API_KEY = 'sk_live_9f8e7d6c5b4a39281706';

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type ClientOptions, DeliveryClient } from '../../src/index.js';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 
 /** What the mock answered to a forwarded request. */
 export interface Forwarded {

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APIConnectionError, DeliveryClient } from '../../src/index.js';
-import { createMockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 import { orderParams } from './order-params.js';
 
 const received: unknown[] = [];

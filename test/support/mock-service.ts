@@ -8,7 +8,7 @@ import {
   createMockDeliveryService,
   type MockDeliveryService,
   type MockDeliveryServiceOptions,
-} from '../../src/testing/index.js';
+} from '../../src/testing.js';
 
 export interface MockServiceFixture {
   mock: MockDeliveryService;

@@ -2,7 +2,7 @@
  * Plain `fetch` calls to a mock, with its credentials, for the tests of the mock itself (the SDK
  * client is tested elsewhere).
  */
-import type { MockDeliveryService } from '../../src/testing/index.js';
+import type { MockDeliveryService } from '../../src/testing.js';
 
 /** Options of {@link callService}. */
 export interface CallOptions {

@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryClient, type SchemaDrift } from '../../src/index.js';
-import { createMockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 import { orderParams } from '../support/order-params.js';
 import { callService } from './calls.js';
 

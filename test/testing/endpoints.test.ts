@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kwd } from '../../src/kwd.js';
 import { haversineKm } from '../../src/testing/geo.js';
-import { createMockDeliveryService, MOCK_DEFAULTS } from '../../src/testing/index.js';
+import { createMockDeliveryService, MOCK_DEFAULTS } from '../../src/testing.js';
 import { callService, createTask, type TaskShape, taskBody } from './calls.js';
 
 const HEX_OBJECT_ID = /^[0-9a-f]{24}$/;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_JSON_BODY } from '../../src/testing/faults.js';
-import { createMockDeliveryService, type MockFaultRule } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockFaultRule } from '../../src/testing.js';
 import { callService, createTask, credentials, serviceUrl, taskBody } from './calls.js';
 
 const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 50 } });

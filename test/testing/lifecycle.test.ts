@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HAPPY_PATH, movesFrom, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from '../../src/schemas/lifecycle.js';
-import { createMockDeliveryService } from '../../src/testing/index.js';
 import { plannedEvents, plannedEventsOf } from '../../src/testing/lifecycle.js';
 import type { TaskRecord } from '../../src/testing/state.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 import { callService, createTask, taskBody } from './calls.js';
 
 describe('plannedEvents', () => {

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMockDeliveryService } from '../../src/testing/index.js';
 import { runtimeWithoutMswInterception } from '../../src/testing/msw-support.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 import { ROOT } from '../support/root.js';
 
 // The detection is stubbed per test; by default it calls through (this suite runs on Node ≥ 22.12).

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 import { callService, createTask, type TaskShape, taskBody } from './calls.js';
 
 interface Page {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService } from '../../src/testing.js';
 
 // Under mock.listen(), msw 3.0 keeps about 45 KB per request of an answer sent without a length (a
 // chunked body), for as long as the process lives: every answer of the mock states its length.

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exactPattern } from '../../src/creation/order-lookup.js';
+import { exactPattern } from '../../src/resources/task-creation/order-lookup.js';
 import {
   compileSearchPattern,
   MAX_PATTERN_PROGRAM,

@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createMockDeliveryService, MOCK_DEFAULTS } from '../../src/testing/index.js';
+import { createMockDeliveryService, MOCK_DEFAULTS } from '../../src/testing.js';
 import { callService, createTask, credentials, taskBody } from './calls.js';
 
 describe('a mock with the default options', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliveryClient, NotFoundError } from '../../src/index.js';
-import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
 
 let mock: MockDeliveryService | undefined;
 afterEach(() => mock?.close());

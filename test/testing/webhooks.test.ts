@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kwd } from '../../src/kwd.js';
-import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
 import { createTask, taskBody } from './calls.js';
 
 interface ReceivedWebhook {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryClient } from '../../src/client.js';
 import type { Task } from '../../src/schemas/task.js';
-import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
 import {
   createWebhookHandler,
   type WebhookEvent,

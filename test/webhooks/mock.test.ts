@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryClient } from '../../src/client.js';
-import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
 import { createWebhookHandler, type WebhookEvent, type WebhookHandler } from '../../src/webhooks/index.js';
 import { clientOf, orderParams } from '../support/mock-service.js';
 import { DELIVERY_EVENTS, postWebhook } from './fixtures.js';

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryClient } from '../../src/client.js';
 import { ConfigurationError, type DeliveryStore, memoryStore, type Task } from '../../src/index.js';
 import { redisStore } from '../../src/redis.js';
-import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing/index.js';
+import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
 import {
   createWebhookHandler,
   type WebhookEvent,

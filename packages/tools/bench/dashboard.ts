@@ -16,7 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { DeliveryClient } from 'delivery-task-sdk';
-import { CHROMIUM_PATH, startBrowser } from '../test/dashboard/browser.js';
+import { CHROMIUM_PATH, startBrowser } from '../test/sandbox/dashboard/browser.js';
 
 const TASKS = 40;
 const STREAMS = 50;

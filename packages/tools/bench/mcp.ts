@@ -17,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { DeliveryClient } from 'delivery-task-sdk';
 import { startSandbox } from 'delivery-task-tools/sandbox';
-import { createMcpServer } from '../src/mcp/index.js';
+import { createMcpServer } from '../src/mcp.js';
 
 const STARTS = 10;
 const ROUNDS = 5;

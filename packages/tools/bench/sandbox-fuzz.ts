@@ -1,6 +1,6 @@
 /**
  * The sandbox under hostile requests (docs/sandbox.md, "Bounds"), against `delivery-task sandbox` as a
- * separate process on loopback (`node --import tsx src/cli/bin.ts sandbox`, one process):
+ * separate process on loopback (`node --import tsx src/cli.ts sandbox`, one process):
  *
  * 1. a fuzz of 5,000 random requests (methods, raw request targets, query strings with regex searches,
  *    headers, bodies large, deep or malformed; fixed seed, 8 at a time) with a health probe
@@ -43,11 +43,12 @@ let current: Running | undefined;
 /** Starts the sandbox (own process group) and resolves with its JSON line. */
 async function startSandbox(args: readonly string[] = []): Promise<Running> {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const child = spawn(
-    process.execPath,
-    ['--import', tsx, 'src/cli/bin.ts', 'sandbox', '--port', '0', '--json', ...args],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], detached: true, env: { ...process.env, NODE_OPTIONS: '' } },
-  );
+  const child = spawn(process.execPath, ['--import', tsx, 'src/cli.ts', 'sandbox', '--port', '0', '--json', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout?.setEncoding('utf8');

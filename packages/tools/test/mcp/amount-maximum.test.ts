@@ -2,7 +2,7 @@
 import { ConfigurationError } from 'delivery-task-sdk';
 import { describe, expect, it } from 'vitest';
 import { useMockService } from '../../../../test/support/mock-service.js';
-import { createMcpServer } from '../../src/mcp/index.js';
+import { createMcpServer } from '../../src/mcp.js';
 import { call, connectInMemory, refusalOf } from './support.js';
 
 describe('the maximum KWD amount in the MCP server', () => {

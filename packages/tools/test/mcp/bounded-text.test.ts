@@ -8,9 +8,9 @@ import { DeliveryClient } from 'delivery-task-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useMockService } from '../../../../test/support/mock-service.js';
 import { partsIn } from '../../../../test/support/secret-parts.js';
-import { createMcpServer } from '../../src/mcp/index.js';
 import { MAX_ERROR_CHARS } from '../../src/mcp/results.js';
 import { MAX_FIELD_CHARS } from '../../src/mcp/task-view.js';
+import { createMcpServer } from '../../src/mcp.js';
 import { booking, call, connectInMemory, dataOf, quote, SALMIYA, textOf } from './support.js';
 
 const API_KEY = 'Kq7Zp3Wm-hostile-9Xv2';

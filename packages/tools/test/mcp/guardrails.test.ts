@@ -9,7 +9,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { type DeliveryStore, memoryStore } from 'delivery-task-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useMockService } from '../../../../test/support/mock-service.js';
-import { createMcpServer, type McpPolicy } from '../../src/mcp/index.js';
+import { createMcpServer, type McpPolicy } from '../../src/mcp.js';
 import {
   booking,
   bookTwoStep,

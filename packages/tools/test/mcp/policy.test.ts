@@ -2,8 +2,8 @@
 
 import { ConfigurationError, DeliveryClient, memoryStore } from 'delivery-task-sdk';
 import { describe, expect, it } from 'vitest';
-import { createMcpServer, type McpPolicy } from '../../src/mcp/index.js';
 import { resolvePolicy } from '../../src/mcp/policy.js';
+import { createMcpServer, type McpPolicy } from '../../src/mcp.js';
 
 const client = new DeliveryClient({
   apiKey: 'key',

@@ -13,7 +13,7 @@ import IORedis from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithRedis, type RedisServer, startRedisServer } from '../../../../test/support/redis-server.js';
 import { kuwaitDay } from '../../src/mcp/daily-spend.js';
-import { createMcpServer } from '../../src/mcp/index.js';
+import { createMcpServer } from '../../src/mcp.js';
 import { call, connectInMemory, connectStdio, dataOf, ORIGIN, refusalOf, type ToolResult } from './support.js';
 
 /** Delivery points whose fees from the mock's origin differ (to the fils), so the cap is met unevenly. */

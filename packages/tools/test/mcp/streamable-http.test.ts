@@ -12,7 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { DeliveryClient } from 'delivery-task-sdk';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMcpServer } from '../../src/mcp/index.js';
+import { createMcpServer } from '../../src/mcp.js';
 import { booking, bookTwoStep, call, dataOf, quote, refusalOf } from './support.js';
 
 let sandbox: Sandbox;

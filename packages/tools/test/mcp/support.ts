@@ -62,7 +62,7 @@ export async function connectStdio(
 ): Promise<StdioSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [createRequire(import.meta.url).resolve('tsx/cli'), 'src/cli/bin.ts', 'mcp', ...args],
+    args: [createRequire(import.meta.url).resolve('tsx/cli'), 'src/cli.ts', 'mcp', ...args],
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe',

@@ -1,6 +1,6 @@
 /**
  * Running `delivery-task` in tests: in process through `runCli` with a capturing io, or as a child
- * process (`node --import tsx src/cli/bin.ts`), both against a mock served over real sockets.
+ * process (`node --import tsx src/cli.ts`), both against a mock served over real sockets.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -63,11 +63,11 @@ export interface CliChild {
 }
 
 /**
- * Starts `src/cli/bin.ts` in a child process with only `env` (plus PATH and the temp directory), so the
+ * Starts `src/cli.ts` in a child process with only `env` (plus PATH and the temp directory), so the
  * test machine's own DELIVERY_* variables never leak in.
  */
 export function startCliProcess(argv: readonly string[], env: Record<string, string>): CliChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...argv], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...argv], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,386 @@
+/**
+ * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`; the failure table and
+ * reconciliation rules in docs/exactly-once.md). Concurrent creates of one (seller, `orderNumber`) share
+ * one flight; across processes the flight runs under the order's lease (`order-lease.ts`); `totalTimeout`
+ * bounds the whole create (`internal/create-deadline.ts`).
+ * @module
+ */
+import {
+  APIConnectionError,
+  APIUserAbortError,
+  connectionErrorAfter,
+  type DeliveryError,
+  DuplicateTaskError,
+  TaskCreationOutcomeUnknownError,
+} from '../../core/errors.js';
+import { OPERATIONS, requestOf } from '../../core/operations.js';
+import type { RequestOptions, TaskCreateOptions } from '../../core/options.js';
+import { DeadlineReason } from '../../internal/abort.js';
+import { call, type ResourceContext } from '../../internal/context.js';
+import { CreateDeadline } from '../../internal/create-deadline.js';
+import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
+import { checkRequestOptions } from '../../internal/request-checks.js';
+import { retryDelayMs } from '../../internal/retry.js';
+import type { Task, TaskWithId } from '../../schemas/task.js';
+import type { TaskCreateParams } from '../../schemas/task-create.js';
+import { createUnderLease } from './order-lease.js';
+import { findTasksOfOrder } from './order-lookup.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
+
+const RECONCILING_ABORTED = 'the caller aborted during reconciliation';
+
+/** One create in flight, shared by every caller of the same (seller, orderNumber). */
+interface Flight {
+  readonly promise: Promise<TaskWithId>;
+  /** Fired when the last caller aborts. */
+  readonly controller: AbortController;
+  /** What a joiner's own deadline error says. */
+  readonly run: CreateDeadline;
+  callers: number;
+}
+
+/** How long a create waits for another process creating the same order, by default, ms. */
+export const DEFAULT_LEASE_WAIT_MS = 120_000;
+
+const flights = new Map<string, Flight>();
+
+/**
+ * Creates a task at most once; `body` is already validated.
+ * @throws the rejection as is, {@link DuplicateTaskError}, {@link TaskCreationOutcomeUnknownError} (also at
+ * `totalTimeout` once a POST may have reached the service; `APIConnectionTimeoutError` before),
+ * `RequestValidationError` for bad options, {@link APIUserAbortError} before anything was sent.
+ */
+export function createTask(
+  context: ResourceContext,
+  body: TaskCreateParams,
+  options: TaskCreateOptions,
+): Promise<TaskWithId> {
+  const { orderNumber } = body;
+  const {
+    repeatDelivery = false,
+    resendUnknownOutcome = false,
+    totalTimeout: ownTotalTimeout,
+    ...requestOptions
+  } = options;
+  const callerSignal = options.signal;
+  if (callerSignal?.aborted) {
+    return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
+  }
+  try {
+    checkRequestOptions('tasks.create', options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
+  if (orderNumber === undefined) {
+    const run = new CreateDeadline(undefined, totalTimeout, callerSignal);
+    return withDeadline(createOnce(context, body, requestOptions, undefined, run), run);
+  }
+  const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
+  const flight = flights.get(key);
+  if (flight === undefined) {
+    const controller = new AbortController();
+    const run = new CreateDeadline(orderNumber, totalTimeout, controller.signal);
+    const flightOptions = { ...requestOptions, signal: controller.signal };
+    const promise = withDeadline(
+      createUnderLease(
+        context,
+        orderNumber,
+        {
+          repeatDelivery,
+          waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS,
+          attemptTimeoutMs: requestOptions.timeout ?? context.attemptTimeoutMs,
+          signal: controller.signal,
+          run,
+        },
+        (prior, guard) => createOnce(context, body, flightOptions, prior, run, guard, resendUnknownOutcome),
+      ),
+      run,
+    );
+    const started: Flight = { promise, controller, run, callers: 0 };
+    flights.set(key, started);
+    const leave = () => {
+      if (flights.get(key) === started) flights.delete(key);
+    };
+    promise.then(leave, leave);
+    return follow(started, callerSignal, orderNumber, undefined);
+  }
+  context.logger.debug(`Create of order ${orderNumber} joins the one already in flight`);
+  return follow(flight, callerSignal, orderNumber, totalTimeout);
+}
+
+/** `work`, or the deadline's error as soon as it passes: a store call that never answers cannot hold the caller. */
+function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<TaskWithId> {
+  if (run.totalTimeoutMs === undefined) return work;
+  return new Promise<TaskWithId>((resolve, reject) => {
+    const onAbort = () => {
+      if (run.created !== undefined) resolve(run.created);
+      else if (run.expired) reject(run.error());
+    };
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      run.signal.removeEventListener('abort', onAbort);
+      run.clear();
+    };
+    work.then(
+      (task) => {
+        settle();
+        resolve(task);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The flight's outcome for one caller, who may leave on their own signal or `totalTimeoutMs`. */
+function follow(
+  flight: Flight,
+  signal: AbortSignal | undefined,
+  orderNumber: string,
+  totalTimeoutMs: number | undefined,
+): Promise<TaskWithId> {
+  flight.callers++;
+  if (signal === undefined && totalTimeoutMs === undefined) return flight.promise;
+  return new Promise<TaskWithId>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const leave = (reason: unknown, error: DeliveryError | undefined) => {
+      stop();
+      flight.callers--;
+      if (flight.callers > 0) {
+        reject(
+          error ??
+            new TaskCreationOutcomeUnknownError({
+              orderNumber,
+              reason:
+                'the caller aborted while the create was in flight (it goes on for the other callers of this order)',
+              cause: reason,
+            }),
+        );
+        return;
+      }
+      flight.controller.abort(reason);
+      if (error !== undefined) reject(error);
+    };
+    const onAbort = () => leave(signal?.reason, undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (totalTimeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        const { created } = flight.run;
+        if (created === undefined) leave(new DeadlineReason('total', totalTimeoutMs), flight.run.error(totalTimeoutMs));
+        else {
+          stop();
+          resolve(created);
+        }
+      }, totalTimeoutMs);
+    }
+    flight.promise.then(
+      (task) => {
+        stop();
+        resolve(task);
+      },
+      (error: unknown) => {
+        stop();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** One POST; a 2xx without a task id throws `ResponseValidationError` (then reconciled). */
+async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<TaskWithId> {
+  const response = await call(
+    context,
+    OPERATIONS['tasks.create'].response,
+    { ...requestOf('tasks.create'), body },
+    options,
+  );
+  return response.data.createTask;
+}
+
+/**
+ * The one task a reconciliation found, or `undefined`.
+ * @throws {DuplicateTaskError} for several; {@link TaskCreationOutcomeUnknownError} for one without an id.
+ */
+function theTask(found: readonly Task[], orderNumber: string): TaskWithId | undefined {
+  if (found.length > 1) {
+    throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
+  }
+  const [task] = found;
+  if (task === undefined) return undefined;
+  if (typeof task.id === 'string' && task.id !== '') return task as TaskWithId;
+  throw new TaskCreationOutcomeUnknownError({
+    orderNumber,
+    reason: 'the order was found, but the service listed its task without an id',
+  });
+}
+
+/** For log lines: a message may quote the service. */
+function nameOf(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** The create, its resends and reconciliations; with `prior`, looked up first unless `resendUnknown`. */
+async function createOnce(
+  context: ResourceContext,
+  body: TaskCreateParams,
+  options: RequestOptions,
+  prior: PriorAttempt | undefined,
+  run: CreateDeadline,
+  guard?: SendGuard,
+  resendUnknown = false,
+): Promise<TaskWithId> {
+  const { orderNumber } = body;
+  const { logger } = context;
+  const maxRetries = options.maxRetries ?? context.maxRetries;
+  const firstAttemptAt = prior?.since ?? Date.now();
+  if (prior !== undefined && orderNumber !== undefined) {
+    run.mayHaveCreated = true;
+    run.decidableAt = Math.max(run.decidableAt ?? 0, prior.decidableAt);
+    if (resendUnknown) {
+      logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
+    } else {
+      const task = await decide(context, orderNumber, firstAttemptAt, options, undefined, run);
+      if (task !== undefined) {
+        logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
+        return task;
+      }
+    }
+  }
+  for (let resend = 0; ; resend++) {
+    let failure: unknown;
+    run.stage = 'sending the POST';
+    const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
+    await guard?.beforeAttempt(resend > 0, Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs));
+    const sendOptions = run.requestOptions(options);
+    run.posts++;
+    run.posting = true;
+    try {
+      return await send(context, body, sendOptions);
+    } catch (error) {
+      failure = error;
+    } finally {
+      run.posting = false;
+    }
+    const outcome: FailureOutcome = failureOutcome(failure);
+    if (outcome === 'rejected') throw failure;
+    if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
+      run.mayHaveCreated = true;
+      run.decidableAt = Date.now() + context.listingDelayMs;
+    }
+    if (outcome === 'aborted') {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'the caller aborted while the request was in flight',
+        cause: failure,
+        ...run.retryAfter(),
+      });
+    }
+    if (run.expired) throw run.error();
+    if (outcome === 'not-sent' || outcome === 'not-processed') {
+      if (resend >= maxRetries)
+        throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
+      const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
+      logger.warn(`Create was not processed (${nameOf(failure)}); sending it again in ${wait} ms`);
+      run.stage = 'waiting before sending the POST again';
+      await run.sleep(wait, RECONCILING_ABORTED, failure);
+      continue;
+    }
+    if (orderNumber === undefined) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `the POST failed with ${nameOf(failure)}`,
+        cause: failure,
+      });
+    }
+    // After the last POST allowed, waiting out the listing delay could only end in the same error.
+    const last = outcome === 'ambiguous' && resend >= maxRetries;
+    const task = await decide(context, orderNumber, firstAttemptAt, options, failure, run, !last);
+    if (task !== undefined) {
+      logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
+      return task;
+    }
+    if (outcome === 'committed') {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'the answer to an accepted POST could not be used, and no task is listed',
+        cause: failure,
+        retryAfterMs: 0,
+      });
+    }
+    if (resend >= maxRetries) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `no task is listed after ${resend + 1} POST(s), the last failing with ${nameOf(failure)}`,
+        cause: failure,
+        ...run.retryAfter(),
+      });
+    }
+    logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
+  }
+}
+
+const createdAtOf = (task: Task): number => (task.createdAt === undefined ? Number.NaN : Date.parse(task.createdAt));
+
+/**
+ * Looks the order up at once, and again at `run.decidableAt` if that is ahead: the task created since
+ * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent).
+ * @throws {DuplicateTaskError}; {@link TaskCreationOutcomeUnknownError} for tasks only before the window,
+ * a failed lookup, or a decision past the deadline (`retryAfterMs`).
+ */
+async function decide(
+  context: ResourceContext,
+  orderNumber: string,
+  since: number,
+  options: RequestOptions,
+  failure: unknown,
+  run: CreateDeadline,
+  waitForListing = true,
+): Promise<TaskWithId | undefined> {
+  const windowStart = since - context.reconciliation.windowSkewMs;
+  for (;;) {
+    run.stage = 'looking the order up';
+    const lookedAt = Date.now();
+    let found: Task[];
+    try {
+      found = await findTasksOfOrder(context, orderNumber, options, run);
+    } catch (error) {
+      if (run.expired) throw run.error();
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: `looking the order up failed with ${nameOf(error)}`,
+        cause: error,
+        ...run.retryAfter(),
+      });
+    }
+    const inWindow = found.filter((task) => !(createdAtOf(task) < windowStart));
+    if (inWindow.length > 0) return theTask(inWindow, orderNumber);
+    if (found.length > 0) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'tasks of this order number predate this create; nothing was sent again',
+        candidateTaskIds: found.map((task) => task.id ?? '(no id)'),
+        cause: failure,
+      });
+    }
+    const decidableAt = run.decidableAt ?? 0;
+    if (lookedAt >= decidableAt) return undefined;
+    const wait = decidableAt - Date.now();
+    if (!waitForListing) return undefined;
+    if (wait >= run.remaining()) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason: 'no task is listed yet, and listingDelayMs ends past the totalTimeout',
+        cause: failure,
+        retryAfterMs: wait,
+      });
+    }
+    await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
+  }
+}

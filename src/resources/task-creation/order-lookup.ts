@@ -1,0 +1,108 @@
+/** The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an order"). */
+import { APIError, PaginationLimitError } from '../../core/errors.js';
+import { OPERATIONS, requestOf } from '../../core/operations.js';
+import type { RequestOptions } from '../../core/options.js';
+import { sleep } from '../../internal/abort.js';
+import { call, type ResourceContext } from '../../internal/context.js';
+import type { CreateDeadline } from '../../internal/create-deadline.js';
+import { isRetryable } from '../../internal/failure.js';
+import { retryDelayMs } from '../../internal/retry.js';
+import type { Task } from '../../schemas/task.js';
+import { MAX_PAGE_SIZE } from '../../schemas/task-list.js';
+import { TaskListPromise } from '../task-list/list-promise.js';
+import { type FetchTaskPage, TaskPage } from '../task-list/page.js';
+
+/** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
+export function exactPattern(text: string): string {
+  return `^${text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
+}
+
+/**
+ * Every task whose `orderNumber` is exactly `orderNumber`, newest first, by an anchored pattern (a literal
+ * search when the service refuses it: 400, 422); at most `maxPages` list requests, with `run` per create.
+ * @throws {PaginationLimitError} when those are used up with more to read; request errors.
+ */
+export async function findTasksOfOrder(
+  context: ResourceContext,
+  orderNumber: string,
+  options: RequestOptions,
+  run?: CreateDeadline,
+  maxPages = context.reconciliation.maxPages,
+): Promise<Task[]> {
+  const budget = {
+    left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
+    cap: run === undefined ? maxPages : context.reconciliation.maxPages,
+  };
+  try {
+    return await searchOrder(
+      context,
+      orderNumber,
+      { search: exactPattern(orderNumber), literal: false },
+      options,
+      run,
+      budget,
+    );
+  } catch (error) {
+    if (!(error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
+  }
+  return searchOrder(context, orderNumber, { search: orderNumber, literal: true }, options, run, budget);
+}
+
+/** The exact matches of one search, walked by the list engine (`task-list/`). */
+async function searchOrder(
+  context: ResourceContext,
+  orderNumber: string,
+  query: { search: string; literal: boolean },
+  options: RequestOptions,
+  run: CreateDeadline | undefined,
+  budget: { left: number; cap: number },
+): Promise<Task[]> {
+  const matches = new Map<string, Task>();
+  const fetchPage: FetchTaskPage = async (page, request) => {
+    const signal = request?.signal ?? run?.signal ?? options.signal;
+    // Retried here, not by the transport, so that every request sent counts against the budget.
+    for (let attempt = 1; ; attempt++) {
+      if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
+      budget.left--;
+      if (run !== undefined) run.listRequests++;
+      const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
+      try {
+        const response = await call(
+          context,
+          OPERATIONS['tasks.list'].response,
+          {
+            ...requestOf('tasks.list'),
+            query: {
+              limit: String(MAX_PAGE_SIZE),
+              page: String(page),
+              search: query.search,
+              ignoreRegex: String(query.literal),
+              sortBy: 'createdAt',
+              sortOrder: '-1',
+            },
+            onRateLimited: request?.onRateLimited,
+          },
+          request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
+        );
+        return new TaskPage(response, fetchPage);
+      } catch (error) {
+        if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
+          throw error;
+        }
+        await sleep(retryDelayMs(attempt, (error as { headers?: Headers }).headers), signal);
+      }
+    }
+  };
+  // One page at a time: every request counts against the budget, none is sent ahead and dropped.
+  const listing = new TaskListPromise(fetchPage, 1, {
+    maxPages: Number.POSITIVE_INFINITY,
+    concurrency: 1,
+    signal: options.signal,
+  });
+  for await (const { tasks } of listing.byPage()) {
+    for (const task of tasks) {
+      if (task.orderNumber === orderNumber) matches.set(task.id ?? `(no id ${matches.size})`, task);
+    }
+  }
+  return [...matches.values()];
+}

@@ -1,0 +1,172 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  DeliveryClient,
+  DeliveryError,
+  InsufficientBalanceError,
+  InternalServerError,
+  isAPIError,
+  isDeliveryError,
+  isInsufficientBalanceError,
+  isRequestValidationError,
+  isResponseTooLargeError,
+  isWebhookEventTimeoutError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestValidationError,
+  ResponseTooLargeError,
+  UnprocessableEntityError,
+  WebhookEventTimeoutError,
+} from '../../src/index.js';
+import { orderParams, useMockService } from '../support/mock-service.js';
+
+const { mock, client } = useMockService();
+
+describe('status → error class', () => {
+  it.each([
+    [400, BadRequestError],
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [422, UnprocessableEntityError],
+    [429, RateLimitError],
+    [500, InternalServerError],
+    [502, InternalServerError],
+    [503, InternalServerError],
+    [504, InternalServerError],
+    [418, APIError],
+    [402, APIError],
+  ] as const)('maps %i to %s', async (status, errorClass) => {
+    mock.inject({
+      operation: 'tasks.retrieve',
+      kind: 'status',
+      status,
+      body: { message: `Injected ${status}`, code: `E${status}` },
+      headers: { 'x-request-id': `req-${status}` },
+    });
+    const error = await client({ maxRetries: 0 })
+      .tasks.retrieve('task-1')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(errorClass);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toBeInstanceOf(DeliveryError);
+    const apiError = error as APIError;
+    expect(apiError.name).toBe(errorClass.name);
+    expect(apiError.status).toBe(status);
+    expect(apiError.code).toBe(`E${status}`);
+    expect(apiError.requestId).toBe(`req-${status}`);
+    expect(apiError.method).toBe('GET');
+    expect(apiError.url).toBe(`${mock.baseUrl}/tasks/task-1`);
+    expect(apiError.body).toEqual({ message: `Injected ${status}`, code: `E${status}` });
+    expect(apiError.message).toMatch(
+      new RegExp(`^${status} .+: GET /rest/tasks/task-1 — Injected ${status} \\(request id req-${status}\\)$`),
+    );
+  });
+
+  it('maps a 402 on create, and a 4xx on create that mentions the balance, to InsufficientBalanceError', async () => {
+    mock.inject({ operation: 'tasks.create', kind: 'status', status: 402, body: { message: 'Payment required' } });
+    await expect(client().tasks.create(orderParams('O-402'))).rejects.toBeInstanceOf(InsufficientBalanceError);
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 400,
+      body: { error: { message: 'Wallet balance too low' } },
+    });
+    await expect(client().tasks.create(orderParams('O-400'))).rejects.toBeInstanceOf(InsufficientBalanceError);
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 400,
+      body: { message: 'customerNumber is invalid' },
+    });
+    const plain = await client()
+      .tasks.create(orderParams('O-400b'))
+      .catch((caught: unknown) => caught);
+    expect(plain).toBeInstanceOf(BadRequestError);
+    expect(plain).not.toBeInstanceOf(InsufficientBalanceError);
+    expect(mock.tasks).toHaveLength(0);
+  });
+
+  it.each([
+    ['message', { message: 'From message' }, 'From message'],
+    ['error', { error: 'From error' }, 'From error'],
+    ['error.message', { error: { message: 'From error.message' } }, 'From error.message'],
+    ['errors[0].message', { errors: [{ message: 'From errors' }] }, 'From errors'],
+    ['plain text', 'Upstream exploded', 'Upstream exploded'],
+  ])('reads the server message from %s', async (_where, body, expected) => {
+    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 400, body });
+    const error = (await client()
+      .tasks.retrieve('x')
+      .catch((caught: unknown) => caught)) as APIError;
+    expect(error.serverMessage).toBe(expected);
+    expect(error.message).toContain(`— ${expected}`);
+  });
+
+  it('answers 401 for a wrong API key and never shows the key in the error', async () => {
+    const wrongKey = 'sk_wrong_key_0123456789';
+    const error = await client({ apiKey: wrongKey })
+      .wallet.retrieveBalance()
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    for (const shown of [
+      String(error),
+      (error as Error).stack ?? '',
+      inspect(error, { depth: 10 }),
+      JSON.stringify(error),
+    ]) {
+      expect(shown).not.toContain(wrongKey);
+    }
+  });
+});
+
+describe('type guards', () => {
+  it('recognise SDK errors by brand and name, also from another realm', () => {
+    const error = new RequestValidationError('tasks.create', [{ path: 'orderNumber', message: 'bad', code: 'custom' }]);
+    expect(isDeliveryError(error)).toBe(true);
+    expect(isRequestValidationError(error)).toBe(true);
+    expect(isAPIError(error)).toBe(false);
+    // A structural copy (as from another copy of the SDK) carries the same brand.
+    const foreign = Object.assign(Object.create(null), { name: 'InsufficientBalanceError' });
+    Object.defineProperty(foreign, Symbol.for('delivery-task-sdk.error'), { value: true });
+    expect(isInsufficientBalanceError(foreign)).toBe(true);
+    expect(isAPIError(foreign)).toBe(true);
+    expect(isDeliveryError(new Error('plain'))).toBe(false);
+    expect(isDeliveryError({ name: 'APIError' })).toBe(false);
+  });
+
+  it('recognise the size-cap and onEvent-timeout errors, whose messages name the bound', () => {
+    const tooLarge = new ResponseTooLargeError({
+      method: 'GET',
+      url: 'https://delivery.test/rest/tasks/abc',
+      status: 200,
+      maxBytes: 1024,
+    });
+    expect(isResponseTooLargeError(tooLarge) && isDeliveryError(tooLarge)).toBe(true);
+    expect(isAPIError(tooLarge)).toBe(false);
+    expect(tooLarge.message).toBe(
+      'Response too large: GET /rest/tasks/abc (200) sent more than 1024 bytes; reading stopped',
+    );
+    const timedOut = new WebhookEventTimeoutError({ taskId: 't1', kind: 'delivered', timeoutMs: 30_000 });
+    expect(isWebhookEventTimeoutError(timedOut)).toBe(true);
+    expect(isResponseTooLargeError(timedOut)).toBe(false);
+    expect(timedOut.message).toContain('within 30000 ms');
+  });
+
+  it('are usable from a client error', async () => {
+    const error = await new DeliveryClient({
+      apiKey: 'k',
+      sellerId: 's',
+      baseUrl: mock.baseUrl,
+      logLevel: 'off',
+    }).wallet
+      .retrieveBalance()
+      .catch((caught: unknown) => caught);
+    expect(isAPIError(error) && error.status).toBe(401);
+  });
+});

@@ -1,0 +1,83 @@
+/** The shared-state primitives: `memoryStore`, the store deadline, and the key layout. */
+import { describe, expect, it } from 'vitest';
+import { storeKey, withStoreDeadline } from '../../src/core/store.js';
+import { type DeliveryStore, isStoreUnavailableError, memoryStore, StoreUnavailableError } from '../../src/index.js';
+import { describeStoreContract } from '../support/store-contract.js';
+
+describeStoreContract('memoryStore', () => memoryStore());
+
+describe('memoryStore bounds', () => {
+  it('holds at most maxKeys keys, dropping the oldest writes first', async () => {
+    const store = memoryStore({ maxKeys: 3 });
+    for (const name of ['a', 'b', 'c', 'd']) await store.setIfAbsent(name, name, 60_000);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await Promise.all(['b', 'c', 'd'].map((name) => store.get(name)))).toEqual(['b', 'c', 'd']);
+  });
+});
+
+describe('the store deadline', () => {
+  const hanging: DeliveryStore = {
+    setIfAbsent: () => new Promise(() => {}),
+    get: () => new Promise(() => {}),
+    compareAndSet: () => new Promise(() => {}),
+    delete: () => new Promise(() => {}),
+  };
+
+  it('turns a call slower than the timeout into StoreUnavailableError naming the operation', async () => {
+    const error = await withStoreDeadline(hanging, 30)
+      .get('v1:seller-secret:order:ORD-1')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(isStoreUnavailableError(error) && error.operation).toBe('get');
+    expect((error as Error).message).not.toContain('seller-secret');
+  });
+
+  it('turns a rejection or a throw into StoreUnavailableError with the cause', async () => {
+    const failing: DeliveryStore = {
+      ...hanging,
+      setIfAbsent: () => Promise.reject(new Error('ECONNREFUSED')),
+      delete: () => {
+        throw new TypeError('not connected');
+      },
+    };
+    const guarded = withStoreDeadline(failing, 1000);
+    const rejected = await guarded.setIfAbsent('k', 'v', 10).catch((caught: unknown) => caught);
+    expect(rejected).toBeInstanceOf(StoreUnavailableError);
+    expect((rejected as Error).cause).toEqual(new Error('ECONNREFUSED'));
+    await expect(guarded.delete('k')).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe('store keys', () => {
+  const s = { baseUrl: 'https://x.test/', sellerId: 's' };
+  it('carry the version, the base URL and the seller id, and no part can forge another', () => {
+    expect(storeKey({ baseUrl: 'https://delivery.test/rest/', sellerId: 'seller-1' }, 'order', 'ORD-1')).toBe(
+      'v2:https%3A//delivery.test/rest/:seller-1:order:{ORD-1}',
+    );
+    expect(storeKey(s, 'order', 'a:b')).not.toBe(storeKey(s, 'order', 'a', 'b'));
+    expect(storeKey(s, 'order', 'a%3Ab')).not.toBe(storeKey(s, 'order', 'a:b'));
+    expect(() => storeKey(s, 'order', '\ud800')).not.toThrow();
+  });
+
+  it('tell base URLs and sellers apart, and treat a base URL with or without its trailing slash as one', () => {
+    expect(storeKey({ baseUrl: 'https://staging.test/', sellerId: 's' }, 'order', 'A')).not.toBe(
+      storeKey({ baseUrl: 'https://production.test/', sellerId: 's' }, 'order', 'A'),
+    );
+    expect(storeKey({ baseUrl: 'https://x.test/', sellerId: 'a:b' }, 'order', 'c')).not.toBe(
+      storeKey({ baseUrl: 'https://x.test/', sellerId: 'a' }, 'order', 'b:c'),
+    );
+    expect(storeKey({ baseUrl: 'https://x.test/rest', sellerId: 's' }, 'epoch')).toBe(
+      storeKey({ baseUrl: 'https://x.test/rest/', sellerId: 's' }, 'epoch'),
+    );
+  });
+
+  it('put the keys of one order in one Redis Cluster hash tag, and no part can forge a tag', () => {
+    const tag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
+    expect(tag(storeKey(s, 'order', 'ORD-1'))).toBe(tag(storeKey(s, 'order-lease', 'ORD-1')));
+    expect(tag(storeKey(s, 'order', 'ORD-1'))).toBe(tag(storeKey(s, 'order-fence', 'ORD-1')));
+    expect(tag(storeKey(s, 'webhook', 'task', 'T1'))).toBe(tag(storeKey(s, 'webhook', 'lease', 'T1')));
+    expect(storeKey({ baseUrl: 'https://x.test/{a}', sellerId: '{s}' }, 'order', '{x}')).toBe(
+      'v2:https%3A//x.test/%7Ba%7D/:%7Bs%7D:order:{%7Bx%7D}',
+    );
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * `postgresStore` against a real PostgreSQL (a throwaway cluster, `test/support/postgres-server.ts`):
+ * the store contract through a `Pool` and a `Client`, its table, its refusals, and creates of one order
+ * from two clients on two pools (as two processes would) sending one POST.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ConfigurationError } from '../../src/index.js';
+import { type PostgresQueryable, postgresStore } from '../../src/postgres.js';
+import { orderParams, useMockService } from '../support/mock-service.js';
+import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import { describeStoreContract } from '../support/store-contract.js';
+
+describeWithPostgres('postgresStore on a real PostgreSQL', () => {
+  const service = useMockService();
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  let client: pg.Client;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    pool = new pg.Pool({ connectionString: server.url, max: 20 });
+    client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+  }, 60_000);
+  afterAll(async () => {
+    await client?.end();
+    await pool?.end();
+    await server?.stop();
+  });
+
+  describeStoreContract('postgresStore (Pool)', () => postgresStore(pool));
+  describeStoreContract('postgresStore (Client, own table)', () =>
+    postgresStore(client, { table: 'public.dts_store_client' }),
+  );
+
+  it('refuses a pool without query and a table name that is not an identifier', () => {
+    expect(() => postgresStore({} as PostgresQueryable)).toThrow(ConfigurationError);
+    for (const table of ['a;drop table x', 'a b', '"x"', 'a.b.c', '', 42]) {
+      expect(() => postgresStore(pool, { table: table as string })).toThrow(
+        expect.objectContaining({ option: 'table' }),
+      );
+    }
+  });
+
+  it('with createTable: false uses the table the application made, and fails while it is missing', async () => {
+    const store = postgresStore(pool, { table: 'dts_migrated', createTable: false });
+    await expect(store.get('k')).rejects.toThrow(/dts_migrated/);
+    await pool.query(
+      'CREATE TABLE dts_migrated (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)',
+    );
+    expect(await store.setIfAbsent('k', 'v', 10_000)).toBe(true);
+    expect(await store.get('k')).toBe('v');
+  });
+
+  it('takes no advisory lock (it works behind PgBouncer in transaction pooling)', async () => {
+    const store = postgresStore(pool, { table: 'dts_locks' });
+    const key = randomUUID();
+    await store.setIfAbsent(key, 'a', 10_000);
+    await store.compareAndSet(key, 'a', 'b', 10_000);
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'");
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('makes one task of an order created at once by two clients on two pools', async () => {
+    const second = new pg.Pool({ connectionString: server.url, max: 4 });
+    try {
+      const [a, b] = [pool, second].map((p) => service.client({ store: postgresStore(p, { table: 'dts_orders' }) }));
+      const params = orderParams(`ORD-${randomUUID()}`);
+      const [one, two] = await Promise.all([a?.tasks.create(params), b?.tasks.create(params)]);
+      expect(one?.id).toBe(two?.id);
+      expect(service.mock.requestsFor('tasks.create')).toHaveLength(1);
+    } finally {
+      await second.end();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Several instances of a merchant backend over one real Redis (README "Running several instances"):
+ * worker processes (test/support/create-worker.ts, separate OS processes) create orders against the
+ * mock served over HTTP behind a hostile proxy that injects ambiguous faults.
+ */
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import {
+  ambiguousCreateFaults,
+  type CreateWorker,
+  passThrough,
+  startCreateWorker,
+} from '../../support/create-workers.js';
+import { type HostileServer, startHostileServer } from '../../support/hostile-server.js';
+import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+
+describeWithRedis('several instances sharing one Redis', () => {
+  let redis: RedisServer;
+  let hostile: HostileServer;
+  let run = 0;
+
+  beforeAll(async () => {
+    [redis, hostile] = await Promise.all([startRedisServer(), startHostileServer()]);
+  });
+  beforeEach(() => hostile.mock.reset());
+  afterAll(async () => {
+    await hostile.close();
+    if (ownsRedisServer) await redis.stop();
+  });
+
+  /** Starts a worker process creating `orders` over the shared Redis, under `prefix`. */
+  const startWorker = (orders: readonly string[], prefix: string, attempts = 1): CreateWorker =>
+    startCreateWorker({
+      attempts,
+      baseUrl: hostile.url,
+      apiKey: hostile.mock.apiKey,
+      sellerId: hostile.mock.sellerId,
+      redisUrl: redis.url,
+      prefix,
+      orders: [...orders],
+      timeoutMs: 2000,
+      // The client's default reconciliation (1 s, then doubling): a shorter one loses to a loaded machine,
+      // the single-process limit the README states.
+    });
+  const prefix = () => `dts-test-${process.pid}-${++run}:`;
+  const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+
+  it('creates 200 tasks and charges 200 fees when 4 processes create the same 200 orders at once, with 20 % ambiguous faults', async () => {
+    const faults = ambiguousCreateFaults(20261122, 0.2);
+    hostile.use(faults.handler);
+    const orders = Array.from({ length: 200 }, (_, index) => `MP-${String(index).padStart(3, '0')}`);
+    const shared = prefix();
+    // Each process retries as the README says (an unknown outcome after its retryAfterMs): on a loaded
+    // machine a create may not decide within its own deadline, and only a retry can.
+    const outcomes = (await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5).done))).flat();
+    expect(faults.faulted.size).toBeGreaterThan(20);
+    for (const orderNumber of orders) {
+      const tasks = tasksFor(orderNumber);
+      const seen = outcomes.filter((outcome) => outcome.orderNumber === orderNumber);
+      expect(tasks, `${orderNumber}: ${JSON.stringify(seen)}`).toHaveLength(1);
+      expect(seen, orderNumber).toHaveLength(4);
+      for (const outcome of seen) expect(outcome, orderNumber).toEqual({ orderNumber, taskId: tasks[0]?.id });
+    }
+    expect(hostile.mock.tasks).toHaveLength(200);
+    expect(hostile.mock.wallet.feesCharged).toBe(200);
+  }, 90_000);
+
+  it('creates the order once when the process holding its lease is killed with SIGKILL after the service committed', async () => {
+    let posted: () => void = () => {};
+    const postArrived = new Promise<void>((resolve) => {
+      posted = resolve;
+    });
+    hostile.use(async (request, response, context) => {
+      if (request.method !== 'POST') return passThrough(request, response, context);
+      await context.forward(); // committed; the answer never comes
+      posted();
+    });
+    const shared = prefix();
+    const first = startWorker(['KILL-1'], shared);
+    await postArrived;
+    first.child.kill('SIGKILL');
+    await expect(first.done).rejects.toThrow(/SIGKILL/);
+    hostile.use(passThrough);
+    const [outcome] = await startWorker(['KILL-1'], shared).done;
+    expect(tasksFor('KILL-1')).toHaveLength(1);
+    expect(outcome).toEqual({ orderNumber: 'KILL-1', taskId: tasksFor('KILL-1')[0]?.id });
+    expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(1);
+  }, 60_000);
+
+  it.runIf(ownsRedisServer)(
+    'sends nothing when Redis is down (StoreUnavailableError), and creates nothing twice after it restarts empty',
+    async () => {
+      hostile.use(passThrough);
+      const shared = prefix();
+      const [created] = await startWorker(['RESTART-1'], shared).done;
+      expect(created?.taskId).toBeDefined();
+      await redis.stop();
+      try {
+        const down = await startWorker(['DOWN-1', 'DOWN-2'], shared).done;
+        expect(down).toEqual([
+          { orderNumber: 'DOWN-1', error: 'StoreUnavailableError' },
+          { orderNumber: 'DOWN-2', error: 'StoreUnavailableError' },
+        ]);
+        expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(1);
+      } finally {
+        await redis.restart();
+      }
+      // Redis came back empty: the record of RESTART-1 is gone, yet it is not created again.
+      const [again] = await startWorker(['RESTART-1'], shared).done;
+      expect(again).toEqual({ orderNumber: 'RESTART-1', taskId: created?.taskId });
+      expect(tasksFor('RESTART-1')).toHaveLength(1);
+    },
+    60_000,
+  );
+});
