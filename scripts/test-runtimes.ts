@@ -229,7 +229,7 @@ try {
   if (runs.length === 0) throw new Error(`--only matched no runtime`);
 
   const testing = (await import(
-    pathToFileURL(join(installed, 'dist/testing/index.js')).href
+    pathToFileURL(join(installed, 'dist/testing.js')).href
   )) as typeof import('../src/testing.js');
   const outcomes: Outcome[] = [];
   for (const run of runs) {

@@ -1,6 +1,5 @@
 /**
- * Kuwaiti dinar (KWD) money helpers: 1 KWD = 1000 fils. The service sends money as KWD numbers or
- * decimal text; these convert exactly through integer fils (`kwd.add('0.1', '0.2') === '0.300'`).
+ * Exact Kuwaiti dinar (KWD) helpers through integer fils (1 KWD = 1000 fils).
  * @module delivery-task-sdk/kwd
  */
 import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './schemas/fils.js';
@@ -104,8 +103,7 @@ export const kwd = {
   },
 
   /**
-   * Formats an amount with `Intl.NumberFormat`, 3 decimals, exact: `kwd.format(1.25) === 'KWD 1.250'`
-   * (no-break spaces become spaces).
+   * Formats exactly with `Intl.NumberFormat`, 3 decimals: `kwd.format(1.25) === 'KWD 1.250'`.
    * @throws as {@link kwd.toFils}; `RangeError` for an unknown locale or one over 100 characters; `TypeError` for a non-text locale.
    */
   format(amount: KwdAmount, options: KwdFormatOptions = {}): string {

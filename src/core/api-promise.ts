@@ -16,10 +16,7 @@ export interface Answered<T> {
 /** What {@link APIPromise.withResponse} resolves to. */
 export interface WithResponse<T> {
   data: T;
-  /**
-   * The response `data` came from, status and headers only (`body` `null`, `url` `''`). For `tasks.create`,
-   * the request that produced the task: the POST, or the lookup that found it (README "Exactly-once creation").
-   */
+  /** The response `data` came from (status and headers only); for `tasks.create`, the POST or the lookup. */
   response: Response;
   /** The `x-request-id` header of that response, or `null`. */
   requestId: string | null;
@@ -47,10 +44,7 @@ export function responseOf(head: ResponseHead | undefined): Response {
   return new Response(body ?? null, { status, headers: copy });
 }
 
-/**
- * A real `Promise<T>` of a call's parsed value; `.withResponse()` and `.asResponse()` read the same answer
- * (the request is sent once, when the method is called) and reject with the same error.
- */
+/** A `Promise<T>` of a call's value; `.withResponse()` and `.asResponse()` read the same single request. */
 export class APIPromise<T> extends Promise<T> {
   static override get [Symbol.species](): PromiseConstructor {
     return Promise;
@@ -72,18 +66,14 @@ export class APIPromise<T> extends Promise<T> {
     return this.#data;
   }
 
-  /**
-   * The parsed value with its response and request id; the same object each call.
-   * @throws the call's error (rejects).
-   */
+  /** The value with its response and request id, the same object each call. @throws the call's error (rejects). */
   withResponse(): Promise<WithResponse<T>> {
     this.#withResponse ??= this.#answered.then((answer) => withResponseOf(answer.data, answer.head));
     return this.#withResponse;
   }
 
   /**
-   * The response with its decoded body (wire headers such as `content-encoding` left out); a new one each
-   * call. A create that joined another in flight gets status 200, no headers, no body.
+   * The response with its decoded body, a new one each call (a create that joined another in flight: 200, empty).
    * @throws the call's error (rejects).
    */
   asResponse(): Promise<Response> {

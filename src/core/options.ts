@@ -18,17 +18,13 @@ export interface RequestOptions {
 export interface TaskCreateOptions extends RequestOptions {
   /** Create a second delivery for an order that already has a task (README "Running several instances"). Default `false`. */
   repeatDelivery?: boolean;
-  /**
-   * Send an order whose earlier create ended `TaskCreationOutcomeUnknownError`, skipping the lookup first.
-   * Only after `client.tasks.findByOrderNumber` found no task: else a second fee. Default `false` (README "Exactly-once creation").
-   */
+  /** Resend after `TaskCreationOutcomeUnknownError` without a lookup, only once `findByOrderNumber` found no task. Default `false`. */
   resendUnknownOutcome?: boolean;
 }
 
 /**
- * How response bodies are read (README "Schema drift"): `'tolerant'` (default) coerces unambiguous drift,
- * leaves out the rest and reports each ({@link SchemaDrift}); `'strict'` throws `ResponseValidationError`.
- * Load-bearing fields are strict in both. `'warn'`, `'off'`: deprecated aliases of `'tolerant'`.
+ * README "Schema drift": `'tolerant'` (default) coerces or leaves out drift and reports it ({@link SchemaDrift});
+ * `'strict'` throws `ResponseValidationError`. `'warn'`, `'off'`: deprecated aliases of `'tolerant'`.
  */
 export type ValidationMode = 'tolerant' | 'strict' | 'warn' | 'off';
 
@@ -48,10 +44,7 @@ export interface SchemaDrift {
 /** Log levels, most verbose first. `'off'` writes nothing. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
-/**
- * Where log lines go: console style `warn(message, fields?)`, or structured (pino, bunyan)
- * `warn({ component: 'delivery-task-sdk', ...fields }, message)`. Fields are redacted first.
- */
+/** Where log lines go: console style or structured (pino, bunyan); fields redacted first (docs/configuration.md). */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;

@@ -1,7 +1,4 @@
-/**
- * `postgresStore`: the `DeliveryStore` over PostgreSQL (README "Running several instances").
- * @module
- */
+/** `postgresStore`: the `DeliveryStore` over PostgreSQL (README "Running several instances"). @module */
 import type { Logger } from '../core/options.js';
 import type { DeliveryStore } from '../core/store.js';
 import { guardPool, onceSucceeded, type PostgresQueryable, queryOf, quotedTable, ttlArgument } from './pool.js';
@@ -18,16 +15,11 @@ const SWEEP_EVERY_WRITES = 500;
 const SWEEP_MAX_ROWS = 1000;
 
 /**
- * A `DeliveryStore` in a PostgreSQL table shared by the processes using it: one task per order, webhook
- * deduplication and order, the sync checkpoint then hold across instances (README "Running several
- * instances"; docs/several-instances.md has the statements). Rows are `(key, value, expires_at)`; each
- * call is one autocommitted statement compared with the database's clock; leases are rows, not advisory
- * locks, so PgBouncer's transaction pooling works. Expired rows are invisible, swept 1 000 at most every
- * 500 writes. `{ durable: false }` commits without waiting for the disk. Failures reject with pg's error
- * (keys and values are parameters, never in it). A `Pool` without an `'error'` listener gets one. The
- * store never ends `pool`.
+ * A `DeliveryStore` in a PostgreSQL table shared by the processes using it (README "Running several
+ * instances"; docs/several-instances.md has the statements). Failures reject with pg's error (no keys or values).
  *
- * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
+ * @param pool A pg `Pool` (recommended; given an `'error'` listener if it has none) or connected `Client`
+ *   (`pg` ≥ 8); never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
 export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): DeliveryStore {

@@ -1,7 +1,4 @@
-/**
- * `redisStore`: the `DeliveryStore` over Redis (README "Running several instances").
- * @module
- */
+/** `redisStore`: the `DeliveryStore` over Redis (README "Running several instances"). @module */
 import { ConfigurationError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
 import {
@@ -25,19 +22,12 @@ export interface RedisStoreOptions {
 const DEFAULT_PREFIX = 'dts:';
 
 /**
- * A `DeliveryStore` in Redis, shared by the processes using the same database and `prefix`: one task per
- * order, webhook deduplication and the sync checkpoint then hold across instances (README "Running
- * several instances"). One atomic single-key command per call: `SET … PX ttl NX`, `GET`, `DEL`, and Lua
- * scripts for the compare operations; every key has a TTL (whole ms, ≥ 1). `durable` is ignored
- * (`appendfsync` decides). Failures reject with the library's error (ioredis's copy of the arguments
- * removed); the client turns them into `StoreUnavailableError`. Commands queued offline by the library
- * may run after that error (`enableOfflineQueue: false` / `disableOfflineQueue: true` stop it). The
- * store never closes `client`.
+ * A `DeliveryStore` in Redis, shared by the processes using the same database and `prefix` (README "Running
+ * several instances"; docs/several-instances.md "Redis settings"). Failures reject with the library's error.
  *
- * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster.
- * @throws {ConfigurationError} `option: 'client'` for a client of neither library; `option: 'prefix'`
- *   for a `prefix` that is not a string; `option: 'maxmemory-policy'` (rejected by the first call) for
- *   an `allkeys-*` eviction policy.
+ * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster; never closed.
+ * @throws {ConfigurationError} `option: 'client'` (neither library), `'prefix'` (not a string), or
+ *   `'maxmemory-policy'` (an `allkeys-*` policy; rejected by the first call).
  */
 export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): DeliveryStore {
   const raw = commandSender(client, 'redisStore');

@@ -1,8 +1,4 @@
-/**
- * The task lifecycle, defined once (OpenAPI schema `TaskStatus`, webhook `taskStatusChanged`; the transitions
- * the SDK chose: README "What the spec leaves open, and what we chose").
- * @module
- */
+/** The task lifecycle (OpenAPI schema `TaskStatus`, webhook `taskStatusChanged`). @module */
 
 /** The nine task statuses of OpenAPI schema `TaskStatus`, in the spec's order. */
 export const TASK_STATUSES = [
@@ -101,10 +97,7 @@ export function lifecycleRank(value: string): number | undefined {
   return rank === -1 ? undefined : rank;
 }
 
-/**
- * Every status a task can be moved to (`mock.advance`, the sandbox): ahead on the path, the off-path
- * statuses reachable, from `accepted` the webhook-only events not had yet. Nothing from a final status.
- */
+/** Every status `mock.advance` can move a task to: ahead on the path, off-path ones reachable, webhook-only ones. */
 export function movesFrom(status: string, lastEvent?: string): LifecycleEvent[] {
   if (isFinalStatus(status) || !isTaskStatus(status)) return [];
   const rank = lifecycleRank(status) ?? -1;

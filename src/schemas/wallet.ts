@@ -15,7 +15,7 @@ export type WalletBalance = z.infer<typeof WalletBalance>;
 
 /** Parameters of `client.wallet.topUp`. */
 export const WalletTopUpParams = z.strictObject({
-  /** Amount in KWD: at least 5, at most `MAX_KWD_AMOUNT` (9,007,199,254,740.991), at most 3 decimals (`kwd.toNumber('12.5')`). */
+  /** Amount in KWD: at least 5, at most `MAX_KWD_AMOUNT`, at most 3 decimals (`kwd.toNumber('12.5')`). */
   amount: KwdNumber.clone().check(
     bound('minimum', MIN_TOP_UP_KWD, `Top-up amount must be at least ${MIN_TOP_UP_KWD} KWD`),
   ),

@@ -1,8 +1,4 @@
-/**
- * Authentication (README "The client"): `Authorization: apikey <key>` and `x-seller-id`, else 401 with a
- * message that never repeats what was sent.
- * @module
- */
+/** `Authorization: apikey <key>` and `x-seller-id`, else 401 repeating nothing sent (README "The client"). @module */
 import type { ServiceConfig } from './options.js';
 import { errorResponse } from './responses.js';
 

@@ -1,8 +1,4 @@
-/**
- * The `drift` fault: answers whose fields drift from their documented types as a real service's may, each a
- * drift the SDK reads back (README "Schema drift"; docs/testing.md lists the mutations).
- * @module
- */
+/** The `drift` fault: fields off their documented types (README "Schema drift"; docs/testing.md). @module */
 import { jsonResponse } from './responses.js';
 
 /** One way the `drift` fault changes an answer. */

@@ -1,8 +1,4 @@
-/**
- * The mock's handler of each operation of the table, from a checked request to an answer (README "What the
- * spec leaves open, and what we chose"); authentication and faults come first (`handlers.ts`).
- * @module
- */
+/** The mock's handler of each operation, after authentication and faults (`handlers.ts`). @module */
 import type { OperationName } from '../core/operations.js';
 import { kwd } from '../kwd.js';
 import { EstimateParams } from '../schemas/estimate.js';
@@ -99,10 +95,7 @@ export function draftTask(
   };
 }
 
-/**
- * `POST tasks`: 400 for a bad body, another seller's `sellerId` or an unknown branch; 402
- * `INSUFFICIENT_BALANCE` when the wallet lacks the fee (nothing charged); else charges and stores `pending`.
- */
+/** `POST tasks`: 400 (bad body, seller or branch), 402 `INSUFFICIENT_BALANCE`, else charges and stores `pending`. */
 export function createTask(state: ServiceState, request: OperationRequest): Response {
   const parsed = parseJsonBody(request.body, request.contentType, TaskCreateParams);
   if (!parsed.ok) return badRequest(parsed.message);

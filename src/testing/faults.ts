@@ -1,7 +1,4 @@
-/**
- * Fault rules and the answers that play each fault ({@link MockFault}; docs/testing.md).
- * @module
- */
+/** Fault rules and the answers that play each fault ({@link MockFault}; docs/testing.md). @module */
 import { OPERATION_NAMES } from '../core/operations.js';
 import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
@@ -168,10 +165,7 @@ export function waitUnlessAborted(ms: number, signals: readonly AbortSignal[]): 
   });
 }
 
-/**
- * `response`'s head with its full `content-length` and half its body, never finished; aborting drops it.
- * The full length lets a reader (and Node's fetch) tell the body is incomplete.
- */
+/** `response`'s head with its full `content-length` and half its body, never finished; aborting drops it. */
 export async function stalledBodyResponse(response: Response, signals: readonly AbortSignal[]): Promise<Response> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const part = bytes.slice(0, Math.ceil(bytes.length / 2));

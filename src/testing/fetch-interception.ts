@@ -1,8 +1,4 @@
-/**
- * `mock.listen()` where `setupServer` cannot intercept (Node.js before 22.12): `globalThis.fetch` answered
- * by the mock's handlers through msw's `getResponse`; `node:http` is not intercepted.
- * @module
- */
+/** `mock.listen()` before Node.js 22.12: `globalThis.fetch` answered by the handlers (not `node:http`). @module */
 import { getResponse, type HttpHandler, isPassthroughResponse } from 'msw';
 
 /** What a request no handler matches does, as msw's `onUnhandledFrame`. */
@@ -13,10 +9,7 @@ export interface FetchInterception {
   close(): void;
 }
 
-/**
- * Replaces `globalThis.fetch`: a passthrough (and with `'bypass'`/`'warn'` an unmatched request) goes to the
- * previous `fetch`; with `'error'` an unmatched request rejects with a `TypeError` naming it.
- */
+/** Replaces `globalThis.fetch`; unmatched: `'error'` rejects with a `TypeError`, else the previous `fetch`. */
 export function interceptFetch(
   handlers: readonly HttpHandler[],
   onUnhandledFrame: UnhandledStrategy,

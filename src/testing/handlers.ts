@@ -1,12 +1,6 @@
 /**
- * The msw request handlers of the mock and the path every request takes through them:
- *
- * 1. route (both address forms; see `routes.ts`) and record the request;
- * 2. take the first matching fault rule; `status` and `network-error` answer here, before anything is processed;
- * 3. authenticate (401), then run the operation (`endpoints.ts`);
- * 4. apply the faults that act after processing (`commit-then-drop`, `delay`, `stall-body`, `invalid-json`).
- *
- * With a webhook receiver configured, a `passthrough()` handler lets the webhook POSTs through msw.
+ * The mock's msw handlers. A request is routed and recorded; `status`/`network-error` faults answer before
+ * processing; then authentication, the operation (`endpoints.ts`), and the faults that act after it.
  * @module
  */
 import { type HttpHandler, http, passthrough } from 'msw';
@@ -172,11 +166,7 @@ function isWebhookReceiver(webhookUrl: string, url: string): boolean {
   return target.origin === receiver.origin && target.pathname === receiver.pathname;
 }
 
-/**
- * The msw handlers of a mock: a passthrough for the webhook receiver (whichever URL is set when a
- * request comes, none matching while there is none), then one handler for every path under
- * `<root>/tasks` and `<root>/rest/tasks`, any method.
- */
+/** A passthrough for the webhook receiver (the URL set now), then one handler for `<root>[/rest]/tasks…`. */
 export function createHandlers(context: HandlerContext): HttpHandler[] {
   const { config } = context.state;
   const handlers: HttpHandler[] = [];

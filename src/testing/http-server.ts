@@ -1,10 +1,4 @@
-/**
- * `startMockHttpServer`: serves a mock over real HTTP on a loopback port, for clients that msw cannot
- * intercept (another process, another language, or a test of real socket behaviour). Faults keep their
- * network meaning: `network-error` and `commit-then-drop` destroy the socket, `stall-body` leaves the
- * response unfinished, `delay` holds it.
- * @module
- */
+/** The mock over real HTTP, for clients msw cannot intercept; faults act on the socket. @module */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getResponse } from 'msw';
@@ -19,10 +13,7 @@ export interface MockHttpServerOptions {
   host?: string;
   /** Port; default 0 (any free port). */
   port?: number;
-  /**
-   * Largest request body read, in bytes; a longer one is answered 413 `PAYLOAD_TOO_LARGE` and the
-   * connection closed. Default 1 MiB.
-   */
+  /** Largest request body read, bytes; a longer one gets 413 `PAYLOAD_TOO_LARGE`. Default 1 MiB. */
   maxBodyBytes?: number;
 }
 
@@ -39,12 +30,7 @@ export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
 }
 
-/**
- * Reads a request body, at most `maxBytes` of it.
- * @returns the bytes, or `undefined` when the body is empty.
- * @throws {BodyTooLargeError} as soon as the body (or its `content-length`) exceeds `maxBytes`; the rest
- * is not read.
- */
+/** @returns the body's bytes, `undefined` when empty. @throws {BodyTooLargeError} past `maxBytes`, reading no further. */
 export async function readBody(
   request: IncomingMessage,
   maxBytes: number,
@@ -68,13 +54,7 @@ export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLarge
     .end(JSON.stringify({ message: error.message, code: 'PAYLOAD_TOO_LARGE' }));
 }
 
-/**
- * The URL of a request target, read as the path it is: an origin-form target (`/tasks?x`) is a path
- * and query even when it starts with `//` (`//x/tasks` is that path, never the host `x`), an
- * absolute-form target (`http://h/tasks`) keeps its path and query. `undefined` for a target a URL
- * parser refuses (`//[`, `http://[`) and for anything else (`*`): answer it with {@link answerBadTarget}.
- * @param base the origin the path is put under (`http://127.0.0.1:4010`).
- */
+/** A request target as a URL under `base`; `//x/tasks` stays a path, never the host `x`. `undefined`: answer 400. */
 export function requestTarget(target: string | undefined, base: string): URL | undefined {
   const origin = new URL(base).origin;
   try {
@@ -97,10 +77,7 @@ export function answerBadTarget(response: ServerResponse): void {
     .end('{"message":"The request target is not a URL path","code":"BAD_REQUEST"}');
 }
 
-/**
- * The last resort of a request handler: answers 500 `{ message, code: 'INTERNAL_SERVER_ERROR' }` naming
- * the failure (or destroys the socket when the answer had started), so that no exception leaves it.
- */
+/** Last resort: 500 `INTERNAL_SERVER_ERROR` naming the failure, or destroys the socket once the answer started. */
 export function answerFailure(response: ServerResponse, error: unknown): void {
   if (response.headersSent) {
     response.destroy();
@@ -132,11 +109,8 @@ async function pipeBody(
 }
 
 /**
- * A `node:http` request listener that serves `mock` (README "Testing your integration"): mount it in your
- * own `http.createServer` or framework to reach the mock over real sockets. Requests are rewritten from
- * the server's address to `mock.baseUrl` and answered by its handlers; a path the mock does not serve is
- * 404, a target that is not a URL path 400, a body over `maxBodyBytes` (default 1 MiB) 413, and a
- * `network-error` fault destroys the socket. `startMockHttpServer` is this listener on its own server.
+ * A `node:http` request listener serving `mock` for your own server (README "Testing your integration"):
+ * 404 for a path it does not serve, 400 for a bad target, 413 over `maxBodyBytes` (default 1 MiB).
  */
 export function mockRequestListener(
   mock: MockDeliveryService,
@@ -194,11 +168,7 @@ export function mockRequestListener(
   };
 }
 
-/**
- * Starts listening on `host`:`port`.
- * @returns the base URL `http://<host>:<port>` (IPv6 hosts in brackets).
- * @throws the server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
- */
+/** @returns `http://<host>:<port>` (IPv6 in brackets). @throws the server's `error` (`EADDRINUSE`). */
 export async function listenOn(server: Server, host: string, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);
@@ -221,11 +191,8 @@ export function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * Serves `mock` over HTTP until `close()`. The mock need not `listen()`: requests are answered with its
- * handlers directly (msw's `getResponse`), rewritten from the server's address to `mock.baseUrl`.
- * Node.js only.
- * @throws {RangeError} for a `maxBodyBytes` that is not a positive integer; the server's `error` (e.g.
- * `EADDRINUSE`) when it cannot listen.
+ * Serves `mock` over HTTP until `close()` (the mock need not `listen()`); Node.js only.
+ * @throws {RangeError} for a `maxBodyBytes` not a positive integer; the server's `error` (`EADDRINUSE`).
  */
 export async function startMockHttpServer(
   mock: MockDeliveryService,

@@ -3,9 +3,7 @@
 /** The middle 10 hex characters of every mock id: "mock" and a zero byte in ASCII. */
 const MOCK_MARK = '6d6f636b00';
 
-/**
- * ObjectId-like ids: clock seconds (8 hex), `6d6f636b00`, a counter from 1 (6 hex); deterministic for a fixed clock.
- */
+/** ObjectId-like ids: clock seconds (8 hex), `6d6f636b00`, a counter from 1 (6 hex). */
 export function createObjectIdGenerator(now: () => Date): () => string {
   let counter = 0;
   return () => {

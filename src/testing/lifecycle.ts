@@ -1,8 +1,4 @@
-/**
- * The mock's lifecycle: which changes `advance` allows and what each does to a stored task. Webhook-only
- * events are POSTed and kept in the webhook history, never stored as the status.
- * @module
- */
+/** Which changes `advance` allows and what each does; webhook-only events are never stored as the status. @module */
 import {
   DELIVERY_PATH,
   HAPPY_PATH,
@@ -20,10 +16,7 @@ function eventsBetween(from: string, to: string): LifecycleEvent[] {
   return DELIVERY_PATH.slice((lifecycleRank(from) ?? -1) + 1, (lifecycleRank(to) ?? -1) + 1);
 }
 
-/**
- * The events from `current` to `target` (without it, one happy-path step).
- * @throws {Error} naming the task and both statuses when the change is not allowed.
- */
+/** The events from `current` to `target` (default one step). @throws {Error} naming both when not allowed. */
 export function plannedEvents(taskId: string, current: string, target?: string): LifecycleEvent[] {
   const from = JSON.stringify(current);
   if (isFinalStatus(current)) throw new Error(`Cannot advance task ${taskId}: its status ${from} is final`);
@@ -54,8 +47,7 @@ export function plannedEvents(taskId: string, current: string, target?: string):
 }
 
 /**
- * {@link plannedEvents} for a stored task, skipping webhook-only events it had; a webhook-only `target` is
- * allowed from `accepted` and leaves it `accepted`.
+ * {@link plannedEvents} for a stored task, skipping webhook-only events it had (one as `target` needs `accepted`).
  * @throws {Error} as {@link plannedEvents}, and for a webhook-only `target` not allowed or already had.
  */
 export function plannedEventsOf(record: TaskRecord, taskId: string, target?: string): LifecycleEvent[] {

@@ -1,8 +1,4 @@
-/**
- * `GET tasks`: query parsing, search, sort and pagination (OpenAPI `listTasks`; the rules in
- * docs/spec-choices.md "`sortBy` fields" and docs/testing.md). Ties keep creation order, so pages are stable.
- * @module
- */
+/** `GET tasks` (OpenAPI `listTasks`; docs/testing.md): query, search, sort, pages; ties keep creation order. @module */
 import * as z from 'zod';
 import type { Task } from '../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
@@ -157,10 +153,7 @@ export interface TaskListPage {
   readonly total: number;
 }
 
-/**
- * Filters, sorts and cuts one page out of `records` (the calling seller's tasks).
- * @throws {SearchTooCostlyError} when a regular-expression search passes {@link MAX_SEARCH_STEPS}.
- */
+/** One page of `records`, filtered and sorted. @throws {SearchTooCostlyError} past {@link MAX_SEARCH_STEPS}. */
 export function listPage(records: readonly TaskRecord[], query: TaskListQuery): TaskListPage {
   const { matches } = query;
   const selected = (matches ? records.filter((record) => matches(record.task)) : [...records]).sort(query.order);

@@ -1,10 +1,4 @@
-/**
- * What a sandbox reads of a mock beyond `MockDeliveryService` (delivery-task-tools' dashboard and control
- * endpoints; docs/sandbox.md): a stream of changes, the top-up links, the fault rules still active, and
- * webhook deliveries numbered so one can be sent again. `observersOf(mock)` returns them. The store,
- * account and fault queue here are subclasses of the mock's own that report each change.
- * @module
- */
+/** What delivery-task-tools' sandbox reads of a mock beyond `MockDeliveryService` (docs/sandbox.md). @module */
 
 import { FaultQueue } from './faults.js';
 import type { RequestPage } from './request-log.js';
@@ -30,15 +24,13 @@ export type NumberedWebhookDelivery = MockWebhookDelivery & {
   readonly resentFrom?: number;
 };
 
-/** A top-up link the mock issued, and what became of it. */
+/** A top-up link the mock issued, and what became of it (times ISO 8601). */
 export interface IssuedTopUp {
   readonly paymentUrl: string;
   readonly amountFils: number;
-  /** ISO 8601. */
   readonly issuedAt: string;
-  /** ISO 8601. */
   readonly expiresAt: string;
-  /** When it was paid (ISO 8601); absent while unpaid. */
+  /** Absent while unpaid. */
   readonly paidAt?: string;
 }
 
@@ -50,10 +42,7 @@ export interface ActiveFaultRule {
   readonly remaining: number;
 }
 
-/**
- * What a sandbox reads and does beyond `MockDeliveryService` (docs/sandbox.md). Bounded as the mock is:
- * its `recordLimit` of requests and webhook deliveries, `MAX_TOP_UP_LINKS` top-up links.
- */
+/** What a sandbox reads and does beyond `MockDeliveryService` (docs/sandbox.md), bounded as the mock is. */
 export interface MockObservers {
   /** Calls `listener` after every change, synchronously; returns the function that stops it. */
   subscribe(listener: (change: MockChange) => void): () => void;
@@ -71,17 +60,11 @@ export interface MockObservers {
   requestPage(limit: number, before?: number): RequestPage;
   /** Webhook deliveries kept (the mock's `recordLimit`), in the order they finished. */
   webhookDeliveries(): readonly NumberedWebhookDelivery[];
-  /**
-   * POSTs again the body of delivery `seq` to the URL it went to, and records the new delivery.
-   * @returns the new delivery, or `undefined` when no delivery `seq` is kept.
-   */
+  /** POSTs delivery `seq` again and records it; `undefined` when no delivery `seq` is kept. */
   resendWebhook(seq: number): Promise<NumberedWebhookDelivery | undefined>;
 }
 
-/**
- * The {@link MockObservers} of a mock made by `createMockDeliveryService` (what delivery-task-tools' sandbox
- * and dashboard read), else `undefined`.
- */
+/** The {@link MockObservers} of a mock made by `createMockDeliveryService`, else `undefined`. */
 export function observersOf(mock: object): MockObservers | undefined {
   return (mock as { [MOCK_OBSERVERS]?: MockObservers })[MOCK_OBSERVERS];
 }
@@ -101,7 +84,7 @@ export class ChangeFeed {
       try {
         listener(change);
       } catch {
-        // A listener's failure is its own (the sandbox's event stream drops the client it failed on).
+        // Its failure is its own.
       }
     }
   }
@@ -189,11 +172,7 @@ function ruleMatches(rule: MockFaultRule, operation: MockOperation): boolean {
   );
 }
 
-/**
- * The mock's fault queue, keeping a list of its rules with their remaining counts (the queue keeps
- * its own private) and reporting each change. When the queue hands out a fault, the first listed rule
- * that matches the operation is counted down, as `FaultQueue.take` does.
- */
+/** The mock's fault queue, also listing its rules with their remaining counts and reporting each change. */
 export class ObservedFaultQueue extends FaultQueue {
   readonly #feed: ChangeFeed;
   #rules: { rule: MockFaultRule; remaining: number }[] = [];

@@ -5,10 +5,7 @@ import { detectRuntime, type RuntimeScope } from '../internal/env.js';
 /** The first Node.js version where msw 3 intercepts: 22.12. */
 const MSW_MIN_NODE: readonly [major: number, minor: number] = [22, 12];
 
-/**
- * The runtime where msw cannot intercept (`'Bun 1.4.5'`, `'Node.js 20.20.2'`), else `undefined`.
- * @param scope default `globalThis`.
- */
+/** The runtime where msw cannot intercept (`'Bun 1.4.5'`, `'Node.js 20.20.2'`), else `undefined`. */
 export function runtimeWithoutMswInterception(scope?: RuntimeScope): string | undefined {
   const { name, version } = detectRuntime(scope);
   if (name === 'bun') return withVersion('Bun', version);

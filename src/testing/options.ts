@@ -1,7 +1,4 @@
-/**
- * Defaults of the mock and the checked, normalised form of its options.
- * @module
- */
+/** Defaults of the mock and the checked, normalised form of its options. @module */
 import { kwd } from '../kwd.js';
 import type { Branch } from '../schemas/branch.js';
 import type { FeeSchedule } from './pricing.js';
@@ -45,7 +42,7 @@ export const MOCK_DEFAULTS = Object.freeze({
   createStatus: 200,
   /** Requests and webhook deliveries kept, each. */
   recordLimit: 10_000,
-  /** Tasks kept (about 2.4 KB of heap each). */
+  /** Tasks kept. */
   taskLimit: 50_000,
 } as const);
 

@@ -1,8 +1,4 @@
-/**
- * The record of every request that reached the mock's handler (`mock.requests`), bounded per entry and in
- * total (docs/sandbox.md "Bounds"); a request without valid credentials is kept cut short.
- * @module
- */
+/** The mock's record of requests (`mock.requests`), bounded per entry and in total (docs/sandbox.md "Bounds"). @module */
 import { nestsDeeperThan } from '../internal/json.js';
 import type { MockRecordedRequest, MockRecordedStatus } from './types.js';
 
@@ -39,10 +35,7 @@ export interface RequestPage {
   readonly before?: number;
 }
 
-/**
- * The first `length` characters of `text` as a string of their own. A plain `slice` may be a view into
- * `text` (V8 keeps the whole body alive behind a 256-character prefix: 1 MiB per entry).
- */
+/** The first `length` characters as a string of their own: a plain `slice` may keep all of `text` alive. */
 function prefixOf(text: string, length: number): string {
   return text.length <= length ? text : Array.from(text.slice(0, length)).join('');
 }
@@ -53,10 +46,7 @@ const summaryOf = (text: string): RecordedBodySummary => ({
   prefix: prefixOf(text, RECORDED_PREFIX_CHARS),
 });
 
-/**
- * The body as recorded: parsed JSON, else the text, or `undefined` when empty; a
- * {@link RecordedBodySummary} when it passes the entry bounds or `authenticated` is false.
- */
+/** Parsed JSON, else text, `undefined` when empty; a {@link RecordedBodySummary} past the bounds or unauthenticated. */
 export function recordedBody(text: string, authenticated = true): unknown {
   if (text === '') return undefined;
   if (!authenticated || text.length > MAX_RECORDED_BODY_BYTES) return summaryOf(text);
@@ -109,10 +99,7 @@ export class RequestLog {
   readonly #limit: number;
   readonly #maxBytes: number;
 
-  /**
-   * @param limit entries kept, a positive integer.
-   * @param maxBytes characters kept in all.
-   */
+  /** `limit`: entries kept (a positive integer); `maxBytes`: characters kept in all. */
   constructor(limit: number, maxBytes = DEFAULT_REQUEST_LOG_BYTES) {
     this.#limit = limit;
     this.#maxBytes = maxBytes;
@@ -126,10 +113,7 @@ export class RequestLog {
     return this.#bytes;
   }
 
-  /**
-   * Records a request not answered yet (`'stalled'` until its status is set), dropping the oldest when full.
-   * @param authenticated false: kept as a summary.
-   */
+  /** Records a request (`'stalled'` until answered), dropping the oldest when full; unauthenticated: a summary. */
   add(entry: Omit<RequestEntry, 'status' | 'fault'>, bodyText = '', authenticated = true): RequestEntry {
     const fields = authenticated ? entry : shortened(entry);
     const recorded: RequestEntry = { ...fields, status: 'stalled' satisfies MockRecordedStatus };
@@ -157,7 +141,6 @@ export class RequestLog {
   page(limit: number, before?: number): RequestPage {
     let end = this.#kept.length;
     if (before !== undefined) {
-      // Numbers rise by one along the array: the entry numbered `before` sits at a known index.
       const first = this.#kept[this.#start]?.seq ?? 0;
       end = Math.max(this.#start, Math.min(end, this.#start + (before - first)));
     }

@@ -1,8 +1,4 @@
-/**
- * Where the mock listens and which operation a request is for; it serves both address forms,
- * `{base_url}/tasks…` and `{base_url}/rest/tasks…`.
- * @module
- */
+/** Where the mock listens (`<root>/tasks…`, `<root>/rest/tasks…`) and which operation a request is for. @module */
 import { OPERATIONS, type OperationName } from '../core/operations.js';
 
 /** The address of the mock service. */

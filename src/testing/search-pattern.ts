@@ -1,16 +1,7 @@
 /**
- * The mock's regular-expression search (`GET tasks?search=…&ignoreRegex=false`), in linear time: the
- * pattern is compiled to a Thompson automaton and run over each text with every live state at once
- * (a Pike machine without captures), so the work is at most (program size × text length) per text,
- * whatever the pattern. A backtracking engine answered `(a+)+$` against `a…a!` in seconds and froze the
- * sandbox meanwhile. README "Testing your integration" lists the grammar.
- *
- * Grammar (case-insensitive, as `new RegExp(search, 'i')`): literal characters; `.`; escapes `\d \D \w \W
- * \s \S \t \n \r \f \v \0 \xHH \uHHHH` and any escaped punctuation; classes `[…]` and `[^…]` with ranges;
- * anchors `^` and `$`; groups `(…)`, `(?:…)`, `(?<name>…)`; alternation `|`; quantifiers `* + ? {n}
- * {n,} {n,m}` (lazy forms too: a search only asks whether a text matches). Refused (a 400): lookarounds,
- * backreferences, `\b`/`\B`, `\p{…}`, `\c`, `\k`, and programs over {@link MAX_PATTERN_PROGRAM}
- * instructions once counted repetitions are expanded (`(a{100}){100}`).
+ * The mock's regular-expression search (`ignoreRegex=false`) in linear time: a Thompson automaton run with every
+ * live state at once (a Pike machine without captures), at most program size × text length steps per text.
+ * The grammar (case-insensitive) and what a 400 refuses: docs/testing.md.
  * @module
  */
 
@@ -91,7 +82,7 @@ const not =
 
 const CONTROL_ESCAPES: Record<string, number> = { t: 9, n: 10, v: 11, f: 12, r: 13, '0': 0 };
 
-/** Recursive-descent parser of the grammar above into a tree. */
+/** Recursive-descent parser of the grammar into a tree. */
 class Parser {
   #position = 0;
   readonly #source: string;
@@ -399,8 +390,7 @@ function anchoredAtStart(node: Node): boolean {
 export interface SearchPattern {
   /**
    * True when the pattern matches somewhere in `text` (as `RegExp.prototype.test` with the `i` flag).
-   * @throws {StepBudgetExceededError} as soon as {@link steps} passes the pattern's `maxSteps` (checked
-   * at every character of the text, so one long text cannot overrun it by more than one position's work).
+   * @throws {StepBudgetExceededError} once {@link steps} passes `maxSteps` (checked at every character).
    */
   test(text: string): boolean;
   /** Automaton steps taken by every `test` so far: at most program size × (text length + 1) per text. */
@@ -410,11 +400,8 @@ export interface SearchPattern {
 }
 
 /**
- * Compiles `source` (the grammar in this module's comment) for linear-time matching.
- * @param maxSteps most automaton steps all `test` calls together may take (default: no limit); past it
- * `test` throws {@link StepBudgetExceededError}.
- * @throws {UnsupportedPatternError} for a construct the grammar does not have, or a program over
- * {@link MAX_PATTERN_PROGRAM} instructions. A pattern `RegExp` itself refuses should be checked first.
+ * Compiles `source` (check it with `RegExp` first); `maxSteps` bounds all `test` calls together (default none).
+ * @throws {UnsupportedPatternError} for a construct outside the grammar, or over {@link MAX_PATTERN_PROGRAM} instructions.
  */
 export function compileSearchPattern(source: string, maxSteps = Number.POSITIVE_INFINITY): SearchPattern {
   const root = new Parser(source).parse();

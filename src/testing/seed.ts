@@ -1,9 +1,4 @@
-/**
- * Seed tasks: tasks a mock holds from the start and again after every reset (option `tasks`). Each is
- * checked like the body of a `POST tasks`, stored as a create would store it, then moved along the
- * lifecycle to the status it has reached, without webhooks and without charging its fee.
- * @module
- */
+/** Seed tasks (option `tasks`): checked as `POST tasks` bodies, moved to their status, no webhooks, no fee. @module */
 import {
   isOffPathStatus,
   isTaskStatus,
@@ -28,10 +23,7 @@ function seedFailure(message: string): never {
   throw new TypeError(message);
 }
 
-/**
- * The status events that take a new `pending` task to `status`: along the delivery path, and for an
- * off-path status through its first source (`failed` goes through `enroute`).
- */
+/** The events taking a `pending` task to `status`; an off-path status goes through its first source. */
 function eventsTo(taskId: string, status: string): LifecycleEvent[] {
   if (status === 'pending') return [];
   if (!isOffPathStatus(status)) return plannedEvents(taskId, 'pending', status);
@@ -40,10 +32,8 @@ function eventsTo(taskId: string, status: string): LifecycleEvent[] {
 }
 
 /**
- * Checks the seed tasks and builds their records, in order, with the mock's clock and ids. The records
- * are templates: store clones of them.
- * @throws {TypeError} naming the field of the first invalid seed task (`tasks[2].deliveryLocation.latitude: …`),
- * a duplicate id, or more than {@link MAX_SEED_TASKS} tasks.
+ * The seed tasks' records, in order: templates, store clones of them.
+ * @throws {TypeError} naming the first invalid field (`tasks[2].…`), a duplicate id, or over {@link MAX_SEED_TASKS}.
  */
 export function seedRecords(state: ServiceState, seeds: ReadonlyArray<MockSeedTask>): readonly TaskRecord[] {
   if (!Array.isArray(seeds)) seedFailure('tasks must be an array of task objects');

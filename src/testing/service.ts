@@ -1,9 +1,4 @@
-/**
- * `createMockDeliveryService`: a stateful msw mock of the whole Delivery Task Service (spec "Delivery
- * Task Service Interface"; README "What the spec leaves open, and what we chose"), wiring the store, the account, the handlers, the
- * lifecycle, the webhooks and the faults together.
- * @module
- */
+/** `createMockDeliveryService`: the store, account, handlers, lifecycle, webhooks and faults wired together. @module */
 import type { HttpHandler } from 'msw';
 import { type SetupServer, setupServer } from 'msw/node';
 import { kwd } from '../kwd.js';
@@ -274,12 +269,8 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 }
 
 /**
- * Creates a stateful mock of the Delivery Task Service for tests, served through msw. It checks the
- * credentials (401), validates bodies and queries (400), stores tasks, charges fees to the wallet
- * (402 when the balance is below the fee), paginates, searches (literal or regex) and sorts, estimates
- * (haversine km, minutes at 30 km/h, KWD price), issues top-up links, moves tasks through their
- * lifecycle with {@link MockDeliveryService.advance} (POSTing webhooks when `webhookUrl` is set), and
- * plays injected faults. It serves both `<root>/tasks…` and `<root>/rest/tasks…`.
+ * A stateful msw mock of the Delivery Task Service: credentials, validation, tasks, fees, pages, search,
+ * estimates, top-ups, {@link MockDeliveryService.advance} with webhooks, and faults (docs/testing.md).
  *
  * ```ts
  * const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 20 } });

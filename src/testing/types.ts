@@ -1,8 +1,4 @@
-/**
- * Public types of `delivery-task-sdk/testing`: the mock's options, the mock, and what it records
- * (README "Testing your integration"; docs/testing.md; choices in docs/spec-choices.md).
- * @module
- */
+/** Public types of `delivery-task-sdk/testing` (README "Testing your integration"; docs/testing.md). @module */
 import type { HttpHandler } from 'msw';
 import type { OperationName } from '../core/operations.js';
 import type { KwdAmount } from '../kwd.js';
@@ -14,9 +10,8 @@ import type { MockDriftMutation } from './drift.js';
 export type MockOperation = OperationName;
 
 /**
- * The seller's account. `wallet`: prepaid, opening `balance` in KWD (≥ 0, ≤ 3 decimals); a create whose fee
- * exceeds it gets 402 `INSUFFICIENT_BALANCE`. `invoice`: no balance check, balance 0, top-ups refused (400
- * `INVOICE_ACCOUNT`), fees added to {@link MockWallet.invoicedFils}.
+ * `wallet`: prepaid, opening `balance` in KWD; a fee over it gets 402 `INSUFFICIENT_BALANCE`. `invoice`: no
+ * balance, top-ups refused (400 `INVOICE_ACCOUNT`), fees added to {@link MockWallet.invoicedFils}.
  */
 export type MockAccount = { type: 'wallet'; balance: KwdAmount } | { type: 'invoice' };
 
@@ -34,16 +29,10 @@ export interface MockPoint {
   longitude: number;
 }
 
-/**
- * A branch of `GET tasks/branches`: a name (id `branch-<n>`, from 1), or an object kept as given (id
- * default `branch-<n>`); numeric `latitude`/`longitude` and an `address` make it the pickup of its tasks.
- */
+/** A branch: a name (id `branch-<n>`), or an object kept as given; with coordinates and `address`, its tasks' pickup. */
 export type MockBranch = string | { name: string; id?: string; [field: string]: unknown };
 
-/**
- * A task present from the start and after each `reset()`: a checked `POST tasks` body stored as a create
- * would, moved to `status` (one history entry per step, no webhooks), its fee not charged.
- */
+/** A task present from the start and after each `reset()`: a `POST tasks` body moved to `status`, no fee, no webhooks. */
 export type MockSeedTask = TaskCreateParams & {
   /** Non-empty, unique among the seed tasks. Default: a new mock id. */
   id?: string;
@@ -57,10 +46,7 @@ export interface MockDeliveryServiceOptions {
   apiKey?: string;
   /** Seller id the mock accepts in `x-seller-id`. Default `'test-seller'`. */
   sellerId?: string;
-  /**
-   * Default `'https://delivery.test'`. Without a trailing `/` or `/rest`, it is the root: the mock serves
-   * `<root>/tasks…` and `<root>/rest/tasks…`.
-   */
+  /** Default `'https://delivery.test'`; the mock serves `<root>/tasks…` and `<root>/rest/tasks…`. */
   baseUrl?: string;
   /** The seller's account. Default `{ type: 'wallet', balance: 100 }` (100 KWD). */
   account?: MockAccount;
@@ -70,19 +56,13 @@ export interface MockDeliveryServiceOptions {
   pricing?: MockPricing;
   /** The seller's default pickup point. Default Kuwait City (29.3759, 47.9774). */
   origin?: MockPoint;
-  /**
-   * The seller's webhook receiver (absolute http(s) URL): {@link MockDeliveryService.advance} POSTs each
-   * change there (5 s timeout, no retry; OpenAPI webhook `taskStatusChanged`), let through msw. Default none.
-   */
+  /** Absolute http(s) URL {@link MockDeliveryService.advance} POSTs each change to (5 s timeout, no retry). Default none. */
   webhookUrl?: string;
   /** HTTP status of a successful `POST tasks`. Default `200`. */
   createStatus?: 200 | 201;
   /** Clock of timestamps, ids and top-up expiry. Default `() => new Date()`. */
   now?: () => Date;
-  /**
-   * {@link MockSeedTask}s, oldest first. Default none.
-   * @throws {TypeError} from `createMockDeliveryService` naming the field (`tasks[2].deliveryLocation.latitude`).
-   */
+  /** {@link MockSeedTask}s, oldest first; a bad one throws `TypeError` naming the field. Default none. */
   tasks?: ReadonlyArray<MockSeedTask>;
   /** Requests and webhook deliveries kept each, the oldest dropped first: a positive integer. Default `10_000`. */
   recordLimit?: number;
@@ -125,10 +105,7 @@ export interface MockRecordedRequest {
   readonly query: Readonly<Record<string, string>>;
   /** Lower-case names, unredacted; values cut to 256 characters without valid credentials. */
   readonly headers: Readonly<Record<string, string>>;
-  /**
-   * JSON, else text, `undefined` when empty; over 16 KiB, 32 deep, or without valid credentials:
-   * `{ truncated: true, bytes, prefix }` (256 characters; docs/sandbox.md "Bounds").
-   */
+  /** JSON, else text; over 16 KiB, 32 deep or unauthenticated, `{ truncated, bytes, prefix }` (docs/sandbox.md "Bounds"). */
   readonly body: unknown;
   /** `'network-error'`: dropped; `'stalled'`: a `delay` running or cut short, or a `stall-body`. */
   readonly status: MockRecordedStatus;
@@ -194,8 +171,7 @@ export interface MockDeliveryService {
   /** msw handlers (the service, a passthrough for the webhook receiver): `setupServer(...mock.handlers)`. */
   readonly handlers: readonly HttpHandler[];
   /**
-   * Starts msw's `setupServer` with {@link handlers}; before Node.js 22.12, replaces `globalThis.fetch`
-   * instead (until {@link close}).
+   * Starts msw's `setupServer` with {@link handlers} (before Node.js 22.12, replaces `globalThis.fetch`).
    * @throws {Error} when already listening, and on Bun and Deno (use `startMockHttpServer(mock)`).
    */
   listen(options?: MockListenOptions): void;
@@ -203,14 +179,10 @@ export interface MockDeliveryService {
   close(): void;
   /** The webhook receiver's URL (normalised), or `undefined`. */
   readonly webhookUrl: string | undefined;
-  /**
-   * Sets (or removes) the webhook receiver's URL for {@link advance}'s later changes; {@link reset} keeps it.
-   * @throws {TypeError} naming `webhookUrl` for anything but an absolute http(s) URL or `undefined`.
-   */
+  /** Sets (or removes) the receiver's URL; {@link reset} keeps it. @throws {TypeError} for a non-http(s) URL. */
   setWebhookUrl(url: string | undefined): void;
-  /** Copies, in creation order. */
+  /** Copies, in creation order; `task(id)`: a copy or `undefined`. */
   readonly tasks: readonly Task[];
-  /** A copy, or `undefined`. */
   task(id: string): Task | undefined;
   readonly wallet: MockWallet;
   /** Since the last reset, arrival order (copies): the last `recordLimit`, ≤ 8 MiB of text. */
@@ -219,16 +191,11 @@ export interface MockDeliveryService {
   /** Since the last reset, in order of finishing (copies): the last `recordLimit`. */
   readonly webhookDeliveries: readonly MockWebhookDelivery[];
   /**
-   * Moves a task one step, or every step to `status` (docs/testing.md; README "What the spec leaves open,
-   * and what we chose"), POSTing each change to the webhook receiver; resolves once they finished.
-   * @returns a copy of the task.
+   * Moves a task one step, or every step to `status`, POSTing each change to the receiver (docs/testing.md).
    * @throws {Error} (rejects) for an unknown task, a final status, or a status not reachable; nothing changes.
    */
   advance(taskId: string, status?: string): Promise<Task>;
-  /**
-   * Pays a top-up link once, crediting its amount; returns the balance, KWD.
-   * @throws {Error} for a link not issued since the last reset, expired (24 h), or used.
-   */
+  /** Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or used. */
   completeTopUp(paymentUrl: string): number;
   /** @throws {TypeError} / {RangeError} for a malformed rule (as `checkFaultRule`). */
   inject(rule: MockFaultRule): void;

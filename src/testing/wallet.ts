@@ -1,8 +1,4 @@
-/**
- * The seller's account: balance, fees and top-up links, in fils (README "What the spec leaves open, and
- * what we chose"; OpenAPI `topUpWallet`).
- * @module
- */
+/** The seller's account: balance, fees and top-up links, in fils (OpenAPI `topUpWallet`). @module */
 import { kwd } from '../kwd.js';
 import type { MockWallet } from './types.js';
 
@@ -62,10 +58,7 @@ export class Account {
     return this.type === 'invoice' || this.#balanceFils >= feeFils;
   }
 
-  /**
-   * Takes a created task's fee: deducted from a wallet, else invoiced; true when deducted.
-   * @throws {RangeError} when a wallet cannot pay it (check {@link canPay} first).
-   */
+  /** Deducts a fee (true), or invoices it. @throws {RangeError} when a wallet cannot pay (see {@link canPay}). */
   charge(feeFils: number): boolean {
     if (this.type === 'invoice') {
       this.#invoicedFils += feeFils;
@@ -90,10 +83,7 @@ export class Account {
     return link;
   }
 
-  /**
-   * Pays a link once, crediting its amount; returns the new balance, fils.
-   * @throws {TopUpLinkError} for an unknown, expired (at `at`) or used link.
-   */
+  /** Pays a link once; returns the balance, fils. @throws {TopUpLinkError} for an unknown, expired or used link. */
   completeTopUp(paymentUrl: string, at: Date): number {
     const entry = this.#links.get(paymentUrl);
     if (!entry) throw new TopUpLinkError('unknown', `Unknown top-up payment link: ${paymentUrl}`);

@@ -42,10 +42,7 @@ function reasonOf(error: unknown, timedOut: boolean, cancelled: boolean): string
   return String(error);
 }
 
-/**
- * POSTs `post.body` once and reports the outcome; never throws (`error` says why it failed).
- * @param cancel aborts the POST (the mock's reset or close).
- */
+/** POSTs `post.body` once and reports the outcome; never throws. `cancel`: the mock's reset or close. */
 export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promise<MockWebhookDelivery> {
   const timeout = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
   const started = performance.now();

@@ -1,13 +1,6 @@
 /**
- * The webhook form of a task: the body the service POSTs on a status change (OpenAPI webhook `taskStatusChanged`
- * and OpenAPI schema `WebhookTask`).
- *
- * Differences from the API form: `_id` carries the task id (there is no `id`); `status` is the event
- * (which may be `inprogress` or `pickup_location_reached`); `statusHistory` entries have no `id` and
- * include the webhook-only events; `deliveryLocation` is `{ lat, lng, kwAddress, fullAddress }`;
- * `pickupLocation` is `{ longitude, latitude, fullAddress }`; and it adds `estimatedPrice` (the fee as
- * 3-decimal KWD text), `walletDeducted`, `vehicleType` (`'bike'`), `pickupName`, `pickupNumber`,
- * `alternateCustomerNumber` (`''` when absent) and, once delivered, `driver.completed_at`.
+ * A task's webhook body (OpenAPI schema `WebhookTask`): `_id`, the event as `status`, webhook-only events in
+ * `statusHistory`, `{ lat, lng }` delivery location, and the webhook-only fields.
  * @module
  */
 import { kwd } from '../kwd.js';
@@ -36,10 +29,7 @@ function linesOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((line): line is string => typeof line === 'string') : [];
 }
 
-/**
- * The webhook body for `event` of a stored task, as of now (call it right after the event was applied
- * so that `statusHistory` ends with it). A fresh object, safe to keep.
- */
+/** A fresh webhook body for `event` of a stored task; call it right after applying the event. */
 export function webhookFormOf(record: TaskRecord, event: string): Record<string, unknown> {
   const {
     id,

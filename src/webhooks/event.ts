@@ -1,8 +1,4 @@
-/**
- * `parseWebhookEvent`: a webhook body → a typed {@link WebhookEvent}; OpenAPI webhook `taskStatusChanged` and
- * OpenAPI schema `WebhookTask`.
- * @module
- */
+/** A webhook body → a typed {@link WebhookEvent} (OpenAPI webhook `taskStatusChanged`). @module */
 import { type ValidationIssue, WebhookPayloadError } from '../core/errors.js';
 import type { SchemaDrift, ValidationMode } from '../core/options.js';
 import { nestsDeeperThan } from '../internal/json.js';
@@ -24,10 +20,8 @@ export interface WebhookEventFields {
 }
 
 /**
- * One status change of a task, pushed by the service (OpenAPI webhook `taskStatusChanged`) or found by
- * `sync()` (`source`). Unconfirmed: `status` is the kind and `task` the unsigned body, a hint. Confirmed
- * (the handler's `confirm`, and every sync event): `task` and `status` are what the service returned,
- * which wins over the body; `payload` still holds the body.
+ * A task's status change, from a webhook or `sync()`. Unconfirmed, `task` is the unsigned body, a hint;
+ * confirmed, `task` and `status` are what the service returned (docs/webhooks.md "Why and how to confirm").
  */
 export type WebhookEvent =
   | (WebhookEventFields & {
@@ -98,7 +92,7 @@ function toJsonValue(body: unknown): unknown {
   } else {
     return body;
   }
-  // Refused before parsing: JSON.parse alone spends most of a second on a megabyte of `[[[…`.
+  // Refused before parsing: JSON.parse is slow on deep `[[[…`.
   if (nestsDeeperThan(text, MAX_DEPTH)) throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
   try {
     return JSON.parse(text);
@@ -193,14 +187,10 @@ export function parseWebhookEventAt(
 }
 
 /**
- * Parses a webhook body (OpenAPI webhook `taskStatusChanged`) into an event with `confirmed: false`,
- * `source: 'webhook'`. `body`: parsed JSON, JSON text or UTF-8 bytes (no size limit here). `kind` and
- * `status` are the body's `status`, unknown kinds included; `taskId` is `_id`, else `id` (1–128
- * characters, no control characters); `payload` and `task` are the body as {@link WebhookTask}, unknown
- * fields kept, `null` as absent, `__proto__` dropped. `reading.validation`: `'tolerant'` (default)
- * coerces or leaves out drifted fields and reports them (README "Schema drift"); `'strict'` refuses them.
- * @throws {WebhookPayloadError} (nothing else) for a body not JSON or UTF-8, not an object, without a
- * valid task id or `status`, or (strict) with a documented field of the wrong type; `field` names it.
+ * Parses a webhook body (parsed JSON, JSON text or UTF-8 bytes; no size limit) into an unconfirmed event;
+ * unknown kinds and fields kept, `null` as absent (README "Schema drift").
+ * @throws {WebhookPayloadError} (only) for a body not JSON, not an object, without a task id or `status`,
+ * or (strict) with a field of the wrong type; `field` names it.
  */
 export function parseWebhookEvent(
   body: unknown,

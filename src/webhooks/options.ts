@@ -35,47 +35,29 @@ export interface WebhookDedupeOptions {
 
 /** Options of {@link createWebhookHandler}. Integers out of range throw `ConfigurationError`. */
 export interface WebhookHandlerOptions {
-  /**
-   * Called once per accepted event after the answer is sent, and for each unprocessed status a `sync()`
-   * finds (`event.source`); a returned promise is awaited. At most `concurrency` run at once; one task's
-   * events run one at a time in arrival order (across instances with a `store`). Failures go to `onError`.
-   */
+  /** Called per accepted event after the answer (and per status `sync()` finds); awaited; a task's events in order. */
   onEvent: (event: WebhookEvent) => unknown;
-  /**
-   * How bodies are read (README "Schema drift"). `'tolerant'` (default): a drifted field is coerced when
-   * unambiguous or left out, and reported; only a body without a usable task id or `status` gets 400.
-   * `'strict'`: any drifted field gets 400. `'warn'` and `'off'` are deprecated aliases of `'tolerant'`.
-   */
+  /** `'tolerant'` (default): 400 only without a task id or `status`; `'strict'`: any drift (README "Schema drift"). */
   validation?: ValidationMode;
   /** Called per drifted field (`operation: 'webhook'`, path, type names, never the value); also logged at `warn` once per path. */
   onDrift?: (drift: SchemaDrift) => void;
   /** A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes `store` keys. */
   client?: WebhookClient;
   /**
-   * Confirm events with `GET tasks/{id}` before `onEvent` (OpenAPI webhook `taskStatusChanged`: webhooks
-   * are not signed): `true`, or the kinds to confirm. With a client the final statuses (delivered,
-   * cancelled, rejected, failed) are always confirmed. The GET wins: `onEvent` gets `confirmed: true`
-   * and the task read back. A failed GET (or one reading another task, or no status) goes to `onError`
-   * and skips `onEvent`. One GET serves a task's waiting events; a 404 is remembered 10 000 ms
-   * (docs/webhooks.md "Deadlines and bounds"). Default: the final statuses with a client, else `false`.
+   * Read the task back with `GET tasks/{id}` before `onEvent` (`true`, or the kinds); with a client the final
+   * statuses always are; a failed GET goes to `onError` (docs/webhooks.md "Why and how to confirm").
+   * Default: the final statuses with a client, else `false`.
    * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
    */
   confirm?: boolean | readonly WebhookEventKind[];
   /**
-   * Drop duplicates of (task id, status) within a window, and statuses older along the delivery path
-   * (pending < requested < accepted < inprogress < pickup_location_reached < pickedup < enroute <
-   * delivered) than one processed; nothing after a final status. Unknown kinds are never older. Dropped
-   * events are answered 200 and counted in `stats`. `false` passes every valid webhook. Default `true`
-   * (10 min, 10 000 tasks). When confirming, only what the GET read back moves a task (docs/webhooks.md
-   * "Duplicates and ordering"); without, bodies set the order.
+   * Drop (task id, status) duplicates within a window and statuses older than one processed (answered 200,
+   * counted in `stats`); docs/webhooks.md "Duplicates and ordering". Default `true` (10 min, 10 000 tasks).
    */
   dedupe?: boolean | WebhookDedupeOptions;
   /**
-   * A store shared by the receiving instances (`memoryStore()`, `redisStore(…)`, `postgresStore(…)` or
-   * your own {@link DeliveryStore}): the `dedupe` filter, a lease per task while `onEvent` runs, the sync
-   * checkpoint and the `startSync` lease live there. Keys are `v2:<base URL>:<seller id>:webhook:…` with
-   * TTLs. The answer never waits on it; while it fails, this process's memory stands in, with one
-   * warning (README "Running several instances"). Default: none.
+   * A {@link DeliveryStore} shared by the instances (`memoryStore()`, `redisStore(…)`, `postgresStore(…)`) for
+   * dedupe, leases and the sync checkpoint; while it fails, memory stands in (README "Running several instances").
    */
   store?: DeliveryStore;
   /** Deadline of one `store` call, ms. Default 1 000 (`DEFAULT_STORE_TIMEOUT_MS`); 1 to 2 147 483 647. */
@@ -84,13 +66,9 @@ export interface WebhookHandlerOptions {
   syncSkewMs?: number;
   /** Largest body accepted, bytes; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
-  /**
-   * Deadline for receiving the whole body, ms: a slower sender gets 408 with `connection: close`. Keep it
-   * under the 5 s the service waits (README "What the spec leaves open, and what we chose"). Not for a
-   * body a framework already parsed. Default 2 000; 1 to 2 147 483 647.
-   */
+  /** Deadline for the whole body, ms, then 408; keep it under the service's 5 s. Default 2 000; 1 to 2 147 483 647. */
   bodyTimeoutMs?: number;
-  /** Gets failures of `onEvent` and confirmation (with the event), of the handler and `startSync` (without); awaited. Default: `logger.error`. */
+  /** Gets failures of `onEvent` and confirming (with the event), and of `startSync`; awaited. Default: `logger.error`. */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
   /** Events processed at once at most. Default 8; 1 to 10 000. */
   concurrency?: number;
@@ -101,12 +79,9 @@ export interface WebhookHandlerOptions {
   /** Body bytes held by waiting and running events at most; beyond, 503. Default 64 MiB, or `maxBodyBytes` when larger. */
   maxQueueBytes?: number;
   /**
-   * A durable inbox (`redisInbox(…)`, `postgresInbox(…)` or your own {@link WebhookInbox}): a webhook is
-   * answered 200 once stored there, 503 when it cannot be within `inboxTimeoutMs`. Workers claim events,
-   * run the pipeline and mark them done or failed (kept for `inbox.replay()`). Give a `store` too.
-   * docs/several-instances.md "Durable intake".
-   * @throws {ConfigurationError} (`option: 'inbox'`) for a value that is not a {@link WebhookInbox}, or
-   * one whose `visibilityTimeoutMs` is not longer than `eventTimeoutMs`.
+   * A durable {@link WebhookInbox} (`redisInbox(…)`, `postgresInbox(…)`): 200 once stored, 503 when not within
+   * `inboxTimeoutMs`; give a `store` too (docs/several-instances.md "Durable intake").
+   * @throws {ConfigurationError} (`inbox`) for a non-inbox, or `visibilityTimeoutMs` not over `eventTimeoutMs`.
    */
   inbox?: WebhookInbox;
   /** Deadline of one inbox call (write, claim, mark), ms. Default 2 000; 1 to 2 147 483 647. */
@@ -151,10 +126,8 @@ export interface WebhookNodeOptions {
 /** A webhook receiver with a Web and a Node adapter, both bound. */
 export interface WebhookHandler {
   /**
-   * Web adapter (Hono, Next.js, Bun, Deno, workers). 200 `{"received":true}` once queued (with an
-   * `inbox`, stored); 405 for another method, 415 not JSON, 413 over `maxBodyBytes`, 408 past
-   * `bodyTimeoutMs`, 400 not a webhook, 503 queue full or inbox not storing, 500 internal failure. Never
-   * rejects. `context.waitUntil` gets the end of processing.
+   * Web adapter: 200 `{"received":true}` once queued; 405, 415, 413, 408, 400, 503 (queue full), 500
+   * (docs/webhooks.md "Mounting"). Never rejects; `context.waitUntil` gets the end of processing.
    */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
   /** Node adapter (node:http, Express, Fastify after `reply.hijack()`), answering as {@link WebhookHandler.fetch | fetch}. Never rejects. */
@@ -164,20 +137,16 @@ export interface WebhookHandler {
   /** Stops this process's inbox workers and resolves once their claimed events are marked; webhooks are still answered. */
   close(): Promise<void>;
   /**
-   * Catches lost events (the service never resends): walks `client.tasks.list` by `updatedAt` back to the
-   * checkpoint minus `syncSkewMs` (at most the duplicate window) and passes each task's status through the
-   * filter as a confirmed event with `source: 'sync'`; then moves the checkpoint unless an event failed.
-   * @returns the walk's counts; `gaps`: final statuses no webhook had brought (docs/webhooks.md "Catching lost events").
-   * @throws {ConfigurationError} when `client` has no `tasks.list`; the errors of `tasks.list`;
-   * {@link APIUserAbortError} when `options.signal` aborts.
+   * Walks `client.tasks.list` since the checkpoint minus `syncSkewMs`, passing each status on with `source: 'sync'`
+   * (docs/webhooks.md "Catching lost events").
+   * @returns the counts; `gaps`: final statuses no webhook brought.
+   * @throws {ConfigurationError} without `tasks.list`; its errors; {@link APIUserAbortError} on `options.signal`.
    */
   sync(options?: WebhookSyncOptions): Promise<WebhookSyncResult>;
   /**
-   * Runs {@link sync} now and every `intervalMs` after each ends, on one instance of those sharing the
-   * `store` (a lease, TTL 1.5 × `intervalMs` plus two store timeouts). Failures go to `onError`; timers
-   * do not keep the process alive.
-   * @returns `stop()`: aborts the running sync and releases the lease.
-   * @throws {ConfigurationError} when `client` has no `tasks.list`, or for an `intervalMs` out of range.
+   * Runs {@link sync} now and every `intervalMs`, on one instance per `store` (a lease); failures go to `onError`.
+   * @returns `stop()`.
+   * @throws {ConfigurationError} without `tasks.list`, or `intervalMs` out of range.
    */
   startSync(options?: WebhookStartSyncOptions): () => Promise<void>;
   /** A snapshot of the counters. */
@@ -210,7 +179,6 @@ export interface HandlerSettings {
 
 /** @throws {ConfigurationError} naming the first option out of range (see {@link createWebhookHandler}). */
 export function handlerSettings(options: WebhookHandlerOptions): HandlerSettings {
-  // With a client, a forged final status would otherwise end the task and hide the genuine one.
   const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
   if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
     throw new ConfigurationError('confirm', 'Invalid confirm: expected true, false or an array of event kinds');

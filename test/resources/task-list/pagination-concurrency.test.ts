@@ -605,8 +605,8 @@ describe('iteration memory', () => {
 
   it('iterates 1,000,000 tasks with under 10 MB of heap growth (the walk and its dedupe)', async () => {
     const { count, peak } = await runWithGc(`
-      import { TaskListPromise } from '../../src/resources/task-list/list-promise.ts';
-      import { TaskPage } from '../../src/resources/task-list/page.ts';
+      import { TaskListPromise } from './src/resources/task-list/list-promise.ts';
+      import { TaskPage } from './src/resources/task-list/page.ts';
       ${heapAfterGc}
       const total = 1_000_000, limit = 10, totalPages = total / limit;
       const fetchPage = async (page) => {
@@ -631,7 +631,7 @@ describe('iteration memory', () => {
     // with no turn in between, the heap holds a bounded backlog (objects awaiting FinalizationRegistry
     // callbacks) that must stay flat, not grow with the tasks read.
     const { count, first, last, max } = await runWithGc(`
-      import { DeliveryClient } from '../../src/index.ts';
+      import { DeliveryClient } from './src/index.ts';
       ${heapAfterGc}
       const total = 200_000, limit = 10, totalPages = total / limit;
       const fetch = async (input) => {
