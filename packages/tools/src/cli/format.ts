@@ -1,7 +1,4 @@
-/**
- * How `delivery-task` shows values to a person: KWD amounts through the SDK's `kwd.format`, times as
- * ISO 8601 UTC, text stripped of terminal control characters, aligned tables and label blocks.
- */
+/** How `delivery-task` shows values: `kwd.format`, ISO 8601 UTC, no control characters, aligned tables. */
 import { kwd } from 'delivery-task-sdk';
 
 /** Shown for a value the service did not send. */
@@ -13,7 +10,7 @@ export const TABLE_BLOCK_ROWS = 100;
 /** Longest cell, in characters; longer text is cut with `…`. */
 export const MAX_CELL_CHARS = 200;
 
-// C0 and C1 controls (ESC included): a service answer must not move the cursor or recolour the terminal.
+// C0 and C1 controls: a service answer must not move the cursor or recolour the terminal.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
@@ -35,19 +32,13 @@ export function textCell(value: unknown): string {
   return printable(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
-/**
- * A KWD amount (number or decimal text) formatted by `kwd.format` (`KWD 1,234.500`); {@link ABSENT}
- * when absent; the value as sent (printable) when it is not a valid amount.
- */
+/** A KWD amount as `KWD 1,234.500`; {@link ABSENT} when absent; printable as sent when not an amount. */
 export function kwdCell(amount: unknown): string {
   if (amount === undefined || amount === null || amount === '') return ABSENT;
   return kwd.isValid(amount) ? kwd.format(amount) : textCell(amount);
 }
 
-/**
- * A date-time as ISO 8601 UTC to the second (`2026-11-22T10:31:05Z`); {@link ABSENT} when absent; the
- * text as sent (printable) when it is not a date.
- */
+/** A date-time as `2026-11-22T10:31:05Z`; {@link ABSENT} when absent; printable as sent when not a date. */
 export function timeCell(value: unknown): string {
   if (typeof value !== 'string' || value === '') return ABSENT;
   const time = Date.parse(value);
@@ -55,12 +46,11 @@ export function timeCell(value: unknown): string {
   return new Date(time).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** Width of a cell in terminal columns (one per code point; wide scripts are not measured). */
+/** Terminal columns: one per code point (wide scripts are not measured). */
 function widthOf(text: string): number {
   return [...text].length;
 }
 
-/** A column of a {@link TableWriter}. */
 export interface TableColumn {
   /** Header text, written in capitals. */
   readonly title: string;
@@ -69,10 +59,8 @@ export interface TableColumn {
 }
 
 /**
- * Writes rows as an aligned table: a header, then the rows, columns two spaces apart. Rows are kept in
- * blocks of at most {@link TABLE_BLOCK_ROWS} (so memory stays bounded on a long listing) and each
- * block is aligned as a whole; widths only grow from block to block, so a later block is at least as
- * wide as an earlier one. Cells must already be printable.
+ * Writes an aligned table, columns two spaces apart, in blocks of {@link TABLE_BLOCK_ROWS} rows (bounded
+ * memory); widths only grow from block to block. Cells must already be printable.
  */
 export class TableWriter {
   readonly #columns: readonly TableColumn[];
@@ -93,7 +81,7 @@ export class TableWriter {
     if (this.#rows.length >= TABLE_BLOCK_ROWS) this.#flush();
   }
 
-  /** Writes what is left. With no row at all, writes nothing (not even the header). */
+  /** Writes what is left; with no row at all, not even the header. */
   end(): void {
     this.#flush();
   }

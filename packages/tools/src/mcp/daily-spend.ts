@@ -1,14 +1,10 @@
-/**
- * The day's spending on fees, per seller, counted in the policy's `DeliveryStore` so that every MCP server
- * sharing the store (several processes over one Redis) shares one cap.
- */
+/** The day's spending on fees per seller, in the policy's `DeliveryStore`: servers sharing it share one cap. */
 import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
 import { Refusal } from './refusal.js';
 
 /** How long a day's counter is kept, ms (2 days). */
 export const SPEND_TTL_MS = 2 * 86_400_000;
 
-/** Kuwait's offset from UTC, ms. */
 const KUWAIT_OFFSET_MS = 3 * 3_600_000;
 
 /** Compare-and-set attempts before a reservation gives up (each lost race means another one won). */
@@ -19,7 +15,6 @@ export function kuwaitDay(ms: number): string {
   return new Date(ms + KUWAIT_OFFSET_MS).toISOString().slice(0, 10);
 }
 
-/** What a reservation found. */
 export type Reservation =
   | { readonly ok: true; readonly day: string; readonly spentFils: number }
   | { readonly ok: false; readonly day: string; readonly spentFils: number };
@@ -34,7 +29,6 @@ export class DailySpend {
   /** The cap, fils; `undefined`: none (spending is still counted). */
   readonly capFils: number | undefined;
 
-  /** `scope`: the client's base URL and seller id, whose spending this counts. */
   constructor(store: DeliveryStore, scope: StoreScope, capFils: number | undefined, now: () => number) {
     this.#store = store;
     this.#scope = scope;
@@ -42,7 +36,6 @@ export class DailySpend {
     this.#now = now;
   }
 
-  /** Today's day in Kuwait. */
   today(): string {
     return kuwaitDay(this.#now());
   }
@@ -51,10 +44,7 @@ export class DailySpend {
     return storeKey(this.#scope, 'mcp-spend', day);
   }
 
-  /**
-   * The counter's text as fils.
-   * @throws {Refusal} (`store`) when the store holds something else: better refuse than guess.
-   */
+  /** The counter's text as fils. @throws {Refusal} (`store`) when the store holds something else. */
   #parse(value: string | undefined): number {
     if (value === undefined) return 0;
     const fils = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
@@ -64,19 +54,14 @@ export class DailySpend {
     return fils;
   }
 
-  /**
-   * Fils spent (reserved) on `day`, default today.
-   * @throws {StoreUnavailableError} when the store does not answer.
-   */
+  /** Fils spent (reserved) on `day`, default today. @throws {StoreUnavailableError} when the store does not answer. */
   async spent(day = this.today()): Promise<number> {
     return this.#parse(await this.#store.get(this.#key(day)));
   }
 
   /**
-   * Adds `feeFils` to today's spending unless that passes the cap: `{ ok: true }` with the new total,
-   * or `{ ok: false }` with the total found. Atomic across every server sharing the store.
-   * @throws {StoreUnavailableError} when the store does not answer; {@link Refusal} (`store`) when it
-   * kept losing the race ({@link MAX_RESERVE_ATTEMPTS} times).
+   * Adds `feeFils` to today's spending unless that passes the cap (`ok: false`, total found); atomic across servers.
+   * @throws {StoreUnavailableError} when the store does not answer; {@link Refusal} after {@link MAX_RESERVE_ATTEMPTS}.
    */
   async reserve(feeFils: number): Promise<Reservation> {
     const day = this.today();
@@ -89,16 +74,14 @@ export class DailySpend {
       if (await this.#store.compareAndSet(key, current, String(total), SPEND_TTL_MS)) {
         return { ok: true, day, spentFils: total };
       }
-      // Another session changed the counter between the read and the write: read it again.
       await pause(Math.random() * 2 ** Math.min(attempt, 5));
     }
     throw new Refusal('store', "too many sessions are booking at once to count today's spending; try again");
   }
 
   /**
-   * Adds `deltaFils` (negative to release) to the spending of `day`, never below 0. Best effort: a store
-   * failure leaves the counter as it was (too high after a release, which only refuses sooner).
-   * @returns the new total, or `undefined` when the store failed.
+   * Adds `deltaFils` (negative to release) to `day`'s spending, never below 0; the new total, or `undefined`
+   * when the store failed (the counter left as it was: too high only refuses sooner).
    */
   async adjust(day: string, deltaFils: number): Promise<number | undefined> {
     if (deltaFils === 0) return undefined;
@@ -111,7 +94,7 @@ export class DailySpend {
         await pause(Math.random() * 2 ** Math.min(attempt, 5));
       }
     } catch {
-      // Left as it was; see the TSDoc.
+      // best effort
     }
     return undefined;
   }

@@ -15,7 +15,7 @@ import { cut } from './text.js';
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
 export type McpPermission = 'read' | 'create' | 'topUp';
 
-/** Every permission, in the order the help and the docs list them. */
+/** Every permission, in the order of the help and the docs. */
 export const MCP_PERMISSIONS: readonly McpPermission[] = ['read', 'create', 'topUp'];
 
 /** A top-up link handed to the merchant's application ({@link McpPolicy.deliverTopUpLink}). */
@@ -28,52 +28,41 @@ export interface TopUpLinkDelivery {
   readonly expiresAt: string | undefined;
 }
 
-/**
- * What the agent behind an MCP server may do and spend. Every field is optional: the default is
- * read-only. Amounts are KWD (`2.5` or `"2.500"`, at most 3 decimals), compared in integer fils.
- */
+/** What the agent may do and spend; default read-only. Amounts: KWD (`2.5`, `"2.500"`), compared in fils. */
 export interface McpPolicy {
   /**
-   * What the agent may do: `'read'` (tasks, quotes, branches, balance), `'create'` (book deliveries; needs
-   * `'read'`, whose `estimate_delivery` quotes every booking), `'topUp'` (request top-up links). Default
-   * `['read']`.
+   * `'read'` (tasks, quotes, branches, balance), `'create'` (book deliveries; needs `'read'` for
+   * `estimate_delivery`), `'topUp'` (request top-up links). Default `['read']`.
    */
   allow?: readonly McpPermission[];
   /** Highest fee of one delivery, KWD, at most `MAX_KWD_AMOUNT`. Default: none. */
   maxFeeKwd?: KwdAmount;
   /**
-   * Most the agent may spend on fees in one day (Kuwait time, UTC+3) for this seller, KWD, counted in
-   * `store` so that every server sharing the store shares the cap. Default: none (spending is still
-   * counted, and shown by `get_wallet_balance`). At most `MAX_KWD_AMOUNT`.
+   * Most fees in one day (Kuwait time, UTC+3) for this seller, KWD, at most `MAX_KWD_AMOUNT`; counted in
+   * `store`, so servers sharing it share the cap. Default: none (still counted).
    */
   dailyCapKwd?: KwdAmount;
   /**
-   * Where the day's spending and the bookings in progress are counted: `redisStore(redis)` from
-   * `delivery-task-sdk/redis` for several processes. Default: one memory store per client, shared by
-   * every server of that client in this process.
+   * Where the day's spending and bookings in progress are counted (`redisStore` for several processes).
+   * Default: one memory store per client, shared by its servers in this process.
    */
   store?: DeliveryStore;
   /** Deadline of each store call, ms; past it the booking is refused and nothing is sent. Default 1000. */
   storeTimeoutMs?: number;
   /**
-   * Least wallet balance a booking may leave, KWD: the balance is read before booking and a booking that
-   * would leave less is refused. `null` skips the check (invoice accounts, whose balance reads 0).
-   * Default 0 (the fee must be covered).
+   * Least wallet balance a booking may leave, KWD; a booking leaving less is refused. `null` skips the check
+   * (invoice accounts). Default 0.
    */
   walletFloorKwd?: KwdAmount | null;
   /** Oldest quote (`estimateId`) a booking may use, seconds. Integer 1…86 400. Default 600 (10 minutes). */
   quoteMaxAgeSeconds?: number;
-  /**
-   * How far the fee, re-quoted just before booking, may exceed the quote, percent. 0…100. Default 0: any
-   * rise is refused and the agent must quote again.
-   */
+  /** How far the fee re-quoted before booking may exceed the quote, percent, 0…100. Default 0 (no rise). */
   quoteMarginPercent?: number;
   /** Show customer phone numbers in full. Default `false`: all but the last 3 digits masked. */
   revealCustomerPhones?: boolean;
   /**
-   * Hands a top-up link to the merchant's application (an email, a dashboard), for clients that cannot
-   * show a link to the person without the model seeing it (URL elicitation). Without it, such clients
-   * are refused `create_top_up_link`. The link never reaches the model.
+   * Hands a top-up link to the merchant's application, for clients without URL elicitation (refused
+   * `create_top_up_link` otherwise). The link never reaches the model.
    */
   deliverTopUpLink?: (link: TopUpLinkDelivery) => void | Promise<void>;
   /** How often a subscribed `task://{id}` is read for changes, seconds. Integer 5…3600. Default 15. */
@@ -87,7 +76,6 @@ export interface ResolvedPolicy {
   readonly allow: ReadonlySet<McpPermission>;
   readonly maxFeeFils: number | undefined;
   readonly dailyCapFils: number | undefined;
-  /** The store, every call bounded by the store timeout. */
   readonly store: DeliveryStore;
   /** `undefined`: no balance check. */
   readonly walletFloorFils: number | undefined;
@@ -156,9 +144,7 @@ function permissions(value: unknown): ReadonlySet<McpPermission> {
 
 /**
  * Checks `policy` for `client` and applies the defaults.
- * @throws {ConfigurationError} naming the field (`policy.maxFeeKwd`): an unknown field, a permission that
- * does not exist, `'create'` without `'read'`, an amount that is not KWD ≥ 0 with at most 3 decimals, a
- * number out of its range, a store without the four operations, a hook that is not a function.
+ * @throws {ConfigurationError} naming the field (`policy.maxFeeKwd`) that is unknown or invalid.
  */
 export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedPolicy {
   if (typeof policy !== 'object' || policy === null) {
@@ -166,7 +152,6 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
   }
   for (const name of Object.keys(policy)) {
     if (!(POLICY_FIELDS as readonly string[]).includes(name)) {
-      // Redacted before it is cut, as every bounded text.
       const shown = cut(redactorOf(client)?.text(name) ?? name, 60);
       throw new ConfigurationError(
         `policy.${shown}`,

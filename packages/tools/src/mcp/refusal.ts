@@ -1,25 +1,6 @@
-/**
- * A refusal: the policy (or the state of the account) stops a tool call. It becomes a tool error result
- * naming the rule and the room left (README "Agents (MCP)"), never an exception that ends the session.
- */
+/** A refusal of a tool call by the policy: a tool error result, never an exception (README "Agents (MCP)"). */
 
-/**
- * The rules a tool call can be refused by, as named in refusals and in `docs/mcp.md` ("The policy").
- *
- * | rule | refuses |
- * |---|---|
- * | `allow` | a tool the policy does not allow |
- * | `input` | arguments the tool's schema does not accept |
- * | `quote` | a booking without a quote of this session, with an expired one, or for other coordinates |
- * | `quoteMargin` | a booking whose fee, re-quoted, rose above the quote by more than the margin |
- * | `maxFeeKwd` | a fee above the per-delivery limit |
- * | `dailyCapKwd` | a fee that would take the day's spending past the cap |
- * | `walletFloorKwd` | a booking that would leave the wallet below the floor |
- * | `confirmation` | a booking not confirmed: declined, or a token that is missing, unknown, expired, used or for other arguments |
- * | `orderInProgress` | an order another session is booking right now |
- * | `topUpLinkDelivery` | a top-up link that could only reach the person through the model |
- * | `store` | a booking when the store that counts spending does not answer (nothing is sent) |
- */
+/** The rules a tool call can be refused by: `docs/mcp.md`, "The policy" (`input`: arguments the schema refuses). */
 export type RefusalRule =
   | 'allow'
   | 'input'

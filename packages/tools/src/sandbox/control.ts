@@ -192,10 +192,8 @@ function maskHeader(value: string): string {
 }
 
 /**
- * The recorded requests with every credential removed: the values of secret headers (`authorization`,
- * `x-seller-id`, cookies) masked, and the mock's API key and seller id, and any credential a request
- * sent (a wrong key may be a real one), removed wherever else they appear (URL, query, body, other
- * headers) in any of the encodings `Redactor` knows.
+ * The recorded requests with secret headers masked, and the mock's credentials and any a request sent (a
+ * wrong key may be a real one) removed wherever they appear.
  */
 export function redactedRequests(mock: MockDeliveryService, requests: readonly MockRecordedRequest[]): unknown[] {
   const sent = new Set<string>([mock.apiKey, mock.sellerId]);
@@ -219,11 +217,7 @@ export function redactedRequests(mock: MockDeliveryService, requests: readonly M
   });
 }
 
-/**
- * `GET /_sandbox/requests?limit=<1…MAX_REQUEST_PAGE>&before=<seq>`: the newest `limit` (default
- * {@link DEFAULT_REQUEST_PAGE}) recorded requests numbered below `before`, oldest first, redacted, with
- * `total` and (when older ones are kept) `before`, the cursor of the previous page.
- */
+/** `GET /_sandbox/requests?limit&before=<seq>`: the newest `limit` below `before`, oldest first, redacted. */
 function requestsPage(
   mock: MockDeliveryService,
   views: ControlViews | undefined,
@@ -245,7 +239,6 @@ function requestsPage(
   return answer(200, { ...page, requests: redactedRequests(mock, page.requests) });
 }
 
-/** Routes a control request and runs it. */
 async function control(
   mock: MockDeliveryService,
   method: string,

@@ -5,11 +5,9 @@ import { isIP } from 'node:net';
 
 /** Shortest control token accepted, characters. */
 export const MIN_CONTROL_TOKEN_LENGTH = 16;
-
 /** Longest control token accepted, characters. */
 export const MAX_CONTROL_TOKEN_LENGTH = 1024;
 
-/** A refusal: status, code and message. */
 export interface GuardRefusal {
   readonly status: 401 | 403;
   readonly code: 'FOREIGN_ORIGIN' | 'FOREIGN_HOST' | 'CONTROL_TOKEN_REQUIRED';
@@ -26,9 +24,8 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Checks a control token option.
- * @throws {TypeError} when it is not a string of {@link MIN_CONTROL_TOKEN_LENGTH}…{@link MAX_CONTROL_TOKEN_LENGTH}
- * visible ASCII characters (it travels in a header). The message never contains the token.
+ * @throws {TypeError} unless a string of {@link MIN_CONTROL_TOKEN_LENGTH}…{@link MAX_CONTROL_TOKEN_LENGTH}
+ * visible ASCII characters (it travels in a header); the message never contains the token.
  */
 export function checkControlToken(token: unknown): asserts token is string {
   if (
@@ -43,11 +40,7 @@ export function checkControlToken(token: unknown): asserts token is string {
   }
 }
 
-/**
- * Checks the `allowedHosts` option: host names or addresses without a port (`sandbox.test`, `::1`), or
- * `'*'` for any host.
- * @throws {TypeError} naming the first bad entry.
- */
+/** @throws {TypeError} naming the first entry of `allowedHosts` that is not a host without port, nor `'*'`. */
 export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
   if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
   for (const name of hosts) {
@@ -61,7 +54,6 @@ export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly str
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-/** The checks of one sandbox. */
 export class SandboxGuard {
   readonly #origins: ReadonlySet<string>;
   readonly #hosts: ReadonlySet<string>;
@@ -69,13 +61,7 @@ export class SandboxGuard {
   /** `Host` values answered besides the sandbox's own (`name:port`), or `'any'`. */
   readonly #allowedHosts: ReadonlySet<string> | 'any';
 
-  /**
-   * @param host the interface the sandbox listens on.
-   * @param port the port it listens on.
-   * @param token the control token, if any (checked with {@link checkControlToken} by the caller).
-   * @param allowedHosts more host names whose requests are answered without a token (checked with
-   * {@link checkAllowedHosts}); `'*'` answers any.
-   */
+  /** `token` and `allowedHosts` already checked ({@link checkControlToken}, {@link checkAllowedHosts}). */
   constructor(host: string, port: number, token: string | undefined, allowedHosts: readonly string[] = []) {
     const names = new Set(['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host]);
     this.#hosts = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
@@ -86,10 +72,7 @@ export class SandboxGuard {
       : new Set(allowedHosts.map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`.toLowerCase()));
   }
 
-  /**
-   * Refuses, when the sandbox has no control token, a request (any path) whose `Host` names neither the
-   * sandbox's own address nor an allowed host. A request without `Host` (HTTP/1.0) is let through.
-   */
+  /** Without a control token, refuses a `Host` that is neither the sandbox's nor allowed (none: let through). */
   checkHost(request: IncomingMessage): GuardRefusal | undefined {
     if (this.#tokenDigest !== undefined) return undefined;
     const host = header(request, 'host')?.toLowerCase();
@@ -102,12 +85,10 @@ export class SandboxGuard {
     };
   }
 
-  /** True when control calls need the token. */
   get tokenRequired(): boolean {
     return this.#tokenDigest !== undefined;
   }
 
-  /** True for a `Host` (`name:port`, lower case) given in `allowedHosts`, or any with `'*'`. */
   #allowed(host: string | undefined): boolean {
     return host !== undefined && (this.#allowedHosts === 'any' || this.#allowedHosts.has(host));
   }

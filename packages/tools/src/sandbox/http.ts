@@ -1,23 +1,17 @@
-/**
- * The sandbox's HTTP plumbing: bounded body reads, request targets read as paths, the last-resort 500,
- * listening and closing. (`delivery-task-sdk/testing`'s `startMockHttpServer` has its own copy.)
- */
+/** The sandbox's HTTP plumbing: bounded body reads, request targets, the last-resort 500, listen and close. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Largest request body read by default, in bytes: 1 MiB. */
+/** Largest request body read by default, bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** A request body longer than the limit. */
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
 }
 
 /**
- * Reads a request body, at most `maxBytes` of it.
- * @returns the bytes, or `undefined` when the body is empty.
- * @throws {BodyTooLargeError} as soon as the body (or its `content-length`) exceeds `maxBytes`; the rest
- * is not read.
+ * Reads a request body, at most `maxBytes` of it; `undefined` when empty.
+ * @throws {BodyTooLargeError} as soon as the body (or its `content-length`) exceeds `maxBytes`.
  */
 export async function readBody(
   request: IncomingMessage,
@@ -35,7 +29,7 @@ export async function readBody(
   return chunks.length === 0 ? undefined : new Uint8Array(Buffer.concat(chunks));
 }
 
-/** Answers 413 `{ message, code: 'PAYLOAD_TOO_LARGE' }` and closes the connection (the rest of the body is not read). */
+/** Answers 413 `PAYLOAD_TOO_LARGE` and closes the connection. */
 export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLargeError): void {
   response
     .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
@@ -43,11 +37,8 @@ export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLarge
 }
 
 /**
- * The URL of a request target, read as the path it is: an origin-form target (`/tasks?x`) is a path
- * and query even when it starts with `//` (`//x/tasks` is that path, never the host `x`), an
- * absolute-form target (`http://h/tasks`) keeps its path and query. `undefined` for a target a URL
- * parser refuses (`//[`, `http://[`) and for anything else (`*`): answer it with {@link answerBadTarget}.
- * @param base the origin the path is put under (`http://127.0.0.1:4010`).
+ * A request target as a URL under `base`, read as a path (`//x/tasks` is that path, never the host `x`);
+ * an absolute-form target keeps its path and query. `undefined` otherwise: see {@link answerBadTarget}.
  */
 export function requestTarget(target: string | undefined, base: string): URL | undefined {
   const origin = new URL(base).origin;
@@ -64,7 +55,7 @@ export function requestTarget(target: string | undefined, base: string): URL | u
   }
 }
 
-/** Answers 400 `{ message, code: 'BAD_REQUEST' }` to a request target that is not a URL path. */
+/** Answers 400 `BAD_REQUEST` to a request target that is not a URL path. */
 export function answerBadTarget(response: ServerResponse): void {
   response
     .writeHead(400, { 'content-type': 'application/json' })
@@ -72,10 +63,8 @@ export function answerBadTarget(response: ServerResponse): void {
 }
 
 /**
- * Reads and discards a request body the answer does not need, at most `maxBytes` of it, then runs
- * `run`, which answers. A client still sending its body when the connection closed would see a reset
- * instead of the answer; a body longer than `maxBytes` is not waited for: `run` runs at once and the
- * connection closes after it. An exception `run` throws is answered by {@link answerFailure}.
+ * Discards an unneeded request body (at most `maxBytes`, else closes after answering), then runs `run`:
+ * a client still sending when the connection closed would see a reset. Exceptions go to {@link answerFailure}.
  */
 export function answerAfterBody(
   request: IncomingMessage,
@@ -83,7 +72,6 @@ export function answerAfterBody(
   run: () => void,
   maxBytes: number = DEFAULT_MAX_BODY_BYTES,
 ): void {
-  // Runs later than the listener that called it: its own guard keeps an exception from leaving.
   const answer = () => {
     try {
       run();
@@ -116,10 +104,7 @@ export function answerAfterBody(
   request.once('error', () => response.destroy());
 }
 
-/**
- * The last resort of a request handler: answers 500 `{ message, code: 'INTERNAL_SERVER_ERROR' }` naming
- * the failure (or destroys the socket when the answer had started), so that no exception leaves it.
- */
+/** Last resort: answers 500 `INTERNAL_SERVER_ERROR` naming the failure, or destroys a started answer. */
 export function answerFailure(response: ServerResponse, error: unknown): void {
   if (response.headersSent) {
     response.destroy();
@@ -132,8 +117,7 @@ export function answerFailure(response: ServerResponse, error: unknown): void {
 }
 
 /**
- * Starts listening on `host`:`port`.
- * @returns the base URL `http://<host>:<port>` (IPv6 hosts in brackets).
+ * Listens on `host`:`port` and returns `http://<host>:<port>` (IPv6 in brackets).
  * @throws the server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
  */
 export async function listenOn(server: Server, host: string, port: number): Promise<string> {
@@ -149,7 +133,7 @@ export async function listenOn(server: Server, host: string, port: number): Prom
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-/** Stops listening, ends every open connection, and resolves once the server is closed. */
+/** Stops listening, ends every open connection, resolves once closed. */
 export function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());

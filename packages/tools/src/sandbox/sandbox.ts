@@ -23,50 +23,31 @@ export const SANDBOX_DEFAULT_PORT = 4010;
 /** How many recorded requests and webhook deliveries a sandbox keeps by default (the most recent). */
 export const SANDBOX_RECORD_LIMIT = 1000;
 
-/**
- * Options of {@link startSandbox}: where to listen, the courier, and every option of the mock but
- * `baseUrl` (the sandbox's own address is the mock's base URL, so payment and tracking links point at it).
- */
+/** Options of {@link startSandbox}: every option of the mock but `baseUrl` (the sandbox's own address). */
 export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUrl'> {
-  /**
-   * Interface to listen on. Default `'127.0.0.1'` (loopback only). Any other host (`'0.0.0.0'`, a LAN
-   * address) needs {@link controlToken}: the control endpoints would otherwise be open to every machine
-   * that reaches the port.
-   */
+  /** Interface to listen on. Default `'127.0.0.1'`; any non-loopback host needs {@link controlToken}. */
   host?: string;
   /**
-   * The secret every control request (`/_sandbox/…`, the dashboard's reads and buttons included) must
-   * send as `Authorization: Bearer <token>`; 401 `CONTROL_TOKEN_REQUIRED` otherwise (docs/sandbox.md,
-   * "Exposure"). 16 to 1024 visible ASCII characters. Required when {@link host} is not a loopback
-   * address; optional on loopback. Default: none. Never printed nor logged.
+   * Secret every control request (`/_sandbox/…`, dashboard included) sends as `Authorization: Bearer <token>`,
+   * else 401 `CONTROL_TOKEN_REQUIRED` (docs/sandbox.md, "Exposure"). 16 to 1024 visible ASCII characters;
+   * required beyond loopback. Default: none. Never printed nor logged.
    */
   controlToken?: string;
   /**
-   * Host names (no port) whose requests are answered besides the sandbox's own (`localhost`,
-   * `127.0.0.1`, `[::1]`, {@link host}), e.g. `['sandbox']` for a container reached by that name; `'*'`
-   * answers any. Without {@link controlToken}, a request to any path naming another `Host` is answered
-   * 403 `FOREIGN_HOST` (a DNS-rebinding page names its own host; docs/sandbox.md, "Exposure"). Each name
-   * opens the sandbox, control endpoints included, to pages served under it. Default: none.
-   * `--allow-host` of the command.
+   * Host names (no port) answered besides loopback and {@link host}, e.g. `['sandbox']`; `'*'` answers any.
+   * Each opens the control endpoints to pages served under it. Without {@link controlToken}, another `Host`
+   * gets 403 `FOREIGN_HOST` (docs/sandbox.md, "Exposure"). Default: none. `--allow-host` of the command.
    */
   allowedHosts?: readonly string[];
-  /**
-   * Most dashboard event streams (`GET /_sandbox/events`) open at once; one more is answered 503.
-   * Default 100.
-   */
+  /** Most dashboard event streams (`GET /_sandbox/events`) open at once; one more gets 503. Default 100. */
   maxEventClients?: number;
-  /**
-   * Most bytes written to one event stream and not yet taken by its reader; beyond, the stream is
-   * closed (a slow reader is dropped, and the dashboard reconnects and reads the state again). Default
-   * 1 MiB.
-   */
+  /** Most bytes queued on one event stream for its reader; beyond, the stream is closed. Default 1 MiB. */
   maxEventBufferedBytes?: number;
   /** Port, 0…65535; 0 picks a free one. Default 0 (the command's default is {@link SANDBOX_DEFAULT_PORT}). */
   port?: number;
   /**
-   * Moves every open task one step along the delivery path every `autoAdvanceMs` ms, like a courier,
-   * until it is delivered (one step at a time, at most 100 tasks a step; docs/sandbox.md).
-   * An integer from 10 to 86 400 000. Default: off (tasks move only by `POST /_sandbox/tasks/{id}/advance`).
+   * Courier: moves every open task one step every `autoAdvanceMs` ms (at most 100 tasks a step; docs/sandbox.md).
+   * An integer from 10 to 86 400 000. Default: off (tasks move by `POST /_sandbox/tasks/{id}/advance`).
    */
   autoAdvanceMs?: number;
   /** Largest body of a request to the service's routes, bytes (413 beyond). Default 1 MiB. */
@@ -89,10 +70,7 @@ export interface Sandbox {
   readonly sellerId: string;
   /** The mock behind it, for Node tests that share its process. */
   readonly mock: MockDeliveryService;
-  /**
-   * Stops the courier, ends pending delays and webhook POSTs, stops listening and ends every open
-   * connection. Idempotent.
-   */
+  /** Stops the courier, pending delays and webhook POSTs, the listener and every connection. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -104,12 +82,10 @@ function refuse(response: ServerResponse, refusal: GuardRefusal): void {
 }
 
 /**
- * Starts a sandbox: the mock served on `host`:`port`, the control endpoints beside it under
- * `/_sandbox/`, the dashboard at `/` with its event stream at `/_sandbox/events`, the payment pages of
- * top-up links at `/pay/<token>`, and (with `autoAdvanceMs`) the courier. Node.js only.
- * @throws {TypeError} / {RangeError} for invalid options, naming the option (never echoing the API key
- * or the control token), and a `TypeError` for a `host` beyond loopback without `controlToken`; the
- * server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
+ * Starts a sandbox: the mock on `host`:`port`, control endpoints under `/_sandbox/`, the dashboard at `/`,
+ * payment pages at `/pay/<token>`, and the courier. Node.js only (docs/sandbox.md).
+ * @throws {TypeError} / {RangeError} for an invalid option, naming it (never echoing a secret), or a `host`
+ * beyond loopback without `controlToken`; the server's `error` (e.g. `EADDRINUSE`) when it cannot listen.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const {
@@ -183,7 +159,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const service = mockRequestListener(mock, maxBodyBytes);
   const route: RequestListener = (request, response) => {
-    // Answers that do not read the body read it first (bounded): see answerAfterBody.
     const after = (answer: () => void) => answerAfterBody(request, response, answer, maxBodyBytes);
     const url = requestTarget(request.url, baseUrl);
     if (url === undefined) {

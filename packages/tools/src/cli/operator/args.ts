@@ -1,7 +1,4 @@
-/**
- * Command-line arguments of the operator commands: parsed by `node:util` `parseArgs` in strict mode,
- * then read into typed values with their bounds. Every problem is a {@link UsageError} (exit code 2).
- */
+/** Arguments of the operator commands, read into typed values; every problem is a {@link UsageError}. */
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 
 /** Bad arguments or input given to a command (exit code 2). The message is shown as is. */
@@ -15,7 +12,6 @@ export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   /** Placeholder of the value in help text, e.g. `N` or `LAT,LNG`. */
   readonly valueName?: string;
-  /** The option must be given. */
   readonly required?: boolean;
   /** One line of help. */
   readonly description: string;
@@ -34,11 +30,9 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec & { short?: stri
 };
 
 /**
- * Parses `args` (the arguments after the command words) with `parseArgs` (strict): only the global
- * options and `options` are known; exactly `positionalNames.length` positionals; required options present.
- * With `--help`, returns before checking positionals and required options.
- * @throws {UsageError} for an unknown option, a missing or unexpected value, a wrong number of
- * positionals, or a missing required option.
+ * Parses `args` (after the command words) strictly against the global options and `options`; with
+ * `--help`, returns before checking positionals and required options.
+ * @throws {UsageError} for an unknown option or value, a wrong number of positionals, a missing required option.
  */
 export function parseCommandArgs(
   args: readonly string[],
@@ -59,7 +53,7 @@ export function parseCommandArgs(
   }
   const values: Record<string, string | boolean | undefined> = {};
   for (const [name, value] of Object.entries(parsed.values)) {
-    // Options are not declared `multiple`, so a repeated option keeps its last value.
+    // A repeated option keeps its last value.
     values[name] = Array.isArray(value) ? value.at(-1) : value;
   }
   if (values.help === true) return { values, positionals: parsed.positionals };
@@ -78,21 +72,17 @@ export function parseCommandArgs(
   return { values, positionals: parsed.positionals };
 }
 
-/** The text on one line: runs of whitespace (newlines included) become one space. */
+/** The text on one line: runs of whitespace become one space. */
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** A string option's value, or `undefined` when absent. */
 export function stringValue(input: CommandInput, name: string): string | undefined {
   const value = input.values[name];
   return typeof value === 'string' ? value : undefined;
 }
 
-/**
- * An integer option in `min`…`max`, or `undefined` when absent.
- * @throws {UsageError} for anything else (`10.5`, `1e3`, `-1`, text).
- */
+/** An integer option in `min`…`max`, or `undefined` when absent. @throws {UsageError} otherwise (`1e3`, `-1`). */
 export function integerValue(input: CommandInput, name: string, min: number, max: number): number | undefined {
   const text = stringValue(input, name);
   if (text === undefined) return undefined;
@@ -104,7 +94,7 @@ export function integerValue(input: CommandInput, name: string, min: number, max
 }
 
 /**
- * A duration option given in seconds (decimals allowed: `0.5`), returned in ms; `fallbackMs` when absent.
+ * A duration option in seconds (`0.5`), returned in ms; `fallbackMs` when absent.
  * @throws {UsageError} outside `minMs`…`maxMs` or when not a plain decimal number.
  */
 export function secondsValue(
@@ -126,8 +116,7 @@ export function secondsValue(
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
 /**
- * A point given as `LAT,LNG` in decimal degrees (`29.3759,47.9774`). Ranges are left to the SDK, whose
- * error names the field (`from.latitude`).
+ * A point given as `LAT,LNG` in decimal degrees (`29.3759,47.9774`); the SDK checks the ranges.
  * @throws {UsageError} when the text is not two decimal numbers separated by a comma.
  */
 export function pointValue(input: CommandInput, name: string): { latitude: number; longitude: number } {

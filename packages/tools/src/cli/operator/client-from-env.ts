@@ -1,8 +1,4 @@
-/**
- * The `DeliveryClient` of an operator command, configured by the same environment variables as the SDK
- * (`DELIVERY_API_KEY`, `DELIVERY_SELLER_ID`, `DELIVERY_BASE_URL`, `DELIVERY_LOG`), read from the command's
- * environment.
- */
+/** The `DeliveryClient` of an operator command, configured by the SDK's environment variables. */
 
 import type { Logger, LogLevel } from 'delivery-task-sdk';
 import { type ClientOptions, ConfigurationError, DeliveryClient } from 'delivery-task-sdk';
@@ -10,7 +6,6 @@ import type { CliIo } from '../io.js';
 
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error', 'off'] satisfies LogLevel[];
 
-/** True for a valid {@link LogLevel} string. */
 function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && LOG_LEVELS.includes(value);
 }
@@ -38,14 +33,9 @@ export function stderrLogger(io: CliIo): Logger {
   return { debug: write, info: write, warn: write, error: write };
 }
 
-/** The client options the CLI takes from the environment, and their variables. */
 const CREDENTIALS = ['apiKey', 'sellerId', 'baseUrl'] as const;
 
-/**
- * The client's `ConfigurationError` in a shell user's words: the environment variable to set, never
- * "pass it to new DeliveryClient(…)" nor "option or …" (the CLI has no such option). Other errors as
- * they are.
- */
+/** The client's `ConfigurationError` naming the environment variable to set (the CLI has no options). */
 function forShell(error: unknown): unknown {
   if (!(error instanceof ConfigurationError)) return error;
   const option = CREDENTIALS.find((name) => name === error.option);
@@ -55,13 +45,9 @@ function forShell(error: unknown): unknown {
 }
 
 /**
- * A client for the command's environment. `io.env` is the only source: a variable missing or blank
- * there is missing (`ConfigurationError` naming the variable to set), never read from the process
- * environment instead; the client's own checks of the values are reworded the same way. `DELIVERY_LOG` picks the log level;
- * the CLI's default is `error` (the client's is `warn`), so that stderr carries only the command's own
- * lines; `DELIVERY_LOG=warn` shows the SDK's retries and resends, `info` its reconciliations.
- * `overrides` (a `store`, another `logger`) win over these.
- * @throws {ConfigurationError} for a missing or invalid key, seller id or base URL.
+ * A client from `io.env` only (never the process environment). `DELIVERY_LOG` defaults to `error`, so stderr
+ * carries the command's own lines; `overrides` win.
+ * @throws {ConfigurationError} naming the variable for a missing or invalid key, seller id or base URL.
  */
 export function clientFromEnv(io: CliIo, overrides: Pick<ClientOptions, 'store' | 'logger'> = {}): DeliveryClient {
   for (const option of CREDENTIALS) {

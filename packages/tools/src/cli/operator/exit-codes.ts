@@ -1,7 +1,4 @@
-/**
- * Exit codes of the operator commands of `delivery-task`, by error class: the one table that
- * `delivery-task --help`, docs/cli.md ("Exit codes") and {@link exitCodeOf} share.
- */
+/** Exit codes of the operator commands by error class: one table for `--help`, docs/cli.md ("Exit codes"). */
 import { type DeliveryErrorName, isAPIError, isDeliveryError } from 'delivery-task-sdk';
 import { UsageError } from './args.js';
 
@@ -15,10 +12,7 @@ export interface ExitCodeEntry {
   readonly errors: readonly DeliveryErrorName[];
 }
 
-/**
- * Every exit code, smallest first. An error class not listed here (a future one, or `APIError` for a
- * status without a subclass such as 409 or 3xx) exits with 1.
- */
+/** Every exit code, smallest first; an error class not listed exits with 1. */
 export const EXIT_CODES: readonly ExitCodeEntry[] = [
   { code: 0, meaning: 'done', errors: [] },
   {
@@ -80,11 +74,8 @@ const BY_NAME: ReadonlyMap<string, number> = new Map(
 );
 
 /**
- * The exit code for an error that ended a command: {@link UsageError} → 2; an SDK error by its class
- * ({@link EXIT_CODES}); when the operator interrupted the command (`interrupted`), 130 unless the error
- * says a create's outcome is unknown (7: the task may exist); anything else → 1. A 404 that is a
- * plain `APIError` (an operation without an id: the route is missing, `DELIVERY_BASE_URL` is wrong) is
- * configuration → 2.
+ * The exit code for an error: {@link UsageError} → 2, else by class ({@link EXIT_CODES}); `interrupted`: 130 unless a create's outcome is
+ * unknown (7); a plain `APIError` 404 (wrong `DELIVERY_BASE_URL`) → 2; anything else → 1.
  */
 export function exitCodeOf(error: unknown, interrupted = false): number {
   if (error instanceof UsageError) return EXIT_USAGE;

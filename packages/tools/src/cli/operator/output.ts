@@ -13,34 +13,24 @@ export const MAX_ERROR_LINE_CHARS = 2000;
 
 /** A JSON array written one element per line as the elements come (nothing buffered). */
 export interface JsonArrayWriter {
-  /** Writes one element. */
   add(value: unknown): void;
-  /**
-   * Closes the array (`]`). Not called when the command fails midway: the output then stays an
-   * unterminated array that no JSON parser accepts, so a script cannot mistake it for a complete one.
-   */
+  /** Closes the array; not called on failure, so a script cannot mistake a cut array for a whole one. */
   end(): void;
 }
 
 /** The output streams of one command run. */
 export class Output {
-  /** `--json`: results are JSON documents. */
   readonly json: boolean;
   readonly #io: CliIo;
   readonly #redactor: Redactor;
 
-  /** `secrets`: the API key and seller id in use (absent ones are ignored). */
   constructor(io: CliIo, json: boolean, secrets: readonly (string | undefined)[]) {
     this.#io = io;
     this.json = json;
     this.#redactor = new Redactor(secrets.map((secret) => secret?.trim()));
   }
 
-  /**
-   * A copy of a service value without the API key and seller id. Human output redacts values with it
-   * before formatting cuts them to a cell (`MAX_CELL_CHARS`): cut first, a secret across the cut would
-   * leave its start behind, which no redaction of the line recognises.
-   */
+  /** A copy of a value without the secrets; redact before cutting to a cell, or a cut secret leaves its start. */
   redact<T>(value: T): T {
     return this.#redactor.value(value) as T;
   }
@@ -80,10 +70,8 @@ export class Output {
   }
 
   /**
-   * Writes the error that ended the command as one line on stderr: `delivery-task: <Class>: <message>`,
-   * with the request id when the service sent one (the SDK's message carries it; for an error whose
-   * `cause` has one, it is added), without the API key or seller id, at most
-   * {@link MAX_ERROR_LINE_CHARS} characters.
+   * Writes the error that ended the command on one stderr line, `delivery-task: <Class>: <message>` with any
+   * request id, secrets removed, at most {@link MAX_ERROR_LINE_CHARS} characters.
    */
   failure(error: unknown, command: string | undefined): void {
     let text: string;
