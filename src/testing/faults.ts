@@ -51,10 +51,7 @@ function faultOf(rule: MockFaultRule): MockFault {
   }
 }
 
-/**
- * @throws {TypeError} for an unknown kind, operation or drift mutation, or non-string headers.
- * @throws {RangeError} for bad `times`, `status` or `ms`, or `repeat-page` without `tasks.list`.
- */
+/** @throws {TypeError} / {RangeError} naming the first bad field of the rule. */
 export function checkFaultRule(rule: MockFaultRule): void {
   if (typeof rule !== 'object' || rule === null || !KINDS.includes(rule.kind)) {
     throw new TypeError(`fault kind must be one of ${KINDS.join(', ')}`);
@@ -88,7 +85,6 @@ export function checkFaultRule(rule: MockFaultRule): void {
   }
 }
 
-/** Fault rules in injection order. */
 export class FaultQueue {
   readonly #rules: ActiveRule[] = [];
 
