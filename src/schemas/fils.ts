@@ -1,8 +1,4 @@
-/**
- * Exact KWD amounts as integer fils (README "KWD money"): the core of `kwd`, apart so the schemas'
- * `KwdNumber` check carries the parser alone.
- * @module
- */
+/** Exact KWD amounts as integer fils (README "KWD money"): the core of `kwd`. @module */
 
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 
