@@ -31,8 +31,7 @@ const TRIM_MAX_ROWS = 5000;
 
 /**
  * A durable webhook inbox in a PostgreSQL table for the handler's `inbox` option (README "Running several
- * instances"; docs/several-instances.md "Durable intake"): a (task, status) stored once, each task's oldest row
- * claimed, failed rows kept until `replay()`. Bound: `maxEntries` pending and failed rows, then 503.
+ * instances"): each task's oldest row claimed, failed rows kept until `replay()`; `maxEntries`, then 503.
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @throws {ConfigurationError} for a `pool` without `query`, a bad table name, or an option out of range.
  */

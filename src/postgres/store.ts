@@ -16,8 +16,7 @@ const SWEEP_MAX_ROWS = 1000;
 
 /**
  * A `DeliveryStore` in a PostgreSQL table (README "Running several instances"); failures reject with pg's error.
- * @param pool A pg `Pool` (recommended; given an `'error'` listener if it has none) or connected `Client`
- *   (`pg` ≥ 8); never ended.
+ * @param pool A pg `Pool` (given an `'error'` listener if it has none) or connected `Client` (`pg` ≥ 8); never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
 export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): DeliveryStore {

@@ -84,12 +84,10 @@ function idBefore(a: string, b: string): boolean {
 }
 
 /**
- * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several instances";
- * docs/several-instances.md "Durable intake"): a task's entries claimed oldest first, failed ones kept for
- * `inspect()` and `replay()`. Bound: `maxEntries` (default 1 000 000), then 503. `allkeys-*` eviction rejects.
+ * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several instances"):
+ * each task's oldest entry claimed, failed ones kept for `replay()`; `maxEntries`, then 503; `allkeys-*` rejects.
  * @param client A connected ioredis (5, 6) or node-redis (5, 6) client or cluster.
- * @throws {ConfigurationError} for a client of neither library (`option: 'client'`), a cluster `stream`
- *   without a hash tag, or an option out of range.
+ * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad option.
  */
 export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): WebhookInbox {
   const owner = 'redisInbox';

@@ -24,8 +24,7 @@ const DEFAULT_PREFIX = 'dts:';
 /**
  * A `DeliveryStore` in Redis shared per database and `prefix` (docs/several-instances.md "Redis settings").
  * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster; never closed.
- * @throws {ConfigurationError} `option: 'client'` (neither library), `'prefix'` (not a string), or
- *   `'maxmemory-policy'` (an `allkeys-*` policy; rejected by the first call).
+ * @throws {ConfigurationError} for `client` (neither library), `prefix`, or an `allkeys-*` `maxmemory-policy`.
  */
 export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): DeliveryStore {
   const raw = commandSender(client, 'redisStore');

@@ -4,7 +4,6 @@ import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
 import type { MockFault, MockFaultRule, MockOperation } from './types.js';
 
-/** Every operation of the table: the fault targets. */
 export const OPERATIONS: readonly MockOperation[] = OPERATION_NAMES;
 
 /** Every fault kind, in docs/testing.md's order. */

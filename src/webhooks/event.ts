@@ -151,7 +151,7 @@ function reportDrift(drifts: readonly Drift[], reading: WebhookReading): void {
   }
 }
 
-/** @internal {@link parseWebhookEvent} with the arrival time given. */
+/** @internal */
 export function parseWebhookEventAt(
   body: unknown,
   receivedAt: Date,
