@@ -23,26 +23,17 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** Seller id, sent as `x-seller-id`. Default: env `DELIVERY_SELLER_ID`. Required. */
   sellerId?: string | undefined;
-  /**
-   * Base URL, with or without `/rest`; repeated slashes collapse to one. https except for loopback hosts; no
-   * query or fragment (`ConfigurationError`). Default: env `DELIVERY_BASE_URL`. Required.
-   */
+  /** Base URL, with or without `/rest`; https but for loopback; no query. Default: env `DELIVERY_BASE_URL`. Required. */
   baseUrl?: string | undefined;
   /** Per-attempt timeout in ms, covering headers and body. Default 30 000. */
   timeout?: number;
   /** Retries of operations that are safe to repeat (and resends of a create proven absent). Default 2. */
   maxRetries?: number;
-  /**
-   * Largest response body read, in decoded bytes, errors included; past it the call throws
-   * `ResponseTooLargeError`. Integer 1 024…1 073 741 824. Default 4 194 304 (4 MiB).
-   */
+  /** Largest decoded response body, bytes, else `ResponseTooLargeError`. Integer 1 024…2^30. Default 4 MiB. */
   maxResponseBytes?: number;
   /** Deadline in ms for a whole call, retries and waits included. Default: none (bounded by attempts × timeout + waits). */
   totalTimeout?: number;
-  /**
-   * How answers are read (README "Schema drift"): `'tolerant'` (default) coerces or leaves out drift and
-   * reports it; `'strict'` throws `ResponseValidationError`. `'warn'`, `'off'`: deprecated aliases of `'tolerant'`.
-   */
+  /** How answers are read: `'tolerant'` (default) or `'strict'` (README "Schema drift"; {@link ValidationMode}). */
   validation?: ValidationMode;
   /** Called for each drifted field (operation, path, type names; never the value). Default: none; drift is logged at `warn`. */
   onDrift?: (drift: SchemaDrift) => void;
@@ -54,10 +45,7 @@ export interface ClientOptions {
   logLevel?: LogLevel;
   /** Allow construction in a browser, where the API key would be exposed to users. Default false. */
   dangerouslyAllowBrowser?: boolean;
-  /**
-   * Shared state across processes (README "Running several instances"): order leases and order → task.
-   * Default: a `memoryStore()` of this client's own; `redisStore(redis)` for several instances.
-   */
+  /** Order leases and order → task, shared (README "Running several instances"). Default: its own `memoryStore()`. */
   store?: DeliveryStore;
   /** How long a created order is remembered, so creating it again returns its task without a POST, ms. Default 86 400 000 (24 h). */
   orderTtlMs?: number;
@@ -203,9 +191,7 @@ function checkBaseUrl(value: string): string {
 
 /**
  * The Delivery Task Service client: `new DeliveryClient({ apiKey, sellerId, baseUrl })`.
- * @throws {ConfigurationError} at construction, naming the option: missing, not a string, out of range,
- * a non-https remote base URL, a credential with a control character, an unknown option, or a browser
- * without `dangerouslyAllowBrowser`.
+ * @throws {ConfigurationError} naming an option missing, invalid or unknown, or in a browser without opting in.
  */
 export class DeliveryClient {
   /** Tasks: create, retrieve, list, estimate. */
@@ -263,7 +249,6 @@ export class DeliveryClient {
     if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
       throw new ConfigurationError('fetch', 'No fetch available: pass the fetch option');
     }
-    // Looked up at each call, so instrumentation installed after construction (msw, tracing) applies.
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const redactor = new Redactor([apiKey, sellerId]);

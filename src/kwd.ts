@@ -1,7 +1,4 @@
-/**
- * Exact Kuwaiti dinar (KWD) helpers through integer fils (1 KWD = 1000 fils).
- * @module delivery-task-sdk/kwd
- */
+/** Exact Kuwaiti dinar (KWD) helpers through integer fils (1 KWD = 1000 fils). @module delivery-task-sdk/kwd */
 import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './schemas/fils.js';
 
 export { KWD_MAX_DIGITS };
@@ -40,10 +37,7 @@ const formatters = new Map<string, Intl.NumberFormat>();
 /** `Intl`'s no-break spaces (U+00A0, U+202F), shown as the normal space a reader expects (`KWD 1.250`). */
 const NO_BREAK_SPACE = /[\u00a0\u202f]/g;
 
-/**
- * Exact KWD money helpers (README "KWD money"): amounts in, as numbers or text with at most 3 decimals;
- * amounts out as 3-decimal text. Over {@link KWD_MAX_DIGITS} digits before the point: `RangeError`.
- */
+/** Exact KWD money (README "KWD money"): in, numbers or text of ≤ 3 decimals; out, 3-decimal text. */
 export const kwd = {
   /**
    * KWD → integer fils. `kwd.toFils('0.005') === 5`.
@@ -54,10 +48,7 @@ export const kwd = {
     return toSafeNumber(parseFils(amount), `KWD amount ${describeAmount(amount)}`);
   },
 
-  /**
-   * Integer fils → 3-decimal KWD text: `kwd.fromFils(1250) === '1.250'`.
-   * @throws {RangeError} when `fils` is not a safe integer, or a bigint of {@link KWD_MAX_DIGITS} + 3 digits or more.
-   */
+  /** Integer fils → KWD text: `kwd.fromFils(1250) === '1.250'`. @throws {RangeError} for an unsafe integer or too long a bigint. */
   fromFils(fils: number | bigint): string {
     return filsToText(checkFils(fils));
   },

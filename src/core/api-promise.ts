@@ -72,10 +72,7 @@ export class APIPromise<T> extends Promise<T> {
     return this.#withResponse;
   }
 
-  /**
-   * The response with its decoded body, a new one each call (a create that joined another in flight: 200, empty).
-   * @throws the call's error (rejects).
-   */
+  /** The response with its decoded body, a new one each call. @throws the call's error (rejects). */
   asResponse(): Promise<Response> {
     return this.#answered.then((answer) => responseOf(answer.head));
   }

@@ -22,10 +22,7 @@ export interface TaskCreateOptions extends RequestOptions {
   resendUnknownOutcome?: boolean;
 }
 
-/**
- * README "Schema drift": `'tolerant'` (default) coerces or leaves out drift and reports it ({@link SchemaDrift});
- * `'strict'` throws `ResponseValidationError`. `'warn'`, `'off'`: deprecated aliases of `'tolerant'`.
- */
+/** README "Schema drift": `'tolerant'` (default; {@link SchemaDrift}), `'strict'`; `'warn'`, `'off'`: deprecated. */
 export type ValidationMode = 'tolerant' | 'strict' | 'warn' | 'off';
 
 /** A field of an answer that drifted from its documented type (README "Schema drift"): type names, never values. */

@@ -1,8 +1,4 @@
-/**
- * `postgresInbox`: the webhook handler's durable inbox in a PostgreSQL table (docs/several-instances.md
- * "Durable intake").
- * @module
- */
+/** `postgresInbox`: a durable webhook inbox in PostgreSQL (docs/several-instances.md "Durable intake"). @module */
 import type { Logger } from '../core/options.js';
 import { coalesced } from '../internal/coalesce.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
@@ -34,15 +30,8 @@ const COMPLETE_BATCH = 500;
 const TRIM_MAX_ROWS = 5000;
 
 /**
- * A durable webhook inbox in a PostgreSQL table, for the webhook handler's `inbox` option (README
- * "Running several instances"; docs/several-instances.md "Durable intake" has the statements). A
- * duplicate (task, status) is stored once. A claim takes the oldest pending row of each task
- * (`FOR UPDATE SKIP LOCKED`) for `visibilityTimeoutMs`; a row whose claim expired `maxAttempts` times
- * becomes failed until `replay()`. Done rows are marked 500 at most per statement and deleted after
- * `retentionMs` (5 000 per maintenance run, which also runs `ANALYZE` as the table grows). Bound:
- * `maxEntries` pending and failed rows, counted at most once a second; beyond, 503. No advisory lock:
- * PgBouncer works.
- *
+ * A durable webhook inbox in a PostgreSQL table for the handler's `inbox` option (README "Running several
+ * instances"): each task's oldest row claimed, failed rows kept until `replay()`; `maxEntries`, then 503.
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @throws {ConfigurationError} for a `pool` without `query`, a bad table name, or an option out of range.
  */

@@ -1,8 +1,4 @@
-/**
- * What the PostgreSQL store and inbox share: the merchant's `pg` pool by shape, table names, an idle
- * connection's error guard.
- * @module
- */
+/** What the PostgreSQL store and inbox share: the `pg` pool by shape, table names, the idle-error guard. @module */
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger } from '../core/options.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';

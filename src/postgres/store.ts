@@ -15,11 +15,8 @@ const SWEEP_EVERY_WRITES = 500;
 const SWEEP_MAX_ROWS = 1000;
 
 /**
- * A `DeliveryStore` in a PostgreSQL table shared by the processes using it (README "Running several
- * instances"; docs/several-instances.md has the statements). Failures reject with pg's error (no keys or values).
- *
- * @param pool A pg `Pool` (recommended; given an `'error'` listener if it has none) or connected `Client`
- *   (`pg` ≥ 8); never ended.
+ * A `DeliveryStore` in a PostgreSQL table (README "Running several instances"); failures reject with pg's error.
+ * @param pool A pg `Pool` (given an `'error'` listener if it has none) or connected `Client` (`pg` ≥ 8); never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
 export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): DeliveryStore {

@@ -1,8 +1,4 @@
-/**
- * Raw Redis commands for the store and the inbox: either library's client by shape, the eviction-policy
- * check, and replies read however the client maps them.
- * @module
- */
+/** Raw Redis commands for the store and inbox: either library's client, the eviction-policy check. @module */
 import { ConfigurationError } from '../core/errors.js';
 
 /** An ioredis `Redis` or `Cluster` (5 or 6), by `call(command, ...args)`, which sends a raw command. */
@@ -31,11 +27,7 @@ export interface RedisWarningLogger {
 
 export type SendCommand = (key: string | undefined, command: string, ...args: string[]) => Promise<unknown>;
 
-/**
- * `send`, reading `maxmemory-policy` before the first command: `allkeys-*` (Redis may evict a lease or a
- * stored webhook) makes every call reject with `ConfigurationError` (`option: 'maxmemory-policy'`); an
- * unreadable policy, and for the store (`ttlKeys`) a `volatile-*` one, is warned about once.
- */
+/** `send`, but every call rejects (`ConfigurationError`) under an `allkeys-*` `maxmemory-policy`: it may evict. */
 export function guardedAgainstEviction(
   send: SendCommand,
   owner: string,

@@ -1,8 +1,4 @@
-/**
- * `redisInbox`: the webhook handler's durable inbox in a Redis Stream (docs/several-instances.md
- * "Durable intake").
- * @module
- */
+/** `redisInbox`: a durable webhook inbox in a Redis Stream (docs/several-instances.md "Durable intake"). @module */
 import { ConfigurationError } from '../core/errors.js';
 import { coalesced } from '../internal/coalesce.js';
 import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection, WebhookInbox } from '../webhooks/inbox.js';
@@ -34,11 +30,7 @@ export interface RedisInboxOptions {
   maxAttempts?: number;
   /** Failed events kept at most (`MAXLEN`). Default 10 000; ≥ 1. */
   maxFailed?: number;
-  /**
-   * After each write, wait for the append-only file (`WAITAOF`, Redis ≥ 7.2): `true` for this server's
-   * within 1 000 ms, or the local files (0, 1) and replicas within `timeoutMs`; else 503. Without
-   * `WAITAOF`, one warning. Default `false`.
-   */
+  /** After each write, `WAITAOF` (Redis ≥ 7.2; `true`: local, 1 000 ms), else 503. Default `false`. */
   waitAof?: boolean | { local?: 0 | 1; replicas?: number; timeoutMs?: number };
   /** Where the one warning goes. Default `console`. */
   logger?: RedisWarningLogger;
@@ -92,18 +84,10 @@ function idBefore(a: string, b: string): boolean {
 }
 
 /**
- * A durable webhook inbox in a Redis Stream, for the webhook handler's `inbox` option (README "Running
- * several instances"; docs/several-instances.md "Durable intake" describes the commands). Writing: one
- * script checks `maxEntries` and appends (`XADD`), then `WAITAOF` with `waitAof`. Claiming: one script
- * per claim over a consumer group, each entry only once it is its task's oldest open one; idle entries
- * past `visibilityTimeoutMs` are taken over, and after `maxAttempts` moved to `<stream>:failed` (at most
- * `maxFailed`, for `inspect()` and `replay()`). Done: `XACK` in batches of 500 at most; done entries are
- * trimmed after `retentionMs`. Bound: `maxEntries` entries (default 1 000 000); beyond, webhooks get 503.
- * An `allkeys-*` eviction policy rejects with `ConfigurationError`, as for {@link redisStore}.
- *
+ * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several instances"):
+ * each task's oldest entry claimed, failed ones kept for `replay()`; `maxEntries`, then 503; `allkeys-*` rejects.
  * @param client A connected ioredis (5, 6) or node-redis (5, 6) client or cluster.
- * @throws {ConfigurationError} for a client of neither library (`option: 'client'`), a cluster `stream`
- *   without a hash tag, or an option out of range.
+ * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad option.
  */
 export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): WebhookInbox {
   const owner = 'redisInbox';

@@ -1,8 +1,4 @@
-/**
- * The Lua scripts of the Redis store and inbox, sent by SHA-1 (EVALSHA) once Redis knows them, by their
- * text (EVAL) otherwise.
- * @module
- */
+/** The Lua scripts of the Redis store and inbox, sent by EVALSHA, else EVAL. @module */
 import type { SendCommand } from './commands.js';
 
 export interface LuaScript {
@@ -92,9 +88,8 @@ return redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))`,
 };
 
 /**
- * Claims up to `ARGV[3]` entries for consumer `ARGV[2]` of group `ARGV[1]`, each only once it is its
- * task's oldest open entry: idle ones past `ARGV[4]` ms first (past `ARGV[5]` deliveries: to the failed
- * stream `KEYS[3]`), then new ones; a new entry not yet next is left pending and idle, uncounted.
+ * Claims up to `ARGV[3]` entries, each once its task's oldest open one: idle past `ARGV[4]` ms first (past
+ * `ARGV[5]` deliveries: to `KEYS[3]`), then new; a new entry not yet next stays pending, uncounted.
  */
 export const CLAIM: LuaScript = {
   source: `${LUA_OPEN_MEMBER}

@@ -22,12 +22,9 @@ export interface RedisStoreOptions {
 const DEFAULT_PREFIX = 'dts:';
 
 /**
- * A `DeliveryStore` in Redis, shared by the processes using the same database and `prefix` (README "Running
- * several instances"; docs/several-instances.md "Redis settings"). Failures reject with the library's error.
- *
+ * A `DeliveryStore` in Redis shared per database and `prefix` (docs/several-instances.md "Redis settings").
  * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster; never closed.
- * @throws {ConfigurationError} `option: 'client'` (neither library), `'prefix'` (not a string), or
- *   `'maxmemory-policy'` (an `allkeys-*` policy; rejected by the first call).
+ * @throws {ConfigurationError} for `client` (neither library), `prefix`, or an `allkeys-*` `maxmemory-policy`.
  */
 export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): DeliveryStore {
   const raw = commandSender(client, 'redisStore');

@@ -1,8 +1,4 @@
-/**
- * `GET tasks/branches`, whose shape the spec does not show: a bare array, or an object holding one, of
- * objects with a `name` or of strings, always read as `Branch[]`; anything else is drift (README "Schema drift").
- * @module
- */
+/** `GET tasks/branches`: an array (bare or in an object) of names or objects, read as `Branch[]`. @module */
 import * as z from 'zod/mini';
 import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 

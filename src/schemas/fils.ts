@@ -1,8 +1,4 @@
-/**
- * Exact KWD amounts as integer fils (README "KWD money"): the core of `kwd`, apart so the schemas'
- * `KwdNumber` check carries the parser alone.
- * @module
- */
+/** Exact KWD amounts as integer fils (README "KWD money"): the core of `kwd`. @module */
 
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 
@@ -38,8 +34,7 @@ export function describeAmount(amount: unknown): string {
 }
 
 /**
- * A KWD amount (number or decimal text) → integer fils, exactly.
- * @throws {TypeError} for a value neither number nor string.
+ * A KWD amount (number or decimal text) → integer fils, exactly. @throws {TypeError} for a non-number non-string.
  * @throws {RangeError} when not finite, not decimal text, over 3 decimals or {@link KWD_MAX_DIGITS} digits.
  */
 export function parseFils(amount: number | string): bigint {

@@ -13,19 +13,17 @@ export const TASK_STATUSES = [
   'failed',
 ] as const;
 
-/** One of {@link TASK_STATUSES}. */
 export type LifecycleStatus = (typeof TASK_STATUSES)[number];
 
 /** Webhook event kinds between `accepted` and `pickedup` that never become a task's `status`. */
 export const WEBHOOK_ONLY_EVENTS = ['inprogress', 'pickup_location_reached'] as const;
 
-/** One of {@link WEBHOOK_ONLY_EVENTS}. */
 export type WebhookOnlyEvent = (typeof WEBHOOK_ONLY_EVENTS)[number];
 
 /** A status change of a task: a task status or a webhook-only event. */
 export type LifecycleEvent = LifecycleStatus | WebhookOnlyEvent;
 
-/** The seven event kinds of OpenAPI webhook `taskStatusChanged`carried as a webhook body's `status`. */
+/** The seven event kinds of OpenAPI webhook `taskStatusChanged` carried as a webhook body's `status`. */
 export const WEBHOOK_EVENT_KINDS = [
   'accepted',
   'inprogress',
@@ -68,7 +66,6 @@ export const OFF_PATH_SOURCES = {
   failed: ['enroute'],
 } as const satisfies Readonly<Record<string, readonly LifecycleStatus[]>>;
 
-/** One of the keys of {@link OFF_PATH_SOURCES}. */
 export type OffPathStatus = keyof typeof OFF_PATH_SOURCES;
 
 /** True for one of the nine {@link TASK_STATUSES}. */

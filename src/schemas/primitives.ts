@@ -39,10 +39,7 @@ export const KwdNumber = z
 
 const MAX_TEXT_DEPTH = 16;
 
-/**
- * A check for request schemas: every string in the parameters is well-formed UTF-16 (an unpaired
- * surrogate has no UTF-8 form), each offender reported at its own path.
- */
+/** Every string in the parameters is well-formed UTF-16 (an unpaired surrogate has no UTF-8 form). */
 export const wellFormedText = z.superRefine<unknown>(
   (value, context) => {
     const pending: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];

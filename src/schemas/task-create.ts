@@ -1,7 +1,4 @@
-/**
- * `POST tasks`: the create request and its response; OpenAPI `createTask` and OpenAPI schema `TaskCreateParams`.
- * @module
- */
+/** `POST tasks`: the create request and its response; OpenAPI `createTask`, schema `TaskCreateParams`. @module */
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';

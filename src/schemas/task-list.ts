@@ -1,7 +1,4 @@
-/**
- * `GET tasks`: list parameters and the page envelope; OpenAPI `listTasks`.
- * @module
- */
+/** `GET tasks`: list parameters and the page envelope; OpenAPI `listTasks`. @module */
 import * as z from 'zod/mini';
 import { integer, rule } from './checks.js';
 import { wellFormedText } from './primitives.js';

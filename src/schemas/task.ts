@@ -1,8 +1,4 @@
-/**
- * The Task resource and its parts, as OpenAPI schemas of the same names; README "Endpoints". Read loosely:
- * every field optional, unknown fields and statuses kept.
- * @module
- */
+/** The Task resource and its parts (OpenAPI schemas of the same names), read loosely; README "Endpoints". @module */
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { TASK_STATUSES } from './lifecycle.js';

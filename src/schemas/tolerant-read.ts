@@ -1,9 +1,4 @@
-/**
- * Tolerant reading of a body that failed its schema (README "Schema drift"): coerces unambiguous drift
- * (decimal text → number, number → decimal text, `"true"`/`1` → boolean), leaves out the rest, lists
- * both. A missing required field leaves its object out; at the top level, a load-bearing failure.
- * @module
- */
+/** Tolerant reading of a body that failed its schema: coerce, else leave out (README "Schema drift"). @module */
 import * as z from 'zod/mini';
 
 /** One difference between a body and its schema: a field coerced, or left out. */

@@ -1,17 +1,10 @@
-/**
- * The webhook body as the service POSTs it on each status change (OpenAPI webhook `taskStatusChanged`, schema
- * `WebhookTask`), read loosely; `parseWebhookEvent` requires a task id and a `status`.
- * @module
- */
+/** The webhook body (OpenAPI webhook `taskStatusChanged`, schema `WebhookTask`), read loosely. @module */
 import * as z from 'zod/mini';
 import { rule } from './checks.js';
 import { WEBHOOK_EVENT_KINDS } from './lifecycle.js';
 import { type Assert, type SameType, type TaskFields, taskFields } from './task.js';
 
-/**
- * The seven event kinds a webhook's `status` carries (README "What the spec leaves open, and what we chose");
- * `inprogress` and `pickup_location_reached` are never a task's status.
- */
+/** The seven event kinds a webhook's `status` carries (README "What the spec leaves open, and what we chose"). */
 export { WEBHOOK_EVENT_KINDS };
 
 /** An event kind: one of {@link WEBHOOK_EVENT_KINDS} or any other non-empty string (kept, never rejected). */

@@ -190,7 +190,6 @@ export function topUp(state: ServiceState, request: OperationRequest): Response 
 
 export type OperationHandler = (state: ServiceState, request: OperationRequest) => Response;
 
-/** One handler for each operation of the table. */
 export type OperationHandlers = { readonly [Name in OperationName]: OperationHandler };
 
 export const OPERATION_HANDLERS: OperationHandlers = {

@@ -4,7 +4,6 @@ import { DRIFT_MUTATIONS } from './drift.js';
 import { codeOfStatus, jsonResponse, reasonOfStatus } from './responses.js';
 import type { MockFault, MockFaultRule, MockOperation } from './types.js';
 
-/** Every operation of the table: the fault targets. */
 export const OPERATIONS: readonly MockOperation[] = OPERATION_NAMES;
 
 /** Every fault kind, in docs/testing.md's order. */
@@ -51,10 +50,7 @@ function faultOf(rule: MockFaultRule): MockFault {
   }
 }
 
-/**
- * @throws {TypeError} for an unknown kind, operation or drift mutation, or non-string headers.
- * @throws {RangeError} for bad `times`, `status` or `ms`, or `repeat-page` without `tasks.list`.
- */
+/** @throws {TypeError} / {RangeError} naming the first bad field of the rule. */
 export function checkFaultRule(rule: MockFaultRule): void {
   if (typeof rule !== 'object' || rule === null || !KINDS.includes(rule.kind)) {
     throw new TypeError(`fault kind must be one of ${KINDS.join(', ')}`);
@@ -88,7 +84,6 @@ export function checkFaultRule(rule: MockFaultRule): void {
   }
 }
 
-/** Fault rules in injection order. */
 export class FaultQueue {
   readonly #rules: ActiveRule[] = [];
 

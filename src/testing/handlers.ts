@@ -1,8 +1,4 @@
-/**
- * The mock's msw handlers. A request is routed and recorded; `status`/`network-error` faults answer before
- * processing; then authentication, the operation (`endpoints.ts`), and the faults that act after it.
- * @module
- */
+/** The mock's msw handlers: route, record, early faults, authentication, the operation, late faults. @module */
 import { type HttpHandler, http, passthrough } from 'msw';
 import { authenticatedSeller, unauthorized } from './auth.js';
 import { driftedResponse } from './drift.js';

@@ -25,7 +25,6 @@ export interface MockHttpServer {
   close(): Promise<void>;
 }
 
-/** A request body longer than the limit. */
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
 }
@@ -108,10 +107,7 @@ async function pipeBody(
   }
 }
 
-/**
- * A `node:http` request listener serving `mock` for your own server (README "Testing your integration"):
- * 404 for a path it does not serve, 400 for a bad target, 413 over `maxBodyBytes` (default 1 MiB).
- */
+/** A `node:http` listener serving `mock` (README "Testing your integration"); 413 over `maxBodyBytes` (1 MiB). */
 export function mockRequestListener(
   mock: MockDeliveryService,
   maxBodyBytes: number = DEFAULT_MAX_BODY_BYTES,
@@ -182,7 +178,6 @@ export async function listenOn(server: Server, host: string, port: number): Prom
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-/** Stops listening, ends every open connection, and resolves once the server is closed. */
 export function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
@@ -190,10 +185,7 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-/**
- * Serves `mock` over HTTP until `close()` (the mock need not `listen()`); Node.js only.
- * @throws {RangeError} for a `maxBodyBytes` not a positive integer; the server's `error` (`EADDRINUSE`).
- */
+/** Serves `mock` over HTTP until `close()`; Node.js only. @throws {RangeError} for a bad `maxBodyBytes`; `EADDRINUSE`. */
 export async function startMockHttpServer(
   mock: MockDeliveryService,
   options: MockHttpServerOptions = {},

@@ -46,10 +46,7 @@ export function plannedEvents(taskId: string, current: string, target?: string):
   return eventsBetween(current, target);
 }
 
-/**
- * {@link plannedEvents} for a stored task, skipping webhook-only events it had (one as `target` needs `accepted`).
- * @throws {Error} as {@link plannedEvents}, and for a webhook-only `target` not allowed or already had.
- */
+/** {@link plannedEvents} for a stored task, less webhook-only events it had. @throws {Error} as {@link plannedEvents}. */
 export function plannedEventsOf(record: TaskRecord, taskId: string, target?: string): LifecycleEvent[] {
   const current = record.task.status ?? 'pending';
   const last = record.events.at(-1)?.status;

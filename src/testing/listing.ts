@@ -27,13 +27,12 @@ export class SearchTooCostlyError extends Error {
   }
 }
 
-/** Fields `search` looks at. */
 export const SEARCHED_FIELDS = ['orderNumber', 'customerName', 'customerNumber', 'id', 'deliveryZone'] as const;
 
 /** Fields `sortBy` accepts; any other value sorts newest first. */
 export const SORT_FIELDS = ['createdAt', 'updatedAt', 'orderNumber', 'status', 'customerName'] as const;
 
-/** Default page size (spec: 10). */
+/** Default page size. */
 export const DEFAULT_PAGE_SIZE = 10;
 
 const absentWhenEmpty = (value: unknown): unknown => (value === '' ? undefined : value);
@@ -55,7 +54,6 @@ const ListQuery = z.object({
   sortOrder: z.preprocess(absentWhenEmpty, z.enum(['1', '-1']).default('1')),
 });
 
-/** A checked list query. */
 export interface TaskListQuery {
   readonly limit: number;
   readonly page: number;
@@ -63,7 +61,6 @@ export interface TaskListQuery {
   readonly order: (a: TaskRecord, b: TaskRecord) => number;
 }
 
-/** The first value of every query parameter. */
 export function firstValues(params: URLSearchParams): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [name, value] of params) if (!Object.hasOwn(query, name)) query[name] = value;

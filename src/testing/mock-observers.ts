@@ -69,7 +69,6 @@ export function observersOf(mock: object): MockObservers | undefined {
   return (mock as { [MOCK_OBSERVERS]?: MockObservers })[MOCK_OBSERVERS];
 }
 
-/** Listeners of one mock's changes. */
 export class ChangeFeed {
   readonly #listeners = new Set<(change: MockChange) => void>();
 
@@ -90,7 +89,6 @@ export class ChangeFeed {
   }
 }
 
-/** The mock's task store, reporting each task it stores. */
 export class ObservedTaskStore extends TaskStore {
   readonly #feed: ChangeFeed;
 
@@ -208,7 +206,6 @@ export class ObservedFaultQueue extends FaultQueue {
     return fault;
   }
 
-  /** The rules not yet used up, in order. */
   rules(): ActiveFaultRule[] {
     return this.#rules.map(({ rule, remaining }) => ({ rule: structuredClone(rule), remaining }));
   }

@@ -46,7 +46,6 @@ export const MOCK_DEFAULTS = Object.freeze({
   taskLimit: 50_000,
 } as const);
 
-/** The options of a mock, checked and normalised. */
 export interface ServiceConfig {
   readonly apiKey: string;
   readonly sellerId: string;

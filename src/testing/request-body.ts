@@ -23,7 +23,6 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], fallback: st
   return issues.map((issue) => `${pathOf(issue.path, fallback)}: ${issue.message}`).join('; ');
 }
 
-/** Parses an `application/json` body and checks it against `schema`. */
 export function parseJsonBody<Schema extends z.core.$ZodType>(
   text: string,
   contentType: string | null,

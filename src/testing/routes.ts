@@ -1,7 +1,6 @@
 /** Where the mock listens (`<root>/tasks…`, `<root>/rest/tasks…`) and which operation a request is for. @module */
 import { OPERATIONS, type OperationName } from '../core/operations.js';
 
-/** The address of the mock service. */
 export interface ServiceAddress {
   readonly baseUrl: string;
   readonly origin: string;
@@ -9,10 +8,7 @@ export interface ServiceAddress {
   readonly collections: readonly string[];
 }
 
-/**
- * The root is `baseUrl` without trailing slashes and `/rest`; `<root>/tasks` and `<root>/rest/tasks` are served.
- * @throws {TypeError} for a `baseUrl` not absolute http(s), or with a query, fragment or credentials.
- */
+/** Serves `<root>/tasks` and `<root>/rest/tasks`. @throws {TypeError} for a `baseUrl` not plain absolute http(s). */
 export function serviceAddress(baseUrl: string): ServiceAddress {
   let url: URL;
   try {
@@ -88,8 +84,7 @@ function rankOf(template: readonly Segment[], segments: readonly string[]): stri
 }
 
 /**
- * A router over `table` for the segments after `/tasks`: the most specific template wins, fixed segments
- * matched raw (`..%2Fwallet-balance` is an id, never another route); parameters are decoded.
+ * Most specific template wins; fixed segments matched raw (`..%2Fwallet-balance` is an id), parameters decoded.
  * @throws {TypeError} for a template outside `/tasks`.
  */
 export function routerOf<Name extends string>(

@@ -1,9 +1,4 @@
-/**
- * The mock's regular-expression search (`ignoreRegex=false`) in linear time: a Thompson automaton run with every
- * live state at once (a Pike machine without captures), at most program size × text length steps per text.
- * The grammar (case-insensitive) and what a 400 refuses: docs/testing.md.
- * @module
- */
+/** The mock's regex search (`ignoreRegex=false`) as a Pike machine: linear time; grammar in docs/testing.md. @module */
 
 /** Most instructions a compiled pattern may have (a 200-character pattern without counted repetition needs fewer than 400). */
 export const MAX_PATTERN_PROGRAM = 2000;
@@ -82,7 +77,6 @@ const not =
 
 const CONTROL_ESCAPES: Record<string, number> = { t: 9, n: 10, v: 11, f: 12, r: 13, '0': 0 };
 
-/** Recursive-descent parser of the grammar into a tree. */
 class Parser {
   #position = 0;
   readonly #source: string;
@@ -290,7 +284,6 @@ class Parser {
   }
 }
 
-/** Opcodes of the compiled program. */
 const CHAR = 0;
 const SPLIT = 1;
 const JUMP = 2;
@@ -386,12 +379,8 @@ function anchoredAtStart(node: Node): boolean {
   }
 }
 
-/** A compiled search pattern. */
 export interface SearchPattern {
-  /**
-   * True when the pattern matches somewhere in `text` (as `RegExp.prototype.test` with the `i` flag).
-   * @throws {StepBudgetExceededError} once {@link steps} passes `maxSteps` (checked at every character).
-   */
+  /** As `RegExp.prototype.test` with `i`. @throws {StepBudgetExceededError} once {@link steps} passes `maxSteps`. */
   test(text: string): boolean;
   /** Automaton steps taken by every `test` so far: at most program size × (text length + 1) per text. */
   readonly steps: number;
@@ -401,7 +390,7 @@ export interface SearchPattern {
 
 /**
  * Compiles `source` (check it with `RegExp` first); `maxSteps` bounds all `test` calls together (default none).
- * @throws {UnsupportedPatternError} for a construct outside the grammar, or over {@link MAX_PATTERN_PROGRAM} instructions.
+ * @throws {UnsupportedPatternError} outside the grammar, or over {@link MAX_PATTERN_PROGRAM} instructions.
  */
 export function compileSearchPattern(source: string, maxSteps = Number.POSITIVE_INFINITY): SearchPattern {
   const root = new Parser(source).parse();

@@ -31,10 +31,7 @@ function eventsTo(taskId: string, status: string): LifecycleEvent[] {
   return [...(via === 'pending' ? [] : plannedEvents(taskId, 'pending', via)), status];
 }
 
-/**
- * The seed tasks' records, in order: templates, store clones of them.
- * @throws {TypeError} naming the first invalid field (`tasks[2].…`), a duplicate id, or over {@link MAX_SEED_TASKS}.
- */
+/** @throws {TypeError} naming the first invalid field (`tasks[2].…`), a duplicate id, or over {@link MAX_SEED_TASKS}. */
 export function seedRecords(state: ServiceState, seeds: ReadonlyArray<MockSeedTask>): readonly TaskRecord[] {
   if (!Array.isArray(seeds)) seedFailure('tasks must be an array of task objects');
   if (seeds.length > MAX_SEED_TASKS) seedFailure(`tasks: at most ${MAX_SEED_TASKS} seed tasks, got ${seeds.length}`);

@@ -45,7 +45,6 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   readonly #config: ServiceConfig;
   readonly #state: ServiceState;
-  /** Changes, for the sandbox's event stream (`mock-observers.ts`). */
   readonly #feed = new ChangeFeed();
   readonly #faults = new ObservedFaultQueue(this.#feed);
   readonly #log: RequestLog;
@@ -230,7 +229,6 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     return numbered;
   }
 
-  /** What the sandbox reads beyond the public interface (`mock-observers.ts`). */
   #observers(): MockObservers {
     const store = this.#state.store as ObservedTaskStore;
     const account = this.#state.account as ObservedAccount;
@@ -260,7 +258,6 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     };
   }
 
-  /** Ends every pending delay, stalled body and webhook POST. */
   #endPending(): void {
     this.#generation += 1;
     this.#lifetime.abort();

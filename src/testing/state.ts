@@ -7,7 +7,6 @@ export interface WebhookHistoryEntry {
   readonly timestamp: string;
 }
 
-/** A stored task. */
 export interface TaskRecord {
   /** Creation order, the tiebreak of every sort. */
   readonly seq: number;

@@ -9,10 +9,7 @@ import type { MockDriftMutation } from './drift.js';
 /** An operation of the table (`tasks.create`, …), named like its SDK method; docs/testing.md lists them. */
 export type MockOperation = OperationName;
 
-/**
- * `wallet`: prepaid, opening `balance` in KWD; a fee over it gets 402 `INSUFFICIENT_BALANCE`. `invoice`: no
- * balance, top-ups refused (400 `INVOICE_ACCOUNT`), fees added to {@link MockWallet.invoicedFils}.
- */
+/** `wallet`: prepaid, opening `balance` KWD (402 past it); `invoice`: fees to {@link MockWallet.invoicedFils}. */
 export type MockAccount = { type: 'wallet'; balance: KwdAmount } | { type: 'invoice' };
 
 /** Fee = `baseFee + perKm × totalDistance` (km), KWD, rounded half-up to the fils. */
@@ -170,10 +167,7 @@ export interface MockDeliveryService {
   readonly sellerId: string;
   /** msw handlers (the service, a passthrough for the webhook receiver): `setupServer(...mock.handlers)`. */
   readonly handlers: readonly HttpHandler[];
-  /**
-   * Starts msw's `setupServer` with {@link handlers} (before Node.js 22.12, replaces `globalThis.fetch`).
-   * @throws {Error} when already listening, and on Bun and Deno (use `startMockHttpServer(mock)`).
-   */
+  /** Starts msw's `setupServer` with {@link handlers}. @throws {Error} when listening, and on Bun and Deno. */
   listen(options?: MockListenOptions): void;
   /** Stops {@link listen}'s server; ends pending delays, stalled bodies and webhook POSTs. */
   close(): void;
@@ -181,7 +175,7 @@ export interface MockDeliveryService {
   readonly webhookUrl: string | undefined;
   /** Sets (or removes) the receiver's URL; {@link reset} keeps it. @throws {TypeError} for a non-http(s) URL. */
   setWebhookUrl(url: string | undefined): void;
-  /** Copies, in creation order; `task(id)`: a copy or `undefined`. */
+  /** Copies, in creation order. */
   readonly tasks: readonly Task[];
   task(id: string): Task | undefined;
   readonly wallet: MockWallet;
@@ -190,10 +184,7 @@ export interface MockDeliveryService {
   requestsFor(operation: MockOperation): readonly MockRecordedRequest[];
   /** Since the last reset, in order of finishing (copies): the last `recordLimit`. */
   readonly webhookDeliveries: readonly MockWebhookDelivery[];
-  /**
-   * Moves a task one step, or every step to `status`, POSTing each change to the receiver (docs/testing.md).
-   * @throws {Error} (rejects) for an unknown task, a final status, or a status not reachable; nothing changes.
-   */
+  /** Moves a task one step, or to `status`, POSTing each change. @throws {Error} (rejects) for a step not allowed. */
   advance(taskId: string, status?: string): Promise<Task>;
   /** Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or used. */
   completeTopUp(paymentUrl: string): number;

@@ -8,7 +8,6 @@ export const TOP_UP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Payment links remembered; one more forgets the oldest (then an unknown link). */
 export const MAX_TOP_UP_LINKS = 10_000;
 
-/** Why a payment link cannot be completed. */
 export type TopUpLinkProblem = 'unknown' | 'used' | 'expired';
 
 /** A top-up payment link that cannot be completed; {@link TopUpLinkError.problem} says why. */
@@ -23,7 +22,6 @@ export class TopUpLinkError extends Error {
   }
 }
 
-/** A payment link issued for a top-up. */
 export interface TopUpLink {
   readonly paymentUrl: string;
   /** fils. */

@@ -1,8 +1,4 @@
-/**
- * A task's webhook body (OpenAPI schema `WebhookTask`): `_id`, the event as `status`, webhook-only events in
- * `statusHistory`, `{ lat, lng }` delivery location, and the webhook-only fields.
- * @module
- */
+/** A task's webhook body (OpenAPI schema `WebhookTask`). @module */
 import { kwd } from '../kwd.js';
 import type { TaskRecord } from './state.js';
 

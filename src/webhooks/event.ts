@@ -19,10 +19,7 @@ export interface WebhookEventFields {
   receivedAt: Date;
 }
 
-/**
- * A task's status change, from a webhook or `sync()`. Unconfirmed, `task` is the unsigned body, a hint;
- * confirmed, `task` and `status` are what the service returned (docs/webhooks.md "Why and how to confirm").
- */
+/** A task's status change; unconfirmed, `task` is the unsigned body (docs/webhooks.md "Why and how to confirm"). */
 export type WebhookEvent =
   | (WebhookEventFields & {
       /** A webhook was received. */
@@ -154,7 +151,7 @@ function reportDrift(drifts: readonly Drift[], reading: WebhookReading): void {
   }
 }
 
-/** @internal {@link parseWebhookEvent} with the arrival time given. */
+/** @internal */
 export function parseWebhookEventAt(
   body: unknown,
   receivedAt: Date,
@@ -187,10 +184,8 @@ export function parseWebhookEventAt(
 }
 
 /**
- * Parses a webhook body (parsed JSON, JSON text or UTF-8 bytes; no size limit) into an unconfirmed event;
- * unknown kinds and fields kept, `null` as absent (README "Schema drift").
- * @throws {WebhookPayloadError} (only) for a body not JSON, not an object, without a task id or `status`,
- * or (strict) with a field of the wrong type; `field` names it.
+ * Parses a webhook body (JSON, JSON text or UTF-8 bytes; no size limit) into an unconfirmed event.
+ * @throws {WebhookPayloadError} for a body not a JSON object, without a task id or `status`, or (strict) drifted.
  */
 export function parseWebhookEvent(
   body: unknown,

@@ -44,21 +44,13 @@ export interface WebhookHandlerOptions {
   /** A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes `store` keys. */
   client?: WebhookClient;
   /**
-   * Read the task back with `GET tasks/{id}` before `onEvent` (`true`, or the kinds); with a client the final
-   * statuses always are; a failed GET goes to `onError` (docs/webhooks.md "Why and how to confirm").
-   * Default: the final statuses with a client, else `false`.
-   * @throws {ConfigurationError} for `true` or a list without a client, or a value of another type.
+   * `GET tasks/{id}` before `onEvent` (`true`, or the kinds; docs/webhooks.md "Why and how to confirm").
+   * Default: the final statuses with a client, else `false`. @throws {ConfigurationError} without a client.
    */
   confirm?: boolean | readonly WebhookEventKind[];
-  /**
-   * Drop (task id, status) duplicates within a window and statuses older than one processed (answered 200,
-   * counted in `stats`); docs/webhooks.md "Duplicates and ordering". Default `true` (10 min, 10 000 tasks).
-   */
+  /** Drop duplicates and stale statuses (docs/webhooks.md "Duplicates and ordering"). Default `true`. */
   dedupe?: boolean | WebhookDedupeOptions;
-  /**
-   * A {@link DeliveryStore} shared by the instances (`memoryStore()`, `redisStore(…)`, `postgresStore(…)`) for
-   * dedupe, leases and the sync checkpoint; while it fails, memory stands in (README "Running several instances").
-   */
+  /** A {@link DeliveryStore} shared by the instances; memory stands in while it fails (README "Running several instances"). */
   store?: DeliveryStore;
   /** Deadline of one `store` call, ms. Default 1 000 (`DEFAULT_STORE_TIMEOUT_MS`); 1 to 2 147 483 647. */
   storeTimeoutMs?: number;
@@ -79,9 +71,8 @@ export interface WebhookHandlerOptions {
   /** Body bytes held by waiting and running events at most; beyond, 503. Default 64 MiB, or `maxBodyBytes` when larger. */
   maxQueueBytes?: number;
   /**
-   * A durable {@link WebhookInbox} (`redisInbox(…)`, `postgresInbox(…)`): 200 once stored, 503 when not within
-   * `inboxTimeoutMs`; give a `store` too (docs/several-instances.md "Durable intake").
-   * @throws {ConfigurationError} (`inbox`) for a non-inbox, or `visibilityTimeoutMs` not over `eventTimeoutMs`.
+   * A durable {@link WebhookInbox}: 200 once stored, else 503 (docs/several-instances.md "Durable intake").
+   * @throws {ConfigurationError} for a non-inbox, or `visibilityTimeoutMs` not over `eventTimeoutMs`.
    */
   inbox?: WebhookInbox;
   /** Deadline of one inbox call (write, claim, mark), ms. Default 2 000; 1 to 2 147 483 647. */
@@ -125,10 +116,7 @@ export interface WebhookNodeOptions {
 
 /** A webhook receiver with a Web and a Node adapter, both bound. */
 export interface WebhookHandler {
-  /**
-   * Web adapter: 200 `{"received":true}` once queued; 405, 415, 413, 408, 400, 503 (queue full), 500
-   * (docs/webhooks.md "Mounting"). Never rejects; `context.waitUntil` gets the end of processing.
-   */
+  /** Web adapter: 200 `{"received":true}` once queued, else 4xx/5xx (docs/webhooks.md "Mounting"). Never rejects. */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
   /** Node adapter (node:http, Express, Fastify after `reply.hijack()`), answering as {@link WebhookHandler.fetch | fetch}. Never rejects. */
   node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;
@@ -137,15 +125,13 @@ export interface WebhookHandler {
   /** Stops this process's inbox workers and resolves once their claimed events are marked; webhooks are still answered. */
   close(): Promise<void>;
   /**
-   * Walks `client.tasks.list` since the checkpoint minus `syncSkewMs`, passing each status on with `source: 'sync'`
-   * (docs/webhooks.md "Catching lost events").
+   * Walks `client.tasks.list` since the checkpoint, passing each status on (docs/webhooks.md "Catching lost events").
    * @returns the counts; `gaps`: final statuses no webhook brought.
    * @throws {ConfigurationError} without `tasks.list`; its errors; {@link APIUserAbortError} on `options.signal`.
    */
   sync(options?: WebhookSyncOptions): Promise<WebhookSyncResult>;
   /**
-   * Runs {@link sync} now and every `intervalMs`, on one instance per `store` (a lease); failures go to `onError`.
-   * @returns `stop()`.
+   * Runs {@link sync} now and every `intervalMs` on one instance per `store`; returns `stop()`.
    * @throws {ConfigurationError} without `tasks.list`, or `intervalMs` out of range.
    */
   startSync(options?: WebhookStartSyncOptions): () => Promise<void>;
