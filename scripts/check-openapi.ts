@@ -2,7 +2,7 @@
  * Validates `dist/openapi.json` (or the file given) against the OpenAPI schemas with
  * @seriousme/openapi-schema-validator, which also checks that every `$ref` resolves, and prints one line:
  * the version, paths, operations, webhooks, schemas and bytes. For the built file it also checks that the
- * built executable (`dist/cli.js openapi`) prints the same bytes. Exit code 1 on any error. Run after
+ * tools' built executable (`packages/tools/dist/cli.js openapi`) prints the same bytes. Exit code 1 on any error. Run after
  * `npm run build` (`npm run check:openapi`).
  */
 import { spawnSync } from 'node:child_process';
@@ -27,13 +27,13 @@ if (!result.valid) {
   process.exit(1);
 }
 if (file === BUILT) {
-  const printed = spawnSync(process.execPath, ['dist/cli.js', 'openapi'], {
+  const printed = spawnSync(process.execPath, ['packages/tools/dist/cli.js', 'openapi'], {
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,
   });
   if (printed.status !== 0 || printed.stdout !== text) {
     console.error(
-      `openapi: dist/cli.js openapi (exit ${String(printed.status)}) does not print ${BUILT}: ${printed.stderr}`,
+      `openapi: packages/tools/dist/cli.js openapi (exit ${String(printed.status)}) does not print ${BUILT}: ${printed.stderr}`,
     );
     process.exit(1);
   }
