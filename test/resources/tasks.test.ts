@@ -1,4 +1,4 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   APIUserAbortError,
   type Estimate,
@@ -434,7 +434,11 @@ describe('tasks.waitForStatus', () => {
       intervalMs: 10,
       signal: controller.signal,
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Aborts once a poll after the three failures has answered, however slow the machine.
+    await vi.waitFor(
+      () => expect(mock.requestsFor('tasks.retrieve').some((request) => request.status === 200)).toBe(true),
+      { timeout: 10_000, interval: 5 },
+    );
     controller.abort();
     await expect(waiting).rejects.toBeInstanceOf(APIUserAbortError);
     const statuses = mock.requestsFor('tasks.retrieve').map((request) => request.status);

@@ -5,7 +5,7 @@
  * what the mock service answers to the confirming `GET tasks/{id}` of a real `DeliveryClient`.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DeliveryClient } from '../../src/client.js';
 import type { Task } from '../../src/schemas/task.js';
 import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
@@ -154,8 +154,7 @@ describe('a receiver with a client and a confirmation in flight', () => {
         }),
       );
     expect((await send('delivered')).status).toBe(200); // forged: the task is still enroute
-    await new Promise((resolve) => setTimeout(resolve, 5)); // its GET is in flight
-    expect(calls).toBe(1);
+    await vi.waitFor(() => expect(calls).toBe(1), { timeout: 10_000, interval: 1 }); // its GET is in flight
     expect((await send('delivered')).status).toBe(200); // genuine: the service just delivered it
     answers[0]?.open(); // the forged one's GET answers what it read before: enroute
     answers[1]?.open();
