@@ -46,7 +46,7 @@ export class TaskConfirmations {
       this.#latest.delete(taskId);
       latest = undefined;
     }
-    if (latest !== undefined && receivedAt <= latest.startedAt) return this.#settle(await latest.answer);
+    if (latest !== undefined && receivedAt < latest.startedAt) return this.#settle(await latest.answer);
     if (latest !== undefined) {
       const answer = await latest.answer;
       const settledAt = latest.settledAt ?? this.#now();

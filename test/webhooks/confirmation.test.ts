@@ -61,6 +61,20 @@ describe('TaskConfirmations', () => {
     expect((await later).status).toBe('delivered');
   });
 
+  it('does not share a GET with an event received in the millisecond it was sent, unless it agrees', async () => {
+    const { confirmations, pending } = harness();
+    const first = confirmations.confirm('t1', 'delivered', 999_000); // the GET starts at 1_000_000
+    await flush();
+    const sameMillisecond = confirmations.confirm('t1', 'delivered', 1_000_000); // may be newer than the read
+    await flush();
+    pending[0]?.settle({ id: 't1', status: 'enroute' });
+    expect((await first).status).toBe('enroute');
+    await flush();
+    expect(pending).toHaveLength(2);
+    pending[1]?.settle({ id: 't1', status: 'delivered' });
+    expect((await sameMillisecond).status).toBe('delivered');
+  });
+
   it('shares a failure with every event received before it settled, and a later event sends again', async () => {
     const { confirmations, pending, at } = harness();
     const first = confirmations.confirm('t1', 'delivered', 999_000);
