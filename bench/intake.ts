@@ -11,7 +11,9 @@
  *    processes (bench/support/drain-worker.ts: concurrency 8 each, a no-op `onEvent`, with the backend's
  *    store and without a store) process them all: from the start line to an inbox with nothing pending.
  *    Each figure is printed beside its goal, with the calls (Redis commands, SQL statements) per webhook
- *    and the machine's load. `npm run bench:intake -- drain` runs this part only.
+ *    and the machine's load. `npm run bench:intake -- drain` runs this part only; `DRAIN_ONLY=redis:store,postgres:none`
+ *    keeps those variants, `DRAIN_CONCURRENCY=32` sets the workers' `concurrency`, `DRAIN_PROFILE=<dir>` writes
+ *    each worker's CPU profile there.
  *
  * A create's cost through each store is `npm run bench:shared` (bench/shared-state.ts).
  */
@@ -198,6 +200,11 @@ async function main(): Promise<void> {
       for (const backend of ['redis', 'postgres'] as const) {
         const label = backend === 'redis' ? 'redisInbox' : 'postgresInbox';
         let one = 0;
+        if (
+          process.env.DRAIN_ONLY !== undefined &&
+          !process.env.DRAIN_ONLY.split(',').includes(`${backend}:${store ? 'store' : 'none'}`)
+        )
+          continue;
         for (const workers of [1, 4]) {
           const name = `bench_drain_${process.pid}_${++run}`;
           const inbox =

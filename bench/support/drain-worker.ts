@@ -63,6 +63,7 @@ process.stdin.once('data', () => {
     ...(config.store ? { store } : {}),
     confirm: false,
     inboxPollMs: 5,
+    ...(process.env.DRAIN_CONCURRENCY ? { concurrency: Number(process.env.DRAIN_CONCURRENCY) } : {}),
     logLevel: 'off',
     onEvent: () => {},
   });

@@ -6,6 +6,10 @@
 
 type Job = () => Promise<void>;
 
+/** A later turn of the event loop: `setImmediate` where there is one (no 1 ms timer clamp), else `setTimeout`. */
+const nextTurn: (run: () => void) => void =
+  typeof globalThis.setImmediate === 'function' ? (run) => globalThis.setImmediate(run) : (run) => setTimeout(run, 0);
+
 interface TaskLane {
   readonly jobs: Job[];
   running: boolean;
@@ -83,10 +87,10 @@ export class TaskEventQueue {
   #schedulePump(): void {
     if (this.#pumpScheduled) return;
     this.#pumpScheduled = true;
-    setTimeout(() => {
+    nextTurn(() => {
       this.#pumpScheduled = false;
       this.#pump();
-    }, 0);
+    });
   }
 
   #pump(): void {

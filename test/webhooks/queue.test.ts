@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TaskEventQueue } from '../../src/webhooks/queue.js';
 import { gate } from './fixtures.js';
 
@@ -102,5 +102,22 @@ describe('TaskEventQueue', () => {
 
   it('resolves idle at once when nothing is queued', async () => {
     await expect(new TaskEventQueue(1, 1).idle()).resolves.toBeUndefined();
+  });
+  it('starts a queued job on the next turn of the event loop, not after a timer (no 1 ms clamp per batch)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
+    try {
+      const queue = new TaskEventQueue(2, 10);
+      let started = false;
+      const done = queue.push('task-a', async () => {
+        started = true;
+      });
+      expect(started).toBe(false);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(started).toBe(true);
+      await done;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
