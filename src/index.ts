@@ -75,6 +75,7 @@ export {
   type DeliveryStore,
   type MemoryStoreOptions,
   memoryStore,
+  type StoreFence,
   type StoreScope,
   type StoreWriteOptions,
   storeKey,

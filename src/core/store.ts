@@ -20,6 +20,39 @@ export interface DeliveryStore {
   ): Promise<boolean>;
   /** Deletes `key`, only when its value equals `expected` if that is given. Resolves `true` when it deleted it. */
   delete(key: string, expected?: string): Promise<boolean>;
+  /**
+   * Optional, one round trip: {@link setIfAbsent} of `key`, then, only when it stored, {@link get} of
+   * `readKey` as it stands after that write. Resolves `[stored, value]` (`value` `undefined` unless stored).
+   * The webhook handler takes a task's lease and reads its record with it (docs/performance.md "Durable
+   * intake drain"); without it, two calls. `redisStore` has it (both keys in one hash slot on a cluster).
+   */
+  setIfAbsentThenGet?(
+    key: string,
+    value: string,
+    ttlMs: number,
+    readKey: string,
+  ): Promise<readonly [stored: boolean, value: string | undefined]>;
+  /**
+   * Optional, atomic: when `fence.key` holds `fence.value` (with `fence.orAbsent`, holding nothing will do)
+   * and `key` holds `expected` (`undefined`: absent), sets `key` to `value` for `ttlMs` ms, deletes
+   * `fence.key` and resolves `'set'`; otherwise changes nothing and resolves `'fenced'` (the fence failed)
+   * or `'changed'` (`key` holds something else). The webhook handler records a task's status and releases
+   * its lease with it, one call instead of three. `redisStore` and `postgresStore` have it.
+   */
+  compareAndSetReleasing?(
+    key: string,
+    expected: string | undefined,
+    value: string,
+    ttlMs: number,
+    fence: StoreFence,
+  ): Promise<'set' | 'fenced' | 'changed'>;
+}
+
+/** The lease {@link DeliveryStore.compareAndSetReleasing} checks and deletes: `key` must hold `value` (or, with `orAbsent`, nothing). */
+export interface StoreFence {
+  readonly key: string;
+  readonly value: string;
+  readonly orAbsent: boolean;
 }
 
 /** How a {@link DeliveryStore} may carry out one write. */
@@ -96,36 +129,12 @@ export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 
 /**
  * `store` with every call bounded by `timeoutMs`: a failure or a late answer rejects with
- * {@link StoreUnavailableError} (never the key); a {@link ConfigurationError} passes as it is.
+ * {@link StoreUnavailableError} (never the key); a {@link ConfigurationError} passes as it is. It keeps
+ * the four operations only: pass a store with the optional ones to the webhook handler unwrapped.
  */
 export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): DeliveryStore {
   const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new StoreUnavailableError({ operation, reason: `no answer within ${timeoutMs} ms` })),
-        timeoutMs,
-      );
-      let pending: Promise<T>;
-      try {
-        pending = call();
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
-      pending.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(
-            error instanceof StoreUnavailableError || error instanceof ConfigurationError
-              ? error
-              : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
-          );
-        },
-      );
-    });
+    storeCall(operation, timeoutMs, call);
   return {
     setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
     get: (key) => guard('get', () => store.get(key)),
@@ -133,6 +142,36 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
       guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs, options)),
     delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
   };
+}
+
+/** `call()` of a store, bounded by `timeoutMs` as {@link withStoreDeadline} bounds each call. */
+export function storeCall<T>(operation: keyof DeliveryStore, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new StoreUnavailableError({ operation, reason: `no answer within ${timeoutMs} ms` })),
+      timeoutMs,
+    );
+    let pending: Promise<T>;
+    try {
+      pending = call();
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(
+          error instanceof StoreUnavailableError || error instanceof ConfigurationError
+            ? error
+            : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
+        );
+      },
+    );
+  });
 }
 
 /** Version of the key layout; a change of layout changes it, so old keys are never misread. */

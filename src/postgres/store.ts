@@ -48,6 +48,21 @@ WHERE ${table}.expires_at <= clock_timestamp()`;
   // Its commit does not wait for the disk (`synchronous_commit` off for this transaction only).
   const replaceLazily = `UPDATE ${table} SET value = $2, expires_at = ${expiry} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy
 WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
+  // The fence's row locked, the record compared and set only past it, the fence deleted only with the record.
+  const fenced = `WITH lease AS (SELECT value = $5 AND expires_at > clock_timestamp() AS ours, expires_at > clock_timestamp() AS live
+  FROM ${table} WHERE key = $4 FOR UPDATE),
+fence AS (SELECT NOT (coalesce((SELECT ours FROM lease), false) OR ($6 AND NOT coalesce((SELECT live FROM lease), false))) AS fenced)`;
+  const releasing = (write: string) => `${fenced},
+written AS (${write} RETURNING 1),
+released AS (DELETE FROM ${table} WHERE key = $4 AND EXISTS (SELECT 1 FROM written) RETURNING 1)
+SELECT (SELECT fenced FROM fence) AS fenced, EXISTS (SELECT 1 FROM written) AS written`;
+  const replaceReleasing = releasing(
+    `UPDATE ${table} SET value = $2, expires_at = ${expiry} WHERE key = $1 AND value = $7 AND expires_at > clock_timestamp() AND NOT (SELECT fenced FROM fence)`,
+  );
+  const insertReleasing = releasing(
+    `INSERT INTO ${table} (key, value, expires_at) SELECT $1, $2, ${expiry} WHERE NOT (SELECT fenced FROM fence)
+ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at WHERE ${table}.expires_at <= clock_timestamp()`,
+  );
   const setIfAbsent = async (key: string, value: string, ttlMs: number): Promise<boolean> => {
     await ensureTable();
     const result = await query(insertUnlessLive, [key, value, ttlArgument(ttlMs)]);
@@ -73,6 +88,17 @@ WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
         expected,
       ]);
       return result.rowCount === 1;
+    },
+    compareAndSetReleasing: async (key, expected, value, ttlMs, fence) => {
+      await ensureTable();
+      const values = [key, value, ttlArgument(ttlMs), fence.key, fence.value, fence.orAbsent];
+      const { rows } = await query(
+        expected === undefined ? insertReleasing : replaceReleasing,
+        expected === undefined ? values : [...values, expected],
+      );
+      sweep();
+      const row = rows[0] as { fenced: boolean; written: boolean } | undefined;
+      return row?.fenced !== false ? 'fenced' : row.written ? 'set' : 'changed';
     },
     delete: async (key, expected) => {
       await ensureTable();

@@ -21,6 +21,25 @@ export const COMPARE_AND_DELETE: LuaScript = {
 return redis.call('DEL', KEYS[1])`,
 };
 
+/** SET `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms unless it exists, then GET `KEYS[2]`: `{1, value}`, else `{0}`. */
+export const SET_IF_ABSENT_THEN_GET: LuaScript = {
+  source: `if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {0} end
+return {1, redis.call('GET', KEYS[2])}`,
+};
+
+/**
+ * When `KEYS[2]` holds `ARGV[3]` (or nothing, with `ARGV[4]` = '1') and `KEYS[1]` holds `ARGV[5]` (absent
+ * without it): SET `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms, DEL `KEYS[2]`, 'set'; else 'fenced' or 'changed'.
+ */
+export const COMPARE_AND_SET_RELEASING: LuaScript = {
+  source: `local fence = redis.call('GET', KEYS[2])
+if fence ~= ARGV[3] and not (fence == false and ARGV[4] == '1') then return 'fenced' end
+if redis.call('GET', KEYS[1]) ~= (ARGV[5] or false) then return 'changed' end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if fence then redis.call('DEL', KEYS[2]) end
+return 'set'`,
+};
+
 /** Runs `script` on `key` and `otherKeys` (one hash slot on a cluster): EVALSHA, or EVAL on NOSCRIPT. */
 export async function runScript(
   send: SendCommand,

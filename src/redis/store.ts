@@ -9,7 +9,13 @@ import {
   type RedisWarningLogger,
   textReply,
 } from './commands.js';
-import { COMPARE_AND_DELETE, COMPARE_AND_SET, runScript } from './scripts.js';
+import {
+  COMPARE_AND_DELETE,
+  COMPARE_AND_SET,
+  COMPARE_AND_SET_RELEASING,
+  runScript,
+  SET_IF_ABSENT_THEN_GET,
+} from './scripts.js';
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
@@ -48,6 +54,27 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
           ? await send(prefix + key, 'DEL', prefix + key)
           : await runScript(send, COMPARE_AND_DELETE, prefix + key, [expected]),
       ),
+    setIfAbsentThenGet: async (key, value, ttlMs, readKey) => {
+      const reply = await runScript(
+        send,
+        SET_IF_ABSENT_THEN_GET,
+        prefix + key,
+        [value, ttlArgument(ttlMs)],
+        [prefix + readKey],
+      );
+      const [stored, read] = Array.isArray(reply) ? reply : [];
+      return isOne(stored) ? [true, textReply(read, 'GET')] : [false, undefined];
+    },
+    compareAndSetReleasing: async (key, expected, value, ttlMs, fence) => {
+      const args = [value, ttlArgument(ttlMs), fence.value, fence.orAbsent ? '1' : '0'];
+      if (expected !== undefined) args.push(expected);
+      const reply = textReply(
+        await runScript(send, COMPARE_AND_SET_RELEASING, prefix + key, args, [prefix + fence.key]),
+        'compareAndSetReleasing',
+      );
+      if (reply === 'set' || reply === 'fenced' || reply === 'changed') return reply;
+      throw new Error(`redisStore: unexpected reply to compareAndSetReleasing`);
+    },
   };
 }
 

@@ -97,7 +97,8 @@ export interface InboxWorkerContext {
   readonly room: () => number;
   /** True while no event should be claimed; polled every `pollMs`. */
   readonly paused?: () => boolean;
-  readonly dispatch: (entry: InboxEntry) => Promise<void>;
+  /** `claimedAt`: when the claim was sent, ms since the epoch. */
+  readonly dispatch: (entry: InboxEntry, claimedAt: number) => Promise<void>;
   readonly timeoutMs: number;
   readonly pollMs: number;
   readonly batch: number;
@@ -183,6 +184,7 @@ export class InboxWorker {
     const max = Math.min(this.#context.batch, this.#context.room());
     if (max <= 0 || this.#stopped || this.#context.paused?.() === true) return 0;
     let entries: InboxEntry[];
+    const claimedAt = Date.now();
     try {
       entries = await withDeadline(inbox.claim(this.consumer, max), timeoutMs, 'inbox claim');
       if (Date.now() - this.#lastMaintainedAt >= MAINTAIN_EVERY_MS && inbox.maintain !== undefined) {
@@ -204,7 +206,7 @@ export class InboxWorker {
       logger.info('Inbox answers again; processing webhooks from it');
     }
     this.#failurePauseMs = FIRST_FAILURE_PAUSE_MS;
-    for (const entry of entries) void this.#context.dispatch(entry);
+    for (const entry of entries) void this.#context.dispatch(entry, claimedAt);
     return entries.length;
   }
 }

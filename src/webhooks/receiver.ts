@@ -54,10 +54,11 @@ class WebhookReceiver implements WebhookHandler {
   };
   readonly #inbox: WebhookInbox | undefined;
   readonly #inboxTimeoutMs: number;
+  readonly #eventTimeoutMs: number;
   readonly #worker: InboxWorker | undefined;
   readonly #maxQueue: number;
   #waitingOnStore = 0;
-  /** Marks sent by the workers and not answered yet: at most 2 × `concurrency` (see the worker's `room`). */
+  /** Marks sent by the workers and not answered yet: at most 3 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
 
   constructor(options: WebhookHandlerOptions) {
@@ -139,6 +140,7 @@ class WebhookReceiver implements WebhookHandler {
     this.#queue = new TaskEventQueue(concurrency, this.#maxQueue, settings.maxQueueBytes);
     this.#inbox = inbox;
     this.#inboxTimeoutMs = settings.inboxTimeoutMs;
+    this.#eventTimeoutMs = eventTimeoutMs;
     this.#worker = this.#startInbox(options, concurrency);
   }
 
@@ -150,15 +152,16 @@ class WebhookReceiver implements WebhookHandler {
     if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,
-      // Only what can start now (a waiting claim ages); claimed and not marked stays within 2 × concurrency.
+      // Up to `concurrency` claimed ahead of the free slots (one that waits too long is given back, see
+      // #dispatch); claimed and not marked stays within 3 × concurrency.
       room: () =>
         Math.min(
           this.#maxQueue - this.#queue.waiting,
-          concurrency - this.#queue.running - this.#queue.waiting,
-          2 * concurrency - this.#queue.running - this.#queue.waiting - this.#marks.size,
+          2 * concurrency - this.#queue.running - this.#queue.waiting,
+          3 * concurrency - this.#queue.running - this.#queue.waiting - this.#marks.size,
         ),
       paused: () => this.#waitingOnStore > 0,
-      dispatch: (entry) => this.#dispatch(inbox, entry),
+      dispatch: (entry, claimedAt) => this.#dispatch(inbox, entry, claimedAt),
       timeoutMs: this.#inboxTimeoutMs,
       pollMs: inboxPollMs(options),
       batch: 2 * concurrency,
@@ -168,8 +171,12 @@ class WebhookReceiver implements WebhookHandler {
     return worker;
   }
 
-  /** Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. */
-  async #dispatch(inbox: WebhookInbox, entry: InboxEntry): Promise<void> {
+  /**
+   * Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. One
+   * whose claim (sent at `claimedAt`) has less than `eventTimeoutMs` left when its turn comes is given back
+   * unprocessed: it could still be running when another worker claims it.
+   */
+  async #dispatch(inbox: WebhookInbox, entry: InboxEntry, claimedAt: number): Promise<void> {
     this.#stats.claimed++;
     let event: WebhookEvent;
     try {
@@ -181,6 +188,10 @@ class WebhookReceiver implements WebhookHandler {
     await this.#queue.push(
       event.taskId,
       async () => {
+        if (Date.now() - claimedAt + this.#eventTimeoutMs >= inbox.visibilityTimeoutMs) {
+          if (inbox.release !== undefined) await this.#mark(inbox.release(entry.id));
+          return;
+        }
         const stored = this.#stored;
         const outcome =
           stored === undefined

@@ -5,7 +5,14 @@
  * @module
  */
 import { isStoreUnavailableError } from '../core/errors.js';
-import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../core/store.js';
+import {
+  type DeliveryStore,
+  memoryStore,
+  type StoreScope,
+  storeCall,
+  storeKey,
+  withStoreDeadline,
+} from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 
 /** Options of {@link SharedState}. */
@@ -27,6 +34,21 @@ export function unrefTimer(timer: unknown): void {
   (timer as { unref?: () => void } | undefined)?.unref?.();
 }
 
+/** `store` with each call bounded by `timeoutMs`, its optional one-round-trip operations kept. */
+function bounded(store: DeliveryStore, timeoutMs: number): DeliveryStore {
+  const guarded = withStoreDeadline(store, timeoutMs);
+  const { setIfAbsentThenGet, compareAndSetReleasing } = store;
+  if (setIfAbsentThenGet !== undefined) {
+    guarded.setIfAbsentThenGet = (...args) =>
+      storeCall('setIfAbsentThenGet', timeoutMs, () => setIfAbsentThenGet.apply(store, args));
+  }
+  if (compareAndSetReleasing !== undefined) {
+    guarded.compareAndSetReleasing = (...args) =>
+      storeCall('compareAndSetReleasing', timeoutMs, () => compareAndSetReleasing.apply(store, args));
+  }
+  return guarded;
+}
+
 /**
  * The store while it answers, else this process's memory; during an outage the store is probed every
  * 5 × `storeTimeoutMs`. With {@link holdDuringOutages}, failures are thrown instead.
@@ -41,7 +63,7 @@ export class SharedState {
   #holding = false;
 
   constructor(options: SharedStateOptions) {
-    this.#shared = options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
+    this.#shared = options.store === undefined ? undefined : bounded(options.store, options.storeTimeoutMs);
     this.#local = memoryStore({ maxKeys: options.maxLocalKeys });
     this.#scope = options.scope;
     this.#logger = options.logger;

@@ -6,7 +6,7 @@
  * @module
  */
 import { DeliveryError, isStoreUnavailableError } from '../core/errors.js';
-import type { DeliveryStore } from '../core/store.js';
+import type { DeliveryStore, StoreFence } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
 import { leaseToken, type SharedState } from './shared-state.js';
 
@@ -23,6 +23,16 @@ export interface RecordedEffect {
 interface TaskRecord extends TaskOrder {
   /** Oldest first, at most {@link MAX_STATUSES_PER_TASK}. */
   seen: string[];
+}
+
+/** How a status was written: with the lease released, the lease kept, or not at all. */
+type RecordOutcome = 'set' | 'kept' | 'fenced' | 'changed';
+
+interface HeldLease {
+  readonly store: DeliveryStore;
+  readonly token: string;
+  /** The task's record, read once the lease was taken. */
+  readonly value: string | undefined;
 }
 
 const MAX_RECORD_ROUNDS = 16;
@@ -112,28 +122,17 @@ export class StoredTaskEvents {
   ): Promise<'processed' | EventDrop> {
     const recordKey = this.#state.key('task', taskId);
     const leaseKey = this.#state.key('lease', taskId);
-    const held = await this.#state.use(async (store) => {
-      const token = await this.#takeLease(store, leaseKey, taskId);
-      try {
-        return { store, token, value: await store.get(recordKey) };
-      } catch (error) {
-        await store.delete(leaseKey, token).catch(() => {});
-        throw error;
-      }
-    });
+    const held = await this.#state.use((store) => this.#takeLease(store, leaseKey, taskId, recordKey));
+    let released = false;
     try {
       const drop = dropOf(decode(held.value), status);
       if (drop !== undefined) return drop;
       await process();
-      if (this.#state.holding) {
-        await this.#recordHolding(held.store, leaseKey, held.token, taskId, held.value, status, effect);
-        return 'processed';
-      }
-      await this.#stillHeld(held.store, leaseKey, held.token, taskId, status);
-      await this.#record(held.store, taskId, held.value, status, effect);
+      const fence: StoreFence = { key: leaseKey, value: held.token, orAbsent: this.#state.holding };
+      released = await this.#record(held, fence, taskId, status, effect);
       return 'processed';
     } finally {
-      this.#release(held.store, leaseKey, held.token);
+      if (!released) this.#release(held.store, leaseKey, held.token);
     }
   }
 
@@ -156,62 +155,41 @@ export class StoredTaskEvents {
     while (this.#releasing.size > 0) await Promise.all(this.#releasing.values());
   }
 
-  /** The fence: true while this instance holds the lease (renewed); throws when another instance took it. */
-  async #stillHeld(
-    store: DeliveryStore,
-    leaseKey: string,
-    token: string,
-    taskId: string,
-    status: string,
-  ): Promise<void> {
-    let held: boolean;
-    try {
-      held = await store.compareAndSet(leaseKey, token, token, this.#leaseTtlMs);
-    } catch (error) {
-      if (this.#state.failed(error)) return;
-      throw error;
-    }
-    if (!held) {
-      throw new DeliveryError(
-        `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
-      );
-    }
-  }
-
   /**
-   * {@link #stillHeld} and {@link #record} while holding: retried while the store does not answer, at
-   * most `recordRetryMs`, never on the memory.
+   * Records `status` under the lease: {@link #write}. Without holding, also in this process's memory; a
+   * store failure is an outage (recorded in the memory only, the lease left to expire), never a reason to
+   * process again. While holding, retried while the store does not answer, at most `recordRetryMs`, never
+   * on the memory. Resolves `true` when the store released the lease with the record.
    * @throws {DeliveryError} when another instance holds the lease, the record kept changing, or time ran out.
    */
-  async #recordHolding(
-    store: DeliveryStore,
-    leaseKey: string,
-    token: string,
+  async #record(
+    held: HeldLease,
+    fence: StoreFence,
     taskId: string,
-    known: string | undefined,
     status: string,
     effect: RecordedEffect,
-  ): Promise<void> {
+  ): Promise<boolean> {
+    const { store, value: known } = held;
     const key = this.#state.key('task', taskId);
+    if (!this.#state.holding) {
+      let outcome: RecordOutcome = 'kept';
+      try {
+        outcome = await this.#write(store, fence, key, known, status, effect);
+      } catch (error) {
+        if (!this.#state.failed(error)) throw error;
+      }
+      const local = this.#state.local;
+      if (store !== local && outcome !== 'fenced') {
+        await this.#write(local, undefined, key, await local.get(key), status, effect);
+      }
+      return settle(outcome, taskId, status);
+    }
     const giveUpAt = Date.now() + this.#recordRetryMs;
     for (let pause = FIRST_RECORD_PAUSE_MS; ; pause = Math.min(2 * pause, LAST_RECORD_PAUSE_MS)) {
       try {
-        const held =
-          (await store.compareAndSet(leaseKey, token, token, this.#leaseTtlMs)) ||
-          (await store.compareAndSet(leaseKey, undefined, token, this.#leaseTtlMs));
-        if (!held) {
-          throw new DeliveryError(
-            `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
-          );
-        }
-        const recorded = await this.#merge(store, key, known, status, effect);
+        const outcome = await this.#write(store, fence, key, known, status, effect);
         this.#state.answered();
-        if (!recorded) {
-          throw new DeliveryError(
-            `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
-          );
-        }
-        return;
+        return settle(outcome, taskId, status);
       } catch (error) {
         if (!isStoreUnavailableError(error)) throw error;
         this.#state.failed(error);
@@ -226,20 +204,60 @@ export class StoredTaskEvents {
     }
   }
 
-  async #takeLease(store: DeliveryStore, key: string, taskId: string): Promise<string> {
+  /**
+   * The fence (none: the memory's record only), then the status merged into the record: one call (the
+   * lease released with it) where the store has `compareAndSetReleasing`, else the lease renewed (taken
+   * again if absent and `fence.orAbsent`) and the record compared and set.
+   */
+  async #write(
+    store: DeliveryStore,
+    fence: StoreFence | undefined,
+    key: string,
+    known: string | undefined,
+    status: string,
+    effect: RecordedEffect,
+  ): Promise<RecordOutcome> {
+    const write = fence && store.compareAndSetReleasing;
+    let current = known;
+    if (fence && !write) {
+      const held =
+        (await store.compareAndSet(fence.key, fence.value, fence.value, this.#leaseTtlMs)) ||
+        (fence.orAbsent && (await store.compareAndSet(fence.key, undefined, fence.value, this.#leaseTtlMs)));
+      if (!held) return 'fenced';
+    }
+    for (let round = 0; round < MAX_RECORD_ROUNDS; round++) {
+      const next = withStatus(current, status, effect);
+      if (!write) {
+        if (await store.compareAndSet(key, current, next, this.#recordTtlMs)) return 'kept';
+      } else {
+        const outcome = await write.call(store, key, current, next, this.#recordTtlMs, fence as StoreFence);
+        if (outcome !== 'changed') return outcome;
+      }
+      current = await store.get(key);
+    }
+    return 'changed';
+  }
+
+  async #takeLease(store: DeliveryStore, key: string, taskId: string, recordKey: string): Promise<HeldLease> {
     const token = leaseToken();
     const waitMs = this.#leaseWaitMs ?? 2 * this.#leaseTtlMs;
     const giveUpAt = Date.now() + waitMs;
     for (let wait = FIRST_LEASE_WAIT_MS; ; wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS)) {
       let taken: boolean;
+      let value: string | undefined;
       try {
-        taken = await store.setIfAbsent(key, token, this.#leaseTtlMs);
+        if (store.setIfAbsentThenGet !== undefined) {
+          [taken, value] = await store.setIfAbsentThenGet(key, token, this.#leaseTtlMs, recordKey);
+        } else {
+          taken = await store.setIfAbsent(key, token, this.#leaseTtlMs);
+          if (taken) value = await store.get(recordKey);
+        }
       } catch (error) {
         // A timed-out write may still run later: one queued behind it releases the lease it would take.
         store.delete(key, token).catch(() => {});
         throw error;
       }
-      if (taken) return token;
+      if (taken) return { store, token, value };
       if (Date.now() >= giveUpAt) {
         const busy = new DeliveryError(
           `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
@@ -250,48 +268,30 @@ export class StoredTaskEvents {
       await sleep(wait);
     }
   }
+}
 
-  /** Records the status in the store and in this process's memory; a store failure now is an outage, never a reason to process again. */
-  async #record(
-    store: DeliveryStore,
-    taskId: string,
-    known: string | undefined,
-    status: string,
-    effect: RecordedEffect,
-  ): Promise<void> {
-    const key = this.#state.key('task', taskId);
-    const local = this.#state.local;
-    let recorded = true;
-    if (store !== local) {
-      try {
-        recorded = await this.#merge(store, key, known, status, effect);
-      } catch (error) {
-        if (!this.#state.failed(error)) throw error;
-      }
-    }
-    await this.#merge(local, key, await local.get(key), status, effect);
-    if (!recorded) {
-      throw new DeliveryError(
-        `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
-      );
-    }
-  }
+/** The record `current` with `status` seen (and the task's order moved by `effect`), encoded. */
+function withStatus(current: string | undefined, status: string, effect: RecordedEffect): string {
+  const record = decode(current);
+  record.seen = [...record.seen.filter((seen) => seen !== status), status].slice(-MAX_STATUSES_PER_TASK);
+  if (effect.advances) advanceOrder(record, status, effect.confirmed);
+  return encode(record);
+}
 
-  async #merge(
-    store: DeliveryStore,
-    key: string,
-    known: string | undefined,
-    status: string,
-    effect: RecordedEffect,
-  ): Promise<boolean> {
-    let current = known;
-    for (let round = 0; round < MAX_RECORD_ROUNDS; round++) {
-      const record = decode(current);
-      record.seen = [...record.seen.filter((seen) => seen !== status), status].slice(-MAX_STATUSES_PER_TASK);
-      if (effect.advances) advanceOrder(record, status, effect.confirmed);
-      if (await store.compareAndSet(key, current, encode(record), this.#recordTtlMs)) return true;
-      current = await store.get(key);
-    }
-    return false;
+/**
+ * `'set'`: recorded, the lease released (`true`); `'kept'`: recorded, the lease still held (`false`).
+ * @throws {DeliveryError} for `'fenced'` (another instance holds the lease) and `'changed'` (the record kept changing).
+ */
+function settle(outcome: RecordOutcome, taskId: string, status: string): boolean {
+  if (outcome === 'fenced') {
+    throw new DeliveryError(
+      `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
+    );
   }
+  if (outcome === 'changed') {
+    throw new DeliveryError(
+      `Task ${taskId} (${status}): onEvent completed, but the task's record in the store kept changing and the status was not recorded there`,
+    );
+  }
+  return outcome === 'set';
 }

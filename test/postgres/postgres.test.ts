@@ -29,9 +29,11 @@ describeWithPostgres('postgresStore on a real PostgreSQL', () => {
     await server?.stop();
   });
 
-  describeStoreContract('postgresStore (Pool)', () => postgresStore(pool));
-  describeStoreContract('postgresStore (Client, own table)', () =>
-    postgresStore(client, { table: 'public.dts_store_client' }),
+  describeStoreContract('postgresStore (Pool)', () => postgresStore(pool), ['compareAndSetReleasing']);
+  describeStoreContract(
+    'postgresStore (Client, own table)',
+    () => postgresStore(client, { table: 'public.dts_store_client' }),
+    ['compareAndSetReleasing'],
   );
 
   it('refuses a pool without query and a table name that is not an identifier', () => {

@@ -42,8 +42,10 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
   ];
   for (const [library, client] of libraries()) {
     describe(library, () => {
-      describeStoreContract(`redisStore over ${library}`, () =>
-        redisStore(client(), { prefix: `dts-test:${randomUUID()}:` }),
+      describeStoreContract(
+        `redisStore over ${library}`,
+        () => redisStore(client(), { prefix: `dts-test:${randomUUID()}:` }),
+        ['setIfAbsentThenGet', 'compareAndSetReleasing'],
       );
 
       it('makes one task of an order created at once by two clients', async () => {

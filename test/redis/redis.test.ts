@@ -190,8 +190,10 @@ describeWithRedis('redisStore against a real redis-server', () => {
   });
 
   for (const library of LIBRARY_NAMES) {
-    describeStoreContract(`redisStore over ${library}`, () =>
-      redisStore(connection(library).client, { prefix: uniquePrefix('contract') }),
+    describeStoreContract(
+      `redisStore over ${library}`,
+      () => redisStore(connection(library).client, { prefix: uniquePrefix('contract') }),
+      ['setIfAbsentThenGet', 'compareAndSetReleasing'],
     );
   }
 

@@ -6,7 +6,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection, createServer } from 'node:net';
-import { describe, it } from 'vitest';
+import IORedis from 'ioredis';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /** The one-line install command, shown wherever Redis is missing. */
 export const REDIS_INSTALL_COMMAND = 'apt-get install -y redis-server';
@@ -184,4 +185,38 @@ function answersPing(host: string, port: number): Promise<boolean> {
       if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
     });
   });
+}
+
+/**
+ * Inside a {@link describeWithRedis} body: a server started before the suite's tests (stopped after them
+ * unless it is `REDIS_URL`'s) and an ioredis client to it, with a client that records each command's name
+ * in `commands` before sending it. Returns getters (valid inside tests).
+ */
+export function useRedisClient(): {
+  io(): IORedis;
+  counting(commands: string[]): { call(command: string, ...args: string[]): Promise<unknown> };
+} {
+  let server: RedisServer | undefined;
+  let io: IORedis | undefined;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    io = new IORedis(server.url);
+  });
+  afterAll(async () => {
+    io?.disconnect();
+    if (ownsRedisServer) await server?.stop();
+  });
+  const client = (): IORedis => {
+    if (io === undefined) throw new Error('the Redis server is not started: use it inside a test');
+    return io;
+  };
+  return {
+    io: client,
+    counting: (commands) => ({
+      call: (command, ...args) => {
+        commands.push(command);
+        return client().call(command, ...args);
+      },
+    }),
+  };
 }

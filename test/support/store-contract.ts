@@ -8,10 +8,106 @@ import type { DeliveryStore } from '../../src/index.js';
 
 let run = 0;
 
-/** Runs the store contract against stores made by `make` (called once per test). */
-export function describeStoreContract(name: string, make: () => DeliveryStore | Promise<DeliveryStore>): void {
+/** The optional one-round-trip operations of a `DeliveryStore`. */
+export type OptionalStoreOperation = 'setIfAbsentThenGet' | 'compareAndSetReleasing';
+
+/**
+ * Runs the store contract against stores made by `make` (called once per test), and the contract of each
+ * optional operation in `optional`, which the store must have (and no other).
+ */
+export function describeStoreContract(
+  name: string,
+  make: () => DeliveryStore | Promise<DeliveryStore>,
+  optional: readonly OptionalStoreOperation[] = [],
+): void {
   describe(`${name} keeps the DeliveryStore contract`, () => {
     const key = (label: string) => `contract:${process.pid}:${Date.now()}:${++run}:${label}`;
+    /** A lease key and a record key in one Redis Cluster hash slot. */
+    const pair = (label: string) => {
+      const tag = `{${process.pid}-${Date.now()}-${++run}-${label}}`;
+      return { lease: `contract:lease:${tag}`, record: `contract:record:${tag}` };
+    };
+
+    it(`has exactly the optional operations ${optional.join(', ') || '(none)'}`, async () => {
+      const store = await make();
+      for (const operation of ['setIfAbsentThenGet', 'compareAndSetReleasing'] as const) {
+        expect(typeof store[operation]).toBe(optional.includes(operation) ? 'function' : 'undefined');
+      }
+    });
+
+    if (optional.includes('setIfAbsentThenGet')) {
+      it('setIfAbsentThenGet: stores unless present, and reads the other key only when it stored', async () => {
+        const store = await make();
+        const { lease, record } = pair('then-get');
+        const setIfAbsentThenGet = store.setIfAbsentThenGet?.bind(store);
+        expect(await setIfAbsentThenGet?.(lease, 'mine', 10_000, record)).toEqual([true, undefined]);
+        expect(await store.get(lease)).toBe('mine');
+        await store.setIfAbsent(record, 'seen: accepted', 10_000);
+        expect(await setIfAbsentThenGet?.(lease, 'theirs', 10_000, record)).toEqual([false, undefined]);
+        expect(await store.get(lease)).toBe('mine');
+        await store.delete(lease, 'mine');
+        expect(await setIfAbsentThenGet?.(lease, 'theirs', 10_000, record)).toEqual([true, 'seen: accepted']);
+        const racing = await Promise.all(
+          Array.from({ length: 20 }, (_, index) => setIfAbsentThenGet?.(`${lease}:race`, `v${index}`, 10_000, record)),
+        );
+        expect(racing.filter((result) => result?.[0] === true)).toHaveLength(1);
+      });
+    }
+
+    if (optional.includes('compareAndSetReleasing')) {
+      it('compareAndSetReleasing: sets and releases only past the fence and the expected value', async () => {
+        const store = await make();
+        const { lease, record } = pair('releasing');
+        const write = store.compareAndSetReleasing?.bind(store);
+        const fence = { key: lease, value: 'mine', orAbsent: false };
+        // No lease: fenced unless absence will do.
+        expect(await write?.(record, undefined, 'r1', 10_000, fence)).toBe('fenced');
+        expect(await store.get(record)).toBeUndefined();
+        await store.setIfAbsent(lease, 'theirs', 10_000);
+        expect(await write?.(record, undefined, 'r1', 10_000, { ...fence, orAbsent: true })).toBe('fenced');
+        await store.delete(lease);
+        await store.setIfAbsent(lease, 'mine', 10_000);
+        await store.setIfAbsent(record, 'r0', 10_000);
+        // The record changed: nothing written, the lease kept.
+        expect(await write?.(record, undefined, 'r1', 10_000, fence)).toBe('changed');
+        expect(await write?.(record, 'other', 'r1', 10_000, fence)).toBe('changed');
+        expect(await store.get(record)).toBe('r0');
+        expect(await store.get(lease)).toBe('mine');
+        expect(await write?.(record, 'r0', 'r1', 10_000, fence)).toBe('set');
+        expect(await store.get(record)).toBe('r1');
+        expect(await store.get(lease)).toBeUndefined();
+        // Absent record, absent lease allowed.
+        const other = pair('releasing-absent');
+        expect(
+          await write?.(other.record, undefined, 'first', 10_000, { ...fence, key: other.lease, orAbsent: true }),
+        ).toBe('set');
+        expect(await store.get(other.record)).toBe('first');
+      });
+
+      it('compareAndSetReleasing: restarts the record TTL and treats an expired lease as absent', async () => {
+        const store = await make();
+        const { lease, record } = pair('releasing-ttl');
+        await store.setIfAbsent(lease, 'gone', 60);
+        await store.setIfAbsent(record, 'r0', 100);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        expect(await store.get(record)).toBeUndefined();
+        expect(
+          await store.compareAndSetReleasing?.(record, undefined, 'r1', 10_000, {
+            key: lease,
+            value: 'mine',
+            orAbsent: false,
+          }),
+        ).toBe('fenced');
+        expect(
+          await store.compareAndSetReleasing?.(record, undefined, 'r1', 10_000, {
+            key: lease,
+            value: 'mine',
+            orAbsent: true,
+          }),
+        ).toBe('set');
+        expect(await store.get(record)).toBe('r1');
+      });
+    }
 
     it('stores a value once with setIfAbsent and reads it back', async () => {
       const store = await make();

@@ -5,7 +5,6 @@
  * own memory store; each call is one command (Redis) or one statement (PostgreSQL). A create through a
  * fresh shared store looks its order up with one list request, and with none once the store is warm.
  */
-import IORedis from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../../../src/core/store.js';
@@ -15,7 +14,7 @@ import { redisStore } from '../../../src/redis.js';
 import { type CallCount, countedStore } from '../../support/counting-store.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 import { describeWithPostgres, usePostgresServer } from '../../support/postgres-server.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { describeWithRedis, useRedisClient } from '../../support/redis-server.js';
 
 /** Store calls made through every `memoryStore()`, the client's default one included. */
 const memoryCalls = vi.hoisted(() => ({ calls: 0 }));
@@ -112,26 +111,13 @@ describe('store calls per create of a new order', () => {
 });
 
 describeWithRedis('Redis commands per create', () => {
-  let server: RedisServer;
-  let io: IORedis;
-  beforeAll(async () => {
-    server = await startRedisServer();
-    io = new IORedis(server.url);
-  });
-  afterAll(async () => {
-    io?.disconnect();
-    if (ownsRedisServer) await server?.stop();
-  });
+  const redis = useRedisClient();
 
   it('sends 3 commands per new order, one per store call, after the eviction policy is read once', async () => {
     const commands: string[] = [];
     const prefix = `dts-test:calls:${process.pid}:`;
-    const counting = {
-      call: (command: string, ...args: string[]) => {
-        commands.push(command);
-        return io.call(command, ...args);
-      },
-    };
+    const io = redis.io();
+    const counting = redis.counting(commands);
     const store = redisStore(counting, { prefix });
     const calls = { calls: 0 };
     await io.call('SET', `${prefix}${epochKey}`, String(Date.now() - HOUR_MS), 'PX', String(2 * HOUR_MS));

@@ -1,0 +1,90 @@
+/**
+ * A worker claims ahead of its free slots (docs/performance.md "Durable intake drain"), and an event
+ * claimed ahead starts only while its claim still has `eventTimeoutMs` to run: otherwise it is given back.
+ */
+import { expect, it } from 'vitest';
+import type { InboxEntry, WebhookInbox } from '../../src/webhooks/inbox.js';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { webhookBody } from './fixtures.js';
+
+/** An inbox in memory: every entry claimable unless claimed and not past `visibilityTimeoutMs`. */
+function scriptedInbox(bodies: readonly string[], visibilityTimeoutMs: number) {
+  const entries = bodies.map((body, index) => ({
+    id: `e${index}`,
+    body,
+    claimedAt: -Infinity,
+    done: false,
+    attempts: 0,
+  }));
+  const claims: number[] = [];
+  const released: string[] = [];
+  const inbox: WebhookInbox = {
+    visibilityTimeoutMs,
+    append: async () => {},
+    claim: async (_consumer, max) => {
+      const now = Date.now();
+      const claimed: InboxEntry[] = [];
+      for (const entry of entries) {
+        if (claimed.length >= max) break;
+        if (entry.done || now - entry.claimedAt < visibilityTimeoutMs) continue;
+        entry.claimedAt = now;
+        entry.attempts++;
+        claimed.push({ id: entry.id, body: entry.body, receivedAt: now, attempts: entry.attempts });
+      }
+      claims.push(claimed.length);
+      return claimed;
+    },
+    complete: async (id) => {
+      const entry = entries.find((candidate) => candidate.id === id);
+      if (entry) entry.done = true;
+    },
+    fail: async () => {},
+    release: async (id) => {
+      released.push(id);
+      const entry = entries.find((candidate) => candidate.id === id);
+      if (entry) entry.claimedAt = -Infinity;
+    },
+    inspect: async () => ({ pending: entries.filter((entry) => !entry.done).length, failed: 0, events: [] }),
+    replay: async () => 0,
+  };
+  return { inbox, claims, released, entries };
+}
+
+const body = (taskId: string) => JSON.stringify(webhookBody(taskId, 'accepted'));
+
+it('claims more events than it has free slots, so the next ones wait claimed instead of a claim round trip', async () => {
+  const { inbox, claims } = scriptedInbox(
+    Array.from({ length: 40 }, (_, index) => body(`task-${index}`)),
+    60_000,
+  );
+  const handler = createWebhookHandler({ inbox, concurrency: 4, inboxPollMs: 5, logLevel: 'off', onEvent: () => {} });
+  await handler.idle();
+  await handler.close();
+  expect(handler.stats.processed).toBe(40);
+  // The first claim takes twice the concurrency.
+  expect(claims[0]).toBe(8);
+});
+
+it('gives back an event claimed ahead whose claim has less than eventTimeoutMs left when a slot frees', async () => {
+  const { inbox, released, entries } = scriptedInbox([body('task-slow'), body('task-next')], 400);
+  const started: { taskId: string; age: number }[] = [];
+  const handler = createWebhookHandler({
+    inbox,
+    concurrency: 1,
+    eventTimeoutMs: 250,
+    inboxPollMs: 5,
+    logLevel: 'off',
+    onEvent: async (event) => {
+      const entry = entries.find((candidate) => candidate.body.includes(event.taskId));
+      started.push({ taskId: event.taskId, age: Date.now() - (entry?.claimedAt ?? 0) });
+      if (event.taskId === 'task-slow') await new Promise((resolve) => setTimeout(resolve, 200));
+    },
+  });
+  await handler.idle();
+  await handler.close();
+  expect(handler.stats.processed).toBe(2);
+  // task-next was claimed with task-slow, waited 200 ms, then had under 250 ms of its 400 ms claim left.
+  expect(released).toEqual(['e1']);
+  for (const { age } of started) expect(age).toBeLessThan(400 - 250);
+  expect(started.map((start) => start.taskId)).toEqual(['task-slow', 'task-next']);
+});
