@@ -4,7 +4,8 @@
  *
  * 1. The latency a webhook's answer gains from the inbox write: webhooks POSTed one at a time to a
  *    node:http receiver on 127.0.0.1, answered without an inbox (the in-process queue), with
- *    `redisInbox` (ioredis 5, loopback redis-server) and with `postgresInbox` (pg, loopback PostgreSQL);
+ *    `redisInbox` (ioredis 5, loopback redis-server) and with `postgresInbox` (pg, loopback PostgreSQL,
+ *    fsync and synchronous_commit on);
  *    p50 and p99 of the time to the answer, and the p50 added.
  * 2. Events per second the workers drain: 5 000 webhooks (1 000 tasks × 4 statuses in lifecycle order, plus
  *    a repeat of each task's second status) written to each inbox round by round, then 1 and 4 worker
@@ -167,7 +168,7 @@ const loadAverage = () =>
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 
 async function main(): Promise<void> {
-  const [redis, postgres] = await Promise.all([startRedisServer(), startPostgresServer()]);
+  const [redis, postgres] = await Promise.all([startRedisServer(), startPostgresServer({ durable: true })]);
   const io = new IORedis(redis.url);
   const pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
   try {
@@ -192,7 +193,7 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `intake: ${thousands(DRAIN_EVENTS)} webhooks (${DRAIN_TASKS} tasks × ${DRAIN_STATUSES.length} statuses + ${DRAIN_TASKS} repeats) drained by worker processes (concurrency 8 each, no-op onEvent, the backend's store); load ${loadAverage()}`,
+      `intake: ${thousands(DRAIN_EVENTS)} webhooks (${DRAIN_TASKS} tasks × ${DRAIN_STATUSES.length} statuses + ${DRAIN_TASKS} repeats) drained by worker processes (concurrency 8 each, no-op onEvent; PostgreSQL with fsync on); load ${loadAverage()}`,
     );
     const goals = { redis: 6000, postgres: 2000 } as const;
     for (const store of [true, false]) {
