@@ -26,6 +26,15 @@ const ms = (value: number) => `${value.toFixed(2).padStart(7)} ms`;
 async function windows(inbox: WebhookInbox, store: DeliveryStore): Promise<number[]> {
   const returned = new Map<string, number>();
   const samples: number[] = [];
+  /** `result` of the record's write for `key`: a sample when it recorded the status. */
+  const sample = (key: string, recorded: boolean) => {
+    const task = /:task:\{?([^}]+)\}?$/.exec(key)?.[1];
+    const start = task === undefined ? undefined : returned.get(task);
+    if (start !== undefined && recorded) {
+      samples.push(performance.now() - start);
+      returned.delete(task as string);
+    }
+  };
   const timed: DeliveryStore = {
     ...store,
     setIfAbsent: (...args) => store.setIfAbsent(...args),
@@ -33,15 +42,21 @@ async function windows(inbox: WebhookInbox, store: DeliveryStore): Promise<numbe
     delete: (...args) => store.delete(...args),
     compareAndSet: async (key, expected, value, ttlMs) => {
       const result = await store.compareAndSet(key, expected, value, ttlMs);
-      const task = /:task:\{?([^}]+)\}?$/.exec(key)?.[1];
-      const start = task === undefined ? undefined : returned.get(task);
-      if (start !== undefined && result) {
-        samples.push(performance.now() - start);
-        returned.delete(task as string);
-      }
+      sample(key, result);
       return result;
     },
   };
+  // The store's one-call record and release, where it has it (the handler's path then).
+  const releasing = store.compareAndSetReleasing;
+  if (releasing !== undefined) {
+    timed.compareAndSetReleasing = async (key, ...rest) => {
+      const outcome = await releasing.call(store, key, ...rest);
+      sample(key, outcome === 'set');
+      return outcome;
+    };
+  }
+  const thenGet = store.setIfAbsentThenGet;
+  if (thenGet !== undefined) timed.setIfAbsentThenGet = (...args) => thenGet.apply(store, args);
   const run = `${process.pid}-${Date.now()}`;
   for (let index = 0; index < EVENTS; index++) {
     await inbox.append({
