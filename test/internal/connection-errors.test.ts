@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIConnectionError, APIConnectionTimeoutError, DeliveryClient } from '../../src/index.js';
 import { createMockDeliveryService, startMockHttpServer } from '../../src/testing.js';
 import { orderParams } from '../support/order-params.js';
+import { REFUSED_URL } from '../support/refused-url.js';
 
 const API_KEY = 'sk_live_connection_errors_key';
 const SELLER_ID = 'seller-connection-errors-42';
@@ -20,14 +21,6 @@ const TASK_ID = 'task-id-5f1c0a9e';
 
 const clientOf = (baseUrl: string, overrides: { maxRetries?: number; timeout?: number } = {}) =>
   new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl, logLevel: 'off', ...overrides });
-
-/** A loopback URL where nothing listens: a port that was just closed. */
-async function closedPortUrl(): Promise<string> {
-  const server = await startMockHttpServer(createMockDeliveryService());
-  const { url } = server;
-  await server.close();
-  return url;
-}
 
 function expectNoSecretOrId(error: Error): void {
   for (const text of [error.message, String(error.stack)]) {
@@ -39,7 +32,7 @@ function expectNoSecretOrId(error: Error): void {
 
 describe('a connection error', () => {
   it('names the origin and ECONNREFUSED in its message, not the task id of the path', async () => {
-    const url = await closedPortUrl();
+    const url = REFUSED_URL;
     const error = await clientOf(`${url}/rest`, { maxRetries: 0 })
       .tasks.retrieve(TASK_ID)
       .catch((caught: unknown) => caught);
@@ -54,7 +47,7 @@ describe('a connection error', () => {
   });
 
   it('says a read was tried 3 times when it was', async () => {
-    const url = await closedPortUrl();
+    const url = REFUSED_URL;
     const error = (await clientOf(url, { maxRetries: 2 })
       .wallet.retrieveBalance()
       .catch((caught: unknown) => caught)) as APIConnectionError;
@@ -63,7 +56,7 @@ describe('a connection error', () => {
   }, 30_000);
 
   it('says a create was sent 3 times when it was (a refused connection is resent), in attempts and message', async () => {
-    const url = await closedPortUrl();
+    const url = REFUSED_URL;
     const error = (await clientOf(url, { maxRetries: 2 })
       .tasks.create(orderParams('CONN-1'))
       .catch((caught: unknown) => caught)) as APIConnectionError;

@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 import { orderParams } from '../support/mock-service.js';
+import { REFUSED_URL } from '../support/refused-url.js';
 
 const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 500 } });
 let server: MockHttpServer;
@@ -99,10 +100,7 @@ describe('over real HTTP', () => {
   });
 
   it('refuses a closed port at once and names the system error', async () => {
-    const closed = await startMockHttpServer(mock);
-    const url = closed.url;
-    await closed.close();
-    const error = await client({ baseUrl: url, maxRetries: 0 })
+    const error = await client({ baseUrl: REFUSED_URL, maxRetries: 0 })
       .wallet.retrieveBalance()
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIConnectionError);

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../../../../../test/support/build.js';
 import { orderParams } from '../../../../../test/support/order-params.js';
+import { REFUSED_URL } from '../../../../../test/support/refused-url.js';
 import {
   killAllSandboxes,
   runCli,
@@ -174,15 +175,14 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
 
   it('shows a timeout and a connection error as such in the deliveries', async () => {
     // A receiver that is gone (the POST cannot connect) and one that never answers (the 5 s timeout).
-    const gone = await startWebhookReceiver();
-    await gone.close();
+    const goneUrl = `${REFUSED_URL}/webhooks`;
     const silent: Server = createServer(() => {
       // Never answers.
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/webhooks`;
     const others = await Promise.all([
-      startSandboxProcess(['--webhook-url', gone.url], 'dist'),
+      startSandboxProcess(['--webhook-url', goneUrl], 'dist'),
       startSandboxProcess(['--webhook-url', silentUrl], 'dist'),
     ]);
     try {
