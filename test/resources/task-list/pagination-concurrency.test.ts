@@ -213,6 +213,17 @@ function gatherer(server: PageServer, capMs = 1000): (count: number) => Promise<
   };
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The server's request count once it reached `count` (waited for, 10 s at most: a loaded machine is slow
+ * to send them) and 100 ms more passed: a request beyond the bound shows as a larger count.
+ */
+async function requestsOnceAt(server: PageServer, count: number): Promise<number> {
+  const giveUpAt = Date.now() + 10_000;
+  while (server.requests.length < count && Date.now() < giveUpAt) await sleep(5);
+  await sleep(100);
+  return server.requests.length;
+}
 /** The ids of pages `from`…`to` of a server of `count` tasks, 10 per page, as first served. */
 const expectedIds = (count: number, from = 1, to = Math.ceil(count / 10)) =>
   Array.from({ length: count }, (_, index) => `t${String(count - 1 - index).padStart(4, '0')}`).slice(
@@ -414,11 +425,9 @@ describe('tasks.list iteration: bounded ahead of the consumer', () => {
     const pages = clientOf(server).tasks.list({}, { concurrency: 5 }).byPage();
     const read: TaskPage[] = [];
     for (let index = 0; index < 3; index++) read.push((await pages.next()).value as TaskPage);
-    await sleep(200);
-    expect(server.requests).toHaveLength(3 + 5);
+    expect(await requestsOnceAt(server, 3 + 5)).toBe(3 + 5);
     for (let index = 0; index < 2; index++) read.push((await pages.next()).value as TaskPage);
-    await sleep(200);
-    expect(server.requests).toHaveLength(5 + 5);
+    expect(await requestsOnceAt(server, 5 + 5)).toBe(5 + 5);
     expect(read.map((page) => page.page)).toEqual([1, 2, 3, 4, 5]);
     await pages.return();
   });
@@ -427,11 +436,9 @@ describe('tasks.list iteration: bounded ahead of the consumer', () => {
     const server = await startPageServer(400);
     const tasks = clientOf(server).tasks.list({}, { concurrency: 7 })[Symbol.asyncIterator]();
     expect((await tasks.next()).value).toMatchObject({ id: 't0399' });
-    await sleep(200);
-    expect(server.requests).toHaveLength(1 + 7);
+    expect(await requestsOnceAt(server, 1 + 7)).toBe(1 + 7);
     for (let index = 0; index < 10; index++) await tasks.next();
-    await sleep(200);
-    expect(server.requests).toHaveLength(2 + 7);
+    expect(await requestsOnceAt(server, 2 + 7)).toBe(2 + 7);
     await tasks.return();
   });
 
