@@ -88,3 +88,42 @@ it('gives back an event claimed ahead whose claim has less than eventTimeoutMs l
   for (const { age } of started) expect(age).toBeLessThan(400 - 250);
   expect(started.map((start) => start.taskId)).toEqual(['task-slow', 'task-next']);
 });
+
+it('holds at most 3 × concurrency events claimed and not marked, while marking does not answer', async () => {
+  const concurrency = 2;
+  const { inbox, entries } = scriptedInbox(
+    Array.from({ length: 30 }, (_, index) => body(`task-${index}`)),
+    60_000,
+  );
+  const marking: (() => void)[] = [];
+  let claimedUnmarked = 0;
+  let peak = 0;
+  const claim = inbox.claim.bind(inbox);
+  inbox.claim = async (consumer, max) => {
+    const claimed = await claim(consumer, max);
+    claimedUnmarked += claimed.length;
+    peak = Math.max(peak, claimedUnmarked);
+    return claimed;
+  };
+  // Marks hang until the test lets them go.
+  inbox.complete = (id) =>
+    new Promise<void>((resolve) =>
+      marking.push(() => {
+        const entry = entries.find((candidate) => candidate.id === id);
+        if (entry) entry.done = true;
+        claimedUnmarked--;
+        resolve();
+      }),
+    );
+  const handler = createWebhookHandler({ inbox, concurrency, inboxPollMs: 5, logLevel: 'off', onEvent: () => {} });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(peak).toBe(3 * concurrency);
+  expect(handler.stats.processed).toBe(3 * concurrency);
+  while (entries.some((entry) => !entry.done)) {
+    for (const release of marking.splice(0)) release();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await handler.close();
+  expect(handler.stats.processed).toBe(30);
+  expect(peak).toBe(3 * concurrency);
+});
