@@ -217,9 +217,9 @@ export class StoredTaskEvents {
     status: string,
     effect: RecordedEffect,
   ): Promise<RecordOutcome> {
-    const write = fence && store.compareAndSetReleasing;
+    const write = fence === undefined ? undefined : store.compareAndSetReleasing;
     let current = known;
-    if (fence && !write) {
+    if (fence !== undefined && write === undefined) {
       const held =
         (await store.compareAndSet(fence.key, fence.value, fence.value, this.#leaseTtlMs)) ||
         (fence.orAbsent && (await store.compareAndSet(fence.key, undefined, fence.value, this.#leaseTtlMs)));
@@ -227,10 +227,10 @@ export class StoredTaskEvents {
     }
     for (let round = 0; round < MAX_RECORD_ROUNDS; round++) {
       const next = withStatus(current, status, effect);
-      if (!write) {
+      if (write === undefined || fence === undefined) {
         if (await store.compareAndSet(key, current, next, this.#recordTtlMs)) return 'kept';
       } else {
-        const outcome = await write.call(store, key, current, next, this.#recordTtlMs, fence as StoreFence);
+        const outcome = await write.call(store, key, current, next, this.#recordTtlMs, fence);
         if (outcome !== 'changed') return outcome;
       }
       current = await store.get(key);

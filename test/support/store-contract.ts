@@ -84,6 +84,29 @@ export function describeStoreContract(
         expect(await store.get(other.record)).toBe('first');
       });
 
+      it('compareAndSetReleasing: lets exactly one of 20 concurrent writes of the same record win', async () => {
+        const store = await make();
+        const { lease, record } = pair('releasing-race');
+        await store.setIfAbsent(lease, 'mine', 10_000);
+        await store.setIfAbsent(record, 'r0', 10_000);
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, index) =>
+            store.compareAndSetReleasing?.(record, 'r0', `r${index + 1}`, 10_000, {
+              key: lease,
+              value: 'mine',
+              orAbsent: false,
+            }),
+          ),
+        );
+        expect(outcomes.filter((outcome) => outcome === 'set')).toHaveLength(1);
+        // The winner released the lease: the others found the fence or the record changed.
+        expect(outcomes.every((outcome) => outcome === 'set' || outcome === 'fenced' || outcome === 'changed')).toBe(
+          true,
+        );
+        expect(await store.get(record)).toBe(`r${outcomes.indexOf('set') + 1}`);
+        expect(await store.get(lease)).toBeUndefined();
+      });
+
       it('compareAndSetReleasing: restarts the record TTL and treats an expired lease as absent', async () => {
         const store = await make();
         const { lease, record } = pair('releasing-ttl');
