@@ -256,8 +256,18 @@ describe('tasks.list iteration: concurrent pages', () => {
 
   it('yields in page order when later pages are answered first', async () => {
     const server = await startPageServer(80);
-    // Page 8 answers first, page 2 last.
-    server.answer = (served) => ({ delayMs: served.page === 1 ? 0 : (10 - served.page) * 25 });
+    // Page 8 answers first, page 2 last: each page of 2…7 once the next was answered (2 s at most), so
+    // the order holds however late the requests arrive on a loaded machine.
+    const served = new Map<number, () => void>();
+    const answeredAfter = (page: number) =>
+      new Promise<void>((resolve) => {
+        served.set(page, resolve);
+        setTimeout(resolve, 2000);
+      });
+    const nextAnswered = new Map([2, 3, 4, 5, 6, 7].map((page) => [page, answeredAfter(page + 1)]));
+    server.beforeServe = (request) => served.get(request.page)?.();
+    server.answer = (request) =>
+      request.page === 1 ? {} : { delayMs: 5, ...(request.page < 8 ? { until: nextAnswered.get(request.page) } : {}) };
     const pages: number[] = [];
     const ids: string[] = [];
     for await (const page of clientOf(server).tasks.list({}, { concurrency: 8 }).byPage()) {
