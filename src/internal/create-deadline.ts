@@ -31,6 +31,12 @@ export class CreateDeadline {
   listRequests = 0;
   /** The created task, once answered: at the deadline the create returns it rather than an error. */
   created: TaskWithId | undefined;
+  /**
+   * When the last caller was given an error while the create still ran (its deadline), ms since the epoch:
+   * the failure recorded for the order is dated then, so a create called after it looks the order up
+   * instead of taking that failure as the outcome it waited for.
+   */
+  failedCallersAt: number | undefined;
   stage: CreateStage = 'reading the order record in the store';
   readonly #orderNumber: string | undefined;
   readonly #outer: AbortSignal | undefined;

@@ -15,6 +15,7 @@ import { storeKey } from '../../src/core/store.js';
 import {
   APIConnectionTimeoutError,
   type ClientOptions,
+  type DeliveryClient,
   type DeliveryStore,
   memoryStore,
   StatusWaitTimeoutError,
@@ -64,6 +65,15 @@ const forwardAll: HostileHandler = async (_request, response, { forward }) => {
 
 /** Accepts the request and never answers (until the client goes away). */
 const neverAnswer = (_response: ServerResponse) => {};
+
+/** Pushes each request's method and path onto `seen`; forwards it, or never answers a POST. */
+const recording =
+  (seen: string[], { postsNeverAnswered = false } = {}): HostileHandler =>
+  async (request, response, { forward }) => {
+    seen.push(`${request.method} ${new URL(request.url ?? '/', 'http://x').pathname}`);
+    if (postsNeverAnswered && request.method === 'POST') return neverAnswer(response);
+    return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+  };
 
 /** Sends the headers, then the body one byte a second. */
 function dribble(response: ServerResponse, status: number, body: string): void {
@@ -167,6 +177,31 @@ function stallingStore(stalled: ReadonlySet<keyof DeliveryStore>, backing = memo
   };
 }
 
+/** A memory store whose writes of a failed create's record land 300 ms late (a slow store). */
+function slowFailureStore(): DeliveryStore {
+  const backing = memoryStore();
+  return {
+    ...stallingStore(new Set(), backing),
+    compareAndSet: async (key, expected, value, ttlMs, options) => {
+      if (value.includes('"state":"failed"')) await sleep(300);
+      return backing.compareAndSet(key, expected, value, ttlMs, options);
+    },
+  };
+}
+
+/**
+ * Creates `orderNumber` again at once, as a create that ended at its deadline says to, its failure not
+ * recorded yet: the retry looks the order up before it sends, and creates it once.
+ */
+async function retriedAtOnce(sdk: DeliveryClient, orderNumber: string, seen: string[]): Promise<void> {
+  hostile.use(recording(seen));
+  seen.length = 0;
+  const task = await sdk.tasks.create(orderParams(orderNumber));
+  expect(task.orderNumber).toBe(orderNumber);
+  expect(seen).toEqual(['GET /rest/tasks', 'POST /rest/tasks']);
+  expect(tasksFor(orderNumber)).toHaveLength(1);
+}
+
 /** A memory store in use for a while, so creates do not look their order up first (FRESH_STORE_MS). */
 async function agedStore(): Promise<DeliveryStore> {
   const store = memoryStore();
@@ -178,11 +213,7 @@ describe('tasks.create ends by its totalTimeout', () => {
   it('when the service accepts each POST and never answers: outcome unknown, and the next create looks first', async () => {
     const orderNumber = 'DL-NEVER';
     const seen: string[] = [];
-    hostile.use(async (request, response, { forward }) => {
-      seen.push(`${request.method} ${new URL(request.url ?? '/', 'http://x').pathname}`);
-      if (request.method === 'POST') return neverAnswer(response);
-      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
-    });
+    hostile.use(recording(seen, { postsNeverAnswered: true }));
     // A listing delay past the deadline (the default is 10 s; shorter here, so the next create waits less).
     const sdk = hostileClient({ timeout: 1000, listingDelayMs: DEADLINE_MS + 1000 });
     const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
@@ -194,16 +225,38 @@ describe('tasks.create ends by its totalTimeout', () => {
     expect((error as TaskCreationOutcomeUnknownError).orderNumber).toBe(orderNumber);
 
     // The order's record kept that sending began: the next create looks the order up before it sends.
-    hostile.use(async (request, response, { forward }) => {
-      seen.push(`${request.method} ${new URL(request.url ?? '/', 'http://x').pathname}`);
-      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
-    });
+    hostile.use(recording(seen));
     seen.length = 0;
     const task = await sdk.tasks.create(orderParams(orderNumber));
     expect(task.orderNumber).toBe(orderNumber);
     expect(seen[0]).toBe('GET /rest/tasks');
     expect(seen.at(-1)).toBe('POST /rest/tasks');
     expect(tasksFor(orderNumber)).toHaveLength(1);
+  });
+
+  it("a create of the same order after one ended at its deadline looks the order up, though the first one's failure is recorded later", async () => {
+    const orderNumber = 'DL-RETRY';
+    const seen: string[] = [];
+    hostile.use(recording(seen, { postsNeverAnswered: true }));
+    const sdk = hostileClient({ store: slowFailureStore(), timeout: 5000, listingDelayMs: 200 });
+    const first = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: 500 }), 500);
+    expect(endedInTime(first, 500)).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    await retriedAtOnce(sdk, orderNumber, seen);
+  });
+
+  it('the same when the last caller to leave was one that joined the create with a totalTimeout of its own', async () => {
+    const orderNumber = 'DL-RETRY-JOINED';
+    const seen: string[] = [];
+    hostile.use(recording(seen, { postsNeverAnswered: true }));
+    const sdk = hostileClient({ store: slowFailureStore(), timeout: 5000, listingDelayMs: 200 });
+    const leaving = new AbortController();
+    const started = sdk.tasks.create(orderParams(orderNumber), { signal: leaving.signal });
+    const joined = endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: 500 }), 500);
+    await sleep(100);
+    leaving.abort();
+    await expect(started).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(endedInTime(await joined, 500)).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    await retriedAtOnce(sdk, orderNumber, seen);
   });
 
   it("when the client's totalTimeout is the deadline (no per-call option)", async () => {

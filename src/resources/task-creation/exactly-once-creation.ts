@@ -78,7 +78,8 @@ export function createTask(
   }
   const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
   const flight = flights.get(key);
-  if (flight === undefined) {
+  // A flight every caller left is ending: a new create does not take its outcome, it starts its own.
+  if (flight === undefined || flight.controller.signal.aborted) {
     const controller = new AbortController();
     const run = new CreateDeadline(orderNumber, totalTimeout, controller.signal);
     const flightOptions = { ...requestOptions, signal: controller.signal };
@@ -115,7 +116,10 @@ function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<T
   return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {
       if (run.created !== undefined) resolve(run.created);
-      else if (run.expired) reject(run.error());
+      else if (run.expired) {
+        run.failedCallersAt ??= Date.now();
+        reject(run.error());
+      }
     };
     run.signal.addEventListener('abort', onAbort, { once: true });
     const settle = () => {
@@ -165,6 +169,7 @@ function follow(
         );
         return;
       }
+      if (error !== undefined) flight.run.failedCallersAt ??= Date.now();
       flight.controller.abort(reason);
       if (error !== undefined) reject(error);
     };

@@ -314,7 +314,7 @@ async function holdLease(
       // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {
         state: 'failed',
-        at: Date.now(),
+        at: run.failedCallersAt ?? Date.now(),
         failure: share(error),
         fence,
         ...(createdNothing(error) || (run.posts === 0 && prior === undefined)

@@ -36,6 +36,7 @@ export type OrderRecord =
 /** An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written. */
 export interface FailedRecord {
   state: 'failed';
+  /** When the create's callers were given the failure, ms since the epoch (before it was written, at a deadline). */
   at: number;
   failure: SharedFailure;
   since?: number;
