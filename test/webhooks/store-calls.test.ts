@@ -3,7 +3,7 @@
  * that needs no confirming GET is filtered under its task's lease only, with no look at the record before.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type DeliveryStore, memoryStore } from '../../src/core/store.js';
 import { postgresStore } from '../../src/postgres.js';
 import { redisStore } from '../../src/redis.js';

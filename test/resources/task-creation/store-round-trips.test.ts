@@ -6,7 +6,7 @@
  * fresh shared store looks its order up with one list request, and with none once the store is warm.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../../../src/core/store.js';
 import { type DeliveryStore, memoryStore } from '../../../src/index.js';
 import { postgresStore } from '../../../src/postgres.js';
