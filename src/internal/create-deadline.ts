@@ -36,7 +36,7 @@ export class CreateDeadline {
    * the failure recorded for the order is dated then, so a create called after it looks the order up
    * instead of taking that failure as the outcome it waited for.
    */
-  failedCallersAt: number | undefined;
+  failedAt: number | undefined;
   stage: CreateStage = 'reading the order record in the store';
   readonly #orderNumber: string | undefined;
   readonly #outer: AbortSignal | undefined;

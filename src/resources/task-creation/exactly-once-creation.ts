@@ -117,7 +117,7 @@ function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<T
     const onAbort = () => {
       if (run.created !== undefined) resolve(run.created);
       else if (run.expired) {
-        run.failedCallersAt ??= Date.now();
+        run.failedAt ??= Date.now();
         reject(run.error());
       }
     };
@@ -126,16 +126,7 @@ function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<T
       run.signal.removeEventListener('abort', onAbort);
       run.clear();
     };
-    work.then(
-      (task) => {
-        settle();
-        resolve(task);
-      },
-      (error: unknown) => {
-        settle();
-        reject(error);
-      },
-    );
+    work.finally(settle).then(resolve, reject);
   });
 }
 
@@ -169,7 +160,7 @@ function follow(
         );
         return;
       }
-      if (error !== undefined) flight.run.failedCallersAt ??= Date.now();
+      if (error !== undefined) flight.run.failedAt ??= Date.now();
       flight.controller.abort(reason);
       if (error !== undefined) reject(error);
     };
@@ -185,16 +176,7 @@ function follow(
         }
       }, totalTimeoutMs);
     }
-    flight.promise.then(
-      (task) => {
-        stop();
-        resolve(task);
-      },
-      (error: unknown) => {
-        stop();
-        reject(error);
-      },
-    );
+    flight.promise.finally(stop).then(resolve, reject);
   });
 }
 

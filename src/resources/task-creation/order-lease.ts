@@ -108,7 +108,8 @@ export async function createUnderLease(
 ): Promise<TaskWithId> {
   const orderKey = storeKey(storeScopeOf(context), 'order', orderNumber);
   const calledAt = Date.now();
-  // A failure recorded while this call waited is the outcome it waited for; an older one is not.
+  // A failure dated after this call began (answered while it waited) is the outcome it waited for; one
+  // dated in the same ms or before is not: this call looks the order up instead.
   let waited = false;
   let storeFailures = 0;
   const { run } = options;
@@ -132,7 +133,7 @@ export async function createUnderLease(
           if (task !== undefined) return task;
           gone = record.taskId;
         }
-        if (record?.state === 'failed' && waited && record.at >= calledAt) throw revive(record.failure, orderNumber);
+        if (record?.state === 'failed' && waited && record.at > calledAt) throw revive(record.failure, orderNumber);
         // Held by another process; a record without `leaseUntil` is not held.
         if (record?.state === 'sending' && (record.leaseUntil ?? 0) > Date.now()) break;
         held = await take(context, orderKey, raw, record, options);
@@ -314,7 +315,7 @@ async function holdLease(
       // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {
         state: 'failed',
-        at: run.failedCallersAt ?? Date.now(),
+        at: run.failedAt ?? Date.now(),
         failure: share(error),
         fence,
         ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
