@@ -39,7 +39,10 @@ export interface WorkerConfig {
 export interface WorkerOutcome {
   orderNumber: string;
   taskId?: string;
+  /** The last error's name, after the last attempt. */
   error?: string;
+  /** Its message. */
+  message?: string;
 }
 
 async function main(): Promise<void> {
@@ -72,7 +75,8 @@ async function main(): Promise<void> {
                   ? 0
                   : undefined;
           if (waitMs === undefined || attempt >= (config.attempts ?? 1)) {
-            return { orderNumber, error: error instanceof Error ? error.name : String(error) };
+            if (!(error instanceof Error)) return { orderNumber, error: String(error) };
+            return { orderNumber, error: error.name, message: error.message };
           }
           await new Promise((resolve) => setTimeout(resolve, waitMs));
         }

@@ -58,7 +58,9 @@ describeWithRedis('several instances sharing one Redis', () => {
       const seen = outcomes.filter((outcome) => outcome.orderNumber === orderNumber);
       expect(tasks, `${orderNumber}: ${JSON.stringify(seen)}`).toHaveLength(1);
       expect(seen, orderNumber).toHaveLength(4);
-      for (const outcome of seen) expect(outcome, orderNumber).toEqual({ orderNumber, taskId: tasks[0]?.id });
+      for (const outcome of seen) {
+        expect(outcome, `${orderNumber}: ${JSON.stringify(seen)}`).toEqual({ orderNumber, taskId: tasks[0]?.id });
+      }
     }
     expect(hostile.mock.tasks).toHaveLength(200);
     expect(hostile.mock.wallet.feesCharged).toBe(200);
@@ -96,7 +98,7 @@ describeWithRedis('several instances sharing one Redis', () => {
       await redis.stop();
       try {
         const down = await startWorker(['DOWN-1', 'DOWN-2'], shared).done;
-        expect(down).toEqual([
+        expect(down).toMatchObject([
           { orderNumber: 'DOWN-1', error: 'StoreUnavailableError' },
           { orderNumber: 'DOWN-2', error: 'StoreUnavailableError' },
         ]);
