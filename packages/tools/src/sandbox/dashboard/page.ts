@@ -284,6 +284,8 @@ function renderWebhooks(): void {
 }
 
 function onDelivery(delivery: Delivery): void {
+  // Applied again on top of a list that may hold it already.
+  if (deliveries.some((known) => known.seq === delivery.seq)) return;
   deliveries.push(delivery);
   if (deliveries.length > 1000) deliveries.shift();
   if (currentView === 'webhooks') byId<HTMLTableElement>('webhooks-table').tBodies[0]?.prepend(deliveryRow(delivery));
@@ -292,17 +294,33 @@ function onDelivery(delivery: Delivery): void {
 
 // ---------------------------------------------------------------- views
 
+/** Task and webhook events received while a list is read (by {@link loadAll}): applied again on top of it. */
+const sinceListed = new Set<Array<() => void>>();
+
+/** Applies a live event now, and again on top of each list being read, which may predate it. */
+function applyLive(apply: () => void): void {
+  for (const replay of sinceListed) replay.push(apply);
+  apply();
+}
+
 async function loadAll(): Promise<void> {
-  const [list, hooks] = await Promise.all([
-    control<{ tasks: TaskEntry[]; total: number }>('tasks'),
-    control<{ webhookUrl: string | null; deliveries: Delivery[] }>('webhooks'),
-  ]);
-  tasks.clear();
-  for (const entry of list.tasks) tasks.set(text(entry.task.id), entry);
-  taskTotal = list.total;
-  deliveries = hooks.deliveries;
-  webhookUrl = hooks.webhookUrl;
-  renderTasks();
+  const replay: Array<() => void> = [];
+  sinceListed.add(replay);
+  try {
+    const [list, hooks] = await Promise.all([
+      control<{ tasks: TaskEntry[]; total: number }>('tasks'),
+      control<{ webhookUrl: string | null; deliveries: Delivery[] }>('webhooks'),
+    ]);
+    tasks.clear();
+    for (const entry of list.tasks) tasks.set(text(entry.task.id), entry);
+    taskTotal = list.total;
+    deliveries = hooks.deliveries;
+    webhookUrl = hooks.webhookUrl;
+    renderTasks();
+    for (const apply of replay) apply();
+  } finally {
+    sinceListed.delete(replay);
+  }
   await showView();
 }
 
@@ -376,10 +394,10 @@ function onEvent(name: string, data: string): void {
       void loadAll().catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)));
       return;
     case 'task':
-      onTask(payload as unknown as TaskEntry);
+      applyLive(() => onTask(payload as unknown as TaskEntry));
       return;
     case 'webhook':
-      onDelivery(payload as unknown as Delivery);
+      applyLive(() => onDelivery(payload as unknown as Delivery));
       return;
     case 'wallet':
       if (currentView === 'wallet') void renderWallet().catch(() => undefined);

@@ -95,6 +95,39 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
     await page.close();
   });
 
+  it('keeps a task created while its first list of tasks was on the way (the list read before it)', async () => {
+    const { page } = await browser.newPage();
+    let taken: () => void = () => {};
+    const snapshotTaken = new Promise<void>((resolve) => {
+      taken = resolve;
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The dashboard's first GET /_sandbox/tasks is answered by the sandbox now, and handed to the page later.
+    await page.route(/\/_sandbox\/tasks$/, async (route) => {
+      const response = await route.fetch();
+      taken();
+      await released;
+      await route.fulfill({ response });
+    });
+    await page.goto(`${sandbox.baseUrl}/#tasks`);
+    await snapshotTaken;
+    const task = await client.tasks.create(orderParams('DASH-RACE'));
+    const row = rowOf(page, String(task.id));
+    // Shown from its live event, before the older list arrives.
+    await row.waitFor({ timeout: SHOW_MS });
+    const listed = page.waitForResponse(/\/_sandbox\/tasks$/);
+    release();
+    await listed;
+    await page.locator('#task-count', { hasText: 'tasks shown' }).waitFor({ timeout: SHOW_MS });
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(await row.count()).toBe(1);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    await page.close();
+  });
+
   it('renders a hostile task name as text: no element made, no script run', async () => {
     const { page, dialogs } = await openDashboard();
     const task = await client.tasks.create({
