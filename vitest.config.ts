@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { LongestFirstSequencer } from './test/support/longest-first.js';
 
 export default defineConfig({
   // Both packages' tests run from the sources, no build first: the SDK's entries and the tools' entries
@@ -33,7 +32,5 @@ export default defineConfig({
     // cores with fewer neighbours, and a CI run's minutes matter less than its verdict.
     maxWorkers: process.env.CI === 'true' ? availableParallelism() : Math.min(8, 2 * availableParallelism()),
     typecheck: { enabled: false },
-    // In a fresh clone (no durations recorded yet) the longest files start first, not the largest.
-    sequence: { sequencer: LongestFirstSequencer },
   },
 });
