@@ -17,8 +17,11 @@ const KWD_TEXT = /^\d+(\.\d{1,3})?$/;
 const MAX_AMOUNT_FILS = BigInt(Number.MAX_SAFE_INTEGER);
 const OVER_MAX = `Expected a KWD amount of at most ${MAX_KWD_AMOUNT} KWD`;
 
+/** Over the maximum unless measured within it: text too long to read (past `KWD_MAX_DIGITS`) is over. */
 function withinMaximum(amount: string): boolean {
-  return !isKwdAmount(amount) || parseFils(amount) <= MAX_AMOUNT_FILS;
+  // Text that is not an amount at all is the pattern's issue, not this one's.
+  if (!KWD_TEXT.test(amount)) return true;
+  return isKwdAmount(amount) && parseFils(amount) <= MAX_AMOUNT_FILS;
 }
 
 /** KWD as unsigned decimal text, at most 3 decimals and {@link MAX_KWD_AMOUNT}; Task `totalAmount`. */
