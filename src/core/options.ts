@@ -35,6 +35,7 @@ export interface SchemaDrift {
   expected: string;
   /** The type name received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. */
   received: string;
+  /** `coerced`: read as `expected` (also a retrieved task's missing `id`, given the id asked for); `omitted`: left out. */
   action: 'coerced' | 'omitted';
 }
 

@@ -10,7 +10,7 @@ import type { HttpRequest, HttpResponse, Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
 import { taskPath } from './path.js';
 import type { Redactor } from './redact.js';
-import { assertTaskId } from './task-identity.js';
+import { assertTaskId, taskIdIssue } from './task-identity.js';
 import type { TraceSpan } from './tracing.js';
 import { parseResponse, type Schema } from './validate.js';
 
@@ -46,7 +46,7 @@ export async function answer<T extends Schema>(
   schema: T,
   request: HttpRequest | (() => HttpRequest),
   options?: RequestOptions,
-  check?: (data: z.core.output<T>, response: HttpResponse) => z.core.output<T>,
+  check?: (data: z.core.output<T>, response: HttpResponse, span: TraceSpan | undefined) => z.core.output<T>,
 ): Promise<Answered<z.core.output<T>>> {
   const sent = typeof request === 'function' ? request() : request;
   const parse = (response: HttpResponse, span: TraceSpan | undefined): z.core.output<T> =>
@@ -62,7 +62,7 @@ export async function answer<T extends Schema>(
       report: (drifts) => context.reportDrift(sent.operation, drifts, span),
     });
   const read = (response: HttpResponse, span: TraceSpan | undefined): unknown =>
-    check === undefined ? parse(response, span) : check(parse(response, span), response);
+    check === undefined ? parse(response, span) : check(parse(response, span), response, span);
   const response = await context.transport.send({ ...sent, read }, options);
   return {
     data: response.body as z.core.output<T>,
@@ -81,20 +81,30 @@ export function call<T extends Schema>(
 }
 
 /**
- * `GET tasks/{id}`, retried when safe; the answer's `id` (or `_id`) must equal `id`.
- * @throws {RequestValidationError} for an empty id; {@link ResponseValidationError} for another id or none.
+ * `GET tasks/{id}`, retried when safe; the answer's `id` (or `_id`) must equal `id`. An answer without
+ * either (every response field is optional) is given `id` and reported as drift, unless `confirming`: a
+ * read that confirms which task it is (a remembered order's task) needs the id present.
+ * @throws {RequestValidationError} for an empty id; {@link ResponseValidationError} for another id (or none, confirming).
  */
 export async function retrieveTask(
   context: ResourceContext,
   id: string,
   operation: string,
   options?: RequestOptions,
+  confirming = false,
 ): Promise<Answered<TaskWithId>> {
   return answer(
     context,
     Task,
     () => ({ ...requestOf('tasks.retrieve'), path: taskPath(id, operation) }),
     options,
-    (task, response): TaskWithId => assertTaskId(id, task, response, context.redactor),
+    (task, response, span): TaskWithId => {
+      if (!confirming && taskIdIssue(id, task)?.code === 'invalid_type') {
+        const received = task.id === undefined ? 'undefined' : typeof task.id;
+        context.reportDrift(operation, [{ path: 'id', expected: 'string', received, action: 'coerced' }], span);
+        return { ...task, id };
+      }
+      return assertTaskId(id, task, response, context.redactor);
+    },
   ) as Promise<Answered<TaskWithId>>;
 }

@@ -199,9 +199,10 @@ export class Tasks {
   }
 
   /**
-   * Reads one task (`GET tasks/{id}`), retried when safe; its `id` (or `_id`) must be `id` (README "Schema drift").
+   * Reads one task (`GET tasks/{id}`), retried when safe; its `id` (or `_id`) must be `id`; an answer with
+   * neither is given `id` and reported as drift (`onDrift`, README "Schema drift").
    * @throws {RequestValidationError} for an empty id; {@link NotFoundError}; {@link ResponseValidationError}
-   * (a body or id that does not match); {@link APIError} by status; {@link APIConnectionError}.
+   * (a body that does not match, another task's id); {@link APIError} by status; {@link APIConnectionError}.
    */
   retrieve(id: string, options?: RequestOptions): APIPromise<TaskWithId> {
     return new APIPromise(retrieveTask(this.#context, id, 'tasks.retrieve', options));

@@ -7,6 +7,7 @@ import {
   NotFoundError,
   RequestValidationError,
   ResponseValidationError,
+  type SchemaDrift,
   StatusWaitTimeoutError,
   type Task,
   TaskCreationOutcomeUnknownError,
@@ -224,7 +225,6 @@ describe('tasks.retrieve', () => {
   it.each([
     ['another task', { id: 'task-B', status: 'delivered' }, 'id', /Expected task "task-A", received "task-B"/],
     ['another task by its _id', { _id: 'task-B', status: 'delivered' }, '_id', /received "task-B"/],
-    ['a task without an id', { status: 'delivered' }, 'id', /received no id/],
   ])(
     'refuses an answer that is %s: ResponseValidationError on the id, never data',
     async (_case, body, path, message) => {
@@ -242,6 +242,31 @@ describe('tasks.retrieve', () => {
       expect(mock.requestsFor('tasks.retrieve')).toHaveLength(2);
     },
   );
+
+  it.each([
+    ['no id at all', { status: 'delivered', orderNumber: 'ORD-NOID' }, 'undefined'],
+    ['an empty id', { id: '', status: 'delivered', orderNumber: 'ORD-NOID' }, 'string'],
+  ])(
+    'fills an answer with %s from the id asked for, and reports it as drift (every field is optional in responses)',
+    async (_case, body, received) => {
+      for (const validation of ['tolerant', 'strict'] as const) {
+        const drifts: SchemaDrift[] = [];
+        mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body });
+        const task = await client({ validation, onDrift: (drift) => drifts.push(drift) }).tasks.retrieve('task-A');
+        expect(task).toMatchObject({ id: 'task-A', status: 'delivered', orderNumber: 'ORD-NOID' });
+        expect(drifts).toEqual([
+          { operation: 'tasks.retrieve', path: 'id', expected: 'string', received, action: 'coerced' },
+        ]);
+      }
+      expect(mock.requestsFor('tasks.retrieve')).toHaveLength(2);
+    },
+  );
+
+  it('waitForStatus reads a task answered without an id as the task asked for', async () => {
+    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body: { status: 'delivered' } });
+    const task = await client().tasks.waitForStatus('task-A', 'delivered', { intervalMs: 10, timeout: 5000 });
+    expect(task).toMatchObject({ id: 'task-A', status: 'delivered' });
+  });
 
   it('compares the id as the caller passed it: an id needing encoding matches, its encoded form does not', async () => {
     mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body: { id: 'a b/c', status: 'pending' } });

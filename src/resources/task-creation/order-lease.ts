@@ -68,6 +68,7 @@ async function rememberedTask(
       taskId,
       'tasks.create',
       options.run.requestOptions(options.signal === undefined ? {} : { signal: options.signal }),
+      true,
     );
     return data;
   } catch (error) {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   APIUserAbortError,
   InsufficientBalanceError,
+  ResponseValidationError,
   type Task,
   TaskCreationOutcomeUnknownError,
 } from '../../../src/index.js';
@@ -178,6 +179,19 @@ describe('a remembered order whose task is gone', () => {
     expect(again.id).toBe(other.id);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(tasksFor('RS-2')).toHaveLength(1);
+  });
+});
+
+describe('reading back a remembered task confirms it', () => {
+  it('refuses an answer without an id (ResponseValidationError), where tasks.retrieve fills it: nothing shows it is the task', async () => {
+    const sdk = client();
+    const created = await sdk.tasks.create(orderParams('RB-1'));
+    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body: { status: 'pending' }, times: 2 });
+    const error = await sdk.tasks.create(orderParams('RB-1')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path: 'id' })]);
+    expect(await sdk.tasks.retrieve(created.id)).toMatchObject({ id: created.id, status: 'pending' });
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
   });
 });
 
