@@ -1,6 +1,6 @@
 /** The mock over real HTTP, for clients msw cannot intercept; faults act on the socket. @module */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { getResponse } from 'msw';
 import type { MockDeliveryService } from './types.js';
 
@@ -15,6 +15,13 @@ export interface MockHttpServerOptions {
   port?: number;
   /** Largest request body read, bytes; a longer one gets 413 `PAYLOAD_TOO_LARGE`. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Host names (no port) answered besides `localhost`, `127.0.0.1`, `[::1]` and {@link host}, e.g.
+   * `['mock']` for a container of that name; `'*'` answers any. A request whose `Host` names anything else
+   * gets 403 `FOREIGN_HOST`, so that a web page whose name resolves to this machine (DNS rebinding) cannot
+   * use the mock (docs/testing.md). Default: none.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** A running HTTP front of a mock. */
@@ -185,7 +192,63 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Serves `mock` over HTTP until `close()`; Node.js only. @throws {RangeError} for a bad `maxBodyBytes`; `EADDRINUSE`. */
+/** @throws {TypeError} naming the first entry of `hosts` that is not a host name without port, nor `'*'`. */
+function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
+  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
+  for (const name of hosts) {
+    if (typeof name !== 'string' || !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)) {
+      throw new TypeError(
+        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
+      );
+    }
+  }
+}
+
+/**
+ * The `Host` values (`name:port`, lower case) a server on `host`:`port` answers: loopback names, `host`, and
+ * `allowed`; `'any'` when `allowed` holds `'*'`.
+ */
+function answeredHosts(host: string, port: number, allowed: readonly string[]): ReadonlySet<string> | 'any' {
+  if (allowed.includes('*')) return 'any';
+  const bracketed = (name: string) => (name.includes(':') ? `[${name}]` : name);
+  const names = ['localhost', '127.0.0.1', '[::1]', bracketed(host), ...allowed.map(bracketed)];
+  return new Set(names.map((name) => `${name}:${port}`.toLowerCase()));
+}
+
+/**
+ * Answers 403 `FOREIGN_HOST` once the body is read and discarded (at most `maxBytes` of it, then at once and
+ * the connection closed): a client still sending when the connection closed would see a reset.
+ */
+function refuseForeignHost(request: IncomingMessage, response: ServerResponse, maxBytes: number): void {
+  let length = 0;
+  const answer = () => {
+    if (response.headersSent) return;
+    response.shouldKeepAlive = false;
+    refuse(response);
+  };
+  request.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+    if (length > maxBytes) answer();
+  });
+  request.once('end', answer);
+  request.once('error', () => response.destroy());
+}
+
+function refuse(response: ServerResponse): void {
+  response.writeHead(403, { 'content-type': 'application/json', connection: 'close' }).end(
+    JSON.stringify({
+      message:
+        'The mock answers requests addressed to its own host name only (localhost, 127.0.0.1); give startMockHttpServer allowedHosts to answer another',
+      code: 'FOREIGN_HOST',
+    }),
+  );
+}
+
+/**
+ * Serves `mock` over HTTP until `close()`; Node.js only. A request whose `Host` is not the server's own
+ * (see {@link MockHttpServerOptions.allowedHosts}) gets 403 `FOREIGN_HOST`, its body unread.
+ * @throws {RangeError} for a bad `maxBodyBytes`; {@link TypeError} for a bad `allowedHosts`; `EADDRINUSE`.
+ */
 export async function startMockHttpServer(
   mock: MockDeliveryService,
   options: MockHttpServerOptions = {},
@@ -194,8 +257,18 @@ export async function startMockHttpServer(
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
   }
-  const server = createServer(mockRequestListener(mock, maxBodyBytes));
-  const origin = await listenOn(server, options.host ?? '127.0.0.1', options.port ?? 0);
+  const allowed = options.allowedHosts ?? [];
+  checkAllowedHosts(allowed);
+  const host = options.host ?? '127.0.0.1';
+  const listener = mockRequestListener(mock, maxBodyBytes);
+  let hosts: ReadonlySet<string> | 'any' = new Set();
+  const server = createServer((request, response) => {
+    const named = request.headers.host?.toLowerCase();
+    if (hosts !== 'any' && named !== undefined && !hosts.has(named)) refuseForeignHost(request, response, maxBodyBytes);
+    else listener(request, response);
+  });
+  const origin = await listenOn(server, host, options.port ?? 0);
+  hosts = answeredHosts(host, (server.address() as AddressInfo).port, allowed);
   const { pathname } = new URL(mock.baseUrl);
   const path = pathname === '/' ? '' : pathname.replace(/\/$/, '');
   return {

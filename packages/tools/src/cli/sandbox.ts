@@ -24,8 +24,8 @@ Options:
   --host <host>         interface to listen on (default 127.0.0.1); beyond loopback needs --control-token
   --control-token <t>   secret every control request must send as "Authorization: Bearer <t>"
                         (${MIN_CONTROL_TOKEN_LENGTH}+ visible characters; or set ${CONTROL_TOKEN_ENV})
-  --allow-host <name>   also answer requests naming this Host (repeatable; "*" for any): without a
-                        control token only localhost, 127.0.0.1, [::1] and --host are answered
+  --allow-host <name>   also answer requests naming this Host (repeatable; "*" for any): otherwise only
+                        localhost, 127.0.0.1, [::1] and --host are answered, control token or not
   --account <kind>      wallet or invoice (default wallet)
   --balance <KWD>       opening wallet balance, at most 3 decimals (default 100)
   --webhook-url <url>   POST the webhook form of each task change to this http(s) URL

@@ -72,9 +72,12 @@ export class SandboxGuard {
       : new Set(allowedHosts.map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`.toLowerCase()));
   }
 
-  /** Without a control token, refuses a `Host` that is neither the sandbox's nor allowed (none: let through). */
+  /**
+   * Refuses a `Host` that is neither the sandbox's nor allowed (none: let through), on every route and
+   * whether or not a control token is set: the token adds its check to the control routes, it never opens
+   * the sandbox to another name (a DNS-rebinding page sends its own name and no token).
+   */
   checkHost(request: IncomingMessage): GuardRefusal | undefined {
-    if (this.#tokenDigest !== undefined) return undefined;
     const host = header(request, 'host')?.toLowerCase();
     if (host === undefined || this.#hosts.has(host) || this.#allowed(host)) return undefined;
     return {
@@ -101,9 +104,7 @@ export class SandboxGuard {
     const own =
       origin === undefined ||
       this.#origins.has(origin.toLowerCase()) ||
-      ((this.#tokenDigest !== undefined || this.#allowed(host)) &&
-        host !== undefined &&
-        origin.toLowerCase() === `http://${host}`);
+      (host !== undefined && this.#allowed(host) && origin.toLowerCase() === `http://${host}`);
     if (!own || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
       return {
         status: 403,
@@ -111,7 +112,7 @@ export class SandboxGuard {
         message: 'The sandbox refuses control requests from a page of another origin',
       };
     }
-    if (this.#tokenDigest === undefined && host !== undefined && !this.#hosts.has(host) && !this.#allowed(host)) {
+    if (host !== undefined && !this.#hosts.has(host) && !this.#allowed(host)) {
       return {
         status: 403,
         code: 'FOREIGN_HOST',

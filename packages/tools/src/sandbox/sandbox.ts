@@ -35,8 +35,9 @@ export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUr
   controlToken?: string;
   /**
    * Host names (no port) answered besides loopback and {@link host}, e.g. `['sandbox']`; `'*'` answers any.
-   * Each opens the control endpoints to pages served under it. Without {@link controlToken}, another `Host`
-   * gets 403 `FOREIGN_HOST` (docs/sandbox.md, "Exposure"). Default: none. `--allow-host` of the command.
+   * Each opens every route to pages served under it (the control routes still need {@link controlToken}
+   * when one is set). Any other `Host` gets 403 `FOREIGN_HOST` on every route, with or without a token
+   * (docs/sandbox.md, "Exposure"). Default: none. `--allow-host` of the command.
    */
   allowedHosts?: readonly string[];
   /** Most dashboard event streams (`GET /_sandbox/events`) open at once; one more gets 503. Default 100. */
