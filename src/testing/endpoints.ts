@@ -6,14 +6,17 @@ import { TaskCreateParams } from '../schemas/task-create.js';
 import { WalletTopUpParams } from '../schemas/wallet.js';
 import { travelDetailBetween } from './geo.js';
 import { randomPaymentToken } from './ids.js';
-import { listPage, parseListQuery, SearchTooCostlyError, type TaskListPage } from './listing.js';
+import { listPage, parseListQuery, SearchTooCostlyError, type TaskListPage, withOrder } from './listing.js';
 import { type CheckedCreateParams, newTask, pickupOf, tripOf } from './new-task.js';
 import type { ServiceConfig } from './options.js';
 import { deliveryFeeFils } from './pricing.js';
 import { type Parsed, parseJsonBody } from './request-body.js';
 import { errorResponse, jsonResponse } from './responses.js';
 import type { TaskRecord, TaskStore } from './state.js';
-import type { Account } from './wallet.js';
+import { type Account, creditRefusal, exactAmountFils } from './wallet.js';
+
+/** Stands for the top-up answer's `amount` until its exact text is written in. */
+const EXACT_AMOUNT = '\u0000amount';
 
 export interface ServiceState {
   readonly config: ServiceConfig;
@@ -33,6 +36,8 @@ export interface OperationRequest {
   readonly params: Readonly<Record<string, string>>;
   /** Fault `repeat-page`. */
   readonly repeatFirstPage: boolean;
+  /** Fault `sort`: the order `tasks.list` answers in, whatever was asked. */
+  readonly sortOverride?: { readonly sortBy: string; readonly sortOrder: 1 | -1 } | undefined;
 }
 
 const badRequest = (message: string): Response => errorResponse(400, message, 'BAD_REQUEST');
@@ -126,15 +131,17 @@ export function retrieveTask(state: ServiceState, request: OperationRequest): Re
   return jsonResponse(structuredClone(record.task));
 }
 
-/** `GET tasks` (rules in `listing.ts`); `repeat-page` answers page 1 with 1000 pages. */
+/** `GET tasks` (rules in `listing.ts`); `repeat-page` answers page 1 with 1000 pages; `sort` sorts its own way. */
 export function listTasks(state: ServiceState, request: OperationRequest): Response {
-  const { repeatFirstPage } = request;
+  const { repeatFirstPage, sortOverride } = request;
   const query = parseListQuery(request.url.searchParams);
   if (!query.ok) return badRequest(query.message);
+  const asked =
+    sortOverride === undefined ? query.value : withOrder(query.value, sortOverride.sortBy, sortOverride.sortOrder);
   const own = state.store.all().filter((record) => record.task.sellerId === request.sellerId);
   let page: TaskListPage;
   try {
-    page = listPage(own, repeatFirstPage ? { ...query.value, page: 1 } : query.value);
+    page = listPage(own, repeatFirstPage ? { ...asked, page: 1 } : asked);
   } catch (error) {
     if (error instanceof SearchTooCostlyError) return badRequest(error.message);
     throw error;
@@ -178,13 +185,20 @@ export function topUp(state: ServiceState, request: OperationRequest): Response 
   if (state.account.type === 'invoice') {
     return errorResponse(400, 'Top-up is only available for wallet accounts', 'INVOICE_ACCOUNT');
   }
-  const amountFils = kwd.toFils(parsed.value.amount);
+  const amountFils = exactAmountFils(request.body, kwd.toFils(parsed.value.amount));
+  const refusal = creditRefusal(state.account.balanceFils, amountFils);
+  if (refusal !== undefined) return badRequest(`amount: ${refusal}`);
   const paymentUrl = `${state.config.address.origin}/pay/${randomPaymentToken()}`;
   const link = state.account.issueTopUp(paymentUrl, amountFils, state.config.now());
-  return jsonResponse({
+  // `amount` written as its exact decimal text: the nearest double of 9007199254740.991 prints …740.99.
+  const text = JSON.stringify({
     paymentUrl: link.paymentUrl,
-    amount: kwd.toNumber(kwd.fromFils(amountFils)),
+    amount: EXACT_AMOUNT,
     expiresAt: link.expiresAt.toISOString(),
+  }).replace(JSON.stringify(EXACT_AMOUNT), kwd.fromFils(amountFils).replace(/\.?0+$/, ''));
+  const bytes = new TextEncoder().encode(text);
+  return new Response(bytes, {
+    headers: { 'content-type': 'application/json', 'content-length': String(bytes.byteLength) },
   });
 }
 

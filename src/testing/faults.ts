@@ -15,8 +15,12 @@ export const MOCK_FAULT_KINDS: readonly MockFault['kind'][] = [
   'stall-body',
   'invalid-json',
   'repeat-page',
+  'sort',
   'drift',
 ];
+
+/** Fault kinds that apply to `tasks.list` only. */
+const LIST_ONLY_KINDS: readonly MockFault['kind'][] = ['repeat-page', 'sort'];
 const KINDS = MOCK_FAULT_KINDS;
 
 /** The body of an `invalid-json` answer: an HTML error page, as a proxy would send. */
@@ -45,6 +49,8 @@ function faultOf(rule: MockFaultRule): MockFault {
       return { kind: 'delay', ms: rule.ms };
     case 'drift':
       return rule.mutations === undefined ? { kind: 'drift' } : { kind: 'drift', mutations: [...rule.mutations] };
+    case 'sort':
+      return { kind: 'sort', sortBy: rule.sortBy ?? 'createdAt', sortOrder: rule.sortOrder ?? 1 };
     default:
       return { kind: rule.kind };
   }
@@ -79,8 +85,15 @@ export function checkFaultRule(rule: MockFaultRule): void {
       throw new TypeError(`drift mutations must be a list of ${DRIFT_MUTATIONS.join(', ')}`);
     }
   }
-  if (rule.kind === 'repeat-page' && operations && !operations.includes('tasks.list')) {
-    throw new RangeError('a repeat-page fault applies to tasks.list only');
+  if (rule.kind === 'sort') {
+    if (rule.sortBy !== undefined && typeof rule.sortBy !== 'string')
+      throw new TypeError('fault sortBy must be a string');
+    if (rule.sortOrder !== undefined && rule.sortOrder !== 1 && rule.sortOrder !== -1) {
+      throw new RangeError(`fault sortOrder must be 1 or -1, got ${String(rule.sortOrder)}`);
+    }
+  }
+  if (LIST_ONLY_KINDS.includes(rule.kind) && operations && !operations.includes('tasks.list')) {
+    throw new RangeError(`a ${rule.kind} fault applies to tasks.list only`);
   }
 }
 
@@ -103,7 +116,7 @@ export class FaultQueue {
     const index = this.#rules.findIndex(
       (rule) =>
         (rule.operations === undefined || rule.operations.includes(operation)) &&
-        (rule.fault.kind !== 'repeat-page' || operation === 'tasks.list'),
+        (!LIST_ONLY_KINDS.includes(rule.fault.kind) || operation === 'tasks.list'),
     );
     const rule = this.#rules[index];
     if (!rule) return undefined;

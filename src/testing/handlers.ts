@@ -14,6 +14,7 @@ import { firstValues } from './listing.js';
 import { type RequestLog, recordedBody } from './request-log.js';
 import { droppedConnection, errorResponse } from './responses.js';
 import { type Route, routeOf, segmentsAfterCollection } from './routes.js';
+import type { MockFault } from './types.js';
 
 /** What the handlers work on. */
 export interface HandlerContext {
@@ -46,7 +47,7 @@ function processRequest(
   request: Request,
   route: Route,
   body: string,
-  repeatFirstPage: boolean,
+  fault: MockFault | undefined,
 ): Response {
   const { state } = context;
   const sellerId = authenticatedSeller(state.config, request.headers);
@@ -59,7 +60,9 @@ function processRequest(
     contentType: request.headers.get('content-type'),
     sellerId,
     params: route.params,
-    repeatFirstPage,
+    repeatFirstPage: fault?.kind === 'repeat-page',
+    sortOverride:
+      fault?.kind === 'sort' ? { sortBy: fault.sortBy ?? 'createdAt', sortOrder: fault.sortOrder ?? 1 } : undefined,
   };
   try {
     return OPERATION_HANDLERS[route.operation](state, operationRequest);
@@ -130,7 +133,7 @@ async function answerServiceRequest(context: HandlerContext, request: Request, s
     entry.status = 'network-error';
     return droppedConnection();
   }
-  const response = processRequest(context, request, route, body, fault?.kind === 'repeat-page');
+  const response = processRequest(context, request, route, body, fault);
   switch (fault?.kind) {
     case 'commit-then-drop':
       entry.status = 'network-error';

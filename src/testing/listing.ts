@@ -131,6 +131,11 @@ function orderOf(sortBy: string, sortOrder: '1' | '-1'): TaskListQuery['order'] 
   return (a, b) => direction * (compareValues(a.task[field], b.task[field]) || a.seq - b.seq);
 }
 
+/** `query` sorted by `sortBy`/`sortOrder` instead of what it asked (fault `sort`). */
+export function withOrder(query: TaskListQuery, sortBy: string, sortOrder: 1 | -1): TaskListQuery {
+  return { ...query, order: orderOf(sortBy, sortOrder === -1 ? '-1' : '1') };
+}
+
 /** Parses the query of `GET tasks`; a failure carries the message of the 400. */
 export function parseListQuery(params: URLSearchParams): Parsed<TaskListQuery> {
   const result = ListQuery.safeParse(firstValues(params));

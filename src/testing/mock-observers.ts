@@ -166,7 +166,7 @@ function ruleMatches(rule: MockFaultRule, operation: MockOperation): boolean {
   const operations = rule.operation === undefined ? undefined : [rule.operation].flat();
   return (
     (operations === undefined || operations.includes(operation)) &&
-    (rule.kind !== 'repeat-page' || operation === 'tasks.list')
+    ((rule.kind !== 'repeat-page' && rule.kind !== 'sort') || operation === 'tasks.list')
   );
 }
 

@@ -146,14 +146,22 @@ export type MockFault =
   | { kind: 'invalid-json' }
   | { kind: 'repeat-page' }
   | {
+      /** `tasks.list` answers sorted this way whatever the request asked: a service that ignores or changes the sort. */
+      kind: 'sort';
+      /** A field of `SORT_FIELDS`, or `''` for the mock's own order (newest created first). Default `'createdAt'`. */
+      sortBy?: string;
+      /** `1` ascending, `-1` descending. Default `1`, the documented default of `sortOrder`. */
+      sortOrder?: 1 | -1;
+    }
+  | {
       kind: 'drift';
-      /** Default: every {@link MockDriftMutation}. */
+      /** Default: every {@link MockDriftMutation} but `times-without-zone`. */
       mutations?: readonly MockDriftMutation[];
     };
 
 /** A fault for the next `times` matching requests; the first rule injected that matches is used. */
 export type MockFaultRule = MockFault & {
-  /** Default: every operation (`repeat-page`: `tasks.list` only). */
+  /** Default: every operation (`repeat-page`, `sort`: `tasks.list` only). */
   operation?: MockOperation | readonly MockOperation[];
   /** A positive integer or `Infinity`. Default 1. */
   times?: number;

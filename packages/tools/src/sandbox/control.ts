@@ -105,6 +105,12 @@ export const FaultRuleBody = z.discriminatedUnion(
     z.strictObject({ kind: z.literal('invalid-json'), ...ruleFields }),
     z.strictObject({ kind: z.literal('repeat-page'), ...ruleFields }),
     z.strictObject({
+      kind: z.literal('sort'),
+      sortBy: z.string().optional(),
+      sortOrder: z.union([z.literal(1), z.literal(-1)]).optional(),
+      ...ruleFields,
+    }),
+    z.strictObject({
       kind: z.literal('drift'),
       mutations: z.array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]])).optional(),
       ...ruleFields,
@@ -175,6 +181,7 @@ function completeTopUp(mock: MockDeliveryService, text: string): ControlAnswer {
     const amount = kwd.toNumber(kwd.fromFils(mock.wallet.balanceFils - before));
     return answer(200, { paymentUrl, amount, walletAmount });
   } catch (error) {
+    if (error instanceof RangeError) return badRequest(`paymentUrl: ${error.message}`);
     if (!(error instanceof TopUpLinkError)) throw error;
     const [status, code] = {
       unknown: [404, 'UNKNOWN_PAYMENT_LINK'],
