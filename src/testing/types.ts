@@ -194,7 +194,10 @@ export interface MockDeliveryService {
   readonly webhookDeliveries: readonly MockWebhookDelivery[];
   /** Moves a task one step, or to `status`, POSTing each change. @throws {Error} (rejects) for a step not allowed. */
   advance(taskId: string, status?: string): Promise<Task>;
-  /** Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or used. */
+  /**
+   * Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or used;
+   * {@link RangeError} when the balance plus its amount would pass `MAX_KWD_AMOUNT` (nothing credited).
+   */
   completeTopUp(paymentUrl: string): number;
   /** @throws {TypeError} / {RangeError} for a malformed rule (as `checkFaultRule`). */
   inject(rule: MockFaultRule): void;

@@ -202,6 +202,10 @@ export async function answerPayRequest(
         ),
       );
     } catch (error) {
+      if (error instanceof RangeError) {
+        sendPage(response, 400, payPage('Payment refused', `<p role="alert">${escapeHtml(error.message)}</p>`));
+        return;
+      }
       if (!(error instanceof TopUpLinkError)) throw error;
       const status = { unknown: 404, used: 409, expired: 410 }[error.problem];
       const title = { unknown: 'Unknown payment link', used: 'Already paid', expired: 'Payment link expired' }[
