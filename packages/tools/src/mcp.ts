@@ -5,7 +5,10 @@
  * @module
  */
 export {
+  DEFAULT_DAILY_CAP_KWD,
+  DEFAULT_MAX_FEE_KWD,
   MCP_PERMISSIONS,
+  type McpConfirmation,
   type McpPermission,
   type McpPolicy,
   type TopUpLinkDelivery,

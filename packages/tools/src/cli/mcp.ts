@@ -1,16 +1,23 @@
 /** `delivery-task mcp` (README "Agents (MCP)"). */
+import { constants } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClientOptions, DeliveryStore, Logger } from 'delivery-task-sdk';
 import { isConfigurationError, kwd } from 'delivery-task-sdk';
 import { redisStore } from 'delivery-task-sdk/redis';
+import { fileStore } from '../mcp/file-store.js';
+import { DEFAULT_DAILY_CAP_KWD, DEFAULT_MAX_FEE_KWD, type McpConfirmation } from '../mcp/policy.js';
 import type { CliCommand, CliIo } from './io.js';
+import { clientLine, defaultStoreFile, startLines } from './mcp-start.js';
 import { CLIENT_ENV, clientFromEnv } from './operator/client-from-env.js';
 
-/** The policy a command line asks for, as `createMcpServer` takes it. */
+/** The policy a command line asks for, as `createMcpServer` takes it (`Infinity`: lifted by `--no-limits`). */
 type McpPolicyFlags = {
   allow: Array<'read' | 'create' | 'topUp'>;
-  maxFeeKwd?: string;
-  dailyCapKwd?: string;
+  maxFeeKwd?: string | number;
+  dailyCapKwd?: string | number;
+  confirmation?: McpConfirmation;
   walletFloorKwd?: string | null;
   quoteMaxAgeSeconds?: number;
   quoteMarginPercent?: number;
@@ -25,18 +32,26 @@ tasks, quote and book deliveries and check the wallet, bounded by a money policy
 
 Options:
   --allow LIST              also allow: create (book deliveries), top-up (request top-up links), comma-separated
-  --max-fee-kwd N           highest fee of one delivery, KWD
-  --daily-cap-kwd N         most fees booked per day (Kuwait time) for this seller, KWD; shared through --redis
+  --max-fee-kwd N           highest fee of one delivery, KWD (default ${DEFAULT_MAX_FEE_KWD})
+  --daily-cap-kwd N         most fees booked per day (Kuwait time) for this seller, KWD (default ${DEFAULT_DAILY_CAP_KWD})
+  --no-limits               no fee limit and no daily cap (a warning says so at start); not with the two above
   --wallet-floor-kwd N|off  least balance a booking may leave, KWD (default 0; off for invoice accounts)
+  --confirmation MODE       who confirms a booking: elicitation-or-token (default: the person when the client
+                            can ask them, else the agent alone, repeating its call with a token) or elicitation
+                            (the person only: a client that cannot ask them books nothing)
   --quote-max-age-seconds N oldest quote a booking may use (default 600)
   --quote-margin-percent N  how far a re-quoted fee may exceed the quote (default 0)
   --reveal-phones           show customer phone numbers in full (default: masked)
-  --redis URL               count spending and bookings in Redis (redis://…), shared by every process using it;
-                            needs ioredis or redis installed
+  --store-file PATH         where the day's spending and the bookings in progress are kept (default: your state
+                            folder, e.g. ~/.local/state/delivery-task/mcp-store.json); kept across restarts
+  --redis URL               count spending and bookings in Redis (redis://…) instead, shared by every process
+                            using it; needs ioredis or redis installed
   -h, --help                this help
 
-The day's spending is counted in this process's memory unless --redis is given. The tools, the rules
-and a client configuration: docs/mcp.md in the package.
+With --allow create, bookings are always bounded by a fee limit and a daily cap (the defaults above unless
+set, or none with --no-limits), the wallet floor and a confirmation; the start line on stderr says which,
+and where spending is counted (the store file, or Redis). The tools, the rules and a client
+configuration: docs/mcp.md in the package.
 `;
 
 /** A bad flag: one line on stderr, exit code 2. */
@@ -48,6 +63,9 @@ const OPTIONS = {
   allow: { type: 'string' },
   'max-fee-kwd': { type: 'string' },
   'daily-cap-kwd': { type: 'string' },
+  'no-limits': { type: 'boolean' },
+  confirmation: { type: 'string' },
+  'store-file': { type: 'string' },
   'wallet-floor-kwd': { type: 'string' },
   'quote-max-age-seconds': { type: 'string' },
   'quote-margin-percent': { type: 'string' },
@@ -79,8 +97,15 @@ function number(flag: string, text: string, min: number, max: number, integer: b
   return value;
 }
 
-/** The policy and Redis URL of a command line; `undefined` for `--help`. */
-export function mcpFlagsOf(argv: readonly string[]): { policy: McpPolicyFlags; redisUrl?: string } | undefined {
+/** What a command line asks for: the policy, and where spending is counted (Redis, or a file). */
+export interface McpFlags {
+  policy: McpPolicyFlags;
+  redisUrl?: string;
+  storeFile?: string;
+}
+
+/** The policy and store of a command line; `undefined` for `--help`. */
+export function mcpFlagsOf(argv: readonly string[]): McpFlags | undefined {
   let values: ReturnType<
     typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>
   >['values'];
@@ -100,8 +125,23 @@ export function mcpFlagsOf(argv: readonly string[]): { policy: McpPolicyFlags; r
     allow.add(permission);
   }
   const policy: McpPolicyFlags = { allow: [...allow] };
+  if (values['no-limits']) {
+    const set = ['max-fee-kwd', 'daily-cap-kwd'].find((flag) => values[flag as 'max-fee-kwd'] !== undefined);
+    if (set !== undefined) throw new UsageError(`--no-limits lifts both limits: give it without --${set}`);
+    policy.maxFeeKwd = Number.POSITIVE_INFINITY;
+    policy.dailyCapKwd = Number.POSITIVE_INFINITY;
+  }
   if (values['max-fee-kwd'] !== undefined) policy.maxFeeKwd = amount('max-fee-kwd', values['max-fee-kwd']);
   if (values['daily-cap-kwd'] !== undefined) policy.dailyCapKwd = amount('daily-cap-kwd', values['daily-cap-kwd']);
+  const confirmation = values.confirmation;
+  if (confirmation !== undefined) {
+    if (confirmation !== 'elicitation' && confirmation !== 'elicitation-or-token') {
+      throw new UsageError(
+        `--confirmation takes elicitation or elicitation-or-token, got ${JSON.stringify(confirmation)}`,
+      );
+    }
+    policy.confirmation = confirmation;
+  }
   const floor = values['wallet-floor-kwd'];
   if (floor !== undefined) policy.walletFloorKwd = floor === 'off' ? null : amount('wallet-floor-kwd', floor);
   const age = values['quote-max-age-seconds'];
@@ -113,7 +153,16 @@ export function mcpFlagsOf(argv: readonly string[]): { policy: McpPolicyFlags; r
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new UsageError('--redis must be a redis:// or rediss:// URL');
   }
-  return redisUrl === undefined ? { policy } : { policy, redisUrl };
+  const storeFile = values['store-file'];
+  if (storeFile !== undefined && redisUrl !== undefined) {
+    throw new UsageError('--store-file and --redis name two places to count spending: give one');
+  }
+  if (storeFile === '') throw new UsageError('--store-file needs a path');
+  return {
+    policy,
+    ...(redisUrl === undefined ? {} : { redisUrl }),
+    ...(storeFile === undefined ? {} : { storeFile }),
+  };
 }
 
 /** The SDK's log lines on stderr, without the request and response bodies the debug level adds. */
@@ -184,16 +233,45 @@ export const mcpCommand: CliCommand = async (argv, io) => {
     }
     const overrides: Pick<ClientOptions, 'store' | 'logger'> = { logger: bodilessLogger(io) };
     if (redis !== undefined) overrides.store = redis.store;
-    const policy = { ...flags.policy, ...(redis === undefined ? {} : { store: redis.store }) };
+    const { allow, maxFeeKwd, dailyCapKwd, walletFloorKwd, confirmation = 'elicitation-or-token' } = flags.policy;
+    // Spending and bookings in progress outlive the process: in Redis, else in a file (docs/mcp.md, "Run it").
+    let store = redis?.store;
+    let storeFile: string | undefined;
+    if (store === undefined && allow.includes('create')) {
+      storeFile = flags.storeFile ?? defaultStoreFile(io.env);
+      store = fileStore(storeFile);
+      try {
+        await mkdir(dirname(storeFile), { recursive: true, mode: 0o700 });
+        await access(dirname(storeFile), constants.W_OK);
+        await store.get('');
+      } catch (error) {
+        const why = (error as { code?: unknown }).code ?? (error as Error).message;
+        return fail(`cannot count spending in ${storeFile} (${String(why)}): give --store-file PATH or --redis URL`, 2);
+      }
+    }
+    const policy = { ...flags.policy, ...(store === undefined ? {} : { store }) };
     const client = clientFromEnv(io, overrides);
-    const { allow, maxFeeKwd, dailyCapKwd } = flags.policy;
-    io.stderr(
-      `delivery-task mcp: serving on stdio; allow ${allow.map((each) => (each === 'topUp' ? 'top-up' : each)).join(', ')}` +
-        `${maxFeeKwd === undefined ? '' : `; max fee ${maxFeeKwd} KWD`}` +
-        `${dailyCapKwd === undefined ? '' : `; daily cap ${dailyCapKwd} KWD`}` +
-        `; spending counted in ${redis === undefined ? 'this process' : 'Redis'}\n`,
-    );
-    await mcp.serveStdio(client, policy, { ...(io.streams ?? {}), signal: io.signal });
+    const shown = (value: string | number | undefined, fallback: string) =>
+      value === Number.POSITIVE_INFINITY ? undefined : kwd.normalize(value ?? fallback);
+    for (const line of startLines({
+      allow: allow.map((each) => (each === 'topUp' ? 'top-up' : each)),
+      maxFeeKwd: shown(maxFeeKwd, DEFAULT_MAX_FEE_KWD),
+      dailyCapKwd: shown(dailyCapKwd, DEFAULT_DAILY_CAP_KWD),
+      set: { maxFee: typeof maxFeeKwd === 'string', dailyCap: typeof dailyCapKwd === 'string' },
+      walletFloorKwd: walletFloorKwd === undefined ? '0' : walletFloorKwd,
+      confirmation,
+      storeFile,
+    })) {
+      io.stderr(line);
+    }
+    const onInitialized = allow.includes('create')
+      ? (connected: { name: string; elicitation: boolean }) => io.stderr(clientLine(connected, confirmation))
+      : undefined;
+    await mcp.serveStdio(client, policy, {
+      ...(io.streams ?? {}),
+      signal: io.signal,
+      ...(onInitialized === undefined ? {} : { onInitialized }),
+    });
     return 0;
   } catch (error) {
     if (isConfigurationError(error)) return fail(`${error.name}: ${error.message}`, 2);

@@ -28,6 +28,23 @@ export interface TopUpLinkDelivery {
   readonly expiresAt: string | undefined;
 }
 
+/**
+ * Highest fee of one delivery when the policy names none, KWD (`docs/mcp.md`, "The policy"): a delivery
+ * inside Kuwait is quoted at 1 to 3 KWD, so an agent never books a trip dearer than this unless told.
+ */
+export const DEFAULT_MAX_FEE_KWD = '5.000';
+
+/** Most fees in one day when the policy names no cap, KWD (`docs/mcp.md`, "The policy"): about ten deliveries. */
+export const DEFAULT_DAILY_CAP_KWD = '20.000';
+
+/**
+ * How a booking is confirmed (`docs/mcp.md`, "How a booking is guarded"): `'elicitation'`, by the person
+ * only (a client that cannot ask them gets every booking refused); `'elicitation-or-token'`, by the person
+ * when the client can ask them, otherwise by the agent alone, repeating its call with the token the first
+ * call gave it.
+ */
+export type McpConfirmation = 'elicitation' | 'elicitation-or-token';
+
 /** What the agent may do and spend; default read-only. Amounts: KWD (`2.5`, `"2.500"`), compared in fils. */
 export interface McpPolicy {
   /**
@@ -35,13 +52,19 @@ export interface McpPolicy {
    * `estimate_delivery`), `'topUp'` (request top-up links). Default `['read']`.
    */
   allow?: readonly McpPermission[];
-  /** Highest fee of one delivery, KWD, at most `MAX_KWD_AMOUNT`. Default: none. */
+  /**
+   * Highest fee of one delivery, KWD, at most `MAX_KWD_AMOUNT`. Default {@link DEFAULT_MAX_FEE_KWD} (5 KWD);
+   * `Infinity` lifts it.
+   */
   maxFeeKwd?: KwdAmount;
   /**
    * Most fees in one day (Kuwait time, UTC+3) for this seller, KWD, at most `MAX_KWD_AMOUNT`; counted in
-   * `store`, so servers sharing it share the cap. Default: none (still counted).
+   * `store`, so servers sharing it share the cap. Default {@link DEFAULT_DAILY_CAP_KWD} (20 KWD); `Infinity`
+   * lifts it (spending is still counted).
    */
   dailyCapKwd?: KwdAmount;
+  /** Who confirms a booking: see {@link McpConfirmation}. Default `'elicitation-or-token'`. */
+  confirmation?: McpConfirmation;
   /**
    * Where the day's spending and bookings in progress are counted (`redisStore` for several processes).
    * Default: one memory store per client, shared by its servers in this process.
@@ -74,8 +97,11 @@ export interface McpPolicy {
 /** {@link McpPolicy} checked, amounts in fils, defaults applied. */
 export interface ResolvedPolicy {
   readonly allow: ReadonlySet<McpPermission>;
+  /** `undefined`: lifted (`Infinity`). */
   readonly maxFeeFils: number | undefined;
+  /** `undefined`: lifted (`Infinity`). */
   readonly dailyCapFils: number | undefined;
+  readonly confirmation: McpConfirmation;
   readonly store: DeliveryStore;
   /** `undefined`: no balance check. */
   readonly walletFloorFils: number | undefined;
@@ -91,6 +117,7 @@ const POLICY_FIELDS: readonly (keyof McpPolicy)[] = [
   'allow',
   'maxFeeKwd',
   'dailyCapKwd',
+  'confirmation',
   'store',
   'storeTimeoutMs',
   'walletFloorKwd',
@@ -107,6 +134,15 @@ const defaultStores = new WeakMap<object, DeliveryStore>();
 
 function fail(option: string, message: string): never {
   throw new ConfigurationError(`policy.${option}`, `Invalid MCP policy: ${option} ${message}`);
+}
+
+/** A limit as fils: `fallback` when absent, `undefined` for `Infinity` (lifted). */
+function limitFils(option: 'maxFeeKwd' | 'dailyCapKwd', value: unknown, fallback: string): number | undefined {
+  if (value === Number.POSITIVE_INFINITY) return undefined;
+  if (value !== undefined && !kwd.isValid(value)) {
+    fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500", or Infinity (no limit)');
+  }
+  return amountFils(option, value ?? fallback);
 }
 
 /** A KWD amount ≥ 0 as fils, or `undefined` when absent. */
@@ -174,6 +210,10 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
   if (policy.revealCustomerPhones !== undefined && typeof policy.revealCustomerPhones !== 'boolean') {
     fail('revealCustomerPhones', 'must be true or false');
   }
+  const confirmation = policy.confirmation ?? 'elicitation-or-token';
+  if (confirmation !== 'elicitation' && confirmation !== 'elicitation-or-token') {
+    fail('confirmation', "must be 'elicitation' or 'elicitation-or-token'");
+  }
   const margin = policy.quoteMarginPercent ?? 0;
   if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 0 || margin > 100) {
     fail('quoteMarginPercent', 'must be a number from 0 to 100');
@@ -185,8 +225,9 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
   }
   return {
     allow: permissions(policy.allow),
-    maxFeeFils: amountFils('maxFeeKwd', policy.maxFeeKwd),
-    dailyCapFils: amountFils('dailyCapKwd', policy.dailyCapKwd),
+    maxFeeFils: limitFils('maxFeeKwd', policy.maxFeeKwd, DEFAULT_MAX_FEE_KWD),
+    dailyCapFils: limitFils('dailyCapKwd', policy.dailyCapKwd, DEFAULT_DAILY_CAP_KWD),
+    confirmation,
     store: withStoreDeadline(
       shared,
       integerIn('storeTimeoutMs', policy.storeTimeoutMs, 1, 60_000, DEFAULT_STORE_TIMEOUT_MS),

@@ -12,6 +12,12 @@ export interface StdioOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Stops serving (SIGINT, SIGTERM). */
   readonly signal?: AbortSignal;
+  /**
+   * Called once the client has initialized the session, with its name (as it sent it: untrusted text) and
+   * whether it can ask the person a question (form elicitation), which decides how bookings are confirmed
+   * (`docs/mcp.md`, "How a booking is guarded").
+   */
+  readonly onInitialized?: (client: { readonly name: string; readonly elicitation: boolean }) => void;
 }
 
 /**
@@ -32,6 +38,14 @@ export async function serveStdio(client: DeliveryClient, policy: McpPolicy, opti
       resolve();
     };
   });
+  if (options.onInitialized !== undefined) {
+    const report = options.onInitialized;
+    server.oninitialized = () =>
+      report({
+        name: server.getClientVersion()?.name ?? '',
+        elicitation: server.getClientCapabilities()?.elicitation?.form !== undefined,
+      });
+  }
   const close = () => void server.close().catch(() => {});
   stdin.once('end', close);
   stdin.once('close', close);

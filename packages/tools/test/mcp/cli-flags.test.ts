@@ -50,3 +50,19 @@ it.each([
 ])('refuses %j', (argv) => {
   expect(() => mcpFlagsOf(argv)).toThrow();
 });
+
+it('lifts both limits with --no-limits, and only on its own', () => {
+  expect(mcpFlagsOf(['--allow', 'create', '--no-limits'])?.policy).toMatchObject({
+    maxFeeKwd: Number.POSITIVE_INFINITY,
+    dailyCapKwd: Number.POSITIVE_INFINITY,
+  });
+  expect(() => mcpFlagsOf(['--no-limits', '--max-fee-kwd', '3'])).toThrow(/--no-limits lifts both limits/);
+  expect(() => mcpFlagsOf(['--no-limits', '--daily-cap-kwd', '3'])).toThrow(/without --daily-cap-kwd/);
+});
+
+it('reads --confirmation and --store-file, and refuses a store file beside --redis', () => {
+  expect(mcpFlagsOf(['--confirmation', 'elicitation'])?.policy.confirmation).toBe('elicitation');
+  expect(() => mcpFlagsOf(['--confirmation', 'agent'])).toThrow(/--confirmation takes elicitation/);
+  expect(mcpFlagsOf(['--store-file', '/tmp/x.json'])?.storeFile).toBe('/tmp/x.json');
+  expect(() => mcpFlagsOf(['--store-file', '/tmp/x.json', '--redis', 'redis://h'])).toThrow(/give one/);
+});

@@ -1,9 +1,9 @@
 /** The policy of `createMcpServer`: defaults, and every bad field refused with a `ConfigurationError` naming it. */
 
-import { ConfigurationError, DeliveryClient, memoryStore } from 'delivery-task-sdk';
+import { ConfigurationError, DeliveryClient, kwd, memoryStore } from 'delivery-task-sdk';
 import { describe, expect, it } from 'vitest';
 import { resolvePolicy } from '../../src/mcp/policy.js';
-import { createMcpServer, type McpPolicy } from '../../src/mcp.js';
+import { createMcpServer, DEFAULT_DAILY_CAP_KWD, DEFAULT_MAX_FEE_KWD, type McpPolicy } from '../../src/mcp.js';
 
 const client = new DeliveryClient({
   apiKey: 'key',
@@ -13,18 +13,31 @@ const client = new DeliveryClient({
 });
 
 describe('resolvePolicy', () => {
-  it('is read-only by default, with a wallet floor of 0, 10-minute quotes and no margin', () => {
+  it('is read-only by default, with the stated limits, a wallet floor of 0, 10-minute quotes and no margin', () => {
     const policy = resolvePolicy(client);
     expect([...policy.allow]).toEqual(['read']);
     expect(policy).toMatchObject({
-      maxFeeFils: undefined,
-      dailyCapFils: undefined,
+      maxFeeFils: kwd.toFils(DEFAULT_MAX_FEE_KWD),
+      dailyCapFils: kwd.toFils(DEFAULT_DAILY_CAP_KWD),
+      confirmation: 'elicitation-or-token',
       walletFloorFils: 0,
       quoteMaxAgeMs: 600_000,
       quoteMarginPercent: 0,
       revealCustomerPhones: false,
       subscriptionPollMs: 15_000,
     });
+  });
+
+  it('keeps the limits when bookings are allowed without them; Infinity lifts each', () => {
+    const bounded = resolvePolicy(client, { allow: ['read', 'create'] });
+    expect(bounded).toMatchObject({ maxFeeFils: 5000, dailyCapFils: 20_000 });
+    const lifted = resolvePolicy(client, {
+      allow: ['read', 'create'],
+      maxFeeKwd: Number.POSITIVE_INFINITY,
+      dailyCapKwd: Number.POSITIVE_INFINITY,
+    });
+    expect(lifted).toMatchObject({ maxFeeFils: undefined, dailyCapFils: undefined });
+    expect(resolvePolicy(client, { dailyCapKwd: Number.POSITIVE_INFINITY }).maxFeeFils).toBe(5000);
   });
 
   it('reads amounts as exact fils, from numbers or text; null skips the wallet check', () => {
@@ -44,6 +57,9 @@ describe('resolvePolicy', () => {
     ['policy.allow', { allow: ['create'] }],
     ['policy.allow', { allow: 'create' } as unknown as McpPolicy],
     ['policy.maxFeeKwd', { maxFeeKwd: 1.2345 }],
+    ['policy.maxFeeKwd', { maxFeeKwd: Number.NEGATIVE_INFINITY }],
+    ['policy.dailyCapKwd', { dailyCapKwd: 'Infinity' }],
+    ['policy.confirmation', { confirmation: 'agent' } as unknown as McpPolicy],
     ['policy.dailyCapKwd', { dailyCapKwd: -1 }],
     ['policy.dailyCapKwd', { dailyCapKwd: 'ten' }],
     ['policy.walletFloorKwd', { walletFloorKwd: Number.NaN }],

@@ -3,7 +3,10 @@
  * server in this process) or over stdio (`delivery-task mcp` as a child process), with or without
  * elicitation. Helpers read what a tool result carries.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -54,7 +57,23 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
-/** `delivery-task mcp …args` from source as a child process with only `env` (plus PATH), connected over stdio. */
+/** State folders made for the processes of this file, removed when it ends. */
+const stateDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new empty folder for a process's `XDG_STATE_HOME` (where it keeps the day's spending), removed at exit. */
+export function newStateDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'delivery-task-mcp-state-'));
+  stateDirs.push(dir);
+  return dir;
+}
+
+/**
+ * `delivery-task mcp …args` from source as a child process with only `env` (plus PATH), connected over stdio.
+ * Without `XDG_STATE_HOME` in `env`, the process gets a state folder of its own: it counts spending alone.
+ */
 export async function connectStdio(
   args: readonly string[],
   env: Record<string, string>,
@@ -64,7 +83,7 @@ export async function connectStdio(
     command: process.execPath,
     args: [createRequire(import.meta.url).resolve('tsx/cli'), 'src/cli.ts', 'mcp', ...args],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: env.XDG_STATE_HOME ?? newStateDir(), ...env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -2,7 +2,6 @@
 
 import type { Task } from 'delivery-task-sdk';
 import {
-  DeliveryLocation,
   isAPIError,
   isConfigurationError,
   isNotFoundError,
@@ -18,70 +17,17 @@ import { type Point, pointText, type Quote, samePoint } from '../quotes.js';
 import { Refusal } from '../refusal.js';
 import { failureResult } from '../results.js';
 import type { Session } from '../session.js';
-import { TaskView } from '../task-view.js';
 import { plainText, quoted } from '../text.js';
 import { defineTool, type ToolOutput } from '../tool.js';
+import {
+  CreateDeliveryInput,
+  CreateDeliveryOutput,
+  type CreateParams,
+  type Spending,
+} from './create-delivery-schema.js';
 
 /** How long the person has to answer a confirmation question, ms. */
 export const ELICITATION_TIMEOUT_MS = 5 * 60_000;
-
-// The create fields of the SDK, less the seller id (a secret: the client sends its own).
-const { sellerId: _sellerId, ...createFields } = TaskCreateParams.shape;
-
-const CreateDeliveryInput = z.strictObject({
-  ...createFields,
-  orderNumber: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.maxLength(200),
-      z.describe('Your order number: each order is booked once, and a repeated call returns its task'),
-    ),
-  deliveryLocation: DeliveryLocation.check(z.describe('Where to deliver: the "to" of the estimate')),
-  estimateId: z
-    .string()
-    .check(z.minLength(1), z.maxLength(200), z.describe('An estimateId from estimate_delivery in this session')),
-  confirmationToken: z.optional(
-    z
-      .string()
-      .check(
-        z.maxLength(200),
-        z.describe(
-          'From the first call (when the client cannot ask the person): the same arguments plus this token book',
-        ),
-      ),
-  ),
-});
-type CreateDeliveryInput = z.output<typeof CreateDeliveryInput>;
-type CreateParams = Omit<CreateDeliveryInput, 'estimateId' | 'confirmationToken'>;
-
-const Spending = z.object({
-  day: z.string(),
-  spentTodayKwd: z.string(),
-  dailyCapKwd: z.optional(z.string()),
-  roomLeftTodayKwd: z.optional(z.string()),
-});
-
-const CreateDeliveryOutput = z.object({
-  status: z.enum(['booked', 'already_booked', 'confirmation_required']),
-  task: z.optional(TaskView),
-  charged: z.optional(z.boolean().check(z.describe('A fee was spent by this call'))),
-  feeKwd: z.optional(z.string().check(z.describe('The fee counted for this booking, KWD'))),
-  spending: z.optional(Spending),
-  confirmationToken: z.optional(z.string()),
-  confirmationExpiresAt: z.optional(z.string()),
-  wouldBook: z.optional(
-    z.object({
-      orderNumber: z.string(),
-      deliverTo: z.string(),
-      pickup: z.string(),
-      feeKwd: z.string(),
-      walletAfterKwd: z.optional(z.string()),
-    }),
-  ),
-  next: z.optional(z.string()),
-  warnings: z.optional(z.array(z.string())),
-});
 
 /** What the checks before confirmation established. */
 interface Plan {
@@ -488,6 +434,12 @@ export const createDelivery = defineTool({
     const balanceFils = await checkWallet(session, plan.quotedFils, signal);
     if (session.elicitation().form) {
       await askPerson(session, plan, spentFils, signal);
+    } else if (session.policy.confirmation === 'elicitation') {
+      throw new Refusal(
+        'confirmation',
+        "this server books only with the person's confirmation, and this client cannot ask the person (no form elicitation); nothing was booked. The merchant can let the agent confirm alone: delivery-task mcp --confirmation elicitation-or-token",
+        { needs: 'elicitation' },
+      );
     } else {
       const first = checkToken(session, input, plan, balanceFils);
       if (first !== undefined) return first;
