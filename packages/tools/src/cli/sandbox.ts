@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { kwd } from 'delivery-task-sdk';
 import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../sandbox/auto-advance.js';
+import { CONTROL_ENDPOINTS, endpointLines } from '../sandbox/endpoints.js';
 import { checkAllowedHosts, checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../sandbox/guard.js';
 import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js';
 import { parseSandboxSeed } from '../sandbox/seed.js';
@@ -28,16 +29,16 @@ Options:
                         localhost, 127.0.0.1, [::1] and --host are answered, control token or not
   --account <kind>      wallet or invoice (default wallet)
   --balance <KWD>       opening wallet balance, at most 3 decimals (default 100)
-  --webhook-url <url>   POST the webhook form of each task change to this http(s) URL
+  --webhook-url <url>   POST the webhook form of each task change to this http(s) URL (change it while
+                        running with POST /_sandbox/webhook-url, or on the dashboard's Webhooks tab)
   --auto-advance <ms>   move every open task one step per interval until delivered (${MIN_AUTO_ADVANCE_MS}…${MAX_AUTO_ADVANCE_MS})
   --seed <file>         JSON file with initial "branches" and "tasks" (restored on every reset)
   --json                print one JSON line {"baseUrl","apiKey","sellerId","controlUrl"} instead of text
   -h, --help            print this help
 
-Control endpoints: POST /_sandbox/tasks/{id}/advance, POST /_sandbox/faults, POST /_sandbox/reset,
-GET /_sandbox/requests, POST /_sandbox/top-ups/complete, and the dashboard's reads (GET /_sandbox/tasks,
-/_sandbox/webhooks, /_sandbox/wallet, /_sandbox/faults, /_sandbox/events). They refuse requests from a
-page of another origin. Stop with Ctrl+C (SIGINT) or SIGTERM.
+Control endpoints (JSON bodies; GET /_sandbox answers this list as JSON):
+${CONTROL_ENDPOINTS.map((endpoint) => endpointLines(endpoint)).join('\n')}
+They refuse requests from a page of another origin. Stop with Ctrl+C (SIGINT) or SIGTERM.
 `;
 
 /** A bad option or seed: reported on one line, exit code 2. */

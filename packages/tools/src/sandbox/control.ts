@@ -11,8 +11,9 @@ import {
 } from 'delivery-task-sdk/testing';
 import * as z from 'zod';
 import { MAX_BODY_DEPTH, nestsDeeperThan, type Parsed, parseValue } from '../json-body.js';
+import { ADVANCE_BODY, CONTROL_ENDPOINTS, FAULT_BODY, TOP_UP_COMPLETION_BODY, WEBHOOK_URL_BODY } from './endpoints.js';
 import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http.js';
-import { VIEW_ENDPOINTS, viewRequest } from './views.js';
+import { viewRequest } from './views.js';
 
 /** The path every control endpoint starts with. */
 export const CONTROL_PATH = '/_sandbox';
@@ -42,14 +43,7 @@ const answer = (status: number, body: unknown): ControlAnswer => ({ status, body
 const failure = (status: number, message: string, code: string): ControlAnswer => answer(status, { message, code });
 const badRequest = (message: string): ControlAnswer => failure(400, message, 'BAD_REQUEST');
 
-const ENDPOINTS = [
-  'POST /_sandbox/tasks/{id}/advance',
-  'POST /_sandbox/faults',
-  'POST /_sandbox/reset',
-  'GET /_sandbox/requests',
-  'POST /_sandbox/top-ups/complete',
-  ...VIEW_ENDPOINTS,
-];
+const ENDPOINTS = CONTROL_ENDPOINTS.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
 
 /** What the dashboard's read endpoints (`sandbox-views.ts`) need beyond the mock. */
 export interface ControlViews {
@@ -64,7 +58,17 @@ const AdvanceBody = z.strictObject({
   status: z.enum(ADVANCE_TARGETS, { error: `must be one of ${ADVANCE_TARGETS.join(', ')}` }).optional(),
 });
 
-const TopUpCompletion = z.strictObject({ paymentUrl: z.string().min(1) });
+const TopUpCompletion = z.strictObject({
+  paymentUrl: z
+    .string({ error: 'required: the paymentUrl of a top-up link, as POST tasks/wallet-topup answered it' })
+    .min(1, 'must not be empty'),
+});
+
+const WebhookUrlBody = z.strictObject({
+  url: z.union([z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }), z.null()], {
+    error: 'required: an absolute http(s) URL, or null for no webhooks',
+  }),
+});
 
 const TIMES_RULE = 'must be a positive integer or "Infinity"';
 const MS_RULE = 'must be a number of ms ≥ 0 or "Infinity"';
@@ -119,12 +123,20 @@ export const FaultRuleBody = z.discriminatedUnion(
   { error: `must be one of ${MOCK_FAULT_KINDS.join(', ')}` },
 );
 
-/** Parses a control body: JSON (any content type), `undefined` when empty, checked against `schema`. */
-function parseBody<Schema extends z.ZodType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
-  let json: unknown;
+/**
+ * Parses a control body: JSON (any content type), `{}` when empty (so that a missing field is named),
+ * checked against `schema`; a 400's message ends with the body `expected`.
+ */
+function parseBody<Schema extends z.ZodType>(text: string, schema: Schema, expected: string): Parsed<z.output<Schema>> {
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
     return { ok: false, message: `body: nested deeper than ${MAX_BODY_DEPTH} levels` };
   }
+  const parsed = parseJsonBody(text, schema);
+  return parsed.ok ? parsed : { ok: false, message: `${parsed.message} (expected body: ${expected})` };
+}
+
+function parseJsonBody<Schema extends z.ZodType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
+  let json: unknown = {};
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);
@@ -149,18 +161,18 @@ async function advance(mock: MockDeliveryService, encodedId: string, text: strin
   } catch {
     return badRequest('id: malformed percent-encoding');
   }
-  const parsed = parseBody(text, AdvanceBody.optional());
+  const parsed = parseBody(text, AdvanceBody, ADVANCE_BODY);
   if (!parsed.ok) return badRequest(parsed.message);
   if (mock.task(taskId) === undefined) return failure(404, 'Task not found', 'NOT_FOUND');
   try {
-    return answer(200, await mock.advance(taskId, parsed.value?.status));
+    return answer(200, await mock.advance(taskId, parsed.value.status));
   } catch (error) {
     return failure(409, error instanceof Error ? error.message : String(error), 'INVALID_TRANSITION');
   }
 }
 
 function injectFault(mock: MockDeliveryService, text: string): ControlAnswer {
-  const parsed = parseBody(text, FaultRuleBody);
+  const parsed = parseBody(text, FaultRuleBody, FAULT_BODY);
   if (!parsed.ok) return badRequest(parsed.message);
   const rule = parsed.value as MockFaultRule;
   try {
@@ -172,7 +184,7 @@ function injectFault(mock: MockDeliveryService, text: string): ControlAnswer {
 }
 
 function completeTopUp(mock: MockDeliveryService, text: string): ControlAnswer {
-  const parsed = parseBody(text, TopUpCompletion);
+  const parsed = parseBody(text, TopUpCompletion, TOP_UP_COMPLETION_BODY);
   if (!parsed.ok) return badRequest(parsed.message);
   const { paymentUrl } = parsed.value;
   const before = mock.wallet.balanceFils;
@@ -266,6 +278,19 @@ async function control(
     return allowed('POST', () => advance(mock, id, text));
   }
   switch (route) {
+    case '':
+      return allowed('GET', () => answer(200, { endpoints: CONTROL_ENDPOINTS }));
+    case 'webhook-url':
+      return allowed('POST', () => {
+        const parsed = parseBody(text, WebhookUrlBody, WEBHOOK_URL_BODY);
+        if (!parsed.ok) return badRequest(parsed.message);
+        try {
+          mock.setWebhookUrl(parsed.value.url ?? undefined);
+        } catch (error) {
+          return badRequest(`url: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return answer(200, { webhookUrl: mock.webhookUrl ?? null });
+      });
     case 'faults':
       return allowed('POST', () => injectFault(mock, text));
     case 'reset':
@@ -280,7 +305,7 @@ async function control(
     default:
       return failure(
         404,
-        `No sandbox control endpoint ${method} ${CONTROL_PATH}/${route} (there are: ${ENDPOINTS.join(', ')})`,
+        `No sandbox control endpoint ${method} ${CONTROL_PATH}/${route} (there are: ${ENDPOINTS.join(', ')}; GET ${CONTROL_PATH} describes each, with its body)`,
         'NOT_FOUND',
       );
   }
