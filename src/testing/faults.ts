@@ -56,6 +56,49 @@ function faultOf(rule: MockFaultRule): MockFault {
   }
 }
 
+/** An HTTP header name: a token (RFC 9110 §5.1). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** An HTTP header value as Node writes it: tab, visible ASCII, space and obs-text; no CR, LF or NUL. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Headers the answer's framing owns: a fault setting them could not be served as one answer. */
+const FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'trailer',
+  'te',
+  'proxy-connection',
+]);
+
+/**
+ * The `headers` of a `status` fault can be served: names are tokens and not framing headers, values are
+ * strings without CR, LF, NUL or characters beyond U+00FF.
+ * @throws {TypeError} / {RangeError} naming the header (`headers["x y"]: …`).
+ */
+function checkFaultHeaders(headers: unknown): void {
+  if (headers === undefined) return;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+    throw new TypeError('headers: must be an object of header names to string values');
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    const field = `headers[${JSON.stringify(name)}]`;
+    if (!HEADER_NAME.test(name)) {
+      throw new RangeError(`${field}: not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~, no space)`);
+    }
+    if (FRAMING_HEADERS.has(name.toLowerCase())) {
+      throw new RangeError(`${field}: set by the mock itself (it frames the answer), a fault cannot set it`);
+    }
+    if (typeof value !== 'string') throw new TypeError(`${field}: must be a string`);
+    if (!HEADER_VALUE.test(value)) {
+      throw new RangeError(`${field}: a header value cannot hold CR, LF, NUL or characters beyond U+00FF`);
+    }
+  }
+}
+
 /** @throws {TypeError} / {RangeError} naming the first bad field of the rule. */
 export function checkFaultRule(rule: MockFaultRule): void {
   if (typeof rule !== 'object' || rule === null || !KINDS.includes(rule.kind)) {
@@ -73,9 +116,7 @@ export function checkFaultRule(rule: MockFaultRule): void {
     if (!Number.isInteger(rule.status) || rule.status < 200 || rule.status > 599) {
       throw new RangeError(`fault status must be an integer from 200 to 599, got ${String(rule.status)}`);
     }
-    for (const value of Object.values(rule.headers ?? {})) {
-      if (typeof value !== 'string') throw new TypeError('fault headers must be strings');
-    }
+    checkFaultHeaders(rule.headers);
   }
   if (rule.kind === 'delay' && !(rule.ms >= 0)) {
     throw new RangeError(`fault ms must be ≥ 0 (Infinity never answers), got ${String(rule.ms)}`);

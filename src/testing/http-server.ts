@@ -1,7 +1,9 @@
 /** The mock over real HTTP, for clients msw cannot intercept; faults act on the socket. @module */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { getResponse } from 'msw';
+import { routeOf, type ServiceAddress, segmentsAfterCollection, serviceAddress } from './routes.js';
 import type { MockDeliveryService } from './types.js';
 
 /** Default of {@link MockHttpServerOptions.maxBodyBytes}: 1 MiB. */
@@ -114,12 +116,63 @@ async function pipeBody(
   }
 }
 
+/** Methods a fetch `Request` refuses to carry (the Fetch standard's forbidden methods): answered 405 before one is made. */
+const UNCARRIED_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** `Allow` of a 405 where no path says more (a `CONNECT`, whose target is no path): what the service serves. */
+const SERVED_METHODS = 'GET, POST';
+
+/**
+ * Answers 405 `METHOD_NOT_ALLOWED` with `allow`, or 404 when nothing is served at `url`. The body is not read:
+ * the connection is closed after the answer when one was announced.
+ */
+function answerUncarriedMethod(
+  request: IncomingMessage,
+  response: ServerResponse,
+  address: ServiceAddress,
+  url: URL,
+): void {
+  const segments = segmentsAfterCollection(address, url);
+  const route = segments === undefined ? undefined : routeOf(request.method ?? '', segments);
+  if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) {
+    response.shouldKeepAlive = false;
+  }
+  if (route === undefined || (route.operation === 'unknown' && route.problem === 'not-found')) {
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"message":"No mock route","code":"NOT_FOUND"}');
+    return;
+  }
+  const allow = route.operation === 'unknown' && route.problem === 'method-not-allowed' ? route.allow : SERVED_METHODS;
+  response
+    .writeHead(405, { 'content-type': 'application/json', allow })
+    .end(
+      JSON.stringify({
+        message: `Method ${request.method} is not allowed on ${url.pathname}`,
+        code: 'METHOD_NOT_ALLOWED',
+      }),
+    );
+}
+
+/**
+ * Answers a `CONNECT` (a server's `connect` event: no request listener sees it) with 405 and `allow`, then
+ * closes the socket; without a listener Node closes it unanswered.
+ */
+function answerConnect(socket: Duplex, allow: string = SERVED_METHODS): void {
+  const body = '{"message":"Method CONNECT is not allowed","code":"METHOD_NOT_ALLOWED"}';
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nallow: ${allow}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** A `node:http` listener serving `mock` (README "Testing your integration"); 413 over `maxBodyBytes` (1 MiB). */
 export function mockRequestListener(
   mock: MockDeliveryService,
   maxBodyBytes: number = DEFAULT_MAX_BODY_BYTES,
 ): RequestListener {
   const target = new URL(mock.baseUrl);
+  const address = serviceAddress(mock.baseUrl);
   const handlers = [...mock.handlers];
   return (request, response) => {
     const closed = new AbortController();
@@ -131,6 +184,10 @@ export function mockRequestListener(
         const url = requestTarget(request.url, target.origin);
         if (url === undefined) {
           answerBadTarget(response);
+          return;
+        }
+        if (UNCARRIED_METHODS.has((request.method ?? '').toUpperCase())) {
+          answerUncarriedMethod(request, response, address, url);
           return;
         }
         const body =
@@ -267,6 +324,7 @@ export async function startMockHttpServer(
     if (hosts !== 'any' && named !== undefined && !hosts.has(named)) refuseForeignHost(request, response, maxBodyBytes);
     else listener(request, response);
   });
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerConnect(socket));
   const origin = await listenOn(server, host, options.port ?? 0);
   hosts = answeredHosts(host, (server.address() as AddressInfo).port, allowed);
   const { pathname } = new URL(mock.baseUrl);

@@ -1,6 +1,7 @@
 /** The sandbox's HTTP plumbing: bounded body reads, request targets, the last-resort 500, listen and close. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /** Largest request body read by default, bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -102,6 +103,21 @@ export function answerAfterBody(
   });
   request.once('end', once);
   request.once('error', () => response.destroy());
+}
+
+/** `Allow` of the 405 answering a `CONNECT`: the methods the sandbox serves somewhere. */
+export const SANDBOX_METHODS = 'GET, HEAD, POST, DELETE';
+
+/**
+ * Answers a `CONNECT` (the server's `connect` event, which no request listener sees; unheard, Node closes
+ * the socket unanswered) with 405 and `Allow`, then closes the socket.
+ */
+export function answerConnect(socket: Duplex): void {
+  const body = '{"message":"Method CONNECT is not allowed","code":"METHOD_NOT_ALLOWED"}';
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nallow: ${SANDBOX_METHODS}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Last resort: answers 500 `INTERNAL_SERVER_ERROR` naming the failure, or destroys a started answer. */

@@ -1,5 +1,6 @@
 /** `startSandbox`: the mock over HTTP with control endpoints, dashboard and courier (docs/sandbox.md). */
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { MockDeliveryService, MockDeliveryServiceOptions } from 'delivery-task-sdk/testing';
 import { createMockDeliveryService, mockRequestListener, observersOf } from 'delivery-task-sdk/testing';
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
@@ -9,6 +10,7 @@ import { checkAllowedHosts, checkControlToken, type GuardRefusal, isLoopbackHost
 import {
   answerAfterBody,
   answerBadTarget,
+  answerConnect,
   answerFailure,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
@@ -131,6 +133,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     response.writeHead(503).end();
   };
   const server = createServer((request, response) => serve(request, response));
+  server.on('connect', (_request, socket: Duplex) => answerConnect(socket));
   const baseUrl = await listenOn(server, host, port);
   let mock: MockDeliveryService;
   try {
