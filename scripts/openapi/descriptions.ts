@@ -214,7 +214,7 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
       ...TASK_FIELDS,
       _id: 'Task identifier in the webhook body (the SDK falls back to `id`).',
       status:
-        'The event kind: `accepted`, `inprogress`, `pickup_location_reached`, `pickedup`, `enroute`, `delivered` or `cancelled`; other strings are tolerated.',
+        'The event kind, one per status change: `requested`, `accepted`, `inprogress`, `pickup_location_reached`, `pickedup`, `enroute`, `delivered`, `cancelled`, `rejected` or `failed` (the spec lists the seven from `accepted` to `cancelled`; every status change triggers one); other strings are tolerated.',
       alternateCustomerNumber: 'Alternate customer contact number; may be an empty string in a webhook body.',
       vehicleType: 'Vehicle type; its allowed values are not shown by the spec.',
       pickupName: 'Name of the pickup point.',

@@ -279,7 +279,7 @@ export function serviceWebhooks(): Record<string, PathItem> {
         description: [
           "The service POSTs the full task as JSON to the seller's HTTPS endpoint, one request per status change; there is no other event channel.",
           'The endpoint is registered once per API key with the account manager and applies to every task created with that key.',
-          "Event kinds, carried as the body's `status`: `accepted`, `inprogress`, `pickup_location_reached`, `pickedup`, `enroute`, `delivered`, `cancelled`.",
+          "Event kinds, carried as the body's `status`: `accepted`, `inprogress`, `pickup_location_reached`, `pickedup`, `enroute`, `delivered`, `cancelled` as the spec lists them, and `requested`, `rejected`, `failed`, since every status change triggers a webhook.",
           'Respond within 5 seconds: return 200 at once and process afterwards. Failed or slow deliveries are not retried.',
           'Requests are not signed and the headers sent are not shown by the spec: treat the body as a hint and confirm important changes with GET /tasks/{id}.',
           'Ignore unknown fields; new fields may be added at any time. The SDK parses it with `parseWebhookEvent` and serves it with `createWebhookHandler`.',

@@ -23,8 +23,14 @@ export type WebhookOnlyEvent = (typeof WEBHOOK_ONLY_EVENTS)[number];
 /** A status change of a task: a task status or a webhook-only event. */
 export type LifecycleEvent = LifecycleStatus | WebhookOnlyEvent;
 
-/** The seven event kinds of OpenAPI webhook `taskStatusChanged` carried as a webhook body's `status`. */
+/**
+ * The event kinds a webhook body's `status` carries (OpenAPI webhook `taskStatusChanged`): one per status
+ * change, as the spec's States say every change triggers one. The seven its Events section lists
+ * (`accepted` … `cancelled`), and `requested`, `rejected` and `failed`, the other changes
+ * (docs/spec-choices.md, "webhook event kinds"). `pending` is no change: a task is created in it.
+ */
 export const WEBHOOK_EVENT_KINDS = [
+  'requested',
   'accepted',
   'inprogress',
   'pickup_location_reached',
@@ -32,6 +38,8 @@ export const WEBHOOK_EVENT_KINDS = [
   'enroute',
   'delivered',
   'cancelled',
+  'rejected',
+  'failed',
 ] as const;
 
 /** The events of a delivery that goes well, earliest first; an event's position is its {@link lifecycleRank}. */

@@ -4,7 +4,7 @@ import { rule } from './checks.js';
 import { WEBHOOK_EVENT_KINDS } from './lifecycle.js';
 import { type Assert, type SameType, type TaskFields, taskFields } from './task.js';
 
-/** The seven event kinds a webhook's `status` carries (README "What the spec leaves open, and what we chose"). */
+/** The event kinds a webhook's `status` carries, one per status change (docs/spec-choices.md, "webhook event kinds"). */
 export { WEBHOOK_EVENT_KINDS };
 
 /** An event kind: one of {@link WEBHOOK_EVENT_KINDS} or any other non-empty string (kept, never rejected). */

@@ -72,8 +72,9 @@ describe('the task lifecycle', () => {
     });
   });
 
-  it('lists the seven event kinds of spec § Events item 3, the same list the webhook schema exports', () => {
+  it('lists an event kind for every status change: the seven of spec § Events item 3 and requested, rejected, failed', () => {
     expect(WEBHOOK_EVENT_KINDS).toEqual([
+      'requested',
       'accepted',
       'inprogress',
       'pickup_location_reached',
@@ -81,7 +82,13 @@ describe('the task lifecycle', () => {
       'enroute',
       'delivered',
       'cancelled',
+      'rejected',
+      'failed',
     ]);
+    // Every event the mock can send (every event but the creation status) is a kind.
+    expect(new Set(WEBHOOK_EVENT_KINDS)).toEqual(
+      new Set([...DELIVERY_PATH, ...Object.keys(OFF_PATH_SOURCES)].filter((event) => event !== 'pending')),
+    );
     expect(SCHEMA_EVENT_KINDS).toBe(WEBHOOK_EVENT_KINDS);
   });
 });

@@ -4,7 +4,7 @@
  * field and the body expected, and `POST /_sandbox/webhook-url` changing where webhooks go on a running
  * sandbox. Real sockets on 127.0.0.1, the sandbox in this process.
  */
-import { DeliveryClient } from 'delivery-task-sdk';
+import { DeliveryClient, WEBHOOK_EVENT_KINDS } from 'delivery-task-sdk';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { orderParams } from '../../../../../test/support/order-params.js';
@@ -136,5 +136,27 @@ describe('POST /_sandbox/webhook-url', () => {
     }
     expect((await send('GET', '/_sandbox/webhooks')).body.webhookUrl).toBe('http://127.0.0.1:9/hooks');
     expect((await send('GET', '/_sandbox/webhook-url')).status).toBe(405);
+  });
+});
+
+describe('the webhook kinds the sandbox sends', () => {
+  it('are the typed kinds, every one of them, and nothing else', async () => {
+    const receiver = await startWebhookReceiver();
+    receivers.push(receiver);
+    sandbox = await startSandbox({ webhookUrl: receiver.url });
+    const moves: Array<[string, string[]]> = [
+      ['KINDS-1', ['delivered']],
+      ['KINDS-2', ['cancelled']],
+      ['KINDS-3', ['rejected']],
+      ['KINDS-4', ['enroute', 'failed']],
+    ];
+    for (const [orderNumber, targets] of moves) {
+      const id = await newTask(sandbox, orderNumber);
+      for (const status of targets) {
+        expect((await send('POST', `/_sandbox/tasks/${id}/advance`, JSON.stringify({ status }))).status).toBe(200);
+      }
+    }
+    const sent = new Set(receiver.received.map((delivery) => String(delivery.body.status)));
+    expect([...sent].sort()).toEqual([...WEBHOOK_EVENT_KINDS].sort());
   });
 });
