@@ -1,0 +1,291 @@
+/**
+ * The create path's model test (docs/testing.md "Model tests"): generated worlds of processes, stalls,
+ * restarts, store faults and service faults (the mock's own rules), run as `fast-check` commands over
+ * virtual time, then held to the invariants of README "Exactly-once creation":
+ * - at most one task per order, plus one per repeat delivery (a second one is a failure, silent or told by
+ *   `DuplicateTaskError` afterwards: the world's service never makes one the SDK did not ask for);
+ * - every create that resolved, resolved with its order's task (the same one for every first delivery);
+ * - a repeat delivery resolves with a task of its own, created after it began, never `DuplicateTaskError`;
+ * - a create fails only with the SDK's typed errors, and within its `totalTimeout`;
+ * - every job ends.
+ */
+import fc from 'fast-check';
+import { DeliveryError, type TaskWithId } from '../../src/index.js';
+import type { MockFaultRule } from '../../src/testing.js';
+import {
+  CLIENT_LISTING_DELAY_MS,
+  describeService,
+  describeStoreFault,
+  serviceBehaviour,
+  stallMs,
+  storeFault,
+} from './model-arbitraries.js';
+import { ATTEMPT_TIMEOUT_MS, type CreateJob, CreateWorld, type CreateWorldConfig } from './model-create-world.js';
+import { STALL_POINTS, type StallPoint, type StoreFault } from './model-processes.js';
+import { advance, flagOn, InvariantViolation, inVirtualTime, runUntil, Timeline, WORLD_START } from './model-run.js';
+
+/** Orders of one world. */
+const ORDERS = 3;
+/** Virtual time every job has to end, ms. */
+const SETTLE_LIMIT_MS = 20 * 60_000;
+/** Virtual time let pass after the jobs end, so that a POST still held by a stall lands, ms. */
+const AFTERMATH_MS = 3 * 60_000;
+
+type Model = { readonly config: CreateWorldConfig };
+type CreateCommand = fc.AsyncCommand<Model, CreateWorld>;
+
+const canRestart = (config: CreateWorldConfig) => config.sharedStore || flagOn('restart-without-store');
+
+class Create implements CreateCommand {
+  constructor(
+    readonly process: number,
+    readonly order: number,
+    readonly repeat: boolean,
+    readonly totalTimeout: number | undefined,
+  ) {}
+  check = () => true;
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.create(this.process, this.order, this.repeat, this.totalTimeout);
+  }
+  toString(): string {
+    const options = [this.repeat ? 'repeatDelivery' : '', this.totalTimeout ? `totalTimeout ${this.totalTimeout}` : ''];
+    return `create(p${this.process}, ORD-${this.order}${options
+      .filter(Boolean)
+      .map((o) => `, ${o}`)
+      .join('')})`;
+  }
+}
+
+class Wait implements CreateCommand {
+  constructor(readonly ms: number) {}
+  check = () => true;
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.timeline.note(`wait ${this.ms} ms`);
+    await advance(this.ms);
+  }
+  toString = () => `wait(${this.ms})`;
+}
+
+class Stall implements CreateCommand {
+  constructor(
+    readonly process: number,
+    readonly ms: number,
+    readonly point: StallPoint,
+  ) {}
+  check = () => true;
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.stall(this.process, this.ms, this.point);
+  }
+  toString = () => `stall(p${this.process}, ${this.ms}, ${this.point})`;
+}
+
+class Restart implements CreateCommand {
+  constructor(
+    readonly process: number,
+    readonly downMs: number,
+  ) {}
+  check = (model: Readonly<Model>) => canRestart(model.config);
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.restart(this.process, this.downMs);
+  }
+  toString = () => `restart(p${this.process}, down ${this.downMs})`;
+}
+
+class BreakStore implements CreateCommand {
+  constructor(readonly fault: StoreFault) {}
+  check = (model: Readonly<Model>) => model.config.sharedStore;
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.store?.inject(this.fault);
+    world.timeline.note(`store: ${describeStoreFault(this.fault)}`);
+  }
+  toString = () => `store(${describeStoreFault(this.fault)})`;
+}
+
+class BreakService implements CreateCommand {
+  constructor(readonly rule: MockFaultRule) {}
+  check = () => true;
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.service.mock.inject(this.rule);
+    world.timeline.note(`service: next ${String(this.rule.operation)} gets ${JSON.stringify(this.rule)}`);
+  }
+  toString = () => `service(${JSON.stringify(this.rule)})`;
+}
+
+/** The mock's fault rules a create meets: lost answers (ambiguous), refusals (not processed), slow answers. */
+const serviceFault: fc.Arbitrary<MockFaultRule> = fc.constantFrom<MockFaultRule>(
+  { kind: 'commit-then-drop', operation: 'tasks.create' },
+  { kind: 'network-error', operation: 'tasks.create' },
+  { kind: 'status', status: 503, operation: 'tasks.create' },
+  { kind: 'status', status: 500, operation: 'tasks.create' },
+  { kind: 'delay', ms: ATTEMPT_TIMEOUT_MS + 500, operation: 'tasks.create' },
+  { kind: 'status', status: 503, operation: 'tasks.list' },
+  { kind: 'network-error', operation: 'tasks.list', times: 3 },
+);
+
+const processIndex = fc.integer({ min: 1, max: 4 });
+
+const stallPoint = fc.constantFrom(
+  ...(Object.keys(STALL_POINTS) as StallPoint[]).filter((point) => point !== 'before onEvent'),
+);
+
+export const createCommands = fc.commands<Model, CreateWorld, false>(
+  [
+    fc
+      .tuple(
+        processIndex,
+        fc.integer({ min: 1, max: ORDERS }),
+        flagOn('repeat-delivery') ? fc.boolean() : fc.constant(false),
+        fc.option(fc.constantFrom(3_000, 15_000), { nil: undefined }),
+      )
+      .map(([process, order, repeat, totalTimeout]) => new Create(process, order, repeat, totalTimeout)),
+    fc.constantFrom(1, 10, 250, 1_200, 4_000, 30_000).map((ms) => new Wait(ms)),
+    fc.tuple(processIndex, stallMs(), stallPoint).map(([process, ms, point]) => new Stall(process, ms, point)),
+    fc.tuple(processIndex, fc.constantFrom(0, 500, 3_000)).map(([process, ms]) => new Restart(process, ms)),
+    storeFault().map((fault) => new BreakStore(fault)),
+    serviceFault.map((rule) => new BreakService(rule)),
+  ],
+  { size: '+1' },
+);
+
+export const createWorldConfig: fc.Arbitrary<CreateWorldConfig> = fc.record({
+  processes: fc.integer({ min: 1, max: 4 }),
+  sharedStore: fc.boolean(),
+  service: serviceBehaviour(),
+  storeLatencyMs: fc.constantFrom(0, 2, 20),
+});
+
+/** The timeline of the world that ran last. */
+let lastTimeline: readonly string[] = [];
+export const createTimeline = () => lastTimeline;
+
+/** The property: runs the world's commands, lets every job end, then checks the invariants. */
+export const createProperty = fc.asyncProperty(createWorldConfig, createCommands, async (config, commands) => {
+  const timeline = new Timeline();
+  lastTimeline = timeline.lines;
+  await inVirtualTime(async () => {
+    // Without a shared store the processes share nothing: one, unless restarts are on.
+    const effective = { ...config, processes: canRestart(config) ? config.processes : 1 };
+    timeline.note(
+      `world: ${effective.processes} process(es), ${effective.sharedStore ? `a shared store (round trip ${effective.storeLatencyMs} ms)` : 'own memory stores'}; service: ${describeService(effective.service)}`,
+    );
+    const world = new CreateWorld(effective, timeline);
+    await fc.asyncModelRun(() => ({ model: { config: effective }, real: world }), commands);
+    const ended = await runUntil(() => world.settled, SETTLE_LIMIT_MS);
+    await advance(AFTERMATH_MS);
+    checkCreateWorld(world, ended);
+  });
+});
+
+function describeJob(job: CreateJob): string {
+  const attempts = job.attempts.map(
+    (a) => `${a.process} @${a.start - (job.attempts[0]?.start ?? 0)}: ${a.outcome ?? 'unfinished'}`,
+  );
+  return `job ${job.id} (${job.orderNumber}${job.repeat ? ', repeat' : ''}): ${attempts.join('; ')}`;
+}
+
+/** True when, without a shared store, two incarnations' creates of `order` could not see each other's task. */
+function concurrentWithoutStore(world: CreateWorld, order: string): boolean {
+  if (world.config.sharedStore) return false;
+  const attempts = world.jobs.filter((job) => job.orderNumber === order).flatMap((job) => job.attempts);
+  const posts = world.service.creates.filter((post) => post.orderNumber === order);
+  return attempts.some((later) =>
+    attempts.some(
+      (earlier) =>
+        earlier !== later &&
+        earlier.process !== later.process &&
+        earlier.start <= later.start &&
+        ((earlier.end ?? Number.POSITIVE_INFINITY) > later.start ||
+          posts.some((post) => post.process === earlier.process && post.at > later.start - CLIENT_LISTING_DELAY_MS)),
+    ),
+  );
+}
+
+/** The job whose POST made `task` (each job's body names it in `specialNotes`). */
+const creatorOf = (task: { specialNotes?: unknown }) => Number(/^job (\d+)$/.exec(String(task.specialNotes))?.[1]);
+
+export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
+  const problems: string[] = [];
+  if (!ended)
+    problems.push(
+      `jobs still running after ${SETTLE_LIMIT_MS} ms: ${world.jobs
+        .filter((job) => !job.result)
+        .map(describeJob)
+        .join(' | ')}`,
+    );
+  const tasks = world.service.mock.tasks;
+  const resolved = (job: CreateJob): TaskWithId | undefined =>
+    job.result !== undefined && 'task' in job.result ? job.result.task : undefined;
+  for (let order = 1; order <= ORDERS; order++) {
+    const orderNumber = `ORD-${order}`;
+    const jobs = world.jobs.filter((job) => job.orderNumber === orderNumber);
+    const own = tasks.filter((task) => task.orderNumber === orderNumber);
+    const told = jobs.some((job) =>
+      job.errors.some((error) => error instanceof Error && error.name === 'DuplicateTaskError'),
+    );
+    const describeTasks = (list: typeof own) =>
+      list
+        .map(
+          (t) => `${t.id} (POST of job ${creatorOf(t)}, created at ${Date.parse(t.createdAt ?? '') - WORLD_START} ms)`,
+        )
+        .join(', ');
+    // First deliveries: one task for them all; every repeat delivery: one task of its own.
+    const firsts = own.filter((task) => !world.jobs[creatorOf(task) - 1]?.repeat);
+    const extra =
+      Math.max(0, firsts.length - 1) +
+      jobs
+        .filter((job) => job.repeat)
+        .reduce((sum, job) => sum + Math.max(0, own.filter((t) => creatorOf(t) === job.id).length - 1), 0);
+    // Without a shared store, processes creating one order at once cannot know of each other (README
+    // "Running several instances"): held to the invariants only when one runs after the other.
+    const concurrent = concurrentWithoutStore(world, orderNumber);
+    // The service in these worlds never creates a task the SDK did not ask for: a second task is the
+    // SDK's own doing, whether or not a caller was told (DuplicateTaskError) afterwards.
+    if (extra > 0 && !concurrent) {
+      const how = told ? 'told afterwards by DuplicateTaskError' : 'silent: no caller was told';
+      problems.push(
+        `${orderNumber} has ${extra} task(s) too many (${how}): ${describeTasks(own)}; ${jobs.map(describeJob).join(' | ')}`,
+      );
+    }
+    const firstIds = new Set(
+      jobs
+        .filter((job) => !job.repeat)
+        .map(resolved)
+        .filter((task) => task !== undefined)
+        .map((task) => task.id),
+    );
+    if (firstIds.size > 1 && !concurrent)
+      problems.push(`${orderNumber}: first deliveries resolved with different tasks ${[...firstIds].join(', ')}`);
+    for (const job of jobs) {
+      const task = resolved(job);
+      const stored = task === undefined ? undefined : tasks.find((candidate) => candidate.id === task.id);
+      if (task !== undefined && stored?.orderNumber !== orderNumber) {
+        problems.push(
+          `${describeJob(job)} resolved with task ${task.id}, which is ${stored ? `of ${stored.orderNumber}` : 'not on the service'}`,
+        );
+      }
+      if (job.repeat && stored !== undefined && creatorOf(stored) !== job.id) {
+        problems.push(
+          `${describeJob(job)}: a repeat delivery resolved with a task its POST did not make (${describeTasks([stored])})`,
+        );
+      }
+      for (const error of job.errors) {
+        if (!(error instanceof DeliveryError))
+          problems.push(`${describeJob(job)}: failed with an untyped ${String(error)}`);
+        if (job.repeat && error instanceof Error && error.name === 'DuplicateTaskError') {
+          problems.push(`${describeJob(job)}: a repeat delivery got DuplicateTaskError`);
+        }
+      }
+      if (job.totalTimeout !== undefined) {
+        for (const attempt of job.attempts) {
+          const took = (attempt.end ?? Number.POSITIVE_INFINITY) - attempt.start;
+          if (attempt.outcome !== 'its process died' && took > job.totalTimeout + 50) {
+            problems.push(
+              `${describeJob(job)}: an attempt took ${took} ms, past its totalTimeout of ${job.totalTimeout} ms`,
+            );
+          }
+        }
+      }
+    }
+  }
+  if (problems.length > 0) throw new InvariantViolation(problems.join('\n  '));
+}
