@@ -2,9 +2,14 @@
  * Removes the client's secrets (API key, seller id) from anything that may be shown: error messages,
  * stacks, causes and bodies, log lines, inspected objects.
  *
- * Each secret is recognised raw, percent-encoded (UTF-8 or Latin-1 bytes, `+` for space), JSON-escaped
- * (`\uXXXX` too), and in base64/base64url of the secret and of `apikey <secret>`, also mixed within one
- * occurrence. Not covered: double encodings (`%252B`), HTML entities.
+ * By what a value is: a credential header (`authorization`, `x-seller-id`, …) or field (`sellerId`,
+ * `apiKey`, …, {@link isCredentialField}) is replaced whatever it holds. By what it contains: a secret of at
+ * least {@link MIN_SUBSTRING_SECRET_CHARS} characters is also removed wherever it appears, raw,
+ * percent-encoded (UTF-8 or Latin-1 bytes, `+` for space), JSON-escaped (`\uXXXX` too), and in
+ * base64/base64url of the secret and of `apikey <secret>`, also mixed within one occurrence. A shorter
+ * secret (a seller id `e`, `1`, `test`) could be any word, digit or part of an id: searching for it would
+ * corrupt ids, keys and JSON, so it is removed where it is a credential only. Not covered: double
+ * encodings (`%252B`), HTML entities.
  */
 import { type DeliveryError, isAPIUserAbortError, isDeliveryError } from '../core/errors.js';
 
@@ -18,6 +23,41 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'cookie',
   'set-cookie',
 ]);
+
+/**
+ * Shortest secret removed wherever it appears in text (characters): 8. A shorter one is removed only where it
+ * is a credential (a credential header or field), never as a part of other text.
+ */
+export const MIN_SUBSTRING_SECRET_CHARS = 8;
+
+/** Credential field and header names, lower case without `-` and `_` (`x-seller-id` → `xsellerid`). */
+const CREDENTIAL_FIELDS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxyauthorization',
+  'xsellerid',
+  'sellerid',
+  'apikey',
+  'xapikey',
+  'cookie',
+  'setcookie',
+]);
+
+/** Fields whose value keeps its scheme when replaced: `apikey [redacted]`, `Bearer [redacted]`. */
+const SCHEMED_FIELDS: ReadonlySet<string> = new Set(['authorization', 'proxyauthorization']);
+
+const fieldKey = (name: string): string => name.toLowerCase().replace(/[-_]/g, '');
+
+/** True for a field or header name that holds a credential (`sellerId`, `x-seller-id`, `api_key`, `Authorization`, …). */
+export function isCredentialField(name: string): boolean {
+  return CREDENTIAL_FIELDS.has(fieldKey(name));
+}
+
+/** A credential field's value replaced: {@link REDACTED}, after the scheme of an `authorization` value. */
+export function maskedCredential(name: string, value: string): string {
+  if (!SCHEMED_FIELDS.has(fieldKey(name))) return REDACTED;
+  const scheme = /^([A-Za-z][\w.+-]*) +\S/.exec(value)?.[1];
+  return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
+}
 
 /** Links of a `cause` chain (and levels of `AggregateError.errors`) kept; a deeper link becomes a marker. */
 export const MAX_CAUSE_DEPTH = 8;
@@ -111,7 +151,8 @@ function read(target: object, key: PropertyKey): unknown {
   }
 }
 
-type CopyStep = { source: unknown; assign: (copy: unknown) => void } | { leave: object };
+/** One step of {@link Redactor.value}'s walk; `field`: the credential field the value sits under, if any. */
+type CopyStep = { source: unknown; assign: (copy: unknown) => void; field?: string } | { leave: object };
 
 /**
  * Replaces every occurrence of the given secrets, in every encoding listed in this module, by
@@ -124,7 +165,11 @@ export class Redactor {
   constructor(secrets: readonly (string | undefined)[]) {
     const encoder = new TextEncoder();
     const distinct = [
-      ...new Set(secrets.filter((secret): secret is string => typeof secret === 'string' && secret !== '')),
+      ...new Set(
+        secrets.filter(
+          (secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SUBSTRING_SECRET_CHARS,
+        ),
+      ),
     ].sort((a, b) => b.length - a.length);
     const literals = distinct
       .flatMap((secret) => base64Variants(secret, encoder))
@@ -157,7 +202,10 @@ export class Redactor {
     return `${redacted.slice(0, end)}…`;
   };
 
-  /** A deep copy with secrets replaced in every string and key; a cycle becomes `'[circular]'`. */
+  /**
+   * A deep copy with every credential field replaced ({@link isCredentialField}) and secrets replaced in every
+   * other string and key; a cycle becomes `'[circular]'`.
+   */
   value = (value: unknown): unknown => {
     let result: unknown;
     const enclosing = new Set<object>();
@@ -174,8 +222,10 @@ export class Redactor {
         enclosing.delete(step.leave);
         continue;
       }
-      const { source, assign } = step;
-      if (typeof source === 'string') assign(this.text(source));
+      const { source, assign, field } = step;
+      if (field !== undefined && (typeof source === 'string' || typeof source === 'number')) {
+        assign(maskedCredential(field, String(source)));
+      } else if (typeof source === 'string') assign(this.text(source));
       else if (typeof source !== 'object' || source === null) assign(source);
       else if (enclosing.has(source)) assign(CIRCULAR);
       else if (isErrorLike(source)) assign(this.#copyError(source, 0));
@@ -191,6 +241,7 @@ export class Redactor {
             assign: (item) => {
               copy[index] = item;
             },
+            ...(field === undefined ? {} : { field }),
           });
         }
       } else {
@@ -198,11 +249,16 @@ export class Redactor {
         assign(copy);
         enclosing.add(source);
         steps.push({ leave: source });
-        const entries = Object.entries(source).map(([key, item]) => [this.text(key), item] as const);
-        for (const [key] of entries) define(copy, key, undefined, true);
+        const entries = Object.entries(source).map(([key, item]) => [key, this.text(key), item] as const);
+        for (const [, key] of entries) define(copy, key, undefined, true);
         for (let index = entries.length - 1; index >= 0; index--) {
-          const [key, item] = entries[index] as readonly [string, unknown];
-          steps.push({ source: item, assign: (redacted) => define(copy, key, redacted, true) });
+          const [original, key, item] = entries[index] as readonly [string, string, unknown];
+          const under = field ?? (isCredentialField(original) ? original : undefined);
+          steps.push({
+            source: item,
+            assign: (redacted) => define(copy, key, redacted, true),
+            ...(under === undefined ? {} : { field: under }),
+          });
         }
       }
     }
@@ -284,8 +340,9 @@ export class Redactor {
     for (const key of Object.keys(error)) {
       if (['message', 'name', 'stack', 'code', 'cause', 'errors'].includes(key)) continue;
       const item = read(error, key);
-      if (typeof item === 'string') define(copy, this.text(key), this.text(item), true);
-      else if (typeof item === 'number' || typeof item === 'boolean') define(copy, this.text(key), item, true);
+      if (typeof item === 'string') {
+        define(copy, this.text(key), isCredentialField(key) ? maskedCredential(key, item) : this.text(item), true);
+      } else if (typeof item === 'number' || typeof item === 'boolean') define(copy, this.text(key), item, true);
     }
     if ('cause' in error) hidden('cause', this.#link(read(error, 'cause'), depth + 1));
     const errors = read(error, 'errors');
