@@ -2,8 +2,10 @@
  * One create per order across processes (README "Running several instances"; docs/several-instances.md):
  * the order's record in the shared store is also its lease. A create takes a new order with one
  * `setIfAbsent` of a `sending` record (its random `holder`, `leaseUntil` renewed every third of
- * {@link LEASE_TTL_MS}, and `until`, the end of its first POST's possible flight); after the POST one
- * compare-and-set writes the outcome and lets the order go. A create that finds a record returns the
+ * {@link LEASE_TTL_MS}, and `until`, the end of its first POST's possible flight); a POST leaves only
+ * while the lease is held and its whole attempt ends before `until`, both read after every wait, so a
+ * stall shows before it (docs/several-instances.md "Stalls"); after the POST one compare-and-set writes the
+ * outcome and lets the order go. A create that finds a record returns the
  * remembered task (`created`), rethrows a recorded failure it waited for (`failed`), waits on a live
  * lease, or takes over an ended one (fenced: every write is a compare-and-set on the record as its holder
  * last wrote it) and looks the order up first. An unknown outcome keeps `since`, so the next create looks
@@ -40,10 +42,12 @@ const MAX_STORE_FAILURES_WHILE_WAITING = 3;
 const MAX_POLL_MS = 250;
 /** Reads and compare-and-sets in a row without a pause (each lost a race). */
 const MAX_STEPS = 4;
-/** Added to an attempt's timeout for `until`: setup and clock drift, ms. */
+/** Added to an attempt's timeout for `until`: a late abort timer and clock differences between processes, ms. */
 const IN_FLIGHT_ALLOWANCE_MS = 250;
 /** A new holder's `until` allows this before its first POST, which then writes nothing first, ms. */
 const FIRST_POST_ALLOWANCE_MS = 1000;
+/** A fencing write's `until` allows this for its own answer; a slower answer (a stall) means writing again, ms. */
+const FENCE_ALLOWANCE_MS = 1000;
 
 const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
 const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
@@ -255,10 +259,19 @@ async function holdLease(
   let lost = false;
   let done = false;
   let writes: Promise<unknown> = Promise.resolve();
-  /** `false` when the record changed; `lazily`: its loss is safe, the store need not wait for its disk. */
-  const write = (next: OrderRecord, ttlMs = orderTtlMs, lazily = false): Promise<boolean> => {
+  /**
+   * `false` when the record changed. A function makes the record from the one last written when the write
+   * runs, so a renewal queued behind a write of `until` keeps that `until`. `lazily`: its loss is safe, the
+   * store need not wait for its disk.
+   */
+  const write = (
+    next: OrderRecord | ((last: SendingRecord) => SendingRecord),
+    ttlMs = orderTtlMs,
+    lazily = false,
+  ): Promise<boolean> => {
     const attempt = async (): Promise<boolean> => {
-      const nextRaw = JSON.stringify(next);
+      const value = typeof next === 'function' ? next(record) : next;
+      const nextRaw = JSON.stringify(value);
       const cas = (expected: string) => store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
       try {
         lost ||= !((await cas(raw)) || (uncertain !== undefined && (await cas(uncertain))));
@@ -269,7 +282,7 @@ async function holdLease(
       if (lost) return false;
       raw = nextRaw;
       uncertain = undefined;
-      if (next.state === 'sending') record = next;
+      if (value.state === 'sending') record = value;
       return true;
     };
     const written = writes.then(attempt, attempt);
@@ -288,7 +301,7 @@ async function holdLease(
   };
   const renew = setInterval(() => {
     if (done || lost) return;
-    write({ ...record, leaseUntil: Date.now() + LEASE_TTL_MS }).catch((error: unknown) => {
+    write((last) => ({ ...last, leaseUntil: Date.now() + LEASE_TTL_MS })).catch((error: unknown) => {
       logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
     });
   }, LEASE_TTL_MS / 3);
@@ -299,13 +312,27 @@ async function holdLease(
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
     const guard: SendGuard = {
-      beforeAttempt: async (resend, timeoutMs) => {
-        const now = Date.now();
-        const until = now + (timeoutMs ?? context.attemptTimeoutMs) + IN_FLIGHT_ALLOWANCE_MS;
-        if (!resend && !lost && until <= (record.until ?? 0) && now < (record.leaseUntil ?? 0)) return;
-        if (!(await write({ ...record, until, leaseUntil: now + LEASE_TTL_MS }))) {
-          if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
-          throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
+      beforeAttempt: async (resend, timeoutMs = context.attemptTimeoutMs) => {
+        // Read after every wait, in the same task as the POST that follows: the POST leaves only while the
+        // lease is held and its whole attempt ends before `until`. A stall during a write shows here.
+        for (let fences = 0; ; fences++) {
+          const now = Date.now();
+          const covered = now + timeoutMs + IN_FLIGHT_ALLOWANCE_MS <= (record.until ?? 0);
+          if (!lost && (fences > 0 || !resend) && covered && now < (record.leaseUntil ?? 0)) return;
+          if (fences === MAX_STEPS) {
+            const reason = `the store answered ${MAX_STEPS} writes in a row too late to cover the POST (over ${FENCE_ALLOWANCE_MS} ms each)`;
+            if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason });
+            throw new StoreUnavailableError({ operation: 'compareAndSet', reason });
+          }
+          const fenced = await write((last) => {
+            const at = Date.now();
+            const until = at + timeoutMs + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
+            return { ...last, until, leaseUntil: at + LEASE_TTL_MS };
+          });
+          if (!fenced) {
+            if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
+            throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
+          }
         }
       },
     };

@@ -10,6 +10,9 @@ export interface PriorAttempt {
 
 /** What the holder of an order's lease checks before each POST. */
 export interface SendGuard {
-  /** Throws when the lease was lost; else makes sure the record covers this POST's flight. */
+  /**
+   * Throws when the lease was lost; else makes sure the record covers this POST's flight (`timeoutMs`, its
+   * attempt timeout), as read when it resolves: send the POST in the same task, with no wait in between.
+   */
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
 }
