@@ -72,10 +72,45 @@ export const text = (value: unknown): string =>
 
 export const kwdOfFils = (fils: number): string => `${(fils / 1000).toFixed(3)} KWD`;
 
+/** Where the page keeps the choice of time zone (this browser's local storage). */
+export const TIME_KEY = 'delivery-task-sandbox-time';
+
+/** Kuwait's offset from UTC, ms: UTC+3 all year, no daylight saving. */
+const KUWAIT_OFFSET_MS = 3 * 3_600_000;
+
+function storedKuwaitTime(): boolean {
+  try {
+    return localStorage.getItem(TIME_KEY) === 'kuwait';
+  } catch {
+    return false;
+  }
+}
+
+/** Times are shown in Kuwait time (UTC+3) rather than the browser's zone. */
+export let kuwaitTime = storedKuwaitTime();
+
+/** Shows times in Kuwait time (`true`) or the browser's zone, and remembers the choice. */
+export function setKuwaitTime(on: boolean): void {
+  kuwaitTime = on;
+  try {
+    localStorage.setItem(TIME_KEY, on ? 'kuwait' : 'local');
+  } catch {
+    // Kept for this page only.
+  }
+}
+
+/** A time of the sandbox as chosen: the browser's zone, or `2026-11-24 18:25:48 Kuwait` (UTC+3). */
 export function localTime(iso: unknown): string {
   if (typeof iso !== 'string') return '';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  if (Number.isNaN(date.getTime())) return iso;
+  if (!kuwaitTime) return date.toLocaleString();
+  return `${new Date(date.getTime() + KUWAIT_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')} Kuwait`;
+}
+
+/** The row an empty table shows: a sentence across every column. */
+export function emptyRow(columns: number, message: string): HTMLTableRowElement {
+  return el('tr', { class: 'empty' }, el('td', { colspan: String(columns) }, message));
 }
 
 // ---------------------------------------------------------------- control requests

@@ -11,133 +11,43 @@ import {
   control,
   type Delivery,
   el,
+  emptyRow,
   type Json,
+  kuwaitTime,
   kwdOfFils,
   localTime,
   MAX_EVENT_BYTES,
-  MAX_TASKS,
   notice,
   REQUESTS_PAGE,
   readTokenFromFragment,
+  setKuwaitTime,
   summaryList,
   type TaskEntry,
   tasks,
   text,
   useToken,
 } from './dom.js';
-import { loadFaults, renderFaults, renderFees, renderRequests, renderWallet, showOlderRequests } from './views.js';
+import { addTask, applyFilter, renderTasks, setTaskTotal, statusBadge, tasksOfOrder } from './tasks-table.js';
+import {
+  loadFaults,
+  markFaultEdited,
+  renderFaults,
+  renderFees,
+  renderRequests,
+  renderWallet,
+  showOlderRequests,
+} from './views.js';
 
 // ---------------------------------------------------------------- state
 
-let taskTotal = 0;
 let deliveries: Delivery[] = [];
 let webhookUrl: string | null = null;
 let currentView = 'tasks';
 let currentTaskId: string | undefined;
 
-// ---------------------------------------------------------------- tasks table
-
-const taskRows = new Map<string, HTMLTableRowElement>();
-
-function statusBadge(status: string): HTMLElement {
-  return el('span', { class: `badge status-${/^[a-z_]+$/.test(status) ? status : 'other'}` }, status);
-}
-
-function historyTimeline(task: Json): HTMLElement {
-  const history = Array.isArray(task.statusHistory) ? (task.statusHistory as Json[]) : [];
-  const list = el('ol', { class: 'mini-timeline', 'aria-label': 'Status history' });
-  for (const entry of history) {
-    list.append(el('li', { title: localTime(entry.timestamp) }, text(entry.status)));
-  }
-  return list;
-}
-
-function taskMatches(entry: TaskEntry): boolean {
-  const search = byId<HTMLInputElement>('task-search').value.trim().toLowerCase();
-  const status = byId<HTMLSelectElement>('task-status').value;
-  const { task } = entry;
-  if (status !== '' && task.status !== status) return false;
-  if (search === '') return true;
-  return [task.orderNumber, task.customerName, task.customerNumber, task.id, task.deliveryId, task.status]
-    .map((value) => text(value).toLowerCase())
-    .some((value) => value.includes(search));
-}
-
-function taskRow(entry: TaskEntry): HTMLTableRowElement {
-  const { task } = entry;
-  const id = text(task.id);
-  const link = el('a', { href: `#task/${encodeURIComponent(id)}` }, text(task.orderNumber) || id);
-  return el(
-    'tr',
-    { 'data-task-id': id },
-    el('td', { 'data-label': 'Order number' }, link),
-    el(
-      'td',
-      { 'data-label': 'Customer' },
-      el('div', {}, text(task.customerName), el('br'), el('small', {}, text(task.customerNumber))),
-    ),
-    el('td', { 'data-label': 'Status' }, el('div', {}, statusBadge(text(task.status)), historyTimeline(task))),
-    el('td', { 'data-label': 'Fee', class: 'number' }, kwdOfFils(entry.feeFils)),
-    el('td', { 'data-label': 'Created' }, localTime(task.createdAt)),
-  );
-}
-
-function updateTaskCount(): void {
-  const shown = [...taskRows.values()].filter((row) => !row.hidden).length;
-  const beyond = taskTotal > tasks.size ? ` (the newest ${tasks.size} of ${taskTotal})` : '';
-  byId('task-count').textContent = `${shown} of ${tasks.size} tasks shown${beyond}`;
-}
-
-function upsertTaskRow(entry: TaskEntry, atTop: boolean): void {
-  const id = text(entry.task.id);
-  const row = taskRow(entry);
-  row.hidden = !taskMatches(entry);
-  const old = taskRows.get(id);
-  const body = byId<HTMLTableElement>('tasks-table').tBodies[0];
-  if (!body) return;
-  if (old) old.replaceWith(row);
-  else if (atTop) body.prepend(row);
-  else body.append(row);
-  taskRows.set(id, row);
-}
-
-function renderTasks(): void {
-  const body = byId<HTMLTableElement>('tasks-table').tBodies[0];
-  body?.replaceChildren();
-  taskRows.clear();
-  for (const entry of tasks.values()) upsertTaskRow(entry, false);
-  updateTaskCount();
-}
-
-function applyFilter(): void {
-  for (const [id, row] of taskRows) {
-    const entry = tasks.get(id);
-    row.hidden = entry === undefined || !taskMatches(entry);
-  }
-  updateTaskCount();
-}
-
 function onTask(entry: TaskEntry): void {
+  addTask(entry);
   const id = text(entry.task.id);
-  const known = tasks.has(id);
-  if (!known) {
-    // Newest first: a new task goes to the front.
-    const rest = [...tasks];
-    tasks.clear();
-    tasks.set(id, entry);
-    for (const [key, value] of rest) tasks.set(key, value);
-    taskTotal += 1;
-    if (tasks.size > MAX_TASKS) {
-      const oldest = [...tasks.keys()].at(-1);
-      if (oldest !== undefined) {
-        tasks.delete(oldest);
-        taskRows.get(oldest)?.remove();
-        taskRows.delete(oldest);
-      }
-    }
-  } else tasks.set(id, entry);
-  upsertTaskRow(entry, true);
-  updateTaskCount();
   if (currentView === 'task' && currentTaskId === id) void showTask(id);
   if (currentView === 'wallet') renderFees();
 }
@@ -155,8 +65,10 @@ async function showTask(id: string): Promise<void> {
   }
   const { task } = view;
   byId('task-heading').textContent = `Task ${text(task.orderNumber) || id}`;
+  const sameOrder = tasksOfOrder(task.orderNumber);
   summaryList(byId('task-summary'), [
     ['Id', text(task.id)],
+    ['Order number', `${text(task.orderNumber)}${sameOrder > 1 ? ` (${sameOrder} tasks carry it)` : ''}`],
     ['Status', text(task.status)],
     ['Customer', `${text(task.customerName)} ${text(task.customerNumber)}`.trim()],
     ['Fee', kwdOfFils(view.feeFils)],
@@ -277,10 +189,25 @@ function deliveryRow(delivery: Delivery): HTMLTableRowElement {
 function renderWebhooks(): void {
   byId('webhook-url').textContent =
     webhookUrl === null
-      ? 'No webhook URL: start the sandbox with --webhook-url <url> to have task changes POSTed to your endpoint.'
+      ? 'No webhook URL: set one below (or start the sandbox with --webhook-url <url>) to have task changes POSTed to your endpoint.'
       : `POSTed to ${webhookUrl}; each answer within 5 s, no retry.`;
+  const input = byId<HTMLInputElement>('webhook-url-input');
+  if (document.activeElement !== input) input.value = webhookUrl ?? '';
   const body = byId<HTMLTableElement>('webhooks-table').tBodies[0];
-  body?.replaceChildren(...deliveries.toReversed().map(deliveryRow));
+  const none = webhookUrl === null ? 'None yet: no webhook URL is set.' : 'None yet: move a task to send one.';
+  body?.replaceChildren(...(deliveries.length === 0 ? [emptyRow(7, none)] : deliveries.toReversed().map(deliveryRow)));
+}
+
+/** `POST /_sandbox/webhook-url`: where webhooks go from now on (`null`: nowhere). */
+async function changeWebhookUrl(url: string | null): Promise<void> {
+  try {
+    webhookUrl = (await control<{ webhookUrl: string | null }>('webhook-url', { method: 'POST', body: { url } }))
+      .webhookUrl;
+    notice('');
+  } catch (error) {
+    notice(error instanceof Error ? error.message : String(error));
+  }
+  renderWebhooks();
 }
 
 function onDelivery(delivery: Delivery): void {
@@ -288,7 +215,9 @@ function onDelivery(delivery: Delivery): void {
   if (deliveries.some((known) => known.seq === delivery.seq)) return;
   deliveries.push(delivery);
   if (deliveries.length > 1000) deliveries.shift();
-  if (currentView === 'webhooks') byId<HTMLTableElement>('webhooks-table').tBodies[0]?.prepend(deliveryRow(delivery));
+  const table = byId<HTMLTableElement>('webhooks-table').tBodies[0];
+  table?.querySelector('tr.empty')?.remove();
+  if (currentView === 'webhooks') table?.prepend(deliveryRow(delivery));
   if (currentView === 'task' && currentTaskId === delivery.taskId) renderTaskWebhooks(delivery.taskId);
 }
 
@@ -313,7 +242,7 @@ async function loadAll(): Promise<void> {
     ]);
     tasks.clear();
     for (const entry of list.tasks) tasks.set(text(entry.task.id), entry);
-    taskTotal = list.total;
+    setTaskTotal(list.total);
     deliveries = hooks.deliveries;
     webhookUrl = hooks.webhookUrl;
     renderTasks();
@@ -465,6 +394,19 @@ function start(): void {
   for (const status of TASK_STATUSES) statusFilter.append(el('option', { value: status }, status));
   const target = byId<HTMLSelectElement>('advance-target');
   byId('task-search').addEventListener('input', applyFilter);
+  const zone = byId<HTMLInputElement>('kuwait-time');
+  zone.checked = kuwaitTime;
+  zone.addEventListener('change', () => {
+    setKuwaitTime(zone.checked);
+    renderTasks();
+    void showView();
+  });
+  byId('fault-kinds').addEventListener('input', markFaultEdited);
+  byId<HTMLFormElement>('webhook-url-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void changeWebhookUrl(byId<HTMLInputElement>('webhook-url-input').value.trim());
+  });
+  byId('webhook-url-off').addEventListener('click', () => void changeWebhookUrl(null));
   statusFilter.addEventListener('change', applyFilter);
   byId('advance-one').addEventListener('click', () => void moveTask());
   byId('advance-to').addEventListener('click', () => void moveTask(target.value));

@@ -4,6 +4,7 @@ import {
   byId,
   control,
   el,
+  emptyRow,
   type FaultKind,
   type Json,
   type JsonSchema,
@@ -55,6 +56,10 @@ export async function renderWallet(): Promise<void> {
 }
 
 export function renderFees(): void {
+  if (tasks.size === 0) {
+    byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(emptyRow(3, 'None yet: no task was created.'));
+    return;
+  }
   byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(
     ...[...tasks.values()]
       .slice(0, 200)
@@ -75,8 +80,29 @@ export function renderFees(): void {
 export let faultKinds: FaultKind[] = [];
 export let operations: string[] = [];
 
-/** An input for one field of a fault rule, from its JSON Schema. */
-export function fieldInput(kind: string, name: string, schema: JsonSchema, required: boolean): HTMLElement {
+/** Ids of the fault form inputs the user changed: kept across a re-render, until that kind is switched on. */
+const edited = new Set<string>();
+
+/** Marks the input of an `input` event in the fault cards as changed by the user. */
+export function markFaultEdited(event: Event): void {
+  const id = (event.target as HTMLElement | null)?.id;
+  if (id) edited.add(id);
+}
+
+/** A value of an active rule as an input shows it: text as it is, anything else as JSON. */
+const shown = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/**
+ * An input for one field of a fault rule, from its JSON Schema, showing `current` (the active rule's value)
+ * when the kind is on, else the form's default.
+ */
+export function fieldInput(
+  kind: string,
+  name: string,
+  schema: JsonSchema,
+  required: boolean,
+  current?: unknown,
+): HTMLElement {
   const id = `fault-${kind}-${name}`;
   const numeric = schema.type === 'number' || schema.type === 'integer';
   const orInfinity = schema.anyOf?.some((part) => part.const === 'Infinity') === true;
@@ -105,6 +131,7 @@ export function fieldInput(kind: string, name: string, schema: JsonSchema, requi
         ? 'string'
         : 'json';
   if (required) input.required = true;
+  if (current !== undefined) input.value = input.dataset.kind === 'json' ? JSON.stringify(current) : shown(current);
   return el('div', { class: 'field' }, el('label', { for: id }, `${name}${required ? '' : ' (optional)'}`), input);
 }
 
@@ -113,6 +140,8 @@ export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
   const required = new Set(kind.schema.required ?? []);
   const fields = Object.entries(properties).filter(([name]) => !['kind', 'operation', 'times'].includes(name));
   const on = active.filter((fault) => fault.rule.kind === kind.kind);
+  // The card shows the newest active rule of its kind, so what is on is what is read.
+  const current = on.at(-1)?.rule;
   const operationId = `fault-${kind.kind}-operation`;
   const timesId = `fault-${kind.kind}-times`;
   const form = el(
@@ -125,7 +154,7 @@ export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
       ' ',
       el('span', { class: on.length > 0 ? 'badge on' : 'badge off' }, on.length > 0 ? 'on' : 'off'),
     ),
-    ...fields.map(([name, schema]) => fieldInput(kind.kind, name, schema, required.has(name))),
+    ...fields.map(([name, schema]) => fieldInput(kind.kind, name, schema, required.has(name), current?.[name])),
     el(
       'div',
       { class: 'field' },
@@ -134,14 +163,20 @@ export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
         'select',
         { id: operationId },
         el('option', { value: '' }, 'every operation'),
-        ...operations.map((operation) => el('option', { value: operation }, operation)),
+        ...operations.map((operation) =>
+          el(
+            'option',
+            { value: operation, ...([current?.operation].flat().includes(operation) ? { selected: '' } : {}) },
+            operation,
+          ),
+        ),
       ),
     ),
     el(
       'div',
       { class: 'field' },
       el('label', { for: timesId }, 'requests'),
-      el('input', { id: timesId, type: 'text', value: 'Infinity', inputmode: 'numeric' }),
+      el('input', { id: timesId, type: 'text', value: shown(current?.times ?? 'Infinity'), inputmode: 'numeric' }),
     ),
     el('button', { type: 'submit', class: 'primary' }, `Switch ${kind.kind} on`),
   );
@@ -181,6 +216,7 @@ export async function switchOn(kind: string, form: HTMLFormElement): Promise<voi
   rule.times = times === 'Infinity' || times === '' ? 'Infinity' : Number(times);
   try {
     await control('faults', { method: 'POST', body: rule });
+    for (const id of [...edited]) if (id.startsWith(`fault-${kind}-`)) edited.delete(id);
     notice('');
   } catch (error) {
     notice(error instanceof Error ? error.message : String(error));
@@ -206,7 +242,7 @@ export function renderFaults(active: ActiveFault[]): void {
   byId('fault-kinds').replaceChildren(...faultKinds.map((kind) => faultCard(kind, active)));
   for (const [id, value] of typed) {
     const input = document.getElementById(id) as HTMLInputElement | null;
-    if (input) input.value = value;
+    if (input && edited.has(id)) input.value = value;
   }
   byId('faults-active').replaceChildren(
     ...(active.length === 0
@@ -293,7 +329,8 @@ export function showOlderButton(page: RequestPage, rows: number): void {
 export async function renderRequests(): Promise<void> {
   const page = await control<RequestPage>(`requests?limit=${REQUESTS_PAGE}`);
   const body = byId<HTMLTableElement>('requests-table').tBodies[0];
-  body?.replaceChildren(...page.requests.toReversed().map(requestRow));
+  const rows = page.requests.toReversed().map(requestRow);
+  body?.replaceChildren(...(rows.length === 0 ? [emptyRow(4, 'None yet: requests to the service show here.')] : rows));
   showOlderButton(page, page.requests.length);
 }
 
