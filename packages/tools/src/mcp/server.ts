@@ -108,7 +108,9 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
 }
 
 /**
- * An MCP server for `client`, bounded by `policy` (default: read-only). One server serves one session:
+ * An MCP server for `client`, bounded by `policy` (default: read-only; bookings, when allowed, within
+ * `DEFAULT_MAX_FEE_KWD` per delivery and `DEFAULT_DAILY_CAP_KWD` a day unless the policy sets other limits
+ * or lifts them with `Infinity`; `docs/mcp.md`, "The policy"). One server serves one session:
  * quotes and confirmation tokens live in it; the day's spending and the bookings in progress live in
  * `policy.store`, shared by every server using that store.
  *
