@@ -3,7 +3,7 @@
 # `import` and `require` of every entry, a call against the mock through the main and testing entries,
 # the main entry's independence from msw (it loads in a project without msw installed), and the redis
 # entry's independence from the Redis libraries; then the tools' tarball beside it: `delivery-task-tools/mcp`
-# in a session, `delivery-task mcp --help`. Run after `npm run build`.
+# in a session, `delivery-task mcp --help`; then scripts/check-install.ts over that install. Run after `npm run build`.
 set -euo pipefail
 root="$(pwd)"
 work="$(mktemp -d)"
@@ -174,4 +174,9 @@ node --input-type=module -e "
 "
 ./node_modules/.bin/delivery-task mcp --help | grep -q -- '--daily-cap-kwd' || { echo "delivery-task mcp --help failed" >&2; exit 1; }
 echo "delivery-task mcp --help from the tools' tarball: ok"
+
+# 4. What a merchant can follow from the install: every link, image, anchor and cited section of the shipped
+# READMEs, guides, .d.ts/.js and --help texts resolves inside it; the release is one version with a CHANGELOG
+# section in each package; the manifests carry nothing only the repository uses.
+tsx "$root/scripts/check-install.ts" "$work/agent"
 echo "consumer check passed"

@@ -2,7 +2,7 @@
 # What `npm publish` would upload, checked before it is: the LICENSE is in the tarball, the registry
 # metadata (repository, homepage, bugs, keywords, license) is filled in, runtime dependencies are caret
 # ranges the lockfile agrees with, and every source map shipped
-# points at files that are shipped too (or no map is shipped). Prints the tarball's size (packed and
+# points at files that are shipped too (or no map is shipped), and the unpacked package stays within 1.5 MB. Prints the tarball's size (packed and
 # unpacked bytes, file count) so CI logs show it grow. Run after `npm run build`.
 set -euo pipefail
 report="$(mktemp)"
@@ -57,6 +57,11 @@ for (const map of maps) {
   }
 }
 
+// The package a merchant installs, guides included, stays within 1.5 MB unpacked (npm's own figure).
+const MAX_UNPACKED_BYTES = 1_500_000;
+if (pack.unpackedSize > MAX_UNPACKED_BYTES) {
+  problems.push(`the package is ${pack.unpackedSize} bytes unpacked, over ${MAX_UNPACKED_BYTES}`);
+}
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 console.log(
   `tarball ${pack.filename}: ${pack.size} bytes packed (${kib(pack.size)}), ${pack.unpackedSize} bytes unpacked (${kib(pack.unpackedSize)}), ${pack.entryCount} files, ${maps.length} source maps`,

@@ -1,18 +1,19 @@
 /** `mock.listen()` before Node.js 22.12: `globalThis.fetch` answered by the handlers (not `node:http`). @module */
 import { getResponse, type HttpHandler, isPassthroughResponse } from 'msw';
-
-/** What a request no handler matches does, as msw's `onUnhandledFrame`. */
-export type UnhandledStrategy = 'error' | 'warn' | 'bypass';
+import type { UnhandledDecision, UnhandledStrategy } from './unhandled-requests.js';
 
 /** An interception in place; `close()` puts the previous `fetch` back (if no one replaced it since). */
 export interface FetchInterception {
   close(): void;
 }
 
-/** Replaces `globalThis.fetch`; unmatched: `'error'` rejects with a `TypeError`, else the previous `fetch`. */
+/**
+ * Replaces `globalThis.fetch`; unmatched: `'error'` rejects with a `TypeError`, else the previous `fetch`
+ * (a function decides per request).
+ */
 export function interceptFetch(
   handlers: readonly HttpHandler[],
-  onUnhandledFrame: UnhandledStrategy,
+  onUnhandled: UnhandledStrategy | ((request: Request) => UnhandledDecision),
 ): FetchInterception {
   const previous = globalThis.fetch;
   const intercepting: typeof globalThis.fetch = async (input, init) => {
@@ -21,10 +22,9 @@ export function interceptFetch(
     const answer = await getResponse([...handlers], request.clone());
     if (answer === undefined) {
       const described = `${request.method} ${new URL(request.url).origin}${new URL(request.url).pathname}`;
+      const onUnhandledFrame = typeof onUnhandled === 'function' ? onUnhandled(request) : onUnhandled;
       if (onUnhandledFrame === 'error') {
-        throw new TypeError(
-          `fetch failed: no handler of the mock matches ${described} (mock.listen(), onUnhandledFrame 'error')`,
-        );
+        throw new TypeError(`fetch failed: no handler of the mock matches ${described} (mock.listen())`);
       }
       if (onUnhandledFrame === 'warn')
         console.warn(`mock.listen(): no handler of the mock matches ${described}; sent on`);

@@ -32,7 +32,8 @@ import type {
   MockWallet,
   MockWebhookDelivery,
 } from './types.js';
-import { sendWebhook, type WebhookPost } from './webhook-delivery.js';
+import { serviceOnly } from './unhandled-requests.js';
+import { sendWebhook, WebhookDeliveryLog, type WebhookPost } from './webhook-delivery.js';
 import { webhookFormOf } from './webhook-form.js';
 
 const UNHANDLED_FRAME_STRATEGIES = ['error', 'warn', 'bypass'] as const;
@@ -50,8 +51,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
   readonly #log: RequestLog;
   /** The seed tasks as they are at the start: cloned into the store at construction and on every reset. */
   readonly #seeds: readonly TaskRecord[];
-  readonly #webhookDeliveries: NumberedWebhookDelivery[] = [];
-  #webhookSeq = 0;
+  readonly #webhookDeliveries: WebhookDeliveryLog;
   /** Aborts on reset() and close(), ending delays, stalled bodies and webhook POSTs. */
   #lifetime = new AbortController();
   /** Counts resets and closes, so that a webhook POST that outlives one is not logged. */
@@ -76,6 +76,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       deliveryId: createSequenceIdGenerator('DLV-'),
     };
     this.#log = new RequestLog(config.recordLimit);
+    this.#webhookDeliveries = new WebhookDeliveryLog(config.recordLimit);
     this.#seeds = Object.freeze(seedRecords(this.#state, options?.tasks ?? []));
     this.#plantSeeds();
     this.handlers = Object.freeze(
@@ -94,14 +95,15 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   listen(options: MockListenOptions = {}): void {
     if (this.#server) throw new Error('This mock delivery service is already listening; call close() first');
-    const onUnhandledFrame = options.onUnhandledFrame ?? 'error';
-    if (!UNHANDLED_FRAME_STRATEGIES.includes(onUnhandledFrame)) {
+    const strategy = options.onUnhandledFrame;
+    if (strategy !== undefined && !UNHANDLED_FRAME_STRATEGIES.includes(strategy)) {
       throw new TypeError(`onUnhandledFrame must be one of ${UNHANDLED_FRAME_STRATEGIES.join(', ')}`);
     }
+    const decide = strategy ?? serviceOnly(this.baseUrl);
     const unsupported = runtimeWithoutMswInterception();
     if (unsupported?.startsWith('Node.js')) {
       // msw's interceptors need Node.js ≥ 22.12; its handlers do not: this mock intercepts fetch itself.
-      this.#server = interceptFetch(this.handlers, onUnhandledFrame);
+      this.#server = interceptFetch(this.handlers, decide);
       return;
     }
     if (unsupported !== undefined) {
@@ -112,7 +114,15 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       );
     }
     const server = setupServer(...this.handlers);
-    server.listen({ onUnhandledFrame });
+    server.listen({
+      onUnhandledFrame:
+        typeof decide === 'string'
+          ? decide
+          : ({ frame, defaults }) => {
+              const { request } = frame.data as { request?: unknown };
+              if (!(request instanceof Request) || decide(request) === 'error') defaults.error();
+            },
+    });
     this.#server = server;
   }
 
@@ -153,7 +163,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
 
   get webhookDeliveries(): readonly MockWebhookDelivery[] {
     return Object.freeze(
-      this.#webhookDeliveries.map(({ seq: _seq, resentFrom: _resentFrom, ...delivery }) => structuredClone(delivery)),
+      this.#webhookDeliveries.all().map(({ seq: _seq, resentFrom: _resentFrom, ...delivery }) => delivery),
     );
   }
 
@@ -206,7 +216,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.#state.account.reset();
     this.#faults.clear();
     this.#log.clear();
-    this.#webhookDeliveries.length = 0;
+    this.#webhookDeliveries.clear();
     this.#feed.emit({ kind: 'reset' });
   }
 
@@ -216,15 +226,9 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     for (const seed of this.#seeds) store.add({ ...structuredClone(seed), seq: store.nextSeq() });
   }
 
-  /** Keeps a webhook delivery, dropping the oldest beyond `recordLimit`, and numbers it. */
+  /** Keeps a webhook delivery (the log drops the oldest beyond `recordLimit` or its bytes), and numbers it. */
   #recordWebhookDelivery(delivery: MockWebhookDelivery, resentFrom?: number): NumberedWebhookDelivery {
-    this.#webhookSeq += 1;
-    const numbered: NumberedWebhookDelivery =
-      resentFrom === undefined
-        ? { ...delivery, seq: this.#webhookSeq }
-        : { ...delivery, seq: this.#webhookSeq, resentFrom };
-    this.#webhookDeliveries.push(numbered);
-    if (this.#webhookDeliveries.length > this.#config.recordLimit) this.#webhookDeliveries.shift();
+    const numbered = this.#webhookDeliveries.add(delivery, resentFrom);
     this.#feed.emit({ kind: 'webhook', delivery: structuredClone(numbered) });
     return numbered;
   }
@@ -238,11 +242,14 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
       newestRecords: (limit) => store.newest(limit),
       topUps: () => account.topUps(),
       requestPage: (limit, before) => this.#log.page(limit, before),
+      requestLogPage: (limit, before) => this.#log.entries(limit, before),
+      requestCredentials: () => this.#log.credentials(),
+      webhookPage: (limit, before) => this.#webhookDeliveries.page(limit, before),
       faultRules: () => this.#faults.rules(),
       removeFaultRule: (index) => this.#faults.remove(index),
-      webhookDeliveries: () => this.#webhookDeliveries.map((delivery) => structuredClone(delivery)),
+      webhookDeliveries: () => this.#webhookDeliveries.all(),
       resendWebhook: async (seq) => {
-        const original = this.#webhookDeliveries.find((delivery) => delivery.seq === seq);
+        const original = this.#webhookDeliveries.find(seq);
         if (!original) return undefined;
         const generation = this.#generation;
         const post: WebhookPost = {

@@ -69,7 +69,12 @@ export interface MockDeliveryServiceOptions {
 
 /** Options of {@link MockDeliveryService.listen}. */
 export interface MockListenOptions {
-  /** msw's handling of unmatched requests. Default `'error'`: a test never reaches the network by accident. */
+  /**
+   * A request no handler of the mock answers. Default: one to the mock's own origin fails (a wrong path
+   * never reaches a network), any other goes through (the app under test, a webhook receiver), with one
+   * `console.warn` naming the first. `'error'`, `'warn'` or `'bypass'`: msw's strategy for every request
+   * (docs/testing.md "Testing an app with the mock").
+   */
   onUnhandledFrame?: 'error' | 'warn' | 'bypass';
 }
 

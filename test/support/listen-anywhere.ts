@@ -42,7 +42,8 @@ const timedOut = await client.wallet.retrieveBalance({ timeout: 100, maxRetries:
   () => 'answered',
   (error: unknown) => (error as Error).name,
 );
-const unhandled = await fetch('https://elsewhere.invalid/x').then(
+// A path of the mock's own origin that no handler serves is refused, never sent on.
+const unhandled = await fetch(`${mock.baseUrl}/not-a-route`).then(
   () => 'answered',
   (error: unknown) => (error as Error).name,
 );

@@ -44,8 +44,9 @@ describe('mock.listen() where msw cannot intercept', () => {
       expect((await fetch(`${mock.baseUrl}/tasks/wallet-balance`)).status).toBe(401);
       mock.inject({ kind: 'network-error' });
       await expect(fetch(`${mock.baseUrl}/tasks/wallet-balance`, { headers })).rejects.toThrow(TypeError);
-      // onUnhandledFrame 'error' (the default): a request no handler matches fails, never reaching the network.
-      await expect(fetch('https://elsewhere.invalid/')).rejects.toThrow(/no handler of the mock/);
+      // By default a request to the mock's origin that no handler matches fails, never reaching a network;
+      // one elsewhere goes through (the app under test): test/testing/unhandled-requests.test.ts.
+      await expect(fetch(`${mock.baseUrl}/not-a-route`)).rejects.toThrow(/no handler of the mock/);
     } finally {
       mock.close();
     }
