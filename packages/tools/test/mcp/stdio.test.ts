@@ -163,18 +163,22 @@ describe('delivery-task mcp --allow create,top-up, attacked over stdio', () => {
 
 describe('the command', () => {
   it('prints its help, refuses bad flags and missing credentials with exit code 2, and ends when stdin ends', async () => {
-    const help = await runCliProcess(['mcp', '--help'], env);
+    // Five processes at once: each is independent, and one after another they take long on a busy machine.
+    const [help, bad, fee, missing, ended] = await Promise.all([
+      runCliProcess(['mcp', '--help'], env),
+      runCliProcess(['mcp', '--allow', 'everything'], env),
+      runCliProcess(['mcp', '--max-fee-kwd', '1.2345'], env),
+      runCliProcess(['mcp'], {}),
+      // stdin is closed at once (`ignore`): the server starts, sees the end of its input, and exits 0.
+      runCliProcess(['mcp'], env),
+    ]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--daily-cap-kwd N');
-    const bad = await runCliProcess(['mcp', '--allow', 'everything'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--allow takes create, top-up');
-    expect((await runCliProcess(['mcp', '--max-fee-kwd', '1.2345'], env)).code).toBe(2);
-    const missing = await runCliProcess(['mcp'], {});
+    expect(fee.code).toBe(2);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('DELIVERY_API_KEY');
-    // stdin is closed at once (`ignore`): the server starts, sees the end of its input, and exits 0.
-    const ended = await runCliProcess(['mcp'], env);
     expect(ended.code).toBe(0);
     expect(ended.stdout).toBe('');
   }, 60_000);
