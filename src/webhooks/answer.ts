@@ -73,4 +73,28 @@ export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8A
   return bytes;
 }
 
-export type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'timeout' | 'unreadable' };
+/** `consumed`: a framework read the body before the handler, and did not pass it on as `{ body }`. */
+export type BodyRead =
+  | { ok: true; bytes: Uint8Array }
+  | { ok: false; reason: 'too_large' | 'timeout' | 'unreadable' | 'consumed' };
+
+/** The answer to a body a framework read first: what to pass instead (docs/webhooks.md "Mounting"). */
+export function bodyConsumed(adapter: 'node' | 'fetch'): WebhookAnswer {
+  return rejection(
+    400,
+    adapter === 'node'
+      ? 'the request body was read before the handler (a framework parsed it): pass it on, handler.node(req, res, { body }); on Fastify handler.node(request.raw, reply.raw, { body: request.body }) (docs/webhooks.md "Mounting")'
+      : 'the Request body was read before the handler: pass an unread Request (request.clone() before reading it) or the parsed body to handler.node (docs/webhooks.md "Mounting")',
+  );
+}
+
+/** The answer to a body that could not be read, by its reason. */
+export function unreadBody(
+  reason: Extract<BodyRead, { ok: false }>['reason'],
+  limits: { readonly maxBodyBytes: number; readonly bodyTimeoutMs: number; readonly adapter: 'node' | 'fetch' },
+): WebhookAnswer {
+  if (reason === 'too_large') return tooLarge(limits.maxBodyBytes);
+  if (reason === 'timeout') return bodyTimedOut(limits.bodyTimeoutMs);
+  if (reason === 'consumed') return bodyConsumed(limits.adapter);
+  return rejection(400, 'the body could not be read');
+}

@@ -39,13 +39,16 @@ export interface WebhookNodeResponse {
 
 const encoder = new TextEncoder();
 
-/** Reads the body up to `maxBodyBytes` within `bodyTimeoutMs` of the start (the whole body); a stream already read is empty. */
+/**
+ * Reads the body up to `maxBodyBytes` within `bodyTimeoutMs` of the start (the whole body); a stream that
+ * already ended was read by someone else (`consumed`).
+ */
 export function readNodeBody(
   request: WebhookNodeRequest,
   maxBodyBytes: number,
   bodyTimeoutMs: number,
 ): Promise<BodyRead> {
-  if (request.readableEnded) return Promise.resolve({ ok: true, bytes: new Uint8Array(0) });
+  if (request.readableEnded) return Promise.resolve({ ok: false, reason: 'consumed' });
   if (request.destroyed) return Promise.resolve({ ok: false, reason: 'unreadable' });
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];

@@ -5,7 +5,7 @@ import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
 import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
-import { type BodyRead, bodyTimedOut, precheck, RECEIVED, rejection, tooLarge, type WebhookAnswer } from './answer.js';
+import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import { type InboxEntry, InboxWorker, type WebhookInbox, withDeadline } from './inbox.js';
@@ -332,7 +332,7 @@ class WebhookReceiver implements WebhookHandler {
       );
       if (early !== undefined) return toResponse(this.#reject(early));
       const body = await readRequestBody(request, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      const { answer, done } = await this.#admit(body, receivedAt);
+      const { answer, done } = await this.#admit(body, receivedAt, 'fetch');
       if (done !== undefined && context !== undefined) {
         try {
           context.waitUntil(done);
@@ -368,7 +368,7 @@ class WebhookReceiver implements WebhookHandler {
         parsed !== undefined
           ? { ok: true, value: parsed }
           : await readNodeBody(req, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      writeNodeAnswer(req, res, (await this.#admit(body, receivedAt)).answer);
+      writeNodeAnswer(req, res, (await this.#admit(body, receivedAt, 'node')).answer);
     } catch (error) {
       writeNodeAnswer(req, res, this.#internalFailure(error));
     }
@@ -390,11 +390,11 @@ class WebhookReceiver implements WebhookHandler {
   async #admit(
     body: BodyRead | { ok: true; value: unknown },
     receivedAt: Date,
+    adapter: 'node' | 'fetch',
   ): Promise<{ answer: WebhookAnswer; done?: Promise<void> }> {
     if (!body.ok) {
-      if (body.reason === 'too_large') return { answer: this.#reject(tooLarge(this.#maxBodyBytes)) };
-      if (body.reason === 'timeout') return { answer: this.#reject(bodyTimedOut(this.#bodyTimeoutMs)) };
-      return { answer: this.#reject(rejection(400, 'the body could not be read')) };
+      const limits = { maxBodyBytes: this.#maxBodyBytes, bodyTimeoutMs: this.#bodyTimeoutMs, adapter };
+      return { answer: this.#reject(unreadBody(body.reason, limits)) };
     }
     let event: WebhookEvent & { confirmed: false; source: 'webhook' };
     try {

@@ -10,7 +10,7 @@ export async function readRequestBody(
   maxBodyBytes: number,
   bodyTimeoutMs: number,
 ): Promise<BodyRead> {
-  if (request.bodyUsed) return { ok: false, reason: 'unreadable' };
+  if (request.bodyUsed) return { ok: false, reason: 'consumed' };
   const stream = request.body;
   if (stream === null) return { ok: true, bytes: new Uint8Array(0) };
   const reader = stream.getReader();
