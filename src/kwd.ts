@@ -120,3 +120,4 @@ export const kwd = {
     return formatter.format(filsToText(parseFils(amount)) as `${number}`).replace(NO_BREAK_SPACE, ' ');
   },
 } as const;
+export { type KuwaitDay, kuwaitDay } from './kuwait-day.js';
