@@ -37,8 +37,9 @@ async function main(): Promise<void> {
   try {
     const estimate = await client.tasks.estimate({ from: KUWAIT_CITY, to: SALMIYA });
     console.log(
-      `1. Estimate Kuwait City → Salmiya: ${estimate.travelDetail?.totalDistance ?? '?'} km, ` +
-        `${estimate.travelDetail?.duration ?? '?'} min, ${estimate.price === undefined ? 'no price' : kwd.format(estimate.price)}`,
+      `1. Estimate Kuwait City → Salmiya: ${estimate.price === undefined ? 'no price' : kwd.format(estimate.price)}, ` +
+        `totalDistance ${estimate.travelDetail?.totalDistance ?? '?'}, duration ${estimate.travelDetail?.duration ?? '?'} ` +
+        '(units not stated by the service)',
     );
 
     const before = await client.wallet.retrieveBalance();

@@ -199,7 +199,8 @@ describe('tasks list', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     const header = lines[0] ?? '';
-    expect(header).toMatch(/^ID +ORDER +STATUS +FEE +COLLECT +CREATED \(UTC\)$/);
+    // No FEE column: the API form of a task carries no fee (the spec shows none).
+    expect(header).toMatch(/^ID +ORDER +STATUS +COLLECT +CREATED \(UTC\)$/);
     // Left-aligned columns start where their title starts; right-aligned ones end where it ends.
     const start = (title: string) => header.indexOf(title);
     for (const task of created) {
@@ -208,8 +209,6 @@ describe('tasks list', () => {
       expect(line.indexOf('pending')).toBe(start('STATUS'));
       const amount = task.totalAmount === undefined ? '—' : kwd.format(task.totalAmount);
       expect(line.lastIndexOf(amount) + amount.length).toBe(start('COLLECT') + 'COLLECT'.length);
-      // The mock's API form has no fee: the column shows the absent mark, aligned right.
-      expect(line.indexOf('—') + 1).toBe(start('FEE') + 'FEE'.length);
       expect(line.slice(start('CREATED'))).toBe(new Date(task.createdAt ?? '').toISOString().replace(/\.\d{3}Z$/, 'Z'));
     }
     expect(kwd.format('1234.5')).toMatch(/^KWD\s1,234\.500$/);
@@ -299,13 +298,14 @@ describe('tasks get', () => {
         `id          ${task.id}`,
         'order       ORD-7',
         'status      pending',
-        'fee         —',
         `collect     ${kwd.format('12.500')} (cash on delivery)`,
         'customer    Customer ORD-7  +96550001234',
         'deliver to  Block 10, Street 5, Salmiya',
       ]),
     );
     expect(lines.at(-1)).toMatch(/^history {5}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}pending$/);
+    // The mock's API form gives no fee: no fee line rather than a dash for a value nobody sent.
+    expect(lines.filter((line) => line.startsWith('fee'))).toEqual([]);
     expectNoSecrets(result.stdout);
   });
 

@@ -33,7 +33,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { UsageError } from '../../src/cli/operator/args.js';
 import { EXIT_CODES, exitCodeOf } from '../../src/cli/operator/exit-codes.js';
 import { Output } from '../../src/cli/operator/output.js';
-import { taskRow } from '../../src/cli/operator/task-view.js';
+import { taskDetails, taskRow } from '../../src/cli/operator/task-view.js';
 import { StatusChanges } from '../../src/cli/operator/watch.js';
 
 function apiError(status: number, operation = 'tasks.retrieve', headers: Record<string, string> = {}): APIError {
@@ -70,9 +70,12 @@ describe('cells', () => {
     expect(long.endsWith('…')).toBe(true);
   });
 
-  it('shows the fee of a task that carries estimatedPrice, as the webhook form does', () => {
+  it('shows the fee of a task only when it carries estimatedPrice, as the webhook form does', () => {
     const row = taskRow({ id: 't1', orderNumber: 'O-1', status: 'pending', estimatedPrice: '1.815', totalAmount: '3' });
-    expect(row.slice(0, 5)).toEqual(['t1', 'O-1', 'pending', kwd.format('1.815'), kwd.format('3')]);
+    expect(row.slice(0, 4)).toEqual(['t1', 'O-1', 'pending', kwd.format('3')]);
+    const priced = taskDetails({ id: 't1', status: 'pending', estimatedPrice: '1.815' });
+    expect(priced.filter((line) => /^fee +/.test(line))).toEqual([expect.stringMatching(/^fee +KWD\s1\.815$/)]);
+    expect(taskDetails({ id: 't1', status: 'pending' }).some((line) => line.startsWith('fee'))).toBe(false);
   });
 
   it('aligns labels', () => {

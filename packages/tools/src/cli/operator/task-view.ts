@@ -10,27 +10,26 @@ export const TASK_COLUMNS: readonly TableColumn[] = [
   { title: 'id' },
   { title: 'order' },
   { title: 'status' },
-  { title: 'fee', align: 'right' },
   { title: 'collect', align: 'right' },
   { title: 'created (UTC)' },
 ];
 
 /**
- * The delivery fee of a task in KWD, when the service sends it. The API form of a task has no fee
- * field in the spec; the webhook form carries it as `estimatedPrice` (3-decimal text), which a task
- * (a loose object) may carry too.
+ * The delivery fee of a task in KWD, when the service sends it: the API form of a task has no fee field
+ * in the spec; the webhook form carries it as `estimatedPrice` (3-decimal text), which a task (a loose
+ * object) may carry too. `undefined` otherwise: the table has no fee column, and `tasks get` shows a fee
+ * only when the service gave one.
  */
 export function feeOf(task: Task): unknown {
   return (task as Record<string, unknown>).estimatedPrice;
 }
 
-/** One row of the task table: id, order number, status, fee, amount to collect, creation time. */
+/** One row of the task table: id, order number, status, amount to collect, creation time. */
 export function taskRow(task: Task): string[] {
   return [
     textCell(task.id),
     textCell(task.orderNumber),
     textCell(task.status),
-    kwdCell(feeOf(task)),
     kwdCell(task.totalAmount),
     timeCell(task.createdAt),
   ];
@@ -56,7 +55,7 @@ export function taskDetails(task: Task): string[] {
     ['id', textCell(task.id)],
     ['order', textCell(task.orderNumber)],
     ['status', textCell(task.status)],
-    ['fee', kwdCell(feeOf(task))],
+    ['fee', feeOf(task) === undefined ? undefined : kwdCell(feeOf(task))],
     ['collect', collect],
     ['customer', customer.length === 0 ? undefined : customer.map((part) => textCell(part)).join('  ')],
     ['pickup', optionalText(task.addressDetails?.fromAddr?.address)],
