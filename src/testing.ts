@@ -25,7 +25,14 @@ export {
   observersOf,
 } from './testing/mock-observers.js';
 export { MOCK_DEFAULTS } from './testing/options.js';
-export type { NumberedRequest, RequestPage } from './testing/request-log.js';
+export type {
+  NumberedRequest,
+  RecordedBodySummary,
+  RequestLogEntry,
+  RequestLogPage,
+  RequestPage,
+  StoredBody,
+} from './testing/request-log.js';
 export { createMockDeliveryService } from './testing/service.js';
 export type { TaskRecord as MockTaskRecord, WebhookHistoryEntry } from './testing/state.js';
 export type {
@@ -46,3 +53,4 @@ export type {
   MockWebhookDelivery,
 } from './testing/types.js';
 export { TopUpLinkError, type TopUpLinkProblem } from './testing/wallet.js';
+export type { HeldDelivery, WebhookDeliveryPage } from './testing/webhook-delivery.js';

@@ -11,7 +11,7 @@ import {
   waitUnlessAborted,
 } from './faults.js';
 import { firstValues } from './listing.js';
-import { type RequestLog, recordedBody } from './request-log.js';
+import type { RequestLog } from './request-log.js';
 import { droppedConnection, errorResponse } from './responses.js';
 import { type Route, routeOf, segmentsAfterCollection } from './routes.js';
 import type { MockFault } from './types.js';
@@ -117,7 +117,6 @@ async function answerServiceRequest(context: HandlerContext, request: Request, s
       path: url.pathname,
       query: firstValues(url.searchParams),
       headers: Object.fromEntries(request.headers),
-      body: recordedBody(body, authenticated),
     },
     body,
     authenticated,

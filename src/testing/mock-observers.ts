@@ -1,10 +1,11 @@
 /** What delivery-task-tools' sandbox reads of a mock beyond `MockDeliveryService` (docs/sandbox.md). @module */
 
 import { FaultQueue } from './faults.js';
-import type { RequestPage } from './request-log.js';
+import type { RequestLogPage, RequestPage } from './request-log.js';
 import { type TaskRecord, TaskStore } from './state.js';
 import type { MockFault, MockFaultRule, MockOperation, MockWebhookDelivery } from './types.js';
 import { Account, MAX_TOP_UP_LINKS, type TopUpLink } from './wallet.js';
+import type { WebhookDeliveryPage } from './webhook-delivery.js';
 
 /** The key under which a mock made by `createMockDeliveryService` carries its {@link MockObservers}. */
 export const MOCK_OBSERVERS: unique symbol = Symbol('delivery-task-sdk.mockObservers');
@@ -58,8 +59,14 @@ export interface MockObservers {
   removeFaultRule(index: number): boolean;
   /** Copies of the newest `limit` recorded requests numbered below `before`, oldest first. */
   requestPage(limit: number, before?: number): RequestPage;
-  /** Webhook deliveries kept (the mock's `recordLimit`), in the order they finished. */
+  /** The same page with each body as held (JSON text, text or a summary), for writing out without parsing. */
+  requestLogPage(limit: number, before?: number): RequestLogPage;
+  /** The last distinct credentials requests sent (at most 16, 8 to 1024 characters), for redaction of every page. */
+  requestCredentials(): readonly string[];
+  /** Webhook deliveries kept (the mock's `recordLimit`, at most 8 MiB held), in the order they finished. */
   webhookDeliveries(): readonly NumberedWebhookDelivery[];
+  /** The newest `limit` deliveries numbered below `before`, oldest first, each body as its JSON text. */
+  webhookPage(limit: number, before?: number): WebhookDeliveryPage;
   /** POSTs delivery `seq` again and records it; `undefined` when no delivery `seq` is kept. */
   resendWebhook(seq: number): Promise<NumberedWebhookDelivery | undefined>;
 }

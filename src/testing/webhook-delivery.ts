@@ -1,6 +1,7 @@
 /** One webhook POST; the receiver has 5 s, no retry (OpenAPI webhook `taskStatusChanged`). @module */
 
 import { anySignal } from '../internal/abort.js';
+import type { NumberedWebhookDelivery } from './mock-observers.js';
 import type { MockWebhookDelivery } from './types.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -63,5 +64,123 @@ export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promi
   } catch (error) {
     const failure = { ...outcome, error: reasonOf(error, timeout.aborted, cancel.aborted), durationMs: elapsed() };
     return responseStatus === undefined ? failure : { ...failure, responseStatus };
+  }
+}
+
+/** Default of the delivery log's byte bound: 8 MiB held (counted as the request log counts). */
+export const DEFAULT_DELIVERY_LOG_BYTES = 8 * 1024 * 1024;
+
+/** Bytes counted for each kept delivery besides its strings. */
+const DELIVERY_BYTES = 256;
+
+const stringBytes = (text: string): number => 24 + 2 * text.length;
+
+/** A delivery as the log holds it: its body as JSON text. */
+export interface HeldDelivery extends Omit<NumberedWebhookDelivery, 'body'> {
+  /** The body, JSON text. */
+  readonly bodyJson: string;
+}
+
+/** One page of the delivery log: in the order they finished, and the cursor to the older ones. */
+export interface WebhookDeliveryPage {
+  readonly deliveries: readonly HeldDelivery[];
+  readonly total: number;
+  /** Pass as `before` for the page of older deliveries; absent on the oldest page. */
+  readonly before?: number;
+}
+
+interface KeptDelivery {
+  readonly delivery: HeldDelivery;
+  readonly size: number;
+}
+
+/** The parsed form of a held delivery. */
+function numberedOf({ bodyJson, ...rest }: HeldDelivery): NumberedWebhookDelivery {
+  return { ...rest, body: JSON.parse(bodyJson) as Record<string, unknown> };
+}
+
+/**
+ * Webhook deliveries in the order they finished: the most recent `limit`, holding at most `maxBytes` (each
+ * body kept as its JSON text, never as objects), numbered 1, 2, 3… (never reused, not restarted by a reset).
+ */
+export class WebhookDeliveryLog {
+  #kept: KeptDelivery[] = [];
+  #bytes = 0;
+  #seq = 0;
+  readonly #limit: number;
+  readonly #maxBytes: number;
+
+  /** `limit`: deliveries kept (a positive integer); `maxBytes`: bytes held in all. */
+  constructor(limit: number, maxBytes = DEFAULT_DELIVERY_LOG_BYTES) {
+    this.#limit = limit;
+    this.#maxBytes = maxBytes;
+  }
+
+  get size(): number {
+    return this.#kept.length;
+  }
+
+  /** Bytes held by the kept deliveries (strings at 2 bytes a character, plus each record). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Keeps a delivery, numbers it and drops the oldest while past a bound; returns it numbered. */
+  add(outcome: MockWebhookDelivery, resentFrom?: number): NumberedWebhookDelivery {
+    this.#seq += 1;
+    const { body, ...rest } = outcome;
+    const delivery: HeldDelivery = {
+      ...rest,
+      seq: this.#seq,
+      ...(resentFrom === undefined ? {} : { resentFrom }),
+      bodyJson: JSON.stringify(body),
+    };
+    const size =
+      DELIVERY_BYTES +
+      stringBytes(delivery.taskId) +
+      stringBytes(delivery.status) +
+      stringBytes(delivery.url) +
+      stringBytes(delivery.error ?? '') +
+      stringBytes(delivery.bodyJson);
+    this.#kept.push({ delivery, size });
+    this.#bytes += size;
+    let drop = 0;
+    while (this.#kept.length - drop > this.#limit || (this.#bytes > this.#maxBytes && this.#kept.length - drop > 1)) {
+      this.#bytes -= (this.#kept[drop] as KeptDelivery).size;
+      drop += 1;
+    }
+    if (drop > 0) this.#kept.splice(0, drop);
+    return numberedOf(delivery);
+  }
+
+  /** Delivery `seq` with its body parsed, `undefined` when not kept. */
+  find(seq: number): NumberedWebhookDelivery | undefined {
+    const kept = this.#kept.find(({ delivery }) => delivery.seq === seq);
+    return kept === undefined ? undefined : numberedOf(kept.delivery);
+  }
+
+  /** Every kept delivery, oldest first, bodies parsed (copies). */
+  all(): NumberedWebhookDelivery[] {
+    return this.#kept.map(({ delivery }) => numberedOf(delivery));
+  }
+
+  /** The newest `limit` deliveries numbered below `before` (all when absent), oldest first, bodies as JSON text. */
+  page(limit: number, before?: number): WebhookDeliveryPage {
+    let end = this.#kept.length;
+    if (before !== undefined) {
+      while (end > 0 && (this.#kept[end - 1] as KeptDelivery).delivery.seq >= before) end -= 1;
+    }
+    const begin = Math.max(0, end - limit);
+    const deliveries = this.#kept.slice(begin, end).map(({ delivery }) => delivery);
+    const oldest = deliveries[0];
+    return begin > 0 && oldest !== undefined
+      ? { deliveries, total: this.size, before: oldest.seq }
+      : { deliveries, total: this.size };
+  }
+
+  /** Forgets every delivery (numbers go on). */
+  clear(): void {
+    this.#kept = [];
+    this.#bytes = 0;
   }
 }

@@ -1,28 +1,30 @@
 /** The sandbox's control endpoints under `/_sandbox/` (README "CLI"). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { kwd, REDACTED, Redactor, SECRET_HEADERS, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
-import type { MockDeliveryService, MockFaultRule, MockObservers, MockRecordedRequest } from 'delivery-task-sdk/testing';
+import { kwd, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
+import type { MockDeliveryService, MockFaultRule, MockObservers } from 'delivery-task-sdk/testing';
 import {
   DRIFT_MUTATIONS,
   MOCK_FAULT_KINDS,
   type MockDriftMutation,
   MOCK_OPERATIONS as OPERATIONS,
+  observersOf,
   TopUpLinkError,
 } from 'delivery-task-sdk/testing';
 import * as z from 'zod';
 import { MAX_BODY_DEPTH, nestsDeeperThan, type Parsed, parseValue } from '../json-body.js';
 import { ADVANCE_BODY, CONTROL_ENDPOINTS, FAULT_BODY, TOP_UP_COMPLETION_BODY, WEBHOOK_URL_BODY } from './endpoints.js';
 import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http.js';
+import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageQuery, requestsPageJson } from './logs.js';
 import { viewRequest } from './views.js';
 
 /** The path every control endpoint starts with. */
 export const CONTROL_PATH = '/_sandbox';
 
 /** Default page size of `GET /_sandbox/requests`. */
-export const DEFAULT_REQUEST_PAGE = 100;
+export const DEFAULT_REQUEST_PAGE = DEFAULT_LOG_PAGE;
 
 /** Largest page of `GET /_sandbox/requests`, requests. */
-export const MAX_REQUEST_PAGE = 200;
+export const MAX_REQUEST_PAGE = MAX_LOG_PAGE;
 
 /** Largest control request body, bytes (64 KiB). */
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
@@ -32,10 +34,12 @@ export function isControlPath(pathname: string): boolean {
   return pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`);
 }
 
-/** A control answer: status and JSON body (plus `allow` for a 405). */
+/** A control answer: status and JSON body, or the body already as JSON text (plus `allow` for a 405). */
 interface ControlAnswer {
   readonly status: number;
   readonly body: unknown;
+  /** The body as JSON text, written as it is (a log page whose bodies are held as text). */
+  readonly json?: string;
   readonly allow?: string;
 }
 
@@ -204,58 +208,18 @@ function completeTopUp(mock: MockDeliveryService, text: string): ControlAnswer {
   }
 }
 
-/** A secret header's value with its scheme kept: `apikey [redacted]`, `[redacted]`. */
-function maskHeader(value: string): string {
-  const scheme = /^([A-Za-z][\w.+-]*) +\S/.exec(value)?.[1];
-  return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
-}
-
-/**
- * The recorded requests with secret headers masked, and the mock's credentials and any a request sent (a
- * wrong key may be a real one) removed wherever they appear.
- */
-export function redactedRequests(mock: MockDeliveryService, requests: readonly MockRecordedRequest[]): unknown[] {
-  const sent = new Set<string>([mock.apiKey, mock.sellerId]);
-  for (const request of requests) {
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (!SECRET_HEADERS.has(name)) continue;
-      sent.add(value);
-      const credential = /^\S+ +(.+)$/.exec(value)?.[1];
-      if (credential !== undefined) sent.add(credential);
-    }
-  }
-  const redactor = new Redactor([...sent]);
-  return requests.map((request) => {
-    const headers = Object.fromEntries(
-      Object.entries(request.headers).map(([name, value]) => [
-        name,
-        SECRET_HEADERS.has(name) ? maskHeader(value) : value,
-      ]),
-    );
-    return redactor.value({ ...request, headers });
-  });
-}
-
 /** `GET /_sandbox/requests?limit&before=<seq>`: the newest `limit` below `before`, oldest first, redacted. */
 function requestsPage(
   mock: MockDeliveryService,
   views: ControlViews | undefined,
   query: URLSearchParams,
 ): ControlAnswer {
-  const limitText = query.get('limit');
-  const beforeText = query.get('before');
-  const limit = limitText === null ? DEFAULT_REQUEST_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
-  if (!(limit >= 1 && limit <= MAX_REQUEST_PAGE)) {
-    return badRequest(`limit: must be an integer from 1 to ${MAX_REQUEST_PAGE}`);
-  }
-  const before = beforeText === null ? undefined : /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : Number.NaN;
-  if (Number.isNaN(before)) return badRequest('before: must be a request number (the "before" of a page)');
-  if (views === undefined) {
-    const requests = mock.requests.slice(-limit);
-    return answer(200, { requests: redactedRequests(mock, requests), total: mock.requests.length });
-  }
-  const page = views.observers.requestPage(limit, before);
-  return answer(200, { ...page, requests: redactedRequests(mock, page.requests) });
+  const page = pageQuery(query, 'request');
+  if ('error' in page) return badRequest(page.error);
+  const observers = views?.observers ?? observersOf(mock);
+  if (observers === undefined)
+    return failure(500, 'The sandbox needs a mock made by createMockDeliveryService', 'INTERNAL_SERVER_ERROR');
+  return { status: 200, body: undefined, json: requestsPageJson(mock, observers, page.limit, page.before) };
 }
 
 async function control(
@@ -314,7 +278,7 @@ async function control(
 function send(response: ServerResponse, result: ControlAnswer): void {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
   if (result.allow !== undefined) headers.allow = result.allow;
-  response.writeHead(result.status, headers).end(JSON.stringify(result.body));
+  response.writeHead(result.status, headers).end(result.json ?? JSON.stringify(result.body));
 }
 
 /**

@@ -7,6 +7,7 @@ import type { MockDeliveryService, MockObservers } from 'delivery-task-sdk/testi
 import { MOCK_OPERATIONS as OPERATIONS } from 'delivery-task-sdk/testing';
 import * as z from 'zod';
 import { activeFaults } from './events.js';
+import { pageQuery, webhooksPageJson } from './logs.js';
 
 /** Default of `limit` in `GET /_sandbox/tasks`. */
 export const DEFAULT_TASK_VIEW_LIMIT = 500;
@@ -24,6 +25,8 @@ const resendsInFlight = new WeakMap<MockObservers, number>();
 export interface ViewAnswer {
   readonly status: number;
   readonly body: unknown;
+  /** The body as JSON text, written as it is (a log page whose bodies are held as text). */
+  readonly json?: string;
   readonly allow?: string;
 }
 
@@ -139,9 +142,16 @@ export function viewRequest(
     return only('GET', () => taskView(context, second));
   }
   if (first === 'webhooks' && second === undefined) {
-    return only('GET', () =>
-      answer(200, { webhookUrl: context.webhookUrl ?? null, deliveries: context.observers.webhookDeliveries() }),
-    );
+    return only('GET', () => {
+      const page = pageQuery(query, 'delivery');
+      if ('error' in page) return failure(400, page.error, 'BAD_REQUEST');
+      const { mock, observers, webhookUrl } = context;
+      return {
+        status: 200,
+        body: undefined,
+        json: webhooksPageJson(mock, observers, webhookUrl, page.limit, page.before),
+      };
+    });
   }
   if (first === 'webhooks' && second !== undefined && third === 'resend') {
     return only('POST', () => resend(context, second));
