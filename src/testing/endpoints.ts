@@ -13,6 +13,7 @@ import { deliveryFeeFils } from './pricing.js';
 import { type Parsed, parseJsonBody } from './request-body.js';
 import { errorResponse, jsonResponse } from './responses.js';
 import type { TaskRecord, TaskStore } from './state.js';
+import { MAX_TASK_TEXT_CHARS, overlongText } from './text-bounds.js';
 import { type Account, creditRefusal, exactAmountFils } from './wallet.js';
 
 /** Stands for the top-up answer's `amount` until its exact text is written in. */
@@ -105,6 +106,12 @@ export function createTask(state: ServiceState, request: OperationRequest): Resp
   const parsed = parseJsonBody(request.body, request.contentType, TaskCreateParams);
   if (!parsed.ok) return badRequest(parsed.message);
   const params = parsed.value;
+  const overlong = overlongText(params);
+  if (overlong !== undefined) {
+    return badRequest(
+      `${overlong.path}: at most ${MAX_TASK_TEXT_CHARS} characters, got ${overlong.length} (the mock's bound on a task's text)`,
+    );
+  }
   if (params.sellerId !== undefined && params.sellerId !== request.sellerId) {
     return badRequest('sellerId: must equal the x-seller-id header');
   }

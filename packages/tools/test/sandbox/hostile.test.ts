@@ -161,13 +161,8 @@ describe('bodies nested too deep', () => {
 
 describe('one search is bounded whatever the data', () => {
   it('refuses a regular expression whose scan of one long field passes the step budget', async () => {
-    const running = await start();
-    const created = await fetch(`${running.baseUrl}/tasks`, {
-      method: 'POST',
-      headers: { ...credentials(running), 'content-type': 'application/json' },
-      body: JSON.stringify({ ...orderParams('ORD-1'), customerName: 'a'.repeat(200_000) }),
-    });
-    expect(created.status).toBeLessThan(300);
+    // A create refuses a name over 1,000 characters; a seed task (the developer's own data) is not bound.
+    const running = await start({ tasks: [{ ...orderParams('ORD-1'), customerName: 'a'.repeat(200_000) }] });
     const search = encodeURIComponent('((a?){100}){9}q');
     const response = await fetch(`${running.baseUrl}/tasks?search=${search}&ignoreRegex=false`, {
       headers: credentials(running),
