@@ -228,12 +228,19 @@ export function mockRequestListener(
   };
 }
 
+/**
+ * Connections waiting to be accepted (the OS caps it: `net.core.somaxconn`). Past it a connection waits
+ * for TCP's retransmissions (1, 2, 4, 8 s…), and a request its client gave up on meanwhile is still
+ * served when it arrives (docs/several-instances.md "Stalls").
+ */
+const ACCEPT_BACKLOG = 4096;
+
 /** @returns `http://<host>:<port>` (IPv6 in brackets). @throws the server's `error` (`EADDRINUSE`). */
 export async function listenOn(server: Server, host: string, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);
     server.once('error', onError);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: ACCEPT_BACKLOG }, () => {
       server.off('error', onError);
       resolve();
     });

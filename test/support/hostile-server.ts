@@ -93,7 +93,9 @@ export async function startHostileServer(): Promise<HostileServer> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Room for every connection the multi-process tests open at once: a full accept queue holds one back by
+  // TCP's retransmissions, and the request its client gave up on reaches the mock seconds later.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/rest`,
