@@ -1,7 +1,6 @@
 /** One webhook POST; the receiver has 5 s, no retry (OpenAPI webhook `taskStatusChanged`). @module */
 
 import { anySignal } from '../internal/abort.js';
-import type { NumberedWebhookDelivery } from './mock-observers.js';
 import type { MockWebhookDelivery } from './types.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -74,6 +73,9 @@ export const DEFAULT_DELIVERY_LOG_BYTES = 8 * 1024 * 1024;
 const DELIVERY_BYTES = 256;
 
 const stringBytes = (text: string): number => 24 + 2 * text.length;
+
+/** A delivery with its number (as `NumberedWebhookDelivery` of `MockObservers`; kept here so neither imports the other). */
+type NumberedWebhookDelivery = MockWebhookDelivery & { readonly seq: number; readonly resentFrom?: number };
 
 /** A delivery as the log holds it: its body as JSON text. */
 export interface HeldDelivery extends Omit<NumberedWebhookDelivery, 'body'> {
