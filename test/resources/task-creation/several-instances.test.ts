@@ -4,14 +4,11 @@
  * mock served over HTTP behind a hostile proxy that injects ambiguous faults.
  */
 import type { ChildProcess } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { LEASE_TTL_MS } from '../../../src/resources/task-creation/order-lease.js';
 import {
   ambiguousCreateFaults,
   type CreateWorker,
   passThrough,
-  seededRandom,
   startCreateWorker,
 } from '../../support/create-workers.js';
 import { type HostileServer, startHostileServer } from '../../support/hostile-server.js';
@@ -82,54 +79,6 @@ describeWithRedis('several instances sharing one Redis', () => {
     }
     expect(hostile.mock.tasks).toHaveLength(200);
     expect(hostile.mock.wallet.feesCharged).toBe(200);
-  }, 90_000);
-
-  it('creates each order once when its processes are frozen (SIGSTOP) at random points, one past its lease', async () => {
-    const faults = ambiguousCreateFaults(20261129, 0.3);
-    hostile.use(faults.handler);
-    const orders = Array.from({ length: 20 }, (_, index) => `STOP-${String(index).padStart(2, '0')}`);
-    const shared = prefix();
-    const workers = [1, 2, 3].map(() => startWorker(orders, shared, 8));
-    const settled = Promise.allSettled(workers.map((worker) => worker.done));
-    let running = true;
-    void settled.then(() => {
-      running = false;
-    });
-    /** Freezes `child` for `ms`, as a process the OS does not schedule; it always resumes. */
-    const freeze = async (child: ChildProcess, ms: number) => {
-      if (!running || !child.kill('SIGSTOP')) return;
-      try {
-        await sleep(ms);
-      } finally {
-        child.kill('SIGCONT');
-      }
-    };
-    const random = seededRandom(20261129);
-    const frozen: number[] = [];
-    // One process frozen past its lease while the others go on; meanwhile 0.2-3 s freezes at random.
-    const long = sleep(1500).then(() => freeze(workers[0]?.child as ChildProcess, LEASE_TTL_MS + 2000));
-    const short = (async () => {
-      while (running) {
-        await sleep(300 + random() * 500);
-        const worker = workers[Math.floor(random() * workers.length)];
-        const ms = Math.round(200 + random() * 2800);
-        frozen.push(ms);
-        if (worker !== undefined) await freeze(worker.child, ms);
-      }
-    })();
-    const outcomes = (await settled).flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
-    await Promise.all([long, short]);
-    expect(frozen.length).toBeGreaterThan(5);
-    expect(outcomes).toHaveLength(3 * orders.length);
-    for (const orderNumber of orders) {
-      const tasks = tasksFor(orderNumber);
-      const seen = outcomes.filter((outcome) => outcome.orderNumber === orderNumber);
-      expect(tasks, `${orderNumber}: ${JSON.stringify(seen)}`).toHaveLength(1);
-      for (const outcome of seen) {
-        expect(outcome, `${orderNumber}: ${JSON.stringify(seen)}`).toEqual({ orderNumber, taskId: tasks[0]?.id });
-      }
-    }
-    expect(hostile.mock.wallet.feesCharged).toBe(orders.length);
   }, 90_000);
 
   it('creates the order once when the process holding its lease is killed with SIGKILL after the service committed', async () => {
