@@ -80,12 +80,8 @@ export type BodyRead =
 
 /** The answer to a body a framework read first: what to pass instead (docs/webhooks.md "Mounting"). */
 export function bodyConsumed(adapter: 'node' | 'fetch'): WebhookAnswer {
-  return rejection(
-    400,
-    adapter === 'node'
-      ? 'the request body was read before the handler (a framework parsed it): pass it on, handler.node(req, res, { body }); on Fastify handler.node(request.raw, reply.raw, { body: request.body }) (docs/webhooks.md "Mounting")'
-      : 'the Request body was read before the handler: pass an unread Request (request.clone() before reading it) or the parsed body to handler.node (docs/webhooks.md "Mounting")',
-  );
+  const pass = adapter === 'node' ? 'pass it: handler.node(req, res, { body })' : 'pass an unread Request';
+  return rejection(400, `the body was read before the handler; ${pass} (docs/webhooks.md "Mounting")`);
 }
 
 /** The answer to a body that could not be read, by its reason. */
