@@ -10,7 +10,6 @@
  * import Redis from 'ioredis';
  *
  * const store = redisStore(new Redis(process.env.REDIS_URL), { prefix: 'dts:' });
- * await store.ready(); // at boot: rejects an allkeys-* maxmemory-policy
  * const client = new DeliveryClient({ store });
  * ```
  * @module delivery-task-sdk/redis
@@ -22,5 +21,5 @@ export type {
   RedisClientLike,
   RedisWarningLogger,
 } from './redis/commands.js';
-export { type RedisInbox, type RedisInboxOptions, redisInbox } from './redis/inbox.js';
-export { type RedisStore, type RedisStoreOptions, redisStore } from './redis/store.js';
+export { type RedisInboxOptions, redisInbox } from './redis/inbox.js';
+export { type RedisStoreOptions, redisStore } from './redis/store.js';

@@ -20,14 +20,6 @@ export interface TaskCreateOptions extends RequestOptions {
   repeatDelivery?: boolean;
   /** Resend after `TaskCreationOutcomeUnknownError` without a lookup, only once `findByOrderNumber` found no task. Default `false`. */
   resendUnknownOutcome?: boolean;
-  /**
-   * Look the order up (one list request, inside `totalTimeout`) before its first POST, so an order created
-   * by an earlier process is returned, not created again (README "Exactly-once creation"). Default: the
-   * client's `lookupFirst`, else `true` without a `store` (its memory ends with the process) or for a
-   * `repeatDelivery` (whose lookup names the earlier deliveries), `false` with one (its record answers).
-   * `false` suits order numbers new by construction. A create without `orderNumber` cannot look.
-   */
-  lookupFirst?: boolean;
 }
 
 /** README "Schema drift": `'tolerant'` (default; {@link SchemaDrift}), `'strict'`; `'warn'`, `'off'`: deprecated. */
@@ -39,12 +31,15 @@ export interface SchemaDrift {
   operation: string;
   /** Dotted path of the field (`totalAmount`, `tasks.3.pickupLocation.latitude`). */
   path: string;
-  /** The documented type: `string`, `number`, `integer`, `boolean`, `object`, `array`, … */
+  /** The documented type: `string`, `number`, `integer`, `boolean`, `object`, `array`, `date-time in UTC`, … */
   expected: string;
-  /** The type name received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. */
+  /** The type name received: `string`, …, `undefined`; `date-time without a zone`; `another order` (a listing). */
   received: string;
-  /** `coerced`: read as `expected` (also a retrieved task's missing `id`, given the id asked for); `omitted`: left out. */
-  action: 'coerced' | 'omitted';
+  /**
+   * `coerced`: read as `expected` (also a retrieved task's missing `id`, given the id asked for); `omitted`: left
+   * out; `read-all`: a listing out of the order asked for, so the walk read on instead of stopping early.
+   */
+  action: 'coerced' | 'omitted' | 'read-all';
 }
 
 /** Log levels, most verbose first. `'off'` writes nothing. */

@@ -11,6 +11,13 @@ import type { TraceSpan } from './tracing.js';
 /** Distinct (operation, path) pairs remembered for the once-only warning; past it, warnings stop. */
 export const MAX_WARNED_PATHS = 1000;
 
+/** How the warning says what was done, after "`path` came as `received`". */
+const ACTION_WORDS: Record<Drift['action'], (expected: string) => string> = {
+  coerced: (expected) => `, read as ${expected}`,
+  omitted: (expected) => ` where ${expected} is documented; left out`,
+  'read-all': (expected) => ` where ${expected} was asked for; the walk reads on to the end instead of stopping early`,
+};
+
 export type DriftReporter = (operation: string, drifts: readonly Drift[], span: TraceSpan | undefined) => void;
 
 /** A reporter to `onDrift` (its throw ignored), the span, and `logger` once per path (`tasks.*.totalAmount`). */
@@ -35,9 +42,7 @@ export function driftReporter(logger: LevelLogger, onDrift: ((drift: SchemaDrift
       if (warned.size < MAX_WARNED_PATHS && !warned.has(folded)) {
         warned.add(folded);
         logger.warn(
-          `Schema drift in ${operation}: ${path} came as ${received}${
-            action === 'coerced' ? `, read as ${expected}` : ` where ${expected} is documented; left out`
-          } (further drift of this field is not logged)`,
+          `Schema drift in ${operation}: ${path} came as ${received}${ACTION_WORDS[action](expected)} (further drift of this field is not logged)`,
         );
       }
     }

@@ -12,26 +12,25 @@ import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
-import { LookupDeadline } from '../internal/create-deadline.js';
 import { isRetryable } from '../internal/failure.js';
 import type { CallTraceOptions, Transport } from '../internal/http.js';
 import { taskPath } from '../internal/path.js';
 import { checkRequestOptions } from '../internal/request-checks.js';
 import { parseParams } from '../internal/validate.js';
 import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
-import type { AnyTaskStatus, Task, TaskWithId } from '../schemas/task.js';
+import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 import { createTask } from './task-creation/exactly-once-creation.js';
 import { findTasksOfOrder } from './task-creation/order-lookup.js';
+import { type CreationWindow, creationWindow } from './task-list/creation-window.js';
 import { TaskListPromise } from './task-list/list-promise.js';
 import {
   DEFAULT_LIST_CONCURRENCY,
   DEFAULT_MAX_PAGES,
   type FetchTaskPage,
   MAX_LIST_CONCURRENCY,
-  type PageFilter,
   pageHeads,
   TaskPage,
 } from './task-list/page.js';
@@ -74,44 +73,6 @@ function checkListOptions(options: TaskListOptions): void {
   checkRequestOptions('tasks.list', options, issues);
 }
 
-/** How `tasks.list` applies `createdAfter`/`createdBefore`. */
-interface CreationWindow {
-  readonly query: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>;
-  readonly filter: PageFilter;
-  readonly stops: boolean;
-}
-
-/** `after` inclusive, `before` exclusive, ms (docs/pagination.md "By creation time"). */
-function creationWindow(
-  after: number | undefined,
-  before: number | undefined,
-  params: Omit<TaskListParams, 'createdAfter' | 'createdBefore'>,
-): CreationWindow | undefined {
-  if (after === undefined && before === undefined) return undefined;
-  const query =
-    params.sortBy === undefined && params.sortOrder === undefined
-      ? { ...params, sortBy: 'createdAt', sortOrder: -1 as const }
-      : params;
-  const createdOf = (task: Task): number =>
-    typeof task.createdAt === 'string' ? Date.parse(task.createdAt) : Number.NaN;
-  const byCreation = query.sortBy === 'createdAt';
-  // The service sorts ascending when no order is given (OpenAPI `listTasks`).
-  const newestFirst = byCreation && query.sortOrder === -1;
-  const bound = newestFirst ? after : byCreation ? before : undefined;
-  const beyond = (created: number) => (newestFirst ? created < (after as number) : created >= (before as number));
-  return {
-    query,
-    stops: bound !== undefined,
-    filter: {
-      keep: (task) => {
-        const created = createdOf(task);
-        return (after === undefined || created >= after) && (before === undefined || created < before);
-      },
-      endsWith: (tasks) => bound !== undefined && tasks.some((task) => beyond(createdOf(task))),
-    },
-  };
-}
-
 /** Options of {@link Tasks.findByOrderNumber}, applied to each page. */
 export interface FindByOrderNumberOptions extends RequestOptions {
   /** List requests before `PaginationLimitError`, 1…1000. Default: the client's `reconciliation.maxPages` (10). */
@@ -124,7 +85,7 @@ export interface WaitForStatusOptions {
   signal?: AbortSignal;
   /** Time between reads in ms. Default 5000. */
   intervalMs?: number;
-  /** Longest wait in ms before `StatusWaitTimeoutError`, reads included. Default: the client's `totalTimeout`, else 600 000 (10 min). */
+  /** Longest wait in ms before `StatusWaitTimeoutError`. Default 600 000 (10 min). */
   timeout?: number;
   request?: Omit<RequestOptions, 'signal'>;
 }
@@ -143,38 +104,26 @@ export class Tasks {
 
   /**
    * Creates a delivery task (`POST tasks`); a wallet account pays the fee now. Never sent twice blindly
-   * (README "Exactly-once creation"): creates of one `orderNumber` share one request; without a `store`
-   * the order is looked up before the first POST (`lookupFirst`: one list request, within `totalTimeout`),
-   * so an order created by an earlier process is returned; a create without `orderNumber` cannot look.
-   * An unknown outcome is looked up (at most 10 list requests in all), resent only when no task carries
-   * the order after `listingDelayMs`. A created order is remembered for `orderTtlMs` (24 h): creating it
-   * again reads it back.
+   * (README "Exactly-once creation"): creates of one `orderNumber` share one request; an unknown outcome
+   * is looked up (at most 10 list requests), resent only when no task carries the order after
+   * `listingDelayMs`. A created order is remembered for `orderTtlMs` (24 h): creating it again reads it back.
    * @throws {RequestValidationError} for bad params (nothing sent); {@link InsufficientBalanceError} (no fee);
    * {@link TaskCreationOutcomeUnknownError} (`retryAfterMs`, `candidateTaskIds`; creating again looks
-   * first, or pass `resendUnknownOutcome: true`); {@link DuplicateTaskError}; {@link APIError} by status;
-   * the lookup's errors before sending (`PaginationLimitError`, …; nothing sent).
+   * first, or pass `resendUnknownOutcome: true`); {@link DuplicateTaskError}; {@link APIError} by status.
    */
   create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
     const context = this.#context;
     const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
-    // The span's attempts are the POSTs, not the lookups beside them.
-    let posts = 0;
     const trace: CallTraceOptions<Answered<TaskWithId>> = {
       attributes: orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber },
-      outcome: ({ head }) => ({ status: head?.status, attempts: posts }),
+      outcome: ({ head }, call) => ({ status: head?.status, attempts: call.requests }),
     };
     // The client's own transport: only this call's requests go through a wrapper.
     const transport = context.transport as Transport;
     const created = transport.trace(requestOf('tasks.create'), trace, async (call) => {
       const traced: ResourceContext = {
         ...context,
-        transport: {
-          baseUrl: transport.baseUrl,
-          send: (request, options) => {
-            if (request.operation === 'tasks.create') posts++;
-            return transport.send(request, options, call);
-          },
-        },
+        transport: { baseUrl: transport.baseUrl, send: (r, o) => transport.send(r, o, call) },
       };
       const body = parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams;
       const task = await createTask(traced, body, options);
@@ -195,26 +144,20 @@ export class Tasks {
   findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
     const context = this.#context;
     const { maxPages = context.reconciliation.maxPages, ...requestOptions } = options;
-    const issues: ValidationIssue[] = [];
-    if (typeof orderNumber !== 'string' || orderNumber === '') {
-      issues.push({ path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' });
+    if (
+      typeof orderNumber !== 'string' ||
+      orderNumber === '' ||
+      !(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)
+    ) {
+      const issue =
+        typeof orderNumber !== 'string' || orderNumber === ''
+          ? { path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' }
+          : { path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' };
+      return Promise.reject(new RequestValidationError('tasks.findByOrderNumber', [issue]));
     }
-    if (!(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)) {
-      issues.push({ path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' });
-    }
-    try {
-      checkRequestOptions('tasks.findByOrderNumber', requestOptions, issues);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const run = new LookupDeadline(
-      undefined,
-      requestOptions.totalTimeout ?? context.totalTimeoutMs,
-      requestOptions.signal,
+    return findTasksOfOrder(context, orderNumber, requestOptions, undefined, maxPages).then((tasks) =>
+      tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
     );
-    return findTasksOfOrder(context, orderNumber, requestOptions, run, maxPages)
-      .then((tasks) => tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''))
-      .finally(() => run.clear());
   }
 
   /**
@@ -230,7 +173,8 @@ export class Tasks {
   /**
    * Lists tasks (`GET tasks`, 10 per page): `await` for one {@link TaskPage}, `for await` for every task
    * (README "Pagination"). `search` is literal unless `ignoreRegex: false`; `createdAfter`/`createdBefore`
-   * (ISO 8601 or `Date`) filter on the client.
+   * (ISO 8601 or `Date`) filter on the client, stopping early only on an order seen to hold, else reading
+   * on and reporting drift (docs/pagination.md "By creation time").
    * @throws {RequestValidationError} on await/iteration (nothing sent); {@link PaginationLimitError}
    * past `maxPages`; request errors as {@link retrieve}, at the failed page's position.
    */
@@ -240,7 +184,9 @@ export class Tasks {
     try {
       checkListOptions(options);
       const { createdAfter, createdBefore, ...query } = parseParams(TaskListRequestParams, params, 'tasks.list');
-      window = creationWindow(instantOf(createdAfter), instantOf(createdBefore), query);
+      window = creationWindow(instantOf(createdAfter), instantOf(createdBefore), query, (drift) =>
+        this.#context.reportDrift('tasks.list', [drift], undefined),
+      );
       parsed = window?.query ?? query;
     } catch (error) {
       return new TaskListPromise(() => Promise.reject(error), 1, { maxPages: 1, concurrency: 1 });
@@ -248,9 +194,7 @@ export class Tasks {
     // Pages requested ahead of a walk that stops at a creation bound would lie past it.
     const defaultConcurrency = window?.stops === true ? 1 : DEFAULT_LIST_CONCURRENCY;
     const { maxPages = DEFAULT_MAX_PAGES, concurrency = defaultConcurrency, ...requestOptions } = options;
-    // The client's totalTimeout, like a call's own, bounds the whole walk (README "Retries and timeouts").
-    const totalTimeout = requestOptions.totalTimeout ?? this.#context.totalTimeoutMs;
-    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout };
+    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
     const filter = window?.filter;
     const query: Record<string, string> = { limit: String(parsed.limit ?? MAX_PAGE_SIZE) };
     if (parsed.search !== undefined) {
@@ -316,7 +260,7 @@ export class Tasks {
     options: WaitForStatusOptions = {},
   ): Promise<TaskWithId> {
     const wanted: readonly string[] = typeof statuses === 'string' ? [statuses] : statuses;
-    const { intervalMs = 5000, timeout = this.#context.totalTimeoutMs ?? 600_000, signal } = options;
+    const { intervalMs = 5000, timeout = 600_000, signal } = options;
     const issues: ValidationIssue[] = [];
     if (wanted.length === 0 || wanted.some((status) => typeof status !== 'string' || status === '')) {
       issues.push({ path: 'statuses', message: 'Expected one or more status strings', code: 'invalid_type' });

@@ -2,6 +2,7 @@
 import * as z from 'zod/mini';
 import { integer, rule } from './checks.js';
 import { wellFormedText } from './primitives.js';
+import { readServiceTime } from './service-time.js';
 import { type Assert, type SameType, Task } from './task.js';
 
 /** Largest page the service serves (README "What the spec leaves open, and what we chose"). */
@@ -59,12 +60,8 @@ export function instantOf(value: unknown): number | undefined {
     return Number.isFinite(time) ? time : undefined;
   }
   if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
-  const time = Date.parse(value);
-  if (!Number.isFinite(time)) return undefined;
-  // `Date.parse` rolls 2026-02-30 over to March: the calendar date must read back unchanged.
-  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day ? time : undefined;
+  const read = readServiceTime(value);
+  return read?.form === 'zoneless' ? undefined : read?.ms;
 }
 
 const CreationBound = z.custom<string | Date>((value) => instantOf(value) !== undefined, {

@@ -7,7 +7,8 @@ export interface Drift {
   expected: string;
   /** The type received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. Never the value. */
   received: string;
-  action: 'coerced' | 'omitted';
+  /** `read-all`: a listing out of the order asked for, read on to its end (docs/pagination.md). */
+  action: 'coerced' | 'omitted' | 'read-all';
 }
 
 type Schema = z.core.$ZodType;

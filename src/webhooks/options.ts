@@ -39,7 +39,10 @@ export interface WebhookHandlerOptions {
   onEvent: (event: WebhookEvent) => unknown;
   /** `'tolerant'` (default): 400 only without a task id or `status`; `'strict'`: any drift (README "Schema drift"). */
   validation?: ValidationMode;
-  /** Called per drifted field (`operation: 'webhook'`, path, type names, never the value); also logged at `warn` once per path. */
+  /**
+   * Called per drifted field (`operation: 'webhook'`, path, type names, never the value), and by `sync()` for its
+   * listing (`operation: 'tasks.list'`: times without a zone, pages out of order); logged at `warn` once per path.
+   */
   onDrift?: (drift: SchemaDrift) => void;
   /** A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes `store` keys. */
   client?: WebhookClient;
@@ -100,8 +103,6 @@ export interface WebhookHandlerStats {
   failed: number;
   stored: number;
   claimed: number;
-  /** Resets of the inbox's server seen (its webhooks lost; each logged once and followed by a `sync()`). */
-  resets: number;
 }
 
 /** The platform context of a Web request, for runtimes that stop work after the response. */

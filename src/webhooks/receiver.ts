@@ -8,7 +8,7 @@ import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
 import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
-import { type InboxEntry, InboxWorker, onInboxReset, type WebhookInbox, withDeadline } from './inbox.js';
+import { type InboxEntry, InboxWorker, type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import {
   baseUrlOf,
@@ -51,7 +51,6 @@ class WebhookReceiver implements WebhookHandler {
     failed: 0,
     stored: 0,
     claimed: 0,
-    resets: 0,
   };
   readonly #inbox: WebhookInbox | undefined;
   readonly #inboxTimeoutMs: number;
@@ -136,6 +135,7 @@ class WebhookReceiver implements WebhookHandler {
       storeTimeoutMs,
       report: (error) => this.#pipeline.report(error, undefined),
       logger: this.#logger,
+      reportDrift: (drift) => reportDrift('tasks.list', [drift], undefined),
     });
     this.#maxQueue = settings.maxQueue;
     this.#queue = new TaskEventQueue(concurrency, this.#maxQueue, settings.maxQueueBytes);
@@ -150,12 +150,6 @@ class WebhookReceiver implements WebhookHandler {
     if (inbox === undefined) return undefined;
     // Events can wait in the inbox: none is processed on this process's memory during a store outage.
     this.#stored?.holdDuringOutages(inbox.visibilityTimeoutMs, Math.ceil(inbox.visibilityTimeoutMs / 4));
-    onInboxReset(inbox, {
-      count: () => void this.#stats.resets++,
-      logger: this.#logger,
-      sync: typeof options.client?.tasks?.list === 'function' ? () => this.#sync.sync() : undefined,
-      report: (error) => void this.#pipeline.report(error, undefined),
-    });
     if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,

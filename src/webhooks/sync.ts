@@ -9,13 +9,12 @@ import { APIUserAbortError, ConfigurationError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
-import type { TaskListOptions } from '../resources/tasks.js';
 import { isFinalStatus } from '../schemas/lifecycle.js';
-import type { Task } from '../schemas/task.js';
-import type { TaskListParams } from '../schemas/task-list.js';
+import type { Drift } from '../schemas/tolerant-read.js';
 import { syncEventOf, type WebhookEvent } from './event.js';
 import { leaseToken, type SharedState, unrefTimer } from './shared-state.js';
 import type { EventOutcome } from './stored-dedupe.js';
+import { type ListTasks, tasksUpdatedSince } from './sync-walk.js';
 
 /** Options of `handler.sync()`. */
 export interface WebhookSyncOptions {
@@ -51,8 +50,6 @@ export interface WebhookStartSyncOptions {
   intervalMs?: number;
 }
 
-export type ListTasks = (params: TaskListParams, options: TaskListOptions) => AsyncIterable<Task>;
-
 export interface TaskSyncContext {
   readonly state: SharedState;
   readonly list: ListTasks | undefined;
@@ -64,6 +61,8 @@ export interface TaskSyncContext {
   readonly storeTimeoutMs: number;
   readonly report: (error: unknown) => Promise<void>;
   readonly logger: LevelLogger;
+  /** Drift in the listing the walk reads (`onDrift` of the handler); default: none reported. */
+  readonly reportDrift?: ((drift: Drift) => void) | undefined;
 }
 
 const DEFAULT_INTERVAL_MS = 60_000;
@@ -129,12 +128,9 @@ export class TaskSync {
       checkpoint: saved === undefined ? undefined : new Date(saved),
     };
     const inFlight = new Set<Promise<void>>();
-    const listOptions: TaskListOptions = signal === undefined ? {} : { signal };
-    for await (const task of list({ sortBy: 'updatedAt', sortOrder: -1 }, listOptions)) {
+    const reportDrift = this.#context.reportDrift ?? (() => {});
+    for await (const { task, updatedAt } of tasksUpdatedSince(list, walkFrom, signal, reportDrift)) {
       if (signal?.aborted) break;
-      const updatedAt = typeof task.updatedAt === 'string' ? Date.parse(task.updatedAt) : Number.NaN;
-      // Newest first: the first task updated before the walk's start ends it.
-      if (updatedAt < walkFrom) break;
       result.tasks++;
       const event = syncEventOf(task, new Date());
       if (event === undefined) continue;

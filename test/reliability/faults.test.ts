@@ -160,10 +160,7 @@ describe('reads retry what is worth retrying', () => {
   });
 
   it('stops a list that serves the same page forever at the page cap', async () => {
-    // Setup, not the subject: sent without a lookup (which would be a list request).
-    for (let index = 0; index < 3; index++) {
-      await client().tasks.create(orderParams(`LOOP-${index}`), { lookupFirst: false });
-    }
+    for (let index = 0; index < 3; index++) await client().tasks.create(orderParams(`LOOP-${index}`));
     mock.inject({ operation: 'tasks.list', kind: 'repeat-page', times: 1000 });
     const error = await client()
       .tasks.list({}, { maxPages: 25 })
@@ -227,13 +224,11 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('reconciles with an anchored, escaped pattern and exact match, so ORD-1 is not taken for ORD-10', async () => {
-    // The reconciliation's searches are the subject: no lookup before any POST (its own search would count).
-    const sdk = client({ lookupFirst: false });
-    await sdk.tasks.create(orderParams('ORD-10'));
-    await sdk.tasks.create(orderParams('ORD-1x'));
-    await sdk.tasks.create(orderParams('ORD.1'));
+    await client().tasks.create(orderParams('ORD-10'));
+    await client().tasks.create(orderParams('ORD-1x'));
+    await client().tasks.create(orderParams('ORD.1'));
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
-    const task = await client({ lookupFirst: false }).tasks.create(orderParams('ORD.1'));
+    const task = await client().tasks.create(orderParams('ORD.1'));
     expect(task.orderNumber).toBe('ORD.1');
     expect(tasksFor('ORD.1')).toHaveLength(1);
     const searches = mock.requestsFor('tasks.list').map((request) => request.query);
@@ -244,10 +239,9 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('falls back to a literal search, still exact, when the service refuses the pattern', async () => {
-    await client().tasks.create(orderParams('ORD-10'), { lookupFirst: false });
+    await client().tasks.create(orderParams('ORD-10'));
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, body: { message: 'regex not supported' } });
-    // The first search is the lookup before sending (no store), refused; the second, literal, finds nothing.
     const task = await client().tasks.create(orderParams('ORD-1'));
     expect(task.orderNumber).toBe('ORD-1');
     expect(tasksFor('ORD-1')).toHaveLength(1);
@@ -258,10 +252,7 @@ describe('tasks.create is exactly-once', () => {
 
   it('does not resend after a rejection, and never lists to reconcile it', async () => {
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 400, body: { message: 'bad customerNumber' } });
-    // Reconciliation is the subject: no lookup before the POST.
-    await expect(client({ lookupFirst: false }).tasks.create(orderParams('REJ-1'))).rejects.toBeInstanceOf(
-      BadRequestError,
-    );
+    await expect(client().tasks.create(orderParams('REJ-1'))).rejects.toBeInstanceOf(BadRequestError);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(mock.requestsFor('tasks.list')).toHaveLength(0);
   });
@@ -299,11 +290,10 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('throws DuplicateTaskError with the ids when reconciliation finds several tasks', async () => {
-    // Two processes that each sent the order without a lookup; the reconciliation after a 502 is the subject.
-    const first = await client({ lookupFirst: false }).tasks.create(orderParams('DUP-1'));
-    const second = await client({ lookupFirst: false }).tasks.create(orderParams('DUP-1'));
+    const first = await client().tasks.create(orderParams('DUP-1'));
+    const second = await client().tasks.create(orderParams('DUP-1'));
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 502 });
-    const error = await client({ lookupFirst: false })
+    const error = await client()
       .tasks.create(orderParams('DUP-1'))
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DuplicateTaskError);
@@ -329,8 +319,6 @@ describe('tasks.create is exactly-once', () => {
       sellerId: mock.sellerId,
       baseUrl: mock.baseUrl,
       logLevel: 'off',
-      // The POST's resend is the subject: no lookup before it (its GET would be the refused request).
-      lookupFirst: false,
       fetch: (input, init) => {
         if (refused === 0) {
           refused++;
@@ -353,8 +341,6 @@ describe('tasks.create is exactly-once', () => {
       sellerId: mock.sellerId,
       baseUrl: mock.baseUrl,
       logLevel: 'off',
-      // No reconciliation of a rejection is the subject: no lookup before the POST either.
-      lookupFirst: false,
     });
     mock.inject({
       operation: 'tasks.create',

@@ -5,7 +5,7 @@
  * (each node runs under the guard of `redis-server.ts`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeRedisPort, launchRedisServer } from './redis-server.js';
@@ -19,8 +19,7 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-/** Starts `masters` nodes (with `args` after the cluster's, e.g. `['--appendonly', 'yes']`) and joins them. */
-export async function startRedisCluster(masters = 3, args: readonly string[] = []): Promise<RedisCluster> {
+export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'dts-redis-cluster-'));
   const ports: number[] = [];
   const kills: (() => Promise<void>)[] = [];
@@ -32,8 +31,6 @@ export async function startRedisCluster(masters = 3, args: readonly string[] = [
     while (ports.length < masters) {
       const port = await freeRedisPort();
       if (ports.includes(port)) continue;
-      // A directory per node: their append-only files would otherwise share one.
-      mkdirSync(join(dir, String(port)));
       kills.push(
         await launchRedisServer(port, [
           '--cluster-enabled',
@@ -43,8 +40,7 @@ export async function startRedisCluster(masters = 3, args: readonly string[] = [
           '--cluster-node-timeout',
           '2000',
           '--dir',
-          join(dir, String(port)),
-          ...args,
+          dir,
         ]),
       );
       ports.push(port);

@@ -74,7 +74,6 @@ describe('createWebhookHandler: answering', () => {
       failed: 0,
       stored: 0,
       claimed: 0,
-      resets: 0,
     });
   });
 

@@ -212,8 +212,7 @@ function check(label: string, result: Awaited<ReturnType<typeof attack>>): void 
 describeWithRedis('durable intake over Redis while receivers are SIGKILLed', () => {
   let redis: RedisServer;
   beforeAll(async () => {
-    // The setting the inbox asks for; the receivers are killed here, never Redis.
-    redis = await startRedisServer({ args: ['--appendonly', 'yes'] });
+    redis = await startRedisServer();
   });
   afterAll(async () => {
     if (ownsRedisServer) await redis?.stop();

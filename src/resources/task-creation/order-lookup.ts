@@ -1,5 +1,5 @@
 /** The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an order"). */
-import { APIConnectionError, APIError, connectionErrorAfter, PaginationLimitError } from '../../core/errors.js';
+import { APIError, PaginationLimitError } from '../../core/errors.js';
 import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
@@ -19,18 +19,20 @@ export function exactPattern(text: string): string {
 
 /**
  * Every task whose `orderNumber` is exactly `orderNumber`, newest first, by an anchored pattern (a literal
- * search when the service refuses it: 400, 422); at most `maxPages` list requests counted by `run`, all
- * of them, their retries and waits within `run`'s deadline.
- * @throws {PaginationLimitError} when those are used up with more to read; request errors; `run.error()` at its deadline.
+ * search when the service refuses it: 400, 422); at most `maxPages` list requests, with `run` per create.
+ * @throws {PaginationLimitError} when those are used up with more to read; request errors.
  */
 export async function findTasksOfOrder(
   context: ResourceContext,
   orderNumber: string,
   options: RequestOptions,
-  run: CreateDeadline,
+  run?: CreateDeadline,
   maxPages = context.reconciliation.maxPages,
 ): Promise<Task[]> {
-  const budget = { left: maxPages - run.listRequests, cap: maxPages };
+  const budget = {
+    left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
+    cap: run === undefined ? maxPages : context.reconciliation.maxPages,
+  };
   try {
     return await searchOrder(
       context,
@@ -52,19 +54,18 @@ async function searchOrder(
   orderNumber: string,
   query: { search: string; literal: boolean },
   options: RequestOptions,
-  run: CreateDeadline,
+  run: CreateDeadline | undefined,
   budget: { left: number; cap: number },
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
   const fetchPage: FetchTaskPage = async (page, request) => {
-    const signal = request?.signal ?? options.signal;
-    // Retried here, not by the transport, so that every request sent counts against the budget; each
-    // request is given what is left of the deadline, and so is each wait.
+    const signal = request?.signal ?? run?.signal ?? options.signal;
+    // Retried here, not by the transport, so that every request sent counts against the budget.
     for (let attempt = 1; ; attempt++) {
       if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
-      const pageOptions = { ...run.requestOptions(options), maxRetries: 0 };
       budget.left--;
-      run.listRequests++;
+      if (run !== undefined) run.listRequests++;
+      const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
       try {
         const response = await call(
           context,
@@ -85,13 +86,10 @@ async function searchOrder(
         );
         return new TaskPage(response, fetchPage);
       } catch (error) {
-        if (run.expired) throw run.error();
         if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
-          // Each page request is sent once: the error says how many this page took.
-          throw error instanceof APIConnectionError ? connectionErrorAfter(error, attempt) : error;
+          throw error;
         }
-        await sleep(Math.min(retryDelayMs(attempt, (error as { headers?: Headers }).headers), run.remaining()), signal);
-        if (run.expired) throw run.error();
+        await sleep(retryDelayMs(attempt, (error as { headers?: Headers }).headers), signal);
       }
     }
   };

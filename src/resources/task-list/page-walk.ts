@@ -5,8 +5,9 @@
  */
 
 import { APIConnectionTimeoutError, PaginationLimitError } from '../../core/errors.js';
+import { WalkTrail } from '../../internal/walk-order.js';
 import type { Task } from '../../schemas/task.js';
-import { type FetchTaskPage, lastPages, MAX_REREADS, type TaskPage } from './page.js';
+import { endsWalk, type FetchTaskPage, MAX_REREADS, type TaskPage } from './page.js';
 
 /** @internal How a walk goes; checked by `client.tasks.list`. */
 export interface PageWalkOptions {
@@ -66,6 +67,8 @@ export class PageWalk {
   /** `totalPages` of the latest answer, or of the page handed over last when larger. */
   #lastPage: number;
   #previous: TaskPage | undefined;
+  /** What this walk read, for a filter that checks the order as it reads. */
+  readonly #trail = new WalkTrail();
   #number = 0;
   /** The largest `total` answered so far. */
   #known = 0;
@@ -163,12 +166,13 @@ export class PageWalk {
   }
 
   #deliver(page: TaskPage, number: number): TaskPage {
+    const ends = endsWalk(page, this.#trail);
     this.#previous = page;
     this.#number = number;
     this.#deliveredTasks += page.tasks.length;
     if (page.total > this.#known) this.#known = page.total;
     if (page.totalPages > this.#lastPage) this.#lastPage = page.totalPages;
-    if (lastPages.has(page) || number >= this.#lastPage) {
+    if (ends || number >= this.#lastPage) {
       this.close();
     } else if (number >= this.#capPage) {
       this.#pendingError = new PaginationLimitError(this.#capPage - this.#firstPageNumber + 1);

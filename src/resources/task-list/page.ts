@@ -2,6 +2,7 @@
 
 import type { ResponseHead } from '../../core/api-promise.js';
 import { DeliveryError } from '../../core/errors.js';
+import { type ListedTime, WalkTrail } from '../../internal/walk-order.js';
 import type { Task } from '../../schemas/task.js';
 import type { TaskListResponse } from '../../schemas/task-list.js';
 
@@ -30,15 +31,57 @@ export interface PageRequest {
 /** Fetches one page by number; without `request`, with the caller's own options. */
 export type FetchTaskPage = (page: number, request?: PageRequest) => Promise<TaskPage>;
 
-/** @internal A filter applied on the client (`createdAfter`, `createdBefore` of `tasks.list`). */
-export interface PageFilter {
-  keep(task: Task): boolean;
-  /** True when no page after one holding `tasks` (as served) can hold a task to keep. */
-  endsWith(tasks: readonly Task[]): boolean;
+/** @internal What a served page tells a filter that may end a walk: each task's id and time, and if one is past the bound. */
+export interface PageFacts {
+  readonly listed: readonly ListedTime[];
+  readonly pastBound: boolean;
 }
 
-/** @internal Pages a walk ends after: empty as served, or past a filter's bound. */
-export const lastPages = new WeakSet<TaskPage>();
+/** @internal A filter applied on the client (`createdAfter`, `createdBefore` of `tasks.list`). */
+export interface PageFilter {
+  /** `index`: the task's place in the page as served. */
+  keep(task: Task, index: number): boolean;
+  /** What the page as served tells; `undefined` when this filter never ends a walk. */
+  read(served: readonly Task[]): PageFacts | undefined;
+  /**
+   * True when no page after this one can hold a task to keep: it holds one past the bound, and every page
+   * followed on the walk's `trail` so far, this one included, was in order.
+   */
+  ends(page: PageFacts, trail: WalkTrail): boolean;
+}
+
+/** Pages a walk ends after as served: empty. */
+const lastPages = new WeakSet<TaskPage>();
+
+/** A page read with a filter that may end the walk: its facts, the walk it was read on, and the decision. */
+interface FilteredPage {
+  readonly filter: PageFilter;
+  readonly facts: PageFacts;
+  /** The walk's trail; a page of `await` starts one, `getNextPage()` hands it on. */
+  trail: WalkTrail | undefined;
+  ends: boolean | undefined;
+}
+
+const filteredPages = new WeakMap<TaskPage, FilteredPage>();
+
+/**
+ * @internal True when a walk ends after `page`: it was empty as served, or its filter says so, decided once
+ * per trail: `trail` (a walk's), else the one it was read on (`getNextPage()`), else a new one.
+ */
+export function endsWalk(page: TaskPage, trail?: WalkTrail): boolean {
+  if (lastPages.has(page)) return true;
+  const filtered = filteredPages.get(page);
+  if (filtered === undefined) return false;
+  if (trail !== undefined && trail !== filtered.trail) {
+    filtered.trail = trail;
+    filtered.ends = undefined;
+  }
+  if (filtered.ends === undefined) {
+    filtered.trail ??= new WalkTrail();
+    filtered.ends = filtered.filter.ends(filtered.facts, filtered.trail);
+  }
+  return filtered.ends;
+}
 
 /** @internal The response each page was read from (set by `client.tasks.list`; freed with the page). */
 export const pageHeads = new WeakMap<TaskPage, ResponseHead>();
@@ -63,8 +106,12 @@ export class TaskPage {
       typeof response === 'object' && response !== null ? response : {};
     const integer = (value: unknown): value is number => Number.isInteger(value);
     const served = Array.isArray(body.tasks) ? (body.tasks as Task[]) : [];
-    this.tasks = filter === undefined ? served : served.filter((task) => filter.keep(task));
-    if (served.length === 0 || filter?.endsWith(served)) lastPages.add(this);
+    this.tasks = filter === undefined ? served : served.filter((task, index) => filter.keep(task, index));
+    if (served.length === 0) lastPages.add(this);
+    const facts = filter?.read(served);
+    if (filter !== undefined && facts !== undefined) {
+      filteredPages.set(this, { filter, facts, trail: undefined, ends: undefined });
+    }
     this.page = integer(body.page) ? body.page : 1;
     this.limit = integer(body.limit) ? body.limit : served.length;
     this.totalPages = integer(body.totalPages) ? body.totalPages : this.page;
@@ -72,9 +119,12 @@ export class TaskPage {
     this.#fetchPage = fetchPage;
   }
 
-  /** A later page is reported, this one was not empty nor past a `createdAfter` bound. */
+  /**
+   * A later page is reported, and this one was not empty nor past a creation bound in an order seen to hold
+   * (docs/pagination.md "By creation time").
+   */
   hasNextPage(): boolean {
-    return !lastPages.has(this) && this.page < this.totalPages;
+    return !endsWalk(this) && this.page < this.totalPages;
   }
 
   /**
@@ -84,6 +134,11 @@ export class TaskPage {
   getNextPage(): Promise<TaskPage> {
     if (!this.hasNextPage())
       return Promise.reject(new DeliveryError(`No page after page ${this.page} of ${this.totalPages}`));
-    return this.#fetchPage(this.page + 1);
+    const { trail } = filteredPages.get(this) ?? {};
+    return this.#fetchPage(this.page + 1).then((next) => {
+      const filtered = filteredPages.get(next);
+      if (filtered !== undefined) filtered.trail ??= trail;
+      return next;
+    });
   }
 }

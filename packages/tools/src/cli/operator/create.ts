@@ -181,12 +181,7 @@ export const tasksCreate: OperatorCommandSpec = {
         return;
       }
     }
-    // Looked up above (a repeat delivery lets the SDK look, to tell its task from the earlier ones).
-    const task = await context.client.tasks.create(params, {
-      signal: context.signal,
-      repeatDelivery,
-      lookupFirst: repeatDelivery,
-    });
+    const task = await context.client.tasks.create(params, { signal: context.signal, repeatDelivery });
     output.note(`created task ${task.id} for order ${orderNumber}`);
     show(context, task, true);
   },
