@@ -87,7 +87,11 @@ async function main(): Promise<void> {
   try {
     console.log(`intake window: ${EVENTS} events, onEvent returned → status recorded in the store`);
     for (const [label, inbox, store] of [
-      ['redisInbox + redisStore      ', redisInbox(redis, { stream: 'window:events' }), redisStore(redis)],
+      [
+        'redisInbox + redisStore      ',
+        redisInbox(redis, { stream: 'window:events', volatile: true }),
+        redisStore(redis),
+      ],
       ['postgresInbox + postgresStore', postgresInbox(pool), postgresStore(pool)],
     ] as const) {
       const samples = await windows(inbox, store);

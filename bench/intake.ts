@@ -173,7 +173,8 @@ async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
   try {
     const inboxes = {
-      'redisInbox (ioredis)': () => redisInbox(io, { stream: `bench-${process.pid}-${++run}` }),
+      // The bench's Redis keeps nothing on disk (volatile: true): the figures leave persistence out.
+      'redisInbox (ioredis)': () => redisInbox(io, { stream: `bench-${process.pid}-${++run}`, volatile: true }),
       'postgresInbox (pg)': () => postgresInbox(pool, { table: `bench_inbox_${process.pid}_${++run}` }),
     };
     // `npm run bench:intake -- drain`: part 2 only.
@@ -210,7 +211,7 @@ async function main(): Promise<void> {
           const name = `bench_drain_${process.pid}_${++run}`;
           const inbox =
             backend === 'redis'
-              ? redisInbox(io, { stream: `${name}:events` })
+              ? redisInbox(io, { stream: `${name}:events`, volatile: true })
               : postgresInbox(pool, { table: `${name}_inbox` });
           const url = backend === 'redis' ? redis.url : postgres.url;
           const { rate, totals } = await drainRate({ backend, url, name, store }, inbox, workers);

@@ -83,7 +83,8 @@ node --input-type=module -e "
   const { postgresStore } = await import('delivery-task-sdk/postgres');
   const queries = [];
   const store = postgresStore({ totalCount: 0, query: async (text) => (queries.push(text), { rows: [{ value: 'v' }], rowCount: 1 }) }, { createTable: false });
-  if ((await store.get('k')) !== 'v' || !queries[0]?.startsWith('SELECT value FROM')) throw new Error('ESM import of the postgres entry broken');
+  // The first call awaits ready(): the table's columns are read once (createTable: false creates nothing).
+  if ((await store.get('k')) !== 'v' || !queries[0]?.startsWith('SELECT key, value, expires_at FROM') || !queries[1]?.startsWith('SELECT value FROM')) throw new Error('ESM import of the postgres entry broken: ' + JSON.stringify(queries));
   let error;
   try { postgresStore({}); } catch (caught) { error = caught; }
   if (!(error instanceof ConfigurationError) || error.option !== 'pool') throw new Error('ESM postgres entry error class broken');

@@ -47,6 +47,8 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean;
   /** Order leases and order → task, shared (README "Running several instances"). Default: its own `memoryStore()`. */
   store?: DeliveryStore;
+  /** `tasks.create`'s `lookupFirst` for every create (README "Exactly-once creation"). Default: `true` without `store`, `false` with one. */
+  lookupFirst?: boolean;
   /** How long a created order is remembered, so creating it again returns its task without a POST, ms. Default 86 400 000 (24 h). */
   orderTtlMs?: number;
   /** Deadline of each store call, ms; past it the call fails with `StoreUnavailableError` (a create sends nothing). Default 1000. */
@@ -90,6 +92,7 @@ const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
   'logLevel',
   'dangerouslyAllowBrowser',
   'store',
+  'lookupFirst',
   'orderTtlMs',
   'storeTimeoutMs',
   'reconciliation',
@@ -99,16 +102,17 @@ const CLIENT_OPTIONS: readonly (keyof ClientOptions)[] = [
 function distance(a: string, b: string): number {
   const left = a.toLowerCase();
   const right = b.toLowerCase();
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  // Two rows of the table; every index read is within them (set on the row before).
+  let previous = [...Array(right.length + 1).keys()];
   for (let i = 1; i <= left.length; i++) {
     const current = [i];
     for (let j = 1; j <= right.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+      const substitution = (previous[j - 1] as number) + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution);
     }
     previous = current;
   }
-  return previous[right.length] ?? 0;
+  return previous[right.length] as number;
 }
 
 /** Refuses an unknown option, naming the closest known one (`maxRetry` → `maxRetries`). */
@@ -121,6 +125,14 @@ function checkKnownOptions(options: object): void {
         : CLIENT_OPTIONS.map((known) => ({ known, far: distance(name, known) })).sort((a, b) => a.far - b.far)[0];
     const hint = closest && closest.far <= 3 ? `; did you mean ${closest.known}?` : '';
     throw new ConfigurationError(name, `Unknown DeliveryClient option ${JSON.stringify(name.slice(0, 60))}${hint}`);
+  }
+}
+
+/** @throws {ConfigurationError} when `options[option]` is given and not of `type`. */
+function checkType(options: ClientOptions, option: 'onDrift' | 'fetch' | 'lookupFirst', type: string): void {
+  const value = options[option];
+  if (value !== undefined && typeof value !== type) {
+    throw new ConfigurationError(option, `Invalid ${option}: expected a ${type}, got ${typeof value}`);
   }
 }
 
@@ -152,38 +164,24 @@ function required(option: 'apiKey' | 'sellerId' | 'baseUrl', value: unknown, env
   return trimmed;
 }
 
+/** The error for a `baseUrl` that is not one: `reason` after the common words. */
+const badBaseUrl = (reason: string) =>
+  new ConfigurationError('baseUrl', `Invalid baseUrl (option or DELIVERY_BASE_URL): ${reason}`);
+
 function checkBaseUrl(value: string): string {
-  if (value.length > MAX_BASE_URL_LENGTH) {
-    throw new ConfigurationError(
-      'baseUrl',
-      `Invalid baseUrl (option or DELIVERY_BASE_URL): longer than ${MAX_BASE_URL_LENGTH} characters`,
-    );
-  }
+  if (value.length > MAX_BASE_URL_LENGTH) throw badBaseUrl(`longer than ${MAX_BASE_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigurationError('baseUrl', 'Invalid baseUrl (option or DELIVERY_BASE_URL): not an absolute URL');
+    throw badBaseUrl('not an absolute URL');
   }
   const loopback = LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new ConfigurationError(
-      'baseUrl',
-      `Invalid baseUrl (option or DELIVERY_BASE_URL): ${url.protocol}//${url.host} must use https (http is allowed only for loopback hosts)`,
-    );
+    throw badBaseUrl(`${url.protocol}//${url.host} must use https (http is allowed only for loopback hosts)`);
   }
-  if (url.username || url.password) {
-    throw new ConfigurationError(
-      'baseUrl',
-      'Invalid baseUrl (option or DELIVERY_BASE_URL): credentials in the URL are not allowed',
-    );
-  }
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) {
-    throw new ConfigurationError(
-      'baseUrl',
-      'Invalid baseUrl (option or DELIVERY_BASE_URL): no query or fragment allowed',
-    );
-  }
+  if (url.username || url.password) throw badBaseUrl('credentials in the URL are not allowed');
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw badBaseUrl('no query or fragment allowed');
   // `https://h/rest//` would send `https://h/rest//tasks`: one slash between segments, and one at the end.
   url.pathname = `${url.pathname}/`.replace(/\/{2,}/g, '/');
   return url.href;
@@ -219,7 +217,7 @@ export class DeliveryClient {
     if (isBrowser() && options.dangerouslyAllowBrowser !== true) {
       throw new ConfigurationError(
         'dangerouslyAllowBrowser',
-        'DeliveryClient refuses to run in a browser: the API key would be exposed to users. Call the service from your server, or pass dangerouslyAllowBrowser: true if you understand the risk.',
+        'DeliveryClient refuses to run in a browser, where its API key would be exposed: call the service from your server, or pass dangerouslyAllowBrowser: true if you accept the risk',
       );
     }
     const apiKey = required('apiKey', options.apiKey, 'DELIVERY_API_KEY');
@@ -239,16 +237,13 @@ export class DeliveryClient {
         ? undefined
         : integerOption('totalTimeout', options.totalTimeout, 0, 1, MAX_TIMER_MS);
     this.validation = checkValidation(options.validation);
-    if (options.onDrift !== undefined && typeof options.onDrift !== 'function') {
-      throw new ConfigurationError('onDrift', `Invalid onDrift: expected a function, got ${typeof options.onDrift}`);
-    }
+    checkType(options, 'onDrift', 'function');
     const logLevel = resolveLogLevel(options.logLevel);
-    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-      throw new ConfigurationError('fetch', `Invalid fetch: expected a function, got ${typeof options.fetch}`);
-    }
+    checkType(options, 'fetch', 'function');
     if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
       throw new ConfigurationError('fetch', 'No fetch available: pass the fetch option');
     }
+    checkType(options, 'lookupFirst', 'boolean');
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const redactor = new Redactor([apiKey, sellerId]);
@@ -295,6 +290,7 @@ export class DeliveryClient {
         integerOption('storeTimeoutMs', options.storeTimeoutMs, DEFAULT_STORE_TIMEOUT_MS, 1, 60_000),
       ),
       sharedStore: options.store !== undefined,
+      lookupFirst: options.lookupFirst,
       attemptTimeoutMs: this.timeout,
       totalTimeoutMs: totalTimeout,
       orderTtlMs: integerOption('orderTtlMs', options.orderTtlMs, DEFAULT_ORDER_TTL_MS, 1000, 30 * 86_400_000),

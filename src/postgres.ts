@@ -11,10 +11,12 @@
  * import pg from 'pg';
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * const client = new DeliveryClient({ store: postgresStore(pool) });
+ * const store = postgresStore(pool);
+ * await store.ready(); // at boot: creates the table (or checks it, with createTable: false)
+ * const client = new DeliveryClient({ store });
  * ```
  * @module delivery-task-sdk/postgres
  */
-export { type PostgresInboxOptions, postgresInbox } from './postgres/inbox.js';
+export { type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './postgres/inbox.js';
 export { onceSucceeded, type PostgresQueryable, queryOf, quotedTable } from './postgres/pool.js';
-export { type PostgresStoreOptions, postgresStore } from './postgres/store.js';
+export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';

@@ -10,6 +10,7 @@
  * import Redis from 'ioredis';
  *
  * const store = redisStore(new Redis(process.env.REDIS_URL), { prefix: 'dts:' });
+ * await store.ready(); // at boot: rejects an allkeys-* maxmemory-policy
  * const client = new DeliveryClient({ store });
  * ```
  * @module delivery-task-sdk/redis
@@ -21,5 +22,5 @@ export type {
   RedisClientLike,
   RedisWarningLogger,
 } from './redis/commands.js';
-export { type RedisInboxOptions, redisInbox } from './redis/inbox.js';
-export { type RedisStoreOptions, redisStore } from './redis/store.js';
+export { type RedisInbox, type RedisInboxOptions, redisInbox } from './redis/inbox.js';
+export { type RedisStore, type RedisStoreOptions, redisStore } from './redis/store.js';

@@ -37,7 +37,7 @@ if (config.backend === 'redis') {
     return call(command, ...args);
   };
   store = redisStore(redis, { prefix: `${config.name}:` });
-  inbox = redisInbox(redis, { stream: `${config.name}:events` });
+  inbox = redisInbox(redis, { stream: `${config.name}:events`, volatile: true });
   end = async () => void redis.disconnect();
 } else {
   const pool = new pg.Pool({ connectionString: config.url, max: 10 });

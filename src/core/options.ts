@@ -20,6 +20,14 @@ export interface TaskCreateOptions extends RequestOptions {
   repeatDelivery?: boolean;
   /** Resend after `TaskCreationOutcomeUnknownError` without a lookup, only once `findByOrderNumber` found no task. Default `false`. */
   resendUnknownOutcome?: boolean;
+  /**
+   * Look the order up (one list request, inside `totalTimeout`) before its first POST, so an order created
+   * by an earlier process is returned, not created again (README "Exactly-once creation"). Default: the
+   * client's `lookupFirst`, else `true` without a `store` (its memory ends with the process) or for a
+   * `repeatDelivery` (whose lookup names the earlier deliveries), `false` with one (its record answers).
+   * `false` suits order numbers new by construction. A create without `orderNumber` cannot look.
+   */
+  lookupFirst?: boolean;
 }
 
 /** README "Schema drift": `'tolerant'` (default; {@link SchemaDrift}), `'strict'`; `'warn'`, `'off'`: deprecated. */

@@ -23,6 +23,8 @@ export interface ResourceContext {
   /** Shared state (leases, remembered orders), every call bounded by the store timeout. */
   readonly store: DeliveryStore;
   readonly sharedStore: boolean;
+  /** The client's `lookupFirst`; `undefined`: by the store (`tasks.create`'s option). */
+  readonly lookupFirst: boolean | undefined;
   readonly attemptTimeoutMs: number;
   /** The client's `totalTimeout`, ms (a call's own wins); `undefined` for none. */
   readonly totalTimeoutMs: number | undefined;

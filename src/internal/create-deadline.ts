@@ -2,6 +2,7 @@
  * The deadline of one `tasks.create` (`totalTimeout`, README "Retries and timeouts"), shared by every
  * POST, lookup, wait, lease poll and store call of it; it keeps what the create has done, so the error at
  * the deadline says whether a task may exist (`TaskCreationOutcomeUnknownError`) or none was sent.
+ * {@link LookupDeadline}: the same for `tasks.findByOrderNumber`, whose pages and retries it covers.
  */
 import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
@@ -115,5 +116,18 @@ export class CreateDeadline {
         ? `${elapsed}; no POST was sent, so no task was created by this call`
         : `${elapsed}; the service processed none of the ${this.posts} POST${this.posts === 1 ? '' : 's'} sent (429 or a connection never made), so no task was created by this call`;
     return new APIConnectionTimeoutError({ method: 'POST', url: 'tasks', attempts: this.posts, timeoutMs: ms, reason });
+  }
+}
+
+/** The deadline of one `tasks.findByOrderNumber`: every page and retry of it; its error names the reads. */
+export class LookupDeadline extends CreateDeadline {
+  override error(ms: number = this.totalTimeoutMs ?? 0): DeliveryError {
+    return new APIConnectionTimeoutError({
+      method: 'GET',
+      url: 'tasks',
+      attempts: this.listRequests,
+      timeoutMs: ms,
+      reason: `totalTimeout of ${ms} ms elapsed while looking the order up`,
+    });
   }
 }

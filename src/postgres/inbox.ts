@@ -2,12 +2,12 @@
 import type { Logger } from '../core/options.js';
 import { coalesced } from '../internal/coalesce.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
-import { guardPool, integer, onceSucceeded, type PostgresQueryable, queryOf, quotedTable } from './pool.js';
+import { guardPool, integer, onceSucceeded, type PostgresQueryable, queryOf, quotedTable, tableCheck } from './pool.js';
 
 export interface PostgresInboxOptions {
   /** The table (optionally `schema.table`). Default `'dts_inbox'`. */
   table?: string;
-  /** Create the table and indexes on first use (docs/several-instances.md). Default `true`. */
+  /** Create the table and indexes at {@link PostgresInbox.ready}; `false` when migrations do (docs/several-instances.md). Default `true`. */
   createTable?: boolean;
   /** Pending and failed events at most, counted once a second; beyond, 503. Default 1 000 000; ≥ 1. */
   maxEntries?: number;
@@ -19,6 +19,17 @@ export interface PostgresInboxOptions {
   maxAttempts?: number;
   /** See {@link PostgresStoreOptions.logger}. Default `console`. */
   logger?: Logger;
+}
+
+/** What {@link postgresInbox} returns: a {@link WebhookInbox} with its start-up check. */
+export interface PostgresInbox extends WebhookInbox {
+  /**
+   * Creates the table and its indexes unless `createTable: false`, then reads its columns once; await it at
+   * boot. The methods that write, claim or read await it first, so without it the first webhook or claim runs it.
+   * @throws {ConfigurationError} `option: 'table'` for a table (or column) that is not there (checked again at the next call).
+   * @throws pg's error when PostgreSQL cannot be reached (run again at the next call).
+   */
+  ready(): Promise<void>;
 }
 
 const COUNT_EVERY_MS = 1000;
@@ -35,7 +46,7 @@ const TRIM_MAX_ROWS = 5000;
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @throws {ConfigurationError} for a `pool` without `query`, a bad table name, or an option out of range.
  */
-export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): WebhookInbox {
+export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): PostgresInbox {
   const owner = 'postgresInbox';
   const query = queryOf(pool, owner);
   guardPool(pool, owner, options.logger);
@@ -45,9 +56,13 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   const retentionMs = integer(owner, 'retentionMs', options.retentionMs, 900_000, 0);
   const visibilityTimeoutMs = integer(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs, 60_000, 1);
   const maxAttempts = integer(owner, 'maxAttempts', options.maxAttempts, 5, 1);
-  const ensureTable =
+  const ensureTable = tableCheck(
+    owner,
+    query,
+    table,
+    'id task_id kind body received_at state attempts claimed_by claimed_until error done_at'.split(' '),
     options.createTable === false
-      ? async () => {}
+      ? undefined
       : onceSucceeded(async () => {
           await query(`CREATE TABLE IF NOT EXISTS ${table} (
   id bigserial PRIMARY KEY,
@@ -66,7 +81,8 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
           await query(`CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`);
           await query(`CREATE INDEX IF NOT EXISTS "${plain}_task" ON ${table} (task_id, id) WHERE state = 'pending'`);
           await query(`CREATE INDEX IF NOT EXISTS "${plain}_done" ON ${table} (done_at) WHERE state = 'done'`);
-        });
+        }),
+  );
   let held = 0;
   let countedAt = 0;
   let counting: Promise<void> | undefined;
@@ -92,6 +108,7 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   }, COMPLETE_BATCH);
   return {
     visibilityTimeoutMs,
+    ready: ensureTable,
     append: async (entry) => {
       await ensureTable();
       if (countedAt === 0) await count();

@@ -64,6 +64,47 @@ export function onceSucceeded(create: () => Promise<void>): () => Promise<void> 
   };
 }
 
+/**
+ * A `ready()` for a store or inbox: creates the table (with `create`, unless `undefined`), then reads
+ * `columns` of `table` once; runs again at the next call until it succeeds. A table or column that is not
+ * there rejects with `ConfigurationError` (`option: 'table'`) saying what to do.
+ */
+export function tableCheck(
+  owner: string,
+  query: PostgresQueryable['query'],
+  table: string,
+  columns: readonly string[],
+  create: (() => Promise<void>) | undefined,
+): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const check = async (): Promise<void> => {
+    try {
+      await create?.();
+      await query(`SELECT ${columns.join(', ')} FROM ${table} WHERE false`);
+    } catch (error) {
+      const code = (error as { code?: unknown })?.code;
+      if (code !== '42P01' && code !== '42703' && code !== '3F000') throw error;
+      const fix =
+        code === '42703'
+          ? 'a table of that name exists without the columns it needs: give the option table another name'
+          : code === '3F000'
+            ? 'create its schema first'
+            : 'create it in your migrations with the statements of docs/several-instances.md "PostgreSQL store", or leave createTable on';
+      throw new ConfigurationError(
+        'table',
+        `${owner} cannot use the table ${table} (${(error as Error).message}): ${fix}`,
+      );
+    }
+  };
+  return () => {
+    running ??= check().catch((error: unknown) => {
+      running = undefined;
+      throw error;
+    });
+    return running;
+  };
+}
+
 const guardedPools = new WeakSet<object>();
 
 interface PoolEvents {

@@ -1,38 +1,64 @@
 /** `postgresStore`: the `DeliveryStore` over PostgreSQL (README "Running several instances"). @module */
 import type { Logger } from '../core/options.js';
 import type { DeliveryStore } from '../core/store.js';
-import { guardPool, onceSucceeded, type PostgresQueryable, queryOf, quotedTable, ttlArgument } from './pool.js';
+import {
+  guardPool,
+  onceSucceeded,
+  type PostgresQueryable,
+  queryOf,
+  quotedTable,
+  tableCheck,
+  ttlArgument,
+} from './pool.js';
 
 export interface PostgresStoreOptions {
   /** The store's table: letters, digits and `_`, optionally `schema.table`; one per app sharing a database. Default `'dts_store'`. */
   table?: string;
-  /** Create the table and its index on first use; `false` when migrations do (docs/several-instances.md). Default `true`. */
+  /** Create the table and its index at {@link PostgresStore.ready}; `false` when migrations do (docs/several-instances.md). Default `true`. */
   createTable?: boolean;
   /** Where an idle pool connection's error is logged (password redacted) when the store gave the pool its listener. Default `console`. */
   logger?: Logger;
 }
+
+/** What {@link postgresStore} returns: a `DeliveryStore` with its start-up check. */
+export interface PostgresStore extends DeliveryStore {
+  /**
+   * Creates the table and its index unless `createTable: false`, then reads its columns once; await it at
+   * boot. Every store call awaits it first, so without it the first create or webhook runs it.
+   * @throws {ConfigurationError} `option: 'table'` for a table (or column) that is not there (checked again at the next call).
+   * @throws pg's error when PostgreSQL cannot be reached (run again at the next call).
+   */
+  ready(): Promise<void>;
+}
+
 const SWEEP_EVERY_WRITES = 500;
 const SWEEP_MAX_ROWS = 1000;
 
 /**
  * A `DeliveryStore` in a PostgreSQL table (README "Running several instances"); failures reject with pg's error.
+ * Its table is made and checked by {@link PostgresStore.ready}, which every call awaits.
  * @param pool A pg `Pool` (given an `'error'` listener if it has none) or connected `Client` (`pg` ≥ 8); never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
-export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): DeliveryStore {
+export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): PostgresStore {
   const query = queryOf(pool, 'postgresStore');
   guardPool(pool, 'postgresStore', options.logger);
   const table = quotedTable('table', options.table, 'dts_store');
   const index = `"${(options.table ?? 'dts_store').replaceAll('.', '_')}_expires_at"`;
-  const ensureTable =
+  const ensureTable = tableCheck(
+    'postgresStore',
+    query,
+    table,
+    ['key', 'value', 'expires_at'],
     options.createTable === false
-      ? async () => {}
+      ? undefined
       : onceSucceeded(async () => {
           await query(
             `CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
           );
           await query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`);
-        });
+        }),
+  );
   let writes = 0;
   const sweep = (): void => {
     if (++writes % SWEEP_EVERY_WRITES !== 0) return;
@@ -70,6 +96,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.ex
     return result.rowCount === 1;
   };
   return {
+    ready: ensureTable,
     setIfAbsent,
     get: async (key) => {
       await ensureTable();

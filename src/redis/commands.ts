@@ -1,4 +1,4 @@
-/** Raw Redis commands for the store and inbox: either library's client, the eviction-policy check. @module */
+/** Raw Redis commands for the store and inbox: either library's client, replies read. @module */
 import { ConfigurationError } from '../core/errors.js';
 
 /** An ioredis `Redis` or `Cluster` (5 or 6), by `call(command, ...args)`, which sends a raw command. */
@@ -20,71 +20,16 @@ export interface NodeRedisClusterLike {
 /** A client `redisStore` and `redisInbox` accept: ioredis, node-redis, single node or cluster. */
 export type RedisClientLike = IoredisClientLike | NodeRedisClientLike | NodeRedisClusterLike;
 
-/** Where the store and the inbox write their one warning (an eviction policy that cannot be read). */
+/**
+ * Where the store and the inbox write their warnings (a setting that cannot be read or risks a loss, each
+ * once) and the inbox its error line for a reset seen while no handler listens (`warn` without `error`).
+ */
 export interface RedisWarningLogger {
   warn(message: string): void;
+  error?(message: string): void;
 }
 
 export type SendCommand = (key: string | undefined, command: string, ...args: string[]) => Promise<unknown>;
-
-/** `send`, but every call rejects (`ConfigurationError`) under an `allkeys-*` `maxmemory-policy`: it may evict. */
-export function guardedAgainstEviction(
-  send: SendCommand,
-  owner: string,
-  ttlKeys: boolean,
-  logger: RedisWarningLogger,
-): SendCommand {
-  let checked: Promise<void> | undefined;
-  const check = async (): Promise<void> => {
-    let policy: string | undefined;
-    try {
-      const reply = await send(undefined, 'CONFIG', 'GET', 'maxmemory-policy');
-      policy = policyOf(reply);
-    } catch (error) {
-      logger.warn(
-        `${owner}: could not read the Redis setting maxmemory-policy (${(error as Error)?.message ?? String(error)}); make sure it is noeviction (README "Running several instances")`,
-      );
-      return;
-    }
-    if (policy === undefined) {
-      logger.warn(`${owner}: could not read the Redis setting maxmemory-policy; make sure it is noeviction`);
-    } else if (policy.startsWith('allkeys-')) {
-      throw new ConfigurationError(
-        'maxmemory-policy',
-        `${owner} refuses a Redis whose maxmemory-policy is ${policy}: under memory pressure it evicts any key, leases and records included, which lets an order be created twice or a webhook be lost. Set maxmemory-policy to noeviction (README "Running several instances")`,
-      );
-    } else if (ttlKeys && policy.startsWith('volatile-')) {
-      logger.warn(
-        `${owner}: the Redis setting maxmemory-policy is ${policy}, which may evict the store's keys (they all have a TTL) under memory pressure; noeviction is safe`,
-      );
-    }
-  };
-  return async (key, command, ...args) => {
-    checked ??= check();
-    await checked;
-    return send(key, command, ...args);
-  };
-}
-
-function policyOf(reply: unknown): string | undefined {
-  if (Array.isArray(reply)) {
-    const value: unknown = reply[1];
-    return typeof value === 'string'
-      ? value
-      : value instanceof Uint8Array
-        ? new TextDecoder().decode(value)
-        : undefined;
-  }
-  if (reply instanceof Map) {
-    const value: unknown = reply.get('maxmemory-policy');
-    return typeof value === 'string' ? value : undefined;
-  }
-  if (typeof reply === 'object' && reply !== null) {
-    const value = (reply as Record<string, unknown>)['maxmemory-policy'];
-    return typeof value === 'string' ? value : undefined;
-  }
-  return undefined;
-}
 
 /** ioredis's `call` first (it has a `sendCommand` of its own kind), then node-redis cluster, then single node. */
 export function commandSender(client: unknown, owner: string): SendCommand {

@@ -5,15 +5,17 @@ import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection, Webho
 import {
   asArray,
   commandSender,
-  guardedAgainstEviction,
   isClusterClient,
   numberReply,
   type RedisClientLike,
   type RedisWarningLogger,
+  type SendCommand,
   scalarText,
   textReply,
 } from './commands.js';
+import { InboxEpoch } from './inbox-epoch.js';
 import { ACK_AND_CLOSE, APPEND_UNLESS_FULL, CLAIM, runScript } from './scripts.js';
+import { settingsCheck, untilSucceeded } from './settings.js';
 
 export interface RedisInboxOptions {
   /** The stream's key; on a cluster, with a hash tag (`{dts}:events`). Default `'dts:events'`. */
@@ -32,8 +34,35 @@ export interface RedisInboxOptions {
   maxFailed?: number;
   /** After each write, `WAITAOF` (Redis ≥ 7.2; `true`: local, 1 000 ms), else 503. Default `false`. */
   waitAof?: boolean | { local?: 0 | 1; replicas?: number; timeoutMs?: number };
-  /** Where the one warning goes. Default `console`. */
+  /**
+   * `true` accepts a Redis that keeps nothing on disk (`appendonly no`, `save ''`): restarted, it loses the
+   * webhooks it held, answered 200 already (a reset is still reported). Default `false`: {@link RedisInbox.ready}
+   * refuses such a Redis (docs/several-instances.md "Redis settings").
+   */
+  volatile?: boolean;
+  /** Where the warnings go, and the error line of a reset no handler listens to. Default `console`. */
   logger?: RedisWarningLogger;
+}
+
+/** What {@link redisInbox} returns: a {@link WebhookInbox} with its start-up check and its resets. */
+export interface RedisInbox extends WebhookInbox {
+  /**
+   * Checks the Redis once, then makes the stream's epoch and consumer group; await it at boot. Every other
+   * method awaits it first, so without it the first webhook or claim runs it. Resolves on every master of a
+   * cluster that: has no `allkeys-*` `maxmemory-policy`; has `appendonly yes`, or RDB snapshots (`save`: one
+   * warning stating what a restart loses), or any persistence with `volatile: true`. Where `CONFIG` is
+   * refused (renamed, ACL, some managed Redis): one warning, and it resolves.
+   * @throws {ConfigurationError} `option: 'maxmemory-policy'` or `'appendonly'` (checked again at the next call).
+   * @throws the client's error when Redis cannot be reached (run again at the next call).
+   */
+  ready(): Promise<void>;
+  /**
+   * Calls `listener` once per reset of the Redis seen while running (its consumer group lost, its epoch gone
+   * or made again, fewer webhooks written than this process saw): restarted empty or from an older snapshot,
+   * or flushed. The webhook handler counts it in `stats.resets`, logs one error and starts `sync()`. Returns
+   * the listener's removal.
+   */
+  onReset(listener: (reset: { readonly reason: string }) => void): () => void;
 }
 
 const CLOSE_BATCH = 500;
@@ -85,14 +114,25 @@ function idBefore(a: string, b: string): boolean {
 
 /**
  * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several instances"):
- * each task's oldest entry claimed, failed ones kept for `replay()`; `maxEntries`, then 503; `allkeys-*` rejects.
+ * each task's oldest entry claimed, failed ones kept for `replay()`; `maxEntries`, then 503. Its Redis is
+ * checked by {@link RedisInbox.ready} (awaited by every method): no `allkeys-*` eviction, and persistence
+ * unless `volatile: true` (docs/several-instances.md "Redis settings").
  * @param client A connected ioredis (5, 6) or node-redis (5, 6) client or cluster.
  * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad option.
  */
-export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): WebhookInbox {
+export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): RedisInbox {
   const owner = 'redisInbox';
   const logger = options.logger ?? console;
-  const send = guardedAgainstEviction(commandSender(client, owner), owner, false, logger);
+  const raw = commandSender(client, owner);
+  if (options.volatile !== undefined && typeof options.volatile !== 'boolean') {
+    throw new ConfigurationError('volatile', `Invalid volatile of redisInbox: expected true or false`);
+  }
+  const checkSettings = settingsCheck(client, raw, {
+    owner,
+    ttlKeys: false,
+    persistence: options.volatile !== true,
+    logger,
+  });
   const stream = options.stream ?? 'dts:events';
   if (typeof stream !== 'string' || stream === '') {
     throw new ConfigurationError('stream', 'Invalid stream of redisInbox: expected a non-empty string');
@@ -103,6 +143,19 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
   }
   const failedStream = `${stream}:failed`;
   const openSet = `${stream}:open`;
+  const epoch = new InboxEpoch(raw, stream, group, logger);
+  const ready = untilSucceeded(async () => {
+    await checkSettings();
+    await epoch.start();
+  });
+  const send: SendCommand = async (key, command, ...args) => {
+    await ready();
+    return raw(key, command, ...args);
+  };
+  const withGroup = async <T>(command: () => Promise<T>): Promise<T> => {
+    await ready();
+    return epoch.guarded(command);
+  };
   if (isClusterClient(client) && !/\{[^}]+\}/.test(stream)) {
     throw new ConfigurationError(
       'stream',
@@ -133,30 +186,16 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
             timeoutMs: options.waitAof.timeoutMs ?? 1000,
           };
   let aofMissing = false;
-
-  let groupReady: Promise<void> | undefined;
-  const ensureGroup = (): Promise<void> => {
-    groupReady ??= send(stream, 'XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM').then(
-      () => {},
-      (error: unknown) => {
-        if (error instanceof Error && error.message.includes('BUSYGROUP')) return;
-        groupReady = undefined;
-        throw error;
-      },
+  /** Appends `fields` unless the stream holds `bound` entries; an epoch the reply tells reset is repaired aside. */
+  const appendEntry = async (bound: number, fields: readonly string[]): Promise<unknown> => {
+    await ready();
+    const mark = epoch.mark();
+    const [id, epochId, written] = asArray(
+      await runScript(send, APPEND_UNLESS_FULL, stream, [String(bound), ...fields], [openSet, epoch.key]),
     );
-    return groupReady;
-  };
-  /** Runs `command`, creating the group again once if Redis lost it. */
-  const withGroup = async <T>(command: () => Promise<T>): Promise<T> => {
-    await ensureGroup();
-    try {
-      return await command();
-    } catch (error) {
-      if (!(error instanceof Error && error.message.includes('NOGROUP'))) throw error;
-      groupReady = undefined;
-      await ensureGroup();
-      return command();
-    }
+    // The webhook is stored either way: its answer does not wait for the repair (retried by the next command).
+    void epoch.observe(mark, epochId, written).catch(() => {});
+    return id;
   };
 
   const toEntry = (id: string, fields: Record<string, string>, attempts: number): InboxEntry => ({
@@ -198,14 +237,10 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
 
   return {
     visibilityTimeoutMs,
+    ready,
+    onReset: (listener) => epoch.onReset(listener),
     append: async (entry: InboxAppend) => {
-      const id = await runScript(
-        send,
-        APPEND_UNLESS_FULL,
-        stream,
-        [String(maxEntries), entry.taskId, entry.kind, String(entry.receivedAt), entry.body],
-        [openSet],
-      );
+      const id = await appendEntry(maxEntries, [entry.taskId, entry.kind, String(entry.receivedAt), entry.body]);
       if (id === null || id === undefined) {
         throw new Error(`the inbox holds ${maxEntries} entries (maxEntries)`);
       }
@@ -228,25 +263,30 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         );
       }
     },
-    claim: (consumer, max) =>
-      withGroup(async () => {
-        const reply = await runScript(
-          send,
-          CLAIM,
-          stream,
-          [
-            group,
-            consumer,
-            String(max),
-            String(visibilityTimeoutMs),
-            String(maxAttempts),
-            String(maxFailed),
-            `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
-          ],
-          [openSet, failedStream],
+    claim: async (consumer, max) => {
+      await ready();
+      return epoch.guarded(async (mark) => {
+        const [epochId, written, rows] = asArray(
+          await runScript(
+            send,
+            CLAIM,
+            stream,
+            [
+              group,
+              consumer,
+              String(max),
+              String(visibilityTimeoutMs),
+              String(maxAttempts),
+              String(maxFailed),
+              `claimed ${maxAttempts} times without being marked done (a worker died each time)`,
+              epoch.id,
+            ],
+            [openSet, failedStream, epoch.key],
+          ),
         );
+        await epoch.observe(mark, epochId, written);
         const claimed: InboxEntry[] = [];
-        for (const row of asArray(reply)) {
+        for (const row of asArray(rows)) {
           if (!Array.isArray(row)) continue;
           const id = textReply(row[0], 'inbox claim');
           if (id === undefined) continue;
@@ -255,7 +295,8 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
           claimed.push(toEntry(id, fields, numberReply(row[2])));
         }
         return claimed;
-      }),
+      });
+    },
     complete: (id) => close(id, claimedTasks.get(id)),
     release: (id) =>
       withGroup(async () => {
@@ -332,13 +373,7 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         if (page.length === 0) return replayed;
         for (const { id, fields } of page) {
           if (ids !== undefined && !ids.includes(id)) continue;
-          await runScript(
-            send,
-            APPEND_UNLESS_FULL,
-            stream,
-            [String(Number.MAX_SAFE_INTEGER), fields.t ?? '', fields.k ?? '', fields.r ?? '0', fields.b ?? ''],
-            [openSet],
-          );
+          await appendEntry(Number.MAX_SAFE_INTEGER, [fields.t ?? '', fields.k ?? '', fields.r ?? '0', fields.b ?? '']);
           await send(failedStream, 'XDEL', failedStream, id);
           replayed++;
         }

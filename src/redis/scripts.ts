@@ -79,13 +79,21 @@ local function field(fields, name)
   for i = 1, #fields, 2 do if fields[i] == name then return fields[i + 1] end end
 end`;
 
-/** XLEN below the bound, then XADD; nil when full. */
+/** The epoch hash `KEYS[1]` (`id`, `written`), made with id `ARGV[1]` unless it exists: `{id, written}`. */
+export const TAKE_EPOCH: LuaScript = {
+  source: `if redis.call('HSETNX', KEYS[1], 'id', ARGV[1]) == 1 then redis.call('HSET', KEYS[1], 'written', 0) end
+return redis.call('HMGET', KEYS[1], 'id', 'written')`,
+};
+
+/** XLEN below the bound, then XADD, counted in the epoch hash `KEYS[3]` when it exists: `{id or nil, epoch id, written}`. */
 export const APPEND_UNLESS_FULL: LuaScript = {
-  source: `if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return false end
+  source: `local epoch = redis.call('HMGET', KEYS[3], 'id', 'written')
+if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return {false, epoch[1], epoch[2]} end
 local id = redis.call('XADD', KEYS[1], '*', 't', ARGV[2], 'k', ARGV[3], 'r', ARGV[4], 'b', ARGV[5])
 local ms, seq = string.match(id, '(%d+)-(%d+)')
 redis.call('ZADD', KEYS[2], 0, ARGV[2] .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq)
-return id`,
+if epoch[1] then epoch[2] = redis.call('HINCRBY', KEYS[3], 'written', 1) end
+return {id, epoch[1], epoch[2]}`,
 };
 
 /** XACKs `ARGV[2..]` (`<id>` or `<id>\n<task id>`) in group `ARGV[1]` and closes their members in the open set `KEYS[2]`. */
@@ -109,11 +117,14 @@ return redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))`,
 /**
  * Claims up to `ARGV[3]` entries, each once its task's oldest open one: idle past `ARGV[4]` ms first (past
  * `ARGV[5]` deliveries: to `KEYS[3]`), then new; a new entry not yet next stays pending, uncounted.
+ * `{epoch id, written, claimed}`; nothing claimed when the epoch hash `KEYS[4]` has not id `ARGV[8]`.
  */
 export const CLAIM: LuaScript = {
   source: `${LUA_OPEN_MEMBER}
 local stream, open, failed = KEYS[1], KEYS[2], KEYS[3]
 local group, consumer, max, idle, maxAttempts = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+local epoch = redis.call('HMGET', KEYS[4], 'id', 'written')
+if epoch[1] ~= ARGV[8] then return {epoch[1], epoch[2], {}} end
 local function isNext(task, id)
   local first = redis.call('ZRANGEBYLEX', open, '[' .. task .. '\\n', '[' .. task .. '\\n~', 'LIMIT', 0, 1)[1]
   return not first or first == member(task, id)
@@ -154,5 +165,5 @@ if #out < max then
     end
   end
 end
-return out`,
+return {epoch[1], epoch[2], out}`,
 };

@@ -3,10 +3,10 @@ import { ConfigurationError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
 import {
   commandSender,
-  guardedAgainstEviction,
   isOne,
   type RedisClientLike,
   type RedisWarningLogger,
+  type SendCommand,
   textReply,
 } from './commands.js';
 import {
@@ -16,6 +16,7 @@ import {
   runScript,
   SET_IF_ABSENT_THEN_GET,
 } from './scripts.js';
+import { settingsCheck } from './settings.js';
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
@@ -27,19 +28,43 @@ export interface RedisStoreOptions {
 
 const DEFAULT_PREFIX = 'dts:';
 
+/** What {@link redisStore} returns: a `DeliveryStore` with its start-up check. */
+export interface RedisStore extends DeliveryStore {
+  /**
+   * Reads the Redis's `maxmemory-policy` (every master of a cluster) once; await it at boot. Every store
+   * call awaits it first, so without it the first create or webhook runs it. `volatile-*`: one warning;
+   * `CONFIG` refused (renamed, ACL, some managed Redis): one warning, and it resolves.
+   * @throws {ConfigurationError} `option: 'maxmemory-policy'` under an `allkeys-*` policy (read again at the next call).
+   * @throws the client's error when Redis cannot be reached (run again at the next call).
+   */
+  ready(): Promise<void>;
+}
+
 /**
  * A `DeliveryStore` in Redis shared per database and `prefix` (docs/several-instances.md "Redis settings").
+ * Its eviction policy is checked by {@link RedisStore.ready}, which every call awaits: an `allkeys-*` policy
+ * rejects there (a create sends nothing), never at `redisStore()`.
  * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster; never closed.
- * @throws {ConfigurationError} for `client` (neither library), `prefix`, or an `allkeys-*` `maxmemory-policy`.
+ * @throws {ConfigurationError} for `client` (neither library) or `prefix`.
  */
-export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): DeliveryStore {
+export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): RedisStore {
   const raw = commandSender(client, 'redisStore');
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (typeof prefix !== 'string') {
     throw new ConfigurationError('prefix', `Invalid prefix of redisStore: expected a string, got ${typeof prefix}`);
   }
-  const send = guardedAgainstEviction(raw, 'redisStore', true, options.logger ?? console);
+  const ready = settingsCheck(client, raw, {
+    owner: 'redisStore',
+    ttlKeys: true,
+    persistence: false,
+    logger: options.logger ?? console,
+  });
+  const send: SendCommand = async (key, command, ...args) => {
+    await ready();
+    return raw(key, command, ...args);
+  };
   return {
+    ready,
     setIfAbsent: async (key, value, ttlMs) =>
       textReply(await send(prefix + key, 'SET', prefix + key, value, 'PX', ttlArgument(ttlMs), 'NX'), 'SET') === 'OK',
     get: async (key) => textReply(await send(prefix + key, 'GET', prefix + key), 'GET'),

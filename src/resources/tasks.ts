@@ -12,6 +12,7 @@ import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
 import { deadline, sleep } from '../internal/abort.js';
 import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
+import { LookupDeadline } from '../internal/create-deadline.js';
 import { isRetryable } from '../internal/failure.js';
 import type { CallTraceOptions, Transport } from '../internal/http.js';
 import { taskPath } from '../internal/path.js';
@@ -85,7 +86,7 @@ export interface WaitForStatusOptions {
   signal?: AbortSignal;
   /** Time between reads in ms. Default 5000. */
   intervalMs?: number;
-  /** Longest wait in ms before `StatusWaitTimeoutError`. Default 600 000 (10 min). */
+  /** Longest wait in ms before `StatusWaitTimeoutError`, reads included. Default: the client's `totalTimeout`, else 600 000 (10 min). */
   timeout?: number;
   request?: Omit<RequestOptions, 'signal'>;
 }
@@ -104,26 +105,38 @@ export class Tasks {
 
   /**
    * Creates a delivery task (`POST tasks`); a wallet account pays the fee now. Never sent twice blindly
-   * (README "Exactly-once creation"): creates of one `orderNumber` share one request; an unknown outcome
-   * is looked up (at most 10 list requests), resent only when no task carries the order after
-   * `listingDelayMs`. A created order is remembered for `orderTtlMs` (24 h): creating it again reads it back.
+   * (README "Exactly-once creation"): creates of one `orderNumber` share one request; without a `store`
+   * the order is looked up before the first POST (`lookupFirst`: one list request, within `totalTimeout`),
+   * so an order created by an earlier process is returned; a create without `orderNumber` cannot look.
+   * An unknown outcome is looked up (at most 10 list requests in all), resent only when no task carries
+   * the order after `listingDelayMs`. A created order is remembered for `orderTtlMs` (24 h): creating it
+   * again reads it back.
    * @throws {RequestValidationError} for bad params (nothing sent); {@link InsufficientBalanceError} (no fee);
    * {@link TaskCreationOutcomeUnknownError} (`retryAfterMs`, `candidateTaskIds`; creating again looks
-   * first, or pass `resendUnknownOutcome: true`); {@link DuplicateTaskError}; {@link APIError} by status.
+   * first, or pass `resendUnknownOutcome: true`); {@link DuplicateTaskError}; {@link APIError} by status;
+   * the lookup's errors before sending (`PaginationLimitError`, …; nothing sent).
    */
   create(params: TaskCreateParams, options: TaskCreateOptions = {}): APIPromise<TaskWithId> {
     const context = this.#context;
     const orderNumber = typeof params?.orderNumber === 'string' ? params.orderNumber : undefined;
+    // The span's attempts are the POSTs, not the lookups beside them.
+    let posts = 0;
     const trace: CallTraceOptions<Answered<TaskWithId>> = {
       attributes: orderNumber === undefined ? {} : { 'delivery.order_number': orderNumber },
-      outcome: ({ head }, call) => ({ status: head?.status, attempts: call.requests }),
+      outcome: ({ head }) => ({ status: head?.status, attempts: posts }),
     };
     // The client's own transport: only this call's requests go through a wrapper.
     const transport = context.transport as Transport;
     const created = transport.trace(requestOf('tasks.create'), trace, async (call) => {
       const traced: ResourceContext = {
         ...context,
-        transport: { baseUrl: transport.baseUrl, send: (r, o) => transport.send(r, o, call) },
+        transport: {
+          baseUrl: transport.baseUrl,
+          send: (request, options) => {
+            if (request.operation === 'tasks.create') posts++;
+            return transport.send(request, options, call);
+          },
+        },
       };
       const body = parseParams(TaskCreateParams, params, 'tasks.create') as TaskCreateParams;
       const task = await createTask(traced, body, options);
@@ -144,20 +157,26 @@ export class Tasks {
   findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
     const context = this.#context;
     const { maxPages = context.reconciliation.maxPages, ...requestOptions } = options;
-    if (
-      typeof orderNumber !== 'string' ||
-      orderNumber === '' ||
-      !(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)
-    ) {
-      const issue =
-        typeof orderNumber !== 'string' || orderNumber === ''
-          ? { path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' }
-          : { path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' };
-      return Promise.reject(new RequestValidationError('tasks.findByOrderNumber', [issue]));
+    const issues: ValidationIssue[] = [];
+    if (typeof orderNumber !== 'string' || orderNumber === '') {
+      issues.push({ path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' });
     }
-    return findTasksOfOrder(context, orderNumber, requestOptions, undefined, maxPages).then((tasks) =>
-      tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
+    if (!(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)) {
+      issues.push({ path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' });
+    }
+    try {
+      checkRequestOptions('tasks.findByOrderNumber', requestOptions, issues);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const run = new LookupDeadline(
+      undefined,
+      requestOptions.totalTimeout ?? context.totalTimeoutMs,
+      requestOptions.signal,
     );
+    return findTasksOfOrder(context, orderNumber, requestOptions, run, maxPages)
+      .then((tasks) => tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''))
+      .finally(() => run.clear());
   }
 
   /**
@@ -194,7 +213,9 @@ export class Tasks {
     // Pages requested ahead of a walk that stops at a creation bound would lie past it.
     const defaultConcurrency = window?.stops === true ? 1 : DEFAULT_LIST_CONCURRENCY;
     const { maxPages = DEFAULT_MAX_PAGES, concurrency = defaultConcurrency, ...requestOptions } = options;
-    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout: requestOptions.totalTimeout };
+    // The client's totalTimeout, like a call's own, bounds the whole walk (README "Retries and timeouts").
+    const totalTimeout = requestOptions.totalTimeout ?? this.#context.totalTimeoutMs;
+    const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout };
     const filter = window?.filter;
     const query: Record<string, string> = { limit: String(parsed.limit ?? MAX_PAGE_SIZE) };
     if (parsed.search !== undefined) {
@@ -260,7 +281,7 @@ export class Tasks {
     options: WaitForStatusOptions = {},
   ): Promise<TaskWithId> {
     const wanted: readonly string[] = typeof statuses === 'string' ? [statuses] : statuses;
-    const { intervalMs = 5000, timeout = 600_000, signal } = options;
+    const { intervalMs = 5000, timeout = this.#context.totalTimeoutMs ?? 600_000, signal } = options;
     const issues: ValidationIssue[] = [];
     if (wanted.length === 0 || wanted.some((status) => typeof status !== 'string' || status === '')) {
       issues.push({ path: 'statuses', message: 'Expected one or more status strings', code: 'invalid_type' });

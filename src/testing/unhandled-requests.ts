@@ -20,7 +20,7 @@ export type UnhandledDecision = 'error' | 'bypass';
  */
 export function serviceOnly(
   baseUrl: string,
-  warn: (message: string) => void = console.warn,
+  warn: (message: string) => void = (message) => console.warn(message),
 ): (request: Request) => UnhandledDecision {
   const serviceOrigin = new URL(baseUrl).origin;
   let warned = false;

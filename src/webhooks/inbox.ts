@@ -67,6 +67,18 @@ export interface WebhookInbox {
   replay(ids?: readonly string[]): Promise<number>;
   /** Trims done events past the retention; run by the workers every 5 s. */
   maintain?(): Promise<void>;
+  /**
+   * Optional: checks what the inbox relies on in its server (`redisInbox`: eviction and persistence;
+   * `postgresInbox`: its table) and prepares it. A service awaits it at boot; the other methods await it
+   * first. @throws {ConfigurationError} for a server set up so that webhooks could be lost.
+   */
+  ready?(): Promise<void>;
+  /**
+   * Optional: calls `listener` once per reset of the inbox's server seen while running (`redisInbox`:
+   * restarted empty or from an older snapshot, flushed), which lost the webhooks it held. The handler
+   * counts it in `stats.resets`, logs one error and starts `sync()`. Returns the listener's removal.
+   */
+  onReset?(listener: (reset: { readonly reason: string }) => void): () => void;
 }
 
 /** True for an object with the methods of a {@link WebhookInbox}. */
@@ -79,6 +91,37 @@ export function isWebhookInbox(value: unknown): value is WebhookInbox {
       (member) => typeof member === 'function',
     )
   );
+}
+
+/** What the handler does when its inbox's server was reset; `sync` is undefined without a client with `tasks.list`. */
+export interface InboxResetContext {
+  readonly count: () => void;
+  readonly logger: LevelLogger;
+  readonly sync: (() => Promise<{ readonly tasks: number; readonly processed: number }>) | undefined;
+  readonly report: (error: unknown) => void;
+}
+
+/** On each reset `inbox` reports (docs/several-instances.md "Redis settings"): counted, one error line, a sync at once. */
+export function onInboxReset(inbox: WebhookInbox, context: InboxResetContext): void {
+  const { count, logger, sync, report } = context;
+  inbox.onReset?.(({ reason }) => {
+    count();
+    const lost = `Webhook inbox reset: ${reason}; the webhooks it held, answered 200 already, never reach onEvent`;
+    if (sync === undefined) {
+      logger.error(
+        `${lost}, and cannot be recovered: sync() needs a client with tasks.list (createWebhookHandler({ client, … }))`,
+      );
+      return;
+    }
+    logger.error(`${lost}; sync() started, to pass on each task's latest status`);
+    sync().then(
+      (result) =>
+        logger.info(
+          `Sync after the inbox reset: ${result.tasks} tasks read, ${result.processed} statuses passed to onEvent`,
+        ),
+      report,
+    );
+  });
 }
 
 /** `promise`, or a rejection after `timeoutMs` ms (the promise itself goes on; its outcome is ignored). */

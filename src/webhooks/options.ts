@@ -103,6 +103,8 @@ export interface WebhookHandlerStats {
   failed: number;
   stored: number;
   claimed: number;
+  /** Resets of the inbox's server seen (its webhooks lost; each logged once and followed by a `sync()`). */
+  resets: number;
 }
 
 /** The platform context of a Web request, for runtimes that stop work after the response. */

@@ -8,7 +8,7 @@ import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
 import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
-import { type InboxEntry, InboxWorker, type WebhookInbox, withDeadline } from './inbox.js';
+import { type InboxEntry, InboxWorker, onInboxReset, type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import {
   baseUrlOf,
@@ -51,6 +51,7 @@ class WebhookReceiver implements WebhookHandler {
     failed: 0,
     stored: 0,
     claimed: 0,
+    resets: 0,
   };
   readonly #inbox: WebhookInbox | undefined;
   readonly #inboxTimeoutMs: number;
@@ -150,6 +151,12 @@ class WebhookReceiver implements WebhookHandler {
     if (inbox === undefined) return undefined;
     // Events can wait in the inbox: none is processed on this process's memory during a store outage.
     this.#stored?.holdDuringOutages(inbox.visibilityTimeoutMs, Math.ceil(inbox.visibilityTimeoutMs / 4));
+    onInboxReset(inbox, {
+      count: () => void this.#stats.resets++,
+      logger: this.#logger,
+      sync: typeof options.client?.tasks?.list === 'function' ? () => this.#sync.sync() : undefined,
+      report: (error) => void this.#pipeline.report(error, undefined),
+    });
     if (options.inboxWorkers === false) return undefined;
     const worker = new InboxWorker({
       inbox,

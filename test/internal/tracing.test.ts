@@ -115,9 +115,10 @@ describe('with a registered tracer provider', () => {
     expect(span?.attributes['url.template']).toBe('/tasks');
     expect(span?.attributes['http.response.status_code']).toBe(200);
     const names = span?.events.map((event) => event.name) ?? [];
-    expect(names[0]).toBe('delivery.create.request');
-    expect(span?.events[0]?.attributes?.['error.type']).toBe('APIConnectionError');
-    expect(names).toContain('delivery.reconciliation.lookup');
+    // The lookup before sending (no store: lookupFirst), the POST, then the lookups reconciling it.
+    expect(names.slice(0, 2)).toEqual(['delivery.reconciliation.lookup', 'delivery.create.request']);
+    expect(span?.events[1]?.attributes?.['error.type']).toBe('APIConnectionError');
+    expect(names.slice(2)).toContain('delivery.reconciliation.lookup');
     expect(span?.status.code).toBe(SpanStatusCode.UNSET);
   });
 
@@ -141,7 +142,9 @@ describe('with a registered tracer provider', () => {
     const [span] = spans('tasks.create');
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);
     expect(span?.attributes['http.response.status_code']).toBe(422);
-    expect(span?.attributes['error.type']).toBe(span?.events[0]?.attributes?.['error.type']);
+    const post = span?.events.find((event) => event.name === 'delivery.create.request');
+    expect(span?.attributes['error.type']).toBe(post?.attributes?.['error.type']);
+    expect(span?.attributes['error.type']).toBe('UnprocessableEntityError');
   });
 
   it('never carries the API key or the seller id', async () => {

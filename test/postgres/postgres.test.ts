@@ -1,13 +1,14 @@
 /**
  * `postgresStore` against a real PostgreSQL (a throwaway cluster, `test/support/postgres-server.ts`):
- * the store contract through a `Pool` and a `Client`, its table, its refusals, and creates of one order
- * from two clients on two pools (as two processes would) sending one POST.
+ * the store contract through a `Pool` and a `Client`, its table, its refusals, `ready()` of the store and
+ * the inbox (the table made or checked at boot), and creates of one order from two clients on two pools
+ * (as two processes would) sending one POST.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
-import { type PostgresQueryable, postgresStore } from '../../src/postgres.js';
+import { type PostgresQueryable, postgresInbox, postgresStore } from '../../src/postgres.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
 import { describeStoreContract } from '../support/store-contract.js';
@@ -53,6 +54,44 @@ describeWithPostgres('postgresStore on a real PostgreSQL', () => {
     );
     expect(await store.setIfAbsent('k', 'v', 10_000)).toBe(true);
     expect(await store.get('k')).toBe('v');
+  });
+
+  it('ready() makes the store and inbox tables at boot, before any call', async () => {
+    const exists = async (table: string) =>
+      (await pool.query('SELECT to_regclass($1) IS NOT NULL AS found', [table])).rows[0]?.found;
+    await postgresStore(pool, { table: 'dts_ready_store' }).ready();
+    await postgresInbox(pool, { table: 'dts_ready_inbox' }).ready();
+    expect(await exists('dts_ready_store')).toBe(true);
+    expect(await exists('dts_ready_inbox')).toBe(true);
+  });
+
+  it('with createTable: false, ready() refuses a missing table, saying what to do, and resolves once migrated', async () => {
+    const store = postgresStore(pool, { table: 'dts_later', createTable: false });
+    const inbox = postgresInbox(pool, { table: 'dts_later_inbox', createTable: false });
+    for (const made of [store, inbox]) {
+      const error = await made.ready().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).toMatchObject({
+        option: 'table',
+        message: expect.stringContaining('create it in your migrations'),
+      });
+    }
+    await pool.query(
+      'CREATE TABLE dts_later (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)',
+    );
+    await store.ready();
+    expect(await store.setIfAbsent('k', 'v', 10_000)).toBe(true);
+  });
+
+  it('refuses at ready() a table of that name without the columns it needs', async () => {
+    await pool.query('CREATE TABLE dts_other (key text PRIMARY KEY, payload text)');
+    for (const createTable of [true, false]) {
+      const error = await postgresStore(pool, { table: 'dts_other', createTable })
+        .ready()
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: 'ConfigurationError', option: 'table' });
+      expect((error as Error).message).toContain('without the columns it needs');
+    }
   });
 
   it('takes no advisory lock (it works behind PgBouncer in transaction pooling)', async () => {

@@ -1,12 +1,14 @@
 /**
- * The Redis store and inbox on a real 3-master Redis Cluster, through ioredis `Cluster` and node-redis
- * `createCluster` (README "Running several instances"): the store contract, creates of one order from
- * two clients, and the inbox behaviour.
+ * The Redis store and inbox on a real 3-master Redis Cluster (`appendonly yes`, the setting the inbox asks
+ * for), through ioredis `Cluster` and node-redis `createCluster` (README "Running several instances"): the
+ * store contract, creates of one order from two clients, the inbox behaviour, its check of every master's
+ * persistence, and a reset of the stream's keys seen while running.
  */
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../src/index.js';
 import { type RedisClientLike, redisInbox, redisStore } from '../../src/redis.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 import { type RedisCluster, redisClusterAvailable, startRedisCluster } from '../support/redis-cluster.js';
@@ -22,7 +24,7 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
   beforeAll(async () => {
     if (!redisClusterAvailable)
       throw new Error('redis-cli is missing: apt-get install -y redis-server (it ships redis-cli)');
-    cluster = await startRedisCluster();
+    cluster = await startRedisCluster(3, ['--appendonly', 'yes']);
     const nodes = cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
     io = new IORedis.Cluster(nodes).on('error', () => {});
     nodeRedis = createCluster({ rootNodes: nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` })) });
@@ -69,6 +71,50 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
         (options = {}) => redisInbox(client(), { stream: `{dts-test-${randomUUID()}}:events`, ...options }),
         { dedupesOnWrite: false },
       );
+
+      it('refuses at ready() an inbox when one master keeps nothing on disk, unless volatile: true', async () => {
+        const port = cluster.ports[2] ?? 0;
+        const node = new IORedis({ host: '127.0.0.1', port });
+        await node.config('SET', 'appendonly', 'no');
+        try {
+          const refused = redisInbox(client(), { stream: `{dts-test-${randomUUID()}}:events` });
+          const error = await refused.ready().catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(ConfigurationError);
+          expect(error).toMatchObject({
+            option: 'appendonly',
+            message: expect.stringContaining('CONFIG SET appendonly yes'),
+          });
+          const warnings: string[] = [];
+          const accepted = redisInbox(client(), {
+            stream: `{dts-test-${randomUUID()}}:events`,
+            volatile: true,
+            logger: { warn: (message) => void warnings.push(message) },
+          });
+          await accepted.ready();
+          expect(warnings).toEqual([]);
+        } finally {
+          await node.config('SET', 'appendonly', 'yes');
+          node.disconnect();
+        }
+      });
+
+      it("reports once a reset of the stream's keys (gone from its master) and goes on in a new epoch", async () => {
+        const stream = `{dts-test-${randomUUID()}}:events`;
+        const inbox = redisInbox(client(), { stream });
+        const resets: string[] = [];
+        inbox.onReset(({ reason }) => void resets.push(reason));
+        await inbox.ready();
+        await inbox.append({ taskId: 'lost-task', kind: 'accepted', body: '{}', receivedAt: Date.now() });
+        // What a restart without persistence leaves: none of the stream's keys (one slot, one master).
+        await io.del(stream, `${stream}:open`, `${stream}:epoch`);
+        expect(await inbox.claim('worker', 10)).toEqual([]);
+        expect(resets).toHaveLength(1);
+        expect(resets[0]).toMatch(/lost its (epoch key|consumer group)/);
+        await inbox.append({ taskId: 'new-task', kind: 'accepted', body: '{}', receivedAt: Date.now() });
+        const claimed = await inbox.claim('worker', 10);
+        expect(claimed.map((entry) => entry.body)).toEqual(['{}']);
+        expect(resets).toHaveLength(1);
+      });
     });
   }
 });

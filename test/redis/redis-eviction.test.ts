@@ -1,6 +1,7 @@
 /**
  * The eviction guard of `redisStore` and `redisInbox` (README "Running several instances"): against a
- * real redis-server of its own (its policy is changed here), through both client libraries.
+ * real redis-server of its own (its policy is changed here), through both client libraries. The inboxes
+ * here are `volatile: true`: this server keeps nothing on disk, and only its eviction policy is at stake.
  */
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
@@ -22,7 +23,7 @@ describeWithRedis('the eviction guard of the Redis store and inbox', () => {
     nodeRedis = await createClient({ url: redis.url })
       .on('error', () => {})
       .connect();
-  });
+  }, 30_000);
   afterAll(async () => {
     if (io !== undefined && !ownsRedisServer) await io.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
     io?.disconnect();
@@ -36,20 +37,23 @@ describeWithRedis('the eviction guard of the Redis store and inbox', () => {
   ];
 
   it.runIf(ownsRedisServer)(
-    'refuses allkeys-lru with a ConfigurationError naming maxmemory-policy, in the store, a create and the inbox',
+    'refuses allkeys-lru with a ConfigurationError naming maxmemory-policy, at ready() and in the store, a create and the inbox',
     async () => {
       await policy('allkeys-lru');
       try {
         for (const [library, client] of libraries()) {
           const store = redisStore(client, { prefix: `evict-${randomUUID()}:` });
           const refused = expect.objectContaining({ name: 'ConfigurationError', option: 'maxmemory-policy' });
+          // At boot, before any order: the service does not start healthy.
+          await expect(store.ready(), library).rejects.toEqual(refused);
           await expect(store.get('k'), library).rejects.toEqual(refused);
           await expect(store.get('k'), library).rejects.toThrow(/maxmemory-policy is allkeys-lru/);
           const created = service
             .client({ store: redisStore(client, { prefix: `evict-${randomUUID()}:` }) })
             .tasks.create(orderParams(`EVICT-${randomUUID()}`));
           await expect(created, library).rejects.toBeInstanceOf(ConfigurationError);
-          const inbox = redisInbox(client, { stream: `evict-${randomUUID()}` });
+          const inbox = redisInbox(client, { stream: `evict-${randomUUID()}`, volatile: true });
+          await expect(inbox.ready(), library).rejects.toEqual(refused);
           await expect(
             inbox.append({ taskId: 't', kind: 'accepted', body: '{}', receivedAt: 0 }),
             library,
@@ -58,6 +62,23 @@ describeWithRedis('the eviction guard of the Redis store and inbox', () => {
         expect(service.mock.requestsFor('tasks.create')).toHaveLength(0);
       } finally {
         await policy('noeviction');
+      }
+    },
+  );
+
+  it.runIf(ownsRedisServer)(
+    'reads the policy again after a refusal: fixed with CONFIG SET, the same store goes on',
+    async () => {
+      for (const [library, client] of libraries()) {
+        const store = redisStore(client, { prefix: `evict-${randomUUID()}:` });
+        await policy('allkeys-lfu');
+        try {
+          await expect(store.ready(), library).rejects.toThrow(/maxmemory-policy is allkeys-lfu/);
+        } finally {
+          await policy('noeviction');
+        }
+        await store.ready();
+        expect(await store.setIfAbsent('k', 'v', 1000), library).toBe(true);
       }
     },
   );
@@ -73,7 +94,7 @@ describeWithRedis('the eviction guard of the Redis store and inbox', () => {
         await store.get('a');
         expect(warnings, library).toHaveLength(1);
         expect(warnings[0], library).toContain('volatile-lru');
-        const inbox = redisInbox(client, { stream: `evict-${randomUUID()}`, logger });
+        const inbox = redisInbox(client, { stream: `evict-${randomUUID()}`, logger, volatile: true });
         await inbox.append({ taskId: 't', kind: 'accepted', body: '{}', receivedAt: 0 });
         expect(warnings, library).toHaveLength(1);
       }

@@ -14,7 +14,7 @@ import { createClient as createNodeRedis6 } from 'redis6';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { storeKey, withStoreDeadline } from '../../src/core/store.js';
 import { ConfigurationError, type DeliveryStore, StoreUnavailableError } from '../../src/index.js';
-import { type RedisClientLike, redisStore } from '../../src/redis.js';
+import { type RedisClientLike, type RedisStore, redisStore } from '../../src/redis.js';
 import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
@@ -106,13 +106,15 @@ describe('the redis entry', () => {
     }
   });
 
-  it('accepts the clients of ioredis 5 and 6 and node-redis 5 and 6 by type, and returns a DeliveryStore', () => {
+  it('accepts the clients of ioredis 5 and 6 and node-redis 5 and 6 by type, and returns a DeliveryStore with ready()', () => {
     expectTypeOf<IORedis5>().toExtend<RedisClientLike>();
     expectTypeOf<IORedis6>().toExtend<RedisClientLike>();
     expectTypeOf<ReturnType<typeof createNodeRedis5>>().toExtend<RedisClientLike>();
     expectTypeOf<ReturnType<typeof createNodeRedis6>>().toExtend<RedisClientLike>();
     expectTypeOf<{ get(key: string): Promise<string> }>().not.toExtend<RedisClientLike>();
-    expectTypeOf(redisStore).returns.toEqualTypeOf<DeliveryStore>();
+    expectTypeOf(redisStore).returns.toEqualTypeOf<RedisStore>();
+    expectTypeOf<RedisStore>().toExtend<DeliveryStore>();
+    expectTypeOf<RedisStore['ready']>().toEqualTypeOf<() => Promise<void>>();
   });
 });
 
@@ -181,7 +183,8 @@ describeWithRedis('redisStore against a real redis-server', () => {
     server = await startRedisServer();
     for (const library of LIBRARY_NAMES) connections.set(library, await LIBRARIES[library](server.url));
     raw = new IORedis5(server.url, { retryStrategy: () => RECONNECT_MS }).on('error', () => {});
-  });
+    // The server's start is bounded (10 s to answer PING); four clients connect after it on a busy machine.
+  }, 30_000);
 
   afterAll(async () => {
     raw?.disconnect();
@@ -308,7 +311,7 @@ describeWithRedis('redisStore when Redis goes away', () => {
     if (!ownsRedisServer) return;
     server = await startRedisServer();
     for (const library of LIBRARY_NAMES) connections.push(await LIBRARIES[library](server.url));
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await Promise.all(connections.map((open) => open.close()));

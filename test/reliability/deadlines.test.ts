@@ -18,6 +18,7 @@ import {
   type DeliveryClient,
   type DeliveryStore,
   memoryStore,
+  type RequestOptions,
   StatusWaitTimeoutError,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
@@ -215,7 +216,8 @@ describe('tasks.create ends by its totalTimeout', () => {
     const seen: string[] = [];
     hostile.use(recording(seen, { postsNeverAnswered: true }));
     // A listing delay past the deadline (the default is 10 s; shorter here, so the next create waits less).
-    const sdk = hostileClient({ timeout: 1000, listingDelayMs: DEADLINE_MS + 1000 });
+    // The POST's own time is the subject: no lookup before it, whose time would come out of the deadline.
+    const sdk = hostileClient({ timeout: 1000, listingDelayMs: DEADLINE_MS + 1000, lookupFirst: false });
     const ended = await endOf(sdk.tasks.create(orderParams(orderNumber), { totalTimeout: DEADLINE_MS }), DEADLINE_MS);
     const error = endedInTime(ended, DEADLINE_MS);
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
@@ -301,13 +303,23 @@ describe('tasks.create ends by its totalTimeout', () => {
       const answer = await forward();
       dribble(response, answer.status, answer.body);
     });
+    // Without a lookup before sending: the POST's answer dribbles, then the lookups reconciling it.
     const ended = await endOf(
-      hostileClient().tasks.create(orderParams('DL-DRIBBLE'), { totalTimeout: DEADLINE_MS }),
+      hostileClient().tasks.create(orderParams('DL-DRIBBLE'), { totalTimeout: DEADLINE_MS, lookupFirst: false }),
       DEADLINE_MS,
     );
     const error = endedInTime(ended, DEADLINE_MS);
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     expect((error as Error).message).toContain(`totalTimeout of ${DEADLINE_MS} ms`);
+    // With it (the default without a store), the lookup before sending dribbles: nothing is sent, and the error says so.
+    const looking = await endOf(
+      hostileClient().tasks.create(orderParams('DL-DRIBBLE-FIRST'), { totalTimeout: DEADLINE_MS }),
+      DEADLINE_MS,
+    );
+    const unsent = endedInTime(looking, DEADLINE_MS);
+    expect(unsent).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((unsent as Error).message).toContain('no POST was sent');
+    expect(postsFor('DL-DRIBBLE-FIRST')).toHaveLength(0);
   });
 
   it('when the POST is dropped after the commit and the lookups are never answered', async () => {
@@ -319,8 +331,9 @@ describe('tasks.create ends by its totalTimeout', () => {
       }
       return neverAnswer(response);
     });
+    // The lookups after the POST are the subject: none before it (it would never be answered, nothing sent).
     const ended = await endOf(
-      hostileClient().tasks.create(orderParams('DL-LOOKUP'), { totalTimeout: DEADLINE_MS }),
+      hostileClient().tasks.create(orderParams('DL-LOOKUP'), { totalTimeout: DEADLINE_MS, lookupFirst: false }),
       DEADLINE_MS,
     );
     const error = endedInTime(ended, DEADLINE_MS);
@@ -564,4 +577,103 @@ describe('tasks.waitForStatus ends by its timeout', () => {
     const error = endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS);
     expect(error).toBeInstanceOf(StatusWaitTimeoutError);
   });
+});
+
+/** Each public method but `waitForStatus` (whose deadline is its `timeout`), called with `options`. */
+const PUBLIC_CALLS: readonly [string, (sdk: DeliveryClient, options: RequestOptions) => Promise<unknown>][] = [
+  ['tasks.findByOrderNumber', (sdk, options) => sdk.tasks.findByOrderNumber('DL-FIND', options)],
+  ['tasks.list, awaited (one page)', async (sdk, options) => await sdk.tasks.list({}, options)],
+  ['tasks.list, walked', (sdk, options) => sdk.tasks.list({}, options).toArray()],
+  [
+    'tasks.list, walked to a creation bound',
+    (sdk, options) => sdk.tasks.list({ createdAfter: '2026-01-01T00:00:00Z' }, options).toArray(),
+  ],
+  ['tasks.retrieve', (sdk, options) => sdk.tasks.retrieve('task-1', options)],
+  [
+    'tasks.estimate',
+    (sdk, options) =>
+      sdk.tasks.estimate({ from: { latitude: 29.3, longitude: 47.9 }, to: { latitude: 29.4, longitude: 48 } }, options),
+  ],
+  ['tasks.create with an orderNumber', (sdk, options) => sdk.tasks.create(orderParams('DL-STALL'), options)],
+  [
+    'tasks.create without one',
+    (sdk, options) => {
+      const { orderNumber: _orderNumber, ...params } = orderParams('DL-STALL-NONE');
+      return sdk.tasks.create(params, options);
+    },
+  ],
+  ['branches.list', (sdk, options) => sdk.branches.list(options)],
+  ['wallet.retrieveBalance', (sdk, options) => sdk.wallet.retrieveBalance(options)],
+  ['wallet.topUp', (sdk, options) => sdk.wallet.topUp({ amount: 10 }, options)],
+];
+
+/**
+ * A deadline covers the whole public call, its own retries and waits included (README "Retries and
+ * timeouts"): against a service that accepts every request and never answers, with the default attempt
+ * timeout (30 s) and 2 retries, every method ends by its `totalTimeout` (per call, or the client's)
+ * plus {@link SLACK_MS} and the loop's stall, with `APIConnectionTimeoutError` (nothing was sent that
+ * could create a task: a create's POST is never reached, or, without an orderNumber, never answered).
+ */
+describe('every public method ends by its totalTimeout against a stalled service', () => {
+  it.each(PUBLIC_CALLS)('%s, with totalTimeout on the call', async (name, call) => {
+    hostile.use(async (_request, response) => neverAnswer(response));
+    const error = endedInTime(
+      await endOf(call(hostileClient(), { totalTimeout: DEADLINE_MS }), DEADLINE_MS),
+      DEADLINE_MS,
+    );
+    expect(error).toBeInstanceOf(
+      name === 'tasks.create without one' ? TaskCreationOutcomeUnknownError : APIConnectionTimeoutError,
+    );
+  });
+
+  it.each(PUBLIC_CALLS)("%s, with the client's totalTimeout", async (name, call) => {
+    hostile.use(async (_request, response) => neverAnswer(response));
+    const sdk = hostileClient({ totalTimeout: DEADLINE_MS });
+    const error = endedInTime(await endOf(call(sdk, {}), DEADLINE_MS), DEADLINE_MS);
+    expect(error).toBeInstanceOf(
+      name === 'tasks.create without one' ? TaskCreationOutcomeUnknownError : APIConnectionTimeoutError,
+    );
+  });
+
+  it("tasks.waitForStatus, by the client's totalTimeout when it is given no timeout of its own", async () => {
+    hostile.use(async (_request, response) => neverAnswer(response));
+    const call = hostileClient({ totalTimeout: DEADLINE_MS }).tasks.waitForStatus('task-1', 'delivered', {
+      intervalMs: 100,
+    });
+    expect(endedInTime(await endOf(call, DEADLINE_MS), DEADLINE_MS)).toBeInstanceOf(StatusWaitTimeoutError);
+  });
+
+  it.each([
+    ['on the call', {}, { totalTimeout: DEADLINE_MS }],
+    ["the client's", { totalTimeout: DEADLINE_MS }, {}],
+  ] as const)(
+    'findByOrderNumber and a list walk: totalTimeout %s bounds the whole walk, not each page',
+    async (_name, clientOptions, callOptions) => {
+      const sdk = hostileClient();
+      for (let batch = 0; batch < 6; batch++) {
+        await Promise.all(
+          Array.from({ length: 10 }, (_, index) =>
+            sdk.tasks.create(orderParams(`DL-PAGES-${batch}-${index}`), { lookupFirst: false }),
+          ),
+        );
+      }
+      // Each page takes 0.4 s; the 6 pages take 2.4 s one after another. The service refuses the anchored
+      // pattern (400), so the order's lookup searches literally and walks every task holding "DL-PAGES".
+      hostile.use(async (request, response, { forward }) => {
+        if (request.url?.includes('ignoreRegex=false')) {
+          response.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"bad search"}');
+          return;
+        }
+        await sleep(400);
+        return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+      });
+      const slow = hostileClient(clientOptions);
+      for (const call of [
+        () => slow.tasks.findByOrderNumber('DL-PAGES', { ...callOptions, maxPages: 20 }),
+        () => slow.tasks.list({ search: 'DL-PAGES' }, { ...callOptions, concurrency: 1 }).toArray(),
+      ]) {
+        expect(endedInTime(await endOf(call(), DEADLINE_MS), DEADLINE_MS)).toBeInstanceOf(APIConnectionTimeoutError);
+      }
+    },
+  );
 });

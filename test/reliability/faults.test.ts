@@ -160,7 +160,10 @@ describe('reads retry what is worth retrying', () => {
   });
 
   it('stops a list that serves the same page forever at the page cap', async () => {
-    for (let index = 0; index < 3; index++) await client().tasks.create(orderParams(`LOOP-${index}`));
+    // Setup, not the subject: sent without a lookup (which would be a list request).
+    for (let index = 0; index < 3; index++) {
+      await client().tasks.create(orderParams(`LOOP-${index}`), { lookupFirst: false });
+    }
     mock.inject({ operation: 'tasks.list', kind: 'repeat-page', times: 1000 });
     const error = await client()
       .tasks.list({}, { maxPages: 25 })
@@ -224,11 +227,13 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('reconciles with an anchored, escaped pattern and exact match, so ORD-1 is not taken for ORD-10', async () => {
-    await client().tasks.create(orderParams('ORD-10'));
-    await client().tasks.create(orderParams('ORD-1x'));
-    await client().tasks.create(orderParams('ORD.1'));
+    // The reconciliation's searches are the subject: no lookup before any POST (its own search would count).
+    const sdk = client({ lookupFirst: false });
+    await sdk.tasks.create(orderParams('ORD-10'));
+    await sdk.tasks.create(orderParams('ORD-1x'));
+    await sdk.tasks.create(orderParams('ORD.1'));
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
-    const task = await client().tasks.create(orderParams('ORD.1'));
+    const task = await client({ lookupFirst: false }).tasks.create(orderParams('ORD.1'));
     expect(task.orderNumber).toBe('ORD.1');
     expect(tasksFor('ORD.1')).toHaveLength(1);
     const searches = mock.requestsFor('tasks.list').map((request) => request.query);
@@ -239,9 +244,10 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('falls back to a literal search, still exact, when the service refuses the pattern', async () => {
-    await client().tasks.create(orderParams('ORD-10'));
+    await client().tasks.create(orderParams('ORD-10'), { lookupFirst: false });
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, body: { message: 'regex not supported' } });
+    // The first search is the lookup before sending (no store), refused; the second, literal, finds nothing.
     const task = await client().tasks.create(orderParams('ORD-1'));
     expect(task.orderNumber).toBe('ORD-1');
     expect(tasksFor('ORD-1')).toHaveLength(1);
@@ -252,7 +258,10 @@ describe('tasks.create is exactly-once', () => {
 
   it('does not resend after a rejection, and never lists to reconcile it', async () => {
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 400, body: { message: 'bad customerNumber' } });
-    await expect(client().tasks.create(orderParams('REJ-1'))).rejects.toBeInstanceOf(BadRequestError);
+    // Reconciliation is the subject: no lookup before the POST.
+    await expect(client({ lookupFirst: false }).tasks.create(orderParams('REJ-1'))).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(mock.requestsFor('tasks.list')).toHaveLength(0);
   });
@@ -290,10 +299,11 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('throws DuplicateTaskError with the ids when reconciliation finds several tasks', async () => {
-    const first = await client().tasks.create(orderParams('DUP-1'));
-    const second = await client().tasks.create(orderParams('DUP-1'));
+    // Two processes that each sent the order without a lookup; the reconciliation after a 502 is the subject.
+    const first = await client({ lookupFirst: false }).tasks.create(orderParams('DUP-1'));
+    const second = await client({ lookupFirst: false }).tasks.create(orderParams('DUP-1'));
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 502 });
-    const error = await client()
+    const error = await client({ lookupFirst: false })
       .tasks.create(orderParams('DUP-1'))
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DuplicateTaskError);
@@ -319,6 +329,8 @@ describe('tasks.create is exactly-once', () => {
       sellerId: mock.sellerId,
       baseUrl: mock.baseUrl,
       logLevel: 'off',
+      // The POST's resend is the subject: no lookup before it (its GET would be the refused request).
+      lookupFirst: false,
       fetch: (input, init) => {
         if (refused === 0) {
           refused++;
@@ -341,6 +353,8 @@ describe('tasks.create is exactly-once', () => {
       sellerId: mock.sellerId,
       baseUrl: mock.baseUrl,
       logLevel: 'off',
+      // No reconciliation of a rejection is the subject: no lookup before the POST either.
+      lookupFirst: false,
     });
     mock.inject({
       operation: 'tasks.create',

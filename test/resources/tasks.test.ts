@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
+  APIConnectionError,
   APIUserAbortError,
   type Estimate,
   InsufficientBalanceError,
@@ -16,6 +17,7 @@ import {
   type TaskWithId,
 } from '../../src/index.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
+import { REFUSED_URL } from '../support/refused-url.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 60 } });
 
@@ -295,8 +297,11 @@ describe('tasks.list', () => {
   async function createOrders(count: number, prefix = 'ORD'): Promise<Task[]> {
     const sdk = client();
     const tasks: Task[] = [];
+    // Setup, not the subject: new order numbers, sent without a lookup (which would be a list request).
     for (let index = 1; index <= count; index++) {
-      tasks.push(await sdk.tasks.create(orderParams(`${prefix}-${String(index).padStart(3, '0')}`)));
+      tasks.push(
+        await sdk.tasks.create(orderParams(`${prefix}-${String(index).padStart(3, '0')}`), { lookupFirst: false }),
+      );
     }
     return tasks;
   }
@@ -323,7 +328,13 @@ describe('tasks.list', () => {
     for await (const task of client().tasks.list()) seen.push(task.id ?? '');
     expect(seen).toHaveLength(25);
     expect(new Set(seen)).toEqual(new Set(created.map((task) => task.id)));
-    expect(mock.requestsFor('tasks.list').map((request) => request.query.page)).toEqual(['1', '2', '3']);
+    // Pages 2 and 3 are requested together (concurrency 16) and may reach the mock in either order.
+    expect(
+      mock
+        .requestsFor('tasks.list')
+        .map((request) => request.query.page)
+        .sort(),
+    ).toEqual(['1', '2', '3']);
   });
 
   it('yields each id once when tasks are created mid-walk and pages shift', async () => {
@@ -363,8 +374,8 @@ describe('tasks.list', () => {
   });
 
   it('searches literally by default, sending ignoreRegex=true', async () => {
-    await client().tasks.create(orderParams('C++-1'));
-    await client().tasks.create(orderParams('CXX-1'));
+    await client().tasks.create(orderParams('C++-1'), { lookupFirst: false });
+    await client().tasks.create(orderParams('CXX-1'), { lookupFirst: false });
     const found = await client().tasks.list({ search: 'C++' }).toArray();
     expect(found.map((task) => task.orderNumber)).toEqual(['C++-1']);
     expect(mock.requestsFor('tasks.list')[0]?.query).toMatchObject({ search: 'C++', ignoreRegex: 'true' });
@@ -480,5 +491,29 @@ describe('tasks.waitForStatus', () => {
       RequestValidationError,
     );
     expect(mock.requestsFor('tasks.retrieve')).toHaveLength(1);
+  });
+});
+
+describe('tasks.findByOrderNumber', () => {
+  it('says how many attempts a refused page took, as every call does (APIConnectionError attempts)', async () => {
+    const error = await client({ baseUrl: REFUSED_URL, maxRetries: 2 })
+      .tasks.findByOrderNumber('ORD-REFUSED')
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as APIConnectionError).attempts).toBe(3);
+    expect((error as Error).message).toContain('after 3 attempts');
+  }, 30_000);
+
+  it('reports every bad argument at once, sending nothing', async () => {
+    const error = await client()
+      .tasks.findByOrderNumber('', { maxPages: 0, totalTimeout: -1 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual([
+      'orderNumber',
+      'options.maxPages',
+      'options.totalTimeout',
+    ]);
+    expect(mock.requests).toHaveLength(0);
   });
 });

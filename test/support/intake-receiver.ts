@@ -30,8 +30,8 @@ export interface ReceiverConfig {
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ReceiverConfig;
-let store: DeliveryStore;
-let inbox: WebhookInbox;
+let store: DeliveryStore & { ready(): Promise<void> };
+let inbox: WebhookInbox & { ready(): Promise<void> };
 if (config.backend === 'redis') {
   const redis = new Redis(config.url, { maxRetriesPerRequest: 1 }).on('error', () => {});
   store = redisStore(redis, { prefix: `${config.name}:` });
@@ -42,6 +42,8 @@ if (config.backend === 'redis') {
   store = postgresStore(pool, { table: `${config.name}_store` });
   inbox = postgresInbox(pool, { table: `${config.name}_inbox`, visibilityTimeoutMs: config.visibilityTimeoutMs });
 }
+// At boot, as a service does: the server's settings (or the tables) checked before the first webhook.
+await Promise.all([store.ready(), inbox.ready()]);
 const handler = createWebhookHandler({
   store,
   inbox,

@@ -5,7 +5,7 @@
  * (each node runs under the guard of `redis-server.ts`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeRedisPort, launchRedisServer } from './redis-server.js';
@@ -19,7 +19,8 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
+/** Starts `masters` nodes (with `args` after the cluster's, e.g. `['--appendonly', 'yes']`) and joins them. */
+export async function startRedisCluster(masters = 3, args: readonly string[] = []): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'dts-redis-cluster-'));
   const ports: number[] = [];
   const kills: (() => Promise<void>)[] = [];
@@ -31,6 +32,8 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
     while (ports.length < masters) {
       const port = await freeRedisPort();
       if (ports.includes(port)) continue;
+      // A directory per node: their append-only files would otherwise share one.
+      mkdirSync(join(dir, String(port)));
       kills.push(
         await launchRedisServer(port, [
           '--cluster-enabled',
@@ -40,7 +43,8 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
           '--cluster-node-timeout',
           '2000',
           '--dir',
-          dir,
+          join(dir, String(port)),
+          ...args,
         ]),
       );
       ports.push(port);

@@ -1,11 +1,14 @@
 /**
  * A real redis-server for the Redis store's tests and bench: started on a free loopback port, empty
- * (no RDB, no AOF), killed with the test process whatever way that process ends. With `REDIS_URL`
- * set, that server is used instead and is never stopped or restarted.
+ * (no RDB, no AOF unless asked, files in a temporary directory), killed with the test process whatever
+ * way that process ends. With `REDIS_URL` set, that server is used instead and is never stopped or restarted.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 
@@ -29,8 +32,19 @@ export interface RedisServer {
   readonly port: number;
   /** Kills the server (SIGKILL: a crash, not a shutdown). Throws with `REDIS_URL`. */
   stop(): Promise<void>;
-  /** Kills the server and starts an empty one on the same port; resolves once it answers PING. Throws with `REDIS_URL`. */
+  /**
+   * Kills the server and starts it again on the same port with the same settings (empty without
+   * persistence; with `--appendonly yes`, from its file); resolves once it answers PING. Throws with `REDIS_URL`.
+   */
   restart(): Promise<void>;
+}
+
+/** How {@link startRedisServer} starts its own server (ignored with `REDIS_URL`). */
+export interface RedisServerOptions {
+  /** Arguments after the defaults (`--save '' --appendonly no`), which they override: `['--appendonly', 'yes']`. */
+  args?: readonly string[];
+  /** Lines of a redis.conf read first, e.g. `rename-command CONFIG ""` (a command line cannot rename). */
+  conf?: readonly string[];
 }
 
 /**
@@ -52,29 +66,43 @@ export function describeWithRedis(title: string, body: () => void): void {
 }
 
 /**
- * Starts an empty redis-server on a free 127.0.0.1 port and resolves once it answers PING (within 10 s,
- * else rejects with its output). With `REDIS_URL` set, resolves with that server instead.
+ * Starts an empty redis-server on a free 127.0.0.1 port (its files, if any, in a temporary directory
+ * removed by `stop()`) and resolves once it answers PING (within 10 s, else rejects with its output).
+ * With `REDIS_URL` set, resolves with that server instead.
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   if (externalUrl !== undefined) {
     const refuse = async (): Promise<void> => {
       throw new Error('REDIS_URL is set: the tests use that server and never stop or restart it');
     };
     return { url: externalUrl, port: Number(new URL(externalUrl).port || 6379), stop: refuse, restart: refuse };
   }
+  const dir = mkdtempSync(join(tmpdir(), 'dts-redis-'));
+  const first: string[] = [];
+  // Written again by a restart after stop(), which removed the directory.
+  const prepare = (): void => {
+    mkdirSync(dir, { recursive: true });
+    if (options.conf !== undefined) writeFileSync(join(dir, 'redis.conf'), `${options.conf.join('\n')}\n`);
+  };
+  prepare();
+  if (options.conf !== undefined) first.push(join(dir, 'redis.conf'));
+  const args = ['--dir', dir, ...(options.args ?? [])];
   let port = await freePort();
   let child: ChildProcess | undefined;
   for (let attempt = 1; child === undefined; attempt++) {
     try {
-      child = await launch(port);
+      child = await launch(port, args, first);
     } catch (error) {
       // Another process took the port between the probe and the launch: try another one.
-      if (attempt >= 3) throw error;
+      if (attempt >= 3) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
       port = await freePort();
     }
   }
   let running: ChildProcess | undefined = child;
-  const stop = async (): Promise<void> => {
+  const end = async (): Promise<void> => {
     const server = running;
     running = undefined;
     if (server !== undefined) await kill(server);
@@ -82,10 +110,14 @@ export async function startRedisServer(): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop,
+    stop: async () => {
+      await end();
+      rmSync(dir, { recursive: true, force: true });
+    },
     restart: async () => {
-      await stop();
-      running = await launch(port);
+      await end();
+      prepare();
+      running = await launch(port, args, first);
     },
   };
 }
@@ -129,8 +161,24 @@ export async function launchRedisServer(port: number, extraArgs: readonly string
 /** A port free on 127.0.0.1 right now, from the kernel. */
 export const freeRedisPort = (): Promise<number> => freePort();
 
-async function launch(port: number, extraArgs: readonly string[] = []): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs];
+/** redis-server on `port`: the conf file `first` (if any), the defaults, then `extraArgs`. */
+async function launch(
+  port: number,
+  extraArgs: readonly string[] = [],
+  first: readonly string[] = [],
+): Promise<ChildProcess> {
+  const args = [
+    ...first,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    ...extraArgs,
+  ];
   const child = spawn('sh', ['-c', GUARD_SCRIPT, 'redis-guard', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {

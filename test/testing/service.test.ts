@@ -118,13 +118,20 @@ describe('a mock with the default options', () => {
     expect(mock.requests.map((request) => request.operation)).toEqual(['unknown', 'unknown']);
   });
 
-  it('lets no request reach the network by default', async () => {
-    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+  it('lets a request to another origin through by default, naming it in one warning', async () => {
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {
+      // Sent on to the network (none here: it fails there, not in the mock).
       await expect(fetch('https://not-the-service.test/tasks')).rejects.toThrow();
-      expect(String(consoleError.mock.calls[0]?.[0])).toContain('without a matching request handler');
+      await expect(fetch('https://not-the-service.test/other')).rejects.toThrow();
+      const lines = consoleWarn.mock.calls
+        .map((call) => String(call[0]))
+        .filter((line) => line.includes('mock.listen()'));
+      expect(lines).toEqual([
+        expect.stringContaining('GET https://not-the-service.test/tasks is not the mock service'),
+      ]);
     } finally {
-      consoleError.mockRestore();
+      consoleWarn.mockRestore();
     }
   });
 

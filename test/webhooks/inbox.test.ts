@@ -1,6 +1,6 @@
 /**
  * The durable inbox (`redisInbox`, `postgresInbox`) under the webhook handler, against a real
- * redis-server (both client libraries) and a real PostgreSQL.
+ * redis-server (both client libraries; `appendonly yes`, the setting the inbox asks for) and a real PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
@@ -18,12 +18,12 @@ describeWithRedis('redisInbox on a real redis-server', () => {
   let io: IORedis;
   let nodeRedis: Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
   beforeAll(async () => {
-    redis = await startRedisServer();
+    redis = await startRedisServer({ args: ['--appendonly', 'yes'] });
     io = new IORedis(redis.url, { maxRetriesPerRequest: 1 }).on('error', () => {});
     nodeRedis = await createClient({ url: redis.url })
       .on('error', () => {})
       .connect();
-  });
+  }, 30_000);
   afterAll(async () => {
     io?.disconnect();
     await nodeRedis?.destroy();
@@ -123,12 +123,13 @@ describeWithRedis('redisInbox on a real redis-server', () => {
 describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
   const postgres = usePostgresServer(20);
   let tables = 0;
-  // Statements the inboxes send, counted (the batch tests check one statement per batch).
+  // Statements the inboxes send, counted (the batch tests check one statement per batch), but the count of
+  // held events for maxEntries, sent aside at most once a second by the writes.
   let calls = 0;
   const counted = {
     totalCount: 0,
     query: (text: string, values?: unknown[]) => {
-      calls++;
+      if (!text.startsWith('SELECT count(*)::bigint AS n')) calls++;
       return postgres.pool().query(text, values);
     },
   };

@@ -19,7 +19,8 @@ describeWithRedis('durable intake over Redis through store faults', () => {
   let admin: Redis;
   let pid = 0;
   beforeAll(async () => {
-    server = await startRedisServer();
+    // The setting the inbox asks for: this Redis is stopped and filled, never restarted.
+    server = await startRedisServer({ args: ['--appendonly', 'yes'] });
     admin = new Redis(server.url, { lazyConnect: true });
     admin.on('error', () => {});
     await admin.connect();

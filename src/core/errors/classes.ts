@@ -310,7 +310,11 @@ export class TaskCreationOutcomeUnknownError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'TaskCreationOutcomeUnknownError';
   declare name: 'TaskCreationOutcomeUnknownError';
   readonly orderNumber: string | undefined;
-  /** Ms after which creating the order again decides its outcome: 0 at once, `undefined` never (no `orderNumber`). */
+  /**
+   * Ms after which creating the order again decides its outcome (that create looks the order up first: in
+   * this process, in any sharing its `store`, and without a store in a new one, unless `lookupFirst: false`):
+   * 0 at once, `undefined` never (no `orderNumber`).
+   */
   readonly retryAfterMs: number | undefined;
   /** Tasks with this order number found outside the create's time window: one may be this create's. */
   readonly candidateTaskIds: readonly string[];

@@ -60,6 +60,7 @@ export function createTask(
   const {
     repeatDelivery = false,
     resendUnknownOutcome = false,
+    lookupFirst = context.lookupFirst ?? (repeatDelivery || !context.sharedStore),
     totalTimeout: ownTotalTimeout,
     ...requestOptions
   } = options;
@@ -68,14 +69,21 @@ export function createTask(
     return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
   }
   try {
-    checkRequestOptions('tasks.create', options);
+    checkRequestOptions(
+      'tasks.create',
+      options,
+      typeof lookupFirst === 'boolean'
+        ? []
+        : [{ path: 'options.lookupFirst', message: 'Expected a boolean', code: 'invalid_option' }],
+    );
   } catch (error) {
     return Promise.reject(error);
   }
   const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
+  const how: HowToSend = { repeatDelivery, lookupFirst, resendUnknown: resendUnknownOutcome };
   if (orderNumber === undefined) {
     const run = new CreateDeadline(undefined, totalTimeout, callerSignal);
-    return withDeadline(createOnce(context, body, requestOptions, undefined, run), run);
+    return withDeadline(createOnce(context, body, requestOptions, undefined, run, how), run);
   }
   const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
   const flight = flights.get(key);
@@ -95,7 +103,7 @@ export function createTask(
           signal: controller.signal,
           run,
         },
-        (prior, guard) => createOnce(context, body, flightOptions, prior, run, guard, resendUnknownOutcome),
+        (prior, guard) => createOnce(context, body, flightOptions, prior, run, how, guard),
       ),
       run,
     );
@@ -154,8 +162,7 @@ function follow(
           error ??
             new TaskCreationOutcomeUnknownError({
               orderNumber,
-              reason:
-                'the caller aborted while the create was in flight (it goes on for the other callers of this order)',
+              reason: "the caller aborted; the create goes on for the order's other callers",
               cause: reason,
             }),
         );
@@ -192,6 +199,15 @@ async function send(context: ResourceContext, body: TaskCreateParams, options: R
   return response.data.createTask;
 }
 
+/** How a create of an order sends: `tasks.create`'s options. */
+interface HowToSend {
+  readonly repeatDelivery: boolean;
+  /** Look the order up before the first POST (no `prior`). */
+  readonly lookupFirst: boolean;
+  /** `resendUnknownOutcome`: no lookup for a `prior`. */
+  readonly resendUnknown: boolean;
+}
+
 /**
  * The one task a reconciliation found, or `undefined`.
  * @throws {DuplicateTaskError} for several; {@link TaskCreationOutcomeUnknownError} for one without an id.
@@ -214,32 +230,44 @@ function nameOf(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-/** The create, its resends and reconciliations; with `prior`, looked up first unless `resendUnknown`. */
+/**
+ * The create, its resends and reconciliations. Looked up before the first POST with `prior` (unless
+ * `resendUnknown`), else when `lookupFirst`: a task found is returned (several: `DuplicateTaskError`),
+ * or, for a repeat delivery, is an earlier delivery, left out of every later lookup.
+ */
 async function createOnce(
   context: ResourceContext,
   body: TaskCreateParams,
   options: RequestOptions,
   prior: PriorAttempt | undefined,
   run: CreateDeadline,
+  how: HowToSend,
   guard?: SendGuard,
-  resendUnknown = false,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
   const firstAttemptAt = prior?.since ?? Date.now();
+  // A repeat delivery's earlier deliveries, by id; `undefined`: not known (then no task found is its own).
+  let earlier: Set<string> | undefined;
+  let found: TaskWithId | undefined;
   if (prior !== undefined && orderNumber !== undefined) {
     run.mayHaveCreated = true;
     run.decidableAt = Math.max(run.decidableAt ?? 0, prior.decidableAt);
-    if (resendUnknown) {
-      logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
-    } else {
-      const task = await decide(context, orderNumber, firstAttemptAt, options, undefined, run);
-      if (task !== undefined) {
-        logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${task.id}`);
-        return task;
-      }
-    }
+    if (how.resendUnknown) logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
+    else found = await decide(context, orderNumber, firstAttemptAt, options, undefined, run, how.repeatDelivery);
+  } else if (how.lookupFirst && orderNumber !== undefined) {
+    run.stage = 'looking the order up';
+    // Nothing was sent: a failure is the lookup's own error, or the deadline's (no POST sent).
+    const tasks = await findTasksOfOrder(context, orderNumber, options, run).catch((error: unknown) => {
+      throw run.expired ? run.error() : error;
+    });
+    if (how.repeatDelivery) earlier = new Set(tasks.map((task) => task.id ?? ''));
+    else found = theTask(tasks, orderNumber);
+  }
+  if (found !== undefined) {
+    logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${found.id}`);
+    return found;
   }
   for (let resend = 0; ; resend++) {
     let failure: unknown;
@@ -289,7 +317,17 @@ async function createOnce(
     }
     // After the last POST allowed, waiting out the listing delay could only end in the same error.
     const last = outcome === 'ambiguous' && resend >= maxRetries;
-    const task = await decide(context, orderNumber, firstAttemptAt, options, failure, run, !last);
+    const task = await decide(
+      context,
+      orderNumber,
+      firstAttemptAt,
+      options,
+      failure,
+      run,
+      how.repeatDelivery,
+      earlier,
+      !last,
+    );
     if (task !== undefined) {
       logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
       return task;
@@ -318,9 +356,10 @@ const createdAtOf = (task: Task): number => readServiceTime(task.createdAt)?.ms 
 
 /**
  * Looks the order up at once, and again at `run.decidableAt` if that is ahead: the task created since
- * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent).
- * @throws {DuplicateTaskError}; {@link TaskCreationOutcomeUnknownError} for tasks only before the window,
- * a failed lookup, or a decision past the deadline (`retryAfterMs`).
+ * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent). A repeat
+ * delivery leaves its `earlier` deliveries out; without them it cannot tell its own task from theirs.
+ * @throws {DuplicateTaskError}; {@link TaskCreationOutcomeUnknownError} for tasks only before the window
+ * (or a repeat delivery's, not told apart), a failed lookup, or a decision past the deadline (`retryAfterMs`).
  */
 async function decide(
   context: ResourceContext,
@@ -329,6 +368,8 @@ async function decide(
   options: RequestOptions,
   failure: unknown,
   run: CreateDeadline,
+  repeatDelivery: boolean,
+  earlier?: ReadonlySet<string>,
   waitForListing = true,
 ): Promise<TaskWithId | undefined> {
   const windowStart = since - context.reconciliation.windowSkewMs;
@@ -337,7 +378,9 @@ async function decide(
     const lookedAt = Date.now();
     let found: Task[];
     try {
-      found = await findTasksOfOrder(context, orderNumber, options, run);
+      found = (await findTasksOfOrder(context, orderNumber, options, run)).filter(
+        (task) => !earlier?.has(task.id ?? ''),
+      );
     } catch (error) {
       if (run.expired) throw run.error();
       throw new TaskCreationOutcomeUnknownError({
@@ -348,11 +391,11 @@ async function decide(
       });
     }
     const inWindow = found.filter((task) => !(createdAtOf(task) < windowStart));
-    if (inWindow.length > 0) return theTask(inWindow, orderNumber);
+    if (inWindow.length > 0 && !(repeatDelivery && earlier === undefined)) return theTask(inWindow, orderNumber);
     if (found.length > 0) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: 'tasks of this order number predate this create; nothing was sent again',
+        reason: `tasks of this order number ${inWindow.length > 0 ? "may be this repeat delivery's earlier ones" : 'predate this create'}; nothing was sent again`,
         candidateTaskIds: found.map((task) => task.id ?? '(no id)'),
         cause: failure,
       });

@@ -1,5 +1,5 @@
 /** The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an order"). */
-import { APIError, PaginationLimitError } from '../../core/errors.js';
+import { APIConnectionError, APIError, connectionErrorAfter, PaginationLimitError } from '../../core/errors.js';
 import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
@@ -19,20 +19,18 @@ export function exactPattern(text: string): string {
 
 /**
  * Every task whose `orderNumber` is exactly `orderNumber`, newest first, by an anchored pattern (a literal
- * search when the service refuses it: 400, 422); at most `maxPages` list requests, with `run` per create.
- * @throws {PaginationLimitError} when those are used up with more to read; request errors.
+ * search when the service refuses it: 400, 422); at most `maxPages` list requests counted by `run`, all
+ * of them, their retries and waits within `run`'s deadline.
+ * @throws {PaginationLimitError} when those are used up with more to read; request errors; `run.error()` at its deadline.
  */
 export async function findTasksOfOrder(
   context: ResourceContext,
   orderNumber: string,
   options: RequestOptions,
-  run?: CreateDeadline,
+  run: CreateDeadline,
   maxPages = context.reconciliation.maxPages,
 ): Promise<Task[]> {
-  const budget = {
-    left: run === undefined ? maxPages : context.reconciliation.maxPages - run.listRequests,
-    cap: run === undefined ? maxPages : context.reconciliation.maxPages,
-  };
+  const budget = { left: maxPages - run.listRequests, cap: maxPages };
   try {
     return await searchOrder(
       context,
@@ -54,18 +52,19 @@ async function searchOrder(
   orderNumber: string,
   query: { search: string; literal: boolean },
   options: RequestOptions,
-  run: CreateDeadline | undefined,
+  run: CreateDeadline,
   budget: { left: number; cap: number },
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
   const fetchPage: FetchTaskPage = async (page, request) => {
-    const signal = request?.signal ?? run?.signal ?? options.signal;
-    // Retried here, not by the transport, so that every request sent counts against the budget.
+    const signal = request?.signal ?? options.signal;
+    // Retried here, not by the transport, so that every request sent counts against the budget; each
+    // request is given what is left of the deadline, and so is each wait.
     for (let attempt = 1; ; attempt++) {
       if (budget.left <= 0) throw new PaginationLimitError(budget.cap);
+      const pageOptions = { ...run.requestOptions(options), maxRetries: 0 };
       budget.left--;
-      if (run !== undefined) run.listRequests++;
-      const pageOptions = { ...(run === undefined ? options : run.requestOptions(options)), maxRetries: 0 };
+      run.listRequests++;
       try {
         const response = await call(
           context,
@@ -86,10 +85,13 @@ async function searchOrder(
         );
         return new TaskPage(response, fetchPage);
       } catch (error) {
+        if (run.expired) throw run.error();
         if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
-          throw error;
+          // Each page request is sent once: the error says how many this page took.
+          throw error instanceof APIConnectionError ? connectionErrorAfter(error, attempt) : error;
         }
-        await sleep(retryDelayMs(attempt, (error as { headers?: Headers }).headers), signal);
+        await sleep(Math.min(retryDelayMs(attempt, (error as { headers?: Headers }).headers), run.remaining()), signal);
+        if (run.expired) throw run.error();
       }
     }
   };

@@ -32,7 +32,10 @@ describe('a create whose outcome is unknown', () => {
     const sdk = client({ reconciliation: {}, listingDelayMs: 100 });
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 500 });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
-    const first = await sdk.tasks.create(orderParams('DECIDE-1')).catch((error: unknown) => error);
+    // The reconciliation after the POST is the subject: no lookup before it (it would fail on the 503s, nothing sent).
+    const first = await sdk.tasks
+      .create(orderParams('DECIDE-1'), { lookupFirst: false })
+      .catch((error: unknown) => error);
     expect(first).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     mock.clearFaults();
     await pause(150);
@@ -47,7 +50,7 @@ describe('a create whose outcome is unknown', () => {
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
     const error = (await sdk.tasks
-      .create(orderParams('DECIDE-2'))
+      .create(orderParams('DECIDE-2'), { lookupFirst: false })
       .catch((e: unknown) => e)) as TaskCreationOutcomeUnknownError;
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     expect(error.retryAfterMs).toBeGreaterThan(50_000);
@@ -134,6 +137,8 @@ describe('reconciliation against a service that pages forever', () => {
       fetch: endless,
       logLevel: 'off',
       listingDelayMs: 0,
+      // The reconciliation after the POST is the subject; a lookup before it: test/resources/task-creation/lookup-first.test.ts.
+      lookupFirst: false,
     });
     await expect(sdk.tasks.create(orderParams('ENDLESS-1'))).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
     expect(lists.length).toBeLessThanOrEqual(10);

@@ -19,7 +19,8 @@ describe('a create whose outcome was unknown', () => {
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     mock.inject({ operation: 'tasks.list', kind: 'delay', ms: 300, times: Number.POSITIVE_INFINITY });
     const controller = new AbortController();
-    const first = sdk.tasks.create(orderParams('UNKNOWN-1'), { signal: controller.signal });
+    // The abort during reconciliation is the subject: no lookup before the POST (the abort would come during it).
+    const first = sdk.tasks.create(orderParams('UNKNOWN-1'), { signal: controller.signal, lookupFirst: false });
     setTimeout(() => controller.abort(), 150);
     await expect(first).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
     mock.clearFaults();

@@ -175,13 +175,13 @@ describe('help, version and usage errors', () => {
 describe('tasks list', () => {
   async function createOrders(count: number, prefix = 'ORD-'): Promise<Task[]> {
     const tasks: Task[] = [];
+    // Setup, not the subject: new order numbers, sent without a lookup (which would be a list request).
     for (let index = 1; index <= count; index++) {
       tasks.push(
-        await client.tasks.create({
-          ...orderParams(`${prefix}${index}`),
-          collectCash: true,
-          totalAmount: `${index}.5`,
-        }),
+        await client.tasks.create(
+          { ...orderParams(`${prefix}${index}`), collectCash: true, totalAmount: `${index}.5` },
+          { lookupFirst: false },
+        ),
       );
     }
     return tasks;
@@ -433,7 +433,8 @@ describe('tasks create', () => {
   });
 
   it('falls back to a literal search when the service refuses the pattern', async () => {
-    const existing = await client.tasks.create(orderParams('ORD-FB'));
+    // Setup: sent without a lookup, so that the searches below are the command's own.
+    const existing = await client.tasks.create(orderParams('ORD-FB'), { lookupFirst: false });
     mock.inject({
       operation: 'tasks.list',
       kind: 'status',

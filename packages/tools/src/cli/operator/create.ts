@@ -181,7 +181,12 @@ export const tasksCreate: OperatorCommandSpec = {
         return;
       }
     }
-    const task = await context.client.tasks.create(params, { signal: context.signal, repeatDelivery });
+    // Looked up above (a repeat delivery lets the SDK look, to tell its task from the earlier ones).
+    const task = await context.client.tasks.create(params, {
+      signal: context.signal,
+      repeatDelivery,
+      lookupFirst: repeatDelivery,
+    });
     output.note(`created task ${task.id} for order ${orderNumber}`);
     show(context, task, true);
   },

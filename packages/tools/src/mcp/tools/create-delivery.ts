@@ -348,7 +348,8 @@ async function book(session: Session, plan: Plan, signal: AbortSignal): Promise<
     if (signal.aborted) throw new Refusal('confirmation', 'the call was cancelled before booking; nothing was booked');
     sent = true;
     // tasks.create checks selectedBranch against customPickup again before anything is sent.
-    const task = await session.client.tasks.create(params as TaskCreateParams, { signal });
+    // The order was looked up above, under its claim: the SDK need not look again.
+    const task = await session.client.tasks.create(params as TaskCreateParams, { signal, lookupFirst: false });
     await session.claims.booked(orderNumber, claim.value, String(task.id ?? ''));
     let countedFils = feeFils;
     let spentFils = reservation.spentFils;

@@ -86,10 +86,17 @@ describe('GET /_sandbox/events', () => {
   });
 
   it('answers 503 beyond maxEventClients, and drops a reader that falls maxEventBufferedBytes behind', async () => {
+    // 20 seed tasks of 64 KB notes (a create takes 1,000 characters a field; seed tasks are not bound): every
+    // reset plants them again, one task event each.
+    const seeds = Array.from({ length: 20 }, (_, index) => ({
+      ...orderParams(`SLOW-${index}`),
+      specialNotes: 'n'.repeat(64 * 1024),
+    }));
     sandbox = await startSandbox({
       maxEventClients: 2,
       maxEventBufferedBytes: 64 * 1024,
       account: { type: 'invoice' },
+      tasks: seeds,
     });
     const running = sandbox;
     const { port } = new URL(running.baseUrl);
@@ -112,15 +119,12 @@ describe('GET /_sandbox/events', () => {
     expect(((await third.json()) as { code: string }).code).toBe('TOO_MANY_EVENT_STREAMS');
     // Each task event carries 64 KB of notes: the unread streams fill the kernel's socket buffers, then
     // the 64 KiB bound of the sandbox's own buffer; a dropped stream makes room for a new reader.
-    const client = clientOf(running);
     let room: Response | undefined;
-    for (let index = 0; index < 2000 && room === undefined; index += 1) {
-      await client.tasks.create({ ...orderParams(`SLOW-${index}`), specialNotes: 'n'.repeat(64 * 1024) });
-      if (index % 10 === 9) {
-        const attempt = await fetch(`${running.controlUrl}/events`);
-        if (attempt.status === 200) room = attempt;
-        else await attempt.body?.cancel();
-      }
+    for (let index = 0; index < 200 && room === undefined; index += 1) {
+      await (await fetch(`${running.controlUrl}/reset`, { method: 'POST' })).arrayBuffer();
+      const attempt = await fetch(`${running.controlUrl}/events`);
+      if (attempt.status === 200) room = attempt;
+      else await attempt.body?.cancel();
     }
     expect(room?.status).toBe(200);
     await room?.body?.cancel();
