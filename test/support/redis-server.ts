@@ -67,7 +67,7 @@ export function describeWithRedis(title: string, body: () => void): void {
 
 /**
  * Starts an empty redis-server on a free 127.0.0.1 port (its files, if any, in a temporary directory
- * removed by `stop()`) and resolves once it answers PING (within 10 s, else rejects with its output).
+ * removed once the server is gone, kept through `restart()`) and resolves once it answers PING (within 10 s, else rejects with its output).
  * With `REDIS_URL` set, resolves with that server instead.
  */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
@@ -79,19 +79,19 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   }
   const dir = mkdtempSync(join(tmpdir(), 'dts-redis-'));
   const first: string[] = [];
-  // Written again by a restart after stop(), which removed the directory.
+  // Made again before each launch: the guard of a server that ended removed it.
   const prepare = (): void => {
     mkdirSync(dir, { recursive: true });
     if (options.conf !== undefined) writeFileSync(join(dir, 'redis.conf'), `${options.conf.join('\n')}\n`);
   };
-  prepare();
   if (options.conf !== undefined) first.push(join(dir, 'redis.conf'));
   const args = ['--dir', dir, ...(options.args ?? [])];
   let port = await freePort();
   let child: ChildProcess | undefined;
   for (let attempt = 1; child === undefined; attempt++) {
     try {
-      child = await launch(port, args, first);
+      prepare();
+      child = await launch(port, args, first, dir);
     } catch (error) {
       // Another process took the port between the probe and the launch: try another one.
       if (attempt >= 3) {
@@ -115,9 +115,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       rmSync(dir, { recursive: true, force: true });
     },
     restart: async () => {
+      prepare();
+      writeFileSync(join(dir, 'restarting'), '');
       await end();
       prepare();
-      running = await launch(port, args, first);
+      running = await launch(port, args, first, dir);
+      rmSync(join(dir, 'restarting'), { force: true });
     },
   };
 }
@@ -147,6 +150,7 @@ watcher=$!
 wait "$server"
 status=$?
 kill "$watcher" 2>/dev/null
+if [ -n "$DTS_REDIS_DIR" ] && [ ! -e "$DTS_REDIS_DIR/restarting" ]; then rm -rf "$DTS_REDIS_DIR"; fi
 exit "$status"`;
 
 /**
@@ -166,6 +170,7 @@ async function launch(
   port: number,
   extraArgs: readonly string[] = [],
   first: readonly string[] = [],
+  ownDir = '',
 ): Promise<ChildProcess> {
   const args = [
     ...first,
@@ -179,7 +184,11 @@ async function launch(
     'no',
     ...extraArgs,
   ];
-  const child = spawn('sh', ['-c', GUARD_SCRIPT, 'redis-guard', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // The guard removes `ownDir` once the server is gone (unless it is restarting), however the tests ended.
+  const child = spawn('sh', ['-c', GUARD_SCRIPT, 'redis-guard', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, DTS_REDIS_DIR: ownDir },
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
