@@ -314,14 +314,16 @@ export function describeInboxContract(
   });
 
   it("moves an event claimed maxAttempts times to the failed events, and gives its task's next event", async () => {
-    const inbox = await make({ visibilityTimeoutMs: 100, maxAttempts: 1 });
+    // worker-2's claims must come within one visibility timeout of each other, on a busy machine too.
+    const inbox = await make({ visibilityTimeoutMs: 1000, maxAttempts: 1 });
     const taskId = `task-${randomUUID()}`;
     await append(inbox, taskId, 'accepted');
     await append(inbox, taskId, 'pickedup');
     const [first] = await inbox.claim('dead-worker', 1);
     expect(first?.attempts).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const next = [...(await inbox.claim('worker-2', 10)), ...(await inbox.claim('worker-2', 10))];
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const next = await inbox.claim('worker-2', 10);
+    if (next.length === 0) next.push(...(await inbox.claim('worker-2', 10)));
     expect(next.map((entry) => JSON.parse(entry.body).status)).toEqual(['pickedup']);
     const inspection = await inbox.inspect();
     expect(inspection.failed).toBe(1);
