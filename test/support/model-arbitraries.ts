@@ -1,5 +1,5 @@
 /**
- * What the generated worlds share (docs/testing.md "Model tests"): the service's behaviour, process
+ * What the generated worlds share (CONTRIBUTING.md "Model tests"): the service's behaviour, process
  * stalls and store faults, each within the world kinds {@link flagOn} turns on.
  */
 import fc from 'fast-check';
@@ -10,9 +10,13 @@ import type { ServiceBehaviour } from './model-service.js';
 /** How long the client is told the service may take to list a new task (`listingDelayMs`), ms. */
 export const CLIENT_LISTING_DELAY_MS = 1_000;
 
-/** A service: sort honoured or not, zoned or zoneless times, ids present or not, a listing delay, latency. */
-export function serviceBehaviour(): fc.Arbitrary<ServiceBehaviour> {
-  const ids: ServiceBehaviour['ids'][] = ['present', 'absent-on-create', 'absent-on-list'];
+/**
+ * A service: sort honoured or not, zoned or zoneless times, ids present or not, a listing delay, latency.
+ * `listWithoutId`: may `GET tasks` leave ids out (default: yes).
+ */
+export function serviceBehaviour(listWithoutId = true): fc.Arbitrary<ServiceBehaviour> {
+  const ids: ServiceBehaviour['ids'][] = ['present', 'absent-on-create'];
+  if (listWithoutId) ids.push('absent-on-list');
   if (flagOn('retrieve-without-id')) ids.push('absent-on-retrieve');
   return fc.record({
     sort: flagOn('unsorted-service')

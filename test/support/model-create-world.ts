@@ -1,5 +1,5 @@
 /**
- * A world of the create path (docs/testing.md "Model tests"): 1–4 processes creating a few orders through
+ * A world of the create path (CONTRIBUTING.md "Model tests"): 1–4 processes creating a few orders through
  * one service, each process with its own memory store or all sharing one (faulty) store. Each create is a
  * caller's job: it retries what the docs say to retry (an unknown outcome after `retryAfterMs`, a store or
  * connection failure) and, when its process dies, is run again by the process's next incarnation.
@@ -15,7 +15,7 @@ import {
 } from '../../src/index.js';
 import { CLIENT_LISTING_DELAY_MS } from './model-arbitraries.js';
 import { FaultyStore, newWorld, ProcessGate, type StallPoint, storeOfProcess } from './model-processes.js';
-import type { Timeline } from './model-run.js';
+import { isReplaying, type Timeline, timelineLogger } from './model-run.js';
 import { type ServiceBehaviour, ServiceFront } from './model-service.js';
 import { orderParams } from './order-params.js';
 
@@ -111,7 +111,8 @@ export class CreateWorld {
       sellerId: mock.sellerId,
       baseUrl: this.service.baseUrlOf(gate),
       fetch: this.service.fetchOf(gate),
-      logLevel: 'off',
+      logger: timelineLogger(this.timeline, gate.name),
+      logLevel: isReplaying() ? 'debug' : 'off',
       timeout: ATTEMPT_TIMEOUT_MS,
       listingDelayMs: CLIENT_LISTING_DELAY_MS,
       ...(store === undefined ? {} : { store }),

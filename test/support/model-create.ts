@@ -1,5 +1,5 @@
 /**
- * The create path's model test (docs/testing.md "Model tests"): generated worlds of processes, stalls,
+ * The create path's model test (CONTRIBUTING.md "Model tests"): generated worlds of processes, stalls,
  * restarts, store faults and service faults (the mock's own rules), run as `fast-check` commands over
  * virtual time, then held to the invariants of README "Exactly-once creation":
  * - at most one task per order, plus one per repeat delivery (a second one is a failure, silent or told by
@@ -79,6 +79,29 @@ class Stall implements CreateCommand {
   toString = () => `stall(p${this.process}, ${this.ms}, ${this.point})`;
 }
 
+/**
+ * A race the lease must win: a process creates an order and stalls as its POST is about to leave; after
+ * `afterMs` another process (a retry behind a load balancer) creates the same order.
+ */
+class Compete implements CreateCommand {
+  constructor(
+    readonly first: number,
+    readonly second: number,
+    readonly order: number,
+    readonly stallMs: number,
+    readonly afterMs: number,
+  ) {}
+  check = () => true;
+  async run(_model: Model, world: CreateWorld): Promise<void> {
+    world.create(this.first, this.order, false, undefined);
+    world.stall(this.first, this.stallMs, 'before a POST leaves');
+    await advance(this.afterMs);
+    world.create(this.second, this.order, false, undefined);
+  }
+  toString = () =>
+    `compete(ORD-${this.order}: p${this.first} stalls ${this.stallMs} ms before its POST, p${this.second} after ${this.afterMs} ms)`;
+}
+
 class Restart implements CreateCommand {
   constructor(
     readonly process: number,
@@ -125,21 +148,39 @@ const serviceFault: fc.Arbitrary<MockFaultRule> = fc.constantFrom<MockFaultRule>
 const processIndex = fc.integer({ min: 1, max: 4 });
 
 const stallPoint = fc.constantFrom(
-  ...(Object.keys(STALL_POINTS) as StallPoint[]).filter((point) => point !== 'before onEvent'),
+  ...(Object.keys(STALL_POINTS) as StallPoint[]).filter(
+    (point) => point !== 'before onEvent' && point !== 'after an inbox claim',
+  ),
 );
 
+const create = fc
+  .tuple(
+    processIndex,
+    fc.integer({ min: 1, max: ORDERS }),
+    flagOn('repeat-delivery') ? fc.boolean() : fc.constant(false),
+    fc.option(fc.constantFrom(3_000, 15_000), { nil: undefined }),
+  )
+  .map(([process, order, repeat, totalTimeout]) => new Create(process, order, repeat, totalTimeout));
+const wait = fc.constantFrom(1, 10, 250, 1_200, 4_000, 30_000).map((ms) => new Wait(ms));
+
+/** Creates and waits weigh most: a world is mostly its callers, with a few faults. */
 export const createCommands = fc.commands<Model, CreateWorld, false>(
   [
+    create,
+    create,
+    create,
+    wait,
+    wait,
+    fc.tuple(processIndex, stallMs(), stallPoint).map(([process, ms, point]) => new Stall(process, ms, point)),
     fc
       .tuple(
         processIndex,
+        processIndex,
         fc.integer({ min: 1, max: ORDERS }),
-        flagOn('repeat-delivery') ? fc.boolean() : fc.constant(false),
-        fc.option(fc.constantFrom(3_000, 15_000), { nil: undefined }),
+        stallMs(),
+        fc.constantFrom(500, 11_000, 20_000),
       )
-      .map(([process, order, repeat, totalTimeout]) => new Create(process, order, repeat, totalTimeout)),
-    fc.constantFrom(1, 10, 250, 1_200, 4_000, 30_000).map((ms) => new Wait(ms)),
-    fc.tuple(processIndex, stallMs(), stallPoint).map(([process, ms, point]) => new Stall(process, ms, point)),
+      .map(([first, second, order, ms, after]) => new Compete(first, second, order, ms, after)),
     fc.tuple(processIndex, fc.constantFrom(0, 500, 3_000)).map(([process, ms]) => new Restart(process, ms)),
     storeFault().map((fault) => new BreakStore(fault)),
     serviceFault.map((rule) => new BreakService(rule)),

@@ -1,5 +1,5 @@
 /**
- * The processes of a generated world (docs/testing.md "Model tests"): a process is a client (and a webhook
+ * The processes of a generated world (CONTRIBUTING.md "Model tests"): a process is a client (and a webhook
  * handler) with its own memory, in this one Node.js process. Everything it does outside its memory goes
  * through its {@link ProcessGate}: requests to the service, store calls, webhooks reaching it, `onEvent`.
  * A stall holds every such crossing until it ends (as a process frozen by the CPU or a GC pause would);
@@ -10,7 +10,15 @@
 import type { DeliveryStore } from '../../src/index.js';
 
 /** What crosses a gate: a request (`POST`, `GET`) or a store call (its operation). */
-export type Crossing = 'POST' | 'GET' | 'webhook' | 'onEvent' | `store ${keyof DeliveryStore}`;
+export type Crossing =
+  | 'POST'
+  | 'GET'
+  | 'webhook'
+  | 'onEvent'
+  | `store ${keyof DeliveryStore}`
+  | 'inbox append'
+  | 'inbox claim'
+  | 'inbox mark';
 
 const isStoreWrite = (what: Crossing) => what.startsWith('store ') && what !== 'store get';
 
@@ -23,6 +31,7 @@ export const STALL_POINTS = {
   'before a store write': (way: 'out' | 'in', what: Crossing) => way === 'out' && isStoreWrite(what),
   'after a store write': (way: 'out' | 'in', what: Crossing) => way === 'in' && isStoreWrite(what),
   'before onEvent': (way: 'out' | 'in', what: Crossing) => way === 'out' && what === 'onEvent',
+  'after an inbox claim': (way: 'out' | 'in', what: Crossing) => way === 'in' && what === 'inbox claim',
 } as const;
 
 export type StallPoint = keyof typeof STALL_POINTS;
@@ -50,6 +59,8 @@ export class ProcessGate {
   readonly #stallsAt: { point: StallPoint; ms: number }[] = [];
   #dead = false;
   #diedAt: number | undefined;
+  /** Told of each stall as it starts: from when until when (ms since the epoch). */
+  onStall: ((from: number, until: number) => void) | undefined;
   readonly #deaths: Array<() => void> = [];
 
   constructor(process: number, incarnation: number) {
@@ -71,8 +82,12 @@ export class ProcessGate {
    * its next crossing of `point` (a request about to leave, a store answer just in, …).
    */
   stall(ms: number, point: StallPoint = 'now'): void {
-    if (point === 'now') this.#stalledUntil = Math.max(this.#stalledUntil, Date.now() + ms);
-    else this.#stallsAt.push({ point, ms });
+    if (point !== 'now') {
+      this.#stallsAt.push({ point, ms });
+      return;
+    }
+    this.#stalledUntil = Math.max(this.#stalledUntil, Date.now() + ms);
+    this.onStall?.(Date.now(), this.#stalledUntil);
   }
 
   /** Starts the stall set for this crossing, if any. */
@@ -190,6 +205,11 @@ export class FaultyStore implements DeliveryStore {
       this.#inner = this.#make();
       this.wipes++;
     }
+  }
+
+  /** `work` on the server behind this store (an inbox beside it): its faults apply. */
+  serve<T>(work: () => Promise<T>): Promise<T> {
+    return this.#call(() => work());
   }
 
   async #call<T>(work: (store: DeliveryStore) => Promise<T>): Promise<T> {

@@ -1,55 +1,35 @@
 /**
- * Running generated worlds (docs/testing.md "Model tests"): how many and from which seed (fixed in
+ * Running generated worlds (CONTRIBUTING.md "Model tests"): how many and from which seed (fixed in
  * `npm test`, set by `npm run bench:model`), which world kinds are on, the world's virtual clock, and
  * the report of a failure (seed, path, the minimal counterexample and its timeline).
  */
+import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
+import { runParameters } from './model-flags.js';
 
-/**
- * World kinds that find a defect another change is fixing; off unless named in `MODEL_FLAGS`
- * (comma-separated, or `all`). `npm test` runs with the defaults of {@link flagOn}; each flag names
- * what it adds to the worlds. See docs/testing.md "Model tests" for the counterexample each one finds.
- */
-export const MODEL_FLAGS = {
-  /** Own memory stores (no shared store), several processes or restarts: needs `lookupFirst`'s default. */
-  'restart-without-store': false,
-  /** A service that ignores `sortBy`/`sortOrder` (oldest first, or newest updated first). */
-  'unsorted-service': false,
-  /** Timestamps without a zone, read under `TZ=Asia/Kuwait`. */
-  zoneless: false,
-  /** `GET tasks/{id}` answered without `id`. */
-  'retrieve-without-id': false,
-  /** Process stalls longer than a lease (10 s and more). */
-  'long-stalls': false,
-  /** Repeat deliveries (`repeatDelivery: true`) among the creates. */
-  'repeat-delivery': false,
-  /** A shared store restarted without persistence (emptied). */
-  'store-wipe': false,
-} satisfies Record<string, boolean>;
-
-export type ModelFlag = keyof typeof MODEL_FLAGS;
-
-const named = new Set((process.env.MODEL_FLAGS ?? '').split(',').map((flag) => flag.trim()));
-
-/** True when `flag` is on: named in `MODEL_FLAGS` (or `all`), else its default. */
-export function flagOn(flag: ModelFlag): boolean {
-  if (named.has(`-${flag}`)) return false;
-  return named.has('all') || named.has(flag) || MODEL_FLAGS[flag];
-}
-
-/** The seed and number of worlds of one property: `MODEL_SEED`, `MODEL_WORLDS` (× `scale`), else the fixed ones. */
-export function runParameters(fixedWorlds: number): { seed: number; numRuns: number } {
-  const seed = Number(process.env.MODEL_SEED ?? 20261127);
-  const worlds = process.env.MODEL_WORLDS === undefined ? fixedWorlds : Number(process.env.MODEL_WORLDS);
-  return { seed, numRuns: worlds };
-}
+export { flagOn, MODEL_FLAGS, type ModelFlag, runParameters } from './model-flags.js';
 
 /** The test's timeout for `fixedWorlds` worlds of about `msPerWorld` ms each (more under `MODEL_WORLDS`), ms. */
 export function modelTimeout(fixedWorlds: number, msPerWorld: number): number {
   const { numRuns } = runParameters(fixedWorlds);
   // Shrinking a failure replays worlds too: room for as many again.
   return Math.max(60_000, 3 * numRuns * msPerWorld);
+}
+
+/**
+ * Runs the file's worlds with the machine in Kuwait's zone (UTC+3, no daylight saving): a time without a
+ * zone read as local time is 3 h off there, where under UTC the mistake would not show.
+ */
+export function inKuwaitZone(): void {
+  const zone = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = 'Asia/Kuwait';
+  });
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
 }
 
 /** Virtual time starts here in every world (a Friday in Kuwait, 12:00 local). */
@@ -84,6 +64,11 @@ export async function inVirtualTime<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Moves the virtual clock on by `ms` without running timers (before a world's processes start). */
+export function jump(ms: number): void {
+  vi.setSystemTime(Date.now() + ms);
+}
+
 /** Lets `ms` of virtual time pass, running every timer due meanwhile. */
 export async function advance(ms: number): Promise<void> {
   await vi.advanceTimersByTimeAsync(ms);
@@ -108,6 +93,38 @@ export async function runUntil(done: () => boolean, limitMs: number): Promise<bo
     await vi.advanceTimersToNextTimerAsync();
   }
   return true;
+}
+
+/** The outcome of `work`, virtual time passing until it settles (at most `limitMs`, else it rejects). */
+export async function settle<T>(work: Promise<T>, limitMs = 30 * 60_000): Promise<T> {
+  let outcome: { value: T } | { error: unknown } | undefined;
+  work.then(
+    (value) => {
+      outcome = { value };
+    },
+    (error: unknown) => {
+      outcome = { error };
+    },
+  );
+  await runUntil(() => outcome !== undefined, limitMs);
+  if (outcome === undefined) throw new InvariantViolation(`still running after ${limitMs} ms of virtual time`);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
+let replaying = false;
+
+/** True while the minimal counterexample is replayed for its report: worlds then log the SDK's lines too. */
+export function isReplaying(): boolean {
+  return replaying;
+}
+
+/** A logger that writes the SDK's lines of `source` into `timeline` while replaying, else nothing. */
+export function timelineLogger(timeline: Timeline, source: string) {
+  const line = (level: string) => (message: string) => {
+    if (replaying) timeline.note(`[${source} ${level}] ${message.slice(0, 300)}`);
+  };
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }
 
 /** A world's account of itself: lines of its timeline, for the report of a failing world. */
@@ -146,16 +163,36 @@ export async function checkWorlds<T>(
   parameters: { seed: number; numRuns: number; path?: string },
   lastTimeline: () => readonly string[],
 ): Promise<ModelFailure | undefined> {
+  const started = performance.now();
   const details = await fc.check(property, parameters);
-  if (!details.failed) return undefined;
+  const record = (failure: ModelFailure | undefined) => {
+    // `npm run bench:model` reads one line per property.
+    const file = process.env.MODEL_REPORT;
+    if (file === undefined) return failure;
+    const line = {
+      kind,
+      seed: parameters.seed,
+      worlds: details.numRuns,
+      ms: Math.round(performance.now() - started),
+      failure,
+    };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+    return failure;
+  };
+  if (!details.failed) return record(undefined);
   // Replays the minimal counterexample to read its timeline.
   let failingTimeline: readonly string[] = [];
   if (details.counterexample !== null) {
-    await property.run(fc.cloneIfNeeded(details.counterexample));
+    replaying = true;
+    try {
+      await property.run(fc.cloneIfNeeded(details.counterexample));
+    } finally {
+      replaying = false;
+    }
     failingTimeline = lastTimeline();
   }
   const error = details.errorInstance;
-  return {
+  return record({
     kind,
     seed: details.seed,
     path: details.counterexamplePath ?? undefined,
@@ -164,7 +201,7 @@ export async function checkWorlds<T>(
     counterexample: fc.stringify(details.counterexample),
     message: error instanceof Error ? error.message : String(error),
     timeline: failingTimeline,
-  };
+  });
 }
 
 /** The report of a failure, as `npm test` and `npm run bench:model` print it. */

@@ -2,7 +2,7 @@
  * The service of a generated world: the shipped mock (`createMockDeliveryService`, its fault rules) behind
  * a front that each process's client uses as its `fetch`, playing what the contract leaves open and the
  * mock does not vary: the order `GET tasks` really sorts in, timestamps without a zone, answers without
- * `id`, a delay before a new task is listed, and time on the wire (docs/testing.md "Model tests").
+ * `id`, a delay before a new task is listed, and time on the wire (CONTRIBUTING.md "Model tests").
  * Requests reach the mock's own handlers (`getResponse`), so its authentication, request log and fault
  * rules apply; the front then shapes what a 200 carries.
  */
