@@ -1,12 +1,12 @@
 /** `GET tasks`: list parameters and the page envelope; OpenAPI `listTasks`. @module */
 import * as z from 'zod/mini';
 import { integer, rule } from './checks.js';
+import { MAX_PAGE_SIZE } from './page-size.js';
 import { wellFormedText } from './primitives.js';
 import { readServiceTime } from './service-time.js';
 import { type Assert, type SameType, Task } from './task.js';
 
-/** Largest page the service serves (README "What the spec leaves open, and what we chose"). */
-export const MAX_PAGE_SIZE = 10;
+export { MAX_PAGE_SIZE };
 
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
 export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});

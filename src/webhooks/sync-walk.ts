@@ -6,9 +6,10 @@
  */
 import { followPage, OrderCheck, orderDrift, WalkTrail } from '../internal/walk-order.js';
 import type { TaskListOptions } from '../resources/tasks.js';
+import { MAX_PAGE_SIZE } from '../schemas/page-size.js';
 import { readServiceTime, timeDriftOf } from '../schemas/service-time.js';
 import type { Task } from '../schemas/task.js';
-import { MAX_PAGE_SIZE, type TaskListParams } from '../schemas/task-list.js';
+import type { TaskListParams } from '../schemas/task-list.js';
 import type { Drift } from '../schemas/tolerant-read.js';
 
 /** `client.tasks.list`, or any function returning an async iterable of the listed tasks. */
