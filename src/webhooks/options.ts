@@ -103,6 +103,8 @@ export interface WebhookHandlerStats {
   failed: number;
   stored: number;
   claimed: number;
+  /** Events whose task's lease lapsed while `onEvent` ran (a stall past its TTL): maybe processed twice; each logged. */
+  leaseLapsed: number;
   /** Resets of the inbox's server seen (its webhooks lost; each logged once and followed by a `sync()`). */
   resets: number;
 }

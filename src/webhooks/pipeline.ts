@@ -14,6 +14,7 @@ import type { TaskEventMemory } from './dedupe.js';
 import type { WebhookEvent } from './event.js';
 import type { WebhookClient, WebhookHandlerOptions, WebhookHandlerStats } from './options.js';
 import { type EventOutcome, isLeaseBusy, type StoredTaskEvents } from './stored-dedupe.js';
+import type { LeaseLapse } from './task-lease.js';
 
 export interface PipelineParts {
   readonly onEvent: WebhookHandlerOptions['onEvent'];
@@ -101,10 +102,16 @@ export class EventPipeline {
     let outcome: Awaited<ReturnType<StoredTaskEvents['process']>>;
     let ran = false;
     try {
-      outcome = await stored.process(taskId, event.status, effect, () => {
-        ran = true;
-        return this.#runOnEvent(event);
-      });
+      outcome = await stored.process(
+        taskId,
+        event.status,
+        effect,
+        () => {
+          ran = true;
+          return this.#runOnEvent(event);
+        },
+        (lapse, ttlMs) => this.#leaseLapsed(event, lapse, ttlMs),
+      );
     } catch (error) {
       if (!ran && stored.holding && (isStoreUnavailableError(error) || isLeaseBusy(error))) throw error;
       this.#parts.stats.failed++;
@@ -115,6 +122,15 @@ export class EventPipeline {
     if (outcome === 'outOfOrder') return this.#dropOutOfOrder(event);
     this.#parts.stats.processed++;
     return outcome;
+  }
+
+  /** Counted and logged: another instance may have processed the event too (docs/webhooks.md "Receiving on several instances"). */
+  #leaseLapsed(event: WebhookEvent, lapse: LeaseLapse, ttlMs: number): void {
+    this.#parts.stats.leaseLapsed++;
+    const how = lapse === 'lost' ? 'was found gone or taken' : `outlived its ${ttlMs} ms TTL unrenewed`;
+    this.#parts.logger.error(
+      `Task ${event.taskId} (${event.status}): its processing lease ${how} while onEvent ran (a stall of this process, or a store that did not answer); another instance may have processed this status too`,
+    );
   }
 
   /** `onEvent` in a CONSUMER span when a tracer is registered (docs/configuration.md "Response metadata and tracing"). */

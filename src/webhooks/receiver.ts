@@ -51,6 +51,7 @@ class WebhookReceiver implements WebhookHandler {
     failed: 0,
     stored: 0,
     claimed: 0,
+    leaseLapsed: 0,
     resets: 0,
   };
   readonly #inbox: WebhookInbox | undefined;

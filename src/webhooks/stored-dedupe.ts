@@ -1,14 +1,16 @@
 /**
  * Duplicate and order filtering across instances (the handler's `store`; docs/webhooks.md "Receiving on
  * several instances"): per task a record (`task:<id>`, the rules of `dedupe.ts`) and a processing lease
- * (`lease:<id>`). Under the lease: read, drop or run `onEvent`, then record by compare-and-set, only
- * while the lease is still ours (fenced), so a failure or crash records nothing.
+ * (`lease:<id>`, `task-lease.ts`). Under the lease: read, drop or run `onEvent` (the lease confirmed
+ * right before, renewed while it runs), then record by compare-and-set, only while the lease is still
+ * ours (fenced), so a failure or crash records nothing.
  * @module
  */
 import { DeliveryError, isStoreUnavailableError } from '../core/errors.js';
 import type { DeliveryStore, StoreFence } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
 import { leaseToken, type SharedState } from './shared-state.js';
+import { type LeaseLapse, TaskLease } from './task-lease.js';
 
 export type EventDrop = 'duplicate' | 'outOfOrder';
 
@@ -28,14 +30,9 @@ interface TaskRecord extends TaskOrder {
 /** How a status was written: with the lease released, the lease kept, or not at all. */
 type RecordOutcome = 'set' | 'kept' | 'fenced' | 'changed';
 
-interface HeldLease {
-  readonly store: DeliveryStore;
-  readonly token: string;
-  /** The task's record, read once the lease was taken. */
-  readonly value: string | undefined;
-}
-
 const MAX_RECORD_ROUNDS = 16;
+/** Leases taken for one event at most, when a stall made the one taken lapse before `onEvent`. */
+const MAX_LEASE_ROUNDS = 3;
 /** Waits for a lease held elsewhere, ms, doubling. */
 const FIRST_LEASE_WAIT_MS = 5;
 const LAST_LEASE_WAIT_MS = 100;
@@ -110,7 +107,8 @@ export class StoredTaskEvents {
   }
 
   /**
-   * Processes `status` at most once across instances, never after a later status.
+   * Processes `status` at most once across instances, never after a later status, while no process
+   * holding the lease stalls past its TTL inside `process`: `lapsed` is then told (once).
    * @throws what `process` throws (nothing recorded); {@link isLeaseBusy} after twice the lease TTL; while
    * holding, a store failure before `process` ran.
    */
@@ -119,21 +117,43 @@ export class StoredTaskEvents {
     status: string,
     effect: RecordedEffect,
     process: () => Promise<void>,
+    lapsed: (lapse: LeaseLapse, ttlMs: number) => void = () => {},
   ): Promise<'processed' | EventDrop> {
     const recordKey = this.#state.key('task', taskId);
     const leaseKey = this.#state.key('lease', taskId);
-    const held = await this.#state.use((store) => this.#takeLease(store, leaseKey, taskId, recordKey));
-    let released = false;
-    try {
-      const drop = dropOf(decode(held.value), status);
-      if (drop !== undefined) return drop;
-      await process();
-      const fence: StoreFence = { key: leaseKey, value: held.token, orAbsent: this.#state.holding };
-      released = await this.#record(held, fence, taskId, status, effect);
-      return 'processed';
-    } finally {
-      if (!released) this.#release(held.store, leaseKey, held.token);
+    for (let round = 1; ; round++) {
+      const held = await this.#state.use((store) => this.#takeLease(store, leaseKey, taskId, recordKey));
+      let released = false;
+      let ran = false;
+      try {
+        const drop = dropOf(decode(held.value), status);
+        if (drop !== undefined) return drop;
+        // A stall since the lease was taken may have outlived it: then another instance may have processed
+        // the status, and the record read with the lease is stale. Taken again, the record read again.
+        if (!(await held.confirm())) {
+          if (round < MAX_LEASE_ROUNDS) continue;
+          throw this.#busy(taskId, `was lost to a stall ${round} times`);
+        }
+        held.keepRenewing();
+        ran = true;
+        await process();
+        held.recording();
+        const fence: StoreFence = { key: leaseKey, value: held.token, orAbsent: this.#state.holding };
+        released = await this.#record(held, fence, taskId, status, effect);
+        return 'processed';
+      } finally {
+        held.stop();
+        const lapse = ran ? held.lapse() : undefined;
+        if (lapse !== undefined) lapsed(lapse, this.#leaseTtlMs);
+        if (!released) this.#release(held.store, leaseKey, held.token);
+      }
     }
+  }
+
+  #busy(taskId: string, why: string): DeliveryError {
+    const busy = new DeliveryError(`Task ${taskId}: its processing lease ${why}; the event was not processed`);
+    leaseBusyErrors.add(busy);
+    return busy;
   }
 
   readonly #releasing = new Map<string, Promise<unknown>>();
@@ -163,7 +183,7 @@ export class StoredTaskEvents {
    * @throws {DeliveryError} when another instance holds the lease, the record kept changing, or time ran out.
    */
   async #record(
-    held: HeldLease,
+    held: TaskLease,
     fence: StoreFence,
     taskId: string,
     status: string,
@@ -182,14 +202,14 @@ export class StoredTaskEvents {
       if (store !== local && outcome !== 'fenced') {
         await this.#write(local, undefined, key, await local.get(key), status, effect);
       }
-      return settle(outcome, taskId, status);
+      return settle(outcome, held, taskId, status);
     }
     const giveUpAt = Date.now() + this.#recordRetryMs;
     for (let pause = FIRST_RECORD_PAUSE_MS; ; pause = Math.min(2 * pause, LAST_RECORD_PAUSE_MS)) {
       try {
         const outcome = await this.#write(store, fence, key, known, status, effect);
         this.#state.answered();
-        return settle(outcome, taskId, status);
+        return settle(outcome, held, taskId, status);
       } catch (error) {
         if (!isStoreUnavailableError(error)) throw error;
         this.#state.failed(error);
@@ -238,13 +258,14 @@ export class StoredTaskEvents {
     return 'changed';
   }
 
-  async #takeLease(store: DeliveryStore, key: string, taskId: string, recordKey: string): Promise<HeldLease> {
+  async #takeLease(store: DeliveryStore, key: string, taskId: string, recordKey: string): Promise<TaskLease> {
     const token = leaseToken();
     const waitMs = this.#leaseWaitMs ?? 2 * this.#leaseTtlMs;
     const giveUpAt = Date.now() + waitMs;
     for (let wait = FIRST_LEASE_WAIT_MS; ; wait = Math.min(2 * wait, LAST_LEASE_WAIT_MS)) {
       let taken: boolean;
       let value: string | undefined;
+      const sentAt = performance.now();
       try {
         if (store.setIfAbsentThenGet !== undefined) {
           [taken, value] = await store.setIfAbsentThenGet(key, token, this.#leaseTtlMs, recordKey);
@@ -257,14 +278,8 @@ export class StoredTaskEvents {
         store.delete(key, token).catch(() => {});
         throw error;
       }
-      if (taken) return { store, token, value };
-      if (Date.now() >= giveUpAt) {
-        const busy = new DeliveryError(
-          `Task ${taskId}: its processing lease stayed taken for ${waitMs} ms; the event was not processed`,
-        );
-        leaseBusyErrors.add(busy);
-        throw busy;
-      }
+      if (taken) return new TaskLease(store, key, token, value, sentAt, this.#leaseTtlMs);
+      if (Date.now() >= giveUpAt) throw this.#busy(taskId, `stayed taken for ${waitMs} ms`);
       await sleep(wait);
     }
   }
@@ -282,8 +297,9 @@ function withStatus(current: string | undefined, status: string, effect: Recorde
  * `'set'`: recorded, the lease released (`true`); `'kept'`: recorded, the lease still held (`false`).
  * @throws {DeliveryError} for `'fenced'` (another instance holds the lease) and `'changed'` (the record kept changing).
  */
-function settle(outcome: RecordOutcome, taskId: string, status: string): boolean {
+function settle(outcome: RecordOutcome, held: TaskLease, taskId: string, status: string): boolean {
   if (outcome === 'fenced') {
+    held.markLost();
     throw new DeliveryError(
       `Task ${taskId} (${status}): onEvent completed, but the task's processing lease had expired and another instance holds it; the status was not recorded`,
     );

@@ -88,8 +88,14 @@ export class TaskSync {
   /** Without a store: this process's creation, from which its memory can tell a gap. */
   readonly #tellsFrom: number | undefined;
 
+  /** While `startSync` walks: false once its lease can have lapsed (then the walk is stopped). */
+  #leaseHeld: (() => boolean) | undefined;
+
   constructor(context: TaskSyncContext) {
-    this.#context = context;
+    // A walk under the sync lease passes nothing on once a stall may have let another instance take it.
+    const submit = (event: WebhookEvent) =>
+      this.#leaseHeld?.() === false ? Promise.resolve<EventOutcome>('failed') : context.submit(event);
+    this.#context = { ...context, submit };
     this.#tellsFrom = context.state.hasStore ? undefined : Date.now();
   }
 
@@ -184,19 +190,37 @@ export class TaskSync {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let walk: AbortController | undefined;
     let running: Promise<void> = Promise.resolve();
+    /** `performance.now()` until which the lease is surely ours: from when its last renewal was sent. */
+    let validUntil = 0;
 
-    const holdLease = () =>
-      state.useShared(
+    const holdLease = async () => {
+      const sentAt = performance.now();
+      const held = await state.useShared(
         async (store) => (await store.compareAndSet(key, token, token, ttlMs)) || store.setIfAbsent(key, token, ttlMs),
       );
+      if (held === true) validUntil = Math.max(validUntil, sentAt + ttlMs);
+      return held;
+    };
     const tick = async (): Promise<void> => {
       let renewal: ReturnType<typeof setInterval> | undefined;
       try {
-        if ((await holdLease()) !== true || stopped) return;
+        if ((await holdLease()) !== true || stopped || performance.now() >= validUntil) return;
         const controller = new AbortController();
         walk = controller;
+        // After a stall timers run before I/O: a lease this clock says expired stops the walk before it reads on.
+        this.#leaseHeld = () => {
+          if (performance.now() < validUntil) return true;
+          if (!controller.signal.aborted) {
+            logger.warn(
+              `Webhook sync: the sync lease (${ttlMs} ms) went unrenewed (this process stalled, or the store did not answer); this walk stops`,
+            );
+            controller.abort();
+          }
+          return false;
+        };
         renewal = setInterval(
           () => {
+            if (this.#leaseHeld?.() === false) return;
             void holdLease().then(
               (held) => {
                 if (held === false) {
@@ -215,6 +239,7 @@ export class TaskSync {
         if (!(stopped || walk?.signal.aborted)) await this.#context.report(error);
       } finally {
         clearInterval(renewal);
+        this.#leaseHeld = undefined;
         walk = undefined;
         if (!stopped) {
           timer = setTimeout(() => {

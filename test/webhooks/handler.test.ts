@@ -74,6 +74,7 @@ describe('createWebhookHandler: answering', () => {
       failed: 0,
       stored: 0,
       claimed: 0,
+      leaseLapsed: 0,
       resets: 0,
     });
   });
