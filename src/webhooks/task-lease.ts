@@ -23,7 +23,8 @@ export class TaskLease {
   #renewal: ReturnType<typeof setInterval> | undefined;
   #renewing: Promise<boolean> | undefined;
   #lost = false;
-  #recording = false;
+  /** `performance.now()` when the status's record was sent: what happens to the lease after is the write's. */
+  #recordedAt: number | undefined;
 
   /** `sentAt`: `performance.now()` when the call that took the lease was sent. */
   constructor(
@@ -56,7 +57,7 @@ export class TaskLease {
           return true;
         }
         // Once the status is being recorded, that write (fenced itself) may have released the lease.
-        if (!this.#recording) this.#lost = true;
+        if (this.#recordedAt === undefined) this.#lost = true;
         return false;
       } catch {
         return performance.now() < this.#validUntil;
@@ -88,7 +89,7 @@ export class TaskLease {
 
   /** The status is being recorded: from now on its fenced write, not a renewal, tells whether the lease held. */
   recording(): void {
-    this.#recording = true;
+    this.#recordedAt = performance.now();
   }
 
   /** The status's record was fenced out: another instance holds the lease. */
@@ -97,12 +98,12 @@ export class TaskLease {
   }
 
   /**
-   * Whether another instance can have held the lease since it was taken: `'lost'` when a renewal found
-   * it gone or another's, `'expired'` when this process's clock passed its expiry without a renewal answered
-   * (a stall longer than its TTL), `undefined` while it was surely ours.
+   * Whether another instance can have held the lease from its take until the record was sent (or now):
+   * `'lost'` when a renewal or the record found it gone or another's, `'expired'` when this process's
+   * clock passed its expiry without a renewal answered (a stall longer than its TTL), else `undefined`.
    */
   lapse(): LeaseLapse | undefined {
     if (this.#lost) return 'lost';
-    return performance.now() >= this.#validUntil ? 'expired' : undefined;
+    return (this.#recordedAt ?? performance.now()) >= this.#validUntil ? 'expired' : undefined;
   }
 }
