@@ -144,14 +144,12 @@ function answerUncarriedMethod(
     return;
   }
   const allow = route.operation === 'unknown' && route.problem === 'method-not-allowed' ? route.allow : SERVED_METHODS;
-  response
-    .writeHead(405, { 'content-type': 'application/json', allow })
-    .end(
-      JSON.stringify({
-        message: `Method ${request.method} is not allowed on ${url.pathname}`,
-        code: 'METHOD_NOT_ALLOWED',
-      }),
-    );
+  response.writeHead(405, { 'content-type': 'application/json', allow }).end(
+    JSON.stringify({
+      message: `Method ${request.method} is not allowed on ${url.pathname}`,
+      code: 'METHOD_NOT_ALLOWED',
+    }),
+  );
 }
 
 /**
