@@ -220,8 +220,8 @@ describe('the error line', () => {
 
   it('is one line without the secrets, at most 2000 characters', () => {
     const { io, stderr } = capture();
-    const error = new Error(`line one\nkey sk-LIVE-42 seller S-9 ${'x'.repeat(5000)}`);
-    new Output(io, false, ['sk-LIVE-42', 'S-9']).failure(error, undefined);
+    const error = new Error(`line one\nkey sk-LIVE-42 seller SELLER-9001 ${'x'.repeat(5000)}`);
+    new Output(io, false, ['sk-LIVE-42', 'SELLER-9001']).failure(error, undefined);
     const text = stderr();
     expect(text.split('\n')).toHaveLength(2);
     expect(text).toMatch(
