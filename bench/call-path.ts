@@ -35,7 +35,7 @@ export async function measureCallPath(rounds = 40, calls = 150): Promise<CallPat
   const base = server.url;
   const headers = { authorization: `apikey ${API_KEY}`, 'x-seller-id': SELLER_ID, accept: 'application/json' };
   const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: base });
-  const bareKy = ky.create({ baseUrl: base, headers });
+  const bareKy = ky.create({ prefixUrl: base, headers });
   const time = async (call: () => Promise<unknown>) => {
     const started = performance.now();
     for (let index = 0; index < calls; index++) await call();

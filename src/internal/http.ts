@@ -129,7 +129,6 @@ export class Transport {
       port: base.port === '' ? (base.protocol === 'https:' ? 443 : 80) : Number(base.port),
     };
     this.#ky = ky.create({
-      baseUrl: config.baseUrl,
       // As ky's own `signal`, ky would join it to its own with `AbortSignal.any` on every request.
       fetch: config.callerFetch
         ? config.fetch
