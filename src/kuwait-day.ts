@@ -18,7 +18,7 @@ export interface KuwaitDay {
  * from 00:00 to 03:00 Kuwait time. Use `start` and `end` as `createdAfter` / `createdBefore` of
  * `tasks.list` (README "Pagination").
  * @param date a `Date` or ms since the epoch. Default `new Date()`.
- * @throws {TypeError} when `date` is neither; {@link RangeError} for an invalid `Date` or a time outside
+ * @throws {TypeError} when `date` is neither; `RangeError` for an invalid `Date` or a time outside
  * `Date`'s range.
  */
 export function kuwaitDay(date: Date | number = new Date()): KuwaitDay {

@@ -3,7 +3,7 @@
  * stacks, causes and bodies, log lines, inspected objects.
  *
  * By what a value is: a credential header (`authorization`, `x-seller-id`, …) or field (`sellerId`,
- * `apiKey`, …, {@link isCredentialField}) is replaced whatever it holds. By what it contains: a secret of at
+ * `apiKey`, …, `isCredentialField`) is replaced whatever it holds. By what it contains: a secret of at
  * least {@link MIN_SUBSTRING_SECRET_CHARS} characters is also removed wherever it appears, raw,
  * percent-encoded (UTF-8 or Latin-1 bytes, `+` for space), JSON-escaped (`\uXXXX` too), and in
  * base64/base64url of the secret and of `apikey <secret>`, also mixed within one occurrence. A shorter
@@ -203,7 +203,7 @@ export class Redactor {
   };
 
   /**
-   * A deep copy with every credential field replaced ({@link isCredentialField}) and secrets replaced in every
+   * A deep copy with every credential field replaced (`isCredentialField`) and secrets replaced in every
    * other string and key; a cycle becomes `'[circular]'`.
    */
   value = (value: unknown): unknown => {

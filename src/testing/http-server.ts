@@ -309,7 +309,7 @@ function refuse(response: ServerResponse): void {
 /**
  * Serves `mock` over HTTP until `close()`; Node.js only. A request whose `Host` is not the server's own
  * (see {@link MockHttpServerOptions.allowedHosts}) gets 403 `FOREIGN_HOST`, its body unread.
- * @throws {RangeError} for a bad `maxBodyBytes`; {@link TypeError} for a bad `allowedHosts`; `EADDRINUSE`.
+ * @throws {RangeError} for a bad `maxBodyBytes`; `TypeError` for a bad `allowedHosts`; `EADDRINUSE`.
  */
 export async function startMockHttpServer(
   mock: MockDeliveryService,

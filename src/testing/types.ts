@@ -201,7 +201,7 @@ export interface MockDeliveryService {
   advance(taskId: string, status?: string): Promise<Task>;
   /**
    * Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or used;
-   * {@link RangeError} when the balance plus its amount would pass `MAX_KWD_AMOUNT` (nothing credited).
+   * `RangeError` when the balance plus its amount would pass `MAX_KWD_AMOUNT` (nothing credited).
    */
   completeTopUp(paymentUrl: string): number;
   /** @throws {TypeError} / {RangeError} for a malformed rule (as `checkFaultRule`). */

@@ -130,7 +130,7 @@ export class Account {
 
   /**
    * Pays a link once; returns the balance, fils.
-   * @throws {TopUpLinkError} for an unknown, expired or used link; {@link RangeError} when the balance plus its
+   * @throws {TopUpLinkError} for an unknown, expired or used link; `RangeError` when the balance plus its
    * amount would pass {@link MAX_BALANCE_FILS} (nothing is credited; the link stays unpaid).
    */
   completeTopUp(paymentUrl: string, at: Date): number {
