@@ -4,7 +4,7 @@
  * directory serialises them; the second test then finds the build fresh and skips its own.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './root.js';
 
@@ -31,6 +31,30 @@ export function builtAfterSource(file: string): boolean {
 }
 
 const LOCK = join(ROOT, 'node_modules', '.cache', 'delivery-task-sdk-build.lock');
+/** The holder's process id, written inside the lock directory. */
+const HOLDER = join(LOCK, 'pid');
+
+/**
+ * True when the lock was left by a process that is gone (killed while building): its pid file names a
+ * process that no longer exists, or it has none and is older than a build may take.
+ */
+function lockIsStale(): boolean {
+  try {
+    const pid = Number(readFileSync(HOLDER, 'utf8'));
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  } catch {
+    try {
+      return Date.now() - statSync(LOCK).mtimeMs > BUILD_TIMEOUT_MS;
+    } catch {
+      return false;
+    }
+  }
+}
 
 /** Runs `npm run build` unless `fresh()` says the build is already there; one build at a time. */
 export async function ensureBuilt(fresh: () => boolean): Promise<void> {
@@ -39,8 +63,13 @@ export async function ensureBuilt(fresh: () => boolean): Promise<void> {
   for (;;) {
     try {
       mkdirSync(LOCK);
+      writeFileSync(HOLDER, String(process.pid));
       break;
     } catch {
+      if (lockIsStale()) {
+        rmSync(LOCK, { recursive: true, force: true });
+        continue;
+      }
       if (Date.now() > giveUpAt) throw new Error(`another build held ${LOCK} for ${BUILD_TIMEOUT_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
