@@ -55,13 +55,14 @@ export default defineConfig([
   },
   // CommonJS: bundled per entry. ky ships ESM only, so this build carries its own copy and `require`
   // works on every Node ≥ 22. The main entry is the Node one (zod's schema compiler installed).
-  // Whitespace is minified, names are kept (a stack trace still names each function): 120 KB less of
-  // the package's 1.5 MB unpacked (index.cjs 307 → 228 KB), which ships the guides of docs/ too.
+  // Whitespace and syntax are minified, names are kept (a stack trace still names each function): 130 KB
+  // less of the package's 1.5 MB unpacked (index.cjs 307 → 212 KB), which ships the guides of docs/ too.
   {
     ...shared,
     entry: { ...declaredEntries, index: 'src/index.node.ts' },
     format: ['cjs'],
     minifyWhitespace: true,
+    minifySyntax: true,
     dts: { entry: declaredEntries },
     treeshake: true,
     external: ['msw', 'msw/node', 'zod'],

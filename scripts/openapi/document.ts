@@ -93,7 +93,7 @@ export function buildOpenApiDocument(schemas: SdkSchemas = sdkSchemas()): OpenAp
   };
 }
 
-/** The document as the bytes shipped: JSON with two-space indentation and a final newline. */
+/** The document as the bytes shipped: compact JSON (20 KB less than indented) and a final newline. */
 export function serializeOpenApiDocument(document: OpenApiDocument): string {
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${JSON.stringify(document)}\n`;
 }

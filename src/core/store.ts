@@ -23,8 +23,8 @@ export interface DeliveryStore {
   /**
    * Optional, one round trip: {@link setIfAbsent} of `key`, then, only when it stored, {@link get} of
    * `readKey` as it stands after that write. Resolves `[stored, value]` (`value` `undefined` unless stored).
-   * The webhook handler takes a task's lease and reads its record with it (docs/performance.md "Durable
-   * intake drain"); without it, two calls. `redisStore` has it (both keys in one hash slot on a cluster).
+   * The webhook handler takes a task's lease and reads its record with it (docs/several-instances.md
+   * "Measured"); without it, two calls. `redisStore` has it (both keys in one hash slot on a cluster).
    */
   setIfAbsentThenGet?(
     key: string,
