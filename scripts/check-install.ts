@@ -175,6 +175,21 @@ function checkCitations(text: string, roots: readonly string[], where: string): 
     cite(file, anchor, section);
   }
   for (const match of text.matchAll(/\bREADME,? "([^"\n]{2,80})"/g)) cite('README.md', undefined, match[1] as string);
+  // A guide of the other package, named with it (`delivery-task-tools/docs/sandbox.md "Bounds"`).
+  for (const match of text.matchAll(
+    /\b(delivery-task-(?:sdk|tools))\/(docs\/[\w./-]+\.md)(#[\w-]+)?(?:[,:]?\s*\(?"([^"\n]{2,80})")?/g,
+  )) {
+    const [, name, file, anchor, section] = match as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
+    const root = path.join(modules, name);
+    checkTarget(`${file}${anchor ?? ''}`, path.join(root, 'package.json'), root, where);
+    if (section !== undefined) checkSection(path.join(root, file), section, root, where);
+  }
 }
 
 const modules = path.join(project, 'node_modules');

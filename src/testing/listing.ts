@@ -14,7 +14,7 @@ import type { TaskRecord } from './state.js';
 /** Longest `search` pattern accepted as a regular expression. */
 export const MAX_REGEX_SEARCH_LENGTH = 200;
 
-/** Most automaton steps of one regular-expression search over all tasks; past it, a 400 (docs/sandbox.md "Bounds"). */
+/** Most automaton steps of one regular-expression search over all tasks; past it, a 400 (delivery-task-tools/docs/sandbox.md "Bounds"). */
 export const MAX_SEARCH_STEPS = 1_000_000;
 
 /** Thrown by a search's test once it has used up {@link MAX_SEARCH_STEPS}; answered as a 400. */

@@ -1,4 +1,4 @@
-/** What delivery-task-tools' sandbox reads of a mock beyond `MockDeliveryService` (docs/sandbox.md). @module */
+/** What delivery-task-tools' sandbox reads of a mock beyond `MockDeliveryService` (delivery-task-tools/docs/sandbox.md). @module */
 
 import { FaultQueue } from './faults.js';
 import type { RequestLogPage, RequestPage } from './request-log.js';
@@ -43,7 +43,7 @@ export interface ActiveFaultRule {
   readonly remaining: number;
 }
 
-/** What a sandbox reads and does beyond `MockDeliveryService` (docs/sandbox.md), bounded as the mock is. */
+/** What a sandbox reads and does beyond `MockDeliveryService` (delivery-task-tools/docs/sandbox.md), bounded as the mock is. */
 export interface MockObservers {
   /** Calls `listener` after every change, synchronously; returns the function that stops it. */
   subscribe(listener: (change: MockChange) => void): () => void;

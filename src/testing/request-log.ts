@@ -1,6 +1,6 @@
 /**
  * The mock's record of requests (`mock.requests`), bounded per entry and in total by the bytes it holds
- * (docs/sandbox.md "Bounds"). A body is kept as its text, never as parsed JSON: a 16 KiB `[{},{},…]` parsed is
+ * (delivery-task-tools/docs/sandbox.md "Bounds"). A body is kept as its text, never as parsed JSON: a 16 KiB `[{},{},…]` parsed is
  * ~300 KiB of objects. A request without valid credentials keeps a summary of fixed size. @module
  */
 import { nestsDeeperThan } from '../internal/json.js';

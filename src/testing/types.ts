@@ -107,7 +107,7 @@ export interface MockRecordedRequest {
   readonly query: Readonly<Record<string, string>>;
   /** Lower-case names, unredacted; values cut to 256 characters without valid credentials. */
   readonly headers: Readonly<Record<string, string>>;
-  /** JSON, else text; over 16 KiB, 32 deep or unauthenticated, `{ truncated, bytes, prefix }` (docs/sandbox.md "Bounds"). */
+  /** JSON, else text; over 16 KiB, 32 deep or unauthenticated, `{ truncated, bytes, prefix }` (delivery-task-tools/docs/sandbox.md "Bounds"). */
   readonly body: unknown;
   /** `'network-error'`: dropped; `'stalled'`: a `delay` running or cut short, or a `stall-body`. */
   readonly status: MockRecordedStatus;

@@ -5,7 +5,7 @@ import type { MockWebhookDelivery } from './types.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
-/** Most bytes of a receiver's answer read (only its status is used; docs/sandbox.md "Bounds"). */
+/** Most bytes of a receiver's answer read (only its status is used; delivery-task-tools/docs/sandbox.md "Bounds"). */
 export const MAX_WEBHOOK_ANSWER_BYTES = 4 * 1024;
 
 /** Reads at most {@link MAX_WEBHOOK_ANSWER_BYTES} of `body`, then cancels it. */
