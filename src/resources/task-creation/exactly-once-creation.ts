@@ -21,7 +21,7 @@ import { CreateDeadline } from '../../internal/create-deadline.js';
 import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
 import { checkRequestOptions } from '../../internal/request-checks.js';
 import { retryDelayMs } from '../../internal/retry.js';
-import { readServiceTime } from '../../schemas/service-time.js';
+import { readServiceTime, timeDriftOf } from '../../schemas/service-time.js';
 import type { Task, TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
 import { createUnderLease } from './order-lease.js';
@@ -352,7 +352,17 @@ async function createOnce(
   }
 }
 
-const createdAtOf = (task: Task): number => readServiceTime(task.createdAt)?.ms ?? Number.NaN;
+/**
+ * A listed task's `createdAt` in ms (a time without a zone read as UTC), `NaN` when unreadable: then the
+ * task counts as in the window. A time not as the contract writes it is reported as drift.
+ */
+function createdAtOf(context: ResourceContext, task: Task, index: number): number {
+  const read = readServiceTime(task.createdAt);
+  const drift = timeDriftOf(task.createdAt, read);
+  if (drift !== undefined)
+    context.reportDrift('tasks.create', [{ path: `tasks.${index}.createdAt`, ...drift }], undefined);
+  return read?.ms ?? Number.NaN;
+}
 
 /**
  * Looks the order up at once, and again at `run.decidableAt` if that is ahead: the task created since
@@ -390,7 +400,7 @@ async function decide(
         ...run.retryAfter(),
       });
     }
-    const inWindow = found.filter((task) => !(createdAtOf(task) < windowStart));
+    const inWindow = found.filter((task, index) => !(createdAtOf(context, task, index) < windowStart));
     if (inWindow.length > 0 && !(repeatDelivery && earlier === undefined)) return theTask(inWindow, orderNumber);
     if (found.length > 0) {
       throw new TaskCreationOutcomeUnknownError({

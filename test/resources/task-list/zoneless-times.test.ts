@@ -76,9 +76,11 @@ describe('on a machine in Asia/Kuwait', () => {
     clock = null;
     mock.inject({ kind: 'commit-then-drop', operation: 'tasks.create' });
     mock.inject({ kind: 'drift', operation: 'tasks.list', mutations: ['times-without-zone'], times: Infinity });
-    const task = await client().tasks.create(orderParams('ORD-KW-1'));
+    const drifts: SchemaDrift[] = [];
+    const task = await client({ onDrift: (drift) => void drifts.push(drift) }).tasks.create(orderParams('ORD-KW-1'));
     expect(mock.tasks.map((created) => created.id)).toEqual([task.id]);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+    expect(drifts).toContainEqual({ operation: 'tasks.create', path: 'tasks.0.createdAt', ...ZONELESS });
   });
 });
 
