@@ -68,15 +68,18 @@ describeWithRedis('several instances sharing one Redis', () => {
     // machine a create may not decide within its own deadline, and only a retry can.
     const outcomes = (await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5).done))).flat();
     expect(faults.faulted.size).toBeGreaterThan(20);
+    // Every order that went wrong, and how: a second task (safety) is told apart from a caller left
+    // without the task after its attempts (liveness).
+    const wrong: string[] = [];
     for (const orderNumber of orders) {
       const tasks = tasksFor(orderNumber);
       const seen = outcomes.filter((outcome) => outcome.orderNumber === orderNumber);
-      expect(tasks, `${orderNumber}: ${JSON.stringify(seen)}`).toHaveLength(1);
-      expect(seen, orderNumber).toHaveLength(4);
-      for (const outcome of seen) {
-        expect(outcome, `${orderNumber}: ${JSON.stringify(seen)}`).toEqual({ orderNumber, taskId: tasks[0]?.id });
+      const same = seen.filter((outcome) => outcome.taskId !== undefined && outcome.taskId === tasks[0]?.id);
+      if (tasks.length !== 1 || seen.length !== 4 || same.length !== 4) {
+        wrong.push(`${orderNumber}: ${tasks.length} task(s), ${JSON.stringify(seen)}`);
       }
     }
+    expect(wrong, `${wrong.length} of ${orders.length} orders`).toEqual([]);
     expect(hostile.mock.tasks).toHaveLength(200);
     expect(hostile.mock.wallet.feesCharged).toBe(200);
   }, 90_000);
