@@ -16,10 +16,18 @@ export interface ListedTime {
   readonly time: number;
 }
 
+/**
+ * Tasks with a readable time a walk must have read before it may stop early: one task shows no order, so a
+ * service that ignores the sort asked for could hide the rest of the window behind a first page of one task.
+ */
+export const MIN_ORDER_EVIDENCE = 2;
+
 /** What one walk has read: the time of its last task, and the ids of its last {@link MAX_TRAIL_IDS} tasks. */
 export class WalkTrail {
   /** ms of the last task read with a readable time; `NaN` before one. */
   last = Number.NaN;
+  /** Tasks read with a readable time. */
+  timed = 0;
   /** The ids read last, oldest at `#next` once full (a ring: O(1) per id, no rehash of a Set emptied at its front). */
   readonly #ring: unknown[] = [];
   #next = 0;
@@ -65,6 +73,7 @@ export function followPage(trail: WalkTrail, page: readonly ListedTime[], newest
   const fresh = page.map(({ id, time }) => {
     const unread = !trail.has(id);
     if (!Number.isNaN(time)) {
+      trail.timed++;
       if (!Number.isNaN(previous) && before(time, previous)) inOrder = false;
       if (unread && !Number.isNaN(trail.last) && before(time, trail.last)) inOrder = false;
       previous = time;
@@ -95,12 +104,15 @@ export class OrderCheck {
     this.#onUnordered = onUnordered;
   }
 
-  /** True while every page checked so far was in order (`inOrder` of this one included). */
-  holds(inOrder: boolean): boolean {
+  /**
+   * True while every page checked so far was in order (`inOrder` of this one included) and `trail` holds
+   * enough tasks to show it ({@link MIN_ORDER_EVIDENCE}): only then may a walk stop early.
+   */
+  holds(inOrder: boolean, trail: WalkTrail): boolean {
     if (!inOrder && !this.#unordered) {
       this.#unordered = true;
       this.#onUnordered();
     }
-    return !this.#unordered;
+    return !this.#unordered && trail.timed >= MIN_ORDER_EVIDENCE;
   }
 }

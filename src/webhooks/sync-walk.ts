@@ -78,7 +78,7 @@ export async function* tasksUpdatedSince(
       return { id: task.id, time: read?.ms ?? Number.NaN };
     });
     const { inOrder, fresh } = followPage(trail, listed, true);
-    const holds = order.holds(inOrder);
+    const holds = order.holds(inOrder, trail);
     for (const [index, task] of served.entries()) {
       const updatedAt = listed[index]?.time ?? Number.NaN;
       if (fresh[index] && !(updatedAt < walkFrom)) yield { task, updatedAt };

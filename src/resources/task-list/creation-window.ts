@@ -69,7 +69,7 @@ export function creationWindow(
         return { listed, pastBound: listed.some(({ time }) => beyond(time)) };
       },
       ends: (page: PageFacts, trail: WalkTrail) =>
-        order.holds(followPage(trail, page.listed, newestFirst).inOrder) && page.pastBound,
+        order.holds(followPage(trail, page.listed, newestFirst).inOrder, trail) && page.pastBound,
     },
   };
 }

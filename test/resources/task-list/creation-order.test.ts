@@ -104,6 +104,18 @@ describe('a creation window over a service that ignores the sort', () => {
     expect(drifts).toEqual([ORDER_DRIFT]);
   });
 
+  it('does not stop on a first page of one task, which shows no order: pages of one task, sorted by updatedAt', async () => {
+    await seed(3);
+    // Task 0 updated last: served first by updatedAt, newest first; tasks 1 and 2 are in the window.
+    clock = T0 + 100 * HOUR;
+    await mock.advance(mock.tasks[0]?.id ?? '');
+    mock.inject({ kind: 'sort', sortBy: 'updatedAt', sortOrder: -1, times: Number.POSITIVE_INFINITY });
+    const { drifts, sdk } = reporting();
+    const tasks = await sdk.tasks.list({ createdAfter: iso(1), limit: 1 }).toArray();
+    expect(indexes(tasks)).toEqual([1, 2]);
+    expect(drifts).toEqual([ORDER_DRIFT]);
+  });
+
   it('reads on past a page in order whose first task is newer than the last of the page before', async () => {
     // Served by customerName: page 1 = tasks 19…10, page 2 = 29…25 then 4…0 (in order within itself,
     // holding tasks older than the bound), page 3 = 24…20 then 9…5. Window: tasks 5 and later.
