@@ -230,11 +230,13 @@ async function take(
     await store.delete(key, nextRaw).catch(() => {});
     throw fresh.reason;
   }
+  // After the store's records began again, a task created just before (its record lost) may be listed
+  // only `listingDelayMs` later: a lookup that finds nothing decides from then on.
   const since = fresh.value || undefined;
   return {
     raw: nextRaw,
     record: next,
-    prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: now }),
+    prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: since + listingDelayMs }),
     inFlightUntil,
   };
 }
