@@ -135,11 +135,18 @@ export class TaskSync {
     };
     const inFlight = new Set<Promise<void>>();
     const reportDrift = this.#context.reportDrift ?? (() => {});
+    /** Tasks listed without a usable id or status: nothing to pass on, so each is reported, never dropped in silence. */
+    let unusable = 0;
     for await (const { task, updatedAt } of tasksUpdatedSince(list, walkFrom, signal, reportDrift)) {
       if (signal?.aborted) break;
       result.tasks++;
       const event = syncEventOf(task, new Date());
-      if (event === undefined) continue;
+      if (event === undefined) {
+        unusable++;
+        const path = typeof task.id === 'string' && task.id !== '' ? 'status' : 'id';
+        reportDrift({ path: `tasks.*.${path}`, expected: path, received: typeof task[path], action: 'omitted' });
+        continue;
+      }
       // Without a store, an earlier process may have processed a task updated before this one started.
       const tells = this.#tellsFrom === undefined || updatedAt >= this.#tellsFrom;
       const pending = this.#context.submit(event).then((outcome) => {
@@ -156,6 +163,11 @@ export class TaskSync {
     await Promise.all(inFlight);
     if (signal?.aborted) {
       throw new APIUserAbortError({ method: 'GET', url: 'tasks', cause: signal.reason });
+    }
+    if (unusable > 0) {
+      this.#context.logger.warn(
+        `Webhook sync: ${unusable} of ${result.tasks} tasks walked were listed without a usable id or status; they cannot be passed to onEvent`,
+      );
     }
     if (result.gaps > 0) {
       this.#context.logger.warn(
