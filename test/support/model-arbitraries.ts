@@ -34,15 +34,22 @@ export function stallMs(): fc.Arbitrary<number> {
   return flagOn('long-stalls') ? fc.constantFrom(50, 1_500, 12_000, 45_000) : fc.constantFrom(50, 400, 1_500);
 }
 
-/** A fault of the shared store: it stalls, fails, or restarts (kept, or emptied with `store-wipe`). */
-export function storeFault(): fc.Arbitrary<StoreFault> {
+/** A freeze of every process at once (the test's one event loop blocked), ms: their timers then fire late. */
+export const freezeMs: fc.Arbitrary<number> = fc.constantFrom(300, 1_500, 12_000);
+
+/**
+ * A fault of the shared store: it stalls, fails, or restarts (kept, or emptied with `store-wipe` where
+ * `wipes`: a memory store that restarts empty is a create's concern only; receivers lean on the Redis
+ * store's and inbox's own reset detection, for Redis to test).
+ */
+export function storeFault(wipes = true): fc.Arbitrary<StoreFault> {
   const ms = fc.constantFrom(300, 1_500, 5_000);
   const kinds: fc.Arbitrary<StoreFault>[] = [
     ms.map((length) => ({ kind: 'stall', ms: length }) as const),
     ms.map((length) => ({ kind: 'fail', ms: length }) as const),
     ms.map((length) => ({ kind: 'restart', ms: length, persistent: true }) as const),
   ];
-  if (flagOn('store-wipe'))
+  if (wipes && flagOn('store-wipe'))
     kinds.push(ms.map((length) => ({ kind: 'restart', ms: length, persistent: false }) as const));
   return fc.oneof(...kinds);
 }

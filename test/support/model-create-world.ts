@@ -85,6 +85,8 @@ export class CreateWorld {
   readonly service: ServiceFront;
   readonly store: FaultyStore | undefined;
   readonly jobs: CreateJob[] = [];
+  /** When every process was frozen (a blocked event loop), ms since the epoch. */
+  readonly freezes: { from: number; to: number }[] = [];
   readonly timeline: Timeline;
   readonly #slots: ProcessSlot[];
   readonly #running = new Set<Promise<void>>();

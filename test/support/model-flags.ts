@@ -4,27 +4,33 @@
  */
 
 /**
- * World kinds that find a defect another change is fixing; off unless named in `MODEL_FLAGS`
- * (comma-separated, or `all`). `npm test` runs with the defaults of {@link flagOn}; each flag names
- * what it adds to the worlds. See CONTRIBUTING.md "Model tests" for the counterexample each one finds.
+ * World kinds, each a flag: `true` runs in `npm test`; `false` finds a defect not fixed yet (or, for
+ * `stall-before-post` and `unsorted-service`, goes past what the code assumes or can see), so it runs only when named in `MODEL_FLAGS`
+ * (comma-separated; `all` for every one; `-name` turns one off). CONTRIBUTING.md "Model tests" gives
+ * the minimal counterexample each flag that is off finds.
  */
 export const MODEL_FLAGS = {
   /** Own memory stores (no shared store), several processes or restarts: needs `lookupFirst`'s default. */
-  'restart-without-store': false,
+  'restart-without-store': true,
   /** A service that ignores `sortBy`/`sortOrder` (oldest first, or newest updated first). */
   'unsorted-service': false,
   /** Timestamps without a zone, read under `TZ=Asia/Kuwait`. */
-  zoneless: false,
+  zoneless: true,
   /** `GET tasks/{id}` answered without `id`. */
   'retrieve-without-id': true,
   /** Process stalls longer than a lease (10 s and more). */
-  'long-stalls': false,
+  'long-stalls': true,
+  /**
+   * Stalls over 250 ms between a create's last lease check and its POST leaving: past what the lease
+   * assumes (docs/several-instances.md "Stalls"), so a second task is expected there; kept off.
+   */
+  'stall-before-post': false,
   /** `GET tasks` answered without the tasks' `id` in the intake's worlds (`sync()` walks it). */
-  'list-without-id': false,
+  'list-without-id': true,
   /** Repeat deliveries (`repeatDelivery: true`) among the creates. */
   'repeat-delivery': false,
   /** A shared store restarted without persistence (emptied). */
-  'store-wipe': false,
+  'store-wipe': true,
 } satisfies Record<string, boolean>;
 
 export type ModelFlag = keyof typeof MODEL_FLAGS;

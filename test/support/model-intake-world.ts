@@ -164,6 +164,7 @@ export class IntakeWorld {
         logger: timelineLogger(this.timeline, gate.name),
         logLevel: isReplaying() ? 'debug' : 'off',
         eventTimeoutMs: EVENT_TIMEOUT_MS,
+        onDrift: (drift) => void this.drifts.push({ process: gate.name, ...drift }),
         ...(this.config.confirm === 'none' ? { confirm: false } : {}),
         onEvent: (event) => this.#onEvent(receiver, event),
         onError: (error, event) => {
@@ -184,29 +185,34 @@ export class IntakeWorld {
     slot.current = receiver;
   }
 
-  #onEvent(receiver: Receiver, event: WebhookEvent): Promise<void> {
+  /** `onEvent`: its work done once the process runs; it ends, as the handler sees it, once the process runs again. */
+  async #onEvent(receiver: Receiver, event: WebhookEvent): Promise<void> {
     const invokedAt = Date.now();
-    return receiver.gate.cross('onEvent', async () => {
-      const call: OnEventCall = {
-        process: receiver.gate.name,
-        taskId: event.taskId,
-        kind: event.kind,
-        status: event.status,
-        source: event.source,
-        confirmed: event.confirmed,
-        invokedAt,
-        start: Date.now(),
-        failed: receiver.failNext,
-      };
-      this.calls.push(call);
-      receiver.failNext = false;
-      this.timeline.note(
-        `${call.process}: onEvent(${event.source} ${event.kind}${event.status === event.kind ? '' : ` → ${event.status}`}) of ${event.taskId}${call.failed ? ' (will throw)' : ''}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, this.config.onEventMs));
-      call.end = Date.now();
-      if (call.failed) throw new Error('onEvent failed (injected)');
-    });
+    let call: OnEventCall | undefined;
+    try {
+      await receiver.gate.cross('onEvent', async () => {
+        call = {
+          process: receiver.gate.name,
+          taskId: event.taskId,
+          kind: event.kind,
+          status: event.status,
+          source: event.source,
+          confirmed: event.confirmed,
+          invokedAt,
+          start: Date.now(),
+          failed: receiver.failNext,
+        };
+        this.calls.push(call);
+        receiver.failNext = false;
+        this.timeline.note(
+          `${call.process}: onEvent(${event.source} ${event.kind}${event.status === event.kind ? '' : ` → ${event.status}`}) of ${event.taskId}${call.failed ? ' (will throw)' : ''}`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, this.config.onEventMs));
+        if (call.failed) throw new Error('onEvent failed (injected)');
+      });
+    } finally {
+      if (call !== undefined) call.end = Date.now();
+    }
   }
 
   slot(process: number): ReceiverSlot {
@@ -306,15 +312,16 @@ export class IntakeWorld {
     if (receiver !== undefined) receiver.failNext = true;
   }
 
-  /** Starts `sync()` on the process (its result kept; a failure goes to the world's errors). */
-  sync(process: number): Promise<void> {
+  /** Starts `sync()` on the process (its result kept; a failure goes to the world's errors): true once it ran. */
+  sync(process: number): Promise<boolean> {
     const receiver = this.slot(process).current;
-    if (receiver === undefined || receiver.gate.dead) return Promise.resolve();
+    if (receiver === undefined || receiver.gate.dead) return Promise.resolve(false);
     this.timeline.note(`${receiver.gate.name}: sync()`);
     return receiver.handler.sync().then(
       (result) => {
         receiver.syncs.push(result);
         this.timeline.note(`${receiver.gate.name}: sync → ${JSON.stringify({ ...result, checkpoint: undefined })}`);
+        return true;
       },
       (error: unknown) => {
         this.errors.push({
@@ -322,6 +329,7 @@ export class IntakeWorld {
           error: `sync: ${(error as Error)?.name}: ${(error as Error)?.message}`,
         });
         this.timeline.note(`${receiver.gate.name}: sync failed: ${(error as Error)?.message}`);
+        return false;
       },
     );
   }

@@ -90,6 +90,11 @@ export class ProcessGate {
     this.onStall?.(Date.now(), this.#stalledUntil);
   }
 
+  /** Drops the stalls set for a crossing that has not come (a world's events are over). */
+  disarm(): void {
+    this.#stallsAt.length = 0;
+  }
+
   /** Starts the stall set for this crossing, if any. */
   #cross(way: 'out' | 'in', what: Crossing): void {
     const index = this.#stallsAt.findIndex(({ point }) => STALL_POINTS[point](way, what));
@@ -190,6 +195,8 @@ export class FaultyStore implements DeliveryStore {
   readonly #latencyMs: number;
   /** Restarts without persistence so far. */
   wipes = 0;
+  /** When each restart without persistence happened (`Date.now()`). */
+  readonly wipedAt: number[] = [];
 
   constructor(make: () => DeliveryStore, latencyMs = 0) {
     this.#make = make;
@@ -204,6 +211,7 @@ export class FaultyStore implements DeliveryStore {
     if (fault.kind === 'restart' && !fault.persistent) {
       this.#inner = this.#make();
       this.wipes++;
+      this.wipedAt.push(Date.now());
     }
   }
 

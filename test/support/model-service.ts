@@ -1,10 +1,12 @@
 /**
  * The service of a generated world: the shipped mock (`createMockDeliveryService`, its fault rules) behind
- * a front that each process's client uses as its `fetch`, playing what the contract leaves open and the
- * mock does not vary: the order `GET tasks` really sorts in, timestamps without a zone, answers without
- * `id`, a delay before a new task is listed, and time on the wire (CONTRIBUTING.md "Model tests").
- * Requests reach the mock's own handlers (`getResponse`), so its authentication, request log and fault
- * rules apply; the front then shapes what a 200 carries.
+ * a front that each process's client uses as its `fetch` (CONTRIBUTING.md "Model tests"). Requests reach
+ * the mock's own handlers (`getResponse`), so its authentication, request log and one-shot fault rules
+ * (a lost answer, a refusal, a slow answer) apply. The mock plays one rule per request, the first that
+ * matches, so what a world's service does on every request is played here, on a 2xx, with the mock's own
+ * listing code: the order `GET tasks` really sorts in (as its `sort` fault), timestamps without a zone
+ * (as its `times-without-zone` drift), answers without `id`, a delay before a new task is listed, and
+ * time on the wire.
  */
 import { getResponse } from 'msw';
 import type { Task } from '../../src/index.js';
@@ -222,15 +224,14 @@ export class ServiceFront {
     };
   }
 
+  /** The order this service lists in: as asked, or as the mock's `sort` fault would (its own comparator). */
   #order(asked: TaskListQuery['order']): TaskListQuery['order'] {
-    switch (this.behaviour.sort) {
-      case 'honoured':
-        return asked;
-      case 'oldest-first':
-        return (a, b) => a.seq - b.seq;
-      case 'updated-newest-first':
-        return (a, b) => Date.parse(b.task.updatedAt ?? '') - Date.parse(a.task.updatedAt ?? '') || b.seq - a.seq;
-    }
+    const { sort } = this.behaviour;
+    if (sort === 'honoured') return asked;
+    const [sortBy, sortOrder] = sort === 'oldest-first' ? ['createdAt', '1'] : ['updatedAt', '-1'];
+    const query = parseListQuery(new URLSearchParams({ sortBy, sortOrder }));
+    if (!query.ok) throw new Error(query.message);
+    return query.value.order;
   }
 }
 
