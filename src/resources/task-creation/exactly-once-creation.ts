@@ -389,7 +389,9 @@ async function decide(
     let found: Task[];
     try {
       found = (await findTasksOfOrder(context, orderNumber, options, run)).filter(
-        (task) => !earlier?.has(task.id ?? ''),
+        // A task listed without an id cannot be told from the earlier deliveries: it stays (and, having
+        // no id, is never returned nor taken as absent).
+        (task) => typeof task.id !== 'string' || task.id === '' || !earlier?.has(task.id),
       );
     } catch (error) {
       if (run.expired) throw run.error();
@@ -398,6 +400,14 @@ async function decide(
         reason: `looking the order up failed with ${nameOf(error)}`,
         cause: error,
         ...run.retryAfter(),
+      });
+    }
+    if (repeatDelivery && found.some((task) => typeof task.id !== 'string' || task.id === '')) {
+      throw new TaskCreationOutcomeUnknownError({
+        orderNumber,
+        reason:
+          "the order's tasks are listed without ids: this repeat delivery's task cannot be told from the earlier ones; nothing was sent again",
+        cause: failure,
       });
     }
     const inWindow = found.filter((task, index) => !(createdAtOf(context, task, index) < windowStart));

@@ -89,6 +89,26 @@ describe('without a store, a create looks its order up before the first POST', (
     expect(operations()).toEqual(['tasks.create']);
   });
 
+  it('stops a repeat delivery whose POST was lost on the way back when the listing has no ids: its task cannot be told from the first', async () => {
+    const first = await client().tasks.create(orderParams('LF-REPEAT-NOID'));
+    // The service lists tasks without their ids.
+    const listsWithoutIds: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await fetch(request);
+      if (request.method !== 'GET' || !new URL(request.url).pathname.endsWith('/tasks')) return response;
+      const body = (await response.json()) as { tasks?: Record<string, unknown>[] };
+      return Response.json({ ...body, tasks: (body.tasks ?? []).map(({ id: _id, _id: _mongoId, ...task }) => task) });
+    };
+    mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
+    const repeat = await client({ fetch: listsWithoutIds })
+      .tasks.create(orderParams('LF-REPEAT-NOID'), { repeatDelivery: true })
+      .catch((caught: unknown) => caught);
+    expect(repeat).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    // The first delivery and the repeat's one committed POST: never a third task.
+    expect(tasksFor('LF-REPEAT-NOID')).toHaveLength(2);
+    expect(tasksFor('LF-REPEAT-NOID')[0]?.id).toBe(first.id);
+  });
+
   it('makes "creating it again looks it up first" true in a new process: one task after an unknown outcome', async () => {
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
