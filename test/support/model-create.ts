@@ -316,13 +316,23 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
     // The service in these worlds never creates a task the SDK did not ask for: a second task is the
     // SDK's own doing, whether or not a caller was told (DuplicateTaskError) afterwards.
     // A store restarted empty forgot the order: creates look first for FRESH_STORE_MS after its records
-    // begin again, and later ones trust it (docs/several-instances.md, "Redis restarted empty").
+    // begin again, and later ones trust it; a lookup cannot see a task the service does not list yet
+    // (docs/several-instances.md, "Redis restarted empty": the two limits).
     const createdAt = (task: (typeof own)[number]) => Date.parse(task.createdAt ?? '');
+    // The later create's lookup came one round trip before its task (its POST) was made.
+    const unseenFor = world.config.service.listingDelayMs + 2 * world.config.service.latencyMs;
     const forgotten =
       firsts.length > 1 &&
-      (world.store?.wipedAt ?? []).some(
-        (at) =>
-          firsts.some((task) => createdAt(task) < at) && firsts.some((task) => createdAt(task) > at + FRESH_STORE_MS),
+      (world.store?.wipedAt ?? []).some((at) =>
+        firsts.some(
+          (earlier) =>
+            createdAt(earlier) < at &&
+            firsts.some(
+              (later) =>
+                createdAt(later) > at &&
+                (createdAt(later) > at + FRESH_STORE_MS || createdAt(later) <= createdAt(earlier) + unseenFor),
+            ),
+        ),
       );
     if (extra > 0 && !concurrent && !forgotten) {
       const how = told ? 'told afterwards by DuplicateTaskError' : 'silent: no caller was told';
@@ -338,7 +348,7 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
         .filter((task) => task !== undefined)
         .map((task) => task.id),
     );
-    if (firstIds.size > 1 && !concurrent && !jobs.some((job) => job.repeat))
+    if (firstIds.size > 1 && !concurrent && !forgotten && !jobs.some((job) => job.repeat))
       problems.push(`${orderNumber}: first deliveries resolved with different tasks ${[...firstIds].join(', ')}`);
     for (const job of jobs) {
       const task = resolved(job);

@@ -230,13 +230,11 @@ async function take(
     await store.delete(key, nextRaw).catch(() => {});
     throw fresh.reason;
   }
-  // After the store's records began again, a task created just before (its record lost) may be listed
-  // only `listingDelayMs` later: a lookup that finds nothing decides from then on.
   const since = fresh.value || undefined;
   return {
     raw: nextRaw,
     record: next,
-    prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: since + listingDelayMs }),
+    prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: now }),
     inFlightUntil,
   };
 }

@@ -62,27 +62,6 @@ describe('the remembered order', () => {
     expect(tasksFor('MEM-3')).toHaveLength(2);
   });
 
-  it('after the store restarted empty, decides only once a task created just before can be listed (listingDelayMs)', async () => {
-    const listingDelayMs = 400;
-    const first = await client({ store: memoryStore(), listingDelayMs }).tasks.create(orderParams('MEM-WIPE'));
-    const createdAt = Date.now();
-    // The service lists a task only listingDelayMs after its creation.
-    const fetchListing: typeof fetch = async (input, init) => {
-      const request = new Request(input, init);
-      const response = await fetch(request);
-      if (request.method !== 'GET' || Date.now() - createdAt >= listingDelayMs) return response;
-      const body = (await response.json()) as { tasks?: unknown[] };
-      return Response.json({ ...body, tasks: [], total: 0, totalPages: 0 });
-    };
-    // The store restarted empty: no record of the order, and its records begin again now.
-    const again = await client({ store: memoryStore(), listingDelayMs, fetch: fetchListing }).tasks.create(
-      orderParams('MEM-WIPE'),
-    );
-    expect(again.id).toBe(first.id);
-    expect(tasksFor('MEM-WIPE')).toHaveLength(1);
-    expect(Date.now() - createdAt).toBeGreaterThanOrEqual(listingDelayMs);
-  });
-
   it('forgets the order after orderTtlMs', async () => {
     let now = Date.now();
     const store = memoryStore({ now: () => now });
