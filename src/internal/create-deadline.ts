@@ -14,6 +14,7 @@ export type CreateStage =
   | 'waiting for another process creating this order'
   | 'reading back the task of this order'
   | 'waiting until an earlier POST of this order cannot be in flight'
+  | "waiting until an earlier delivery's task would be listed"
   | 'looking the order up'
   | 'sending the POST'
   | 'waiting before sending the POST again';

@@ -33,6 +33,11 @@ export interface WorkerConfig {
    * have processed, after 200 ms on a store that did not answer. Default 1.
    */
   attempts?: number;
+  /**
+   * With `attempts`: creates again, as above, while less than this many ms have passed since the order's
+   * first create, however many attempts that takes (a merchant's retry loop bounded by time). Default: none.
+   */
+  retryForMs?: number;
 }
 
 /** One order's outcome in a worker. */
@@ -61,6 +66,7 @@ async function main(): Promise<void> {
   });
   const outcomes = await Promise.all(
     config.orders.map(async (orderNumber): Promise<WorkerOutcome> => {
+      const startedAt = Date.now();
       for (let attempt = 1; ; attempt++) {
         try {
           const task = await client.tasks.create(orderParams(orderNumber));
@@ -74,7 +80,8 @@ async function main(): Promise<void> {
                 : error instanceof APIConnectionTimeoutError
                   ? 0
                   : undefined;
-          if (waitMs === undefined || attempt >= (config.attempts ?? 1)) {
+          const within = config.retryForMs !== undefined && Date.now() + (waitMs ?? 0) - startedAt < config.retryForMs;
+          if (waitMs === undefined || (attempt >= (config.attempts ?? 1) && !within)) {
             if (!(error instanceof Error)) return { orderNumber, error: String(error) };
             return { orderNumber, error: error.name, message: error.message };
           }

@@ -305,10 +305,16 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
         .join(', ');
     // First deliveries: one task for them all; every repeat delivery: one task of its own.
     const firsts = own.filter((task) => !world.jobs[creatorOf(task) - 1]?.repeat);
+    // A repeat delivery run again by the next incarnation of a process without a shared store (or after
+    // the store restarted empty) cannot know what the one before sent (docs/exactly-once.md, "A repeat
+    // delivery"): its tasks are not counted.
+    const rerunWithoutStore = (job: CreateJob) =>
+      job.attempts.some((attempt) => attempt.outcome === 'its process died') &&
+      (!world.config.sharedStore || (world.store?.wipedAt ?? []).some((at) => at > (job.attempts[0]?.start ?? 0)));
     const extra =
       Math.max(0, firsts.length - 1) +
       jobs
-        .filter((job) => job.repeat)
+        .filter((job) => job.repeat && !rerunWithoutStore(job))
         .reduce((sum, job) => sum + Math.max(0, own.filter((t) => creatorOf(t) === job.id).length - 1), 0);
     // Without a shared store, processes creating one order at once cannot know of each other (README
     // "Running several instances"): held to the invariants only when one runs after the other.
@@ -370,7 +376,13 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
               other.start <= (own.end ?? Number.POSITIVE_INFINITY),
           ),
         );
-      if (job.repeat && stored !== undefined && creatorOf(stored) !== job.id && !joined(creatorOf(stored))) {
+      if (
+        job.repeat &&
+        stored !== undefined &&
+        creatorOf(stored) !== job.id &&
+        !joined(creatorOf(stored)) &&
+        !concurrent
+      ) {
         problems.push(
           `${describeJob(job)}: a repeat delivery resolved with a task its POST did not make (${describeTasks([stored])})`,
         );

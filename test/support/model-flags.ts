@@ -28,7 +28,7 @@ export const MODEL_FLAGS = {
   /** `GET tasks` answered without the tasks' `id` in the intake's worlds (`sync()` walks it). */
   'list-without-id': true,
   /** Repeat deliveries (`repeatDelivery: true`) among the creates. */
-  'repeat-delivery': false,
+  'repeat-delivery': true,
   /** A shared store restarted without persistence (emptied). */
   'store-wipe': true,
 } satisfies Record<string, boolean>;

@@ -15,7 +15,7 @@ import {
 } from '../../core/errors.js';
 import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../../core/options.js';
-import { DeadlineReason } from '../../internal/abort.js';
+import { DeadlineReason, sleep } from '../../internal/abort.js';
 import { call, type ResourceContext } from '../../internal/context.js';
 import { CreateDeadline } from '../../internal/create-deadline.js';
 import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
@@ -103,7 +103,8 @@ export function createTask(
           signal: controller.signal,
           run,
         },
-        (prior, guard) => createOnce(context, body, flightOptions, prior, run, how, guard),
+        (prior, guard, earlierTaskId) =>
+          createOnce(context, body, flightOptions, prior, run, how, guard, earlierTaskId),
       ),
       run,
     );
@@ -233,7 +234,8 @@ function nameOf(error: unknown): string {
 /**
  * The create, its resends and reconciliations. Looked up before the first POST with `prior` (unless
  * `resendUnknown`), else when `lookupFirst`: a task found is returned (several: `DuplicateTaskError`),
- * or, for a repeat delivery, is an earlier delivery, left out of every later lookup.
+ * or, for a repeat delivery, is an earlier delivery (as is `earlierTaskId`, the one its record remembers),
+ * left out of every later lookup.
  */
 async function createOnce(
   context: ResourceContext,
@@ -243,10 +245,22 @@ async function createOnce(
   run: CreateDeadline,
   how: HowToSend,
   guard?: SendGuard,
+  earlierTaskId?: string,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
   const maxRetries = options.maxRetries ?? context.maxRetries;
+  let lookupFirst = how.lookupFirst;
+  if (prior?.ofEarlierDelivery === true && how.repeatDelivery) {
+    // A first delivery's attempt: once its task would be listed, it is one of the earlier deliveries.
+    run.stage = "waiting until an earlier delivery's task would be listed";
+    // Nothing was sent: an abort is the caller's (APIUserAbortError), the deadline's error says so.
+    await sleep(Math.max(0, prior.decidableAt - Date.now()), run.signal).catch((reason: unknown) => {
+      throw run.expired ? run.error() : new APIUserAbortError({ method: 'POST', url: 'tasks', cause: reason });
+    });
+    prior = undefined;
+    lookupFirst = true;
+  }
   const firstAttemptAt = prior?.since ?? Date.now();
   // A repeat delivery's earlier deliveries, by id; `undefined`: not known (then no task found is its own).
   let earlier: Set<string> | undefined;
@@ -256,13 +270,14 @@ async function createOnce(
     run.decidableAt = Math.max(run.decidableAt ?? 0, prior.decidableAt);
     if (how.resendUnknown) logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
     else found = await decide(context, orderNumber, firstAttemptAt, options, undefined, run, how.repeatDelivery);
-  } else if (how.lookupFirst && orderNumber !== undefined) {
+  } else if (lookupFirst && orderNumber !== undefined) {
     run.stage = 'looking the order up';
     // Nothing was sent: a failure is the lookup's own error, or the deadline's (no POST sent).
     const tasks = await findTasksOfOrder(context, orderNumber, options, run).catch((error: unknown) => {
       throw run.expired ? run.error() : error;
     });
-    if (how.repeatDelivery) earlier = new Set(tasks.map((task) => task.id ?? ''));
+    // The record's task too: created less than the listing delay ago, it may not be listed yet.
+    if (how.repeatDelivery) earlier = new Set([...tasks.map((task) => task.id ?? ''), earlierTaskId ?? '']);
     else found = theTask(tasks, orderNumber);
   }
   if (found !== undefined) {
@@ -411,11 +426,13 @@ async function decide(
       });
     }
     const inWindow = found.filter((task, index) => !(createdAtOf(context, task, index) < windowStart));
-    if (inWindow.length > 0 && !(repeatDelivery && earlier === undefined)) return theTask(inWindow, orderNumber);
+    // Several new tasks for a repeat delivery: another create of the order ran meanwhile (not a duplicate).
+    const told = repeatDelivery ? earlier !== undefined && inWindow.length === 1 : inWindow.length > 0;
+    if (told) return theTask(inWindow, orderNumber);
     if (found.length > 0) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
-        reason: `tasks of this order number ${inWindow.length > 0 ? "may be this repeat delivery's earlier ones" : 'predate this create'}; nothing was sent again`,
+        reason: `tasks of this order number ${inWindow.length > 1 ? 'appeared since this repeat delivery began; which is its own cannot be told' : inWindow.length > 0 ? "may be this repeat delivery's earlier ones" : 'predate this create'}; nothing was sent again`,
         candidateTaskIds: found.map((task) => task.id ?? '(no id)'),
         cause: failure,
       });

@@ -82,8 +82,15 @@ async function rememberedTask(
   }
 }
 
-/** `prior`: an earlier attempt may have created the order, so look it up before sending. */
-export type LeasedSend = (prior: PriorAttempt | undefined, guard: SendGuard) => Promise<TaskWithId>;
+/**
+ * `prior`: an earlier attempt may have created the order, so look it up before sending; `earlierTaskId`:
+ * for a repeat delivery, the order's task as its record remembers it (an earlier delivery, listed or not).
+ */
+export type LeasedSend = (
+  prior: PriorAttempt | undefined,
+  guard: SendGuard,
+  earlierTaskId: string | undefined,
+) => Promise<TaskWithId>;
 
 /** Options of {@link createUnderLease}. */
 export interface LeaseOptions {
@@ -120,28 +127,37 @@ export async function createUnderLease(
   const { run } = options;
   let gone: string | undefined;
   let absent = true;
+  // How much later than due this caller's pauses ended, ms: a stall of this process (or of its whole
+  // machine) that may have held the holder's POST in flight too, past its `until`.
+  let stalledMs = 0;
+  let holder: string | undefined;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
     let held: Held | undefined;
     run.stage = waited ? 'waiting for another process creating this order' : 'reading the order record in the store';
     try {
       for (let step = 0; held === undefined && step < MAX_STEPS; step++) {
         if (absent) {
-          held = await take(context, orderKey, undefined, undefined, options);
+          held = await take(context, orderKey, undefined, undefined, options, stalledMs);
           if (held !== undefined) break;
         }
         const raw = await context.store.get(orderKey);
         absent = raw === undefined;
         if (absent) continue;
         const record = readRecord(raw);
-        if (record?.state === 'created' && !options.repeatDelivery && record.taskId !== gone) {
+        // A stall before the holder took the order did not hold its POST.
+        if (record?.state === 'sending' && record.holder !== holder) [holder, stalledMs] = [record.holder, 0];
+        // The order's task, also as a repeat delivery's record remembers it.
+        if (record?.taskId !== undefined && !options.repeatDelivery && record.taskId !== gone) {
           const task = await rememberedTask(context, orderNumber, record.taskId, options);
           if (task !== undefined) return task;
           gone = record.taskId;
         }
-        if (record?.state === 'failed' && waited && record.at > calledAt) throw revive(record.failure, orderNumber);
+        // Another create's failure is this one's outcome; not between a first and a repeat delivery.
+        const firsts = !options.repeatDelivery && record?.state === 'failed' && record.repeat !== true;
+        if (firsts && waited && record.at > calledAt) throw revive(record.failure, orderNumber);
         // Held by another process; a record without `leaseUntil` is not held.
         if (record?.state === 'sending' && (record.leaseUntil ?? 0) > Date.now()) break;
-        held = await take(context, orderKey, raw, record, options);
+        held = await take(context, orderKey, raw, record, options, stalledMs);
       }
       storeFailures = 0;
     } catch (error) {
@@ -161,7 +177,11 @@ export async function createUnderLease(
         reason: waitedTooLong(options.waitMs),
       });
     }
+    // By the clock the lease's times are on (a clock stepped forward only adds a wait).
+    const dueAt = Date.now() + pause;
     await run.sleep(pause, ABORTED_WAITING);
+    const lateMs = Date.now() - dueAt;
+    if (lateMs > IN_FLIGHT_ALLOWANCE_MS) stalledMs += lateMs;
   }
 }
 
@@ -172,13 +192,16 @@ interface Held {
   readonly prior: PriorAttempt | undefined;
   /** Until when the previous holder's POST may be in flight. */
   readonly inFlightUntil: number | undefined;
+  /** The task the record remembered, for a repeat delivery. */
+  readonly earlierTaskId: string | undefined;
 }
 
 const LAZY: StoreWriteOptions = { durable: false };
 
 /**
  * Takes a new order by `setIfAbsent`, one not held by compare-and-set of `raw`, reading a shared store's
- * epoch beside it; `undefined` when another process got there first.
+ * epoch beside it; `undefined` when another process got there first. A previous holder's POST may be in
+ * flight until its `until` plus `stalledMs`, the time this caller was held while waiting.
  * @throws {StoreUnavailableError} when either call fails (the order is given back).
  */
 async function take(
@@ -187,19 +210,25 @@ async function take(
   raw: string | undefined,
   record: OrderRecord | undefined,
   options: LeaseOptions,
+  stalledMs: number,
 ): Promise<Held | undefined> {
   const { store, orderTtlMs, listingDelayMs } = context;
   const now = Date.now();
   const forgotten = record?.state === 'created' && !options.repeatDelivery;
+  // Kept in a repeat delivery's records: the order's task stays known to its first deliveries.
+  const earlierTaskId = options.repeatDelivery ? record?.taskId : undefined;
+  const inFlightUntil = record?.state === 'sending' ? (record.until ?? now) + stalledMs : undefined;
   const recorded: PriorAttempt | undefined =
-    record?.state === 'sending'
-      ? { since: record.since, decidableAt: (record.until ?? now) + listingDelayMs }
+    inFlightUntil !== undefined && record?.state === 'sending'
+      ? { since: record.since, decidableAt: inFlightUntil + listingDelayMs }
       : record?.state === 'failed' && record.since !== undefined
         ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + listingDelayMs }
         : forgotten
           ? { since: now - orderTtlMs, decidableAt: now }
           : undefined;
-  const inFlightUntil = record?.state === 'sending' ? record.until : undefined;
+  // A repeat delivery takes a first delivery's attempt as an earlier delivery's, not as its own.
+  if (recorded !== undefined && options.repeatDelivery && record?.state !== 'created' && record?.repeat !== true)
+    recorded.ofEarlierDelivery = true;
   const next: SendingRecord = {
     state: 'sending',
     since: recorded?.since ?? now,
@@ -213,6 +242,8 @@ async function take(
     ),
     holder: crypto.randomUUID(),
     leaseUntil: now + LEASE_TTL_MS,
+    ...(options.repeatDelivery ? { repeat: true } : {}),
+    ...(earlierTaskId === undefined ? {} : { taskId: earlierTaskId }),
   };
   const nextRaw = JSON.stringify(next);
   // A second delivery would find the first one.
@@ -236,6 +267,7 @@ async function take(
     record: next,
     prior: recorded ?? (since === undefined ? undefined : { since, decidableAt: now }),
     inFlightUntil,
+    earlierTaskId,
   };
 }
 
@@ -307,7 +339,7 @@ async function holdLease(
   }, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
   try {
-    if (prior !== undefined) run.mayHaveCreated = true;
+    if (prior !== undefined && prior.ofEarlierDelivery !== true) run.mayHaveCreated = true;
     if (held.inFlightUntil !== undefined && held.inFlightUntil > Date.now()) {
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
@@ -338,7 +370,7 @@ async function holdLease(
     };
     let task: TaskWithId;
     try {
-      task = await send(prior, guard);
+      task = await send(prior, guard, held.earlierTaskId);
     } catch (error) {
       // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {
@@ -346,6 +378,8 @@ async function holdLease(
         at: run.failedAt ?? Date.now(),
         failure: share(error),
         fence,
+        repeat: record.repeat,
+        taskId: record.taskId,
         ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
           ? {}
           : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),

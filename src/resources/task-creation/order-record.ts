@@ -26,6 +26,10 @@ export interface SendingRecord {
   until?: number;
   holder?: string;
   leaseUntil?: number;
+  /** Written by a repeat delivery (`repeatDelivery`); absent for a first delivery. */
+  repeat?: true;
+  /** A repeat delivery's: the order's task it found recorded (an earlier delivery). */
+  taskId?: string;
 }
 
 export type OrderRecord =
@@ -42,6 +46,10 @@ export interface FailedRecord {
   since?: number;
   decidableAt?: number | undefined;
   fence?: number | undefined;
+  /** Written by a repeat delivery. */
+  repeat?: true | undefined;
+  /** A repeat delivery's: the order's task it found recorded (an earlier delivery). */
+  taskId?: string | undefined;
 }
 
 export function readRecord(raw: string | undefined): OrderRecord | undefined {
@@ -49,14 +57,16 @@ export function readRecord(raw: string | undefined): OrderRecord | undefined {
     const record = JSON.parse(raw ?? 'null') as OrderRecord | null;
     // Another version's or a damaged record counts as absent.
     const usable =
-      record?.state === 'created'
-        ? typeof record.taskId === 'string' && record.taskId !== ''
-        : record?.state === 'sending'
-          ? typeof record.since === 'number'
-          : record?.state === 'failed' &&
-            typeof record.at === 'number' &&
-            typeof record.failure === 'object' &&
-            record.failure !== null;
+      record?.taskId !== undefined && (typeof record.taskId !== 'string' || record.taskId === '')
+        ? false
+        : record?.state === 'created'
+          ? typeof record.taskId === 'string' && record.taskId !== ''
+          : record?.state === 'sending'
+            ? typeof record.since === 'number'
+            : record?.state === 'failed' &&
+              typeof record.at === 'number' &&
+              typeof record.failure === 'object' &&
+              record.failure !== null;
     return usable ? (record as OrderRecord) : undefined;
   } catch {
     return undefined;

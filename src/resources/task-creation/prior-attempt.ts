@@ -6,6 +6,11 @@ export interface PriorAttempt {
   since: number;
   /** When a lookup can decide, ms since the epoch: the last moment a POST may have reached the service plus `listingDelayMs`. */
   decidableAt: number;
+  /**
+   * For a repeat delivery: the attempt was a first delivery's (or another create's not marked a repeat), so
+   * its task, if any, is one of the order's earlier deliveries rather than this one's.
+   */
+  ofEarlierDelivery?: boolean;
 }
 
 /** What the holder of an order's lease checks before each POST. */

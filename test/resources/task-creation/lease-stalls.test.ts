@@ -125,6 +125,31 @@ describe('a holder whose process stalls', () => {
     expect(await recordOf(inner, 'STALL-1')).toEqual({ state: 'created', taskId: created?.id, fence: 2 });
   });
 
+  it("waits out its own stall beyond the holder's until: the holder's POST, held by the same freeze, arrives late", async () => {
+    stallingClock();
+    const store = await aged();
+    const now = Date.now();
+    // Another process holds the order: its POST is on its way (until 1 s from now), its lease ends soon.
+    const holding = {
+      state: 'sending',
+      since: now,
+      fence: 1,
+      until: now + 1000,
+      holder: 'other',
+      leaseUntil: now + 200,
+    };
+    expect(await store.setIfAbsent(orderKey('STALL-5'), JSON.stringify(holding), 60_000)).toBe(true);
+    const taker = client({ store, timeout: TIMEOUT_MS, listingDelayMs: 300 }).tasks.create(orderParams('STALL-5'));
+    // The machine is frozen 12 s while the taker waits: its pause ends 12 s late, and the holder's POST,
+    // held by the same freeze, reaches the service 0.5 s after it (played by a client without the store).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    frozen(12_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const late = await client().tasks.create(orderParams('STALL-5'), { lookupFirst: false });
+    expect((await taker).id).toBe(late.id);
+    expect(tasksFor('STALL-5')).toHaveLength(1);
+  });
+
   it('sends a POST only when its whole attempt ends before the until the store holds, after a stall while fencing', async () => {
     stallingClock();
     const inner = await aged();

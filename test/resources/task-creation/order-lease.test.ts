@@ -62,6 +62,83 @@ describe('the remembered order', () => {
     expect(tasksFor('MEM-3')).toHaveLength(2);
   });
 
+  it("sends a repeat delivery that waited behind a first delivery's DuplicateTaskError (not that error)", async () => {
+    // The order already has two deliveries: a first delivery of it fails with DuplicateTaskError, which
+    // says nothing of a repeat delivery waiting for the lease meanwhile.
+    const sdk = client({ store: memoryStore() });
+    await sdk.tasks.create(orderParams('MEM-6'));
+    await client({ store: memoryStore() }).tasks.create(orderParams('MEM-6'), { repeatDelivery: true });
+    const store = memoryStore();
+    const twin = client({ store });
+    mock.inject({ operation: 'tasks.list', kind: 'delay', ms: 100 });
+    const [first, repeat] = await Promise.allSettled([
+      twin.tasks.create(orderParams('MEM-6')),
+      twin.tasks.create(orderParams('MEM-6'), { repeatDelivery: true }),
+    ]);
+    expect(first.status === 'rejected' && first.reason).toMatchObject({ name: 'DuplicateTaskError' });
+    if (repeat.status === 'rejected') throw repeat.reason;
+    expect(repeat.value.orderNumber).toBe('MEM-6');
+    expect(tasksFor('MEM-6')).toHaveLength(3);
+  });
+
+  it("takes a first delivery's unknown outcome as an earlier delivery's, and sends the repeat delivery", async () => {
+    const store = memoryStore();
+    const first = await client({ store: memoryStore() }).tasks.create(orderParams('MEM-7'));
+    // The first delivery's process ended not knowing whether its POST made the task (it did).
+    const now = Date.now();
+    const failure = { name: 'TaskCreationOutcomeUnknownError', message: 'outcome unknown' };
+    const failed = { state: 'failed', at: now, failure, since: now - 1000, decidableAt: now + 200, fence: 1 };
+    expect(await store.setIfAbsent(orderKey('MEM-7'), JSON.stringify(failed), 60_000)).toBe(true);
+    const repeat = await client({ store }).tasks.create(orderParams('MEM-7'), { repeatDelivery: true });
+    expect(Date.now()).toBeGreaterThanOrEqual(now + 200);
+    expect(repeat.id).not.toBe(first.id);
+    expect(tasksFor('MEM-7').map((task) => task.id)).toEqual(expect.arrayContaining([first.id, repeat.id]));
+    expect(tasksFor('MEM-7')).toHaveLength(2);
+  });
+
+  it("still refuses to guess after a repeat delivery's own unknown outcome", async () => {
+    const store = memoryStore();
+    await client({ store: memoryStore() }).tasks.create(orderParams('MEM-8'));
+    const now = Date.now();
+    const failure = { name: 'TaskCreationOutcomeUnknownError', message: 'outcome unknown' };
+    const failed = { state: 'failed', at: now, failure, since: now - 1000, decidableAt: now, fence: 1, repeat: true };
+    expect(await store.setIfAbsent(orderKey('MEM-8'), JSON.stringify(failed), 60_000)).toBe(true);
+    await expect(client({ store }).tasks.create(orderParams('MEM-8'), { repeatDelivery: true })).rejects.toBeInstanceOf(
+      TaskCreationOutcomeUnknownError,
+    );
+    expect(tasksFor('MEM-8')).toHaveLength(1);
+  });
+
+  it('leaves out the earlier delivery its record remembers, though the service does not list it yet', async () => {
+    const sdk = client();
+    const first = await sdk.tasks.create(orderParams('MEM-9'));
+    // The service lists the first delivery only later; the repeat delivery's POST is stored, its answer lost.
+    const empty = { tasks: [], page: 1, limit: 10, totalPages: 0, total: 0 };
+    mock.inject({ operation: 'tasks.list', kind: 'status', status: 200, body: empty });
+    mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
+    const repeat = await sdk.tasks.create(orderParams('MEM-9'), { repeatDelivery: true });
+    expect(repeat.id).not.toBe(first.id);
+    expect(
+      tasksFor('MEM-9')
+        .map((task) => task.id)
+        .sort(),
+    ).toEqual([first.id, repeat.id].sort());
+  });
+
+  it("keeps the order's task known through a repeat delivery's failure", async () => {
+    const store = memoryStore();
+    // A store in use for long (its records began 10 min ago): a first delivery trusts its record.
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    const sdk = client({ store, maxRetries: 0 });
+    const first = await sdk.tasks.create(orderParams('MEM-10'));
+    mock.inject({ operation: 'tasks.list', kind: 'network-error' });
+    await expect(sdk.tasks.create(orderParams('MEM-10'), { repeatDelivery: true })).rejects.toMatchObject({
+      name: 'APIConnectionError',
+    });
+    expect((await sdk.tasks.create(orderParams('MEM-10'))).id).toBe(first.id);
+    expect(tasksFor('MEM-10')).toHaveLength(1);
+  });
+
   it('forgets the order after orderTtlMs', async () => {
     let now = Date.now();
     const store = memoryStore({ now: () => now });
