@@ -51,7 +51,11 @@ export interface ClientOptions {
   lookupFirst?: boolean;
   /** How long a created order is remembered, so creating it again returns its task without a POST, ms. Default 86 400 000 (24 h). */
   orderTtlMs?: number;
-  /** Deadline of each store call, ms; past it the call fails with `StoreUnavailableError` (a create sends nothing). Default 1000. */
+  /**
+   * Deadline of each store call, ms, counted while this process is awake (a stall does not use it up); a
+   * call waits on while the store answers other calls, up to 5 × this in all. Past it the call fails with
+   * `StoreUnavailableError` (a create sends nothing). Default 1000.
+   */
   storeTimeoutMs?: number;
   /** Tuning of create reconciliation (see the README, "Exactly-once creation"). */
   reconciliation?: Partial<ReconciliationOptions>;

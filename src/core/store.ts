@@ -1,4 +1,5 @@
 /** Shared state across processes (README "Running several instances"). @module */
+import { awakeDeadline } from './awake-deadline.js';
 import { ConfigurationError, StoreUnavailableError } from './errors.js';
 
 /**
@@ -127,51 +128,61 @@ export function memoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
 /** Default deadline of one store call, ms. */
 export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 
+/** How much longer than its timeout a store call may wait while the store answers others. */
+const SLOW_STORE_FACTOR = 5;
+
 /**
- * `store` with every call bounded by `timeoutMs`: a failure or a late answer rejects with
- * {@link StoreUnavailableError} (never the key); a {@link ConfigurationError} passes as it is. It keeps
- * the four operations only: pass a store with the optional ones to the webhook handler unwrapped.
+ * `store` with every call bounded by an awake deadline (docs/several-instances.md "Stalls while
+ * receiving webhooks"): a failure, or no answer for `timeoutMs` ms of this process being awake (a stall of
+ * the process does not count), rejects with {@link StoreUnavailableError} (never the key); a call waits on
+ * while the store answered other calls in the last `timeoutMs`, up to 5 × `timeoutMs` in all. A
+ * {@link ConfigurationError} passes as it is. The optional one-round-trip operations are kept.
  */
 export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): DeliveryStore {
+  let answeredAt = Number.NEGATIVE_INFINITY;
+  const options = { answeredAt: () => answeredAt, maxMs: SLOW_STORE_FACTOR * timeoutMs };
   const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
-    storeCall(operation, timeoutMs, call);
-  return {
+    new Promise<T>((resolve, reject) => {
+      const deadline = awakeDeadline(
+        timeoutMs,
+        () => reject(new StoreUnavailableError({ operation, reason: `no answer within ${timeoutMs} ms` })),
+        options,
+      );
+      let pending: Promise<T>;
+      try {
+        pending = call();
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.then(
+        (value) => {
+          answeredAt = performance.now();
+          deadline.clear();
+          resolve(value);
+        },
+        (error: unknown) => {
+          deadline.clear();
+          const known = error instanceof StoreUnavailableError || error instanceof ConfigurationError;
+          reject(known ? error : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }));
+        },
+      );
+    });
+  const guarded: DeliveryStore = {
     setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
     get: (key) => guard('get', () => store.get(key)),
     compareAndSet: (key, expected, value, ttlMs, options) =>
       guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs, options)),
     delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
   };
-}
-
-/** `call()` of a store, bounded by `timeoutMs` as {@link withStoreDeadline} bounds each call. */
-export function storeCall<T>(operation: keyof DeliveryStore, timeoutMs: number, call: () => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new StoreUnavailableError({ operation, reason: `no answer within ${timeoutMs} ms` })),
-      timeoutMs,
-    );
-    let pending: Promise<T>;
-    try {
-      pending = call();
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(
-          error instanceof StoreUnavailableError || error instanceof ConfigurationError
-            ? error
-            : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
-        );
-      },
-    );
-  });
+  const { setIfAbsentThenGet, compareAndSetReleasing } = store;
+  if (setIfAbsentThenGet !== undefined) {
+    guarded.setIfAbsentThenGet = (...args) => guard('setIfAbsentThenGet', () => setIfAbsentThenGet.apply(store, args));
+  }
+  if (compareAndSetReleasing !== undefined) {
+    guarded.compareAndSetReleasing = (...args) =>
+      guard('compareAndSetReleasing', () => compareAndSetReleasing.apply(store, args));
+  }
+  return guarded;
 }
 
 /** Version of the key layout; a change of layout changes it, so old keys are never misread. */

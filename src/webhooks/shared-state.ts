@@ -4,9 +4,8 @@
  * outage (one warning, one info line when it ends; never a key).
  * @module
  */
-import { ConfigurationError, isStoreUnavailableError, StoreUnavailableError } from '../core/errors.js';
-import { type DeliveryStore, memoryStore, type StoreScope, storeKey } from '../core/store.js';
-import { awakeDeadline } from '../internal/awake-deadline.js';
+import { isStoreUnavailableError, StoreUnavailableError } from '../core/errors.js';
+import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 
 /** Options of {@link SharedState}. */
@@ -28,61 +27,6 @@ export function unrefTimer(timer: unknown): void {
   (timer as { unref?: () => void } | undefined)?.unref?.();
 }
 
-/** How much longer than `storeTimeoutMs` a call may wait while the store answers others: the probe interval's. */
-const SLOW_STORE_FACTOR = 5;
-
-/**
- * `store` with each call bounded by an {@link awakeDeadline}: unavailable (a {@link StoreUnavailableError};
- * a {@link ConfigurationError} passes as it is) once it answered nothing for `timeoutMs` of this process
- * being awake, or after 5 × `timeoutMs` in all; its optional one-round-trip operations kept.
- */
-function bounded(store: DeliveryStore, timeoutMs: number): DeliveryStore {
-  let answeredAt = Number.NEGATIVE_INFINITY;
-  const options = { answeredAt: () => answeredAt, maxMs: SLOW_STORE_FACTOR * timeoutMs };
-  const guard = <T>(operation: keyof DeliveryStore, call: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const deadline = awakeDeadline(
-        timeoutMs,
-        () => reject(new StoreUnavailableError({ operation, reason: `no answer within ${timeoutMs} ms` })),
-        options,
-      );
-      let pending: Promise<T>;
-      try {
-        pending = call();
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
-      pending.then(
-        (value) => {
-          answeredAt = performance.now();
-          deadline.clear();
-          resolve(value);
-        },
-        (error: unknown) => {
-          deadline.clear();
-          const known = error instanceof StoreUnavailableError || error instanceof ConfigurationError;
-          reject(known ? error : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }));
-        },
-      );
-    });
-  const guarded: DeliveryStore = {
-    setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
-    get: (key) => guard('get', () => store.get(key)),
-    compareAndSet: (key, expected, value, ttlMs, options) =>
-      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs, options)),
-    delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
-  };
-  const { setIfAbsentThenGet, compareAndSetReleasing } = store;
-  if (setIfAbsentThenGet !== undefined) {
-    guarded.setIfAbsentThenGet = (...args) => guard('setIfAbsentThenGet', () => setIfAbsentThenGet.apply(store, args));
-  }
-  if (compareAndSetReleasing !== undefined) {
-    guarded.compareAndSetReleasing = (...args) =>
-      guard('compareAndSetReleasing', () => compareAndSetReleasing.apply(store, args));
-  }
-  return guarded;
-}
-
 /**
  * The store while it answers, else this process's memory; during an outage the store is probed every
  * 5 × `storeTimeoutMs`. With {@link holdDuringOutages}, failures are thrown instead.
@@ -97,7 +41,7 @@ export class SharedState {
   #holding = false;
 
   constructor(options: SharedStateOptions) {
-    this.#shared = options.store === undefined ? undefined : bounded(options.store, options.storeTimeoutMs);
+    this.#shared = options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
     this.#local = memoryStore({ maxKeys: options.maxLocalKeys });
     this.#scope = options.scope;
     this.#logger = options.logger;

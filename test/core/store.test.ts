@@ -1,4 +1,6 @@
 /** The shared-state primitives: `memoryStore`, the store deadline, and the key layout. */
+
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { storeKey, withStoreDeadline } from '../../src/core/store.js';
 import { type DeliveryStore, isStoreUnavailableError, memoryStore, StoreUnavailableError } from '../../src/index.js';
@@ -45,6 +47,82 @@ describe('the store deadline', () => {
     expect(rejected).toBeInstanceOf(StoreUnavailableError);
     expect((rejected as Error).cause).toEqual(new Error('ECONNREFUSED'));
     await expect(guarded.delete('k')).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe('the store deadline counts time awake', () => {
+  /** Blocks the event loop for `ms`, as a stall of the process. */
+  const stall = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {}
+  };
+
+  it('takes an answer that came in during a stall of this process past the timeout', async () => {
+    // A store on a socket on 127.0.0.1 whose answer is already in the socket: read only from now on.
+    const server = net.createServer((socket) => socket.end('answered'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    await new Promise((resolve) => socket.once('connect', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const onSocket: DeliveryStore = {
+      ...memoryStore(),
+      get: () =>
+        new Promise((resolve) => {
+          socket.once('data', (chunk) => resolve(String(chunk)));
+          socket.resume();
+        }),
+    };
+    try {
+      // From the check phase: after the stall, the loop runs its due timers before it reads the socket.
+      const answer = await new Promise<unknown>((resolve) =>
+        setImmediate(() => {
+          const pending = withStoreDeadline(onSocket, 100).get('k');
+          stall(250);
+          pending.then(resolve, resolve);
+        }),
+      );
+      expect(answer).toBe('answered');
+    } finally {
+      socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('waits on a call while the store answers others, up to 5 × the timeout', async () => {
+    const inner = memoryStore();
+    let release: (value: string) => void = () => {};
+    const slow: DeliveryStore = { ...inner, get: () => new Promise((resolve) => (release = resolve)) };
+    const guarded = withStoreDeadline(slow, 100);
+    const pending = guarded.get('k');
+    // The store answers another call every 50 ms: it is busy, not gone.
+    const busy = setInterval(() => void guarded.setIfAbsent('other', 'v', 1000), 50);
+    setTimeout(() => release('late'), 300);
+    try {
+      await expect(pending).resolves.toBe('late');
+    } finally {
+      clearInterval(busy);
+    }
+    const hangs: DeliveryStore = { ...inner, get: () => new Promise(() => {}) };
+    const started = performance.now();
+    const hung = withStoreDeadline(hangs, 100);
+    const again = setInterval(() => void hung.setIfAbsent('other', 'v', 1000), 50);
+    try {
+      await expect(hung.get('k')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      clearInterval(again);
+    }
+    expect(performance.now() - started).toBeGreaterThanOrEqual(490);
+  });
+
+  it("keeps a store's optional one-round-trip operations", () => {
+    const withFence: DeliveryStore = {
+      ...memoryStore(),
+      setIfAbsentThenGet: async () => [true, undefined] as const,
+    };
+    expect(withStoreDeadline(withFence, 100).setIfAbsentThenGet).toBeTypeOf('function');
+    expect(withStoreDeadline(memoryStore(), 100).setIfAbsentThenGet).toBeUndefined();
   });
 });
 
