@@ -536,6 +536,7 @@ describe('reads end by timeout and totalTimeout', () => {
     expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
   });
 
+  // 60 creates through the proxy first: over 20 s with both cores busy (npm run test:stress).
   it('totalTimeout bounds a whole list walk, not each page', async () => {
     const sdk = hostileClient();
     for (let batch = 0; batch < 6; batch++) {
@@ -552,7 +553,7 @@ describe('reads end by timeout and totalTimeout', () => {
     const error = endedInTime(await endOf(walk, DEADLINE_MS), DEADLINE_MS);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect((error as APIConnectionTimeoutError).timeoutMs).toBe(DEADLINE_MS);
-  });
+  }, 60_000);
 });
 
 describe('tasks.waitForStatus ends by its timeout', () => {

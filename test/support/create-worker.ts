@@ -38,6 +38,8 @@ export interface WorkerConfig {
    * first create, however many attempts that takes (a merchant's retry loop bounded by time). Default: none.
    */
   retryForMs?: number;
+  /** `totalTimeout` of each create, ms. Default: none. */
+  totalTimeoutMs?: number;
 }
 
 /** One order's outcome in a worker. */
@@ -69,7 +71,10 @@ async function main(): Promise<void> {
       const startedAt = Date.now();
       for (let attempt = 1; ; attempt++) {
         try {
-          const task = await client.tasks.create(orderParams(orderNumber));
+          const task = await client.tasks.create(
+            orderParams(orderNumber),
+            config.totalTimeoutMs === undefined ? {} : { totalTimeout: config.totalTimeoutMs },
+          );
           return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
         } catch (error) {
           const waitMs =

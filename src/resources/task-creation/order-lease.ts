@@ -127,8 +127,9 @@ export async function createUnderLease(
   const { run } = options;
   let gone: string | undefined;
   let absent = true;
-  // How much later than due this caller's pauses ended, ms: a stall of this process (or of its whole
-  // machine) that may have held the holder's POST in flight too, past its `until`.
+  // The longest this caller's pauses ended late, ms: a stall of this process (or of its whole machine)
+  // that may have held the holder's POST in flight too, past its `until`. The longest, not the sum: one
+  // stall holds a request, and on a busy machine many timers end a little late.
   let stalledMs = 0;
   let holder: string | undefined;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
@@ -181,7 +182,7 @@ export async function createUnderLease(
     const dueAt = Date.now() + pause;
     await run.sleep(pause, ABORTED_WAITING);
     const lateMs = Date.now() - dueAt;
-    if (lateMs > IN_FLIGHT_ALLOWANCE_MS) stalledMs += lateMs;
+    if (lateMs > IN_FLIGHT_ALLOWANCE_MS) stalledMs = Math.max(stalledMs, lateMs);
   }
 }
 

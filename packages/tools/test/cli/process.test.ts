@@ -10,7 +10,13 @@ import { DeliveryClient, type Task, VERSION } from 'delivery-task-sdk';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orderParams } from '../../../../test/support/order-params.js';
-import { cliEnv, runCliProcess, startCliProcess } from '../support/cli.js';
+import {
+  CLI_PROCESS_TEST_TIMEOUT_MS,
+  cliEnv,
+  killCliProcesses,
+  runCliProcess,
+  startCliProcess,
+} from '../support/cli.js';
 
 const API_KEY = 'proc-secret-key-Wd72';
 const SELLER_ID = 'proc-seller-Ng40';
@@ -28,7 +34,10 @@ beforeAll(async () => {
   env = cliEnv(mock, server.url);
   folder = await mkdtemp(join(tmpdir(), 'delivery-task-cli-process-'));
 });
-afterEach(() => mock.reset());
+afterEach(async () => {
+  await killCliProcesses();
+  mock.reset();
+});
 afterAll(async () => {
   await server.close();
   await rm(folder, { recursive: true, force: true });
@@ -43,7 +52,7 @@ function expectNoSecrets(text: string): void {
   expect(text).not.toContain(SELLER_ID);
 }
 
-describe('exit codes and streams of the process', () => {
+describe('exit codes and streams of the process', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   it('exits 0 with the version, and with JSON on stdout and nothing on stderr for a listing', async () => {
     const version = await runCliProcess(['--version'], {});
     expect(version).toEqual({ code: 0, signal: null, stdout: `${VERSION}\n`, stderr: '' });
@@ -105,7 +114,7 @@ describe('exit codes and streams of the process', () => {
   });
 });
 
-describe('tasks watch in a process', () => {
+describe('tasks watch in a process', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   it('stops on SIGINT with exit 130, after printing the status it saw', async () => {
     const task = await client().tasks.create(orderParams('ORD-SIG'));
     const child = startCliProcess(['tasks', 'watch', task.id ?? '', '--interval', '0.1'], env);
@@ -131,7 +140,7 @@ describe('tasks watch in a process', () => {
   });
 });
 
-describe('the same order file from two processes', () => {
+describe('the same order file from two processes', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   it('one after the other, creates one task: the second process finds it by order number and sends no POST', async () => {
     const file = join(folder, 'sequential.json');
     await writeFile(file, JSON.stringify(orderParams('ORD-SEQ')));

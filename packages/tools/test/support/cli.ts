@@ -2,7 +2,7 @@
  * Running `delivery-task` in tests: in process through `runCli` with a capturing io, or as a child
  * process (`node --import tsx src/cli.ts`), both against a mock served over real sockets.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { MockDeliveryService } from 'delivery-task-sdk/testing';
 import type { CliIo } from '../../src/cli/io.js';
@@ -62,6 +62,25 @@ export interface CliChild {
   waitForStdout(test: (stdout: string) => boolean): Promise<string>;
 }
 
+/** The CLI processes started and not yet exited. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills every CLI process still running (SIGKILL), and waits for each to exit: a test that timed out
+ * leaves none behind to reach the next test's mock.
+ */
+export async function killCliProcesses(): Promise<void> {
+  const exits = [...running].map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all(exits);
+}
+
+/**
+ * A test that starts CLI processes, ms: each start compiles the CLI (`tsx`), 3–6 s with both cores busy
+ * (`npm run test:stress`).
+ */
+export const CLI_PROCESS_TEST_TIMEOUT_MS = 90_000;
+
 /**
  * Starts `src/cli.ts` in a child process with only `env` (plus PATH and the temp directory), so the
  * test machine's own DELIVERY_* variables never leak in.
@@ -72,6 +91,8 @@ export function startCliProcess(argv: readonly string[], env: Record<string, str
     env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let stdout = '';
   let stderr = '';
   const waiters: Array<{ test: (stdout: string) => boolean; resolve: (stdout: string) => void }> = [];
