@@ -29,8 +29,8 @@ export interface WorkerConfig {
   reconciliationIntervalMs?: number;
   /**
    * Creates of an order at most, as a merchant's retry loop does them (README "Exactly-once creation"): again
-   * after `retryAfterMs` on an unknown outcome, at once after a timeout that sent nothing the service could
-   * have processed, after 200 ms on a store that did not answer. Default 1.
+   * after `retryAfterMs` on an unknown outcome, after a backoff (200 ms doubling to 5 s, with jitter) on a
+   * timeout or a store that did not answer. Default 1.
    */
   attempts?: number;
   /**
@@ -77,14 +77,15 @@ async function main(): Promise<void> {
           );
           return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
         } catch (error) {
+          // A timeout or a store that did not answer: again after a backoff with jitter, as a merchant's
+          // loop would (all 800 creates again at once kept a loaded service from ever answering in time).
+          const backoffMs = Math.min(5000, 200 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
           const waitMs =
             error instanceof TaskCreationOutcomeUnknownError
               ? error.retryAfterMs
-              : error instanceof StoreUnavailableError
-                ? 200
-                : error instanceof APIConnectionTimeoutError
-                  ? 0
-                  : undefined;
+              : error instanceof StoreUnavailableError || error instanceof APIConnectionTimeoutError
+                ? backoffMs
+                : undefined;
           const within = config.retryForMs !== undefined && Date.now() + (waitMs ?? 0) - startedAt < config.retryForMs;
           if (waitMs === undefined || (attempt >= (config.attempts ?? 1) && !within)) {
             if (!(error instanceof Error)) return { orderNumber, error: String(error) };

@@ -71,7 +71,12 @@ describeWithRedis('several instances sharing one Redis', () => {
     // creates at once may need more than 5 attempts of 2 s each to decide, and only a retry can. About 60 s
     // with both cores busy (npm run test:stress), 2 minutes at worst.
     const outcomes = (await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5, 90_000).done))).flat();
-    expect(faults.faulted.size).toBeGreaterThan(20);
+    const errors = new Map<string, number>();
+    for (const outcome of outcomes) {
+      const key = outcome.error === undefined ? 'task' : `${outcome.error}: ${outcome.message?.slice(0, 120)}`;
+      errors.set(key, (errors.get(key) ?? 0) + 1);
+    }
+    expect(faults.faulted.size, JSON.stringify([...errors])).toBeGreaterThan(20);
     // Every order that went wrong, and how: a second task (safety) is told apart from a caller left
     // without the task after its attempts (liveness).
     const wrong: string[] = [];
