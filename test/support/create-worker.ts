@@ -38,6 +38,8 @@ export interface WorkerConfig {
    * first create, however many attempts that takes (a merchant's retry loop bounded by time). Default: none.
    */
   retryForMs?: number;
+  /** Orders created at once, at most. Default: all of them. */
+  concurrency?: number;
   /** `totalTimeout` of each create, ms. Default: none. */
   totalTimeoutMs?: number;
 }
@@ -66,36 +68,43 @@ async function main(): Promise<void> {
       ? {}
       : { reconciliation: { intervalMs: config.reconciliationIntervalMs } }),
   });
-  const outcomes = await Promise.all(
-    config.orders.map(async (orderNumber): Promise<WorkerOutcome> => {
-      const startedAt = Date.now();
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const task = await client.tasks.create(
-            orderParams(orderNumber),
-            config.totalTimeoutMs === undefined ? {} : { totalTimeout: config.totalTimeoutMs },
-          );
-          return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
-        } catch (error) {
-          // A timeout or a store that did not answer: again after a backoff with jitter, as a merchant's
-          // loop would (all 800 creates again at once kept a loaded service from ever answering in time).
-          const backoffMs = Math.min(5000, 200 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-          const waitMs =
-            error instanceof TaskCreationOutcomeUnknownError
-              ? error.retryAfterMs
-              : error instanceof StoreUnavailableError || error instanceof APIConnectionTimeoutError
-                ? backoffMs
-                : undefined;
-          const within = config.retryForMs !== undefined && Date.now() + (waitMs ?? 0) - startedAt < config.retryForMs;
-          if (waitMs === undefined || (attempt >= (config.attempts ?? 1) && !within)) {
-            if (!(error instanceof Error)) return { orderNumber, error: String(error) };
-            return { orderNumber, error: error.name, message: error.message };
-          }
-          await new Promise((resolve) => setTimeout(resolve, waitMs));
+  const createOrder = async (orderNumber: string): Promise<WorkerOutcome> => {
+    const startedAt = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const task = await client.tasks.create(
+          orderParams(orderNumber),
+          config.totalTimeoutMs === undefined ? {} : { totalTimeout: config.totalTimeoutMs },
+        );
+        return { orderNumber, ...(task.id === undefined ? {} : { taskId: task.id }) };
+      } catch (error) {
+        // A timeout or a store that did not answer: again after a backoff with jitter, as a merchant's
+        // loop would (all 800 creates again at once kept a loaded service from ever answering in time).
+        const backoffMs = Math.min(5000, 200 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        const waitMs =
+          error instanceof TaskCreationOutcomeUnknownError
+            ? error.retryAfterMs
+            : error instanceof StoreUnavailableError || error instanceof APIConnectionTimeoutError
+              ? backoffMs
+              : undefined;
+        const within = config.retryForMs !== undefined && Date.now() + (waitMs ?? 0) - startedAt < config.retryForMs;
+        if (waitMs === undefined || (attempt >= (config.attempts ?? 1) && !within)) {
+          if (!(error instanceof Error)) return { orderNumber, error: String(error) };
+          return { orderNumber, error: error.name, message: error.message };
         }
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
       }
-    }),
-  );
+    }
+  };
+  // At most `concurrency` orders at a time, taken in the list's order (every worker meets the same orders).
+  const outcomes: WorkerOutcome[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let index = next++; index < config.orders.length; index = next++) {
+      outcomes[index] = await createOrder(config.orders[index] as string);
+    }
+  };
+  await Promise.all(Array.from({ length: config.concurrency ?? config.orders.length }, lane));
   process.stdout.write(`${JSON.stringify(outcomes)}\n`);
   redis.disconnect();
 }
