@@ -24,6 +24,7 @@ import { retryDelayMs } from '../../internal/retry.js';
 import { readServiceTime, timeDriftOf } from '../../schemas/service-time.js';
 import type { Task, TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
+import { type HeldPost, holdPost, stillUnanswered, untilEnded } from './held-post.js';
 import { createUnderLease } from './order-lease.js';
 import { findTasksOfOrder } from './order-lookup.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
@@ -284,86 +285,105 @@ async function createOnce(
     logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${found.id}`);
     return found;
   }
-  for (let resend = 0; ; resend++) {
-    let failure: unknown;
-    run.stage = 'sending the POST';
-    const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
-    await guard?.beforeAttempt(resend > 0, Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs));
-    const sendOptions = run.requestOptions(options);
-    run.posts++;
-    run.posting = true;
-    try {
-      return await send(context, body, sendOptions);
-    } catch (error) {
-      failure = error;
-    } finally {
-      run.posting = false;
-    }
-    const outcome: FailureOutcome = failureOutcome(failure);
-    if (outcome === 'rejected') throw failure;
-    if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
-      run.mayHaveCreated = true;
-      run.decidableAt = Date.now() + context.listingDelayMs;
-    }
-    if (outcome === 'aborted') {
-      throw new TaskCreationOutcomeUnknownError({
+  let held: HeldPost | undefined;
+  try {
+    for (let resend = 0; ; resend++) {
+      run.stage = 'sending the POST';
+      const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
+      const attemptMs = Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs);
+      await guard?.beforeAttempt(resend > 0, attemptMs);
+      const sendOptions = run.requestOptions(options);
+      run.posts++;
+      run.posting = true;
+      let failure: unknown;
+      if (orderNumber === undefined) {
+        try {
+          return await send(context, body, sendOptions);
+        } catch (error) {
+          failure = error;
+        } finally {
+          run.posting = false;
+        }
+      } else {
+        // Held open past `attemptMs` while the listing delay runs: its late answer still decides.
+        held = holdPost(context, run, sendOptions, attemptMs, context.listingDelayMs, (sent) =>
+          send(context, body, sent),
+        );
+        const answered = await held.attempt;
+        if ('task' in answered) return answered.task;
+        failure = answered.failure;
+        if (held.open) guard?.holdingOpen();
+      }
+      const outcome: FailureOutcome = failureOutcome(failure);
+      if (outcome === 'rejected') throw failure;
+      if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
+        run.mayHaveCreated = true;
+        run.decidableAt = Date.now() + context.listingDelayMs;
+      }
+      if (outcome === 'aborted') {
+        throw new TaskCreationOutcomeUnknownError({
+          orderNumber,
+          reason: 'the caller aborted while the request was in flight',
+          cause: failure,
+          ...run.retryAfter(),
+        });
+      }
+      if (run.expired) throw run.error();
+      if (outcome === 'not-sent' || outcome === 'not-processed') {
+        if (resend >= maxRetries)
+          throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
+        const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
+        logger.warn(`Create was not processed (${nameOf(failure)}); sending it again in ${wait} ms`);
+        run.stage = 'waiting before sending the POST again';
+        await run.sleep(wait, RECONCILING_ABORTED, failure);
+        continue;
+      }
+      if (orderNumber === undefined) {
+        throw new TaskCreationOutcomeUnknownError({
+          orderNumber,
+          reason: `the POST failed with ${nameOf(failure)}`,
+          cause: failure,
+        });
+      }
+      // After the last POST allowed, waiting out the listing delay could only end in the same error.
+      const last = outcome === 'ambiguous' && resend >= maxRetries;
+      const task = await decide(
+        context,
         orderNumber,
-        reason: 'the caller aborted while the request was in flight',
-        cause: failure,
-        ...run.retryAfter(),
-      });
+        firstAttemptAt,
+        options,
+        failure,
+        run,
+        how.repeatDelivery,
+        earlier,
+        !last || held?.open === true,
+        held,
+      );
+      if (task !== undefined) {
+        logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
+        return task;
+      }
+      if (outcome === 'committed') {
+        throw new TaskCreationOutcomeUnknownError({
+          orderNumber,
+          reason: 'the answer to an accepted POST could not be used, and no task is listed',
+          cause: failure,
+          retryAfterMs: 0,
+        });
+      }
+      if (resend >= maxRetries) {
+        throw new TaskCreationOutcomeUnknownError({
+          orderNumber,
+          reason: `no task is listed after ${resend + 1} POST(s), the last failing with ${nameOf(failure)}`,
+          cause: failure,
+          ...run.retryAfter(),
+        });
+      }
+      logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
     }
-    if (run.expired) throw run.error();
-    if (outcome === 'not-sent' || outcome === 'not-processed') {
-      if (resend >= maxRetries)
-        throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
-      const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
-      logger.warn(`Create was not processed (${nameOf(failure)}); sending it again in ${wait} ms`);
-      run.stage = 'waiting before sending the POST again';
-      await run.sleep(wait, RECONCILING_ABORTED, failure);
-      continue;
-    }
-    if (orderNumber === undefined) {
-      throw new TaskCreationOutcomeUnknownError({
-        orderNumber,
-        reason: `the POST failed with ${nameOf(failure)}`,
-        cause: failure,
-      });
-    }
-    // After the last POST allowed, waiting out the listing delay could only end in the same error.
-    const last = outcome === 'ambiguous' && resend >= maxRetries;
-    const task = await decide(
-      context,
-      orderNumber,
-      firstAttemptAt,
-      options,
-      failure,
-      run,
-      how.repeatDelivery,
-      earlier,
-      !last,
-    );
-    if (task !== undefined) {
-      logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
-      return task;
-    }
-    if (outcome === 'committed') {
-      throw new TaskCreationOutcomeUnknownError({
-        orderNumber,
-        reason: 'the answer to an accepted POST could not be used, and no task is listed',
-        cause: failure,
-        retryAfterMs: 0,
-      });
-    }
-    if (resend >= maxRetries) {
-      throw new TaskCreationOutcomeUnknownError({
-        orderNumber,
-        reason: `no task is listed after ${resend + 1} POST(s), the last failing with ${nameOf(failure)}`,
-        cause: failure,
-        ...run.retryAfter(),
-      });
-    }
-    logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
+  } finally {
+    // A POST abandoned while open may still reach the service: the order is decidable only later.
+    if (held?.abandon()) run.decidableAt = Math.max(run.decidableAt ?? 0, Date.now() + context.listingDelayMs);
   }
 }
 
@@ -396,6 +416,7 @@ async function decide(
   repeatDelivery: boolean,
   earlier?: ReadonlySet<string>,
   waitForListing = true,
+  held?: HeldPost,
 ): Promise<TaskWithId | undefined> {
   const windowStart = since - context.reconciliation.windowSkewMs;
   for (;;) {
@@ -438,7 +459,10 @@ async function decide(
       });
     }
     const decidableAt = run.decidableAt ?? 0;
-    if (lookedAt >= decidableAt) return undefined;
+    if (lookedAt >= decidableAt) {
+      if (held?.abandon()) throw stillUnanswered(context, orderNumber, run, failure);
+      return undefined;
+    }
     const wait = decidableAt - Date.now();
     if (!waitForListing) return undefined;
     if (wait >= run.remaining()) {
@@ -449,6 +473,19 @@ async function decide(
         retryAfterMs: wait,
       });
     }
-    await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
+    if (held?.open !== true) {
+      await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
+      continue;
+    }
+    const late = await untilEnded(held, Math.max(0, wait), run, RECONCILING_ABORTED, failure);
+    if (late === undefined) continue;
+    if ('task' in late) {
+      context.logger.info(`Order ${orderNumber}: the POST was answered after its timeout: ${late.task.id}`);
+      return late.task;
+    }
+    if (late.abandoned) throw stillUnanswered(context, orderNumber, run, late.failure);
+    if (failureOutcome(late.failure) === 'rejected') throw late.failure;
+    // Its connection ended only now: the service may have processed it until then.
+    run.decidableAt = Math.max(decidableAt, late.at + context.listingDelayMs);
   }
 }

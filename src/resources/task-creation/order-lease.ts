@@ -48,6 +48,8 @@ const IN_FLIGHT_ALLOWANCE_MS = 250;
 const FIRST_POST_ALLOWANCE_MS = 1000;
 /** A fencing write's `until` allows this for its own answer; a slower answer (a stall) means writing again, ms. */
 const FENCE_ALLOWANCE_MS = 1000;
+/** `until` ahead of now while a POST is held open: to the next renewal, and the allowances, ms. */
+const HELD_OPEN_MS = LEASE_TTL_MS / 3 + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
 
 const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
 const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
@@ -332,12 +334,18 @@ async function holdLease(
       logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
     }
   };
-  const renew = setInterval(() => {
+  /** Renews the lease, and `until` while a POST is held open past its attempt: a taker waits for it. */
+  const extend = () => {
     if (done || lost) return;
-    write((last) => ({ ...last, leaseUntil: Date.now() + LEASE_TTL_MS })).catch((error: unknown) => {
+    write((last) => {
+      const now = Date.now();
+      const held = run.posting ? { until: Math.max(last.until ?? 0, now + HELD_OPEN_MS) } : {};
+      return { ...last, ...held, leaseUntil: now + LEASE_TTL_MS };
+    }).catch((error: unknown) => {
       logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
     });
-  }, LEASE_TTL_MS / 3);
+  };
+  const renew = setInterval(extend, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
   try {
     if (prior !== undefined && prior.ofEarlierDelivery !== true) run.mayHaveCreated = true;
@@ -345,6 +353,7 @@ async function holdLease(
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
     const guard: SendGuard = {
+      holdingOpen: extend,
       beforeAttempt: async (resend, timeoutMs = context.attemptTimeoutMs) => {
         // Read after every wait, in the same task as the POST that follows: the POST leaves only while the
         // lease is held and its whole attempt ends before `until`. A stall during a write shows here.

@@ -20,4 +20,9 @@ export interface SendGuard {
    * attempt timeout), as read when it resolves: send the POST in the same task, with no wait in between.
    */
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
+  /**
+   * The POST's attempt ended unanswered and its connection stays open (`held-post.ts`): the record's
+   * `until` is kept ahead of it, as the lease is, until `run.posting` turns false.
+   */
+  holdingOpen(): void;
 }

@@ -1,0 +1,145 @@
+/**
+ * A create's POST held open past its attempt timeout (docs/several-instances.md "Stalls"). The attempt
+ * still ends at `timeout` for the create (an `APIConnectionTimeoutError`, an unknown outcome), but the
+ * request is not aborted: a request held outside the service (a full accept queue, TCP retransmissions)
+ * or in it (a stalled process) reaches it whenever it does, aborted or not, and only an open connection
+ * still carries its answer. The create waits for that answer while it waits out `listingDelayMs`, and
+ * sends again only once the connection ended; it abandons a POST still open by then and sends nothing
+ * more (`TaskCreationOutcomeUnknownError`).
+ * @module
+ */
+import { APIConnectionTimeoutError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
+import { requestOf } from '../../core/operations.js';
+import type { RequestOptions } from '../../core/options.js';
+import { deadline } from '../../internal/abort.js';
+import type { ResourceContext } from '../../internal/context.js';
+import type { CreateDeadline } from '../../internal/create-deadline.js';
+import type { TaskWithId } from '../../schemas/task.js';
+
+/** How a held POST ended: its task, or its failure (`abandoned`: this create gave up on it while open). */
+export type PostOutcome =
+  | { readonly task: TaskWithId }
+  | { readonly failure: unknown; readonly abandoned: boolean; readonly at: number };
+
+/** A POST whose connection may outlive its attempt timeout. */
+export interface HeldPost {
+  /** The answer within the attempt timeout, or an `APIConnectionTimeoutError` failure (the POST stays open). */
+  readonly attempt: Promise<PostOutcome>;
+  /** How it ended: answered, its connection closed, or abandoned. */
+  readonly ended: Promise<PostOutcome>;
+  /** True until it ended. */
+  readonly open: boolean;
+  /**
+   * Aborts it if still open.
+   * @returns true if it was open: it may still reach the service (a resend then needs `listingDelayMs` more).
+   */
+  abandon(): boolean;
+}
+
+/**
+ * Sends `post` with `options.signal` and its own abort; `attemptMs` ends the attempt, not the request,
+ * which stays open for `holdMs` more at most (then `APIConnectionTimeoutError`, counted as abandoned).
+ * `run.posting` stays true while it is open.
+ */
+export function holdPost(
+  context: ResourceContext,
+  run: CreateDeadline,
+  options: RequestOptions,
+  attemptMs: number,
+  holdMs: number,
+  post: (options: RequestOptions) => Promise<TaskWithId>,
+): HeldPost {
+  const controller = new AbortController();
+  const outer = options.signal;
+  const follow = () => controller.abort(outer?.reason);
+  if (outer?.aborted) follow();
+  else outer?.addEventListener('abort', follow, { once: true });
+  let open = true;
+  let abandoned = false;
+  const ended = post({ ...options, signal: controller.signal, timeout: attemptMs + holdMs }).then(
+    (task): PostOutcome => ({ task }),
+    (failure: unknown): PostOutcome => ({
+      failure,
+      abandoned: abandoned || failure instanceof APIConnectionTimeoutError,
+      at: Date.now(),
+    }),
+  );
+  void ended.then(() => {
+    open = false;
+    run.posting = false;
+    outer?.removeEventListener('abort', follow);
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const attempt = Promise.race([
+    ended,
+    new Promise<PostOutcome>((resolve) => {
+      timer = setTimeout(() => {
+        const { path, method } = requestOf('tasks.create');
+        const url = context.redactor.text(new URL(path, context.transport.baseUrl).href);
+        resolve({
+          failure: new APIConnectionTimeoutError({ method, url, attempts: 1, timeoutMs: attemptMs }),
+          abandoned: false,
+          at: Date.now(),
+        });
+      }, attemptMs);
+    }),
+  ]);
+  void attempt.then(() => clearTimeout(timer));
+  return {
+    attempt,
+    ended,
+    get open() {
+      return open;
+    },
+    abandon() {
+      if (!open) return false;
+      abandoned = true;
+      controller.abort();
+      return true;
+    },
+  };
+}
+
+/**
+ * Waits `ms` or until `held` ended, whichever is first: how it ended, or `undefined` after `ms`.
+ * @throws what {@link CreateDeadline.sleep} throws when the create's deadline passes or its callers left.
+ */
+export async function untilEnded(
+  held: HeldPost,
+  ms: number,
+  run: CreateDeadline,
+  reason: string,
+  cause: unknown,
+): Promise<PostOutcome | undefined> {
+  const limit = deadline(ms, 'attempt', run.signal);
+  let outcome: PostOutcome | undefined;
+  try {
+    outcome = await Promise.race([
+      held.ended,
+      new Promise<undefined>((resolve) => {
+        if (limit.signal.aborted) resolve(undefined);
+        else limit.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      }),
+    ]);
+  } finally {
+    limit.clear();
+  }
+  if (outcome === undefined && run.signal.aborted) await run.sleep(0, reason, cause);
+  return outcome;
+}
+
+/** A POST still open when the order became decidable, now abandoned: it may still create the task. */
+export function stillUnanswered(
+  context: ResourceContext,
+  orderNumber: string,
+  run: CreateDeadline,
+  cause: unknown,
+): TaskCreationOutcomeUnknownError {
+  run.decidableAt = Math.max(run.decidableAt ?? 0, Date.now() + context.listingDelayMs);
+  return new TaskCreationOutcomeUnknownError({
+    orderNumber,
+    reason: `its POST was still unanswered ${context.listingDelayMs} ms (listingDelayMs) after its timeout, its connection open: abandoned now, it may still create the task; nothing was sent again`,
+    cause,
+    ...run.retryAfter(),
+  });
+}

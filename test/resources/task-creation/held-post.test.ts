@@ -1,0 +1,113 @@
+/**
+ * A create's POST that outlives its attempt timeout (src/resources/task-creation/held-post.ts;
+ * docs/several-instances.md "Stalls"): a service that holds a request (queued in it, or before it in a
+ * full accept queue) serves it whenever it does, whether its client is still there or not. The request
+ * stays open: its late answer decides, and nothing is sent again while it may still arrive. The service
+ * is a real node:http server on 127.0.0.1 that holds the first POST before passing it to the mock, and
+ * serves it even when its client has gone.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ClientOptions, memoryStore, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
+import {
+  type HostileHandler,
+  type HostileServer,
+  hostileClient,
+  startHostileServer,
+} from '../../support/hostile-server.js';
+import { orderParams } from '../../support/mock-service.js';
+
+const TIMEOUT_MS = 500;
+
+let hostile: HostileServer;
+beforeAll(async () => {
+  hostile = await startHostileServer();
+});
+beforeEach(() => hostile.mock.reset());
+afterAll(() => hostile.close());
+
+const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+const postsFor = (orderNumber: string) =>
+  hostile.mock
+    .requestsFor('tasks.create')
+    .filter((request) => (request.body as { orderNumber?: string }).orderNumber === orderNumber);
+
+/** Holds the first POST `holdMs` before serving it (to a client still there, or to nobody); the rest pass. */
+function holdingFirstPost(holdMs: number): { handler: HostileHandler; served: Promise<void> } {
+  let held = false;
+  let served: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    served = resolve;
+  });
+  const handler: HostileHandler = async (request, response, { forward }) => {
+    const first = request.method === 'POST' && !held;
+    if (first) {
+      held = true;
+      await sleep(holdMs);
+    }
+    const answer = await forward();
+    if (first) served();
+    if (response.destroyed || response.writableEnded) return;
+    response.writeHead(answer.status, Object.fromEntries(answer.headers));
+    response.end(answer.body);
+  };
+  return { handler, served: done };
+}
+
+const client = (overrides: ClientOptions = {}) =>
+  hostileClient(hostile, { timeout: TIMEOUT_MS, store: memoryStore(), ...overrides });
+
+describe('a create whose POST outlives its attempt timeout', () => {
+  it('takes the answer that comes after the timeout, before the listing delay ends, and sends once', async () => {
+    const listingDelayMs = 4000;
+    const { handler } = holdingFirstPost(1500);
+    hostile.use(handler);
+    const startedAt = Date.now();
+    const task = await client({ listingDelayMs }).tasks.create(orderParams('HELD-1'), { lookupFirst: false });
+    const elapsed = Date.now() - startedAt;
+    expect(postsFor('HELD-1')).toHaveLength(1);
+    expect(tasksFor('HELD-1').map((created) => created.id)).toEqual([task.id]);
+    // Aborted at its timeout, the POST would be decided only by the lookup at the end of the listing delay.
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + listingDelayMs - 1000);
+  }, 20_000);
+
+  it('sends nothing again while its POST is still open when the listing delay ends: one task, found later', async () => {
+    const listingDelayMs = 1000;
+    // Served after the attempt timeout and the listing delay: a resend then would make a second task.
+    const { handler, served } = holdingFirstPost(TIMEOUT_MS + listingDelayMs + 1000);
+    hostile.use(handler);
+    const sdk = client({ listingDelayMs });
+    const first = await sdk.tasks
+      .create(orderParams('HELD-2'), { lookupFirst: false })
+      .catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((first as TaskCreationOutcomeUnknownError).message).toMatch(/still unanswered/);
+    expect(postsFor('HELD-2')).toHaveLength(0);
+    await served;
+    expect(tasksFor('HELD-2')).toHaveLength(1);
+    // The caller creates again after retryAfterMs, as the README says: the order is looked up, not sent.
+    await sleep((first as TaskCreationOutcomeUnknownError).retryAfterMs ?? 0);
+    const again = await sdk.tasks.create(orderParams('HELD-2'));
+    expect(postsFor('HELD-2')).toHaveLength(1);
+    expect(tasksFor('HELD-2').map((created) => created.id)).toEqual([again.id]);
+  }, 20_000);
+
+  it('sends again once the service closed the held connection and the listing delay passed with nothing listed', async () => {
+    const listingDelayMs = 800;
+    let closed = false;
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST' && !closed) {
+        closed = true;
+        await sleep(TIMEOUT_MS + 300);
+        request.socket.destroy();
+        return;
+      }
+      const answer = await forward();
+      response.writeHead(answer.status, Object.fromEntries(answer.headers));
+      response.end(answer.body);
+    });
+    const task = await client({ listingDelayMs }).tasks.create(orderParams('HELD-3'), { lookupFirst: false });
+    expect(postsFor('HELD-3')).toHaveLength(1);
+    expect(tasksFor('HELD-3').map((created) => created.id)).toEqual([task.id]);
+  }, 20_000);
+});
