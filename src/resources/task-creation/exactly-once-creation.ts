@@ -312,7 +312,10 @@ async function createOnce(
         const answered = await held.attempt;
         if ('task' in answered) return answered.task;
         failure = answered.failure;
-        if (held.open) guard?.holdingOpen();
+        if (held.open) {
+          const open = held;
+          guard?.holdingOpen(() => open.abandon());
+        }
       }
       const outcome: FailureOutcome = failureOutcome(failure);
       if (outcome === 'rejected') throw failure;

@@ -334,6 +334,20 @@ async function holdLease(
       logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
     }
   };
+  // A POST held open past its attempt is abandoned once the record no longer covers it (renewals failed).
+  let abandonHeld: (() => void) | undefined;
+  let uncovered: ReturnType<typeof setTimeout> | undefined;
+  const watchCover = () => {
+    clearTimeout(uncovered);
+    if (abandonHeld === undefined || !run.posting || done) return;
+    uncovered = setTimeout(
+      () => {
+        if (run.posting) abandonHeld?.();
+      },
+      (record.until ?? 0) - IN_FLIGHT_ALLOWANCE_MS - Date.now(),
+    );
+    (uncovered as { unref?: () => void }).unref?.();
+  };
   /** Renews the lease, and `until` while a POST is held open past its attempt: a taker waits for it. */
   const extend = () => {
     if (done || lost) return;
@@ -341,7 +355,7 @@ async function holdLease(
       const now = Date.now();
       const held = run.posting ? { until: Math.max(last.until ?? 0, now + HELD_OPEN_MS) } : {};
       return { ...last, ...held, leaseUntil: now + LEASE_TTL_MS };
-    }).catch((error: unknown) => {
+    }).then(watchCover, (error: unknown) => {
       logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
     });
   };
@@ -353,7 +367,11 @@ async function holdLease(
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
     const guard: SendGuard = {
-      holdingOpen: extend,
+      holdingOpen: (abandon) => {
+        abandonHeld = abandon;
+        watchCover();
+        extend();
+      },
       beforeAttempt: async (resend, timeoutMs = context.attemptTimeoutMs) => {
         // Read after every wait, in the same task as the POST that follows: the POST leaves only while the
         // lease is held and its whole attempt ends before `until`. A stall during a write shows here.
@@ -402,6 +420,7 @@ async function holdLease(
     return task;
   } finally {
     clearInterval(renew);
+    clearTimeout(uncovered);
     if (!done) {
       // Let go without an outcome: still `sending`, not held, so the next create takes it over and looks first.
       done = true;

@@ -22,7 +22,8 @@ export interface SendGuard {
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
   /**
    * The POST's attempt ended unanswered and its connection stays open (`held-post.ts`): the record's
-   * `until` is kept ahead of it, as the lease is, until `run.posting` turns false.
+   * `until` is kept ahead of it, as the lease is, until `run.posting` turns false; `abandon` is called
+   * once the record, its renewals failing, no longer covers it.
    */
-  holdingOpen(): void;
+  holdingOpen(abandon: () => void): void;
 }

@@ -8,7 +8,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientOptions, memoryStore, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
+import {
+  type ClientOptions,
+  type DeliveryStore,
+  memoryStore,
+  TaskCreationOutcomeUnknownError,
+} from '../../../src/index.js';
 import {
   type HostileHandler,
   type HostileServer,
@@ -109,5 +114,44 @@ describe('a create whose POST outlives its attempt timeout', () => {
     const task = await client({ listingDelayMs }).tasks.create(orderParams('HELD-3'), { lookupFirst: false });
     expect(postsFor('HELD-3')).toHaveLength(1);
     expect(tasksFor('HELD-3').map((created) => created.id)).toEqual([task.id]);
+  }, 20_000);
+
+  it('abandons its held POST once the order record no longer covers it (the store stopped taking writes)', async () => {
+    const listingDelayMs = 6000;
+    const inner = memoryStore();
+    let failing = false;
+    const store: DeliveryStore = {
+      get: (key) => inner.get(key),
+      setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
+      delete: (key, expected) => inner.delete(key, expected),
+      compareAndSet: (key, expected, value, ttlMs) =>
+        failing ? Promise.reject(new Error('the store is down')) : inner.compareAndSet(key, expected, value, ttlMs),
+    };
+    let closedAt = 0;
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method !== 'POST') {
+        const answer = await forward();
+        response.writeHead(answer.status, Object.fromEntries(answer.headers));
+        response.end(answer.body);
+        return;
+      }
+      // The POST arrives, then the store stops: the holder can no longer keep `until` ahead of it.
+      failing = true;
+      response.on('close', () => {
+        closedAt = Date.now();
+      });
+    });
+    const sdk = client({ listingDelayMs, store, storeTimeoutMs: 200 });
+    const startedAt = Date.now();
+    const error = await sdk.tasks
+      .create(orderParams('HELD-4'), { lookupFirst: false })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).message).toMatch(/still unanswered/);
+    for (let waited = 0; closedAt === 0 && waited < 2000; waited += 20) await sleep(20);
+    // Covered to the end of its attempt plus 1.25 s, not to the end of the listing delay.
+    expect(closedAt - startedAt).toBeGreaterThan(TIMEOUT_MS);
+    expect(closedAt - startedAt).toBeLessThan(TIMEOUT_MS + listingDelayMs - 2000);
+    expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(0);
   }, 20_000);
 });
