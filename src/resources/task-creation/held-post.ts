@@ -124,7 +124,8 @@ export async function untilEnded(
   } finally {
     limit.clear();
   }
-  if (outcome === undefined && run.signal.aborted) await run.sleep(0, reason, cause);
+  // Its callers left or the deadline passed: that is the outcome, unless the task came with it.
+  if (run.signal.aborted && (outcome === undefined || !('task' in outcome))) await run.sleep(0, reason, cause);
   return outcome;
 }
 

@@ -6,6 +6,7 @@
  * is a real node:http server on 127.0.0.1 that holds the first POST before passing it to the mock, and
  * serves it even when its client has gone.
  */
+import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +16,7 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../../../src/index.js';
 import {
+  type Forwarded,
   type HostileHandler,
   type HostileServer,
   hostileClient,
@@ -36,6 +38,13 @@ const postsFor = (orderNumber: string) =>
   hostile.mock
     .requestsFor('tasks.create')
     .filter((request) => (request.body as { orderNumber?: string }).orderNumber === orderNumber);
+
+/** Serves a request as the mock answers it. */
+const passOn = async (response: ServerResponse, forward: () => Promise<Forwarded>): Promise<void> => {
+  const answer = await forward();
+  response.writeHead(answer.status, Object.fromEntries(answer.headers));
+  response.end(answer.body);
+};
 
 /** Holds the first POST `holdMs` before serving it (to a client still there, or to nobody); the rest pass. */
 function holdingFirstPost(holdMs: number): { handler: HostileHandler; served: Promise<void> } {
@@ -107,9 +116,7 @@ describe('a create whose POST outlives its attempt timeout', () => {
         request.socket.destroy();
         return;
       }
-      const answer = await forward();
-      response.writeHead(answer.status, Object.fromEntries(answer.headers));
-      response.end(answer.body);
+      await passOn(response, forward);
     });
     const task = await client({ listingDelayMs }).tasks.create(orderParams('HELD-3'), { lookupFirst: false });
     expect(postsFor('HELD-3')).toHaveLength(1);
@@ -129,12 +136,7 @@ describe('a create whose POST outlives its attempt timeout', () => {
     };
     let closedAt = 0;
     hostile.use(async (request, response, { forward }) => {
-      if (request.method !== 'POST') {
-        const answer = await forward();
-        response.writeHead(answer.status, Object.fromEntries(answer.headers));
-        response.end(answer.body);
-        return;
-      }
+      if (request.method !== 'POST') return passOn(response, forward);
       // The POST arrives, then the store stops: the holder can no longer keep `until` ahead of it.
       failing = true;
       response.on('close', () => {
@@ -153,5 +155,26 @@ describe('a create whose POST outlives its attempt timeout', () => {
     expect(closedAt - startedAt).toBeGreaterThan(TIMEOUT_MS);
     expect(closedAt - startedAt).toBeLessThan(TIMEOUT_MS + listingDelayMs - 2000);
     expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(0);
+  }, 20_000);
+
+  it('ends, and closes its held POST, when its caller aborts while waiting for the late answer', async () => {
+    let closedAt = 0;
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method !== 'POST') return passOn(response, forward);
+      response.on('close', () => {
+        closedAt = Date.now();
+      });
+    });
+    const controller = new AbortController();
+    const startedAt = Date.now();
+    setTimeout(() => controller.abort(), TIMEOUT_MS + 500);
+    const error = await client({ listingDelayMs: 5000 })
+      .tasks.create(orderParams('HELD-5'), { lookupFirst: false, signal: controller.signal })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as Error).message).toMatch(/aborted/);
+    for (let waited = 0; closedAt === 0 && waited < 2000; waited += 20) await sleep(20);
+    expect(closedAt - startedAt).toBeGreaterThan(TIMEOUT_MS);
+    expect(closedAt - startedAt).toBeLessThan(TIMEOUT_MS + 2000);
   }, 20_000);
 });
