@@ -295,6 +295,9 @@ async function createOnce(
       const sendOptions = run.requestOptions(options);
       run.posts++;
       run.posting = true;
+      // Until it ends: the deadline's error then says when a retry can decide, not "at once".
+      const decidableBefore = run.decidableAt;
+      run.decidableAt = Math.max(run.decidableAt ?? 0, Date.now() + attemptMs + context.listingDelayMs);
       let failure: unknown;
       if (orderNumber === undefined) {
         try {
@@ -322,7 +325,7 @@ async function createOnce(
       if (outcome === 'ambiguous' || outcome === 'committed' || outcome === 'aborted') {
         run.mayHaveCreated = true;
         run.decidableAt = Date.now() + context.listingDelayMs;
-      }
+      } else run.decidableAt = decidableBefore;
       if (outcome === 'aborted') {
         throw new TaskCreationOutcomeUnknownError({
           orderNumber,

@@ -177,4 +177,17 @@ describe('a create whose POST outlives its attempt timeout', () => {
     expect(closedAt - startedAt).toBeGreaterThan(TIMEOUT_MS);
     expect(closedAt - startedAt).toBeLessThan(TIMEOUT_MS + 2000);
   }, 20_000);
+
+  it('says when a retry can decide when its deadline passes while its first POST is still in its attempt', async () => {
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method !== 'POST') await passOn(response, forward);
+    });
+    const listingDelayMs = 1000;
+    const error = await client({ listingDelayMs, timeout: 2000 })
+      .tasks.create(orderParams('HELD-6'), { lookupFirst: false, totalTimeout: 500 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    // Its attempt ends with the deadline; the task may be listed a listing delay after that: not "at once".
+    expect((error as TaskCreationOutcomeUnknownError).retryAfterMs).toBeGreaterThan(listingDelayMs - 100);
+  }, 20_000);
 });

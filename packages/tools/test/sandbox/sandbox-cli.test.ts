@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { MOCK_DEFAULTS } from 'delivery-task-sdk/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CAN_SEE_PROCESSES, commandLineOf, descendantsOf, survivorsAfter } from '../../../../test/support/processes.js';
+import { CLI_PROCESS_TEST_TIMEOUT_MS } from '../support/cli.js';
 import {
   killAllSandboxes,
   runCli,
@@ -63,7 +64,7 @@ function connectionRefused(port: number): Promise<boolean> {
 
 const portOf = (sandbox: SandboxProcess): number => Number(new URL(sandbox.baseUrl).port);
 
-describe('delivery-task sandbox options', () => {
+describe('delivery-task sandbox options', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   it('exits 2 with one readable line on stderr for each bad option', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--port', 'abc'], /--port must be an integer from 0 to 65535, got "abc"/],
@@ -187,7 +188,7 @@ describe('delivery-task sandbox options', () => {
   });
 });
 
-describe('delivery-task sandbox stopping', () => {
+describe('delivery-task sandbox stopping', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`stops on ${signal}: ends an idle keep-alive connection, exits 0 and closes the port`, async () => {
       const sandbox = await startSandboxProcess();
@@ -242,7 +243,7 @@ describe('delivery-task sandbox stopping', () => {
   });
 });
 
-describe('delivery-task sandbox --auto-advance', () => {
+describe('delivery-task sandbox --auto-advance', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   it('moves a new task along the delivery path to delivered on its own, with a webhook for each change', async () => {
     const receiver = await startWebhookReceiver();
     const sandbox = await startSandboxProcess(['--auto-advance', '40', '--webhook-url', receiver.url]);
@@ -314,7 +315,7 @@ describe('delivery-task sandbox --auto-advance', () => {
   });
 });
 
-describe('delivery-task sandbox --seed', () => {
+describe('delivery-task sandbox --seed', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
   const hawalli = { name: 'Hawalli', latitude: 29.3328, longitude: 48.0286, address: 'Tunis Street, Hawalli' };
   const seed = {
     branches: [hawalli, 'Farwaniya'],
