@@ -18,7 +18,7 @@
  *
  * A create's cost through each store is `npm run bench:shared` (bench/shared-state.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -30,6 +30,7 @@ import { createWebhookHandler, type WebhookInbox } from '../src/webhooks/index.j
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import type { DrainWorkerConfig } from './support/drain-worker.js';
+import { type ReadyWorker, startReadyWorker } from './support/ready-worker.js';
 
 const WEBHOOKS = 2000;
 const WARMUP = 300;
@@ -73,46 +74,9 @@ const DRAIN_TASKS = 1000;
 const DRAIN_EVENTS = DRAIN_TASKS * (DRAIN_STATUSES.length + 1);
 
 /** One drain worker process (bench/support/drain-worker.ts), connected and waiting for the start line. */
-interface DrainWorker {
-  child: ChildProcess;
-  stats: Promise<string>;
-}
-
-function startDrainWorker(config: DrainWorkerConfig): Promise<DrainWorker> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env.DRAIN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.DRAIN_PROFILE] : []),
-      '--import',
-      'tsx',
-      'bench/support/drain-worker.ts',
-      JSON.stringify(config),
-    ],
-    {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2000);
-  });
-  let stdout = '';
-  let resolveStats: (line: string) => void = () => {};
-  const stats = new Promise<string>((resolve) => {
-    resolveStats = resolve;
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('READY\n')) resolve({ child, stats });
-      const last = /\{.*\}\n/.exec(stdout);
-      if (last) resolveStats(last[0].trim());
-    });
-    child.once('exit', (code, signal) => {
-      reject(new Error(`drain worker ended with ${signal ?? code}: ${stderr}`));
-      resolveStats(`ended with ${signal ?? code}: ${stderr}`);
-    });
-  });
+function startDrainWorker(config: DrainWorkerConfig): Promise<ReadyWorker> {
+  const profile = process.env.DRAIN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.DRAIN_PROFILE] : [];
+  return startReadyWorker('bench/support/drain-worker.ts', config, profile);
 }
 
 /**
