@@ -205,7 +205,9 @@ async function retriedAfter(sdk: DeliveryClient, ended: unknown, orderNumber: st
   seen.length = 0;
   const task = await sdk.tasks.create(orderParams(orderNumber));
   expect(task.orderNumber).toBe(orderNumber);
-  expect(seen).toEqual(['GET /rest/tasks', 'POST /rest/tasks']);
+  // A lookup first, one POST; a POST answered after its attempt timeout (a loaded machine) is looked up again.
+  expect(seen[0]).toBe('GET /rest/tasks');
+  expect(seen.filter((request) => request === 'POST /rest/tasks')).toHaveLength(1);
   expect(tasksFor(orderNumber)).toHaveLength(1);
 }
 
