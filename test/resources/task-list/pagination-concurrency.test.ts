@@ -417,7 +417,9 @@ describe('tasks.list iteration: stopping', () => {
 
   it('throws PaginationLimitError after maxPages, having requested no page past the cap', async () => {
     const server = await startPageServer(1000);
-    server.answer = () => ({ delayMs: 20 });
+    // Pages held 200 ms, so pages 2–5 overlap at the server even from a client slowed by a busy machine
+    // (at 20 ms, one run with both cores busy saw at most 3 in flight).
+    server.answer = () => ({ delayMs: 200 });
     const ids: string[] = [];
     const error = await (async () => {
       for await (const task of clientOf(server).tasks.list({}, { maxPages: 5 })) ids.push(task.id ?? '');
