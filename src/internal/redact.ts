@@ -11,7 +11,8 @@
  * corrupt ids, keys and JSON, so it is removed where it is a credential only. Not covered: double
  * encodings (`%252B`), HTML entities.
  */
-import { type DeliveryError, isAPIUserAbortError, isDeliveryError } from '../core/errors.js';
+import { hasKind } from '../core/errors/kinds.js';
+import type { DeliveryError } from '../core/errors.js';
 
 /** Placeholder written where a secret was. */
 export const REDACTED = '[redacted]';
@@ -273,7 +274,10 @@ export class Redactor {
   error<T extends DeliveryError>(error: T): T;
   error(error: unknown): unknown;
   error(error: unknown): unknown {
-    if (isErrorLike(error)) return isDeliveryError(error) ? this.#scrubInPlace(error, 0) : this.#copyError(error, 0);
+    // By the kind chain `instanceof` reads, not the classes: ./postgres's CommonJS build bundles this module
+    // and carries no copy of them.
+    if (isErrorLike(error))
+      return hasKind(error, 'DeliveryError') ? this.#scrubInPlace(error, 0) : this.#copyError(error, 0);
     return this.value(error);
   }
 
@@ -297,13 +301,13 @@ export class Redactor {
   #link(value: unknown, depth: number): unknown {
     if (depth > MAX_CAUSE_DEPTH) return new Error(`Cause chain cut after ${MAX_CAUSE_DEPTH} levels`);
     if (isErrorLike(value))
-      return isDeliveryError(value) ? this.#scrubInPlace(value, depth) : this.#copyError(value, depth);
+      return hasKind(value, 'DeliveryError') ? this.#scrubInPlace(value, depth) : this.#copyError(value, depth);
     return this.value(value);
   }
 
   #scrubInPlace<T extends Error>(error: T, depth: number): T {
     // The cause of an abort is the caller's own `signal.reason`: kept as is, so `cause === reason` holds.
-    const keepCause = isAPIUserAbortError(error);
+    const keepCause = hasKind(error, 'APIUserAbortError');
     for (const key of Object.getOwnPropertyNames(error)) {
       const descriptor = Object.getOwnPropertyDescriptor(error, key);
       if (descriptor === undefined || !descriptor.configurable || (key === 'cause' && keepCause)) continue;

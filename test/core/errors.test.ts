@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type * as Sdk from '../../src/index.js';
 import {
   APIError,
   AuthenticationError,
@@ -9,12 +10,6 @@ import {
   DeliveryError,
   InsufficientBalanceError,
   InternalServerError,
-  isAPIError,
-  isDeliveryError,
-  isInsufficientBalanceError,
-  isRequestValidationError,
-  isResponseTooLargeError,
-  isWebhookEventTimeoutError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
@@ -125,19 +120,73 @@ describe('status → error class', () => {
   });
 });
 
-describe('type guards', () => {
-  it('recognise SDK errors by brand and name, also from another realm', () => {
-    const error = new RequestValidationError('tasks.create', [{ path: 'orderNumber', message: 'bad', code: 'custom' }]);
-    expect(isDeliveryError(error)).toBe(true);
-    expect(isRequestValidationError(error)).toBe(true);
-    expect(isAPIError(error)).toBe(false);
-    // A structural copy (as from another copy of the SDK) carries the same brand.
-    const foreign = Object.assign(Object.create(null), { name: 'InsufficientBalanceError' });
-    Object.defineProperty(foreign, Symbol.for('delivery-task-sdk.error'), { value: true });
-    expect(isInsufficientBalanceError(foreign)).toBe(true);
-    expect(isAPIError(foreign)).toBe(true);
-    expect(isDeliveryError(new Error('plain'))).toBe(false);
-    expect(isDeliveryError({ name: 'APIError' })).toBe(false);
+describe('instanceof across copies of the SDK', () => {
+  it('matches an error of another copy of the modules by its kind chain, class by class', async () => {
+    vi.resetModules();
+    const other = (await import('../../src/index.js')) as typeof Sdk;
+    expect(other.InsufficientBalanceError).not.toBe(InsufficientBalanceError);
+    const error = new other.RequestValidationError('tasks.create', [
+      { path: 'orderNumber', message: 'bad', code: 'custom' },
+    ]);
+    expect(Object.getPrototypeOf(error)).not.toBe(RequestValidationError.prototype);
+    expect(error instanceof DeliveryError).toBe(true);
+    expect(error instanceof RequestValidationError).toBe(true);
+    expect(error instanceof APIError).toBe(false);
+    const lowBalance = other.APIError.generate({
+      status: 402,
+      headers: new Headers(),
+      body: undefined,
+      method: 'POST',
+      url: 'https://delivery.test/rest/tasks',
+      operation: 'tasks.create',
+    });
+    expect(lowBalance.name).toBe('InsufficientBalanceError');
+    expect(lowBalance instanceof InsufficientBalanceError).toBe(true);
+    expect(lowBalance instanceof APIError).toBe(true);
+    expect(lowBalance instanceof NotFoundError).toBe(false);
+    const mine = new ConflictError({ status: 409, headers: new Headers(), body: undefined, method: 'GET', url: 'x' });
+    expect(mine instanceof other.ConflictError && mine instanceof other.APIError).toBe(true);
+    expect(mine instanceof other.RateLimitError).toBe(false);
+    expect(new Error('plain') instanceof DeliveryError).toBe(false);
+    expect({ name: 'APIError' } instanceof APIError).toBe(false);
+  });
+
+  it('matches an error of 0.1.0, which carries the brand alone, by the names of its class chain', () => {
+    const brand = Symbol.for('delivery-task-sdk.error');
+    // 0.1.0's classes: the brand set in the base constructor, each `name` a field of its class.
+    class OldDeliveryError extends Error {
+      override name = 'DeliveryError';
+      constructor(message: string) {
+        super(message);
+        Object.defineProperty(this, brand, { value: true, enumerable: false });
+      }
+    }
+    class OldAPIError extends OldDeliveryError {
+      override name = 'APIError';
+    }
+    class OldInsufficientBalanceError extends OldAPIError {
+      override name = 'InsufficientBalanceError';
+    }
+    for (const [errorClass, className] of [
+      [OldDeliveryError, 'DeliveryError'],
+      [OldAPIError, 'APIError'],
+      [OldInsufficientBalanceError, 'InsufficientBalanceError'],
+    ] as const) {
+      Object.defineProperty(errorClass, 'name', { value: className });
+    }
+    const old = new OldInsufficientBalanceError('Payment required');
+    expect(old instanceof InsufficientBalanceError).toBe(true);
+    expect(old instanceof APIError).toBe(true);
+    expect(old instanceof DeliveryError).toBe(true);
+    expect(old instanceof NotFoundError).toBe(false);
+    expect(new OldAPIError('x') instanceof InsufficientBalanceError).toBe(false);
+    // Class names renamed by a bundler: the error's own `name` still tells its class.
+    const renamed = Object.assign(Object.create(null), { name: 'NotFoundError' });
+    Object.defineProperty(renamed, brand, { value: true });
+    expect(renamed instanceof NotFoundError && renamed instanceof DeliveryError).toBe(true);
+    expect(renamed instanceof RateLimitError).toBe(false);
+    // Without the brand, a name or a class chain proves nothing.
+    expect(Object.assign(new Error('x'), { name: 'NotFoundError' }) instanceof NotFoundError).toBe(false);
   });
 
   it('recognise the size-cap and onEvent-timeout errors, whose messages name the bound', () => {
@@ -147,18 +196,18 @@ describe('type guards', () => {
       status: 200,
       maxBytes: 1024,
     });
-    expect(isResponseTooLargeError(tooLarge) && isDeliveryError(tooLarge)).toBe(true);
-    expect(isAPIError(tooLarge)).toBe(false);
+    expect(tooLarge instanceof ResponseTooLargeError && tooLarge instanceof DeliveryError).toBe(true);
+    expect(tooLarge instanceof APIError).toBe(false);
     expect(tooLarge.message).toBe(
       'Response too large: GET /rest/tasks/abc (200) sent more than 1024 bytes; reading stopped',
     );
     const timedOut = new WebhookEventTimeoutError({ taskId: 't1', kind: 'delivered', timeoutMs: 30_000 });
-    expect(isWebhookEventTimeoutError(timedOut)).toBe(true);
-    expect(isResponseTooLargeError(timedOut)).toBe(false);
+    expect(timedOut instanceof WebhookEventTimeoutError).toBe(true);
+    expect(timedOut instanceof ResponseTooLargeError).toBe(false);
     expect(timedOut.message).toContain('within 30000 ms');
   });
 
-  it('are usable from a client error', async () => {
+  it('narrows a client error', async () => {
     const error = await new DeliveryClient({
       apiKey: 'k',
       sellerId: 's',
@@ -167,6 +216,6 @@ describe('type guards', () => {
     }).wallet
       .retrieveBalance()
       .catch((caught: unknown) => caught);
-    expect(isAPIError(error) && error.status).toBe(401);
+    expect(error instanceof APIError && error.status).toBe(401);
   });
 });

@@ -6,27 +6,29 @@ import type {
   APIUserAbortError,
   AuthenticationError,
   BadRequestError,
-  ConfigurationError,
   ConflictError,
-  DeliveryError,
-  DuplicateTaskError,
   InsufficientBalanceError,
   InternalServerError,
   NotFoundError,
-  PaginationLimitError,
   PermissionDeniedError,
   RateLimitError,
+  UnprocessableEntityError,
+} from './api-errors.js';
+import type {
+  ConfigurationError,
+  DeliveryError,
+  DuplicateTaskError,
+  PaginationLimitError,
   RequestValidationError,
   ResponseTooLargeError,
   ResponseValidationError,
   StatusWaitTimeoutError,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
-  UnprocessableEntityError,
   WebhookEventTimeoutError,
   WebhookPayloadError,
 } from './classes.js';
-import { isKind } from './kinds.js';
+import { hasKind as isKind } from './kinds.js';
 
 /** True for any SDK error, also across realms (another copy of the SDK, a worker). */
 export const isDeliveryError = (error: unknown): error is DeliveryError => isKind(error, 'DeliveryError');
