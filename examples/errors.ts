@@ -2,10 +2,10 @@
  * Handling errors (`npx tsx examples/errors.ts`): each failure is a typed DeliveryError subclass.
  */
 import {
+  APIConnectionError,
+  APIError,
   DeliveryClient,
   InsufficientBalanceError,
-  isAPIConnectionError,
-  isAPIError,
   NotFoundError,
   RequestValidationError,
 } from 'delivery-task-sdk';
@@ -46,8 +46,8 @@ async function main(): Promise<void> {
     // The service is down: reads are retried, then a typed error.
     mock.inject({ operation: 'wallet.retrieveBalance', kind: 'network-error', times: 3 });
     await client.wallet.retrieveBalance().catch((error: unknown) => {
-      if (isAPIConnectionError(error)) console.log(`${error.name} after ${error.attempts} attempts`);
-      else if (isAPIError(error)) console.log(`${error.name} ${error.status}`);
+      if (error instanceof APIConnectionError) console.log(`${error.name} after ${error.attempts} attempts`);
+      else if (error instanceof APIError) console.log(`${error.name} ${error.status}`);
       else throw error;
     });
   } finally {

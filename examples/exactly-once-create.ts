@@ -5,7 +5,7 @@
  * idempotency keys. The SDK looks the order number up instead of sending the create again, and returns
  * the task that was stored: one task, one fee.
  */
-import { DeliveryClient, isTaskCreationOutcomeUnknownError, kwd } from 'delivery-task-sdk';
+import { DeliveryClient, kwd, TaskCreationOutcomeUnknownError } from 'delivery-task-sdk';
 import { createMockDeliveryService } from 'delivery-task-sdk/testing';
 
 async function main(): Promise<void> {
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
         deliveryLocation: { latitude: 29.3, longitude: 48 },
       });
     } catch (error) {
-      if (!isTaskCreationOutcomeUnknownError(error)) throw error;
+      if (!(error instanceof TaskCreationOutcomeUnknownError)) throw error;
       console.log(`Without an orderNumber: ${error.name}: ${error.message}`);
     }
   } finally {

@@ -6,7 +6,7 @@
  * or DELIVERY_QUICKSTART_LIVE=1 allows the paid ones (25 tasks, each a delivery fee, and a top-up link).
  * Otherwise it starts the embedded mock of the service in this process (msw) and runs every step.
  */
-import { DeliveryClient, isDeliveryError, kwd, type Task } from 'delivery-task-sdk';
+import { DeliveryClient, DeliveryError, kwd, type Task } from 'delivery-task-sdk';
 import { createMockDeliveryService } from 'delivery-task-sdk/testing';
 
 const KUWAIT_CITY = { latitude: 29.3759, longitude: 47.9774 };
@@ -107,6 +107,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(isDeliveryError(error) ? `${error.name}: ${error.message}` : error);
+  console.error(error instanceof DeliveryError ? `${error.name}: ${error.message}` : error);
   process.exitCode = 1;
 });

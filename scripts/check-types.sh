@@ -27,7 +27,6 @@ cat > consumer.mts <<'TS'
 import {
   DeliveryClient,
   DeliveryError,
-  isNotFoundError,
   kwd as kwdFromMain,
   NotFoundError,
   type ClientOptions,
@@ -42,7 +41,7 @@ export async function retrieve(id: string): Promise<string | undefined> {
     return (await client.tasks.retrieve(id)).id;
   } catch (error) {
     if (error instanceof NotFoundError) return `${error.status}`;
-    if (isNotFoundError(error) || error instanceof DeliveryError) return error.message;
+    if (error instanceof DeliveryError) return `${error.name}: ${error.message}`;
     throw error;
   }
 }

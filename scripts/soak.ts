@@ -15,10 +15,10 @@
 import fc from 'fast-check';
 import {
   DeliveryClient,
-  isDeliveryError,
-  isTaskCreationOutcomeUnknownError,
+  DeliveryError,
   type Logger,
   type Task,
+  TaskCreationOutcomeUnknownError,
 } from '../src/index.js';
 import { createMockDeliveryService, type MockFault, startMockHttpServer } from '../src/testing.js';
 import { runProcessSoak } from './soak-processes.js';
@@ -150,10 +150,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           report.lostOrders++;
           report.problems.push(`${orderNumber}: the SDK returned ${created.id}, which the service does not have`);
         }
-      } else if (isTaskCreationOutcomeUnknownError(failure)) {
+      } else if (failure instanceof TaskCreationOutcomeUnknownError) {
         increment(report.outcomes, `outcome unknown (task ${tasks.length > 0 ? 'exists' : 'absent'})`);
       } else {
-        const name = isDeliveryError(failure) ? failure.name : String(failure);
+        const name = failure instanceof DeliveryError ? failure.name : String(failure);
         increment(report.outcomes, `error: ${name}`);
         // Only a rate limit that outlasted every resend is an expected failure here.
         if (name !== 'RateLimitError') report.problems.push(`${orderNumber}: unexpected ${name}: ${String(failure)}`);

@@ -6,7 +6,7 @@ import * as sdk from '../src/index.js';
 import * as testing from '../src/testing.js';
 
 describe('the main entry', () => {
-  it('exports the client, kwd, every error class and guard, the schemas and the webhook API', () => {
+  it('exports the client, kwd, every error class, the schemas and the webhook API', () => {
     const expected = [
       'DeliveryClient',
       'kwd',
@@ -30,8 +30,6 @@ describe('the main entry', () => {
       'TaskCreationOutcomeUnknownError',
       'DuplicateTaskError',
       'WebhookPayloadError',
-      'isDeliveryError',
-      'isAPIError',
       'Task',
       'TaskStatus',
       'StatusHistoryEntry',
@@ -50,6 +48,22 @@ describe('the main entry', () => {
     for (const name of expected) expect(sdk, name).toHaveProperty(name);
     expect(testing).toHaveProperty('createMockDeliveryService');
     expect(Object.keys(sdk)).not.toContain('createMockDeliveryService');
+  });
+
+  it('exports the error classes and no is…Error guard: each class is named by its kind', () => {
+    expect(Object.keys(sdk).filter((name) => /^is[A-Z]\w*Error$/.test(name))).toEqual([]);
+    const errorNames = Object.keys(sdk).filter((name) => name.endsWith('Error'));
+    expect(errorNames).toHaveLength(25);
+    for (const name of errorNames) {
+      const errorClass: { errorKind?: unknown; prototype?: unknown } =
+        (sdk as unknown as Record<string, object>)[name] ?? {};
+      expect(
+        errorClass === (sdk.DeliveryError as object) || errorClass.prototype instanceof sdk.DeliveryError,
+        name,
+      ).toBe(true);
+      expect(Object.hasOwn(errorClass, 'errorKind') && errorClass.errorKind, name).toBe(name);
+    }
+    expectTypeOf<sdk.DeliveryErrorName>().toEqualTypeOf<Extract<keyof typeof sdk, `${string}Error`>>();
   });
 
   it('never imports msw, directly or through another module', () => {

@@ -3,7 +3,7 @@
  * its deadline (docs/webhooks.md "Duplicates and ordering", "Why and how to confirm").
  * @module
  */
-import { DeliveryError, isStoreUnavailableError, WebhookEventTimeoutError } from '../core/errors.js';
+import { DeliveryError, StoreUnavailableError, WebhookEventTimeoutError } from '../core/errors.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { redactorOf } from '../internal/seller.js';
 import { assertTaskId } from '../internal/task-identity.js';
@@ -113,7 +113,7 @@ export class EventPipeline {
         (lapse, ttlMs) => this.#leaseLapsed(event, lapse, ttlMs),
       );
     } catch (error) {
-      if (!ran && stored.holding && (isStoreUnavailableError(error) || isLeaseBusy(error))) throw error;
+      if (!ran && stored.holding && (error instanceof StoreUnavailableError || isLeaseBusy(error))) throw error;
       this.#parts.stats.failed++;
       await this.report(error, event);
       return 'failed';

@@ -1,5 +1,5 @@
 /** `createWebhookHandler` (OpenAPI webhook `taskStatusChanged`; README "Receiving webhooks"). @module */
-import { ConfigurationError, isStoreUnavailableError, isWebhookPayloadError } from '../core/errors.js';
+import { ConfigurationError, StoreUnavailableError, WebhookPayloadError } from '../core/errors.js';
 import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation } from '../internal/options.js';
@@ -244,7 +244,7 @@ class WebhookReceiver implements WebhookHandler {
         try {
           return await this.#pipeline.processStored(stored, event);
         } catch (error) {
-          if (!isStoreUnavailableError(error) && !isLeaseBusy(error)) {
+          if (!(error instanceof StoreUnavailableError) && !isLeaseBusy(error)) {
             this.#stats.failed++;
             await this.#pipeline.report(error, event);
             return 'failed';
@@ -257,7 +257,7 @@ class WebhookReceiver implements WebhookHandler {
             return undefined;
           }
           // A store that does not answer stops claims; a busy lease is one task's matter.
-          if (!waiting && isStoreUnavailableError(error)) {
+          if (!waiting && error instanceof StoreUnavailableError) {
             waiting = true;
             this.#waitingOnStore++;
           }
@@ -409,7 +409,7 @@ class WebhookReceiver implements WebhookHandler {
     try {
       event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt, this.#reading);
     } catch (error) {
-      if (!isWebhookPayloadError(error)) throw error;
+      if (!(error instanceof WebhookPayloadError)) throw error;
       return { answer: this.#reject(rejection(400, error.message)) };
     }
     const now = receivedAt.getTime();

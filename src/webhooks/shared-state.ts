@@ -4,7 +4,7 @@
  * outage (one warning, one info line when it ends; never a key).
  * @module
  */
-import { isStoreUnavailableError, StoreUnavailableError } from '../core/errors.js';
+import { StoreUnavailableError } from '../core/errors.js';
 import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 
@@ -117,7 +117,7 @@ export class SharedState {
 
   /** A store failure met outside {@link use}: true for a {@link StoreUnavailableError}. */
   failed(error: unknown): boolean {
-    if (!isStoreUnavailableError(error)) return false;
+    if (!(error instanceof StoreUnavailableError)) return false;
     if (!this.#down) {
       this.#down = true;
       if (this.#holding) {

@@ -6,7 +6,7 @@
  * ours (fenced), so a failure or crash records nothing.
  * @module
  */
-import { DeliveryError, isStoreUnavailableError } from '../core/errors.js';
+import { DeliveryError, StoreUnavailableError } from '../core/errors.js';
 import type { DeliveryStore, StoreFence } from '../core/store.js';
 import { advanceOrder, isStatusOutOfOrder, MAX_STATUSES_PER_TASK, type TaskOrder } from './dedupe.js';
 import { leaseToken, type SharedState } from './shared-state.js';
@@ -211,7 +211,7 @@ export class StoredTaskEvents {
         this.#state.answered();
         return settle(outcome, held, taskId, status);
       } catch (error) {
-        if (!isStoreUnavailableError(error)) throw error;
+        if (!(error instanceof StoreUnavailableError)) throw error;
         this.#state.failed(error);
         if (Date.now() + pause > giveUpAt) {
           throw new DeliveryError(

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { storeKey, withStoreDeadline } from '../../src/core/store.js';
-import { type DeliveryStore, isStoreUnavailableError, memoryStore, StoreUnavailableError } from '../../src/index.js';
+import { type DeliveryStore, memoryStore, StoreUnavailableError } from '../../src/index.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
 describeStoreContract('memoryStore', () => memoryStore());
@@ -30,7 +30,7 @@ describe('the store deadline', () => {
       .get('v1:seller-secret:order:ORD-1')
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect(isStoreUnavailableError(error) && error.operation).toBe('get');
+    expect(error instanceof StoreUnavailableError && error.operation).toBe('get');
     expect((error as Error).message).not.toContain('seller-secret');
   });
 

@@ -11,7 +11,6 @@ import {
   APIConnectionError,
   APIError,
   APIUserAbortError,
-  isAPIConnectionError,
   RequestValidationError,
   ResponseValidationError,
   TaskCreationOutcomeUnknownError,
@@ -342,7 +341,7 @@ describe('Redactor.error', () => {
     expect(renderings(error)).toContain(encoded);
     const scrubbed = redactor.error(error);
     expectClean(scrubbed);
-    expect(isAPIConnectionError(scrubbed)).toBe(true);
+    expect(scrubbed instanceof APIConnectionError).toBe(true);
     const cause = scrubbed.cause as Error & { cause: Error & Record<string, unknown> };
     expect(cause).not.toBe(fetchFailed);
     expect(cause.name).toBe('TypeError');

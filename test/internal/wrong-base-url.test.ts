@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APIError, DeliveryClient, isNotFoundError, NotFoundError } from '../../src/index.js';
+import { APIError, DeliveryClient, NotFoundError } from '../../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 import { orderParams } from '../support/order-params.js';
 
@@ -65,7 +65,6 @@ describe('a 404 on an operation without an id', () => {
       );
       expect(error).toBeInstanceOf(APIError);
       expect(error).not.toBeInstanceOf(NotFoundError);
-      expect(isNotFoundError(error)).toBe(false);
       expect((error as APIError).status).toBe(404);
       expect((error as APIError).message).toMatch(HINT);
       expect((error as APIError).message).toContain('/v1/tasks');

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeliveryClient, isDeliveryError, isRequestValidationError, RequestValidationError } from '../../src/index.js';
+import { DeliveryClient, DeliveryError, RequestValidationError } from '../../src/index.js';
 
 interface CapturedRequest {
   method: string;
@@ -367,8 +367,8 @@ describe('any string in any string parameter', () => {
           try {
             await call.run(client, text);
           } catch (error) {
-            expect(isDeliveryError(error), `${String(error)} for ${JSON.stringify(text)}`).toBe(true);
-            if (isRequestValidationError(error)) expect(requests.length).toBe(before);
+            expect(error instanceof DeliveryError, `${String(error)} for ${JSON.stringify(text)}`).toBe(true);
+            if (error instanceof RequestValidationError) expect(requests.length).toBe(before);
             return;
           }
           const request = requests.at(-1);
@@ -416,7 +416,7 @@ describe('response parsing of arbitrary JSON', () => {
           try {
             await call();
           } catch (error) {
-            expect(isDeliveryError(error), String(error)).toBe(true);
+            expect(error instanceof DeliveryError, String(error)).toBe(true);
           }
         }
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();

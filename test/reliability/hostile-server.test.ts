@@ -13,7 +13,7 @@ import {
   APIUserAbortError,
   type ClientOptions,
   DeliveryClient,
-  isDeliveryError,
+  DeliveryError,
   ResponseTooLargeError,
   ResponseValidationError,
 } from '../../src/index.js';
@@ -264,7 +264,7 @@ describe('every failure a DeliveryError', () => {
       const error = await hostileClient()
         .tasks.retrieve('t1')
         .catch((caught: unknown) => caught);
-      expect(isDeliveryError(error)).toBe(true);
+      expect(error instanceof DeliveryError).toBe(true);
       expect(error).toMatchObject({ status: 302 });
     },
   );
@@ -313,7 +313,7 @@ describe('any answer at all', () => {
               () => 'ok',
               (error: unknown) => error,
             );
-          if (outcome !== 'ok') expect(isDeliveryError(outcome), String(outcome)).toBe(true);
+          if (outcome !== 'ok') expect(outcome instanceof DeliveryError, String(outcome)).toBe(true);
         },
       ),
       { numRuns: 150 },
@@ -431,7 +431,7 @@ describe('secrets on every path', () => {
     const error = await secretClient(lines)
       .tasks.retrieve('t1')
       .catch((caught: unknown) => caught);
-    expect(isDeliveryError(error)).toBe(true);
+    expect(error instanceof DeliveryError).toBe(true);
     for (const shown of renderings(error, lines)) expectNothingSecret(shown, String(error));
   });
 });

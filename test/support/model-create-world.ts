@@ -7,10 +7,10 @@
 import {
   DeliveryClient,
   type DeliveryStore,
-  isDuplicateTaskError,
-  isStoreUnavailableError,
-  isTaskCreationOutcomeUnknownError,
+  DuplicateTaskError,
   memoryStore,
+  StoreUnavailableError,
+  TaskCreationOutcomeUnknownError,
   type TaskWithId,
 } from '../../src/index.js';
 import { CLIENT_LISTING_DELAY_MS } from './model-arbitraries.js';
@@ -223,10 +223,10 @@ export class CreateWorld {
   /** How long the docs tell a caller to wait before creating again, or `undefined`: do not. */
   #retryAfter(job: CreateJob, error: unknown, failures: number): number | undefined {
     const backoff = 500 * 2 ** failures;
-    if (isDuplicateTaskError(error)) return undefined;
-    if (isTaskCreationOutcomeUnknownError(error))
+    if (error instanceof DuplicateTaskError) return undefined;
+    if (error instanceof TaskCreationOutcomeUnknownError)
       return job.repeat ? undefined : Math.max(backoff, error.retryAfterMs ?? 0);
-    if (isStoreUnavailableError(error)) return backoff;
+    if (error instanceof StoreUnavailableError) return backoff;
     const status = (error as { status?: unknown }).status;
     if (typeof status === 'number' && status < 500) return undefined;
     return job.repeat ? undefined : backoff;

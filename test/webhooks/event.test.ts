@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { isWebhookPayloadError, WebhookPayloadError } from '../../src/core/errors.js';
+import { WebhookPayloadError } from '../../src/core/errors.js';
 import type { SchemaDrift } from '../../src/core/options.js';
 import type { AnyTaskStatus, Task } from '../../src/schemas/task.js';
 import {
@@ -151,7 +151,7 @@ describe('parseWebhookEvent', () => {
         const error = payloadErrorOf(webhookBody('task-1', 'accepted', overrides), { validation });
         expect(error.field).toBe(field);
         expect(error.message).toContain(field);
-        expect(isWebhookPayloadError(error)).toBe(true);
+        expect(error.name).toBe('WebhookPayloadError');
       }
     },
   );

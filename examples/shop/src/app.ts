@@ -11,9 +11,9 @@
 import {
   createWebhookHandler,
   type DeliveryClient,
+  DeliveryError,
   type DeliveryStore,
   InsufficientBalanceError,
-  isDeliveryError,
   kwd,
   RequestValidationError,
   TaskCreationOutcomeUnknownError,
@@ -107,7 +107,7 @@ export function createShop(options: ShopOptions): Shop {
       // A task may or may not exist: POST /orders/:orderNumber/delivery looks the order number up first.
       res.status(202).json({ ...(order ? view(order) : {}), error: 'delivery outcome unknown: try again later' });
     } else if (error instanceof RequestValidationError) res.status(400).json({ error: error.message });
-    else if (isDeliveryError(error)) res.status(502).json({ error: `delivery service: ${error.name}` });
+    else if (error instanceof DeliveryError) res.status(502).json({ error: `delivery service: ${error.name}` });
     else throw error;
   }
 

@@ -4,7 +4,7 @@ import { access, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClientOptions, DeliveryStore, Logger } from 'delivery-task-sdk';
-import { isConfigurationError, kwd } from 'delivery-task-sdk';
+import { ConfigurationError, kwd } from 'delivery-task-sdk';
 import { redisStore } from 'delivery-task-sdk/redis';
 import { fileStore } from '../mcp/file-store.js';
 import { DEFAULT_DAILY_CAP_KWD, DEFAULT_MAX_FEE_KWD, type McpConfirmation } from '../mcp/policy.js';
@@ -274,7 +274,7 @@ export const mcpCommand: CliCommand = async (argv, io) => {
     });
     return 0;
   } catch (error) {
-    if (isConfigurationError(error)) return fail(`${error.name}: ${error.message}`, 2);
+    if (error instanceof ConfigurationError) return fail(`${error.name}: ${error.message}`, 2);
     return fail(`unexpected error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, 1);
   } finally {
     await redis?.close();

@@ -1,6 +1,6 @@
 /** What a tool call answers. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isDeliveryError } from 'delivery-task-sdk';
+import { DeliveryError } from 'delivery-task-sdk';
 import type { Refusal } from './refusal.js';
 import { plainText } from './text.js';
 
@@ -49,7 +49,7 @@ function requestIdOf(error: unknown): string | undefined {
  */
 export function failureResult(prefix: string, error: unknown, redact: RedactText): CallToolResult {
   let text: string;
-  if (isDeliveryError(error)) {
+  if (error instanceof DeliveryError) {
     text = `${error.name}: ${error.message}`;
     const requestId = requestIdOf(error);
     if (requestId !== undefined && !text.includes(requestId)) text += ` (request id ${requestId})`;

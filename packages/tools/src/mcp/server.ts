@@ -7,7 +7,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { DeliveryClient } from 'delivery-task-sdk';
-import { ConfigurationError, isStoreUnavailableError, redactorOf, sellerIdOf, VERSION } from 'delivery-task-sdk';
+import { ConfigurationError, redactorOf, StoreUnavailableError, sellerIdOf, VERSION } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
 import { type McpPolicy, resolvePolicy } from './policy.js';
 import { Refusal } from './refusal.js';
@@ -94,7 +94,7 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
   } catch (error) {
     const redact = (text: string) => session.redactText(text);
     if (error instanceof Refusal) return refusalResult(error, redact);
-    if (isStoreUnavailableError(error)) {
+    if (error instanceof StoreUnavailableError) {
       return refusalResult(
         new Refusal(
           'store',

@@ -9,7 +9,7 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Task } from 'delivery-task-sdk';
-import { isNotFoundError } from 'delivery-task-sdk';
+import { NotFoundError } from 'delivery-task-sdk';
 import type { Session } from './session.js';
 
 /** The URI template of a task. */
@@ -78,7 +78,8 @@ export function serveTaskResources(server: Server, session: Session): () => void
     try {
       task = await session.client.tasks.retrieve(id, { signal: extra.signal });
     } catch (error) {
-      if (isNotFoundError(error)) throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found: no such task', { uri });
+      if (error instanceof NotFoundError)
+        throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found: no such task', { uri });
       throw new McpError(-32603, `the task could not be read: ${error instanceof Error ? error.name : 'error'}`);
     }
     const text = JSON.stringify(session.redact({ task: session.view(task) }));

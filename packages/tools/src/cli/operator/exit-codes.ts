@@ -1,5 +1,5 @@
 /** Exit codes of the operator commands by error class: one table for `--help`, docs/cli.md ("Exit codes"). */
-import { type DeliveryErrorName, isAPIError, isDeliveryError } from 'delivery-task-sdk';
+import { APIError, DeliveryError, type DeliveryErrorName } from 'delivery-task-sdk';
 import { UsageError } from './args.js';
 
 /** One row of the exit-code table. */
@@ -79,10 +79,10 @@ const BY_NAME: ReadonlyMap<string, number> = new Map(
  */
 export function exitCodeOf(error: unknown, interrupted = false): number {
   if (error instanceof UsageError) return EXIT_USAGE;
-  if (isAPIError(error) && error.name === 'APIError' && error.status === 404) {
+  if (error instanceof APIError && error.name === 'APIError' && error.status === 404) {
     return interrupted ? EXIT_INTERRUPTED : EXIT_USAGE;
   }
-  const code = isDeliveryError(error) ? (BY_NAME.get(error.name) ?? EXIT_UNEXPECTED) : EXIT_UNEXPECTED;
+  const code = error instanceof DeliveryError ? (BY_NAME.get(error.name) ?? EXIT_UNEXPECTED) : EXIT_UNEXPECTED;
   if (interrupted && code !== EXIT_CREATE_UNCERTAIN) return EXIT_INTERRUPTED;
   return code;
 }

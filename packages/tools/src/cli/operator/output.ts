@@ -1,5 +1,5 @@
 /** Where an operator command writes. */
-import { isDeliveryError, Redactor } from 'delivery-task-sdk';
+import { DeliveryError, Redactor } from 'delivery-task-sdk';
 import { withoutControls } from '../format.js';
 import type { CliIo } from '../io.js';
 import { oneLine, UsageError } from './args.js';
@@ -77,7 +77,7 @@ export class Output {
     let text: string;
     if (error instanceof UsageError) {
       text = `${command ? `${command}: ` : ''}${error.message} (see ${PROGRAM} ${command ? `${command} ` : ''}--help)`;
-    } else if (isDeliveryError(error)) {
+    } else if (error instanceof DeliveryError) {
       // The SDK's hint names the client option; the CLI's user sets the environment variable.
       text = `${error.name}: ${error.message.replace(/check baseUrl\b/g, `check ${CLIENT_ENV.baseUrl}`)}`;
       const requestId = requestIdOf(error);

@@ -2,11 +2,11 @@
 
 import type { Task } from 'delivery-task-sdk';
 import {
-  isAPIError,
-  isConfigurationError,
-  isNotFoundError,
-  isRequestValidationError,
-  isStoreUnavailableError,
+  APIError,
+  ConfigurationError,
+  NotFoundError,
+  RequestValidationError,
+  StoreUnavailableError,
   TaskCreateParams,
 } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
@@ -281,8 +281,10 @@ function checkToken(
 
 /** True when the failed create surely made no task (the service rejected it, or nothing was sent). */
 function surelyNotCreated(error: unknown): boolean {
-  if (isRequestValidationError(error) || isConfigurationError(error) || isStoreUnavailableError(error)) return true;
-  return isAPIError(error) && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  if (error instanceof RequestValidationError || error instanceof ConfigurationError) return true;
+  if (error instanceof StoreUnavailableError) return true;
+  if (!(error instanceof APIError)) return false;
+  return error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 
 /** The fee the service reports on a task (`estimatedPrice`, KWD text), fils. */
@@ -301,7 +303,7 @@ async function book(session: Session, plan: Plan, signal: AbortSignal): Promise<
     try {
       return alreadyBooked(session, await session.client.tasks.retrieve(claim.taskId, { signal }));
     } catch (error) {
-      if (!isNotFoundError(error)) throw error;
+      if (!(error instanceof NotFoundError)) throw error;
       // The service does not know the task the store remembers, and the look-up found none: book.
       await session.claims.forget(orderNumber, claim.value);
       claim = await session.claims.claim(orderNumber);
