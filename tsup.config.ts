@@ -8,6 +8,8 @@ const declaredEntries = {
   postgres: 'src/postgres.ts',
   kwd: 'src/kwd.ts',
   webhooks: 'src/webhooks.ts',
+  schemas: 'src/schemas.ts',
+  internal: 'src/internal.ts',
 };
 
 const shared: Options = {
@@ -25,19 +27,16 @@ const shared: Options = {
 };
 
 /**
- * In CommonJS, the redis and webhooks entries require the main entry instead of carrying copies of
- * its modules, so a `ConfigurationError` they throw is `instanceof` the one `require('delivery-task-sdk')`
- * exports and a client passed to the webhook handler is recognised. (The ESM build is one file per
- * module, so every entry shares them already.)
+ * In CommonJS, the redis and postgres entries require the main entry's error classes instead of carrying
+ * copies, so a `ConfigurationError` they throw is the very class `require('delivery-task-sdk')` exports.
+ * (The ESM build is one file per module, so every entry shares them already; `instanceof` holds across
+ * copies too, and a client's internals are read under a registered symbol.)
  */
 const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
   name: 'shared-modules-from-main-entry',
   setup(build) {
     build.onResolve({ filter: /^(\.\.\/)+core\/errors\.js$/ }, (args) =>
       /\/src\/(redis|postgres)\//.test(args.importer) ? { path: './index.cjs', external: true } : undefined,
-    );
-    build.onResolve({ filter: /^\.\/webhooks\/index\.js$/ }, (args) =>
-      args.importer.endsWith('/src/webhooks.ts') ? { path: './index.cjs', external: true } : undefined,
     );
   },
 };

@@ -14,9 +14,10 @@
 import os from 'node:os';
 import { Bench } from 'tinybench';
 import * as z from 'zod';
-import { DeliveryClient, kwd, Task, TaskListResponse } from '../src/index.js';
+import { DeliveryClient, kwd } from '../src/index.js';
 import { Redactor } from '../src/internal/redact.js';
 import { parseResponse } from '../src/internal/validate.js';
+import { Task, TaskListResponse } from '../src/schemas.js';
 import { createMockDeliveryService } from '../src/testing.js';
 import { printBundleSizes, printColdImport, printMainEntryModules } from './bundle.js';
 import { measureCallPath, printCallPath } from './call-path.js';

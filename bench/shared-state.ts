@@ -22,16 +22,11 @@ import os from 'node:os';
 import IORedis from 'ioredis';
 import pg from 'pg';
 import { storeKey } from '../src/core/store.js';
-import {
-  type ClientOptions,
-  createWebhookHandler,
-  DeliveryClient,
-  type DeliveryStore,
-  memoryStore,
-} from '../src/index.js';
+import { type ClientOptions, DeliveryClient, type DeliveryStore, memoryStore } from '../src/index.js';
 import { postgresStore } from '../src/postgres.js';
 import { redisStore } from '../src/redis.js';
 import { createMockDeliveryService, type MockDeliveryService, startMockHttpServer } from '../src/testing.js';
+import { createWebhookHandler } from '../src/webhooks.js';
 import { countedStore, tally } from '../test/support/counting-store.js';
 import { orderParams } from '../test/support/order-params.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';

@@ -10,8 +10,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookHandler, DeliveryClient, type WebhookEvent } from 'delivery-task-sdk';
+import { DeliveryClient } from 'delivery-task-sdk';
 import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+import { createWebhookHandler, type WebhookEvent } from 'delivery-task-sdk/webhooks';
 
 const SALMIYA = { latitude: 29.3339, longitude: 48.0761 };
 

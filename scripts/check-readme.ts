@@ -32,7 +32,8 @@ const blocks = sources.flatMap((source) => {
 });
 
 const prelude = `
-import type { DeliveryClient, WebhookHandler } from 'delivery-task-sdk';
+import type { DeliveryClient } from 'delivery-task-sdk';
+import type { WebhookHandler } from 'delivery-task-sdk/webhooks';
 declare global {
   const client: DeliveryClient;
   const handler: WebhookHandler;
@@ -74,6 +75,7 @@ writeFileSync(
           'delivery-task-sdk/testing': ['../src/testing.ts'],
           'delivery-task-sdk/redis': ['../src/redis.ts'],
           'delivery-task-sdk/postgres': ['../src/postgres.ts'],
+          'delivery-task-sdk/schemas': ['../src/schemas.ts'],
           'delivery-task-sdk/webhooks': ['../src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['../src/kwd.ts'],
           'delivery-task-tools/mcp': ['../packages/tools/src/mcp.ts'],

@@ -3,6 +3,7 @@ import { ConfigurationError } from './core/errors.js';
 import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './core/store.js';
 import { VERSION } from './core/version.js';
+import { attachClientInternals } from './internal/client-internals.js';
 import type { ResourceContext } from './internal/context.js';
 import { driftReporter } from './internal/drift-report.js';
 import { isBrowser, readEnv } from './internal/env.js';
@@ -11,7 +12,6 @@ import { Transport } from './internal/http.js';
 import { LevelLogger, resolveLogLevel } from './internal/logger.js';
 import { checkValidation, integerOption, MAX_TIMER_MS } from './internal/options.js';
 import { REDACTED, Redactor } from './internal/redact.js';
-import { rememberSellerId } from './internal/seller.js';
 import { Branches } from './resources/branches.js';
 import { handleOf } from './resources/handle.js';
 import { Tasks } from './resources/tasks.js';
@@ -251,7 +251,11 @@ export class DeliveryClient {
     const fetchImplementation: typeof globalThis.fetch =
       options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const redactor = new Redactor([apiKey, sellerId]);
-    rememberSellerId(this, sellerId, redactor, { logger: options.logger ?? console, level: logLevel });
+    attachClientInternals(this, {
+      sellerId,
+      redactor,
+      logging: { logger: options.logger ?? console, level: logLevel },
+    });
     const logger = new LevelLogger(options.logger ?? console, logLevel, redactor);
     const given = options.reconciliation ?? {};
     const reconciliation: ReconciliationOptions = {

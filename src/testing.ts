@@ -8,6 +8,7 @@
  * ```
  * @module delivery-task-sdk/testing
  */
+export type { OperationName } from './core/operations.js';
 export { DRIFT_MUTATIONS, type MockDriftMutation } from './testing/drift.js';
 export { MOCK_FAULT_KINDS, OPERATIONS as MOCK_OPERATIONS } from './testing/faults.js';
 export {

@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import packageJson from '../package.json' with { type: 'json' };
-import { type ClientOptions, ConfigurationError, DeliveryClient, VERSION } from '../src/index.js';
+import { type ClientOptions, ConfigurationError, DeliveryClient } from '../src/index.js';
+import { VERSION } from '../src/internal.js';
 
 const valid = {
   apiKey: 'sk_live_client_test_key',

@@ -44,7 +44,7 @@ import {
   WebhookDeliveryLocation,
   WebhookPickupLocation,
   WebhookTask,
-} from 'delivery-task-sdk';
+} from 'delivery-task-sdk/schemas';
 import * as z from 'zod';
 import { COMPONENT_DESCRIPTIONS, type SchemaDescription, UNEXPRESSED_RULES } from './descriptions.js';
 import { ErrorBody } from './error-body.js';

@@ -5,7 +5,10 @@
  * {@link serializeOpenApiDocument}, so the two are the same bytes.
  * @module
  */
-import { VERSION } from 'delivery-task-sdk';
+import { DeliveryClient } from 'delivery-task-sdk';
+
+const { VERSION } = DeliveryClient;
+
 import { convertSdkSchemas, type SdkSchemas, sdkSchemas } from './components.js';
 import { ERROR_RESPONSES, RESPONSE_HEADERS, servicePaths, serviceWebhooks } from './operations.js';
 import type { OpenApiDocument, SecurityScheme } from './types.js';

@@ -1,8 +1,8 @@
 /** A level filter over the caller's logger, secrets redacted from every line and field. */
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel } from '../core/options.js';
+import type { ClientRedactor } from './client-internals.js';
 import { readEnv } from './env.js';
-import type { ClientRedactor } from './seller.js';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 

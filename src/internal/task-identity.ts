@@ -1,6 +1,6 @@
 /** Whether a task read by `GET tasks/{id}` is the task asked for (README "Receiving webhooks"). @module */
 import { ResponseValidationError, type ValidationIssue } from '../core/errors.js';
-import type { ClientRedactor } from './seller.js';
+import type { ClientRedactor } from './client-internals.js';
 
 function quoted(id: string): string {
   return JSON.stringify(id.length > 128 ? `${id.slice(0, 128)}…` : id);

@@ -11,7 +11,7 @@ export type Branch = z.infer<typeof Branch>;
 
 const BranchArray = z.array(z.union([Branch, z.string()]));
 
-/** Every accepted response shape (validated as is; {@link toBranches} normalises it). */
+/** Every accepted response shape (validated as is; the client normalises it to `Branch[]`). */
 export const BranchListResponse = z.union([
   BranchArray,
   z.looseObject({ branches: BranchArray }),

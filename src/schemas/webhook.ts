@@ -74,7 +74,7 @@ export const WebhookTaskId = z.string().check(
   z.refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters'),
 );
 
-/** The webhook body (OpenAPI webhook `taskStatusChanged`): a {@link Task}'s fields and its own; unknown ones kept. */
+/** The webhook body (OpenAPI webhook `taskStatusChanged`): a `Task`'s fields and its own; unknown ones kept. */
 export interface WebhookTask extends Omit<TaskFields, 'status' | 'pickupLocation'> {
   /** The task id; `parseWebhookEvent` falls back to `id` without it. 1 to 128 characters, no control characters. */
   _id?: string | undefined;

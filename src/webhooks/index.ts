@@ -4,6 +4,8 @@
  * a filter shared across instances through a `store`, and `sync()` for lost events.
  * @module
  */
+export { WebhookEventTimeoutError, WebhookPayloadError } from '../core/errors.js';
+export type { Logger, LogLevel, ValidationMode } from '../core/options.js';
 export {
   MAX_WEBHOOK_TASK_ID_LENGTH,
   WEBHOOK_EVENT_KINDS,

@@ -134,7 +134,7 @@ export interface WebhookHandler {
   /**
    * Walks `client.tasks.list` since the checkpoint, passing each status on (docs/webhooks.md "Catching lost events").
    * @returns the counts; `gaps`: final statuses no webhook brought.
-   * @throws {ConfigurationError} without `tasks.list`; its errors; {@link APIUserAbortError} on `options.signal`.
+   * @throws {ConfigurationError} without `tasks.list`; its errors; `APIUserAbortError` on `options.signal`.
    */
   sync(options?: WebhookSyncOptions): Promise<WebhookSyncResult>;
   /**

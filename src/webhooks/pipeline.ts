@@ -4,8 +4,8 @@
  * @module
  */
 import { DeliveryError, StoreUnavailableError, WebhookEventTimeoutError } from '../core/errors.js';
+import { clientInternalsOf } from '../internal/client-internals.js';
 import type { LevelLogger } from '../internal/logger.js';
-import { redactorOf } from '../internal/seller.js';
 import { assertTaskId } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { Task } from '../schemas/task.js';
@@ -177,7 +177,7 @@ export class EventPipeline {
     try {
       if (this.#confirmations === undefined) {
         const client = this.#parts.client as WebhookClient;
-        const redactor = redactorOf(client);
+        const redactor = clientInternalsOf(client)?.redactor;
         this.#confirmations = new TaskConfirmations(async (taskId) => {
           const task = await client.tasks.retrieve(taskId);
           // Any client is held to the rule a `DeliveryClient` keeps: a read of another task confirms nothing.

@@ -1,10 +1,10 @@
 /** `createWebhookHandler` (OpenAPI webhook `taskStatusChanged`; README "Receiving webhooks"). @module */
 import { ConfigurationError, StoreUnavailableError, WebhookPayloadError } from '../core/errors.js';
+import { clientInternalsOf } from '../internal/client-internals.js';
 import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
-import { loggingOf, redactorOf, sellerIdOf } from '../internal/seller.js';
 import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
@@ -67,13 +67,14 @@ class WebhookReceiver implements WebhookHandler {
     if (typeof options?.onEvent !== 'function') {
       throw new ConfigurationError('onEvent', 'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })');
     }
-    const clientLogging = loggingOf(options.client);
+    const internals = clientInternalsOf(options.client);
+    const clientLogging = internals?.logging;
     this.#logger = new LevelLogger(
       options.logger ?? clientLogging?.logger ?? console,
       options.logLevel === undefined && clientLogging !== undefined
         ? clientLogging.level
         : resolveLogLevel(options.logLevel),
-      redactorOf(options.client) ?? new Redactor([]),
+      internals?.redactor ?? new Redactor([]),
     );
     const onError =
       options.onError ??
@@ -100,7 +101,7 @@ class WebhookReceiver implements WebhookHandler {
     const state = new SharedState({
       store,
       storeTimeoutMs,
-      scope: { baseUrl: baseUrlOf(options.client) ?? 'default', sellerId: sellerIdOf(options.client) ?? 'default' },
+      scope: { baseUrl: baseUrlOf(options.client) ?? 'default', sellerId: internals?.sellerId ?? 'default' },
       maxLocalKeys: 2 * settings.maxTasks + 16,
       logger: this.#logger,
     });

@@ -16,8 +16,8 @@ import {
   RequestValidationError,
   ResponseTooLargeError,
   UnprocessableEntityError,
-  WebhookEventTimeoutError,
 } from '../../src/index.js';
+import { WebhookEventTimeoutError } from '../../src/webhooks.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
 const { mock, client } = useMockService();

@@ -10,10 +10,9 @@ import {
   NotFoundError,
   RequestValidationError,
   type TaskPage,
-  type TaskWithId,
-  type WalletBalance,
   type WithResponse,
 } from '../../src/index.js';
+import type { TaskWithId, WalletBalance } from '../../src/schemas.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 

@@ -5,8 +5,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createWebhookHandler, DeliveryClient } from '../../src/index.js';
+import { DeliveryClient } from '../../src/index.js';
 import { createMockDeliveryService } from '../../src/testing.js';
+import { createWebhookHandler } from '../../src/webhooks.js';
 import { orderParams } from '../support/order-params.js';
 
 const mock = createMockDeliveryService();

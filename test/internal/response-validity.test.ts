@@ -2,19 +2,19 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { sampleTask } from '../../bench/support/sample-task.js';
+import { ResponseValidationError } from '../../src/index.js';
+import { compiledCheck } from '../../src/internal/copy-free.js';
+import { Redactor } from '../../src/internal/redact.js';
+import { parseResponse, type Schema, safeParse, useSchemaCompiler } from '../../src/internal/validate.js';
 import {
   BranchListResponse,
   Estimate,
-  ResponseValidationError,
   Task,
   TaskCreateResponse,
   TaskListResponse,
   WalletBalance,
   WalletTopUp,
-} from '../../src/index.js';
-import { compiledCheck } from '../../src/internal/copy-free.js';
-import { Redactor } from '../../src/internal/redact.js';
-import { parseResponse, type Schema, safeParse, useSchemaCompiler } from '../../src/internal/validate.js';
+} from '../../src/schemas.js';
 
 const redactor = new Redactor([]);
 const context = (mode: 'strict' | 'tolerant' = 'strict') => ({

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compile } from 'zod/mini';
-import { TaskCreateParams, TaskListResponse } from '../../src/index.js';
 import { safeParse, useSchemaCompiler } from '../../src/internal/validate.js';
+import { TaskCreateParams, TaskListResponse } from '../../src/schemas.js';
 
 /** Results of the SDK's parse without and with zod's compiler, for the same inputs. */
 function bothWays(schema: Parameters<typeof safeParse>[0], inputs: readonly unknown[]) {

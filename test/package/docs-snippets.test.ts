@@ -96,6 +96,7 @@ describe('snippets of the README and docs/', () => {
           'delivery-task-sdk/testing': ['src/testing.ts'],
           'delivery-task-sdk/redis': ['src/redis.ts'],
           'delivery-task-sdk/postgres': ['src/postgres.ts'],
+          'delivery-task-sdk/schemas': ['src/schemas.ts'],
           'delivery-task-sdk/webhooks': ['src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['src/kwd.ts'],
           'delivery-task-tools/mcp': ['packages/tools/src/mcp.ts'],

@@ -10,24 +10,39 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as Sdk from '../../src/index.js';
+import type * as SdkIndex from '../../src/index.js';
+import type * as SdkWebhooks from '../../src/webhooks.js';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../support/build.js';
 import { ROOT } from '../support/root.js';
 
-let esm: typeof Sdk;
-let cjs: typeof Sdk;
+/** A copy of the SDK: its main entry, with the webhook errors of `/webhooks`. */
+type Sdk = typeof SdkIndex & Pick<typeof SdkWebhooks, 'WebhookPayloadError' | 'WebhookEventTimeoutError'>;
+declare namespace Sdk {
+  type DeliveryError = SdkIndex.DeliveryError;
+  type APIError = SdkIndex.APIError;
+}
+
+let esm: Sdk;
+let cjs: Sdk;
 
 beforeAll(async () => {
-  const cjsPath = join(ROOT, 'dist', 'index.cjs');
-  await ensureBuilt(() => builtAfterSource('dist/index.cjs') && builtAfterSource('dist/index.js'));
-  esm = (await import(pathToFileURL(join(ROOT, 'dist', 'index.js')).href)) as typeof Sdk;
-  cjs = createRequire(import.meta.url)(cjsPath) as typeof Sdk;
+  await ensureBuilt(
+    () =>
+      builtAfterSource('dist/index.cjs') &&
+      builtAfterSource('dist/index.js') &&
+      builtAfterSource('dist/webhooks.cjs') &&
+      builtAfterSource('dist/webhooks.js'),
+  );
+  const load = async (entry: string) => (await import(pathToFileURL(join(ROOT, 'dist', entry)).href)) as object;
+  esm = { ...(await load('index.js')), ...(await load('webhooks.js')) } as Sdk;
+  const require = createRequire(import.meta.url);
+  cjs = { ...require(join(ROOT, 'dist', 'index.cjs')), ...require(join(ROOT, 'dist', 'webhooks.cjs')) } as Sdk;
 }, BUILD_TIMEOUT_MS + 10_000);
 
-type ErrorClassName = Sdk.DeliveryErrorName;
+type ErrorClassName = Sdk.DeliveryError['name'];
 
 /** One instance of each error class, made by the given copy of the SDK. */
-function oneOfEach(sdk: typeof Sdk): Record<ErrorClassName, Sdk.DeliveryError> {
+function oneOfEach(sdk: Sdk): Record<ErrorClassName, Sdk.DeliveryError> {
   const api = (status: number, operation?: string): Sdk.APIError =>
     sdk.APIError.generate({
       status,
@@ -74,7 +89,7 @@ function oneOfEach(sdk: typeof Sdk): Record<ErrorClassName, Sdk.DeliveryError> {
 }
 
 /** The error classes of a copy of the SDK, by name. */
-function classesOf(sdk: typeof Sdk): Record<ErrorClassName, abstract new (...args: never) => Error> {
+function classesOf(sdk: Sdk): Record<ErrorClassName, abstract new (...args: never) => Error> {
   const names = Object.keys(oneOfEach(sdk)) as ErrorClassName[];
   return Object.fromEntries(names.map((name) => [name, sdk[name]])) as unknown as Record<
     ErrorClassName,

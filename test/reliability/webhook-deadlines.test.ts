@@ -8,13 +8,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  APIConnectionTimeoutError,
-  type ClientOptions,
-  type DeliveryStore,
-  WebhookEventTimeoutError,
-} from '../../src/index.js';
+import { APIConnectionTimeoutError, type ClientOptions, type DeliveryStore } from '../../src/index.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
+import { WebhookEventTimeoutError } from '../../src/webhooks.js';
 import { hostileClient as clientOf, type HostileServer, startHostileServer } from '../support/hostile-server.js';
 import { webhookBody } from '../webhooks/fixtures.js';
 

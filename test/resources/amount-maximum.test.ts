@@ -3,15 +3,8 @@
  * sending, the tools' MCP server reuses it (packages/tools/test/mcp/amount-maximum.test.ts), and the mock answers 400 beyond it.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  KwdNumber,
-  KwdText,
-  kwd,
-  Latitude,
-  Longitude,
-  MAX_KWD_AMOUNT,
-  RequestValidationError,
-} from '../../src/index.js';
+import { kwd, RequestValidationError } from '../../src/index.js';
+import { KwdNumber, KwdText, Latitude, Longitude, MAX_KWD_AMOUNT } from '../../src/schemas.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
 describe('the maximum KWD amount of a request', () => {

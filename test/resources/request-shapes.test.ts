@@ -4,13 +4,8 @@
  * with a debug log. Unknown fields are still refused, and rejected by the type where TypeScript can tell.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  type DeliveryLocation,
-  type EstimateParams,
-  type PickupLocation,
-  RequestValidationError,
-  type TaskCreateParams,
-} from '../../src/index.js';
+import { RequestValidationError, type TaskCreateParams } from '../../src/index.js';
+import type { DeliveryLocation, EstimateParams, PickupLocation } from '../../src/schemas.js';
 import { useMockService } from '../support/mock-service.js';
 
 const { mock, client } = useMockService();

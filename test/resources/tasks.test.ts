@@ -14,8 +14,8 @@ import {
   TaskCreationOutcomeUnknownError,
   TaskListPromise,
   TaskPage,
-  type TaskWithId,
 } from '../../src/index.js';
+import type { TaskWithId } from '../../src/schemas.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 import { REFUSED_URL } from '../support/refused-url.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { BadRequestError, kwd, RequestValidationError, type WalletBalance, type WalletTopUp } from '../../src/index.js';
+import { BadRequestError, kwd, RequestValidationError } from '../../src/index.js';
+import type { WalletBalance, WalletTopUp } from '../../src/schemas.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
 describe('wallet on a wallet account', () => {

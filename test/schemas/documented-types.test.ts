@@ -1,12 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type {
-  DeliveryLocation,
-  Task,
-  TaskCreateParams,
-  TaskListParams,
-  TaskWithId,
-  WebhookTask,
-} from '../../src/index.js';
+import type { Task, TaskCreateParams } from '../../src/index.js';
+import type { DeliveryLocation, TaskListParams, TaskWithId, WebhookTask } from '../../src/schemas.js';
 
 // The request and response types carry per-field TSDoc for the API reference; they must still fit where a
 // plain object is expected, as the zod-inferred types they replace did.

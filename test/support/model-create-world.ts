@@ -11,8 +11,8 @@ import {
   memoryStore,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
-  type TaskWithId,
 } from '../../src/index.js';
+import type { TaskWithId } from '../../src/schemas.js';
 import { CLIENT_LISTING_DELAY_MS } from './model-arbitraries.js';
 import { FaultyStore, newWorld, ProcessGate, type StallPoint, storeOfProcess } from './model-processes.js';
 import { isReplaying, type Timeline, timelineLogger } from './model-run.js';

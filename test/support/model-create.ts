@@ -10,8 +10,9 @@
  * - every job ends.
  */
 import fc from 'fast-check';
-import { DeliveryError, type TaskWithId } from '../../src/index.js';
+import { DeliveryError } from '../../src/index.js';
 import { FRESH_STORE_MS } from '../../src/resources/task-creation/order-lease.js';
+import type { TaskWithId } from '../../src/schemas.js';
 import type { MockFaultRule } from '../../src/testing.js';
 import {
   CLIENT_LISTING_DELAY_MS,

@@ -1,8 +1,9 @@
 /** `event.source`: where an event came from, a webhook received or a task listed by a sync. */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { Task, WebhookEvent } from '../../src/index.js';
-import { parseWebhookEvent } from '../../src/index.js';
+import type { Task } from '../../src/index.js';
 import { syncEventOf } from '../../src/webhooks/event.js';
+import type { WebhookEvent } from '../../src/webhooks.js';
+import { parseWebhookEvent } from '../../src/webhooks.js';
 import { webhookBody } from './fixtures.js';
 
 describe('event.source', () => {

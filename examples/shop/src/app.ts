@@ -9,7 +9,6 @@
  * - `POST /jobs/sync-tasks` runs the listing job (`main.ts` also runs it every minute).
  */
 import {
-  createWebhookHandler,
   type DeliveryClient,
   DeliveryError,
   type DeliveryStore,
@@ -17,9 +16,8 @@ import {
   kwd,
   RequestValidationError,
   TaskCreationOutcomeUnknownError,
-  type WebhookEvent,
-  type WebhookHandler,
 } from 'delivery-task-sdk';
+import { createWebhookHandler, type WebhookEvent, type WebhookHandler } from 'delivery-task-sdk/webhooks';
 import express, { type Express, type Response } from 'express';
 import { deliverOrder } from './delivery.js';
 import { type ListingReport, syncAllTasks } from './jobs.js';

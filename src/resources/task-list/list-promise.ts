@@ -13,7 +13,7 @@ export interface ToArrayOptions {
 
 /**
  * A promise of the first {@link TaskPage}, and an async iterable of every task (each id once within
- * {@link DEDUPE_WINDOW}); nothing is requested until awaited or iterated.
+ * the last 10 000 ids); nothing is requested until awaited or iterated.
  */
 export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Task> {
   readonly #fetchPage: FetchTaskPage;
@@ -98,7 +98,7 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     }
   }
 
-  /** Every task of every page, each id once (within {@link DEDUPE_WINDOW}). */
+  /** Every task of every page, each id once (within the last 10 000 ids). */
   [Symbol.asyncIterator](): AsyncGenerator<Task, void, undefined> {
     return this.#tasks();
   }

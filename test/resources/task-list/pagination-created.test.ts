@@ -4,7 +4,8 @@
  * `createdAfter`, never sent to the service; with `for await`, `.byPage()`, `.toArray()` and concurrency.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { RequestValidationError, type Task, type TaskListParams } from '../../../src/index.js';
+import { RequestValidationError, type Task } from '../../../src/index.js';
+import type { TaskListParams } from '../../../src/schemas.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z');

@@ -2,7 +2,7 @@
  * `delivery-task`: the command-line tool of the SDK (README "CLI"). Dispatches to
  * `sandbox`, `openapi`, `mcp` and the operator commands; answers `--help` and `--version` itself.
  */
-import { VERSION } from 'delivery-task-sdk';
+import { VERSION } from 'delivery-task-sdk/internal';
 import type { CliIo } from './io.js';
 import { CLIENT_ENV, DEFAULT_CLI_LOG_LEVEL } from './operator/client-from-env.js';
 import { usageOf } from './operator/command.js';

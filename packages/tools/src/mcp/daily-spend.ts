@@ -1,5 +1,6 @@
 /** The day's spending on fees per seller, in the policy's `DeliveryStore`: servers sharing it share one cap. */
-import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
+import type { DeliveryStore } from 'delivery-task-sdk';
+import { type StoreScope, storeKey } from 'delivery-task-sdk/internal';
 import { Refusal } from './refusal.js';
 
 /** How long a day's counter is kept, ms (2 days). */

@@ -1,5 +1,6 @@
 /** One booking per order across every MCP session sharing the store. */
-import { type DeliveryStore, type StoreScope, storeKey } from 'delivery-task-sdk';
+import type { DeliveryStore } from 'delivery-task-sdk';
+import { type StoreScope, storeKey } from 'delivery-task-sdk/internal';
 
 /** How long a claim of a booking in progress lasts, ms (10 minutes: longer than any create with its reconciliation). */
 export const PENDING_TTL_MS = 10 * 60_000;

@@ -2,7 +2,8 @@
  * The tasks that already carry an order number, read with the public `client.tasks.findByOrderNumber`
  * (exact matches, newest first, at most {@link ORDER_LOOKUP_MAX_PAGES} list requests).
  */
-import type { DeliveryClient, TaskWithId } from 'delivery-task-sdk';
+import type { DeliveryClient } from 'delivery-task-sdk';
+import type { TaskWithId } from 'delivery-task-sdk/schemas';
 
 /** List requests per look-up. */
 export const ORDER_LOOKUP_MAX_PAGES = 20;

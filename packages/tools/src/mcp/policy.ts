@@ -1,15 +1,8 @@
 /** The money policy of an MCP server (README "Agents (MCP)"; `docs/mcp.md`, "The policy"). */
-import {
-  ConfigurationError,
-  DEFAULT_STORE_TIMEOUT_MS,
-  type DeliveryStore,
-  type KwdAmount,
-  kwd,
-  MAX_KWD_AMOUNT,
-  memoryStore,
-  redactorOf,
-  withStoreDeadline,
-} from 'delivery-task-sdk';
+import { ConfigurationError, type DeliveryStore, kwd, memoryStore } from 'delivery-task-sdk';
+import { clientInternalsOf, DEFAULT_STORE_TIMEOUT_MS, withStoreDeadline } from 'delivery-task-sdk/internal';
+import type { KwdAmount } from 'delivery-task-sdk/kwd';
+import { MAX_KWD_AMOUNT } from 'delivery-task-sdk/schemas';
 import { cut } from './text.js';
 
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
@@ -188,7 +181,7 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
   }
   for (const name of Object.keys(policy)) {
     if (!(POLICY_FIELDS as readonly string[]).includes(name)) {
-      const shown = cut(redactorOf(client)?.text(name) ?? name, 60);
+      const shown = cut(clientInternalsOf(client)?.redactor.text(name) ?? name, 60);
       throw new ConfigurationError(
         `policy.${shown}`,
         `Invalid MCP policy: unknown field ${JSON.stringify(shown)} (known: ${POLICY_FIELDS.join(', ')})`,

@@ -7,7 +7,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { DeliveryClient } from 'delivery-task-sdk';
-import { ConfigurationError, redactorOf, StoreUnavailableError, sellerIdOf, VERSION } from 'delivery-task-sdk';
+import { ConfigurationError, StoreUnavailableError } from 'delivery-task-sdk';
+import { clientInternalsOf, VERSION } from 'delivery-task-sdk/internal';
 import * as z from 'zod/mini';
 import { type McpPolicy, resolvePolicy } from './policy.js';
 import { Refusal } from './refusal.js';
@@ -128,8 +129,9 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
  * @throws {ConfigurationError} for a bad policy (naming the field) or a client that is not a `DeliveryClient`.
  */
 export function createMcpServer(client: DeliveryClient, policy: McpPolicy = {}): Server {
-  const sellerId = sellerIdOf(client);
-  const redactor = redactorOf(client);
+  const internals = clientInternalsOf(client);
+  const sellerId = internals?.sellerId;
+  const redactor = internals?.redactor;
   if (sellerId === undefined || redactor === undefined) {
     throw new ConfigurationError('client', 'createMcpServer needs a DeliveryClient of delivery-task-sdk');
   }

@@ -1,6 +1,7 @@
 /** Everything the tools of one MCP session share. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ClientRedactor, DeliveryClient, Task } from 'delivery-task-sdk';
+import type { DeliveryClient, Task } from 'delivery-task-sdk';
+import type { ClientRedactor } from 'delivery-task-sdk/internal';
 import { ConfirmationBook } from './confirmation.js';
 import { DailySpend } from './daily-spend.js';
 import { OrderClaims } from './order-claims.js';

@@ -1,5 +1,5 @@
 /** Text shown to a person by the MCP server (a confirmation question, an error line). */
-import { REDACTED } from 'delivery-task-sdk';
+import { REDACTED } from 'delivery-task-sdk/internal';
 
 // C0 and C1 controls; the bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F,
 // U+202A…U+202E, U+2066…U+2069); the zero-width and invisible characters (U+180E, U+200B…U+200D,

@@ -3,7 +3,7 @@
  */
 
 import type { Task } from 'delivery-task-sdk';
-import { isFinalStatus } from 'delivery-task-sdk';
+import { isFinalStatus } from 'delivery-task-sdk/schemas';
 import type { MockDeliveryService } from 'delivery-task-sdk/testing';
 
 /** Shortest interval, ms. */

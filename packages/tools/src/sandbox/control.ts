@@ -1,6 +1,16 @@
 /** The sandbox's control endpoints under `/_sandbox/` (README "CLI"). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { kwd, TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
+import { kwd } from 'delivery-task-sdk';
+import {
+  answerBadTarget,
+  answerBodyTooLarge,
+  BodyTooLargeError,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  readBody,
+  requestTarget,
+} from 'delivery-task-sdk/internal';
+import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk/schemas';
 import type { MockDeliveryService, MockFaultRule, MockObservers } from 'delivery-task-sdk/testing';
 import {
   DRIFT_MUTATIONS,
@@ -11,9 +21,8 @@ import {
   TopUpLinkError,
 } from 'delivery-task-sdk/testing';
 import * as z from 'zod';
-import { MAX_BODY_DEPTH, nestsDeeperThan, type Parsed, parseValue } from '../json-body.js';
+import { type Parsed, parseValue } from '../json-body.js';
 import { ADVANCE_BODY, CONTROL_ENDPOINTS, FAULT_BODY, TOP_UP_COMPLETION_BODY, WEBHOOK_URL_BODY } from './endpoints.js';
-import { answerBadTarget, answerBodyTooLarge, BodyTooLargeError, readBody, requestTarget } from './http.js';
 import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageQuery, requestsPageJson } from './logs.js';
 import { viewRequest } from './views.js';
 
@@ -132,8 +141,8 @@ export const FaultRuleBody = z.discriminatedUnion(
  * checked against `schema`; a 400's message ends with the body `expected`.
  */
 function parseBody<Schema extends z.ZodType>(text: string, schema: Schema, expected: string): Parsed<z.output<Schema>> {
-  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-    return { ok: false, message: `body: nested deeper than ${MAX_BODY_DEPTH} levels` };
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    return { ok: false, message: `body: nested deeper than ${MAX_JSON_DEPTH} levels` };
   }
   const parsed = parseJsonBody(text, schema);
   return parsed.ok ? parsed : { ok: false, message: `${parsed.message} (expected body: ${expected})` };

@@ -3,7 +3,7 @@
  * `delivery-task sandbox --help` prints it, and a 400 names the body expected (docs/sandbox.md, "Control
  * endpoints").
  */
-import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk';
+import { TASK_STATUSES, WEBHOOK_ONLY_EVENTS } from 'delivery-task-sdk/schemas';
 
 /** One control endpoint: how to call it and what it does. */
 export interface ControlEndpoint {

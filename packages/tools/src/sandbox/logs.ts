@@ -4,7 +4,7 @@
  * removed from every page by what they are (credential headers and fields), and the mock's credentials and
  * those requests sent (the last 16) wherever they appear, so a key sent once shows on no page.
  */
-import { REDACTED, Redactor } from 'delivery-task-sdk';
+import { REDACTED, Redactor } from 'delivery-task-sdk/internal';
 import type { MockDeliveryService, MockObservers, RequestLogEntry, StoredBody } from 'delivery-task-sdk/testing';
 
 /** Default page size of `GET /_sandbox/requests` and `GET /_sandbox/webhooks`. */

@@ -1,22 +1,21 @@
 /** `startSandbox`: the mock over HTTP with control endpoints, dashboard and courier (docs/sandbox.md). */
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import {
+  answerBadTarget,
+  answerFailure,
+  closeServer,
+  DEFAULT_MAX_BODY_BYTES,
+  listenOn,
+  requestTarget,
+} from 'delivery-task-sdk/internal';
 import type { MockDeliveryService, MockDeliveryServiceOptions } from 'delivery-task-sdk/testing';
 import { createMockDeliveryService, mockRequestListener, observersOf } from 'delivery-task-sdk/testing';
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
 import { answerControlRequest, CONTROL_PATH, isControlPath } from './control.js';
 import { SandboxEvents } from './events.js';
 import { checkAllowedHosts, checkControlToken, type GuardRefusal, isLoopbackHost, SandboxGuard } from './guard.js';
-import {
-  answerAfterBody,
-  answerBadTarget,
-  answerConnect,
-  answerFailure,
-  closeServer,
-  DEFAULT_MAX_BODY_BYTES,
-  listenOn,
-  requestTarget,
-} from './http.js';
+import { answerAfterBody, answerConnect } from './http.js';
 import { answerDashboardRequest, answerPayRequest, isDashboardPath, isPayPath, loadDashboard } from './pages.js';
 
 /** The port `delivery-task sandbox` listens on by default. */

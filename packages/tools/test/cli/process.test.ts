@@ -6,7 +6,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeliveryClient, type Task, VERSION } from 'delivery-task-sdk';
+import { DeliveryClient, type Task } from 'delivery-task-sdk';
+import { VERSION } from 'delivery-task-sdk/internal';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orderParams } from '../../../../test/support/order-params.js';

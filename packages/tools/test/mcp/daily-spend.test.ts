@@ -3,7 +3,8 @@
  * reservations, over the memory store and over a real redis-server; releases give the room back.
  */
 
-import { type DeliveryStore, memoryStore, storeKey } from 'delivery-task-sdk';
+import { type DeliveryStore, memoryStore } from 'delivery-task-sdk';
+import { storeKey } from 'delivery-task-sdk/internal';
 import { redisStore } from 'delivery-task-sdk/redis';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,8 @@
  * processes at once is booked once.
  */
 
-import { DeliveryClient, storeKey } from 'delivery-task-sdk';
+import { DeliveryClient } from 'delivery-task-sdk';
+import { storeKey } from 'delivery-task-sdk/internal';
 import { redisStore } from 'delivery-task-sdk/redis';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import IORedis from 'ioredis';

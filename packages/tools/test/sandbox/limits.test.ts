@@ -3,7 +3,7 @@
  * could not be served, methods a fetch `Request` cannot carry. Real sockets on 127.0.0.1.
  */
 import { connect } from 'node:net';
-import { MAX_KWD_AMOUNT } from 'delivery-task-sdk';
+import { MAX_KWD_AMOUNT } from 'delivery-task-sdk/schemas';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 

@@ -1,9 +1,11 @@
 /** `delivery-task tasks create --file ORDER.json` (docs/cli.md). */
 import { open } from 'node:fs/promises';
-import type { Task, TaskWithId } from 'delivery-task-sdk';
-import { DuplicateTaskError, RequestValidationError, TaskCreateParams } from 'delivery-task-sdk';
+import type { Task } from 'delivery-task-sdk';
+import { DuplicateTaskError, RequestValidationError } from 'delivery-task-sdk';
+import { nestsDeeperThan } from 'delivery-task-sdk/internal';
+import type { TaskWithId } from 'delivery-task-sdk/schemas';
+import { TaskCreateParams } from 'delivery-task-sdk/schemas';
 import * as z from 'zod/mini';
-import { nestsDeeperThan } from '../../json-body.js';
 import { findJsonSyntaxError } from '../json-syntax.js';
 import { stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';

@@ -1,5 +1,5 @@
 /** Exit codes of the operator commands by error class: one table for `--help`, docs/cli.md ("Exit codes"). */
-import { APIError, DeliveryError, type DeliveryErrorName } from 'delivery-task-sdk';
+import { APIError, DeliveryError } from 'delivery-task-sdk';
 import { UsageError } from './args.js';
 
 /** One row of the exit-code table. */
@@ -9,7 +9,7 @@ export interface ExitCodeEntry {
   /** What it means for the operator, in a few words. */
   readonly meaning: string;
   /** The SDK error classes that end a command with this code. */
-  readonly errors: readonly DeliveryErrorName[];
+  readonly errors: readonly DeliveryError['name'][];
 }
 
 /** Every exit code, smallest first; an error class not listed exits with 1. */

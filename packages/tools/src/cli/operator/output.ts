@@ -1,5 +1,6 @@
 /** Where an operator command writes. */
-import { DeliveryError, Redactor } from 'delivery-task-sdk';
+import { DeliveryError } from 'delivery-task-sdk';
+import { Redactor } from 'delivery-task-sdk/internal';
 import { withoutControls } from '../format.js';
 import type { CliIo } from '../io.js';
 import { oneLine, UsageError } from './args.js';

@@ -1,7 +1,8 @@
 /** `delivery-task tasks list` and `tasks get <id>`: OpenAPI `listTasks` and OpenAPI `retrieveTask`. */
 
 import type { Task } from 'delivery-task-sdk';
-import { MAX_PAGE_SIZE, TASK_STATUSES, type TaskListParams } from 'delivery-task-sdk';
+import type { TaskListParams } from 'delivery-task-sdk/schemas';
+import { MAX_PAGE_SIZE, TASK_STATUSES } from 'delivery-task-sdk/schemas';
 import { TableWriter } from '../format.js';
 import { integerValue, stringValue, UsageError } from './args.js';
 import type { CommandContext, OperatorCommandSpec } from './command.js';

@@ -2,7 +2,7 @@
  * `delivery-task wallet balance` and `wallet top-up <amount>`: the prepaid wallet (spec
  * OpenAPI `retrieveWalletBalance`, OpenAPI `topUpWallet`, README "What the spec leaves open, and what we chose").
  */
-import { MIN_TOP_UP_KWD } from 'delivery-task-sdk';
+import { MIN_TOP_UP_KWD } from 'delivery-task-sdk/schemas';
 import { kwdCell, timeCell, withoutControls } from '../format.js';
 import { UsageError } from './args.js';
 import type { OperatorCommandSpec } from './command.js';

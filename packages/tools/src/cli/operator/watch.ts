@@ -4,7 +4,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Task } from 'delivery-task-sdk';
-import { FINAL_STATUSES, isFinalStatus, StatusWaitTimeoutError } from 'delivery-task-sdk';
+import { StatusWaitTimeoutError } from 'delivery-task-sdk';
+import { FINAL_STATUSES, isFinalStatus } from 'delivery-task-sdk/schemas';
 import { textCell, timeCell } from '../format.js';
 import { secondsValue } from './args.js';
 import type { OperatorCommandSpec } from './command.js';

@@ -1,5 +1,5 @@
 /** The input and output schemas of `create_delivery` (README "Agents (MCP)"; `docs/mcp.md`, "Tools"). */
-import { DeliveryLocation, TaskCreateParams } from 'delivery-task-sdk';
+import { DeliveryLocation, TaskCreateParams } from 'delivery-task-sdk/schemas';
 import * as z from 'zod/mini';
 import { TaskView } from '../task-view.js';
 

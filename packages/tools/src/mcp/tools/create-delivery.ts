@@ -7,8 +7,8 @@ import {
   NotFoundError,
   RequestValidationError,
   StoreUnavailableError,
-  TaskCreateParams,
 } from 'delivery-task-sdk';
+import { TaskCreateParams } from 'delivery-task-sdk/schemas';
 import * as z from 'zod/mini';
 import { canonicalJson } from '../confirmation.js';
 import { kwdText, priceFils } from '../money.js';

@@ -1,6 +1,6 @@
 /** `create_top_up_link` (README "Agents (MCP)"). */
 
-import { WalletTopUpParams } from 'delivery-task-sdk';
+import { WalletTopUpParams } from 'delivery-task-sdk/schemas';
 import * as z from 'zod/mini';
 import { kwdText, priceFils } from '../money.js';
 import { Refusal } from '../refusal.js';

@@ -1,6 +1,6 @@
 /** `estimate_delivery` (README "Agents (MCP)"). */
 
-import { EstimatePoint } from 'delivery-task-sdk';
+import { EstimatePoint } from 'delivery-task-sdk/schemas';
 import * as z from 'zod/mini';
 import { kwdText, priceFils } from '../money.js';
 import { defineTool } from '../tool.js';

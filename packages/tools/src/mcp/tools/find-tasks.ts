@@ -1,7 +1,7 @@
 /** `find_tasks` (README "Agents (MCP)"). */
 
 import type { Task } from 'delivery-task-sdk';
-import { TASK_STATUSES } from 'delivery-task-sdk';
+import { TASK_STATUSES } from 'delivery-task-sdk/schemas';
 import * as z from 'zod/mini';
 import { canonicalJson } from '../confirmation.js';
 import { Refusal } from '../refusal.js';

@@ -2,7 +2,7 @@
  * The sandbox dashboard's script (docs/sandbox.md, "Dashboard"), built by `scripts/build-dashboard.ts`
  * into `dashboard.js` and served by the sandbox at `/_dashboard/dashboard.js`.
  */
-import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk';
+import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk/schemas';
 import {
   type ActiveFault,
   askForToken,

@@ -4,7 +4,8 @@
  * field and the body expected, and `POST /_sandbox/webhook-url` changing where webhooks go on a running
  * sandbox. Real sockets on 127.0.0.1, the sandbox in this process.
  */
-import { DeliveryClient, WEBHOOK_EVENT_KINDS } from 'delivery-task-sdk';
+import { DeliveryClient } from 'delivery-task-sdk';
+import { WEBHOOK_EVENT_KINDS } from 'delivery-task-sdk/schemas';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { orderParams } from '../../../../../test/support/order-params.js';

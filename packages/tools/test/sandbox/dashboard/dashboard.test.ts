@@ -5,7 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIError, DeliveryClient, movesFrom } from 'delivery-task-sdk';
+import { APIError, DeliveryClient } from 'delivery-task-sdk';
+import { movesFrom } from 'delivery-task-sdk/schemas';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../../../../../test/support/build.js';

@@ -1,0 +1,69 @@
+/**
+ * The API report of each published entry of delivery-task-sdk (`docs/api-reports/*.api.md`), made by
+ * API Extractor from the built declarations (`npm run build` first). `npm run check:api` fails when an
+ * entry's surface differs from its committed report; `npm run api:update` rewrites the reports, to be
+ * reviewed and committed with the change that caused them.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const REPORTS = `${ROOT}docs/api-reports`;
+const TEMP = `${ROOT}.api-reports-temp`;
+const ENTRIES = ['index', 'webhooks', 'kwd', 'schemas', 'testing', 'redis', 'postgres', 'internal'] as const;
+const update = process.argv.includes('--update');
+
+mkdirSync(REPORTS, { recursive: true });
+mkdirSync(TEMP, { recursive: true });
+let failed = 0;
+for (const entry of ENTRIES) {
+  const name = entry === 'index' ? 'delivery-task-sdk' : `delivery-task-sdk-${entry}`;
+  const config = ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: ROOT,
+      mainEntryPointFilePath: `${ROOT}dist/${entry}.d.ts`,
+      compiler: { tsconfigFilePath: `${ROOT}tsconfig.json` },
+      apiReport: { enabled: true, reportFileName: name, reportFolder: REPORTS, reportTempFolder: TEMP },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
+        extractorMessageReporting: {
+          default: { logLevel: ExtractorLogLevel.Warning },
+          // A type a signature names but the entry does not export is listed in the report instead.
+          'ae-forgotten-export': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
+          'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
+          // Members' TSDoc is checked by typedoc (`npm run docs`); links across entries resolve there.
+          'ae-undocumented': { logLevel: ExtractorLogLevel.None },
+          'ae-unresolved-link': { logLevel: ExtractorLogLevel.None },
+        },
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+      },
+    },
+    configObjectFullPath: `${ROOT}api-extractor.json`,
+    packageJsonFullPath: `${ROOT}package.json`,
+  });
+  const result = Extractor.invoke(config, {
+    localBuild: update,
+    messageCallback: (message) => {
+      message.handled = true;
+      if (message.logLevel === ExtractorLogLevel.Warning || message.logLevel === ExtractorLogLevel.Error) {
+        console.error(`${entry}: ${message.text}`);
+      }
+    },
+  });
+  const changed = result.apiReportChanged;
+  if (!result.succeeded || (changed && !update)) {
+    failed++;
+    console.error(
+      changed
+        ? `${entry}: the surface differs from docs/api-reports/${name}.api.md; run npm run api:update, review and commit`
+        : `${entry}: API Extractor failed (${result.errorCount} errors)`,
+    );
+  } else {
+    console.log(`${entry}: ${changed ? 'report updated' : 'report matches'}`);
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1;

@@ -1,0 +1,36 @@
+/**
+ * `delivery-task-sdk/internal`: what `delivery-task-tools` needs of the SDK and a merchant does not.
+ * **Unstable**: outside semver, changed in any release; for `delivery-task-tools` of the same version,
+ * which depends on this SDK's exact version. Do not import it from an application.
+ *
+ * It carries a client's resolved internals (seller id, redactor, logging), the store's key layout and
+ * deadline, the redaction of secrets, the node HTTP plumbing of the mock's server and the bounded JSON
+ * reading.
+ * @module delivery-task-sdk/internal
+ */
+export {
+  DEFAULT_STORE_TIMEOUT_MS,
+  type StoreScope,
+  storeKey,
+  withStoreDeadline,
+} from './core/store.js';
+export { VERSION } from './core/version.js';
+export {
+  type ClientInternals,
+  type ClientLogging,
+  type ClientRedactor,
+  clientInternalsOf,
+} from './internal/client-internals.js';
+export { MAX_JSON_DEPTH, nestsDeeperThan } from './internal/json.js';
+export {
+  answerBadTarget,
+  answerBodyTooLarge,
+  answerFailure,
+  BodyTooLargeError,
+  closeServer,
+  DEFAULT_MAX_BODY_BYTES,
+  listenOn,
+  readBody,
+  requestTarget,
+} from './internal/node-http.js';
+export { REDACTED, Redactor, SECRET_HEADERS } from './internal/redact.js';
