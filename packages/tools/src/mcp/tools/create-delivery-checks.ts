@@ -1,4 +1,4 @@
-/** The checks of `create_delivery` against the booking, its quote and the policy's limits (README "Agents (MCP)"). */
+/** The checks of `create_delivery`: the booking, its quote, the policy's limits (README "Agents (MCP)"). */
 import { TaskCreateParams } from 'delivery-task-sdk';
 import * as z from 'zod/mini';
 import { kwdText, priceFils } from '../money.js';

@@ -1,4 +1,4 @@
-/** The confirmation of `create_delivery`: the person asked by elicitation, or a token bound to the arguments. */
+/** How `create_delivery` is confirmed: the person asked by elicitation, or a token bound to the arguments. */
 import { canonicalJson } from '../confirmation.js';
 import { kwdText } from '../money.js';
 import { pointText } from '../quotes.js';
