@@ -6,7 +6,8 @@ import type { ReconciliationOptions, RequestOptions, ValidationMode } from '../c
 import type { DeliveryStore } from '../core/store.js';
 import { Task, type TaskWithId } from '../schemas/task.js';
 import type { DriftReporter } from './drift-report.js';
-import type { HttpRequest, HttpResponse, Transport } from './http.js';
+import type { Transport } from './http.js';
+import type { HttpRequest, HttpResponse } from './http-request.js';
 import type { LevelLogger } from './logger.js';
 import { taskPath } from './path.js';
 import type { Redactor } from './redact.js';

@@ -4,28 +4,25 @@
  */
 import ky, { type KyInstance, type Options } from 'ky';
 import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
   APIError,
-  APIUserAbortError,
   DeliveryError,
   RequestValidationError,
   ResponseTooLargeError,
   ResponseValidationError,
 } from '../core/errors.js';
-import type { OperationName } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
 import { VERSION } from '../core/version.js';
-import type { RetryPolicy } from '../schemas/retry-policy.js';
-import { DeadlineReason, deadline, sleep } from './abort.js';
+import { deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
 import { detectRuntime } from './env.js';
-import { isRetryable, systemErrorCode } from './failure.js';
+import { isRetryable } from './failure.js';
 import { headerIssues } from './headers.js';
+import { noResponseError, refusedError, statusError, unexpectedError } from './http-failures.js';
+import type { CallTraceOptions, HttpRequest, HttpResponse, TracedCall } from './http-request.js';
 import { parseJsonBody } from './json.js';
 import type { LevelLogger } from './logger.js';
 import type { Redactor } from './redact.js';
-import { checkQuery, checkRequestOptions, refusedBeforeSending, underlyingCause } from './request-checks.js';
+import { checkQuery, checkRequestOptions, refusedBeforeSending } from './request-checks.js';
 import { retryDelayMs } from './retry.js';
 import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
@@ -33,52 +30,6 @@ import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan
 export function userAgent(): string {
   const runtime = detectRuntime();
   return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
-}
-
-/** One logical request. */
-export interface HttpRequest {
-  /** The table's operation (`tasks.retrieve`): the span's name; appears in logs and decides error classes. */
-  operation: OperationName;
-  method: 'GET' | 'POST';
-  /** Path relative to the base URL, without a leading slash (`tasks/abc`). */
-  path: string;
-  /** `/tasks/{id}`, …: spans carry no ids. */
-  urlTemplate?: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  retry: RetryPolicy;
-  /** Called on each 429, before any retry. */
-  onRateLimited?: (() => void) | undefined;
-  /** Reads the 2xx body into `body` while the span is open, its errors redacted like every failure. */
-  read?: ((response: HttpResponse, span: TraceSpan | undefined) => unknown) | undefined;
-}
-
-/** A 2xx response with its parsed JSON body. */
-export interface HttpResponse {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  method: string;
-  /** The URL answered, redacted when read. */
-  readonly url: string;
-  attempts: number;
-  /** The decoded body text, for `asResponse()`. */
-  text: string;
-}
-
-/** A call traced as one span (see `Transport.trace`), and the requests sent under it. */
-export interface TracedCall {
-  readonly span: TraceSpan | undefined;
-  requests: number;
-  /** The last 2xx response. */
-  answered?: HttpResponse;
-}
-
-/** How {@link Transport.trace} records a call. */
-export interface CallTraceOptions<T> {
-  readonly attributes?: SpanAttributes;
-  /** The status of the answer the value came from, and the attempts made. */
-  readonly outcome: (value: T, call: TracedCall) => { status: number | undefined; attempts: number };
 }
 
 /** A call of one request: retries are events of the transport's own. */
@@ -242,7 +193,7 @@ export class Transport {
         try {
           return await this.#attempt(request, url, headers, options.signal, timeout, outer, attempt);
         } catch (error) {
-          failure = this.#typed(request.method, url, error, attempt);
+          failure = unexpectedError(this.#config.redactor, request.method, url, error, attempt);
         }
         if (failure instanceof APIError && failure.status === 429) request.onRateLimited?.();
         if (attempt > maxRetries || !isRetryable(failure)) throw failure;
@@ -265,7 +216,7 @@ export class Transport {
         try {
           await sleep(wait, outer);
         } catch (reason) {
-          throw this.#failure(request, request.method, url, reason, options.signal, attempt);
+          throw noResponseError(this.#config.redactor, request, request.method, url, reason, options.signal, attempt);
         }
       }
     } finally {
@@ -295,64 +246,6 @@ export class Transport {
     headers.set('authorization', `apikey ${this.#config.apiKey}`);
     headers.set('x-seller-id', this.#config.sellerId);
     return headers;
-  }
-
-  /** A request fetch refused before sending: nothing left, so never retried nor reconciled. */
-  #refused(operation: string, error: unknown): RequestValidationError {
-    // The message of the link that carries the code, not fetch's "fetch failed".
-    let link: unknown = error;
-    for (
-      let depth = 0;
-      depth < 6 && link instanceof Error && (link as { code?: unknown }).code === undefined;
-      depth++
-    ) {
-      link = link.cause;
-    }
-    const message = link instanceof Error ? link.message : 'invalid argument';
-    return new RequestValidationError(operation, [
-      {
-        path: 'options.headers',
-        message: `fetch refused the request before sending it (${this.#config.redactor.text(message).slice(0, 200)})`,
-        code: 'not_sendable',
-      },
-    ]);
-  }
-
-  /** No response: the caller's abort, a deadline, or the network. */
-  #failure(
-    request: HttpRequest,
-    method: string,
-    url: URL,
-    reason: unknown,
-    callerSignal: AbortSignal | undefined,
-    attempts: number,
-  ): DeliveryError {
-    const shownUrl = this.#config.redactor.text(url.href);
-    if (callerSignal?.aborted) return new APIUserAbortError({ method, url: shownUrl, cause: callerSignal.reason });
-    const { urlTemplate } = request;
-    if (reason instanceof DeadlineReason) {
-      return new APIConnectionTimeoutError({ method, url: shownUrl, urlTemplate, attempts, timeoutMs: reason.ms });
-    }
-    return new APIConnectionError({
-      method,
-      url: shownUrl,
-      urlTemplate,
-      attempts,
-      cause: underlyingCause(reason),
-      code: systemErrorCode(reason),
-    });
-  }
-
-  #typed(method: string, url: URL, error: unknown, attempts: number): DeliveryError {
-    if (error instanceof DeliveryError) return error;
-    return new DeliveryError(
-      `Unexpected failure: ${method} ${this.#config.redactor.text(url.pathname)} (attempt ${attempts}): ${
-        error instanceof Error
-          ? `${error.name}: ${this.#config.redactor.text(error.message)}`
-          : 'a non-error was thrown'
-      }`,
-      { cause: error },
-    );
   }
 
   /** One attempt: the request, same-origin redirects, the body under the size cap. */
@@ -393,9 +286,17 @@ export class Transport {
           read = await readBodyText(response, maxResponseBytes, signal);
         } catch (error) {
           if (!signal.aborted && refusedBeforeSending(error)) {
-            throw this.#refused(request.operation, error);
+            throw refusedError(redactor, request.operation, error);
           }
-          throw this.#failure(request, method, url, signal.aborted ? signal.reason : error, callerSignal, attempt);
+          throw noResponseError(
+            redactor,
+            request,
+            method,
+            url,
+            signal.aborted ? signal.reason : error,
+            callerSignal,
+            attempt,
+          );
         }
         const { status } = response;
         const shownUrl = () => redactor.text(url.href);
@@ -434,7 +335,7 @@ export class Transport {
           const keepsMethod = status === 307 || status === 308;
           if (target === undefined || redirects >= MAX_REDIRECTS || (!keepsMethod && method !== 'GET')) {
             logger.warn(`Not following a ${status} redirect of ${method} ${redactor.text(url.pathname)}`);
-            throw this.#apiError(request, method, url, response, value);
+            throw statusError(redactor, request, method, url, response, value);
           }
           url = target;
           if (!keepsMethod) {
@@ -443,7 +344,7 @@ export class Transport {
           }
           continue;
         }
-        if (status < 200 || status >= 300) throw this.#apiError(request, method, url, response, value);
+        if (status < 200 || status >= 300) throw statusError(redactor, request, method, url, response, value);
         const answered = url.href;
         return {
           status,
@@ -471,19 +372,5 @@ export class Transport {
       return undefined;
     }
     return target.origin === initialUrl.origin ? target : undefined;
-  }
-
-  #apiError(request: HttpRequest, method: string, url: URL, response: Response, body: unknown): APIError {
-    const { redactor } = this.#config;
-    return APIError.generate({
-      status: response.status,
-      headers: redactor.headers(response.headers),
-      body: redactor.value(body),
-      method,
-      url: redactor.text(url.href),
-      operation: request.operation,
-      urlTemplate: request.urlTemplate,
-      redact: redactor.text,
-    });
   }
 }

@@ -16,6 +16,7 @@ import {
 import { InboxEpoch } from './inbox-epoch.js';
 import { ACK_AND_CLOSE, APPEND_UNLESS_FULL, CLAIM, runScript } from './scripts.js';
 import { settingsCheck, untilSucceeded } from './settings.js';
+import { entriesOf, fieldsOf, idBefore, idParts } from './stream-entries.js';
 
 export interface RedisInboxOptions {
   /** The stream's key; on a cluster, with a hash tag (`{dts}:events`). Default `'dts:events'`. */
@@ -76,40 +77,6 @@ function countOption(owner: string, name: string, value: number | undefined, fal
     );
   }
   return value;
-}
-
-function fieldsOf(raw: unknown): Record<string, string> {
-  const fields: Record<string, string> = {};
-  if (!Array.isArray(raw)) return fields;
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    const name = scalarText(raw[index]);
-    const value = scalarText(raw[index + 1]);
-    if (name !== undefined && value !== undefined) fields[name] = value;
-  }
-  return fields;
-}
-
-/** Stream entries `[[id, fields], …]`, nil ones skipped. */
-function entriesOf(raw: unknown): { id: string; fields: Record<string, string> }[] {
-  if (!Array.isArray(raw)) return [];
-  const entries: { id: string; fields: Record<string, string> }[] = [];
-  for (const item of raw) {
-    if (!Array.isArray(item)) continue;
-    const id = textReply(item[0], 'XRANGE');
-    if (id !== undefined && item[1] !== null && item[1] !== undefined) entries.push({ id, fields: fieldsOf(item[1]) });
-  }
-  return entries;
-}
-
-function idParts(id: string): [bigint, bigint] {
-  const [ms = '0', seq = '0'] = id.split('-');
-  return [BigInt(ms), BigInt(seq)];
-}
-
-function idBefore(a: string, b: string): boolean {
-  const [am, as] = idParts(a);
-  const [bm, bs] = idParts(b);
-  return am < bm || (am === bm && as < bs);
 }
 
 /**

@@ -4,7 +4,7 @@ import { APIPromise } from '../core/api-promise.js';
 import { requestOf } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
 import type { ResourceContext } from '../internal/context.js';
-import type { HttpResponse } from '../internal/http.js';
+import type { HttpResponse } from '../internal/http-request.js';
 import type { TraceSpan } from '../internal/tracing.js';
 import { type Branch, readBranches } from '../schemas/branch.js';
 import { contextOf, type ResourceHandle } from './handle.js';

@@ -2,13 +2,9 @@
 import * as z from 'zod';
 import type { Task } from '../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
+import { UnsupportedPatternError } from './pattern-parser.js';
 import { describeIssues, type Parsed } from './request-body.js';
-import {
-  compileSearchPattern,
-  type SearchPattern,
-  StepBudgetExceededError,
-  UnsupportedPatternError,
-} from './search-pattern.js';
+import { compileSearchPattern, type SearchPattern, StepBudgetExceededError } from './search-pattern.js';
 import type { TaskRecord } from './state.js';
 
 /** Longest `search` pattern accepted as a regular expression. */

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { DeliveryError } from '../../src/index.js';
-import { FRESH_STORE_MS } from '../../src/resources/task-creation/order-lease.js';
+import { FRESH_STORE_MS } from '../../src/resources/task-creation/lease-terms.js';
 import type { TaskWithId } from '../../src/schemas.js';
 import type { MockFaultRule } from '../../src/testing.js';
 import {

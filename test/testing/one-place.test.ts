@@ -5,7 +5,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { OPERATION_NAMES, OPERATIONS, type OperationName, pathOf, requestOf } from '../../src/core/operations.js';
-import type { HttpRequest } from '../../src/internal/http.js';
+import type { HttpRequest } from '../../src/internal/http-request.js';
 import { OPERATION_HANDLERS, type OperationHandlers } from '../../src/testing/endpoints.js';
 import { checkFaultRule, OPERATIONS as FAULT_TARGETS } from '../../src/testing/faults.js';
 import { routeOf, routerOf } from '../../src/testing/routes.js';

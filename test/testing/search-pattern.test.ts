@@ -6,11 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exactPattern } from '../../src/resources/task-creation/order-lookup.js';
-import {
-  compileSearchPattern,
-  MAX_PATTERN_PROGRAM,
-  UnsupportedPatternError,
-} from '../../src/testing/search-pattern.js';
+import { UnsupportedPatternError } from '../../src/testing/pattern-parser.js';
+import { compileSearchPattern, MAX_PATTERN_PROGRAM } from '../../src/testing/search-pattern.js';
 
 const atom = fc.constantFrom(
   'a',

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { LEASE_TTL_MS } from '../../../src/resources/task-creation/order-lease.js';
+import { LEASE_TTL_MS } from '../../../src/resources/task-creation/lease-terms.js';
 import {
   ambiguousCreateFaults,
   type CreateWorker,

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../../../src/core/store.js';
 import { type DeliveryStore, memoryStore, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
-import { LEASE_TTL_MS } from '../../../src/resources/task-creation/order-lease.js';
+import { LEASE_TTL_MS } from '../../../src/resources/task-creation/lease-terms.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });

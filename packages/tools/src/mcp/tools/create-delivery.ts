@@ -8,184 +8,27 @@ import {
   RequestValidationError,
   StoreUnavailableError,
 } from 'delivery-task-sdk';
-import { TaskCreateParams } from 'delivery-task-sdk/schemas';
-import * as z from 'zod/mini';
-import { canonicalJson } from '../confirmation.js';
+import type { TaskCreateParams } from 'delivery-task-sdk/schemas';
 import { kwdText, priceFils } from '../money.js';
 import { tasksOfOrder } from '../order-lookup.js';
-import { type Point, pointText, type Quote, samePoint } from '../quotes.js';
+import { pointText, samePoint } from '../quotes.js';
 import { Refusal } from '../refusal.js';
 import { failureResult } from '../results.js';
 import type { Session } from '../session.js';
-import { plainText, quoted } from '../text.js';
+import { quoted } from '../text.js';
 import { defineTool, type ToolOutput } from '../tool.js';
 import {
-  CreateDeliveryInput,
-  CreateDeliveryOutput,
-  type CreateParams,
-  type Spending,
-} from './create-delivery-schema.js';
-
-/** How long the person has to answer a confirmation question, ms. */
-export const ELICITATION_TIMEOUT_MS = 5 * 60_000;
-
-/** What the checks before confirmation established. */
-interface Plan {
-  readonly params: CreateParams;
-  readonly quote: Quote;
-  /** The quoted fee, fils. */
-  readonly quotedFils: number;
-  /** The pickup point the booking names, when it names one. */
-  readonly pickup: Point | undefined;
-}
-
-/** The SDK's create schema, issues as one line. */
-function checkParams(params: CreateParams): void {
-  const checked = z.safeParse(TaskCreateParams, params);
-  if (checked.success) return;
-  const issues = checked.error.issues
-    .slice(0, 10)
-    .map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`)
-    .join('; ');
-  throw new Refusal('input', `the booking is not valid: ${issues}`);
-}
-
-/** The pickup point a booking names: its `pickupLocation`, or its branch's coordinates; `undefined` for the default. */
-async function namedPickup(session: Session, params: CreateParams, signal: AbortSignal): Promise<Point | undefined> {
-  if (params.customPickup !== true) return undefined;
-  if (params.pickupLocation !== undefined) return params.pickupLocation;
-  if (params.selectedBranch === undefined) return undefined;
-  const branches = await session.client.branches.list({ signal });
-  const branch = branches.find((each) => each.name === params.selectedBranch) as Record<string, unknown> | undefined;
-  const { latitude, longitude } = branch ?? {};
-  return typeof latitude === 'number' && typeof longitude === 'number' ? { latitude, longitude } : undefined;
-}
-
-/** Step 2: the quote. */
-function checkQuote(session: Session, estimateId: string, params: CreateParams, pickup: Point | undefined): Plan {
-  const quote = session.quotes.get(estimateId);
-  const again = 'call estimate_delivery for this booking and use its estimateId';
-  if (quote === undefined) {
-    throw new Refusal(
-      'quote',
-      `estimateId is not a quote of this session (quotes live in the session that made them): ${again}`,
-    );
-  }
-  const ageMs = session.policy.now() - quote.at;
-  if (ageMs > session.policy.quoteMaxAgeMs) {
-    throw new Refusal(
-      'quote',
-      `the quote is ${Math.floor(ageMs / 1000)} s old, older than the ${session.policy.quoteMaxAgeMs / 1000} s a quote is valid: ${again}`,
-      {
-        quoteAgeSeconds: Math.floor(ageMs / 1000),
-        quoteMaxAgeSeconds: session.policy.quoteMaxAgeMs / 1000,
-      },
-    );
-  }
-  if (!samePoint(quote.to, params.deliveryLocation)) {
-    throw new Refusal(
-      'quote',
-      `the quote is for delivery to ${pointText(quote.to)}, not to ${pointText(params.deliveryLocation)}: ${again}`,
-    );
-  }
-  if (pickup !== undefined && !samePoint(quote.from, pickup)) {
-    throw new Refusal(
-      'quote',
-      `the quote is from ${pointText(quote.from)}, but the booking picks up at ${pointText(pickup)}: ${again}`,
-    );
-  }
-  if (quote.priceFils === undefined) {
-    throw new Refusal(
-      'quote',
-      'the service gave no price for this quote, and a booking needs a priced one: quote again',
-    );
-  }
-  return { params, quote, quotedFils: quote.priceFils, pickup };
-}
-
-/** Steps 3 and 7: the per-delivery limit. */
-function checkMaxFee(session: Session, feeFils: number): void {
-  const { maxFeeFils } = session.policy;
-  if (maxFeeFils !== undefined && feeFils > maxFeeFils) {
-    throw new Refusal(
-      'maxFeeKwd',
-      `the fee ${kwdText(feeFils)} KWD is above the ${kwdText(maxFeeFils)} KWD limit per delivery`,
-      {
-        feeKwd: kwdText(feeFils),
-        maxFeeKwd: kwdText(maxFeeFils),
-        overByKwd: kwdText(feeFils - maxFeeFils),
-      },
-    );
-  }
-}
-
-/** The day's figures for a refusal or a result. */
-function spendingOf(session: Session, day: string, spentFils: number): z.infer<typeof Spending> {
-  const { capFils } = session.spend;
-  return {
-    day,
-    spentTodayKwd: kwdText(spentFils),
-    ...(capFils === undefined
-      ? {}
-      : { dailyCapKwd: kwdText(capFils), roomLeftTodayKwd: kwdText(Math.max(0, capFils - spentFils)) }),
-  };
-}
-
-function capRefusal(session: Session, day: string, spentFils: number, feeFils: number): Refusal {
-  const capFils = session.spend.capFils ?? 0;
-  const room = Math.max(0, capFils - spentFils);
-  return new Refusal(
-    'dailyCapKwd',
-    `the fee ${kwdText(feeFils)} KWD would take today's spending past the ${kwdText(capFils)} KWD cap: ${kwdText(spentFils)} KWD spent, ${kwdText(room)} KWD left today (${day}, Kuwait time)`,
-    { feeKwd: kwdText(feeFils), ...spendingOf(session, day, spentFils) },
-  );
-}
-
-/** Step 5 (and 7): the wallet floor. Resolves with the balance, fils; `undefined` without a floor. */
-async function checkWallet(session: Session, feeFils: number, signal: AbortSignal): Promise<number | undefined> {
-  const floorFils = session.policy.walletFloorFils;
-  if (floorFils === undefined) return undefined;
-  const balance = await session.client.wallet.retrieveBalance({ signal });
-  const balanceFils = priceFils(balance.walletAmount) ?? 0;
-  if (balanceFils - feeFils < floorFils) {
-    throw new Refusal(
-      'walletFloorKwd',
-      `the wallet holds ${kwdText(balanceFils)} KWD; a fee of ${kwdText(feeFils)} KWD would leave less than the ${kwdText(floorFils)} KWD floor (top the wallet up first)`,
-      {
-        walletAmountKwd: kwdText(balanceFils),
-        feeKwd: kwdText(feeFils),
-        walletFloorKwd: kwdText(floorFils),
-        roomLeftKwd: kwdText(Math.max(0, balanceFils - floorFils)),
-      },
-    );
-  }
-  return balanceFils;
-}
-
-/** Where the booking picks up, in words. */
-function pickupText(plan: Plan): string {
-  const { params } = plan;
-  if (params.customPickup === true && params.selectedBranch !== undefined)
-    return `branch ${quoted(params.selectedBranch)}`;
-  if (plan.pickup !== undefined) return pointText(plan.pickup);
-  return "the account's default pickup point";
-}
-
-function deliverToText(params: CreateParams): string {
-  const lines = params.deliveryLocation.fullAddress ?? [];
-  const address = lines.length > 0 ? `${quoted(lines.join(', '))} ` : '';
-  return `${address}(${pointText(params.deliveryLocation)})`;
-}
-
-/** The texts of a booking shown to the person (question, `wouldBook`), redacted and neutralised ({@link plainText}). */
-function summaryOf(session: Session, plan: Plan): { orderNumber: string; deliverTo: string; pickup: string } {
-  const params = session.redact(plan.params);
-  return {
-    orderNumber: plainText(params.orderNumber),
-    deliverTo: deliverToText(params),
-    pickup: pickupText({ ...plan, params }),
-  };
-}
+  capRefusal,
+  checkMaxFee,
+  checkParams,
+  checkQuote,
+  checkWallet,
+  namedPickup,
+  type Plan,
+  spendingOf,
+} from './create-delivery-checks.js';
+import { askPerson, checkToken } from './create-delivery-confirmation.js';
+import { CreateDeliveryInput, CreateDeliveryOutput } from './create-delivery-schema.js';
 
 /** A task already carrying the order: returned, nothing charged. */
 function alreadyBooked(session: Session, task: Task): ToolOutput {
@@ -195,88 +38,6 @@ function alreadyBooked(session: Session, task: Task): ToolOutput {
     charged: false,
     next: 'this order already has a task: nothing was booked or charged',
   };
-}
-
-/** Step 6, with elicitation: asks the person. Resolves when they accept; throws a refusal otherwise. */
-async function askPerson(session: Session, plan: Plan, spentFils: number, signal: AbortSignal): Promise<void> {
-  const fee = kwdText(plan.quotedFils);
-  const { capFils } = session.spend;
-  const cap =
-    capFils === undefined
-      ? `today's spending would be ${kwdText(spentFils + plan.quotedFils)} KWD`
-      : `${kwdText(Math.max(0, capFils - spentFils - plan.quotedFils))} KWD of today's ${kwdText(capFils)} KWD cap would be left`;
-  const shown = summaryOf(session, plan);
-  const message =
-    `Book a delivery for order ${quoted(shown.orderNumber)} to ${shown.deliverTo}, picked up at ` +
-    `${shown.pickup}, for a fee of ${fee} KWD? After it, ${cap}.`;
-  let answer: Awaited<ReturnType<Session['server']['elicitInput']>>;
-  try {
-    answer = await session.server.elicitInput(
-      {
-        mode: 'form',
-        message,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            confirm: { type: 'boolean', title: 'Book this delivery', description: `Spends ${fee} KWD from the wallet` },
-          },
-          required: ['confirm'],
-        },
-      },
-      { signal, timeout: ELICITATION_TIMEOUT_MS },
-    );
-  } catch (error) {
-    throw new Refusal(
-      'confirmation',
-      `the person could not be asked (${plainText(session.redactText(error instanceof Error ? error.message : String(error)), 200)}); nothing was booked`,
-    );
-  }
-  if (answer.action === 'accept' && answer.content?.confirm === true) return;
-  throw new Refusal(
-    'confirmation',
-    `the person ${answer.action === 'cancel' ? 'dismissed' : 'declined'} the booking; nothing was booked`,
-    {
-      answer: answer.action,
-    },
-  );
-}
-
-/** Step 6, without elicitation: the token. Returns the result of the first step, or `undefined` to go on. */
-function checkToken(
-  session: Session,
-  input: CreateDeliveryInput,
-  plan: Plan,
-  balanceFils: number | undefined,
-): ToolOutput | undefined {
-  const { confirmationToken, ...args } = input;
-  const bound = canonicalJson(args);
-  if (confirmationToken === undefined) {
-    const { token, expiresAt } = session.confirmations.issue(bound);
-    return {
-      status: 'confirmation_required',
-      confirmationToken: token,
-      confirmationExpiresAt: new Date(expiresAt).toISOString(),
-      wouldBook: {
-        ...summaryOf(session, plan),
-        feeKwd: kwdText(plan.quotedFils),
-        ...(balanceFils === undefined ? {} : { walletAfterKwd: kwdText(balanceFils - plan.quotedFils) }),
-      },
-      next: 'Nothing was booked. Show the person what would be booked; to book, call create_delivery again with exactly the same arguments plus this confirmationToken.',
-    };
-  }
-  const check = session.confirmations.take(confirmationToken, bound);
-  if (check === 'ok') return undefined;
-  const why = {
-    unknown: 'is not a token this session issued',
-    expired: 'has expired',
-    used: 'was already used (a token books once, and is spent when presented with other arguments)',
-    mismatch: 'was issued for other arguments, so it is now spent',
-  }[check];
-  throw new Refusal(
-    'confirmation',
-    `the confirmationToken ${why}: call create_delivery without a token to get a new one`,
-    { token: check },
-  );
 }
 
 /** True when the failed create surely made no task (the service rejected it, or nothing was sent). */

@@ -5,8 +5,6 @@
 import { HAPPY_PATH, movesFrom, TASK_STATUSES } from 'delivery-task-sdk/schemas';
 import {
   type ActiveFault,
-  askForToken,
-  authHeaders,
   byId,
   control,
   type Delivery,
@@ -16,7 +14,6 @@ import {
   kuwaitTime,
   kwdOfFils,
   localTime,
-  MAX_EVENT_BYTES,
   notice,
   REQUESTS_PAGE,
   readTokenFromFragment,
@@ -27,7 +24,8 @@ import {
   text,
   useToken,
 } from './dom.js';
-import { addTask, applyFilter, renderTasks, setTaskTotal, statusBadge, tasksOfOrder } from './tasks-table.js';
+import { readEvents } from './event-stream.js';
+import { addTask, applyFilter, renderTasks, setTaskTotal, tasksOfOrder } from './tasks-table.js';
 import {
   loadFaults,
   markFaultEdited,
@@ -37,6 +35,7 @@ import {
   renderWallet,
   showOlderRequests,
 } from './views.js';
+import { answerText, deliveryRow } from './webhook-row.js';
 
 // ---------------------------------------------------------------- state
 
@@ -133,59 +132,6 @@ async function moveTask(status?: string): Promise<void> {
 
 // ---------------------------------------------------------------- webhooks
 
-function answerText(delivery: Delivery): string {
-  if (delivery.error !== undefined) {
-    const kind = /no answer within/.test(delivery.error) ? 'timeout' : 'connection error';
-    return delivery.responseStatus === undefined
-      ? `${kind}: ${delivery.error}`
-      : `${delivery.responseStatus}, then ${kind}`;
-  }
-  return String(delivery.responseStatus ?? '');
-}
-
-function deliveryRow(delivery: Delivery): HTMLTableRowElement {
-  const failed = delivery.error !== undefined || (delivery.responseStatus ?? 0) >= 300;
-  const resend = el('button', { type: 'button', 'aria-label': `Send delivery ${delivery.seq} again` }, 'Send again');
-  resend.addEventListener('click', () => {
-    resend.disabled = true;
-    control(`webhooks/${delivery.seq}/resend`, { method: 'POST' })
-      .catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)))
-      .finally(() => {
-        resend.disabled = false;
-      });
-  });
-  const details = el(
-    'details',
-    {},
-    el('summary', {}, 'Body'),
-    el('pre', { class: 'json' }, JSON.stringify(delivery.body, null, 2)),
-  );
-  return el(
-    'tr',
-    { 'data-seq': String(delivery.seq), class: failed ? 'failed' : 'ok' },
-    el(
-      'td',
-      { 'data-label': '#' },
-      el(
-        'div',
-        {},
-        String(delivery.seq),
-        delivery.resentFrom === undefined ? undefined : el('small', {}, ` (again of #${delivery.resentFrom})`),
-      ),
-    ),
-    el('td', { 'data-label': 'Event' }, statusBadge(delivery.status)),
-    el(
-      'td',
-      { 'data-label': 'Task' },
-      el('a', { href: `#task/${encodeURIComponent(delivery.taskId)}` }, delivery.taskId),
-    ),
-    el('td', { 'data-label': 'Answer', class: 'answer' }, answerText(delivery)),
-    el('td', { 'data-label': 'Latency', class: 'number latency' }, `${delivery.durationMs} ms`),
-    el('td', { 'data-label': 'Request body' }, details),
-    el('td', { 'data-label': 'Action' }, resend),
-  );
-}
-
 function renderWebhooks(): void {
   byId('webhook-url').textContent =
     webhookUrl === null
@@ -281,11 +227,6 @@ async function showView(): Promise<void> {
 
 // ---------------------------------------------------------------- event stream
 
-function setConnection(state: string): void {
-  byId('connection').textContent = state;
-  byId('connection').dataset.state = state.split(' ')[0] ?? '';
-}
-
 /** Least time between two reads of the request log prompted by the event stream, ms. */
 const REQUESTS_REFRESH_MS = 1000;
 let requestsPending = false;
@@ -346,46 +287,6 @@ function onEvent(name: string, data: string): void {
   }
 }
 
-/** Reads `GET /_sandbox/events` (fetch, so that the token can go in a header) and reconnects after a drop. */
-async function readEvents(): Promise<never> {
-  for (;;) {
-    try {
-      const response = await fetch('/_sandbox/events', { headers: authHeaders(), cache: 'no-store' });
-      if (response.status === 401) {
-        setConnection('needs the control token');
-        await askForToken();
-        continue;
-      }
-      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
-      setConnection('live');
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += value;
-        if (buffer.length > MAX_EVENT_BYTES) break;
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let name = 'message';
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) name = line.slice(7);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length > 0) onEvent(name, data.join('\n'));
-        }
-      }
-      await reader.cancel().catch(() => undefined);
-    } catch {
-      // Reconnects below.
-    }
-    setConnection('reconnecting…');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
 // ---------------------------------------------------------------- start
 
 function start(): void {
@@ -434,7 +335,7 @@ function start(): void {
       if (currentView === 'task') byId('task-heading').focus();
     });
   });
-  void readEvents();
+  void readEvents(onEvent);
 }
 
 start();

@@ -1,0 +1,217 @@
+/**
+ * The holder of an order's lease (docs/several-instances.md): it renews the lease, fences every POST (it
+ * leaves only while the lease is held and its attempt ends before `until`) and writes the outcome.
+ * @module
+ */
+import { DuplicateTaskError, StoreUnavailableError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
+import type { StoreWriteOptions } from '../../core/store.js';
+import type { ResourceContext } from '../../internal/context.js';
+import { failureOutcome } from '../../internal/failure.js';
+import type { TaskWithId } from '../../schemas/task.js';
+import {
+  ABORTED_WAITING,
+  FAILED_RECORD_TTL_MS,
+  IN_FLIGHT_ALLOWANCE_MS,
+  LEASE_TTL_MS,
+  type LeasedSend,
+  type LeaseOptions,
+  MAX_STEPS,
+  waitedTooLong,
+} from './lease-terms.js';
+import { type FailedRecord, type OrderRecord, type SendingRecord, share } from './order-record.js';
+import type { Held } from './order-take.js';
+import type { SendGuard } from './prior-attempt.js';
+
+/** A fencing write's `until` allows this for its own answer; a slower answer (a stall) means writing again, ms. */
+const FENCE_ALLOWANCE_MS = 1000;
+/** `until` ahead of now while a POST is held open: to the next renewal, and the allowances, ms. */
+const HELD_OPEN_MS = LEASE_TTL_MS / 3 + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
+
+const TAKEN_OVER = 'the lease expired and was taken over';
+
+/** A rejection (4xx) proves nothing was created; duplicates found do not. */
+function createdNothing(error: unknown): boolean {
+  return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
+}
+
+const LAZY: StoreWriteOptions = { durable: false };
+
+/**
+ * Holds the taken order's lease while `send` runs and writes the outcome, a failure too; ended without one,
+ * it lets the order go for the next create to take over.
+ */
+export async function holdLease(
+  context: ResourceContext,
+  orderNumber: string,
+  key: string,
+  held: Held,
+  options: LeaseOptions,
+  send: LeasedSend,
+): Promise<TaskWithId> {
+  const { store, orderTtlMs, logger } = context;
+  const { run } = options;
+  const { prior } = held;
+  const { fence } = held.record;
+  // Every write is a compare-and-set on the record as last written, one at a time; `uncertain`: a write
+  // whose answer was lost may have landed.
+  let { raw, record } = held;
+  let uncertain: string | undefined;
+  // `lost`: taken over; `done`: nothing more is written.
+  let lost = false;
+  let done = false;
+  let writes: Promise<unknown> = Promise.resolve();
+  /**
+   * `false` when the record changed. A function makes the record from the one last written when the write
+   * runs, so a renewal queued behind a write of `until` keeps that `until`. `lazily`: its loss is safe, the
+   * store need not wait for its disk.
+   */
+  const write = (
+    next: OrderRecord | ((last: SendingRecord) => SendingRecord),
+    ttlMs = orderTtlMs,
+    lazily = false,
+  ): Promise<boolean> => {
+    const attempt = async (): Promise<boolean> => {
+      const value = typeof next === 'function' ? next(record) : next;
+      const nextRaw = JSON.stringify(value);
+      const cas = (expected: string) => store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
+      try {
+        lost ||= !((await cas(raw)) || (uncertain !== undefined && (await cas(uncertain))));
+      } catch (error) {
+        uncertain = nextRaw;
+        throw error;
+      }
+      if (lost) return false;
+      raw = nextRaw;
+      uncertain = undefined;
+      if (value.state === 'sending') record = value;
+      return true;
+    };
+    const written = writes.then(attempt, attempt);
+    writes = written.catch(() => {});
+    return written;
+  };
+  /** Writes the outcome (when the record changed, only if the store lost it); a failure is logged. */
+  const finish = async (outcome: OrderRecord, ttlMs: number): Promise<void> => {
+    done = true;
+    try {
+      if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
+      logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
+    } catch (error) {
+      logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
+    }
+  };
+  // A POST held open past its attempt is abandoned once the record no longer covers it (renewals failed).
+  let abandonHeld: (() => void) | undefined;
+  let uncovered: ReturnType<typeof setTimeout> | undefined;
+  const watchCover = () => {
+    clearTimeout(uncovered);
+    if (abandonHeld === undefined || !run.posting || done) return;
+    uncovered = setTimeout(
+      () => {
+        if (run.posting) abandonHeld?.();
+      },
+      (record.until ?? 0) - IN_FLIGHT_ALLOWANCE_MS - Date.now(),
+    );
+    (uncovered as { unref?: () => void }).unref?.();
+  };
+  /** Renews the lease, and `until` while a POST is held open past its attempt: a taker waits for it. */
+  const extend = () => {
+    if (done || lost) return;
+    write((last) => {
+      const now = Date.now();
+      const held = run.posting ? { until: Math.max(last.until ?? 0, now + HELD_OPEN_MS) } : {};
+      return { ...last, ...held, leaseUntil: now + LEASE_TTL_MS };
+    }).then(watchCover, (error: unknown) => {
+      logger.warn(`Could not renew the lease of order ${orderNumber}: ${(error as Error).message}`);
+    });
+  };
+  const renew = setInterval(extend, LEASE_TTL_MS / 3);
+  (renew as { unref?: () => void }).unref?.();
+  try {
+    if (prior !== undefined && prior.ofEarlierDelivery !== true) run.mayHaveCreated = true;
+    if (held.inFlightUntil !== undefined && held.inFlightUntil > Date.now()) {
+      await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
+    }
+    const guard: SendGuard = {
+      holdingOpen: (abandon) => {
+        abandonHeld = abandon;
+        watchCover();
+        extend();
+      },
+      beforeAttempt: async (resend, timeoutMs = context.attemptTimeoutMs) => {
+        // Read after every wait, in the same task as the POST that follows: the POST leaves only while the
+        // lease is held and its whole attempt ends before `until`. A stall during a write shows here.
+        for (let fences = 0; ; fences++) {
+          const now = Date.now();
+          const covered = now + timeoutMs + IN_FLIGHT_ALLOWANCE_MS <= (record.until ?? 0);
+          if (!lost && (fences > 0 || !resend) && covered && now < (record.leaseUntil ?? 0)) return;
+          if (fences === MAX_STEPS) {
+            const reason = `the store answered ${MAX_STEPS} writes in a row too late to cover the POST (over ${FENCE_ALLOWANCE_MS} ms each)`;
+            if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason });
+            throw new StoreUnavailableError({ operation: 'compareAndSet', reason });
+          }
+          const fenced = await write((last) => {
+            const at = Date.now();
+            const until = at + timeoutMs + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
+            return { ...last, until, leaseUntil: at + LEASE_TTL_MS };
+          });
+          if (!fenced) {
+            if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
+            throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
+          }
+        }
+      },
+    };
+    let task: TaskWithId;
+    try {
+      task = await send(prior, guard, held.earlierTaskId);
+    } catch (error) {
+      // Keep `since` unless nothing can have been created: the next holder looks first.
+      const failed: FailedRecord = {
+        state: 'failed',
+        at: run.failedAt ?? Date.now(),
+        failure: share(error),
+        fence,
+        repeat: record.repeat,
+        taskId: record.taskId,
+        ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
+          ? {}
+          : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),
+      };
+      await finish(failed, failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs);
+      throw error;
+    }
+    run.created = task;
+    await finish({ state: 'created', taskId: task.id, fence }, orderTtlMs);
+    return task;
+  } finally {
+    clearInterval(renew);
+    clearTimeout(uncovered);
+    if (!done) {
+      // Let go without an outcome: still `sending`, not held, so the next create takes it over and looks first.
+      done = true;
+      const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
+      write(rest, orderTtlMs, true).catch(() => {});
+    }
+  }
+}
+
+/**
+ * Waits until another holder's POST can no longer be in flight.
+ * @throws {TaskCreationOutcomeUnknownError} at once past `waitMs` or the deadline, or on abort.
+ */
+async function waitForPreviousHolder(orderNumber: string, until: number, options: LeaseOptions): Promise<void> {
+  const { run } = options;
+  run.stage = 'waiting until an earlier POST of this order cannot be in flight';
+  const ms = until - Date.now();
+  if (ms > options.waitMs) {
+    throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: waitedTooLong(options.waitMs) });
+  }
+  if (ms > run.remaining()) {
+    throw new TaskCreationOutcomeUnknownError({
+      orderNumber,
+      reason: `an earlier POST of this order may be in flight for ${ms} ms more, past the totalTimeout of ${run.totalTimeoutMs} ms`,
+    });
+  }
+  await run.sleep(ms, ABORTED_WAITING);
+}

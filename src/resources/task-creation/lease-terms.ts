@@ -1,0 +1,56 @@
+/**
+ * The terms of an order's lease (docs/several-instances.md): how long it lives, the allowances around a
+ * POST's flight, and what a create under it is given.
+ * @module
+ */
+import type { StoreScope } from '../../core/store.js';
+import type { ResourceContext } from '../../internal/context.js';
+import type { CreateDeadline } from '../../internal/create-deadline.js';
+import type { TaskWithId } from '../../schemas/task.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
+
+/** The store's scope of this client's orders: its base URL and seller. */
+export const storeScopeOf = (context: ResourceContext): StoreScope => ({
+  baseUrl: context.transport.baseUrl,
+  sellerId: context.sellerId,
+});
+
+/** Lifetime of a lease, ms; renewed every third of it. */
+export const LEASE_TTL_MS = 10_000;
+/** How long a failure stays readable for the processes that waited on it, ms. */
+export const FAILED_RECORD_TTL_MS = 60_000;
+/** How long after a shared store's records begin creates look first, ms. */
+export const FRESH_STORE_MS = 120_000;
+/** Reads and compare-and-sets in a row without a pause (each lost a race). */
+export const MAX_STEPS = 4;
+/** Added to an attempt's timeout for `until`: a late abort timer and clock differences between processes, ms. */
+export const IN_FLIGHT_ALLOWANCE_MS = 250;
+
+/** The reason an error gives after waiting `waitMs` for another process creating the order. */
+export const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
+/** The reason an error gives when the caller aborts while another process creates the order. */
+export const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
+
+/**
+ * `prior`: an earlier attempt may have created the order, so look it up before sending; `earlierTaskId`:
+ * for a repeat delivery, the order's task as its record remembers it (an earlier delivery, listed or not).
+ */
+export type LeasedSend = (
+  prior: PriorAttempt | undefined,
+  guard: SendGuard,
+  earlierTaskId: string | undefined,
+) => Promise<TaskWithId>;
+
+/** Options of `createUnderLease` (`order-lease.ts`). */
+export interface LeaseOptions {
+  /** A deliberate second delivery. */
+  repeatDelivery: boolean;
+  /** How long to wait for another process's create, ms. */
+  waitMs: number;
+  /** The attempt timeout of this create's POSTs, ms. */
+  attemptTimeoutMs: number;
+  /** Aborted when every caller has left. */
+  signal: AbortSignal | undefined;
+  /** The create's deadline and progress: every wait ends with it. */
+  run: CreateDeadline;
+}
