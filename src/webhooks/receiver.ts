@@ -1,31 +1,27 @@
 /** `createWebhookHandler` (OpenAPI webhook `taskStatusChanged`; README "Receiving webhooks"). @module */
-import { ConfigurationError, StoreUnavailableError, WebhookPayloadError } from '../core/errors.js';
+import { ConfigurationError, StoreUnavailableError } from '../core/errors.js';
 import { clientInternalsOf } from '../internal/client-internals.js';
 import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { checkValidation } from '../internal/options.js';
 import { Redactor } from '../internal/redact.js';
-import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import { type InboxEntry, InboxWorker, onInboxReset, type WebhookInbox, withDeadline } from './inbox.js';
-import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
+import { WebhookIntake } from './intake.js';
 import {
   baseUrlOf,
   handlerSettings,
   inboxPollMs,
-  type WebhookFetchContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookHandlerStats,
-  type WebhookNodeOptions,
 } from './options.js';
 import { describeError, EventPipeline } from './pipeline.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
 import { type EventOutcome, isLeaseBusy, StoredTaskEvents } from './stored-dedupe.js';
 import { TaskSync, type WebhookStartSyncOptions, type WebhookSyncOptions, type WebhookSyncResult } from './sync.js';
-import { readRequestBody, toResponse } from './web.js';
 
 /** Pauses before a claimed event is tried again while the store does not answer, ms (doubling). */
 const FIRST_STORE_WAIT_MS = 50;
@@ -33,15 +29,10 @@ const LAST_STORE_WAIT_MS = 1_000;
 
 class WebhookReceiver implements WebhookHandler {
   readonly #pipeline: EventPipeline;
-  readonly #confirms: (kind: string) => boolean;
-  readonly #memory: TaskEventMemory | undefined;
   readonly #stored: StoredTaskEvents | undefined;
   readonly #queue: TaskEventQueue;
   readonly #sync: TaskSync;
-  readonly #maxBodyBytes: number;
-  readonly #bodyTimeoutMs: number;
   readonly #logger: LevelLogger;
-  readonly #reading: WebhookReading;
   readonly #stats: WebhookHandlerStats = {
     received: 0,
     processed: 0,
@@ -62,6 +53,9 @@ class WebhookReceiver implements WebhookHandler {
   #waitingOnStore = 0;
   /** Marks sent by the workers and not answered yet: at most 3 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
+  /** The intake's adapters (`intake.ts`). */
+  readonly fetch: WebhookHandler['fetch'];
+  readonly node: WebhookHandler['node'];
 
   constructor(options: WebhookHandlerOptions) {
     if (typeof options?.onEvent !== 'function') {
@@ -89,15 +83,13 @@ class WebhookReceiver implements WebhookHandler {
       throw new ConfigurationError('onDrift', `Invalid onDrift: expected a function, got ${typeof options.onDrift}`);
     }
     const reportDrift = driftReporter(this.#logger, options.onDrift);
-    this.#reading = {
+    const reading: WebhookReading = {
       validation: checkValidation(options.validation),
       onDrift: (drift) => reportDrift('webhook', [drift], undefined),
     };
     const settings = handlerSettings(options);
     const { store, storeTimeoutMs, eventTimeoutMs, concurrency, inbox } = settings;
-    this.#confirms = settings.confirms;
-    this.#maxBodyBytes = settings.maxBodyBytes;
-    this.#bodyTimeoutMs = settings.bodyTimeoutMs;
+    const { confirms } = settings;
     const state = new SharedState({
       store,
       storeTimeoutMs,
@@ -105,19 +97,20 @@ class WebhookReceiver implements WebhookHandler {
       maxLocalKeys: 2 * settings.maxTasks + 16,
       logger: this.#logger,
     });
+    let memory: TaskEventMemory | undefined;
     if (settings.dedupe && store !== undefined) {
       // A lease outlives the longest processing: onEvent, and the store calls around it.
       this.#stored = new StoredTaskEvents(state, settings.storeTtlMs, eventTimeoutMs + 4 * storeTimeoutMs + 1000);
     } else if (settings.dedupe) {
-      this.#memory = new TaskEventMemory(settings.windowMs, settings.maxTasks);
+      memory = new TaskEventMemory(settings.windowMs, settings.maxTasks);
     }
     this.#pipeline = new EventPipeline({
       onEvent: options.onEvent,
       onError,
       client: options.client,
-      confirms: this.#confirms,
+      confirms,
       confirming: settings.confirming,
-      memory: this.#memory,
+      memory,
       stored: this.#stored,
       eventTimeoutMs,
       logger: this.#logger,
@@ -146,6 +139,16 @@ class WebhookReceiver implements WebhookHandler {
     this.#inboxTimeoutMs = settings.inboxTimeoutMs;
     this.#eventTimeoutMs = eventTimeoutMs;
     this.#worker = this.#startInbox(options, concurrency);
+    ({ fetch: this.fetch, node: this.node } = new WebhookIntake(
+      settings,
+      reading,
+      this.#pipeline,
+      memory,
+      this.#queue,
+      this.#stats,
+      this.#logger,
+      () => this.#worker?.wake(),
+    ));
   }
 
   #startInbox(options: WebhookHandlerOptions, concurrency: number): InboxWorker | undefined {
@@ -328,141 +331,6 @@ class WebhookReceiver implements WebhookHandler {
         outcome = await this.#pipeline.process(event);
       })
       .then(() => outcome);
-  }
-
-  fetch = async (request: Request, context?: WebhookFetchContext): Promise<Response> => {
-    this.#stats.received++;
-    try {
-      const receivedAt = new Date();
-      const early = precheck(
-        request.method,
-        request.headers.get('content-type'),
-        request.headers.get('content-length'),
-        this.#maxBodyBytes,
-      );
-      if (early !== undefined) return toResponse(this.#reject(early));
-      const body = await readRequestBody(request, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      const { answer, done } = await this.#admit(body, receivedAt, 'fetch');
-      if (done !== undefined && context !== undefined) {
-        try {
-          context.waitUntil(done);
-        } catch (error) {
-          // The event is queued all the same: the sender still gets its 200.
-          void this.#pipeline.report(error, undefined);
-        }
-      }
-      return toResponse(answer);
-    } catch (error) {
-      return toResponse(this.#internalFailure(error));
-    }
-  };
-
-  node = async (req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void> => {
-    this.#stats.received++;
-    try {
-      const receivedAt = new Date();
-      const early = precheck(
-        req.method,
-        req.headers['content-type'],
-        req.headers['content-length'],
-        this.#maxBodyBytes,
-      );
-      if (early !== undefined) {
-        writeNodeAnswer(req, res, this.#reject(early));
-        return;
-      }
-      // Express passes `next` (a function) as the third argument: only an object is options.
-      const given = typeof options === 'object' && options !== null ? options.body : undefined;
-      const parsed = given ?? req.body;
-      const body: BodyRead | { ok: true; value: unknown } =
-        parsed !== undefined
-          ? { ok: true, value: parsed }
-          : await readNodeBody(req, this.#maxBodyBytes, this.#bodyTimeoutMs);
-      writeNodeAnswer(req, res, (await this.#admit(body, receivedAt, 'node')).answer);
-    } catch (error) {
-      writeNodeAnswer(req, res, this.#internalFailure(error));
-    }
-  };
-
-  #reject(answer: WebhookAnswer): WebhookAnswer {
-    this.#stats.rejected++;
-    this.#logger.warn(`Webhook rejected with ${answer.status}`, { answer: answer.body });
-    return answer;
-  }
-
-  #internalFailure(error: unknown): WebhookAnswer {
-    this.#stats.rejected++;
-    this.#pipeline.report(error, undefined);
-    return rejection(500, 'the webhook could not be received');
-  }
-
-  /** Parses, drops duplicates, queues or stores: the answer, and when queued, the end of processing. */
-  async #admit(
-    body: BodyRead | { ok: true; value: unknown },
-    receivedAt: Date,
-    adapter: 'node' | 'fetch',
-  ): Promise<{ answer: WebhookAnswer; done?: Promise<void> }> {
-    if (!body.ok) {
-      const limits = { maxBodyBytes: this.#maxBodyBytes, bodyTimeoutMs: this.#bodyTimeoutMs, adapter };
-      return { answer: this.#reject(unreadBody(body.reason, limits)) };
-    }
-    let event: WebhookEvent & { confirmed: false; source: 'webhook' };
-    try {
-      event = parseWebhookEventAt('value' in body ? body.value : body.bytes, receivedAt, this.#reading);
-    } catch (error) {
-      if (!(error instanceof WebhookPayloadError)) throw error;
-      return { answer: this.#reject(rejection(400, error.message)) };
-    }
-    const now = receivedAt.getTime();
-    if (this.#memory?.isDuplicate(event.taskId, event.kind, now)) {
-      this.#pipeline.dropDuplicate(event);
-      return { answer: RECEIVED };
-    }
-    if (this.#inbox !== undefined) return { answer: await this.#store(this.#inbox, event, now) };
-    if (this.#queue.isFull()) {
-      return { answer: this.#reject(rejection(503, 'too many webhooks waiting to be processed')) };
-    }
-    const size = this.#sizeOf(body);
-    if (!this.#queue.hasRoomFor(size)) {
-      return { answer: this.#reject(rejection(503, 'the webhooks being processed hold too many bytes')) };
-    }
-    // A kind to confirm is marked once the GET agrees: marked now, a forged one would hide a genuine one.
-    if (!this.#confirms(event.kind)) this.#memory?.mark(event.taskId, event.kind, now);
-    const job = async (): Promise<void> => {
-      await this.#pipeline.process(event);
-    };
-    return { answer: RECEIVED, done: this.#queue.push(event.taskId, job, size) };
-  }
-
-  /** Writes a parsed webhook to the inbox: 200 once stored, 503 (one warning line) when it could not be. */
-  async #store(inbox: WebhookInbox, event: WebhookEvent, now: number): Promise<WebhookAnswer> {
-    const { taskId, kind } = event;
-    try {
-      const body = JSON.stringify(event.payload);
-      await withDeadline(inbox.append({ taskId, kind, body, receivedAt: now }), this.#inboxTimeoutMs, 'inbox write');
-    } catch (error) {
-      this.#stats.rejected++;
-      this.#logger.warn(
-        `Webhook for task ${taskId} (${kind}) answered 503: the inbox did not store it (${(error as Error)?.message ?? String(error)})`,
-      );
-      return rejection(503, 'the webhook could not be stored');
-    }
-    this.#stats.stored++;
-    if (!this.#confirms(kind)) this.#memory?.mark(taskId, kind, now);
-    this.#worker?.wake();
-    return RECEIVED;
-  }
-
-  /** A body's size, bytes: as read, else the text or bytes given, else its JSON length (`maxBodyBytes` if none). */
-  #sizeOf(body: { ok: true; bytes: Uint8Array } | { ok: true; value: unknown }): number {
-    const value = 'value' in body ? body.value : body.bytes;
-    if (typeof value === 'string') return value.length;
-    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return value.byteLength;
-    try {
-      return JSON.stringify(value)?.length ?? 0;
-    } catch {
-      return this.#maxBodyBytes;
-    }
   }
 }
 
