@@ -2,7 +2,7 @@
  * delivery-task-sdk: the typed client of the Delivery Task Service. This entry holds what a merchant
  * writes against: the client, its resources' types, the errors, `kwd` and the pagination classes. The
  * zod schemas and the status lists are in `delivery-task-sdk/schemas`, the webhook handler in
- * `delivery-task-sdk/webhooks`, the mock in `delivery-task-sdk/testing` (README "Entries").
+ * `delivery-task-sdk/webhooks`, the mock in `delivery-task-sdk/testing` (README "Install").
  * @module delivery-task-sdk
  */
 
