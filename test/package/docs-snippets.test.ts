@@ -99,6 +99,7 @@ describe('snippets of the README and docs/', () => {
           'delivery-task-sdk/schemas': ['src/schemas.ts'],
           'delivery-task-sdk/webhooks': ['src/webhooks.ts'],
           'delivery-task-sdk/kwd': ['src/kwd.ts'],
+          'delivery-task-sdk/internal': ['src/internal.ts'],
           'delivery-task-tools/mcp': ['packages/tools/src/mcp.ts'],
           'delivery-task-tools/sandbox': ['packages/tools/src/sandbox.ts'],
         },
