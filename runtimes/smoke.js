@@ -1,7 +1,8 @@
 // The runtime smoke (npm run test:runtimes): one script, run unchanged on Node 22, Node 24, Bun and
 // Deno, and bundled by esbuild for workerd and edge-runtime. It talks to the mock service over real HTTP
 // (startMockHttpServer, started by the driver on 127.0.0.1) and throws on the first check that fails.
-import { createWebhookHandler, DeliveryClient, kwd, NotFoundError } from 'delivery-task-sdk';
+import { DeliveryClient, kwd, NotFoundError } from 'delivery-task-sdk';
+import { createWebhookHandler } from 'delivery-task-sdk/webhooks';
 
 /** Largest wait for the webhook handler's onEvent after its 200, ms. */
 const EVENT_WAIT_MS = 5_000;

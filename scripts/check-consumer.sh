@@ -34,12 +34,12 @@ node --input-type=module -e "
   console.log('ESM: node condition, kwd and webhooks subpaths: ok');
 "
 node -e "
-  const { WebhookPayloadError } = require('delivery-task-sdk');
-  const { parseWebhookEvent } = require('delivery-task-sdk/webhooks');
+  const { DeliveryError } = require('delivery-task-sdk');
+  const { parseWebhookEvent, WebhookPayloadError } = require('delivery-task-sdk/webhooks');
   const { kwd } = require('delivery-task-sdk/kwd');
   let error;
   try { parseWebhookEvent({ status: 'delivered' }); } catch (caught) { error = caught; }
-  if (!(error instanceof WebhookPayloadError) || kwd.toFils('0.001') !== 1) throw new Error('CJS subpaths broken');
+  if (!(error instanceof WebhookPayloadError) || !(error instanceof DeliveryError) || kwd.toFils('0.001') !== 1) throw new Error('CJS subpaths broken');
   console.log('CJS: kwd and webhooks subpaths: ok');
 "
 node -e "

@@ -57,8 +57,8 @@ for (const map of maps) {
   }
 }
 
-// The package a merchant installs, guides included, stays within 1.5 MB unpacked (npm's own figure).
-const MAX_UNPACKED_BYTES = 1_500_000;
+// The package a merchant installs, guides included, stays within 1.6 MB unpacked (npm's own figure): the CommonJS webhooks entry carries its own copy of the modules it shares with the main entry.
+const MAX_UNPACKED_BYTES = 1_600_000;
 if (pack.unpackedSize > MAX_UNPACKED_BYTES) {
   problems.push(`the package is ${pack.unpackedSize} bytes unpacked, over ${MAX_UNPACKED_BYTES}`);
 }
