@@ -1,7 +1,7 @@
 /**
  * JSON parsing of response bodies: `null` members read as absent (the spec calls every field optional),
  * `__proto__` keys dropped, and a body nested deeper than {@link MAX_JSON_DEPTH} refused, so no later
- * step can overflow the stack. Figures: docs/performance.md.
+ * step can overflow the stack.
  */
 
 /** Deepest nesting of arrays and objects accepted in a response body (a task is about 5 levels deep). */
