@@ -159,6 +159,18 @@ function follow(
       if (error !== undefined) flight.run.failedAt ??= Date.now();
       flight.controller.abort(reason);
       if (error !== undefined) reject(error);
+      // A POST in flight is not closed by the abort (held-post.ts): the caller leaves now, the flight goes on.
+      else if (flight.run.posting) {
+        flight.run.failedAt ??= Date.now();
+        reject(
+          new TaskCreationOutcomeUnknownError({
+            orderNumber,
+            reason: 'the caller aborted while the request was in flight',
+            cause: reason,
+            ...flight.run.retryAfter(),
+          }),
+        );
+      }
     };
     const onAbort = () => leave(signal?.reason, undefined);
     signal?.addEventListener('abort', onAbort, { once: true });

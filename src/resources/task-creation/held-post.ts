@@ -3,9 +3,10 @@
  * still ends at `timeout` for the create (an `APIConnectionTimeoutError`, an unknown outcome), but the
  * request is not aborted: a request held outside the service (a full accept queue, TCP retransmissions)
  * or in it (a stalled process) reaches it whenever it does, aborted or not, and only an open connection
- * still carries its answer. The create waits for that answer while it waits out `listingDelayMs`, and
- * sends again only once the connection ended; it abandons a POST still open by then and sends nothing
- * more (`TaskCreationOutcomeUnknownError`).
+ * still carries its answer. Neither the caller's abort nor its deadline closes it: the create sends again
+ * only once the connection ended, and the order's lease stays held (its `until` ahead of the POST) until
+ * then, so its late answer is recorded as the order's task. Only {@link HELD_POST_MAX_MS} past its
+ * attempt, or a lease the store no longer renews, abandons it (`TaskCreationOutcomeUnknownError`).
  * @module
  */
 import { APIConnectionTimeoutError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
@@ -15,6 +16,12 @@ import { deadline } from '../../internal/abort.js';
 import type { ResourceContext } from '../../internal/context.js';
 import type { CreateDeadline } from '../../internal/create-deadline.js';
 import type { TaskWithId } from '../../schemas/task.js';
+
+/**
+ * How long a POST stays open past its attempt timeout at most, ms (at least `listingDelayMs`): a service
+ * that answers later than this is not waited for, and the order is decidable a listing delay after.
+ */
+export const HELD_POST_MAX_MS = 120_000;
 
 /** How a held POST ended: its task, or its failure (`abandoned`: this create gave up on it while open). */
 export type PostOutcome =
@@ -37,9 +44,9 @@ export interface HeldPost {
 }
 
 /**
- * Sends `post` with `options.signal` and its own abort; `attemptMs` ends the attempt, not the request,
- * which stays open for `holdMs` more at most (then `APIConnectionTimeoutError`, counted as abandoned).
- * `run.posting` stays true while it is open.
+ * Sends `post` with its own abort, not `options.signal` (the caller leaving does not close it); `attemptMs`
+ * ends the attempt, not the request, which stays open for `holdMs` more at most (then
+ * `APIConnectionTimeoutError`, counted as abandoned). `run.posting` stays true while it is open.
  */
 export function holdPost(
   context: ResourceContext,
@@ -50,13 +57,11 @@ export function holdPost(
   post: (options: RequestOptions) => Promise<TaskWithId>,
 ): HeldPost {
   const controller = new AbortController();
-  const outer = options.signal;
-  const follow = () => controller.abort(outer?.reason);
-  if (outer?.aborted) follow();
-  else outer?.addEventListener('abort', follow, { once: true });
   let open = true;
   let abandoned = false;
-  const ended = post({ ...options, signal: controller.signal, timeout: attemptMs + holdMs }).then(
+  // Nor does the create's deadline: the request is bounded by its own timeout only.
+  const { totalTimeout: _createDeadline, ...requestOptions } = options;
+  const ended = post({ ...requestOptions, signal: controller.signal, timeout: attemptMs + holdMs }).then(
     (task): PostOutcome => ({ task }),
     (failure: unknown): PostOutcome => ({
       failure,
@@ -67,7 +72,6 @@ export function holdPost(
   void ended.then(() => {
     open = false;
     run.posting = false;
-    outer?.removeEventListener('abort', follow);
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const attempt = Promise.race([
@@ -101,17 +105,18 @@ export function holdPost(
 }
 
 /**
- * Waits `ms` or until `held` ended, whichever is first: how it ended, or `undefined` after `ms`.
+ * Waits `ms` (`undefined`: as long as it stays open, which its own timeout bounds) or until `held` ended,
+ * whichever is first: how it ended, or `undefined` after `ms`.
  * @throws what {@link CreateDeadline.sleep} throws when the create's deadline passes or its callers left.
  */
 export async function untilEnded(
   held: HeldPost,
-  ms: number,
+  ms: number | undefined,
   run: CreateDeadline,
   reason: string,
   cause: unknown,
 ): Promise<PostOutcome | undefined> {
-  const limit = deadline(ms, 'attempt', run.signal);
+  const limit = ms === undefined ? { signal: run.signal, clear: () => {} } : deadline(ms, 'attempt', run.signal);
   let outcome: PostOutcome | undefined;
   try {
     outcome = await Promise.race([
@@ -129,7 +134,7 @@ export async function untilEnded(
   return outcome;
 }
 
-/** A POST still open when the order became decidable, now abandoned: it may still create the task. */
+/** A POST abandoned while open ({@link HELD_POST_MAX_MS}, or uncovered by the lease): it may still create the task. */
 export function stillUnanswered(
   context: ResourceContext,
   orderNumber: string,
@@ -139,7 +144,7 @@ export function stillUnanswered(
   run.decidableAt = Math.max(run.decidableAt ?? 0, Date.now() + context.listingDelayMs);
   return new TaskCreationOutcomeUnknownError({
     orderNumber,
-    reason: `its POST was still unanswered ${context.listingDelayMs} ms (listingDelayMs) after its timeout, its connection open: abandoned now, it may still create the task; nothing was sent again`,
+    reason: `its POST was abandoned unanswered, its connection open: it may still create the task; nothing was sent again`,
     cause,
     ...run.retryAfter(),
   });

@@ -8,6 +8,7 @@ import type { StoreWriteOptions } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
 import { failureOutcome } from '../../internal/failure.js';
 import type { TaskWithId } from '../../schemas/task.js';
+import type { HeldPost } from './held-post.js';
 import {
   ABORTED_WAITING,
   FAILED_RECORD_TTL_MS,
@@ -101,14 +102,14 @@ export async function holdLease(
     }
   };
   // A POST held open past its attempt is abandoned once the record no longer covers it (renewals failed).
-  let abandonHeld: (() => void) | undefined;
+  let heldPost: HeldPost | undefined;
   let uncovered: ReturnType<typeof setTimeout> | undefined;
   const watchCover = () => {
     clearTimeout(uncovered);
-    if (abandonHeld === undefined || !run.posting || done) return;
+    if (heldPost?.open !== true || done) return;
     uncovered = setTimeout(
       () => {
-        if (run.posting) abandonHeld?.();
+        heldPost?.abandon();
       },
       (record.until ?? 0) - IN_FLIGHT_ALLOWANCE_MS - Date.now(),
     );
@@ -133,8 +134,8 @@ export async function holdLease(
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
     const guard: SendGuard = {
-      holdingOpen: (abandon) => {
-        abandonHeld = abandon;
+      holdingOpen: (post) => {
+        heldPost = post;
         watchCover();
         extend();
       },
@@ -166,6 +167,15 @@ export async function holdLease(
     try {
       task = await send(prior, guard, held.earlierTaskId);
     } catch (error) {
+      // A POST still open: the lease stays held, `until` ahead of it, until it ends; its answer is the task.
+      const late = heldPost?.open === true ? await heldPost.ended : undefined;
+      if (late !== undefined && 'task' in late) {
+        logger.info(`Order ${orderNumber}: the POST was answered after its create ended: ${late.task.id}`);
+        run.created = late.task;
+        await finish({ state: 'created', taskId: late.task.id, fence }, orderTtlMs);
+        return late.task;
+      }
+      if (late !== undefined) run.decidableAt = Math.max(run.decidableAt ?? 0, late.at + context.listingDelayMs);
       // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {
         state: 'failed',

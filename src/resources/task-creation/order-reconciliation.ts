@@ -110,13 +110,12 @@ export async function decide(
       });
     }
     const decidableAt = run.decidableAt ?? 0;
-    if (lookedAt >= decidableAt) {
-      if (held?.abandon()) throw stillUnanswered(context, orderNumber, run, failure);
-      return undefined;
-    }
-    const wait = decidableAt - Date.now();
-    if (!waitForListing) return undefined;
-    if (wait >= run.remaining()) {
+    // Decidable, but with its POST still open nothing is sent again: its answer, however late, decides.
+    const decided = lookedAt >= decidableAt;
+    if (decided && held?.open !== true) return undefined;
+    const wait = decided ? undefined : decidableAt - Date.now();
+    if (!decided && !waitForListing) return undefined;
+    if (wait !== undefined && wait >= run.remaining()) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
         reason: 'no task is listed yet, and listingDelayMs ends past the totalTimeout',
@@ -125,10 +124,16 @@ export async function decide(
       });
     }
     if (held?.open !== true) {
-      await run.sleep(Math.max(0, wait), RECONCILING_ABORTED, failure);
+      await run.sleep(Math.max(0, wait ?? 0), RECONCILING_ABORTED, failure);
       continue;
     }
-    const late = await untilEnded(held, Math.max(0, wait), run, RECONCILING_ABORTED, failure);
+    const late = await untilEnded(
+      held,
+      wait === undefined ? undefined : Math.max(0, wait),
+      run,
+      RECONCILING_ABORTED,
+      failure,
+    );
     if (late === undefined) continue;
     if ('task' in late) {
       context.logger.info(`Order ${orderNumber}: the POST was answered after its timeout: ${late.task.id}`);

@@ -1,4 +1,5 @@
 /** What creation and the order's lease share. */
+import type { HeldPost } from './held-post.js';
 
 /** When an earlier attempt of the order may have created its task. */
 export interface PriorAttempt {
@@ -22,8 +23,9 @@ export interface SendGuard {
   beforeAttempt(resend: boolean, timeoutMs?: number): Promise<void>;
   /**
    * The POST's attempt ended unanswered and its connection stays open (`held-post.ts`): the record's
-   * `until` is kept ahead of it, as the lease is, until `run.posting` turns false; `abandon` is called
-   * once the record, its renewals failing, no longer covers it.
+   * `until` is kept ahead of it, as the lease is, until it ends, and the outcome is written only then (its
+   * late answer is the order's task, even after the create failed); it is abandoned once the record, its
+   * renewals failing, no longer covers it.
    */
-  holdingOpen(abandon: () => void): void;
+  holdingOpen(post: HeldPost): void;
 }

@@ -18,7 +18,7 @@ import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
 import { retryDelayMs } from '../../internal/retry.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
-import { type HeldPost, holdPost } from './held-post.js';
+import { HELD_POST_MAX_MS, type HeldPost, holdPost } from './held-post.js';
 import { findTasksOfOrder } from './order-lookup.js';
 import { decide, nameOf, RECONCILING_ABORTED, theTask } from './order-reconciliation.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
@@ -103,6 +103,14 @@ export async function createOnce(
       const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
       const attemptMs = Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs);
       await guard?.beforeAttempt(resend > 0, attemptMs);
+      // The POST does not follow the caller's signal once sent (held-post.ts): an abort before it, it is not sent.
+      if (run.signal.aborted) {
+        if (run.expired) throw run.error();
+        if (run.posts === 0 && !run.mayHaveCreated) {
+          throw new APIUserAbortError({ method: 'POST', url: 'tasks', cause: run.signal.reason });
+        }
+        await run.sleep(0, RECONCILING_ABORTED);
+      }
       const sendOptions = run.requestOptions(options);
       run.posts++;
       run.posting = true;
@@ -119,17 +127,13 @@ export async function createOnce(
           run.posting = false;
         }
       } else {
-        // Held open past `attemptMs` while the listing delay runs: its late answer still decides.
-        held = holdPost(context, run, sendOptions, attemptMs, context.listingDelayMs, (sent) =>
-          send(context, body, sent),
-        );
+        // Held open past `attemptMs`, whatever the caller does: its late answer still decides.
+        const holdMs = Math.max(context.listingDelayMs, HELD_POST_MAX_MS);
+        held = holdPost(context, run, sendOptions, attemptMs, holdMs, (sent) => send(context, body, sent));
         const answered = await held.attempt;
         if ('task' in answered) return answered.task;
         failure = answered.failure;
-        if (held.open) {
-          const open = held;
-          guard?.holdingOpen(() => open.abandon());
-        }
+        if (held.open) guard?.holdingOpen(held);
       }
       const outcome: FailureOutcome = failureOutcome(failure);
       if (outcome === 'rejected') throw failure;
@@ -178,6 +182,7 @@ export async function createOnce(
       );
       if (task !== undefined) {
         logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
+        held?.abandon();
         return task;
       }
       if (outcome === 'committed') {
@@ -198,8 +203,9 @@ export async function createOnce(
       }
       logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
     }
-  } finally {
-    // A POST abandoned while open may still reach the service: the order is decidable only later.
-    if (held?.abandon()) run.decidableAt = Math.max(run.decidableAt ?? 0, Date.now() + context.listingDelayMs);
+  } catch (error) {
+    // A POST still open is left to the lease's holder, which waits for its answer (`holdingOpen`).
+    if (held?.open === true && guard === undefined) held.abandon();
+    throw error;
   }
 }
