@@ -11,7 +11,8 @@ import type { ServiceBehaviour } from './model-service.js';
 export const CLIENT_LISTING_DELAY_MS = 1_000;
 
 /**
- * A service: sort honoured or not, zoned or zoneless times, ids present or not, a listing delay, latency.
+ * A service: sort honoured or not, zoned or zoneless times, ids present or not, a listing delay, latency, a
+ * queue before POSTs are served.
  * `listWithoutId`: may `GET tasks` leave ids out (default: yes).
  */
 export function serviceBehaviour(listWithoutId = true): fc.Arbitrary<ServiceBehaviour> {
@@ -26,6 +27,8 @@ export function serviceBehaviour(listWithoutId = true): fc.Arbitrary<ServiceBeha
     ids: fc.constantFrom(...ids),
     listingDelayMs: fc.constantFrom(0, 300, CLIENT_LISTING_DELAY_MS),
     latencyMs: fc.constantFrom(1, 20, 300),
+    // Past the attempt, past the listing delay, and past both several times over.
+    queueMs: flagOn('queued-posts') ? fc.constantFrom(0, 0, 2_500, 9_000) : fc.constant(0),
   });
 }
 
@@ -67,5 +70,6 @@ export function describeService(service: ServiceBehaviour): string {
     `ids ${service.ids}`,
     `listed after ${service.listingDelayMs} ms`,
     `latency ${service.latencyMs} ms`,
+    ...(service.queueMs > 0 ? [`POSTs queued ${service.queueMs} ms`] : []),
   ].join(', ');
 }

@@ -31,6 +31,8 @@ export const MODEL_FLAGS = {
   'repeat-delivery': true,
   /** A shared store restarted without persistence (emptied). */
   'store-wipe': true,
+  /** A service that queues a POST up to 9 s before serving it, served even after its client gave up. */
+  'queued-posts': true,
 } satisfies Record<string, boolean>;
 
 export type ModelFlag = keyof typeof MODEL_FLAGS;

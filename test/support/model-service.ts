@@ -5,8 +5,9 @@
  * (a lost answer, a refusal, a slow answer) apply. The mock plays one rule per request, the first that
  * matches, so what a world's service does on every request is played here, on a 2xx, with the mock's own
  * listing code: the order `GET tasks` really sorts in (as its `sort` fault), timestamps without a zone
- * (as its `times-without-zone` drift), answers without `id`, a delay before a new task is listed, and
- * time on the wire.
+ * (as its `times-without-zone` drift), answers without `id`, a delay before a new task is listed, a
+ * queue that holds a POST before serving it (whether its client is still there or not), and time on the
+ * wire.
  */
 import { getResponse } from 'msw';
 import type { Task } from '../../src/index.js';
@@ -28,6 +29,8 @@ export interface ServiceBehaviour {
   listingDelayMs: number;
   /** Each way, per request, ms. */
   latencyMs: number;
+  /** A POST that arrived waits this long before it is served, served even if its client has gone, ms. */
+  queueMs: number;
 }
 
 export const SERVICE_HONEST: ServiceBehaviour = {
@@ -36,6 +39,7 @@ export const SERVICE_HONEST: ServiceBehaviour = {
   ids: 'present',
   listingDelayMs: 0,
   latencyMs: 5,
+  queueMs: 0,
 };
 
 /** The mock's base URL; each incarnation reaches it under its own host (`p1-1.delivery.test`). */
@@ -137,13 +141,16 @@ export class ServiceFront {
     const url = new URL(request.url);
     url.host = new URL(SERVICE_BASE_URL).host;
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
+    const route = routeOf(request.method, segmentsAfterCollection(address, url) ?? []);
+    const queued = route.operation === 'tasks.create' && this.behaviour.queueMs > 0;
+    // Arrived: a queued POST is served when its turn comes, its client there or not.
+    if (queued) await new Promise<void>((resolve) => setTimeout(resolve, this.behaviour.queueMs));
     const forwarded = new Request(url, {
       method: request.method,
       headers: request.headers,
-      signal,
+      ...(queued ? {} : { signal }),
       ...(body === undefined ? {} : { body }),
     });
-    const route = routeOf(request.method, segmentsAfterCollection(address, url) ?? []);
     if (route.operation === 'tasks.create') {
       this.creates.push({ orderNumber: orderNumberOf(body), process: gate.name, at: Date.now() });
     }

@@ -36,6 +36,8 @@ export interface HeldPost {
   readonly ended: Promise<PostOutcome>;
   /** True until it ended. */
   readonly open: boolean;
+  /** How it ended, once it did (read after an await that it may have ended during). */
+  readonly outcome: PostOutcome | undefined;
   /**
    * Aborts it if still open.
    * @returns true if it was open: it may still reach the service (a resend then needs `listingDelayMs` more).
@@ -69,7 +71,9 @@ export function holdPost(
       at: Date.now(),
     }),
   );
-  void ended.then(() => {
+  let outcome: PostOutcome | undefined;
+  void ended.then((ending) => {
+    outcome = ending;
     open = false;
     run.posting = false;
   });
@@ -94,6 +98,9 @@ export function holdPost(
     ended,
     get open() {
       return open;
+    },
+    get outcome() {
+      return outcome;
     },
     abandon() {
       if (!open) return false;

@@ -188,7 +188,9 @@ export async function holdLease(
           ? {}
           : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),
       };
-      await finish(failed, failed.since === undefined ? FAILED_RECORD_TTL_MS : orderTtlMs);
+      // A record that remembers the order's task (a repeat delivery's) lives as long as a created one.
+      const shortLived = failed.since === undefined && failed.taskId === undefined;
+      await finish(failed, shortLived ? FAILED_RECORD_TTL_MS : orderTtlMs);
       throw error;
     }
     run.created = task;

@@ -70,7 +70,13 @@ export async function decide(
   held?: HeldPost,
 ): Promise<TaskWithId | undefined> {
   const windowStart = since - context.reconciliation.windowSkewMs;
+  const answered = (task: TaskWithId) => {
+    context.logger.info(`Order ${orderNumber}: the POST was answered after its timeout: ${task.id}`);
+    return task;
+  };
   for (;;) {
+    const ending = held?.outcome;
+    if (ending !== undefined && 'task' in ending) return answered(ending.task);
     run.stage = 'looking the order up';
     const lookedAt = Date.now();
     let found: Task[];
@@ -109,6 +115,15 @@ export async function decide(
         cause: failure,
       });
     }
+    // The held POST may have ended during the lookup: its answer is the outcome, its close restarts the delay.
+    const ended = held?.outcome;
+    if (ended !== undefined) {
+      if ('task' in ended) return answered(ended.task);
+      if (ended.abandoned) throw stillUnanswered(context, orderNumber, run, ended.failure);
+      if (failureOutcome(ended.failure) === 'rejected') throw ended.failure;
+      // Its connection ended only then: the service may have processed it until then.
+      run.decidableAt = Math.max(run.decidableAt ?? 0, ended.at + context.listingDelayMs);
+    }
     const decidableAt = run.decidableAt ?? 0;
     // Decidable, but with its POST still open nothing is sent again: its answer, however late, decides.
     const decided = lookedAt >= decidableAt;
@@ -127,21 +142,7 @@ export async function decide(
       await run.sleep(Math.max(0, wait ?? 0), RECONCILING_ABORTED, failure);
       continue;
     }
-    const late = await untilEnded(
-      held,
-      wait === undefined ? undefined : Math.max(0, wait),
-      run,
-      RECONCILING_ABORTED,
-      failure,
-    );
-    if (late === undefined) continue;
-    if ('task' in late) {
-      context.logger.info(`Order ${orderNumber}: the POST was answered after its timeout: ${late.task.id}`);
-      return late.task;
-    }
-    if (late.abandoned) throw stillUnanswered(context, orderNumber, run, late.failure);
-    if (failureOutcome(late.failure) === 'rejected') throw late.failure;
-    // Its connection ended only now: the service may have processed it until then.
-    run.decidableAt = Math.max(decidableAt, late.at + context.listingDelayMs);
+    // Ended or not, the next lookup decides (with its outcome, read above).
+    await untilEnded(held, wait === undefined ? undefined : Math.max(0, wait), run, RECONCILING_ABORTED, failure);
   }
 }

@@ -62,6 +62,29 @@ describe('the remembered order', () => {
     expect(tasksFor('MEM-3')).toHaveLength(2);
   });
 
+  it("keeps the order's task remembered as long as a created record after a repeat delivery failed before sending", async () => {
+    const inner = memoryStore();
+    const ttls: number[] = [];
+    const store: DeliveryStore = {
+      get: (key) => inner.get(key),
+      setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
+      delete: (key, expected) => inner.delete(key, expected),
+      compareAndSet: (key, expected, value, ttlMs, options) => {
+        if (key === orderKey('MEM-8') && value.includes('"state":"failed"')) ttls.push(ttlMs);
+        return inner.compareAndSet(key, expected, value, ttlMs, options);
+      },
+    };
+    const sdk = client({ store, orderTtlMs: 3_600_000 });
+    const first = await sdk.tasks.create(orderParams('MEM-8'));
+    // The repeat delivery's lookup fails: nothing is sent, and its failure is recorded over the order's.
+    mock.inject({ operation: 'tasks.list', kind: 'network-error', times: 3 });
+    await expect(sdk.tasks.create(orderParams('MEM-8'), { repeatDelivery: true })).rejects.toThrow();
+    // The failed record still names the first task: it must outlive the 60 s of a failure that knows nothing.
+    expect(ttls).toEqual([3_600_000]);
+    expect((await sdk.tasks.create(orderParams('MEM-8'))).id).toBe(first.id);
+    expect(tasksFor('MEM-8')).toHaveLength(1);
+  });
+
   it("sends a repeat delivery that waited behind a first delivery's DuplicateTaskError (not that error)", async () => {
     // The order already has two deliveries: a first delivery of it fails with DuplicateTaskError, which
     // says nothing of a repeat delivery waiting for the lease meanwhile.
