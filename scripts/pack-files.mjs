@@ -14,7 +14,16 @@
 //
 // `prepare` saves the files it changes in `.pack-originals/`; `restore` puts them back and removes the copies.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -83,13 +92,17 @@ function prepare() {
   const cleaner = createRequire(import.meta.url).resolve('clean-pkg-json/package.json');
   const { bin } = JSON.parse(readFileSync(cleaner, 'utf8'));
   save(path.join(packageRoot, 'package.json'));
+  // Cleaned beside it and renamed over it: a process starting meanwhile (a test beside the pack) reads
+  // one whole manifest or the other, never a half-written one.
+  const cleaning = path.join(saved, 'cleaning');
+  mkdirSync(cleaning);
+  copyFileSync('package.json', path.join(cleaning, 'package.json'));
   execFileSync(
     process.execPath,
     [path.join(path.dirname(cleaner), typeof bin === 'string' ? bin : Object.values(bin)[0])],
-    {
-      stdio: 'inherit',
-    },
+    { stdio: 'inherit', cwd: cleaning },
   );
+  renameSync(path.join(cleaning, 'package.json'), 'package.json');
   if (dryRun) return;
   const version = manifest.version;
   const rewrite = (text, sourceRepoPath, packagePath) =>
@@ -131,7 +144,8 @@ function prepare() {
     const next = rewrite(text, repoPath, packagePath);
     if (next !== readFileSync(file, 'utf8')) {
       save(file);
-      writeFileSync(file, next);
+      writeFileSync(`${file}.packing`, next);
+      renameSync(`${file}.packing`, file);
     }
   }
   writeFileSync(path.join(saved, 'originals.json'), JSON.stringify(originals));
@@ -145,7 +159,8 @@ function restore() {
   const originals = read('originals.json');
   for (const file of originals.length > 0 ? originals : ['package.json']) {
     const copy = path.join(saved, 'files', file);
-    if (existsSync(copy)) copyFileSync(copy, path.join(packageRoot, file));
+    // Renamed into place, as `prepare` does: never half-written.
+    if (existsSync(copy)) renameSync(copy, path.join(packageRoot, file));
   }
   rmSync(saved, { recursive: true, force: true });
 }
