@@ -44,7 +44,7 @@ export interface ResourceContext {
  * Sends a request and validates its 2xx body against `schema`, keeping status and headers. `check` takes
  * the parsed body and returns what to resolve with, or throws (not retried).
  */
-export async function answer<T extends Schema>(
+export async function requestParsed<T extends Schema>(
   context: ResourceContext,
   schema: T,
   request: HttpRequest | (() => HttpRequest),
@@ -73,14 +73,14 @@ export async function answer<T extends Schema>(
   };
 }
 
-/** {@link answer} as an {@link APIPromise} of the parsed body: what resource methods return. */
-export function call<T extends Schema>(
+/** {@link requestParsed} as an {@link APIPromise} of the parsed body: what resource methods return. */
+export function apiRequest<T extends Schema>(
   context: ResourceContext,
   schema: T,
   request: HttpRequest | (() => HttpRequest),
   options?: RequestOptions,
 ): APIPromise<z.core.output<T>> {
-  return new APIPromise(answer(context, schema, request, options));
+  return new APIPromise(requestParsed(context, schema, request, options));
 }
 
 /**
@@ -96,7 +96,7 @@ export async function retrieveTask(
   options?: RequestOptions,
   confirming = false,
 ): Promise<Answered<TaskWithId>> {
-  return answer(
+  return requestParsed(
     context,
     Task,
     () => ({ ...requestOf('tasks.retrieve'), path: taskPath(id, operation) }),

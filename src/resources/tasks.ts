@@ -11,8 +11,7 @@ import {
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions, TaskCreateOptions } from '../core/options.js';
 import { deadline, sleep } from '../internal/abort.js';
-import { answer, call, type ResourceContext, retrieveTask } from '../internal/context.js';
-import { LookupDeadline } from '../internal/create-deadline.js';
+import { apiRequest, type ResourceContext, requestParsed, retrieveTask } from '../internal/context.js';
 import { isRetryable } from '../internal/failure.js';
 import type { Transport } from '../internal/http.js';
 import type { CallTraceOptions } from '../internal/http-request.js';
@@ -24,6 +23,7 @@ import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
 import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
+import { LookupRun } from './task-creation/create-run.js';
 import { createTask } from './task-creation/exactly-once-creation.js';
 import { findTasksOfOrder } from './task-creation/order-lookup.js';
 import { type CreationWindow, creationWindow } from './task-list/creation-window.js';
@@ -170,11 +170,7 @@ export class Tasks {
     } catch (error) {
       return Promise.reject(error);
     }
-    const run = new LookupDeadline(
-      undefined,
-      requestOptions.totalTimeout ?? context.totalTimeoutMs,
-      requestOptions.signal,
-    );
+    const run = new LookupRun(undefined, requestOptions.totalTimeout ?? context.totalTimeoutMs, requestOptions.signal);
     return findTasksOfOrder(context, orderNumber, requestOptions, run, maxPages)
       .then((tasks) => tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''))
       .finally(() => run.clear());
@@ -228,7 +224,7 @@ export class Tasks {
     if (parsed.sortBy !== undefined) query.sortBy = parsed.sortBy;
     if (parsed.sortOrder !== undefined) query.sortOrder = String(parsed.sortOrder);
     const fetchPage: FetchTaskPage = async (page, request) => {
-      const { data: response, head } = await answer(
+      const { data: response, head } = await requestParsed(
         this.#context,
         OPERATIONS['tasks.list'].response,
         {
@@ -257,7 +253,7 @@ export class Tasks {
    * @throws {RequestValidationError} (nothing sent); {@link APIError}; {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
-    return call(
+    return apiRequest(
       this.#context,
       OPERATIONS['tasks.estimate'].response,
       () => {

@@ -2,7 +2,7 @@
 import type { APIPromise } from '../core/api-promise.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
-import { call, type ResourceContext } from '../internal/context.js';
+import { apiRequest, type ResourceContext } from '../internal/context.js';
 import { parseParams } from '../internal/validate.js';
 import { type WalletBalance, type WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 import { contextOf, type ResourceHandle } from './handle.js';
@@ -21,7 +21,7 @@ export class Wallet {
    * @throws {APIError} by status; {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   retrieveBalance(options?: RequestOptions): APIPromise<WalletBalance> {
-    return call(
+    return apiRequest(
       this.#context,
       OPERATIONS['wallet.retrieveBalance'].response,
       requestOf('wallet.retrieveBalance'),
@@ -36,7 +36,7 @@ export class Wallet {
    * {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   topUp(params: WalletTopUpParams, options?: RequestOptions): APIPromise<WalletTopUp> {
-    return call(
+    return apiRequest(
       this.#context,
       OPERATIONS['wallet.topUp'].response,
       () => ({

@@ -10,10 +10,10 @@ import { APIUserAbortError, type DeliveryError, TaskCreationOutcomeUnknownError 
 import type { TaskCreateOptions } from '../../core/options.js';
 import { DeadlineReason } from '../../internal/abort.js';
 import type { ResourceContext } from '../../internal/context.js';
-import { CreateDeadline } from '../../internal/create-deadline.js';
 import { checkRequestOptions } from '../../internal/request-checks.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
+import { CreateRun } from './create-run.js';
 import { createUnderLease } from './order-lease.js';
 import { createOnce, type HowToSend } from './task-post.js';
 
@@ -23,7 +23,7 @@ interface Flight {
   /** Fired when the last caller aborts. */
   readonly controller: AbortController;
   /** What a joiner's own deadline error says. */
-  readonly run: CreateDeadline;
+  readonly run: CreateRun;
   callers: number;
 }
 
@@ -69,7 +69,7 @@ export function createTask(
   const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
   const how: HowToSend = { repeatDelivery, lookupFirst, resendUnknown: resendUnknownOutcome };
   if (orderNumber === undefined) {
-    const run = new CreateDeadline(undefined, totalTimeout, callerSignal);
+    const run = new CreateRun(undefined, totalTimeout, callerSignal);
     return withDeadline(createOnce(context, body, requestOptions, undefined, run, how), run);
   }
   const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
@@ -77,7 +77,7 @@ export function createTask(
   // A flight every caller left is ending: a new create does not take its outcome, it starts its own.
   if (flight === undefined || flight.controller.signal.aborted) {
     const controller = new AbortController();
-    const run = new CreateDeadline(orderNumber, totalTimeout, controller.signal);
+    const run = new CreateRun(orderNumber, totalTimeout, controller.signal);
     const flightOptions = { ...requestOptions, signal: controller.signal };
     const promise = withDeadline(
       createUnderLease(
@@ -108,7 +108,7 @@ export function createTask(
 }
 
 /** `work`, or the deadline's error as soon as it passes: a store call that never answers cannot hold the caller. */
-function withDeadline(work: Promise<TaskWithId>, run: CreateDeadline): Promise<TaskWithId> {
+function withDeadline(work: Promise<TaskWithId>, run: CreateRun): Promise<TaskWithId> {
   if (run.totalTimeoutMs === undefined) return work;
   return new Promise<TaskWithId>((resolve, reject) => {
     const onAbort = () => {

@@ -14,8 +14,8 @@ import { requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { deadline } from '../../internal/abort.js';
 import type { ResourceContext } from '../../internal/context.js';
-import type { CreateDeadline } from '../../internal/create-deadline.js';
 import type { TaskWithId } from '../../schemas/task.js';
+import type { CreateRun } from './create-run.js';
 
 /**
  * How long a POST stays open past its attempt timeout at most, ms (at least `listingDelayMs`): a service
@@ -52,7 +52,7 @@ export interface HeldPost {
  */
 export function holdPost(
   context: ResourceContext,
-  run: CreateDeadline,
+  run: CreateRun,
   options: RequestOptions,
   attemptMs: number,
   holdMs: number,
@@ -114,12 +114,12 @@ export function holdPost(
 /**
  * Waits `ms` (`undefined`: as long as it stays open, which its own timeout bounds) or until `held` ended,
  * whichever is first: how it ended, or `undefined` after `ms`.
- * @throws what {@link CreateDeadline.sleep} throws when the create's deadline passes or its callers left.
+ * @throws what {@link CreateRun.sleep} throws when the create's deadline passes or its callers left.
  */
 export async function untilEnded(
   held: HeldPost,
   ms: number | undefined,
-  run: CreateDeadline,
+  run: CreateRun,
   reason: string,
   cause: unknown,
 ): Promise<PostOutcome | undefined> {
@@ -145,7 +145,7 @@ export async function untilEnded(
 export function stillUnanswered(
   context: ResourceContext,
   orderNumber: string,
-  run: CreateDeadline,
+  run: CreateRun,
   cause: unknown,
 ): TaskCreationOutcomeUnknownError {
   run.decidableAt = Math.max(run.decidableAt ?? 0, Date.now() + context.listingDelayMs);

@@ -5,8 +5,8 @@
  */
 import type { StoreScope } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
-import type { CreateDeadline } from '../../internal/create-deadline.js';
 import type { TaskWithId } from '../../schemas/task.js';
+import type { CreateRun } from './create-run.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /** The store's scope of this client's orders: its base URL and seller. */
@@ -52,5 +52,5 @@ export interface LeaseOptions {
   /** Aborted when every caller has left. */
   signal: AbortSignal | undefined;
   /** The create's deadline and progress: every wait ends with it. */
-  run: CreateDeadline;
+  run: CreateRun;
 }

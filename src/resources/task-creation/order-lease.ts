@@ -29,7 +29,7 @@ import {
   waitedTooLong,
 } from './lease-terms.js';
 import { readRecord, revive } from './order-record.js';
-import { type Held, take } from './order-take.js';
+import { type Held, takeOrder } from './order-take.js';
 
 const MAX_STORE_FAILURES_WHILE_WAITING = 3;
 const MAX_POLL_MS = 250;
@@ -90,7 +90,7 @@ export async function createUnderLease(
     try {
       for (let step = 0; held === undefined && step < MAX_STEPS; step++) {
         if (absent) {
-          held = await take(context, orderKey, undefined, undefined, options, stalledMs);
+          held = await takeOrder(context, orderKey, undefined, undefined, options, stalledMs);
           if (held !== undefined) break;
         }
         const raw = await context.store.get(orderKey);
@@ -110,7 +110,7 @@ export async function createUnderLease(
         if (firsts && waited && record.at > calledAt) throw revive(record.failure, orderNumber);
         // Held by another process; a record without `leaseUntil` is not held.
         if (record?.state === 'sending' && (record.leaseUntil ?? 0) > Date.now()) break;
-        held = await take(context, orderKey, raw, record, options, stalledMs);
+        held = await takeOrder(context, orderKey, raw, record, options, stalledMs);
       }
       storeFailures = 0;
     } catch (error) {

@@ -3,14 +3,14 @@ import { APIConnectionError, APIError, connectionErrorAfter, PaginationLimitErro
 import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
-import { call, type ResourceContext } from '../../internal/context.js';
-import type { CreateDeadline } from '../../internal/create-deadline.js';
+import { apiRequest, type ResourceContext } from '../../internal/context.js';
 import { isRetryable } from '../../internal/failure.js';
 import { retryDelayMs } from '../../internal/retry.js';
 import type { Task } from '../../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../../schemas/task-list.js';
 import { TaskListPromise } from '../task-list/list-promise.js';
 import { type FetchTaskPage, TaskPage } from '../task-list/page.js';
+import type { CreateRun } from './create-run.js';
 
 /** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
 export function exactPattern(text: string): string {
@@ -27,7 +27,7 @@ export async function findTasksOfOrder(
   context: ResourceContext,
   orderNumber: string,
   options: RequestOptions,
-  run: CreateDeadline,
+  run: CreateRun,
   maxPages = context.reconciliation.maxPages,
 ): Promise<Task[]> {
   const budget = { left: maxPages - run.listRequests, cap: maxPages };
@@ -52,7 +52,7 @@ async function searchOrder(
   orderNumber: string,
   query: { search: string; literal: boolean },
   options: RequestOptions,
-  run: CreateDeadline,
+  run: CreateRun,
   budget: { left: number; cap: number },
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
@@ -66,7 +66,7 @@ async function searchOrder(
       budget.left--;
       run.listRequests++;
       try {
-        const response = await call(
+        const response = await apiRequest(
           context,
           OPERATIONS['tasks.list'].response,
           {

@@ -6,10 +6,10 @@
 import { DuplicateTaskError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
 import type { RequestOptions } from '../../core/options.js';
 import type { ResourceContext } from '../../internal/context.js';
-import type { CreateDeadline } from '../../internal/create-deadline.js';
 import { failureOutcome } from '../../internal/failure.js';
 import { readServiceTime, timeDriftOf } from '../../schemas/service-time.js';
 import type { Task, TaskWithId } from '../../schemas/task.js';
+import type { CreateRun } from './create-run.js';
 import { type HeldPost, stillUnanswered, untilEnded } from './held-post.js';
 import { findTasksOfOrder } from './order-lookup.js';
 
@@ -20,7 +20,7 @@ export const RECONCILING_ABORTED = 'the caller aborted during reconciliation';
  * The one task a reconciliation found, or `undefined`.
  * @throws {DuplicateTaskError} for several; {@link TaskCreationOutcomeUnknownError} for one without an id.
  */
-export function theTask(found: readonly Task[], orderNumber: string): TaskWithId | undefined {
+export function soleTaskOf(found: readonly Task[], orderNumber: string): TaskWithId | undefined {
   if (found.length > 1) {
     throw new DuplicateTaskError({ orderNumber, taskIds: found.map((task) => task.id ?? '(no id)') });
   }
@@ -63,7 +63,7 @@ export async function decide(
   since: number,
   options: RequestOptions,
   failure: unknown,
-  run: CreateDeadline,
+  run: CreateRun,
   repeatDelivery: boolean,
   earlier?: ReadonlySet<string>,
   waitForListing = true,
@@ -106,7 +106,7 @@ export async function decide(
     const inWindow = found.filter((task, index) => !(createdAtOf(context, task, index) < windowStart));
     // Several new tasks for a repeat delivery: another create of the order ran meanwhile (not a duplicate).
     const told = repeatDelivery ? earlier !== undefined && inWindow.length === 1 : inWindow.length > 0;
-    if (told) return theTask(inWindow, orderNumber);
+    if (told) return soleTaskOf(inWindow, orderNumber);
     if (found.length > 0) {
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,

@@ -35,7 +35,7 @@ export interface Held {
  * flight until its `until` plus `stalledMs`, the time this caller was held while waiting.
  * @throws {StoreUnavailableError} when either call fails (the order is given back).
  */
-export async function take(
+export async function takeOrder(
   context: ResourceContext,
   key: string,
   raw: string | undefined,

@@ -12,20 +12,20 @@ import {
 import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
-import { call, type ResourceContext } from '../../internal/context.js';
-import type { CreateDeadline } from '../../internal/create-deadline.js';
+import { apiRequest, type ResourceContext } from '../../internal/context.js';
 import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
 import { retryDelayMs } from '../../internal/retry.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
+import type { CreateRun } from './create-run.js';
 import { HELD_POST_MAX_MS, type HeldPost, holdPost } from './held-post.js';
 import { findTasksOfOrder } from './order-lookup.js';
-import { decide, nameOf, RECONCILING_ABORTED, theTask } from './order-reconciliation.js';
+import { decide, nameOf, RECONCILING_ABORTED, soleTaskOf } from './order-reconciliation.js';
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /** One POST; a 2xx without a task id throws `ResponseValidationError` (then reconciled). */
 async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<TaskWithId> {
-  const response = await call(
+  const response = await apiRequest(
     context,
     OPERATIONS['tasks.create'].response,
     { ...requestOf('tasks.create'), body },
@@ -54,7 +54,7 @@ export async function createOnce(
   body: TaskCreateParams,
   options: RequestOptions,
   prior: PriorAttempt | undefined,
-  run: CreateDeadline,
+  run: CreateRun,
   how: HowToSend,
   guard?: SendGuard,
   earlierTaskId?: string,
@@ -90,7 +90,7 @@ export async function createOnce(
     });
     // The record's task too: created less than the listing delay ago, it may not be listed yet.
     if (how.repeatDelivery) earlier = new Set([...tasks.map((task) => task.id ?? ''), earlierTaskId ?? '']);
-    else found = theTask(tasks, orderNumber);
+    else found = soleTaskOf(tasks, orderNumber);
   }
   if (found !== undefined) {
     logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${found.id}`);

@@ -1,14 +1,15 @@
 /**
- * The deadline of one `tasks.create` (`totalTimeout`, README "Retries and timeouts"), shared by every
- * POST, lookup, wait, lease poll and store call of it; it keeps what the create has done, so the error at
- * the deadline says whether a task may exist (`TaskCreationOutcomeUnknownError`) or none was sent.
- * {@link LookupDeadline}: the same for `tasks.findByOrderNumber`, whose pages and retries it covers.
+ * The run record of one `tasks.create`: its deadline (`totalTimeout`, README "Retries and timeouts"),
+ * shared by every POST, lookup, wait, lease poll and store call of it, and what it has done so far, so the
+ * error at the deadline says whether a task may exist (`TaskCreationOutcomeUnknownError`) or none was sent.
+ * {@link LookupRun}: the same for `tasks.findByOrderNumber`, whose pages and retries it covers.
  */
-import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../core/errors.js';
-import type { RequestOptions } from '../core/options.js';
-import type { TaskWithId } from '../schemas/task.js';
-import { DeadlineReason, deadline, sleep } from './abort.js';
+import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
+import type { RequestOptions } from '../../core/options.js';
+import { DeadlineReason, deadline, sleep } from '../../internal/abort.js';
+import type { TaskWithId } from '../../schemas/task.js';
 
+/** What a create is doing, as its deadline's error names it. */
 export type CreateStage =
   | 'reading the order record in the store'
   | 'waiting for another process creating this order'
@@ -19,7 +20,8 @@ export type CreateStage =
   | 'sending the POST'
   | 'waiting before sending the POST again';
 
-export class CreateDeadline {
+/** One create's run: its deadline and signal, its stage, the POSTs it sent, when its order is decidable. */
+export class CreateRun {
   /** `totalTimeout` in ms; `undefined` for a create without one (then only the signal ends its waits). */
   readonly totalTimeoutMs: number | undefined;
   /** Aborts at the deadline (reason: a {@link DeadlineReason}) or when `outer` aborts (its reason). */
@@ -121,7 +123,7 @@ export class CreateDeadline {
 }
 
 /** The deadline of one `tasks.findByOrderNumber`: every page and retry of it; its error names the reads. */
-export class LookupDeadline extends CreateDeadline {
+export class LookupRun extends CreateRun {
   override error(ms: number = this.totalTimeoutMs ?? 0): DeliveryError {
     return new APIConnectionTimeoutError({
       method: 'GET',
