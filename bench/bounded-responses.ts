@@ -77,7 +77,12 @@ async function runCase(name: Case): Promise<void> {
   server.closeAllConnections();
   server.close();
   console.log(
-    JSON.stringify({ outcome, ms, peakAboveStartMiB: (peak - before) / MiB, capMiB: client.maxResponseBytes / MiB }),
+    JSON.stringify({
+      outcome,
+      ms,
+      peakAboveStartMiB: (peak - before) / MiB,
+      capMiB: client.maxResponseBytes / MiB,
+    }),
   );
 }
 
@@ -89,9 +94,16 @@ function main(): void {
   }
   console.log('bounded responses: peak RSS above the start of the call (goal: cap + 64 MiB)');
   for (const name of CASES) {
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1] ?? '', name], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1] ?? '', name], {
+      encoding: 'utf8',
+    });
     const line = child.stdout.trim().split('\n').pop() ?? '{}';
-    const result = JSON.parse(line) as { outcome: string; ms: number; peakAboveStartMiB: number; capMiB: number };
+    const result = JSON.parse(line) as {
+      outcome: string;
+      ms: number;
+      peakAboveStartMiB: number;
+      capMiB: number;
+    };
     console.log(
       `  ${name.padEnd(22)} ${result.outcome.padEnd(22)} in ${result.ms.toFixed(0).padStart(5)} ms, peak +${result.peakAboveStartMiB.toFixed(1)} MiB (cap ${result.capMiB} MiB)`,
     );

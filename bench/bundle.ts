@@ -40,7 +40,8 @@ export async function printMainEntryModules(count = 16): Promise<void> {
   const share = (bytes: number) =>
     `${kb(bytes).padStart(8)} min (${((100 * bytes) / minified).toFixed(0).padStart(2)} %, ~${kb((bytes * gzip) / minified)} gzip)`;
   console.log(`import { DeliveryClient }: ${kb(gzip)} gzip, ${kb(minified)} min, by package:`);
-  for (const [name, bytes] of [...byPackage].sort((a, b) => b[1] - a[1])) console.log(`  ${share(bytes)}  ${name}`);
+  for (const [name, bytes] of [...byPackage].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${share(bytes)}  ${name}`);
   console.log(`its ${count} largest modules:`);
   for (const [module, bytes] of modules.slice(0, count)) console.log(`  ${share(bytes)}  ${module}`);
 }
@@ -59,7 +60,9 @@ export async function printBundleSizes(): Promise<void> {
 /** Milliseconds to `import()` the given specifiers in a fresh Node process (startup excluded). */
 function coldImportMs(specifiers: readonly string[]): number {
   const script = `const t = performance.now(); for (const s of ${JSON.stringify(specifiers)}) await import(s); console.log(performance.now() - t);`;
-  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim());
+  return Number(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim(),
+  );
 }
 
 /** Prints cold import times, interleaved over `rounds` fresh processes each. */

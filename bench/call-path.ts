@@ -33,7 +33,11 @@ export interface CallPathFigures {
 export async function measureCallPath(rounds = 40, calls = 150): Promise<CallPathFigures> {
   const server = await serveTask();
   const base = server.url;
-  const headers = { authorization: `apikey ${API_KEY}`, 'x-seller-id': SELLER_ID, accept: 'application/json' };
+  const headers = {
+    authorization: `apikey ${API_KEY}`,
+    'x-seller-id': SELLER_ID,
+    accept: 'application/json',
+  };
   const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: base });
   const bareKy = ky.create({ prefixUrl: base, headers });
   const time = async (call: () => Promise<unknown>) => {

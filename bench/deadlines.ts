@@ -36,7 +36,10 @@ const forwardAll: HostileHandler = async (_request, response, { forward }) => {
 };
 const neverAnswer = (_response: ServerResponse) => {};
 function dribble(response: ServerResponse, status: number, body: string): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  });
   let sent = 0;
   const timer = setInterval(() => {
     if (sent >= body.length || response.destroyed) {
@@ -54,7 +57,8 @@ const postsOnly =
     request.method === 'POST' ? onPost(request, response, context) : forwardAll(request, response, context);
 const never = new Promise<never>(() => {});
 const stalledStore = (backing: DeliveryStore, calls: ReadonlySet<keyof DeliveryStore>): DeliveryStore => ({
-  setIfAbsent: (key, value, ttlMs) => (calls.has('setIfAbsent') ? never : backing.setIfAbsent(key, value, ttlMs)),
+  setIfAbsent: (key, value, ttlMs) =>
+    calls.has('setIfAbsent') ? never : backing.setIfAbsent(key, value, ttlMs),
   get: (key) => (calls.has('get') ? never : backing.get(key)),
   compareAndSet: (key, expected, value, ttlMs) =>
     calls.has('compareAndSet') ? never : backing.compareAndSet(key, expected, value, ttlMs),
@@ -135,7 +139,13 @@ const paths: Path[] = [
     run: async (order) => {
       const store = await agedStore();
       const now = Date.now();
-      const record = { state: 'sending', since: now, fence: 1, holder: 'another-process', leaseUntil: now + 60_000 };
+      const record = {
+        state: 'sending',
+        since: now,
+        fence: 1,
+        holder: 'another-process',
+        leaseUntil: now + 60_000,
+      };
       await store.setIfAbsent(storeKey(scope, 'order', order), JSON.stringify(record), 60_000);
       return client({ store }).tasks.create(orderParams(order), { totalTimeout: DEADLINE });
     },

@@ -53,7 +53,8 @@ async function performanceFigures(): Promise<void> {
   console.log();
   printColdImport();
   console.log();
-  if ((globalThis as { gc?: unknown }).gc === undefined) console.log('Iteration heap: skipped (run with --expose-gc)');
+  if ((globalThis as { gc?: unknown }).gc === undefined)
+    console.log('Iteration heap: skipped (run with --expose-gc)');
   else printIterationHeap(await measureIterationHeap());
   console.log();
 }

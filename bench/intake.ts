@@ -57,7 +57,11 @@ async function answerTimes(inbox: WebhookInbox | undefined): Promise<number[]> {
   for (let index = 0; index < WARMUP + WEBHOOKS; index++) {
     const body = JSON.stringify({ _id: `bench-${process.pid}-${id}-${index}`, status: 'accepted' });
     const started = performance.now();
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`answered ${response.status}`);
     if (index >= WARMUP) samples.push(performance.now() - started);
@@ -75,7 +79,9 @@ const DRAIN_EVENTS = DRAIN_TASKS * (DRAIN_STATUSES.length + 1);
 
 /** One drain worker process (bench/support/drain-worker.ts), connected and waiting for the start line. */
 function startDrainWorker(config: DrainWorkerConfig): Promise<ReadyWorker> {
-  const profile = process.env.DRAIN_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.DRAIN_PROFILE] : [];
+  const profile = process.env.DRAIN_PROFILE
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.DRAIN_PROFILE]
+    : [];
   return startReadyWorker('bench/support/drain-worker.ts', config, profile);
 }
 
@@ -92,7 +98,10 @@ async function drainRate(config: DrainWorkerConfig, inbox: WebhookInbox, workers
     DRAIN_STATUSES[1],
     ...DRAIN_STATUSES.slice(2),
   ].entries()) {
-    rounds[round] = Array.from({ length: DRAIN_TASKS }, (_, index) => ({ taskId: `drain-${name}-${index}`, status }));
+    rounds[round] = Array.from({ length: DRAIN_TASKS }, (_, index) => ({
+      taskId: `drain-${name}-${index}`,
+      status,
+    }));
   }
   // Round by round, so each task's events are written in order (a round holds one event per task).
   for (const round of rounds) {
@@ -112,7 +121,8 @@ async function drainRate(config: DrainWorkerConfig, inbox: WebhookInbox, workers
   const started = await Promise.all(Array.from({ length: workers }, () => startDrainWorker(config)));
   const startedAt = performance.now();
   for (const worker of started) worker.child.stdin?.write('go\n');
-  while ((await inbox.inspect({ limit: 0 })).pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  while ((await inbox.inspect({ limit: 0 })).pending > 0)
+    await new Promise((resolve) => setTimeout(resolve, 5));
   const seconds = (performance.now() - startedAt) / 1000;
   for (const worker of started) worker.child.stdin?.write('stop\n');
   const stats = await Promise.all(started.map((worker) => worker.stats));
@@ -138,7 +148,8 @@ async function main(): Promise<void> {
   try {
     const inboxes = {
       // The bench's Redis keeps nothing on disk (volatile: true): the figures leave persistence out.
-      'redisInbox (ioredis)': () => redisInbox(io, { stream: `bench-${process.pid}-${++run}`, volatile: true }),
+      'redisInbox (ioredis)': () =>
+        redisInbox(io, { stream: `bench-${process.pid}-${++run}`, volatile: true }),
       'postgresInbox (pg)': () => postgresInbox(pool, { table: `bench_inbox_${process.pid}_${++run}` }),
     };
     // `npm run bench:intake -- drain`: part 2 only.
@@ -147,7 +158,9 @@ async function main(): Promise<void> {
       await answerTimes(undefined); // warm-up of the process
       const baseline = await answerTimes(undefined);
       const base50 = percentile(baseline, 50);
-      console.log(`intake: ${WEBHOOKS} webhooks POSTed one at a time over HTTP on 127.0.0.1, time to the answer`);
+      console.log(
+        `intake: ${WEBHOOKS} webhooks POSTed one at a time over HTTP on 127.0.0.1, time to the answer`,
+      );
       console.log(`  no inbox (in-process queue)  p50 ${µs(base50)}   p99 ${µs(percentile(baseline, 99))}`);
       for (const [name, make] of Object.entries(inboxes)) {
         const times = await answerTimes(make());
@@ -162,7 +175,9 @@ async function main(): Promise<void> {
     );
     const goals = { redis: 6000, postgres: 2000 } as const;
     for (const store of [true, false]) {
-      console.log(store ? "  with the backend's store (duplicates and order across processes):" : '  without a store:');
+      console.log(
+        store ? "  with the backend's store (duplicates and order across processes):" : '  without a store:',
+      );
       for (const backend of ['redis', 'postgres'] as const) {
         const label = backend === 'redis' ? 'redisInbox' : 'postgresInbox';
         let one = 0;
@@ -180,7 +195,8 @@ async function main(): Promise<void> {
           const url = backend === 'redis' ? redis.url : postgres.url;
           const { rate, totals } = await drainRate({ backend, url, name, store }, inbox, workers);
           if (workers === 1) one = rate;
-          const goal = workers === 1 ? `goal ≥ ${thousands(goals[backend])}` : `goal ≥ 1 worker's ${thousands(one)}`;
+          const goal =
+            workers === 1 ? `goal ≥ ${thousands(goals[backend])}` : `goal ≥ 1 worker's ${thousands(one)}`;
           console.log(
             `    ${`${label} ${workers} worker${workers === 1 ? '' : 's'}:`.padEnd(25)} ${thousands(rate).padStart(6)} events/s (${goal})   processed ${totals.processed}, duplicates ${totals.duplicates}, out of order ${totals.outOfOrder}, failed ${totals.failed}; ${(totals.calls / DRAIN_EVENTS).toFixed(2)} calls per webhook; load ${loadAverage()}`,
           );

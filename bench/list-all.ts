@@ -65,13 +65,17 @@ async function startPageServer(tasks: number, pageSize: number, latencyMs: numbe
     }
     bodies.push(JSON.stringify({ tasks: pageTasks, page, limit: pageSize, totalPages, total: tasks }));
   }
-  const empty = (page: number) => JSON.stringify({ tasks: [], page, limit: pageSize, totalPages, total: tasks });
+  const empty = (page: number) =>
+    JSON.stringify({ tasks: [], page, limit: pageSize, totalPages, total: tasks });
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const page = Number(url.searchParams.get('page') ?? '1');
     const body = bodies[page - 1] ?? empty(page);
     setTimeout(() => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
       response.end(body);
     }, latencyMs);
   });
@@ -92,9 +96,21 @@ interface PageBody {
 
 /** Measures every variant over `rounds` interleaved rounds. */
 export async function measureListAll(setup: ListAllSetup = {}): Promise<ListAllFigures> {
-  const full: Required<ListAllSetup> = { tasks: 1000, pageSize: 10, latencyMs: 20, rounds: 5, fastRuns: 8, ...setup };
+  const full: Required<ListAllSetup> = {
+    tasks: 1000,
+    pageSize: 10,
+    latencyMs: 20,
+    rounds: 5,
+    fastRuns: 8,
+    ...setup,
+  };
   const server = await startPageServer(full.tasks, full.pageSize, full.latencyMs);
-  const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: server.url, logLevel: 'off' });
+  const client = new DeliveryClient({
+    apiKey: API_KEY,
+    sellerId: SELLER_ID,
+    baseUrl: server.url,
+    logLevel: 'off',
+  });
   const pageUrl = (page: number) => `${server.url}tasks?limit=${full.pageSize}&page=${page}`;
   const getPage = async (page: number): Promise<PageBody> =>
     (await (await fetch(pageUrl(page), { headers: HEADERS })).json()) as PageBody;
@@ -276,7 +292,10 @@ export async function measureGrowingWalk(setup: GrowingWalkSetup = {}): Promise<
           parts.push(textOf(total - 1 - position));
         }
         const body = `{"tasks":[${parts.join(',')}],"page":${page},"limit":${limit},"totalPages":${Math.ceil(total / limit)},"total":${total}}`;
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        });
         response.end(body);
       },
       full.latencyMs + (random() * 2 - 1) * full.jitterMs,
@@ -362,7 +381,10 @@ function smallTask(index: number): string {
  * Iterates `tasks` tasks with `for await` (`maxPages: Infinity`, default concurrency) through the whole
  * SDK path, pages generated on the fly by the client's `fetch`. Needs `--expose-gc`.
  */
-export async function measureIterationHeap(tasks = 1_000_000, sampleEvery = 50_000): Promise<IterationHeapFigures> {
+export async function measureIterationHeap(
+  tasks = 1_000_000,
+  sampleEvery = 50_000,
+): Promise<IterationHeapFigures> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error('Run with --expose-gc (npx tsx --expose-gc bench/list-all.ts)');
   const pageSize = 10;

@@ -29,11 +29,13 @@ function option(name: string): string | undefined {
 const worlds = Number(option('worlds') ?? 200);
 const seed = Number(option('seed') ?? Math.floor(Math.random() * 2 ** 31));
 const files = (
-  option('files')?.split(',') ?? readdirSync(join(root, 'test/model')).map((name) => name.replace(/\.test\.ts$/, ''))
+  option('files')?.split(',') ??
+  readdirSync(join(root, 'test/model')).map((name) => name.replace(/\.test\.ts$/, ''))
 )
   .filter((name) => !name.endsWith('.ts'))
   .map((name) => `test/model/${name}.test.ts`);
-const flagRuns: string[] = option('flags') !== undefined ? [option('flags') ?? ''] : ['', ...Object.keys(MODEL_FLAGS)];
+const flagRuns: string[] =
+  option('flags') !== undefined ? [option('flags') ?? ''] : ['', ...Object.keys(MODEL_FLAGS)];
 
 if (!(Number.isSafeInteger(worlds) && worlds > 0) || !Number.isSafeInteger(seed)) {
   throw new Error(
@@ -85,8 +87,12 @@ try {
     for (const line of lines) {
       const verdict = line.failure === undefined ? 'no failure' : 'FAILED';
       const rate = ((line.worlds * 1000) / Math.max(1, line.ms)).toFixed(1);
-      console.log(`${line.kind}: ${line.worlds} worlds in ${(line.ms / 1000).toFixed(1)} s (${rate}/s): ${verdict}`);
-      summary.push(`${label.padEnd(40)} ${line.kind.padEnd(24)} ${String(line.worlds).padStart(6)} worlds  ${verdict}`);
+      console.log(
+        `${line.kind}: ${line.worlds} worlds in ${(line.ms / 1000).toFixed(1)} s (${rate}/s): ${verdict}`,
+      );
+      summary.push(
+        `${label.padEnd(40)} ${line.kind.padEnd(24)} ${String(line.worlds).padStart(6)} worlds  ${verdict}`,
+      );
       if (line.failure === undefined) continue;
       const { failure } = line;
       console.log(

@@ -127,14 +127,20 @@ async function runService(): Promise<void> {
   const server = createServer((request, response) => {
     const answer = (status: number, body: string, delayMs = 0) => {
       const send = () => {
-        response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        response.writeHead(status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        });
         response.end(body);
       };
       if (delayMs > 0) setTimeout(send, delayMs);
       else send();
     };
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    if (request.headers.authorization !== HEADERS.authorization || request.headers['x-seller-id'] !== SELLER_ID) {
+    if (
+      request.headers.authorization !== HEADERS.authorization ||
+      request.headers['x-seller-id'] !== SELLER_ID
+    ) {
       counts.other++;
       answer(401, '{"message":"Unauthorized"}');
       return;
@@ -142,7 +148,8 @@ async function runService(): Promise<void> {
     if (request.method === 'GET' && url.pathname === '/tasks') {
       counts.list++;
       const page = Number(url.searchParams.get('page') ?? '1');
-      const body = bodies[page - 1] ?? JSON.stringify({ tasks: [], page, limit: PAGE_SIZE, totalPages, total: TASKS });
+      const body =
+        bodies[page - 1] ?? JSON.stringify({ tasks: [], page, limit: PAGE_SIZE, totalPages, total: TASKS });
       answer(200, body, PAGE_LATENCY_MS);
       return;
     }
@@ -285,9 +292,15 @@ interface WalkTurn {
 type ListVariant = `${'sdk' | 'ky' | 'fetch'}${(typeof CONCURRENCIES)[number]}`;
 
 async function listAll(service: Service, rounds: number, walks: number): Promise<void> {
-  const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: service.url, logLevel: 'off' });
+  const client = new DeliveryClient({
+    apiKey: API_KEY,
+    sellerId: SELLER_ID,
+    baseUrl: service.url,
+    logLevel: 'off',
+  });
   const api: KyInstance = ky.create({ prefixUrl: service.url, headers: HEADERS });
-  const kyPage = (page: number) => api.get('tasks', { searchParams: { limit: PAGE_SIZE, page } }).json<PageBody>();
+  const kyPage = (page: number) =>
+    api.get('tasks', { searchParams: { limit: PAGE_SIZE, page } }).json<PageBody>();
   const fetchPage = async (page: number) => {
     const response = await fetch(`${service.url}tasks?limit=${PAGE_SIZE}&page=${page}`, { headers: HEADERS });
     if (!response.ok) throw new Error(`page ${page}: HTTP ${response.status}`);
@@ -333,7 +346,10 @@ async function listAll(service: Service, rounds: number, walks: number): Promise
     announcingRounds(
       'list all',
       rounds,
-      Object.fromEntries(names.map((name) => [name, turn(name)])) as Record<ListVariant, () => Promise<WalkTurn>>,
+      Object.fromEntries(names.map((name) => [name, turn(name)])) as Record<
+        ListVariant,
+        () => Promise<WalkTurn>
+      >,
     ),
   );
   console.log(
@@ -401,7 +417,9 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
   if (redisStart.status === 'rejected' || postgresStart.status === 'rejected') {
     if (redisStart.status === 'fulfilled') await redisStart.value.stop().catch(() => {});
     if (postgresStart.status === 'fulfilled') await postgresStart.value.stop().catch(() => {});
-    throw redisStart.status === 'rejected' ? redisStart.reason : (postgresStart as PromiseRejectedResult).reason;
+    throw redisStart.status === 'rejected'
+      ? redisStart.reason
+      : (postgresStart as PromiseRejectedResult).reason;
   }
   const redis = redisStart.value;
   const postgres = postgresStart.value;
@@ -463,12 +481,16 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
       `CREATE TABLE IF NOT EXISTS ${orders} (order_number text PRIMARY KEY, task_id text, claimed_at timestamptz NOT NULL DEFAULT now())`,
     );
     const handPostgresCreate = async (params: ReturnType<typeof orderParams>) => {
-      const claimed = await pgPool.query(`INSERT INTO ${orders} (order_number) VALUES ($1) ON CONFLICT DO NOTHING`, [
-        params.orderNumber,
-      ]);
+      const claimed = await pgPool.query(
+        `INSERT INTO ${orders} (order_number) VALUES ($1) ON CONFLICT DO NOTHING`,
+        [params.orderNumber],
+      );
       if (claimed.rowCount !== 1) throw new Error(`order ${params.orderNumber} is already claimed`);
       const task = await post(params);
-      await pgPool.query(`UPDATE ${orders} SET task_id = $2 WHERE order_number = $1`, [params.orderNumber, task.id]);
+      await pgPool.query(`UPDATE ${orders} SET task_id = $2 WHERE order_number = $1`, [
+        params.orderNumber,
+        task.id,
+      ]);
       return task;
     };
 
@@ -479,8 +501,14 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
     > = {
       sdkRedis: { create: (orderNumber) => sdkRedis.tasks.create(orderParams(orderNumber)), wire: 'redis' },
       handRedis: { create: (orderNumber) => handRedisCreate(orderParams(orderNumber)), wire: 'redis' },
-      sdkPostgres: { create: (orderNumber) => sdkPostgres.tasks.create(orderParams(orderNumber)), wire: 'postgres' },
-      handPostgres: { create: (orderNumber) => handPostgresCreate(orderParams(orderNumber)), wire: 'postgres' },
+      sdkPostgres: {
+        create: (orderNumber) => sdkPostgres.tasks.create(orderParams(orderNumber)),
+        wire: 'postgres',
+      },
+      handPostgres: {
+        create: (orderNumber) => handPostgresCreate(orderParams(orderNumber)),
+        wire: 'postgres',
+      },
     };
     const names = Object.keys(variants) as CreateVariant[];
     const runCreates = async (name: CreateVariant, count: number) => {
@@ -491,7 +519,8 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
         const started = performance.now();
         const task = await variant.create(orderNumber);
         samples.push(performance.now() - started);
-        if (typeof task.id !== 'string' || task.id === '') throw new Error(`${name}: created a task without an id`);
+        if (typeof task.id !== 'string' || task.id === '')
+          throw new Error(`${name}: created a task without an id`);
       }
       return samples;
     };
@@ -519,7 +548,10 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
       announcingRounds(
         'create',
         rounds,
-        Object.fromEntries(names.map((name) => [name, turn(name)])) as Record<CreateVariant, () => Promise<CreateTurn>>,
+        Object.fromEntries(names.map((name) => [name, turn(name)])) as Record<
+          CreateVariant,
+          () => Promise<CreateTurn>
+        >,
       ),
     );
     console.log(
@@ -554,7 +586,9 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
       ['PostgreSQL', 'sdkPostgres', 'handPostgres'],
     ] as const) {
       const ratios = results[sdk].map((value, round) => value.ms / (results[hand][round] as CreateTurn).ms);
-      console.log(`  SDK ÷ hand-written, ${store} (min / median / max of ${rounds} rounds): ${ratioRange(ratios)}`);
+      console.log(
+        `  SDK ÷ hand-written, ${store} (min / median / max of ${rounds} rounds): ${ratioRange(ratios)}`,
+      );
     }
   } finally {
     io?.disconnect();

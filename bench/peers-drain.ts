@@ -93,7 +93,8 @@ function positiveInteger(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
   return value;
 }
 
@@ -310,7 +311,11 @@ async function deleteKeys(io: IORedis, prefix: string): Promise<void> {
 }
 
 /** Writes `items` `size` at a time, each batch awaited before the next. */
-async function inBatches<Item>(items: readonly Item[], size: number, write: (batch: Item[]) => Promise<unknown>) {
+async function inBatches<Item>(
+  items: readonly Item[],
+  size: number,
+  write: (batch: Item[]) => Promise<unknown>,
+) {
   for (let from = 0; from < items.length; from += size) await write(items.slice(from, from + size));
 }
 
@@ -356,7 +361,8 @@ function ours(servers: Servers, backend: 'redis' | 'postgres', store: boolean): 
         'SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, $1)',
         [name],
       );
-      for (const { tablename } of rows) await servers.pool.query(`DROP TABLE IF EXISTS "${tablename}" CASCADE`);
+      for (const { tablename } of rows)
+        await servers.pool.query(`DROP TABLE IF EXISTS "${tablename}" CASCADE`);
     },
   };
 }
@@ -400,12 +406,17 @@ function beeQueue(servers: Servers): Target {
     script: 'bench/support/peers/peer-worker.ts',
     config: { library: 'bee-queue', url: servers.redisUrl, queue: name },
     fill: async () => {
-      queue = new BeeQueue(name, { redis: redisConnection(servers.redisUrl), isWorker: false, getEvents: false });
+      queue = new BeeQueue(name, {
+        redis: redisConnection(servers.redisUrl),
+        isWorker: false,
+        getEvents: false,
+      });
       const opened = queue;
       await opened.ready();
       await inBatches(EVENT_LIST, 500, async (batch) => {
         const errors = await opened.saveAll(batch.map(({ data }) => opened.createJob(data)));
-        if (errors.size > 0) throw new Error(`bee-queue refused ${errors.size} jobs: ${[...errors.values()][0]}`);
+        if (errors.size > 0)
+          throw new Error(`bee-queue refused ${errors.size} jobs: ${[...errors.values()][0]}`);
       });
     },
     remaining: async () => {
@@ -450,8 +461,11 @@ function graphileWorker(servers: Servers, batch: boolean): Target {
       }
     },
     remaining: async () =>
-      (await servers.pool.query<{ left: number }>(`SELECT count(*)::int AS left FROM "${schema}"._private_jobs`))
-        .rows[0]?.left ?? 0,
+      (
+        await servers.pool.query<{ left: number }>(
+          `SELECT count(*)::int AS left FROM "${schema}"._private_jobs`,
+        )
+      ).rows[0]?.left ?? 0,
     cleanup: async () => void (await servers.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)),
   };
 }
@@ -464,7 +478,12 @@ function pgBoss(servers: Servers): Target {
     script: 'bench/support/peers/peer-worker.ts',
     config: { library: 'pg-boss', url: servers.postgresUrl, queue: name, schema },
     fill: async () => {
-      const boss = new PgBoss({ connectionString: servers.postgresUrl, schema, supervise: false, schedule: false });
+      const boss = new PgBoss({
+        connectionString: servers.postgresUrl,
+        schema,
+        supervise: false,
+        schedule: false,
+      });
       boss.on('error', (error) => console.error(error));
       await boss.start();
       try {
@@ -605,7 +624,9 @@ async function main(): Promise<void> {
         [order[2]]: run(() => beeQueue(servers)),
       } as Record<(typeof order)[number], () => Promise<Drain>>);
       report(results, order);
-      const best = rates(results.BullMQ).map((rate, index) => Math.max(rate, results['bee-queue'][index]?.rate ?? 0));
+      const best = rates(results.BullMQ).map((rate, index) =>
+        Math.max(rate, results['bee-queue'][index]?.rate ?? 0),
+      );
       const oursRates = rates(results[order[0]]);
       console.log(`  ours ÷ BullMQ: ${ratioRange(ratiosOf(oursRates, rates(results.BullMQ)))}`);
       console.log(`  ours ÷ bee-queue: ${ratioRange(ratiosOf(oursRates, rates(results['bee-queue'])))}`);
@@ -638,7 +659,9 @@ async function main(): Promise<void> {
     }
 
     if (wanted(4)) {
-      console.log('4. PostgreSQL: ours (postgresInbox, no store) vs graphile-worker with batching and pg-boss');
+      console.log(
+        '4. PostgreSQL: ours (postgresInbox, no store) vs graphile-worker with batching and pg-boss',
+      );
       const order = ['ours postgresInbox', 'graphile-worker batched', 'pg-boss'] as const;
       const results = await interleave(ROUNDS, {
         [order[0]]: run(() => ours(servers, 'postgres', false)),
@@ -649,7 +672,9 @@ async function main(): Promise<void> {
       const oursRates = rates(results[order[0]]);
       const graphileRatio = ratioRange(ratiosOf(oursRates, rates(results[order[1]])));
       const bossRatio = ratioRange(ratiosOf(oursRates, rates(results[order[2]])));
-      const best = rates(results[order[1]]).map((rate, index) => Math.max(rate, results[order[2]][index]?.rate ?? 0));
+      const best = rates(results[order[1]]).map((rate, index) =>
+        Math.max(rate, results[order[2]][index]?.rate ?? 0),
+      );
       const bestRatio = ratioRange(ratiosOf(oursRates, best));
       console.log(`  ours ÷ graphile-worker batched: ${graphileRatio} (min / median / max)`);
       console.log(`  ours ÷ pg-boss: ${bossRatio}`);
@@ -708,7 +733,9 @@ async function main(): Promise<void> {
       Math.max(...[header, ...table].map((row) => row[key].length)),
     );
     const line = (row: Row) =>
-      (Object.keys(header) as (keyof Row)[]).map((key, index) => row[key].padEnd(widths[index] ?? 0)).join('  ');
+      (Object.keys(header) as (keyof Row)[])
+        .map((key, index) => row[key].padEnd(widths[index] ?? 0))
+        .join('  ');
     console.log('');
     console.log('medians over the rounds; CPU: seconds per 1 000 events, worker processes + server');
     console.log(line(header));

@@ -42,7 +42,11 @@ async function usedMemory(raw: IORedis5): Promise<number> {
 }
 
 /** Runs `task(0…count-1)` with at most `limit` in flight. */
-async function inParallel(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+async function inParallel(
+  count: number,
+  limit: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: limit }, async () => {
@@ -124,7 +128,9 @@ async function main(): Promise<void> {
     // Latency per call, sequential, loopback.
     console.log(`latency, ${SAMPLES} sequential calls each, ms (p50 / p99):`);
     for (const { library, client } of connections) {
-      const timings = await latencies(redisStore(client, { prefix: `${prefix}${library.replace(' ', '')}:` }));
+      const timings = await latencies(
+        redisStore(client, { prefix: `${prefix}${library.replace(' ', '')}:` }),
+      );
       const cells = Object.entries(timings).map(([operation, samples]) => {
         const sorted = [...samples].sort((a, b) => a - b);
         return `${operation} ${percentile(sorted, 50).toFixed(3)} / ${percentile(sorted, 99).toFixed(3)}`;

@@ -109,7 +109,9 @@ function createVariants(
   pool: pg.Pool,
 ): Record<string, CreateVariant> {
   const redisWire = { calls: 0 };
-  const countedIo = { call: (command: string, ...args: string[]) => tally(redisWire, () => io.call(command, ...args)) };
+  const countedIo = {
+    call: (command: string, ...args: string[]) => tally(redisWire, () => io.call(command, ...args)),
+  };
   const pgWire = { calls: 0 };
   const countedPool = {
     totalCount: 0,
@@ -148,7 +150,12 @@ function createVariants(
   return variants;
 }
 
-async function createFigures(mock: MockDeliveryService, baseUrl: string, io: IORedis, pool: pg.Pool): Promise<void> {
+async function createFigures(
+  mock: MockDeliveryService,
+  baseUrl: string,
+  io: IORedis,
+  pool: pg.Pool,
+): Promise<void> {
   const base = { apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl, logLevel: 'off' as const };
   const epochKey = storeKey({ baseUrl: new DeliveryClient(base).baseUrl, sellerId: mock.sellerId }, 'epoch');
   const variants = createVariants(base, epochKey, io, pool);
@@ -179,7 +186,9 @@ async function createFigures(mock: MockDeliveryService, baseUrl: string, io: IOR
     const goal = GOAL_ADDED_MS + (name.endsWith('fresh') ? listMs : 0);
     const addedText = name === 'default' ? '—' : `${signed(added)} ${added <= goal ? 'ok' : 'OVER'}`;
     const callsText =
-      variant.store === undefined ? '2 (tested)' : `${calls.toFixed(2)} ${calls <= GOAL_CALLS ? 'ok' : 'OVER'}`;
+      variant.store === undefined
+        ? '2 (tested)'
+        : `${calls.toFixed(2)} ${calls <= GOAL_CALLS ? 'ok' : 'OVER'}`;
     const wire = variant.wire === undefined ? '0' : medianOf(name, (figures) => figures.wireCalls).toFixed(2);
     const lists = medianOf(name, (figures) => figures.listRequests).toFixed(2);
     console.log(

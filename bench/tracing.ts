@@ -16,7 +16,10 @@ import { serveTask } from './support/task-server.js';
 const TASK_ID = '6b023c326d6f636b00000001';
 
 /** Per-call time in µs with and without a registered provider: medians over interleaved rounds. */
-export async function measureTracing(rounds = 5, calls = 2000): Promise<{ none: number[]; registered: number[] }> {
+export async function measureTracing(
+  rounds = 5,
+  calls = 2000,
+): Promise<{ none: number[]; registered: number[] }> {
   const server = await serveTask();
   const base = server.url;
   const client = new DeliveryClient({ apiKey: 'bench-key', sellerId: 'bench-seller', baseUrl: base });

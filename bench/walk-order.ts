@@ -94,7 +94,10 @@ console.log(`Node ${process.version}, ${LATENCY_MS} ms per GET tasks, median of 
 // 1. A creation window: 1 000 tasks one hour apart, the newest 200 in the window.
 await seed(1000, T0);
 const createdAfter = new Date(T0 + 800 * HOUR).toISOString();
-await measure('window, honest service', async () => (await client.tasks.list({ createdAfter }).toArray()).length);
+await measure(
+  'window, honest service',
+  async () => (await client.tasks.list({ createdAfter }).toArray()).length,
+);
 mock.inject({ kind: 'sort', operation: 'tasks.list', times: Number.POSITIVE_INFINITY });
 await measure('window, service answering oldest first: read to the end', async () => {
   return (await client.tasks.list({ createdAfter }).toArray()).length;

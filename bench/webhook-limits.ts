@@ -92,7 +92,9 @@ async function slowSenders(): Promise<boolean> {
       sendSlowly(url, { contentLength: 1000, firstBytes: '{', dribbleEveryMs: 1000, giveUpAfterMs: 10_000 }),
     ),
   );
-  const waits = outcomes.map((outcome) => outcome.answeredAfterMs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
+  const waits = outcomes
+    .map((outcome) => outcome.answeredAfterMs ?? Number.POSITIVE_INFINITY)
+    .sort((a, b) => a - b);
   const statuses = new Map<string, number>();
   for (const outcome of outcomes) {
     const key = String(outcome.status ?? 'none');
@@ -106,7 +108,9 @@ async function slowSenders(): Promise<boolean> {
       `wait for the answer (ms) min ${waits[0]?.toFixed(0)}, max ${waits.at(-1)?.toFixed(0)}; ` +
       `closed by the receiver ${outcomes.filter((outcome) => outcome.closedByReceiver).length}; sockets still open ${open}`,
   );
-  return outcomes.every((outcome) => outcome.status === 408) && (waits.at(-1) ?? Infinity) < 5000 && open === 0;
+  return (
+    outcomes.every((outcome) => outcome.status === 408) && (waits.at(-1) ?? Infinity) < 5000 && open === 0
+  );
 }
 
 async function largeEventFlood(): Promise<boolean> {

@@ -19,7 +19,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { createWebhookHandler } from '../src/webhooks/index.js';
 
-const KINDS = ['accepted', 'inprogress', 'pickup_location_reached', 'pickedup', 'enroute', 'delivered', 'cancelled'];
+const KINDS = [
+  'accepted',
+  'inprogress',
+  'pickup_location_reached',
+  'pickedup',
+  'enroute',
+  'delivered',
+  'cancelled',
+];
 
 function option(name: string, fallback: number): number {
   const given = process.argv.find((argument) => argument.startsWith(`--${name}=`))?.split('=')[1];
@@ -45,7 +53,12 @@ function webhookBody(taskId: string, status: string): string {
     driver: { name: 'Ahmad', phone: '+96560000002', trackingLink: 'https://track.example.test/abc' },
     deliveryDispatched: true,
     pickupLocation: { longitude: 47.9774, latitude: 29.3759, fullAddress: ['Kuwait City'] },
-    deliveryLocation: { lat: 29.3397, lng: 48.0748, kwAddress: ['Block 10', 'Street 5'], fullAddress: ['Salmiya'] },
+    deliveryLocation: {
+      lat: 29.3397,
+      lng: 48.0748,
+      kwAddress: ['Block 10', 'Street 5'],
+      fullAddress: ['Salmiya'],
+    },
     travelDetail: { totalDistance: 9.2, duration: 18, durationInTraffic: 22, hasTraffic: true },
     estimatedPrice: '1.250',
     walletDeducted: true,

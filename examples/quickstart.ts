@@ -46,9 +46,12 @@ async function main(): Promise<void> {
     console.log(`2. Wallet balance: ${kwd.format(before.walletAmount)}`);
 
     if (!paidSteps) {
-      const latest = await client.tasks.list({ sortBy: 'createdAt', sortOrder: -1 }).toArray({ max: TASKS_TO_CREATE });
+      const latest = await client.tasks
+        .list({ sortBy: 'createdAt', sortOrder: -1 })
+        .toArray({ max: TASKS_TO_CREATE });
       console.log(`3. The ${latest.length} latest tasks, read with for await (nothing created):`);
-      for (const task of latest) console.log(`   ${task.id}  ${task.orderNumber ?? '-'}  ${task.status ?? '?'}`);
+      for (const task of latest)
+        console.log(`   ${task.id}  ${task.orderNumber ?? '-'}  ${task.status ?? '?'}`);
       console.log('Done (read-only).');
       return;
     }

@@ -71,7 +71,9 @@ async function main(): Promise<void> {
     console.log(`Webhooks sent: ${answers.length}, answered: ${answers.join(', ')}`);
     console.log(`Handler stats: ${JSON.stringify(handler.stats)}`);
     if (delivered?.confirmed !== true || delivered.status !== 'delivered') {
-      throw new Error(`delivered was not confirmed (got ${delivered ? describeEvent(delivered) : 'no event'})`);
+      throw new Error(
+        `delivered was not confirmed (got ${delivered ? describeEvent(delivered) : 'no event'})`,
+      );
     }
     console.log(`Delivered confirmed by GET tasks/${taskId}: safe to release the payment.`);
 
@@ -89,7 +91,9 @@ async function main(): Promise<void> {
     console.log(`sync: ${JSON.stringify({ ...result, checkpoint: result.checkpoint?.toISOString() })}`);
     const caught = events.find((event) => event.taskId === secondId && event.kind === 'delivered');
     if (caught?.source !== 'sync' || caught.confirmed !== true) {
-      throw new Error(`sync did not pass on the lost delivered (got ${caught ? describeEvent(caught) : 'no event'})`);
+      throw new Error(
+        `sync did not pass on the lost delivered (got ${caught ? describeEvent(caught) : 'no event'})`,
+      );
     }
   } finally {
     mock.close();

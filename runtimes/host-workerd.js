@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { Miniflare } from 'miniflare';
 
-const { version } = JSON.parse(await readFile(new URL('./node_modules/workerd/package.json', import.meta.url), 'utf8'));
+const { version } = JSON.parse(
+  await readFile(new URL('./node_modules/workerd/package.json', import.meta.url), 'utf8'),
+);
 const line = `runtime workerd ${version}`;
 
 const miniflare = new Miniflare({

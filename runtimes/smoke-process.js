@@ -36,9 +36,14 @@ async function checkListen() {
   const { DeliveryClient } = await import('delivery-task-sdk');
   mock.listen();
   try {
-    const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl });
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+    });
     const { walletAmount } = await client.wallet.retrieveBalance();
-    if (walletAmount !== 100) throw new Error(`listen(): balance through msw should be 100, got ${walletAmount}`);
+    if (walletAmount !== 100)
+      throw new Error(`listen(): balance through msw should be 100, got ${walletAmount}`);
   } finally {
     mock.close();
   }
@@ -67,7 +72,9 @@ try {
   console.log(`runtime ${runtime} ${version}: ok (${passed.join(', ')})`);
   exit(0);
 } catch (error) {
-  console.log(`runtime ${runtime} ${version}: FAILED ${error instanceof Error ? error.stack : String(error)}`);
+  console.log(
+    `runtime ${runtime} ${version}: FAILED ${error instanceof Error ? error.stack : String(error)}`,
+  );
   exit(1);
 }
 

@@ -30,7 +30,11 @@ export async function runSmoke({ baseUrl, apiKey, sellerId, runtime }) {
       orderNumber: `${orderPrefix}-${i}`,
       customerName: 'Runtime Smoke',
       totalAmount: kwd.normalize(12.5),
-      deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
+      deliveryLocation: {
+        latitude: 29.3339,
+        longitude: 48.0761,
+        fullAddress: ['Block 10, Street 5', 'Salmiya'],
+      },
     });
     check(typeof task.id === 'string' && task.id.length > 0, `create ${i} returned a task id`);
     check(task.status === 'pending', `create ${i} returned status pending, got ${task.status}`);
@@ -41,7 +45,10 @@ export async function runSmoke({ baseUrl, apiKey, sellerId, runtime }) {
   const [first] = created;
   const retrieved = await client.tasks.retrieve(first.id);
   check(retrieved.id === first.id, 'retrieve returned the created task');
-  check(retrieved.orderNumber === `${orderPrefix}-1`, `retrieve kept the order number, got ${retrieved.orderNumber}`);
+  check(
+    retrieved.orderNumber === `${orderPrefix}-1`,
+    `retrieve kept the order number, got ${retrieved.orderNumber}`,
+  );
   passed.push('retrieve');
 
   const listed = [];
@@ -87,7 +94,10 @@ export async function runSmoke({ baseUrl, apiKey, sellerId, runtime }) {
   ]);
   clearTimeout(timer);
   check(event !== undefined, `onEvent called within ${EVENT_WAIT_MS} ms`);
-  check(event.taskId === first.id && event.status === 'requested', 'onEvent got the posted task id and status');
+  check(
+    event.taskId === first.id && event.status === 'requested',
+    'onEvent got the posted task id and status',
+  );
   await Promise.all(waits);
   passed.push('webhook .fetch');
 

@@ -15,8 +15,9 @@ import { bundleSize, importSize, kb } from '../bench/support/bundle-size.js';
 
 const failures: string[] = [];
 
-const budgets = (JSON.parse(readFileSync('package.json', 'utf8')) as { bundleBudgets?: Record<string, number> })
-  .bundleBudgets;
+const budgets = (
+  JSON.parse(readFileSync('package.json', 'utf8')) as { bundleBudgets?: Record<string, number> }
+).bundleBudgets;
 if (!budgets || Object.keys(budgets).length === 0) failures.push('package.json has no bundleBudgets');
 for (const [statement, budget] of Object.entries(budgets ?? {})) {
   const { gzip, minified } = await importSize(statement);
@@ -33,12 +34,12 @@ const REDIS_STORE_MARKERS = ['redis.call(', 'EVALSHA', 'sendCommand'];
 const REDIS_LIBRARY = /(?:from\s*|import\s*|require\()["'](?:ioredis|redis|@redis\/[^"']*)["']/;
 const MSW = /["']msw(\/[^"']*)?["']|mswjs/;
 
-const { text: everything, gzip: everythingGzip } = await bundleSize(`export * from 'delivery-task-sdk';`).catch(
-  (error: unknown) => {
-    failures.push(`the main entry does not bundle for the browser: ${String(error)}`);
-    return { text: '', gzip: 0 };
-  },
-);
+const { text: everything, gzip: everythingGzip } = await bundleSize(
+  `export * from 'delivery-task-sdk';`,
+).catch((error: unknown) => {
+  failures.push(`the main entry does not bundle for the browser: ${String(error)}`);
+  return { text: '', gzip: 0 };
+});
 if (MSW.test(everything)) failures.push('the main entry reaches msw');
 const markers = REDIS_STORE_MARKERS.filter((marker) => everything.includes(marker));
 if (markers.length > 0) failures.push(`the main entry contains the Redis store (${markers.join(', ')})`);
@@ -50,7 +51,8 @@ const testingModules = readdirSync('dist/testing').filter((file) => file.endsWit
 if (!testingModules.some((file) => /["']msw/.test(readFileSync(`dist/testing/${file}`, 'utf8')))) {
   failures.push('dist/testing/ does not load msw');
 }
-if (!/["']msw/.test(readFileSync('dist/testing.cjs', 'utf8'))) failures.push('dist/testing.cjs does not load msw');
+if (!/["']msw/.test(readFileSync('dist/testing.cjs', 'utf8')))
+  failures.push('dist/testing.cjs does not load msw');
 const folderOf = (entry: string): string[] => [
   `dist/${entry}.js`,
   ...readdirSync(`dist/${entry}`).map((file) => `dist/${entry}/${file}`),

@@ -27,7 +27,9 @@ function ids(path: string): Set<string> {
   let found = idsOf.get(path);
   if (found === undefined) {
     const text = readFileSync(path, 'utf8');
-    found = new Set([...text.matchAll(/\s(?:id|name)="([^"]*)"/g)].map((match) => decodeEntities(match[1] ?? '')));
+    found = new Set(
+      [...text.matchAll(/\s(?:id|name)="([^"]*)"/g)].map((match) => decodeEntities(match[1] ?? '')),
+    );
     idsOf.set(path, found);
   }
   return found;
@@ -58,7 +60,8 @@ for (const page of pages) {
     }
     checked += 1;
     const [pathPart = '', fragment] = link.split('#', 2);
-    let target = pathPart === '' ? page : resolve(dirname(page), decodeURIComponent(pathPart.split('?')[0] ?? ''));
+    let target =
+      pathPart === '' ? page : resolve(dirname(page), decodeURIComponent(pathPart.split('?')[0] ?? ''));
     if (existsSync(target) && statSync(target).isDirectory()) target = join(target, 'index.html');
     const where = `${relative(site, page)}: ${link}`;
     if (!target.startsWith(site) || !existsSync(target)) {
@@ -69,7 +72,12 @@ for (const page of pages) {
     // when the parent is documented under two entries (the main entry's type `Task`, /schemas' `Task`):
     // the link still opens the hierarchy page.
     const typedocHierarchy = relative(site, target) === 'hierarchy.html';
-    if (fragment && !typedocHierarchy && target.endsWith('.html') && !ids(target).has(decodeURIComponent(fragment))) {
+    if (
+      fragment &&
+      !typedocHierarchy &&
+      target.endsWith('.html') &&
+      !ids(target).has(decodeURIComponent(fragment))
+    ) {
       broken.push(`${where} (no id "${fragment}" in ${relative(site, target)})`);
     }
   }
@@ -85,7 +93,8 @@ for (const guide of readdirSync('docs').filter((name) => name.endsWith('.md'))) 
   const shown = [...documents].some(
     (html) => title !== undefined && decodeEntities(html.replace(/<[^>]+>/g, '')).includes(title),
   );
-  if (!shown) broken.push(`docs/${guide}: not a page of the site (add it to projectDocuments in typedoc.json)`);
+  if (!shown)
+    broken.push(`docs/${guide}: not a page of the site (add it to projectDocuments in typedoc.json)`);
 }
 
 const hosts = [...external].map(([host, count]) => `${host} ${count}`).join(', ');
@@ -94,4 +103,6 @@ if (broken.length > 0) {
   for (const line of broken) console.error(`  ${line}`);
   process.exit(1);
 }
-console.log(`docs link check: ${checked} links in ${pages.length} pages, 0 broken (not fetched: ${hosts || 'none'})`);
+console.log(
+  `docs link check: ${checked} links in ${pages.length} pages, 0 broken (not fetched: ${hosts || 'none'})`,
+);

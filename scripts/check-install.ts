@@ -117,7 +117,12 @@ function checkTarget(target: string, from: string, packageRoot: string, where: s
     problems.push(`${where}: ${target} is not in the package`);
     return;
   }
-  if (anchor !== undefined && anchor !== '' && resolved.endsWith('.md') && !headingsOf(resolved).anchors.has(anchor)) {
+  if (
+    anchor !== undefined &&
+    anchor !== '' &&
+    resolved.endsWith('.md') &&
+    !headingsOf(resolved).anchors.has(anchor)
+  ) {
     problems.push(`${where}: ${target}: no heading #${anchor} in ${path.relative(packageRoot, resolved)}`);
   }
 }
@@ -142,9 +147,13 @@ function checkMarkdown(file: string, packageRoot: string, version: string): void
   lines.forEach((line, index) => {
     const where = `${path.relative(project as string, file)}:${index + 1}`;
     const targets = [
-      ...[...line.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] as string),
+      ...[...line.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+        (m) => m[1] as string,
+      ),
       ...[...line.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/g)].map((m) => m[1] as string),
-      ...[...line.matchAll(/<(?:img|a|source)\s[^>]*?(?:src|href|srcset)="([^"]+)"/g)].map((m) => m[1] as string),
+      ...[...line.matchAll(/<(?:img|a|source)\s[^>]*?(?:src|href|srcset)="([^"]+)"/g)].map(
+        (m) => m[1] as string,
+      ),
     ];
     for (const target of targets) {
       if (target.startsWith(REPOSITORY)) checkRepositoryUrl(target, version, where);
@@ -170,11 +179,19 @@ function checkCitations(text: string, roots: readonly string[], where: string): 
     checkTarget(`${file}${anchor ?? ''}`, path.join(root, 'package.json'), root, where);
     if (section !== undefined) checkSection(path.join(root, file), section, root, where);
   };
-  for (const match of text.matchAll(/(?<![\w/.-])(docs\/[\w./-]+\.md)(#[\w-]+)?(?:[,:]?\s*\(?"([^"\n]{2,80})")?/g)) {
-    const [, file, anchor, section] = match as unknown as [string, string, string | undefined, string | undefined];
+  for (const match of text.matchAll(
+    /(?<![\w/.-])(docs\/[\w./-]+\.md)(#[\w-]+)?(?:[,:]?\s*\(?"([^"\n]{2,80})")?/g,
+  )) {
+    const [, file, anchor, section] = match as unknown as [
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     cite(file, anchor, section);
   }
-  for (const match of text.matchAll(/\bREADME,? "([^"\n]{2,80})"/g)) cite('README.md', undefined, match[1] as string);
+  for (const match of text.matchAll(/\bREADME,? "([^"\n]{2,80})"/g))
+    cite('README.md', undefined, match[1] as string);
   // A guide of the other package, named with it (`delivery-task-tools/docs/sandbox.md "Bounds"`).
   for (const match of text.matchAll(
     /\b(delivery-task-(?:sdk|tools))\/(docs\/[\w./-]+\.md)(#[\w-]+)?(?:[,:]?\s*\(?"([^"\n]{2,80})")?/g,
@@ -197,16 +214,24 @@ const rootsOf = (name: string): string[] =>
   name === 'delivery-task-tools'
     ? [path.join(modules, name), path.join(modules, 'delivery-task-sdk')]
     : [path.join(modules, name)];
-const packages = ['delivery-task-sdk', 'delivery-task-tools'].filter((name) => existsSync(path.join(modules, name)));
+const packages = ['delivery-task-sdk', 'delivery-task-tools'].filter((name) =>
+  existsSync(path.join(modules, name)),
+);
 if (packages.length === 0) {
   console.error(`no delivery-task package is installed in ${project}`);
   process.exit(2);
 }
 for (const name of packages) {
   const packageRoot = path.join(modules, name);
-  const { version } = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string };
-  for (const file of filesUnder(packageRoot, (file) => file.endsWith('.md'))) checkMarkdown(file, packageRoot, version);
-  for (const file of filesUnder(packageRoot, (file) => /\.(d\.c?ts|c?js)$/.test(file) && statSync(file).size < 4e6)) {
+  const { version } = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  for (const file of filesUnder(packageRoot, (file) => file.endsWith('.md')))
+    checkMarkdown(file, packageRoot, version);
+  for (const file of filesUnder(
+    packageRoot,
+    (file) => /\.(d\.c?ts|c?js)$/.test(file) && statSync(file).size < 4e6,
+  )) {
     checkCitations(readFileSync(file, 'utf8'), rootsOf(name), path.relative(project, file));
   }
 }
@@ -214,7 +239,8 @@ for (const name of packages) {
 // The command's help texts: every subcommand the top-level help names.
 const bin = path.join(modules, '.bin', 'delivery-task');
 if (existsSync(bin)) {
-  const help = (args: string[]) => execFileSync(bin, args, { encoding: 'utf8', cwd: project, timeout: 30_000 });
+  const help = (args: string[]) =>
+    execFileSync(bin, args, { encoding: 'utf8', cwd: project, timeout: 30_000 });
   const top = help(['--help']);
   const commands = new Set(['sandbox', 'mcp', 'openapi', 'estimate', 'branches', 'tasks', 'wallet']);
   for (const match of top.matchAll(/^\s{2,}([a-z][a-z-]+)\b/gm)) commands.add(match[1] as string);
@@ -237,11 +263,15 @@ const INSTALL_HOOKS = new Set(['preinstall', 'install', 'postinstall']);
 const versions = new Map<string, string>();
 for (const name of packages) {
   const packageRoot = path.join(modules, name);
-  const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   const version = String(manifest.version);
   versions.set(name, version);
   for (const field of REPOSITORY_FIELDS) {
-    if (field in manifest) problems.push(`${name}/package.json: carries "${field}", which only the repository uses`);
+    if (field in manifest)
+      problems.push(`${name}/package.json: carries "${field}", which only the repository uses`);
   }
   const scripts = Object.keys((manifest.scripts as Record<string, string> | undefined) ?? {});
   if (scripts.some((script) => !INSTALL_HOOKS.has(script))) {
@@ -254,8 +284,12 @@ for (const name of packages) {
   } else {
     const text = readFileSync(changelog, 'utf8');
     const escaped = version.replace(/\./g, '\\.');
-    const section = new RegExp(`^## \\[${escaped}\\][^\\n]*\\n([\\s\\S]*?)(?=^## \\[|(?![\\s\\S]))`, 'm').exec(text);
-    if (section === null) problems.push(`${name}/CHANGELOG.md: no section for the installed version ${version}`);
+    const section = new RegExp(
+      `^## \\[${escaped}\\][^\\n]*\\n([\\s\\S]*?)(?=^## \\[|(?![\\s\\S]))`,
+      'm',
+    ).exec(text);
+    if (section === null)
+      problems.push(`${name}/CHANGELOG.md: no section for the installed version ${version}`);
     else if (!/^\s*- /m.test(section[1] as string))
       problems.push(`${name}/CHANGELOG.md: the ${version} section is empty`);
   }
@@ -270,7 +304,9 @@ if (sdkVersion !== undefined && toolsVersion !== undefined) {
   checked += 2;
   if (sdkVersion !== toolsVersion)
     problems.push(`delivery-task-sdk is ${sdkVersion}, delivery-task-tools ${toolsVersion}`);
-  const toolsManifest = JSON.parse(readFileSync(path.join(modules, 'delivery-task-tools', 'package.json'), 'utf8')) as {
+  const toolsManifest = JSON.parse(
+    readFileSync(path.join(modules, 'delivery-task-tools', 'package.json'), 'utf8'),
+  ) as {
     dependencies?: Record<string, string>;
   };
   const wanted = toolsManifest.dependencies?.['delivery-task-sdk'];
@@ -286,4 +322,6 @@ if (problems.length > 0) {
   console.error(`${problems.length} of ${checked} references resolve to nothing`);
   process.exit(1);
 }
-console.log(`reference check passed: ${checked} references of ${packages.join(', ')} resolve inside the install`);
+console.log(
+  `reference check passed: ${checked} references of ${packages.join(', ')} resolve inside the install`,
+);

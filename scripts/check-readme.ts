@@ -100,5 +100,7 @@ if (result.status !== 0) {
   process.exit(1);
 }
 rmSync(directory, { recursive: true, force: true });
-const counts = sources.map((source) => `${source} ${blocks.filter((block) => block.source === source).length}`);
+const counts = sources.map(
+  (source) => `${source} ${blocks.filter((block) => block.source === source).length}`,
+);
 console.log(`README check passed: ${files.length} TypeScript blocks type-check (${counts.join(', ')})`);

@@ -49,7 +49,9 @@ for (const { name, schema } of pages) {
   }
   const results = candidates.map((page) => missingFields(page, schema));
   if (!results.some((missing) => missing.length === 0)) {
-    problems.push(...results.reduce((fewest, missing) => (missing.length < fewest.length ? missing : fewest)));
+    problems.push(
+      ...results.reduce((fewest, missing) => (missing.length < fewest.length ? missing : fewest)),
+    );
   }
 }
 

@@ -39,7 +39,9 @@ const repoPathOf = (file) => toPosix(path.relative(repositoryRoot, file));
 
 function prepare() {
   if (existsSync(saved)) {
-    console.error(`${saved} exists: an earlier pack did not finish; run "node ${process.argv[1]} restore" first`);
+    console.error(
+      `${saved} exists: an earlier pack did not finish; run "node ${process.argv[1]} restore" first`,
+    );
     process.exit(1);
   }
   const dryRun = process.env.npm_config_dry_run === 'true';
@@ -58,7 +60,9 @@ function prepare() {
   const held = new Map();
   // npm's `files`: a file is shipped when the last pattern that matches it is not a `!` negation.
   const matches = (packagePath, pattern) =>
-    packagePath === pattern || packagePath.startsWith(`${pattern}/`) || path.matchesGlob(packagePath, pattern);
+    packagePath === pattern ||
+    packagePath.startsWith(`${pattern}/`) ||
+    path.matchesGlob(packagePath, pattern);
   const isShipped = (packagePath) => {
     let kept = false;
     for (const pattern of shipped) {
@@ -92,29 +96,36 @@ function prepare() {
   const cleaner = createRequire(import.meta.url).resolve('clean-pkg-json/package.json');
   const { bin } = JSON.parse(readFileSync(cleaner, 'utf8'));
   save(path.join(packageRoot, 'package.json'));
-  // Cleaned beside it and renamed over it: a process starting meanwhile (a test beside the pack) reads
-  // one whole manifest or the other, never a half-written one.
-  const cleaning = path.join(saved, 'cleaning');
-  mkdirSync(cleaning);
-  copyFileSync('package.json', path.join(cleaning, 'package.json'));
-  execFileSync(
+  // Cleaned with `--dry` (printed, not written) and renamed over it: a process starting meanwhile (a test
+  // beside the pack) reads one whole manifest or the other, never a half-written one.
+  const cleaned = execFileSync(
     process.execPath,
-    [path.join(path.dirname(cleaner), typeof bin === 'string' ? bin : Object.values(bin)[0])],
-    { stdio: 'inherit', cwd: cleaning },
+    [path.join(path.dirname(cleaner), typeof bin === 'string' ? bin : Object.values(bin)[0]), '--dry'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  renameSync(path.join(cleaning, 'package.json'), 'package.json');
+  JSON.parse(cleaned);
+  if (!dryRun) {
+    writeFileSync('package.json.packing', cleaned.endsWith('\n') ? cleaned : `${cleaned}\n`);
+    renameSync('package.json.packing', 'package.json');
+  }
   if (dryRun) return;
   const version = manifest.version;
   const rewrite = (text, sourceRepoPath, packagePath) =>
     text.replace(/(!?\[[^\]]*\]\(\s*)([^)\s#]+)(#[^)\s]*)?/g, (whole, open, target, anchor = '') => {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return whole;
-      const targetRepoPath = path.posix.normalize(path.posix.join(path.posix.dirname(sourceRepoPath), target));
+      const targetRepoPath = path.posix.normalize(
+        path.posix.join(path.posix.dirname(sourceRepoPath), target),
+      );
       const inPackage = held.get(targetRepoPath);
       if (inPackage !== undefined) {
         return `${open}${path.posix.relative(path.posix.dirname(packagePath), inPackage) || path.posix.basename(inPackage)}${anchor}`;
       }
       // An image from `raw` (a `blob` page is HTML), a folder as a `tree`, a file as a `blob` page.
-      const kind = open.startsWith('!') ? 'raw' : !path.posix.basename(targetRepoPath).includes('.') ? 'tree' : 'blob';
+      const kind = open.startsWith('!')
+        ? 'raw'
+        : !path.posix.basename(targetRepoPath).includes('.')
+          ? 'tree'
+          : 'blob';
       return `${open}${REPOSITORY}/${kind}/v${version}/${targetRepoPath}${anchor}`;
     });
   for (const [source, target] of copies) {

@@ -30,13 +30,17 @@ const date = new Date().toISOString().slice(0, 10);
 const dated = changelogs.map((file) => {
   const text = readFileSync(path.join(root, file), 'utf8');
   const match =
-    /^## \[Unreleased\]\s*\n([\s\S]*?)(?=^## \[)/m.exec(text) ?? /^## \[Unreleased\]\s*\n([\s\S]*)$/m.exec(text);
+    /^## \[Unreleased\]\s*\n([\s\S]*?)(?=^## \[)/m.exec(text) ??
+    /^## \[Unreleased\]\s*\n([\s\S]*)$/m.exec(text);
   const body = match?.[1] ?? '';
   if (!/^\s*- /m.test(body)) {
     console.error(`${file}: the [Unreleased] section lists no change; nothing to release`);
     process.exit(1);
   }
-  return [file, text.replace(/^## \[Unreleased\]\s*\n/m, `## [Unreleased]\n\n## [${version}] - ${date}\n\n`)] as const;
+  return [
+    file,
+    text.replace(/^## \[Unreleased\]\s*\n/m, `## [Unreleased]\n\n## [${version}] - ${date}\n\n`),
+  ] as const;
 });
 
 const npm = (...args: string[]) => execFileSync('npm', args, { cwd: root, stdio: 'inherit' });
@@ -53,7 +57,10 @@ npm('pkg', 'set', `dependencies.delivery-task-sdk=${version}`, '-w', 'delivery-t
 for (const [file, text] of dated) writeFileSync(path.join(root, file), text);
 // The version the SDK sends in its user-agent (a test keeps it equal to package.json's).
 const versionFile = path.join(root, 'src/core/version.ts');
-writeFileSync(versionFile, readFileSync(versionFile, 'utf8').replace(/VERSION = '[^']*'/, `VERSION = '${version}'`));
+writeFileSync(
+  versionFile,
+  readFileSync(versionFile, 'utf8').replace(/VERSION = '[^']*'/, `VERSION = '${version}'`),
+);
 
 npm('install', '--package-lock-only', '--no-audit', '--no-fund');
 console.log(`delivery-task-sdk and delivery-task-tools are ${version}; CHANGELOG sections dated ${date}`);

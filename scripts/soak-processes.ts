@@ -23,7 +23,10 @@ export async function runProcessSoak(options: ProcessSoakOptions): Promise<SoakR
   const [redis, hostile] = await Promise.all([startRedisServer(), startHostileServer()]);
   const faults = ambiguousCreateFaults(options.seed, options.faultRate);
   hostile.use(faults.handler);
-  const orders = Array.from({ length: options.orders }, (_, index) => `SOAK-P-${String(index).padStart(5, '0')}`);
+  const orders = Array.from(
+    { length: options.orders },
+    (_, index) => `SOAK-P-${String(index).padStart(5, '0')}`,
+  );
   const prefix = `dts-soak-${process.pid}-${Date.now()}:`;
   const started = performance.now();
   try {
@@ -56,11 +59,14 @@ export async function runProcessSoak(options: ProcessSoakOptions): Promise<SoakR
         problems.push(`${orderNumber}: ${tasks.length} tasks`);
       }
       for (const outcome of outcomes.filter((each) => each.orderNumber === orderNumber)) {
-        const kind = outcome.taskId !== undefined ? 'created (same task in every process)' : `error: ${outcome.error}`;
+        const kind =
+          outcome.taskId !== undefined ? 'created (same task in every process)' : `error: ${outcome.error}`;
         byOutcome[kind] = (byOutcome[kind] ?? 0) + 1;
         if (outcome.taskId !== undefined && outcome.taskId !== tasks[0]?.id) {
           lostOrders++;
-          problems.push(`${orderNumber}: a process got ${outcome.taskId}, the service holds ${tasks[0]?.id ?? 'none'}`);
+          problems.push(
+            `${orderNumber}: a process got ${outcome.taskId}, the service holds ${tasks[0]?.id ?? 'none'}`,
+          );
         }
         // Saying the outcome is unknown, or that the store could not be reached (nothing sent), is honest.
         const undecided =

@@ -137,7 +137,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const tasks = mock.tasks.filter((task) => task.orderNumber === orderNumber);
       if (tasks.length > 1) {
         report.duplicates++;
-        report.problems.push(`${orderNumber}: ${tasks.length} tasks (${tasks.map((task) => task.id).join(', ')})`);
+        report.problems.push(
+          `${orderNumber}: ${tasks.length} tasks (${tasks.map((task) => task.id).join(', ')})`,
+        );
       }
       if (created) {
         const path = lines.some((line) => line.includes('but the task exists'))
@@ -148,7 +150,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         increment(report.outcomes, path);
         if (!tasks.some((task) => task.id === created?.id)) {
           report.lostOrders++;
-          report.problems.push(`${orderNumber}: the SDK returned ${created.id}, which the service does not have`);
+          report.problems.push(
+            `${orderNumber}: the SDK returned ${created.id}, which the service does not have`,
+          );
         }
       } else if (failure instanceof TaskCreationOutcomeUnknownError) {
         increment(report.outcomes, `outcome unknown (task ${tasks.length > 0 ? 'exists' : 'absent'})`);
@@ -156,7 +160,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const name = failure instanceof DeliveryError ? failure.name : String(failure);
         increment(report.outcomes, `error: ${name}`);
         // Only a rate limit that outlasted every resend is an expected failure here.
-        if (name !== 'RateLimitError') report.problems.push(`${orderNumber}: unexpected ${name}: ${String(failure)}`);
+        if (name !== 'RateLimitError')
+          report.problems.push(`${orderNumber}: unexpected ${name}: ${String(failure)}`);
         if (tasks.length > 0) {
           report.lostOrders++;
           report.problems.push(`${orderNumber}: the SDK reported ${String(failure)} but a task exists`);

@@ -66,10 +66,19 @@ const execFileAsync = promisify(execFile);
 const timings: string[] = [];
 
 /** Runs a setup command quietly, printing its output only when it fails; returns its stdout. */
-async function setupStep(label: string, file: string, args: readonly string[], timeoutMs: number): Promise<string> {
+async function setupStep(
+  label: string,
+  file: string,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<string> {
   const started = performance.now();
   try {
-    const { stdout } = await execFileAsync(file, args, { cwd: root, timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES });
+    const { stdout } = await execFileAsync(file, args, {
+      cwd: root,
+      timeout: timeoutMs,
+      maxBuffer: MAX_OUTPUT_BYTES,
+    });
     timings.push(`${label}: ${seconds(performance.now() - started)}`);
     return stdout;
   } catch (error) {
@@ -127,7 +136,9 @@ async function runRuntime(
     const line = stdout.split('\n').find((text) => text.startsWith(`runtime ${run.name} `));
     const ok = exit.code === 0 && line !== undefined && /^runtime \S+ \S+: ok\b/.test(line);
     if (ok) return { name: run.name, ok, line, ms };
-    const why = exit.signal ? `killed by ${exit.signal} (timeout ${RUNTIME_TIMEOUT_MS} ms?)` : `exit code ${exit.code}`;
+    const why = exit.signal
+      ? `killed by ${exit.signal} (timeout ${RUNTIME_TIMEOUT_MS} ms?)`
+      : `exit code ${exit.code}`;
     const detail = [
       line ? stdout : `runtime ${run.name}: FAILED (${why}, no result line)\n${stdout}`,
       stderr.trim().slice(-4000),
@@ -151,7 +162,8 @@ if (!flags['skip-install']) {
     INSTALL_TIMEOUT_MS,
   );
 }
-if (!flags['skip-build']) await setupStep('build (npm run build)', 'npm', ['run', 'build'], INSTALL_TIMEOUT_MS);
+if (!flags['skip-build'])
+  await setupStep('build (npm run build)', 'npm', ['run', 'build'], INSTALL_TIMEOUT_MS);
 
 const work = mkdtempSync(join(tmpdir(), 'delivery-runtimes-'));
 try {

@@ -64,10 +64,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /** One `npm test` with a JSON report beside the usual output; `undefined` when it left none. */
 function runSuite(report: string): Promise<VitestReport | undefined> {
   return new Promise((resolve) => {
-    suite = spawn('npm', ['test', '--', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
-      stdio: 'inherit',
-      detached: true,
-    });
+    suite = spawn(
+      'npm',
+      ['test', '--', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+      {
+        stdio: 'inherit',
+        detached: true,
+      },
+    );
     suite.once('close', () => {
       try {
         resolve(JSON.parse(readFileSync(report, 'utf8')) as VitestReport);

@@ -1,7 +1,8 @@
 /** `DeliveryClient`, the entry point: one per API key and seller (README "The client"). @module */
+import type { ClientOptions } from './client-options.js';
 import { ConfigurationError } from './core/errors.js';
-import type { Logger, LogLevel, ReconciliationOptions, SchemaDrift, ValidationMode } from './core/options.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore, memoryStore, withStoreDeadline } from './core/store.js';
+import type { ReconciliationOptions } from './core/options.js';
+import { DEFAULT_STORE_TIMEOUT_MS, memoryStore, withStoreDeadline } from './core/store.js';
 import { VERSION } from './core/version.js';
 import { attachClientInternals } from './internal/client-internals.js';
 import type { ResourceContext } from './internal/context.js';
@@ -17,51 +18,7 @@ import { handleOf } from './resources/handle.js';
 import { Tasks } from './resources/tasks.js';
 import { Wallet } from './resources/wallet.js';
 
-/** Options of {@link DeliveryClient}. Every option is optional where an environment variable can supply it. */
-export interface ClientOptions {
-  /** API key, sent as `Authorization: apikey <key>`. Default: env `DELIVERY_API_KEY`. Required. A server secret. */
-  apiKey?: string | undefined;
-  /** Seller id, sent as `x-seller-id`. Default: env `DELIVERY_SELLER_ID`. Required. */
-  sellerId?: string | undefined;
-  /** Base URL, with or without `/rest`; https but for loopback; no query. Default: env `DELIVERY_BASE_URL`. Required. */
-  baseUrl?: string | undefined;
-  /** Per-attempt timeout in ms, covering headers and body. Default 30 000. */
-  timeout?: number;
-  /** Retries of operations that are safe to repeat (and resends of a create proven absent). Default 2. */
-  maxRetries?: number;
-  /** Largest decoded response body, bytes, else `ResponseTooLargeError`. Integer 1 024…2^30. Default 4 MiB. */
-  maxResponseBytes?: number;
-  /** Deadline in ms for a whole call, retries and waits included. Default: none (bounded by attempts × timeout + waits). */
-  totalTimeout?: number;
-  /** How answers are read: `'tolerant'` (default) or `'strict'` (README "Schema drift"; {@link ValidationMode}). */
-  validation?: ValidationMode;
-  /** Called for each drifted field (operation, path, type names; never the value). Default: none; drift is logged at `warn`. */
-  onDrift?: (drift: SchemaDrift) => void;
-  /** Fetch implementation. Default: the global `fetch`, looked up at each call (so msw or tracing installed later applies). */
-  fetch?: typeof globalThis.fetch;
-  /** Where log lines go. Default: `console`. Secrets are redacted from every line. */
-  logger?: Logger;
-  /** Least severe level written. Default: env `DELIVERY_LOG`, else `'warn'`. `'debug'` logs requests and responses (redacted). */
-  logLevel?: LogLevel;
-  /** Allow construction in a browser, where the API key would be exposed to users. Default false. */
-  dangerouslyAllowBrowser?: boolean;
-  /** Order leases and order → task, shared (README "Running several instances"). Default: its own `memoryStore()`. */
-  store?: DeliveryStore;
-  /** `tasks.create`'s `lookupFirst` for every create (README "Exactly-once creation"). Default: `true` without `store`, `false` with one. */
-  lookupFirst?: boolean;
-  /** How long a created order is remembered, so creating it again returns its task without a POST, ms. Default 86 400 000 (24 h). */
-  orderTtlMs?: number;
-  /**
-   * Deadline of each store call, ms, counted while this process is awake (a stall does not use it up); a
-   * call waits on while the store answers other calls, up to 5 × this in all. Past it the call fails with
-   * `StoreUnavailableError` (a create sends nothing). Default 1000.
-   */
-  storeTimeoutMs?: number;
-  /** Tuning of create reconciliation (see the README, "Exactly-once creation"). */
-  reconciliation?: Partial<ReconciliationOptions>;
-  /** How long the service may take to list a new task, ms (README "Exactly-once creation"). Integer 0…600 000. Default 10 000. */
-  listingDelayMs?: number;
-}
+export type { ClientOptions } from './client-options.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 2;
@@ -126,9 +83,14 @@ function checkKnownOptions(options: object): void {
     const closest =
       name.length > MAX_SUGGESTED_NAME_LENGTH
         ? undefined
-        : CLIENT_OPTIONS.map((known) => ({ known, far: distance(name, known) })).sort((a, b) => a.far - b.far)[0];
+        : CLIENT_OPTIONS.map((known) => ({ known, far: distance(name, known) })).sort(
+            (a, b) => a.far - b.far,
+          )[0];
     const hint = closest && closest.far <= 3 ? `; did you mean ${closest.known}?` : '';
-    throw new ConfigurationError(name, `Unknown DeliveryClient option ${JSON.stringify(name.slice(0, 60))}${hint}`);
+    throw new ConfigurationError(
+      name,
+      `Unknown DeliveryClient option ${JSON.stringify(name.slice(0, 60))}${hint}`,
+    );
   }
 }
 
@@ -185,7 +147,8 @@ function checkBaseUrl(value: string): string {
     throw badBaseUrl(`${url.protocol}//${url.host} must use https (http is allowed only for loopback hosts)`);
   }
   if (url.username || url.password) throw badBaseUrl('credentials in the URL are not allowed');
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw badBaseUrl('no query or fragment allowed');
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value))
+    throw badBaseUrl('no query or fragment allowed');
   // `https://h/rest//` would send `https://h/rest//tasks`: one slash between segments, and one at the end.
   url.pathname = `${url.pathname}/`.replace(/\/{2,}/g, '/');
   return url.href;
@@ -193,7 +156,8 @@ function checkBaseUrl(value: string): string {
 
 /**
  * The Delivery Task Service client: `new DeliveryClient({ apiKey, sellerId, baseUrl })`.
- * @throws {ConfigurationError} naming an option missing, invalid or unknown, or in a browser without opting in.
+ * @throws {ConfigurationError} naming an option missing, invalid or unknown, or in a browser without opting
+ * in.
  */
 export class DeliveryClient {
   /** Tasks: create, retrieve, list, estimate. */
@@ -274,7 +238,13 @@ export class DeliveryClient {
         0,
         86_400_000,
       ),
-      maxPages: integerOption('reconciliation.maxPages', given.maxPages, DEFAULT_RECONCILIATION.maxPages, 1, 1000),
+      maxPages: integerOption(
+        'reconciliation.maxPages',
+        given.maxPages,
+        DEFAULT_RECONCILIATION.maxPages,
+        1,
+        1000,
+      ),
     };
     const transport = new Transport({
       baseUrl: this.baseUrl,
@@ -301,14 +271,26 @@ export class DeliveryClient {
       lookupFirst: options.lookupFirst,
       attemptTimeoutMs: this.timeout,
       totalTimeoutMs: totalTimeout,
-      orderTtlMs: integerOption('orderTtlMs', options.orderTtlMs, DEFAULT_ORDER_TTL_MS, 1000, 30 * 86_400_000),
+      orderTtlMs: integerOption(
+        'orderTtlMs',
+        options.orderTtlMs,
+        DEFAULT_ORDER_TTL_MS,
+        1000,
+        30 * 86_400_000,
+      ),
       validation: this.validation,
       reportDrift: driftReporter(logger, options.onDrift),
       logger,
       redactor,
       maxRetries: this.maxRetries,
       reconciliation,
-      listingDelayMs: integerOption('listingDelayMs', options.listingDelayMs, DEFAULT_LISTING_DELAY_MS, 0, 600_000),
+      listingDelayMs: integerOption(
+        'listingDelayMs',
+        options.listingDelayMs,
+        DEFAULT_LISTING_DELAY_MS,
+        0,
+        600_000,
+      ),
     };
     this.tasks = new Tasks(handleOf(context));
     this.branches = new Branches(handleOf(context));

@@ -4,7 +4,10 @@
 const KUWAIT_OFFSET_MS = 3 * 3_600_000;
 const DAY_MS = 86_400_000;
 
-/** One calendar day in Kuwait as two instants: `start` (00:00 in Kuwait, included), `end` (the next 00:00, excluded). */
+/**
+ * One calendar day in Kuwait as two instants: `start` (00:00 in Kuwait, included), `end` (the next 00:00,
+ * excluded).
+ */
 export interface KuwaitDay {
   /** 00:00 Kuwait time of the day, which is 21:00 UTC of the day before. */
   readonly start: Date;
@@ -23,7 +26,9 @@ export interface KuwaitDay {
  */
 export function kuwaitDay(date: Date | number = new Date()): KuwaitDay {
   if (!(date instanceof Date) && typeof date !== 'number') {
-    throw new TypeError(`date must be a Date or ms since the epoch, got ${date === null ? 'null' : typeof date}`);
+    throw new TypeError(
+      `date must be a Date or ms since the epoch, got ${date === null ? 'null' : typeof date}`,
+    );
   }
   const ms = date instanceof Date ? date.getTime() : date;
   const start = Math.floor((ms + KUWAIT_OFFSET_MS) / DAY_MS) * DAY_MS - KUWAIT_OFFSET_MS;

@@ -1,4 +1,6 @@
-/** Exact Kuwaiti dinar (KWD) helpers through integer fils (1 KWD = 1000 fils). @module delivery-task-sdk/kwd */
+/**
+ * Exact Kuwaiti dinar (KWD) helpers through integer fils (1 KWD = 1000 fils). @module delivery-task-sdk/kwd
+ */
 import { describeAmount, filsToText, isKwdAmount, KWD_MAX_DIGITS, parseFils } from './schemas/fils.js';
 
 export { KWD_MAX_DIGITS };
@@ -17,7 +19,8 @@ function toSafeNumber(fils: bigint, what: string): number {
 
 function checkFils(fils: number | bigint): bigint {
   if (typeof fils === 'bigint') return fils;
-  if (!Number.isSafeInteger(fils)) throw new RangeError(`fils must be a safe integer, got ${describeAmount(fils)}`);
+  if (!Number.isSafeInteger(fils))
+    throw new RangeError(`fils must be a safe integer, got ${describeAmount(fils)}`);
   return BigInt(fils);
 }
 
@@ -25,7 +28,9 @@ function checkFils(fils: number | bigint): bigint {
 export interface KwdFormatOptions {
   /** BCP 47 locale. Default `'en-KW'`; `'ar-KW'` gives Arabic-Indic digits and the Arabic symbol. */
   locale?: string;
-  /** How the currency is shown, as `Intl.NumberFormat`'s `currencyDisplay`. Default `'code'` (`KWD 1.250`). */
+  /**
+   * How the currency is shown, as `Intl.NumberFormat`'s `currencyDisplay`. Default `'code'` (`KWD 1.250`).
+   */
   currencyDisplay?: 'code' | 'symbol' | 'narrowSymbol' | 'name';
 }
 
@@ -41,24 +46,33 @@ const NO_BREAK_SPACE = /[\u00a0\u202f]/g;
 export const kwd = {
   /**
    * KWD → integer fils. `kwd.toFils('0.005') === 5`.
-   * @throws {RangeError} for a non-finite amount, over 3 decimals or {@link KWD_MAX_DIGITS} digits, or beyond ±2^53−1 fils.
+   * @throws {RangeError} for a non-finite amount, over 3 decimals or {@link KWD_MAX_DIGITS} digits, or beyond
+   * ±2^53−1 fils.
    * @throws {TypeError} for a value that is neither number nor string.
    */
   toFils(amount: KwdAmount): number {
     return toSafeNumber(parseFils(amount), `KWD amount ${describeAmount(amount)}`);
   },
 
-  /** Integer fils → KWD text: `kwd.fromFils(1250) === '1.250'`. @throws {RangeError} for an unsafe integer or too long a bigint. */
+  /**
+   * Integer fils → KWD text: `kwd.fromFils(1250) === '1.250'`. @throws {RangeError} for an unsafe integer or
+   * too long a bigint.
+   */
   fromFils(fils: number | bigint): string {
     return filsToText(checkFils(fils));
   },
 
-  /** KWD amount → number, for wire fields typed as numbers (top-up `amount`). @throws as {@link kwd.toFils}. */
+  /**
+   * KWD amount → number, for wire fields typed as numbers (top-up `amount`). @throws as {@link kwd.toFils}.
+   */
   toNumber(amount: KwdAmount): number {
     return Number(filsToText(parseFils(amount)));
   },
 
-  /** Normalises an amount to decimal text with 3 decimals: `kwd.normalize(2.5) === '2.500'`. @throws as {@link kwd.toFils}. */
+  /**
+   * Normalises an amount to decimal text with 3 decimals: `kwd.normalize(2.5) === '2.500'`. @throws as {@link
+   * kwd.toFils}.
+   */
   normalize(amount: KwdAmount): string {
     return filsToText(parseFils(amount));
   },
@@ -68,7 +82,10 @@ export const kwd = {
     return isKwdAmount(amount);
   },
 
-  /** Exact sum of KWD amounts, as 3-decimal text. `kwd.add('0.1', 0.2) === '0.300'`. @throws as {@link kwd.toFils}. */
+  /**
+   * Exact sum of KWD amounts, as 3-decimal text. `kwd.add('0.1', 0.2) === '0.300'`. @throws as {@link
+   * kwd.toFils}.
+   */
   add(...amounts: KwdAmount[]): string {
     let total = 0n;
     for (const amount of amounts) total += parseFils(amount);
@@ -80,14 +97,20 @@ export const kwd = {
     return filsToText(parseFils(a) - parseFils(b));
   },
 
-  /** Exact product of an amount and an integer count (e.g. fee × tasks), as 3-decimal text. @throws {RangeError} for a non-integer count. */
+  /**
+   * Exact product of an amount and an integer count (e.g. fee × tasks), as 3-decimal text. @throws
+   * {RangeError} for a non-integer count.
+   */
   multiply(amount: KwdAmount, count: number): string {
     if (!Number.isSafeInteger(count))
       throw new RangeError(`count must be a safe integer, got ${describeAmount(count)}`);
     return filsToText(parseFils(amount) * BigInt(count));
   },
 
-  /** Compares two amounts exactly: −1 when `a < b`, 0 when equal, 1 when `a > b`. @throws as {@link kwd.toFils}. */
+  /**
+   * Compares two amounts exactly: −1 when `a < b`, 0 when equal, 1 when `a > b`. @throws as {@link
+   * kwd.toFils}.
+   */
   compare(a: KwdAmount, b: KwdAmount): -1 | 0 | 1 {
     const difference = parseFils(a) - parseFils(b);
     return difference < 0n ? -1 : difference > 0n ? 1 : 0;
@@ -95,7 +118,8 @@ export const kwd = {
 
   /**
    * Formats exactly with `Intl.NumberFormat`, 3 decimals: `kwd.format(1.25) === 'KWD 1.250'`.
-   * @throws as {@link kwd.toFils}; `RangeError` for an unknown locale or one over 100 characters; `TypeError` for a non-text locale.
+   * @throws as {@link kwd.toFils}; `RangeError` for an unknown locale or one over 100 characters; `TypeError`
+   * for a non-text locale.
    */
   format(amount: KwdAmount, options: KwdFormatOptions = {}): string {
     const locale = options.locale ?? 'en-KW';

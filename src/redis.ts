@@ -22,5 +22,6 @@ export type {
   RedisClientLike,
   RedisWarningLogger,
 } from './redis/commands.js';
-export { type RedisInbox, type RedisInboxOptions, redisInbox } from './redis/inbox.js';
+export { redisInbox } from './redis/inbox.js';
+export type { RedisInbox, RedisInboxOptions } from './redis/inbox-options.js';
 export { type RedisStore, type RedisStoreOptions, redisStore } from './redis/store.js';

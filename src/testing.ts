@@ -1,5 +1,6 @@
 /**
- * `delivery-task-sdk/testing`: a stateful msw mock of the Delivery Task Service for tests (README "Testing your integration"). Requires the optional peer dependency `msw` (3.x); the main entry never loads it.
+ * `delivery-task-sdk/testing`: a stateful msw mock of the Delivery Task Service for tests (README "Testing
+ * your integration"). Requires the optional peer dependency `msw` (3.x); the main entry never loads it.
  *
  * ```ts
  * import { createMockDeliveryService } from 'delivery-task-sdk/testing';

@@ -56,7 +56,9 @@ describe('DeliveryClient configuration', () => {
   ] as const)(
     'refuses %s given as %o with a ConfigurationError naming it, before anything is sent',
     (option, bad, message) => {
-      const error = configurationErrorOf(() => new DeliveryClient({ ...valid, ...(bad as unknown as ClientOptions) }));
+      const error = configurationErrorOf(
+        () => new DeliveryClient({ ...valid, ...(bad as unknown as ClientOptions) }),
+      );
       expect(error.option).toBe(option);
       expect(error.message).toMatch(message);
       expect(error.message).not.toContain(valid.apiKey);
@@ -73,20 +75,27 @@ describe('DeliveryClient configuration', () => {
 
   it('rejects a non-https base URL unless the host is loopback', () => {
     expect(
-      configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'http://delivery.example.com' })).message,
+      configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'http://delivery.example.com' }))
+        .message,
     ).toMatch(/https/);
-    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'ftp://delivery.test' })).option).toBe(
+    expect(
+      configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'ftp://delivery.test' })).option,
+    ).toBe('baseUrl');
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'not a url' })).option).toBe(
       'baseUrl',
     );
-    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, baseUrl: 'not a url' })).option).toBe('baseUrl');
     for (const baseUrl of ['http://localhost:8080', 'http://127.0.0.1:3000/rest', 'http://[::1]:9000']) {
       expect(new DeliveryClient({ ...valid, baseUrl }).baseUrl.startsWith('http://')).toBe(true);
     }
   });
 
   it('normalises the base URL to end with one slash, with or without /rest', () => {
-    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test/rest' }).baseUrl).toBe('https://h.test/rest/');
-    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test/rest/' }).baseUrl).toBe('https://h.test/rest/');
+    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test/rest' }).baseUrl).toBe(
+      'https://h.test/rest/',
+    );
+    expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test/rest/' }).baseUrl).toBe(
+      'https://h.test/rest/',
+    );
     expect(new DeliveryClient({ ...valid, baseUrl: 'https://h.test' }).baseUrl).toBe('https://h.test/');
   });
 
@@ -118,10 +127,12 @@ describe('DeliveryClient configuration', () => {
   it('rejects invalid timeout, retry count, validation mode and log level', () => {
     expect(configurationErrorOf(() => new DeliveryClient({ ...valid, timeout: 0 })).option).toBe('timeout');
     expect(configurationErrorOf(() => new DeliveryClient({ ...valid, timeout: 1.5 })).option).toBe('timeout');
-    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, maxRetries: -1 })).option).toBe('maxRetries');
-    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, totalTimeout: Number.NaN })).option).toBe(
-      'totalTimeout',
+    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, maxRetries: -1 })).option).toBe(
+      'maxRetries',
     );
+    expect(
+      configurationErrorOf(() => new DeliveryClient({ ...valid, totalTimeout: Number.NaN })).option,
+    ).toBe('totalTimeout');
     expect(
       configurationErrorOf(
         () => new DeliveryClient({ ...valid, validation: 'loose' as ClientOptions['validation'] & string }),
@@ -154,9 +165,9 @@ describe('DeliveryClient configuration', () => {
   });
 
   it('rejects reconciliation settings out of range, naming the setting', () => {
-    expect(configurationErrorOf(() => new DeliveryClient({ ...valid, reconciliation: { checks: 0 } })).option).toBe(
-      'reconciliation.checks',
-    );
+    expect(
+      configurationErrorOf(() => new DeliveryClient({ ...valid, reconciliation: { checks: 0 } })).option,
+    ).toBe('reconciliation.checks');
     expect(
       configurationErrorOf(() => new DeliveryClient({ ...valid, reconciliation: { intervalMs: -1 } })).option,
     ).toBe('reconciliation.intervalMs');

@@ -71,10 +71,23 @@ describe('the main entry', () => {
   });
 
   it('leaves the schemas to delivery-task-sdk/schemas and what only the tools need to /internal', () => {
-    for (const name of ['Task', 'TaskCreateParams', 'TASK_STATUSES', 'MAX_PAGE_SIZE', 'createWebhookHandler']) {
+    for (const name of [
+      'Task',
+      'TaskCreateParams',
+      'TASK_STATUSES',
+      'MAX_PAGE_SIZE',
+      'createWebhookHandler',
+    ]) {
       expect(Object.keys(sdk), name).not.toContain(name);
     }
-    for (const name of ['storeKey', 'withStoreDeadline', 'Redactor', 'REDACTED', 'sellerIdOf', 'redactorOf']) {
+    for (const name of [
+      'storeKey',
+      'withStoreDeadline',
+      'Redactor',
+      'REDACTED',
+      'sellerIdOf',
+      'redactorOf',
+    ]) {
       expect(Object.keys(sdk), name).not.toContain(name);
     }
     for (const name of ['Task', 'TaskCreateParams', 'TASK_STATUSES', 'isFinalStatus', 'WebhookTask']) {
@@ -120,7 +133,15 @@ describe('the main entry', () => {
   it('types the surface without any', () => {
     expectTypeOf<sdk.Task>().not.toBeAny();
     expectTypeOf<sdk.TaskStatus>().toEqualTypeOf<
-      'pending' | 'requested' | 'accepted' | 'pickedup' | 'enroute' | 'delivered' | 'cancelled' | 'rejected' | 'failed'
+      | 'pending'
+      | 'requested'
+      | 'accepted'
+      | 'pickedup'
+      | 'enroute'
+      | 'delivered'
+      | 'cancelled'
+      | 'rejected'
+      | 'failed'
     >();
     expectTypeOf<sdk.TaskCreateParams['deliveryLocation']>().toEqualTypeOf<
       { latitude: number; longitude: number; fullAddress?: string[] | undefined } | undefined

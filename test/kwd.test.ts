@@ -157,7 +157,10 @@ describe('kwd', () => {
   it('formats every accepted amount exactly, the largest included', () => {
     fc.assert(
       fc.property(
-        fc.bigInt({ min: -(10n ** BigInt(KWD_MAX_DIGITS + 3)) + 1n, max: 10n ** BigInt(KWD_MAX_DIGITS + 3) - 1n }),
+        fc.bigInt({
+          min: -(10n ** BigInt(KWD_MAX_DIGITS + 3)) + 1n,
+          max: 10n ** BigInt(KWD_MAX_DIGITS + 3) - 1n,
+        }),
         (fils) => {
           const text = textOf(fils);
           const formatted = kwd.format(text);

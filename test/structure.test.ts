@@ -163,7 +163,10 @@ describe.each([
     }
     const found = circles(edges).map((rooms) =>
       [...witnesses]
-        .filter(([edge]) => rooms.includes(edge.split(' -> ')[0] ?? '') && rooms.includes(edge.split(' -> ')[1] ?? ''))
+        .filter(
+          ([edge]) =>
+            rooms.includes(edge.split(' -> ')[0] ?? '') && rooms.includes(edge.split(' -> ')[1] ?? ''),
+        )
         .map(([, example]) => example),
     );
     expect(found).toEqual([]);
@@ -174,5 +177,16 @@ describe.each([
       .map((file) => [file, readFileSync(join(src, file), 'utf8').split('\n').length - 1] as const)
       .filter(([, lines]) => lines > 400);
     expect(long).toEqual([]);
+  });
+
+  it('no comment line over 110 characters (the formatter holds code lines to 110 where it can break them)', () => {
+    const wide = [...graph.keys()].flatMap((file) =>
+      readFileSync(join(src, file), 'utf8')
+        .split('\n')
+        .flatMap((line, index) =>
+          line.length > 110 && /^\s*(\/\/|\/\*|\*)/.test(line) ? [`${file}:${index + 1}`] : [],
+        ),
+    );
+    expect(wide).toEqual([]);
   });
 });

@@ -18,7 +18,10 @@ export interface BundleSize {
 }
 
 /** Bundles `source` (ES module text importing this package by name) from the project root. */
-export async function bundleSize(source: string, platform: 'browser' | 'node' = 'browser'): Promise<BundleSize> {
+export async function bundleSize(
+  source: string,
+  platform: 'browser' | 'node' = 'browser',
+): Promise<BundleSize> {
   const result = await build({
     stdin: { contents: source, resolveDir: process.cwd(), loader: 'js' },
     bundle: true,
@@ -35,7 +38,8 @@ export async function bundleSize(source: string, platform: 'browser' | 'node' = 
   });
   const text = result.outputFiles[0]?.text ?? '';
   const fromSource = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('src/'));
-  if (fromSource.length > 0) throw new Error(`bundled from src/, not dist/: ${fromSource.slice(0, 3).join(', ')}`);
+  if (fromSource.length > 0)
+    throw new Error(`bundled from src/, not dist/: ${fromSource.slice(0, 3).join(', ')}`);
   const inputs = Object.values(result.metafile.outputs)[0]?.inputs ?? {};
   const modules = Object.entries(inputs)
     .map(([module, { bytesInOutput }]): [string, number] => [module, bytesInOutput])

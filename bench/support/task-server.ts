@@ -19,7 +19,10 @@ export interface TaskServer {
 export async function serveTask(): Promise<TaskServer> {
   const body = JSON.stringify(sampleTask(1));
   const server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     response.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -22,7 +22,8 @@ const commandFiles: NonNullable<Options['esbuildPlugins']>[number] = {
 };
 
 /** `require` for the CommonJS code bundled into an ES module (the MCP SDK's ajv). */
-const REQUIRE_BANNER = "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);";
 
 const shared: Options = {
   format: ['esm'],

@@ -234,7 +234,8 @@ export function convertSdkSchemas(schemas: SdkSchemas = sdkSchemas()): Converted
   const unused = new Set(Object.keys(UNEXPRESSED_RULES));
   for (const [name, schema] of Object.entries(all)) {
     const description = COMPONENT_DESCRIPTIONS[name];
-    if (!description) throw new Error(`openapi: ${name} has no description in scripts/openapi/descriptions.ts`);
+    if (!description)
+      throw new Error(`openapi: ${name} has no description in scripts/openapi/descriptions.ts`);
     describe(name, schema, description);
     for (const { pointer, at } of takeMarkers(schema)) {
       const where = `${name}${pointer}`;

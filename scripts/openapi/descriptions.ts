@@ -155,7 +155,8 @@ export const COMPONENT_DESCRIPTIONS: Readonly<Record<string, SchemaDescription>>
     description: 'Structured parts of an address.',
   },
   TravelDetail: {
-    description: 'Distance and travel time. Units are not shown by the spec; the mock sends kilometres and minutes.',
+    description:
+      'Distance and travel time. Units are not shown by the spec; the mock sends kilometres and minutes.',
     properties: {
       totalDistance: 'Distance.',
       duration: 'Travel time.',
@@ -274,6 +275,8 @@ export const UNEXPRESSED_RULES: Readonly<Record<string, string>> = {
     'selectedBranch only with customPickup true; every string well-formed (no unpaired UTF-16 surrogates). The mock answers 400 to a body that breaks either.',
   TaskListParams: 'every string well-formed (no unpaired UTF-16 surrogates).',
   'WalletTopUpParams/properties/amount': 'at most 3 decimals (the mock answers 400 otherwise).',
-  'TaskCreateParams/properties/totalAmount': 'at most 9007199254740.991 (MAX_KWD_AMOUNT, the safe range of fils).',
-  'WebhookTask/properties/_id': 'no control characters (U+0000–U+001F, U+007F–U+009F); the SDK rejects such a body.',
+  'TaskCreateParams/properties/totalAmount':
+    'at most 9007199254740.991 (MAX_KWD_AMOUNT, the safe range of fils).',
+  'WebhookTask/properties/_id':
+    'no control characters (U+0000–U+001F, U+007F–U+009F); the SDK rejects such a body.',
 };

@@ -80,7 +80,10 @@ export function buildOpenApiDocument(schemas: SdkSchemas = sdkSchemas()): OpenAp
     ],
     security: [{ apiKey: [], sellerId: [] }],
     tags: [
-      { name: 'tasks', description: 'Delivery tasks: create, list, retrieve, estimate (SDK `client.tasks`).' },
+      {
+        name: 'tasks',
+        description: 'Delivery tasks: create, list, retrieve, estimate (SDK `client.tasks`).',
+      },
       { name: 'branches', description: 'Pickup branches (SDK `client.branches`).' },
       { name: 'wallet', description: 'The prepaid wallet: balance and top-up links (SDK `client.wallet`).' },
       { name: 'webhooks', description: 'What the service POSTs to the seller (SDK `createWebhookHandler`).' },

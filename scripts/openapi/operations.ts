@@ -17,7 +17,15 @@
  */
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../../src/core/operations.js';
 import { type ConvertedSchemas, componentRef, type JsonSchema } from './components.js';
-import type { Header, Operation, Parameter, PathItem, Reference, RequestBody, ResponseObject } from './types.js';
+import type {
+  Header,
+  Operation,
+  Parameter,
+  PathItem,
+  Reference,
+  RequestBody,
+  ResponseObject,
+} from './types.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -58,7 +66,11 @@ export const RESPONSE_HEADERS = {
 const retryHeaders = { 'Retry-After': headerRef('RetryAfter'), 'retry-after-ms': headerRef('RetryAfterMs') };
 
 function errorResponse(description: string, headers?: ResponseObject['headers']): ResponseObject {
-  return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema: ref('ErrorBody') } } };
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { [JSON_TYPE]: { schema: ref('ErrorBody') } },
+  };
 }
 
 /** Error answers shared by the operations (`components/responses`). */

@@ -1,4 +1,7 @@
-/** {@link APIPromise}, what every request method returns (docs/configuration.md "Response metadata and tracing"). @module */
+/**
+ * {@link APIPromise}, what every request method returns (docs/configuration.md "Response metadata and
+ * tracing"). @module
+ */
 
 /** The status, headers and body text of the response a value was parsed from. */
 export interface ResponseHead {
@@ -66,7 +69,10 @@ export class APIPromise<T> extends Promise<T> {
     return this.#data;
   }
 
-  /** The value with its response and request id, the same object each call. @throws the call's error (rejects). */
+  /**
+   * The value with its response and request id, the same object each call. @throws the call's error
+   * (rejects).
+   */
   withResponse(): Promise<WithResponse<T>> {
     this.#withResponse ??= this.#answered.then((answer) => withResponseOf(answer.data, answer.head));
     return this.#withResponse;

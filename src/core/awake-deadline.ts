@@ -1,7 +1,8 @@
 /**
  * A deadline that neither a stall of this process nor a busy store uses up (docs/several-instances.md
  * "Stalls while receiving webhooks"). After a stall the event loop runs its timers before it reads its
- * sockets, so a plain timer declares late an answer that came in meanwhile. This one, once due, first lets the
+ * sockets, so a plain timer declares late an answer that came in meanwhile. This one, once due, first lets
+ * the
  * loop read what arrived (one `setImmediate`: after the I/O phase); when it fired 100 ms late or
  * more (or half its time: the process, or the whole machine, was held), the call gets that much more
  * time once (at most `timeoutMs`); and while the store answered other calls in the last `timeoutMs`,
@@ -11,7 +12,9 @@
 
 /** A later turn of the event loop, after its I/O: `setImmediate` where there is one, else a 0 ms timer. */
 const afterIo: (run: () => void) => void =
-  typeof globalThis.setImmediate === 'function' ? (run) => globalThis.setImmediate(run) : (run) => setTimeout(run, 0);
+  typeof globalThis.setImmediate === 'function'
+    ? (run) => globalThis.setImmediate(run)
+    : (run) => setTimeout(run, 0);
 
 /** A timer this late, ms (or half its time late), means the process was held: a stall, not a slow store. */
 const STALL_MS = 100;

@@ -86,7 +86,10 @@ export const OPERATIONS = {
   },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** An operation's name (`tasks.retrieve`, …; docs/testing.md lists them): the SDK method that calls it, its span's name, the mock's `MockOperation`. */
+/**
+ * An operation's name (`tasks.retrieve`, …; docs/testing.md lists them): the SDK method that calls it, its
+ * span's name, the mock's `MockOperation`.
+ */
 export type OperationName = keyof typeof OPERATIONS;
 
 /** Every operation name, in the table's order. */
@@ -98,13 +101,16 @@ export type PathParamsOf<Path extends string> = Path extends `${string}{${infer 
   : never;
 
 /** `{ id }` for `tasks.retrieve`, `{}` for a template without parameters. */
-export type OperationParams<Name extends OperationName> = [PathParamsOf<(typeof OPERATIONS)[Name]['path']>] extends [
-  never,
-]
+export type OperationParams<Name extends OperationName> = [
+  PathParamsOf<(typeof OPERATIONS)[Name]['path']>,
+] extends [never]
   ? Readonly<Record<string, never>>
   : Readonly<Record<PathParamsOf<(typeof OPERATIONS)[Name]['path']>, string>>;
 
-/** The path of `name`, each `{param}` percent-encoded; check the values first (a task id by `taskPath`'s rules). */
+/**
+ * The path of `name`, each `{param}` percent-encoded; check the values first (a task id by `taskPath`'s
+ * rules).
+ */
 export function pathOf<Name extends OperationName>(name: Name, params: OperationParams<Name>): string {
   const values: Readonly<Record<string, string>> = params;
   return OPERATIONS[name].path

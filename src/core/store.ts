@@ -11,7 +11,10 @@ export interface DeliveryStore {
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** The value under `key`, or `undefined` when absent or expired. */
   get(key: string): Promise<string | undefined>;
-  /** Replaces `key`'s value (TTL restarted) only when it equals `expected` (`undefined`: absent). `true` when replaced. */
+  /**
+   * Replaces `key`'s value (TTL restarted) only when it equals `expected` (`undefined`: absent). `true` when
+   * replaced.
+   */
   compareAndSet(
     key: string,
     expected: string | undefined,
@@ -19,7 +22,10 @@ export interface DeliveryStore {
     ttlMs: number,
     options?: StoreWriteOptions,
   ): Promise<boolean>;
-  /** Deletes `key`, only when its value equals `expected` if that is given. Resolves `true` when it deleted it. */
+  /**
+   * Deletes `key`, only when its value equals `expected` if that is given. Resolves `true` when it deleted
+   * it.
+   */
   delete(key: string, expected?: string): Promise<boolean>;
   /**
    * Optional, one round trip: {@link setIfAbsent} of `key`, then, only when it stored, {@link get} of
@@ -49,7 +55,10 @@ export interface DeliveryStore {
   ): Promise<'set' | 'fenced' | 'changed'>;
 }
 
-/** The lease {@link DeliveryStore.compareAndSetReleasing} checks and deletes: `key` must hold `value` (or, with `orAbsent`, nothing). */
+/**
+ * The lease {@link DeliveryStore.compareAndSetReleasing} checks and deletes: `key` must hold `value` (or,
+ * with `orAbsent`, nothing).
+ */
 export interface StoreFence {
   readonly key: string;
   readonly value: string;
@@ -79,7 +88,9 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
-/** A {@link DeliveryStore} in this process's memory (the default): bounded by `maxKeys`, expired keys dropped. */
+/**
+ * A {@link DeliveryStore} in this process's memory (the default): bounded by `maxKeys`, expired keys dropped.
+ */
 export function memoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
   const maxKeys = options.maxKeys ?? 100_000;
   const now = options.now ?? Date.now;
@@ -163,7 +174,11 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
         (error: unknown) => {
           deadline.clear();
           const known = error instanceof StoreUnavailableError || error instanceof ConfigurationError;
-          reject(known ? error : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }));
+          reject(
+            known
+              ? error
+              : new StoreUnavailableError({ operation, reason: 'the store failed', cause: error }),
+          );
         },
       );
     });
@@ -176,7 +191,8 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
   };
   const { setIfAbsentThenGet, compareAndSetReleasing } = store;
   if (setIfAbsentThenGet !== undefined) {
-    guarded.setIfAbsentThenGet = (...args) => guard('setIfAbsentThenGet', () => setIfAbsentThenGet.apply(store, args));
+    guarded.setIfAbsentThenGet = (...args) =>
+      guard('setIfAbsentThenGet', () => setIfAbsentThenGet.apply(store, args));
   }
   if (compareAndSetReleasing !== undefined) {
     guarded.compareAndSetReleasing = (...args) =>

@@ -1,4 +1,6 @@
-/** A response body read in decoded bytes against a cap, stopped by the attempt's signal, cancelled on failure. */
+/**
+ * A response body read in decoded bytes against a cap, stopped by the attempt's signal, cancelled on failure.
+ */
 
 export type BodyText = { complete: true; text: string } | { complete: false };
 
@@ -6,7 +8,11 @@ export type BodyText = { complete: true; text: string } | { complete: false };
  * Reads `response.body` as UTF-8, counting decoded bytes (a compression bomb stops at `maxBytes`).
  * @throws the signal's reason when it aborts, or the stream's error.
  */
-export async function readBodyText(response: Response, maxBytes: number, signal: AbortSignal): Promise<BodyText> {
+export async function readBodyText(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<BodyText> {
   const stream = response.body;
   if (stream === null) return { complete: true, text: '' };
   const reader = stream.getReader();

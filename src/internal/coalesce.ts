@@ -10,7 +10,10 @@ interface Waiting<T> {
  * `send` for one item: items given while a batch is sent go together in the next, `max` at most; each
  * promise settles with its batch. No timer: an item alone goes on the next microtask.
  */
-export function coalesced<T>(send: (items: readonly T[]) => Promise<void>, max: number): (item: T) => Promise<void> {
+export function coalesced<T>(
+  send: (items: readonly T[]) => Promise<void>,
+  max: number,
+): (item: T) => Promise<void> {
   let waiting: Waiting<T>[] = [];
   let sending = false;
   const flush = async (): Promise<void> => {

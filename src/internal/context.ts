@@ -87,7 +87,8 @@ export function apiRequest<T extends Schema>(
  * `GET tasks/{id}`, retried when safe; the answer's `id` (or `_id`) must equal `id`. An answer without
  * either (every response field is optional) is given `id` and reported as drift, unless `confirming`: a
  * read that confirms which task it is (a remembered order's task) needs the id present.
- * @throws {RequestValidationError} for an empty id; {@link ResponseValidationError} for another id (or none, confirming).
+ * @throws {RequestValidationError} for an empty id; {@link ResponseValidationError} for another id (or none,
+ * confirming).
  */
 export async function retrieveTask(
   context: ResourceContext,
@@ -104,7 +105,11 @@ export async function retrieveTask(
     (task, response, span): TaskWithId => {
       if (!confirming && taskIdIssue(id, task)?.code === 'invalid_type') {
         const received = task.id === undefined ? 'undefined' : typeof task.id;
-        context.reportDrift(operation, [{ path: 'id', expected: 'string', received, action: 'coerced' }], span);
+        context.reportDrift(
+          operation,
+          [{ path: 'id', expected: 'string', received, action: 'coerced' }],
+          span,
+        );
         return { ...task, id };
       }
       return assertTaskId(id, task, response, context.redactor);

@@ -30,7 +30,9 @@ const OUTPUT_IS_INPUT = new Set([
 export function handsInputBack(schema: Schema): boolean {
   const def = schema._zod.def as z.core.$ZodTypeDef & { coerce?: boolean };
   return (
-    OUTPUT_IS_INPUT.has(def.type) && !def.coerce && !def.checks?.some((check) => check._zod.def.check === 'overwrite')
+    OUTPUT_IS_INPUT.has(def.type) &&
+    !def.coerce &&
+    !def.checks?.some((check) => check._zod.def.check === 'overwrite')
   );
 }
 
@@ -51,8 +53,13 @@ function checkedForm(schema: Schema): Schema | undefined {
         fields[key] = checked;
       }
       // A check on the object sees the parsed object, unknown keys included: keep the loose form then.
-      const loose = catchall?._zod.def.type === 'unknown' && !catchall._zod.def.checks?.length && !def.checks?.length;
-      return z.clone(schema, { ...def, shape: fields, catchall: loose ? undefined : catchall } as z.core.$ZodObjectDef);
+      const loose =
+        catchall?._zod.def.type === 'unknown' && !catchall._zod.def.checks?.length && !def.checks?.length;
+      return z.clone(schema, {
+        ...def,
+        shape: fields,
+        catchall: loose ? undefined : catchall,
+      } as z.core.$ZodObjectDef);
     }
     case 'optional':
     case 'nullable': {
@@ -75,7 +82,9 @@ function checkedForm(schema: Schema): Schema | undefined {
     case 'record': {
       const { keyType, valueType } = def as z.core.$ZodRecordDef;
       const value = checkedForm(valueType);
-      return value && checkedForm(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef);
+      return (
+        value && checkedForm(keyType) && z.clone(schema, { ...def, valueType: value } as z.core.$ZodRecordDef)
+      );
     }
     default:
       return schema;

@@ -15,13 +15,23 @@ export const MAX_WARNED_PATHS = 1000;
 const ACTION_WORDS: Record<Drift['action'], (expected: string) => string> = {
   coerced: (expected) => `, read as ${expected}`,
   omitted: (expected) => ` where ${expected} is documented; left out`,
-  'read-all': (expected) => ` where ${expected} was asked for; the walk reads on to the end instead of stopping early`,
+  'read-all': (expected) =>
+    ` where ${expected} was asked for; the walk reads on to the end instead of stopping early`,
 };
 
-export type DriftReporter = (operation: string, drifts: readonly Drift[], span: TraceSpan | undefined) => void;
+export type DriftReporter = (
+  operation: string,
+  drifts: readonly Drift[],
+  span: TraceSpan | undefined,
+) => void;
 
-/** A reporter to `onDrift` (its throw ignored), the span, and `logger` once per path (`tasks.*.totalAmount`). */
-export function driftReporter(logger: LevelLogger, onDrift: ((drift: SchemaDrift) => void) | undefined): DriftReporter {
+/**
+ * A reporter to `onDrift` (its throw ignored), the span, and `logger` once per path (`tasks.*.totalAmount`).
+ */
+export function driftReporter(
+  logger: LevelLogger,
+  onDrift: ((drift: SchemaDrift) => void) | undefined,
+): DriftReporter {
   const warned = new Set<string>();
   return (operation, drifts, span) => {
     for (const { path, expected, received, action } of drifts) {

@@ -16,7 +16,13 @@ import {
 } from '../core/errors.js';
 
 /** The meaning of a failure for the request that caused it (this module's notes). */
-export type FailureOutcome = 'aborted' | 'not-sent' | 'not-processed' | 'ambiguous' | 'committed' | 'rejected';
+export type FailureOutcome =
+  | 'aborted'
+  | 'not-sent'
+  | 'not-processed'
+  | 'ambiguous'
+  | 'committed'
+  | 'rejected';
 
 const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
 

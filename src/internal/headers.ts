@@ -1,4 +1,6 @@
-/** What fetch can carry in a request header, checked before sending: a typed error, not a connection error. */
+/**
+ * What fetch can carry in a request header, checked before sending: a typed error, not a connection error.
+ */
 import type { ValidationIssue } from '../core/errors.js';
 
 /** A header value fetch sends as it is: space to `~` and U+0080–U+00FF. */
@@ -25,7 +27,11 @@ function shownName(name: string): string {
 export function headerIssues(headers: unknown): ValidationIssue[] {
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
     return [
-      { path: 'options.headers', message: 'Expected an object of header names to values', code: 'invalid_header' },
+      {
+        path: 'options.headers',
+        message: 'Expected an object of header names to values',
+        code: 'invalid_header',
+      },
     ];
   }
   const entries: [string, unknown][] =

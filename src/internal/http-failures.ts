@@ -17,7 +17,11 @@ import { underlyingCause } from './request-checks.js';
 export function refusedError(redactor: Redactor, operation: string, error: unknown): RequestValidationError {
   // The message of the link that carries the code, not fetch's "fetch failed".
   let link: unknown = error;
-  for (let depth = 0; depth < 6 && link instanceof Error && (link as { code?: unknown }).code === undefined; depth++) {
+  for (
+    let depth = 0;
+    depth < 6 && link instanceof Error && (link as { code?: unknown }).code === undefined;
+    depth++
+  ) {
     link = link.cause;
   }
   const message = link instanceof Error ? link.message : 'invalid argument';
@@ -41,10 +45,17 @@ export function noResponseError(
   attempts: number,
 ): DeliveryError {
   const shownUrl = redactor.text(url.href);
-  if (callerSignal?.aborted) return new APIUserAbortError({ method, url: shownUrl, cause: callerSignal.reason });
+  if (callerSignal?.aborted)
+    return new APIUserAbortError({ method, url: shownUrl, cause: callerSignal.reason });
   const { urlTemplate } = request;
   if (reason instanceof DeadlineReason) {
-    return new APIConnectionTimeoutError({ method, url: shownUrl, urlTemplate, attempts, timeoutMs: reason.ms });
+    return new APIConnectionTimeoutError({
+      method,
+      url: shownUrl,
+      urlTemplate,
+      attempts,
+      timeoutMs: reason.ms,
+    });
   }
   return new APIConnectionError({
     method,

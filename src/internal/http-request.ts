@@ -1,6 +1,14 @@
-/** One logical request of the transport, its 2xx answer, and the call traced around it. @module */
+/**
+ * One logical request of the transport, its 2xx answer, the call traced around it, the transport's
+ * configuration and the user agent it sends.
+ * @module
+ */
 import type { OperationName } from '../core/operations.js';
+import { VERSION } from '../core/version.js';
 import type { RetryPolicy } from '../schemas/retry-policy.js';
+import { detectRuntime } from './env.js';
+import type { LevelLogger } from './logger.js';
+import type { Redactor } from './redact.js';
 import type { SpanAttributes, TraceSpan } from './tracing.js';
 
 /** One logical request. */
@@ -47,4 +55,29 @@ export interface CallTraceOptions<T> {
   readonly attributes?: SpanAttributes;
   /** The status of the answer the value came from, and the attempts made. */
   readonly outcome: (value: T, call: TracedCall) => { status: number | undefined; attempts: number };
+}
+
+/**
+ * `delivery-task-sdk/<version> (<runtime>/<version>)`; a call's `headers: { 'user-agent': … }` replaces it.
+ */
+export function userAgent(): string {
+  const runtime = detectRuntime();
+  return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
+}
+
+/** Configuration of a `Transport` (`http.ts`); resolved and checked by `DeliveryClient`. */
+export interface TransportConfig {
+  baseUrl: string;
+  apiKey: string;
+  sellerId: string;
+  fetch: typeof globalThis.fetch;
+  /** `fetch` is the caller's `fetch` option. */
+  callerFetch: boolean;
+  timeout: number;
+  maxRetries: number;
+  totalTimeout: number | undefined;
+  /** Decoded bytes. */
+  maxResponseBytes: number;
+  logger: LevelLogger;
+  redactor: Redactor;
 }

@@ -11,26 +11,23 @@ import {
   ResponseValidationError,
 } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
-import { VERSION } from '../core/version.js';
 import { deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
-import { detectRuntime } from './env.js';
 import { isRetryable } from './failure.js';
 import { headerIssues } from './headers.js';
 import { noResponseError, refusedError, statusError, unexpectedError } from './http-failures.js';
-import type { CallTraceOptions, HttpRequest, HttpResponse, TracedCall } from './http-request.js';
+import {
+  type CallTraceOptions,
+  type HttpRequest,
+  type HttpResponse,
+  type TracedCall,
+  type TransportConfig,
+  userAgent,
+} from './http-request.js';
 import { parseJsonBody } from './json.js';
-import type { LevelLogger } from './logger.js';
-import type { Redactor } from './redact.js';
 import { checkQuery, checkRequestOptions, refusedBeforeSending } from './request-checks.js';
 import { retryDelayMs } from './retry.js';
 import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
-
-/** `delivery-task-sdk/<version> (<runtime>/<version>)`; a call's `headers: { 'user-agent': … }` replaces it. */
-export function userAgent(): string {
-  const runtime = detectRuntime();
-  return `delivery-task-sdk/${VERSION} (${runtime.name}/${runtime.version})`;
-}
 
 /** A call of one request: retries are events of the transport's own. */
 const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
@@ -39,23 +36,6 @@ const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
 
 /** Shared, so the common call checks nothing. */
 const NO_OPTIONS: RequestOptions = Object.freeze({});
-
-/** Configuration of a {@link Transport}; resolved and checked by `DeliveryClient`. */
-export interface TransportConfig {
-  baseUrl: string;
-  apiKey: string;
-  sellerId: string;
-  fetch: typeof globalThis.fetch;
-  /** `fetch` is the caller's `fetch` option. */
-  callerFetch: boolean;
-  timeout: number;
-  maxRetries: number;
-  totalTimeout: number | undefined;
-  /** Decoded bytes. */
-  maxResponseBytes: number;
-  logger: LevelLogger;
-  redactor: Redactor;
-}
 
 const MAX_REDIRECTS = 5;
 
@@ -106,7 +86,10 @@ export class Transport {
     return this.trace(request, SINGLE_REQUEST, (own) => this.#redacted(request, options, own.span));
   }
 
-  /** Runs `work` as one call: a CLIENT span (with a tracer provider), its requests' `send(…, call)` events on it. */
+  /**
+   * Runs `work` as one call: a CLIENT span (with a tracer provider), its requests' `send(…, call)` events on
+   * it.
+   */
   async trace<T>(
     request: Pick<HttpRequest, 'operation' | 'method' | 'path' | 'urlTemplate'>,
     trace: CallTraceOptions<T>,
@@ -153,16 +136,23 @@ export class Transport {
       outcome = { 'error.type': error instanceof Error ? error.name : 'Error' };
       throw error;
     } finally {
-      call.span?.addEvent(request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup', {
-        'delivery.operation': request.operation,
-        'delivery.request_number': number,
-        ...outcome,
-      });
+      call.span?.addEvent(
+        request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup',
+        {
+          'delivery.operation': request.operation,
+          'delivery.request_number': number,
+          ...outcome,
+        },
+      );
     }
   }
 
   /** The one exit of every failure: secrets leave message, stack, url, body and the cause chain here. */
-  async #redacted(request: HttpRequest, options: RequestOptions, span: TraceSpan | undefined): Promise<HttpResponse> {
+  async #redacted(
+    request: HttpRequest,
+    options: RequestOptions,
+    span: TraceSpan | undefined,
+  ): Promise<HttpResponse> {
     try {
       const response = await this.#send(request, options, span);
       if (request.read !== undefined) response.body = request.read(response, span);
@@ -176,17 +166,23 @@ export class Transport {
     }
   }
 
-  async #send(request: HttpRequest, options: RequestOptions, span: TraceSpan | undefined): Promise<HttpResponse> {
+  async #send(
+    request: HttpRequest,
+    options: RequestOptions,
+    span: TraceSpan | undefined,
+  ): Promise<HttpResponse> {
     if (options !== NO_OPTIONS) checkRequestOptions(request.operation, options);
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
     const outer = total?.signal ?? options.signal;
-    const headers = options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
+    const headers =
+      options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
     if (request.query) checkQuery(request.operation, request.query);
     const url = new URL(request.path, this.#config.baseUrl);
-    if (request.query) for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
+    if (request.query)
+      for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
     try {
       for (let attempt = 1; ; attempt++) {
         let failure: DeliveryError;
@@ -216,7 +212,15 @@ export class Transport {
         try {
           await sleep(wait, outer);
         } catch (reason) {
-          throw noResponseError(this.#config.redactor, request, request.method, url, reason, options.signal, attempt);
+          throw noResponseError(
+            this.#config.redactor,
+            request,
+            request.method,
+            url,
+            reason,
+            options.signal,
+            attempt,
+          );
         }
       }
     } finally {
@@ -226,7 +230,8 @@ export class Transport {
 
   /**
    * The caller's extra headers under `accept` and the auth headers, which they cannot replace.
-   * @throws {RequestValidationError} naming each header fetch would refuse or over the bounds of `headers.ts`.
+   * @throws {RequestValidationError} naming each header fetch would refuse or over the bounds of
+   * `headers.ts`.
    */
   #headers(operation: string, extra: Record<string, string>): Headers {
     const issues = headerIssues(extra);
@@ -236,7 +241,9 @@ export class Transport {
       headers = new Headers(extra);
     } catch (error) {
       const message = error instanceof Error ? error.message : 'invalid header';
-      throw new RequestValidationError(operation, [{ path: 'options.headers', message, code: 'invalid_header' }]);
+      throw new RequestValidationError(operation, [
+        { path: 'options.headers', message, code: 'invalid_header' },
+      ]);
     }
     return this.#authHeaders(headers);
   }

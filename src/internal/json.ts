@@ -15,7 +15,9 @@ const PROTO_KEY = '__proto__';
 /** Result of {@link parseJsonBody}: the value, or why the text is not usable JSON. */
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; reason: string; tooDeep: boolean };
 
-/** Whether `value` nests at most {@link MAX_JSON_DEPTH} levels; removes `null` members and `__proto__` keys. */
+/**
+ * Whether `value` nests at most {@link MAX_JSON_DEPTH} levels; removes `null` members and `__proto__` keys.
+ */
 function withinDepth(value: object, depth: number): boolean {
   if (depth > MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) {
@@ -55,7 +57,11 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   return false;
 }
 
-const TOO_DEEP: JsonParseResult = { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep: true };
+const TOO_DEEP: JsonParseResult = {
+  ok: false,
+  reason: `nested deeper than ${MAX_JSON_DEPTH} levels`,
+  tooDeep: true,
+};
 
 /** Parses a response body. An empty body is `undefined`. Never throws. */
 export function parseJsonBody(text: string): JsonParseResult {

@@ -10,19 +10,27 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && Object.hasOwn(RANK, value);
 }
 
-/** The option, else env `DELIVERY_LOG`, else `'warn'`. @throws {ConfigurationError} for an option that is not a level. */
+/**
+ * The option, else env `DELIVERY_LOG`, else `'warn'`. @throws {ConfigurationError} for an option that is not
+ * a level.
+ */
 export function resolveLogLevel(option: LogLevel | undefined): LogLevel {
   if (option === undefined) {
     const fromEnv = readEnv('DELIVERY_LOG');
     return isLogLevel(fromEnv) ? fromEnv : 'warn';
   }
   if (!isLogLevel(option)) {
-    throw new ConfigurationError('logLevel', `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`);
+    throw new ConfigurationError(
+      'logLevel',
+      `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`,
+    );
   }
   return option;
 }
 
-/** A logger called `(fields, message)`: pino (it has `bindings()`) or bunyan (it has `streams` and `fields`). */
+/**
+ * A logger called `(fields, message)`: pino (it has `bindings()`) or bunyan (it has `streams` and `fields`).
+ */
 export function isStructuredLogger(target: object): boolean {
   const candidate = target as { bindings?: unknown; streams?: unknown; fields?: unknown };
   return (
@@ -46,7 +54,10 @@ function printable(fields: Record<string, unknown>): Record<string, unknown> {
   });
 }
 
-/** Writes to a {@link Logger} at or above a level, redacted: `(line, fields)`, or `(fields, message)` for pino and bunyan. */
+/**
+ * Writes to a {@link Logger} at or above a level, redacted: `(line, fields)`, or `(fields, message)` for pino
+ * and bunyan.
+ */
 export class LevelLogger {
   readonly #target: Logger;
   readonly #rank: number;
@@ -69,9 +80,14 @@ export class LevelLogger {
     if (!this.enabled(level)) return;
     try {
       if (this.#structured) {
-        const redacted = fields === undefined ? {} : (this.#redactor.value(fields) as Record<string, unknown>);
+        const redacted =
+          fields === undefined ? {} : (this.#redactor.value(fields) as Record<string, unknown>);
         const write = this.#target[level] as unknown as StructuredLogMethod;
-        write.call(this.#target, { component: 'delivery-task-sdk', ...redacted }, this.#redactor.text(message));
+        write.call(
+          this.#target,
+          { component: 'delivery-task-sdk', ...redacted },
+          this.#redactor.text(message),
+        );
         return;
       }
       const line = `[delivery-task-sdk] ${this.#redactor.text(message)}`;

@@ -14,7 +14,10 @@ export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
 }
 
-/** @returns the body's bytes, `undefined` when empty. @throws {BodyTooLargeError} past `maxBytes`, reading no further. */
+/**
+ * @returns the body's bytes, `undefined` when empty. @throws {BodyTooLargeError} past `maxBytes`, reading no
+ * further.
+ */
 export async function readBody(
   request: IncomingMessage,
   maxBytes: number,
@@ -31,14 +34,20 @@ export async function readBody(
   return chunks.length === 0 ? undefined : new Uint8Array(Buffer.concat(chunks));
 }
 
-/** Answers 413 `{ message, code: 'PAYLOAD_TOO_LARGE' }` and closes the connection (the rest of the body is not read). */
+/**
+ * Answers 413 `{ message, code: 'PAYLOAD_TOO_LARGE' }` and closes the connection (the rest of the body is not
+ * read).
+ */
 export function answerBodyTooLarge(response: ServerResponse, error: BodyTooLargeError): void {
   response
     .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
     .end(JSON.stringify({ message: error.message, code: 'PAYLOAD_TOO_LARGE' }));
 }
 
-/** A request target as a URL under `base`; `//x/tasks` stays a path, never the host `x`. `undefined`: answer 400. */
+/**
+ * A request target as a URL under `base`; `//x/tasks` stays a path, never the host `x`. `undefined`: answer
+ * 400.
+ */
 export function requestTarget(target: string | undefined, base: string): URL | undefined {
   const origin = new URL(base).origin;
   try {
@@ -61,7 +70,10 @@ export function answerBadTarget(response: ServerResponse): void {
     .end('{"message":"The request target is not a URL path","code":"BAD_REQUEST"}');
 }
 
-/** Last resort: 500 `INTERNAL_SERVER_ERROR` naming the failure, or destroys the socket once the answer started. */
+/**
+ * Last resort: 500 `INTERNAL_SERVER_ERROR` naming the failure, or destroys the socket once the answer
+ * started.
+ */
 export function answerFailure(response: ServerResponse, error: unknown): void {
   if (response.headersSent) {
     response.destroy();

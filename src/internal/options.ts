@@ -23,7 +23,10 @@ export function integerOption(
   return value;
 }
 
-/** The `validation` option: `'tolerant'` when absent, `'warn'`/`'off'` read as it. @throws {ConfigurationError} otherwise. */
+/**
+ * The `validation` option: `'tolerant'` when absent, `'warn'`/`'off'` read as it. @throws
+ * {ConfigurationError} otherwise.
+ */
 export function checkValidation(value: ValidationMode | undefined): 'tolerant' | 'strict' {
   if (value === undefined || value === 'tolerant' || value === 'warn' || value === 'off') return 'tolerant';
   if (value === 'strict') return 'strict';

@@ -48,7 +48,10 @@ const SCHEMED_FIELDS: ReadonlySet<string> = new Set(['authorization', 'proxyauth
 
 const fieldKey = (name: string): string => name.toLowerCase().replace(/[-_]/g, '');
 
-/** True for a field or header name that holds a credential (`sellerId`, `x-seller-id`, `api_key`, `Authorization`, …). */
+/**
+ * True for a field or header name that holds a credential (`sellerId`, `x-seller-id`, `api_key`,
+ * `Authorization`, …).
+ */
 export function isCredentialField(name: string): boolean {
   return CREDENTIAL_FIELDS.has(fieldKey(name));
 }
@@ -111,7 +114,10 @@ function binary(bytes: Uint8Array): string {
   return result;
 }
 
-/** The base64 text of the secret and of `apikey <secret>`: padded, unpadded, base64url, and position-independent cores. */
+/**
+ * The base64 text of the secret and of `apikey <secret>`: padded, unpadded, base64url, and
+ * position-independent cores.
+ */
 function base64Variants(secret: string, encoder: TextEncoder): string[] {
   const encodings = [encoder.encode(secret)];
   if ([...secret].every((character) => (character.codePointAt(0) ?? 0) <= 0xff)) {
@@ -160,7 +166,10 @@ type CopyStep = { source: unknown; assign: (copy: unknown) => void; field?: stri
  * {@link REDACTED}. Never mutates its input, except {@link Redactor.error} on the SDK's own errors.
  */
 export class Redactor {
-  /** One pattern for every secret in every encoding, longest secret first; `undefined` when there is no secret. */
+  /**
+   * One pattern for every secret in every encoding, longest secret first; `undefined` when there is no
+   * secret.
+   */
   readonly #pattern: RegExp | undefined;
 
   constructor(secrets: readonly (string | undefined)[]) {
@@ -168,7 +177,8 @@ export class Redactor {
     const distinct = [
       ...new Set(
         secrets.filter(
-          (secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SUBSTRING_SECRET_CHARS,
+          (secret): secret is string =>
+            typeof secret === 'string' && secret.length >= MIN_SUBSTRING_SECRET_CHARS,
         ),
       ),
     ].sort((a, b) => b.length - a.length);
@@ -301,7 +311,9 @@ export class Redactor {
   #link(value: unknown, depth: number): unknown {
     if (depth > MAX_CAUSE_DEPTH) return new Error(`Cause chain cut after ${MAX_CAUSE_DEPTH} levels`);
     if (isErrorLike(value))
-      return hasKind(value, 'DeliveryError') ? this.#scrubInPlace(value, depth) : this.#copyError(value, depth);
+      return hasKind(value, 'DeliveryError')
+        ? this.#scrubInPlace(value, depth)
+        : this.#copyError(value, depth);
     return this.value(value);
   }
 
@@ -318,7 +330,11 @@ export class Redactor {
         redacted = current.map((item) => this.#link(item, depth + 1));
       else if (typeof current === 'string') redacted = this.text(current);
       else if (current instanceof Headers) redacted = this.headers(current);
-      else if (typeof current === 'object' && current !== null && (Array.isArray(current) || isPlainObject(current))) {
+      else if (
+        typeof current === 'object' &&
+        current !== null &&
+        (Array.isArray(current) || isPlainObject(current))
+      ) {
         redacted = this.value(current);
       } else continue;
       Object.defineProperty(error, key, {
@@ -331,7 +347,10 @@ export class Redactor {
     return error;
   }
 
-  /** A plain `Error` standing for a foreign error: name, code, message, stack, own primitives, cause and errors. */
+  /**
+   * A plain `Error` standing for a foreign error: name, code, message, stack, own primitives, cause and
+   * errors.
+   */
   #copyError(error: Error, depth: number): Error {
     const copy = new Error(this.text(String(read(error, 'message') ?? '')));
     const hidden = (key: string, value: unknown) => define(copy, key, value, false);
@@ -345,8 +364,14 @@ export class Redactor {
       if (['message', 'name', 'stack', 'code', 'cause', 'errors'].includes(key)) continue;
       const item = read(error, key);
       if (typeof item === 'string') {
-        define(copy, this.text(key), isCredentialField(key) ? maskedCredential(key, item) : this.text(item), true);
-      } else if (typeof item === 'number' || typeof item === 'boolean') define(copy, this.text(key), item, true);
+        define(
+          copy,
+          this.text(key),
+          isCredentialField(key) ? maskedCredential(key, item) : this.text(item),
+          true,
+        );
+      } else if (typeof item === 'number' || typeof item === 'boolean')
+        define(copy, this.text(key), item, true);
     }
     if ('cause' in error) hidden('cause', this.#link(read(error, 'cause'), depth + 1));
     const errors = read(error, 'errors');

@@ -9,7 +9,8 @@ export const MAX_QUERY_VALUE_LENGTH = 4096;
 
 const REFUSED_BEFORE_SENDING = 'UND_ERR_INVALID_ARG';
 
-const HEADERS_REFUSAL = /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
+const HEADERS_REFUSAL =
+  /invalid header (?:name|value)|not a valid HTTP header|convert argument to a ByteString/i;
 
 /** ky's wrapper errors hold the request (with its auth headers); keep only the underlying cause. */
 export function underlyingCause(error: unknown): unknown {
@@ -21,7 +22,11 @@ export function underlyingCause(error: unknown): unknown {
  * Checks `timeout`, `totalTimeout`, `maxRetries` and `signal`, after the caller's own `issues`.
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
  */
-export function checkRequestOptions(operation: string, options: RequestOptions, issues: ValidationIssue[] = []): void {
+export function checkRequestOptions(
+  operation: string,
+  options: RequestOptions,
+  issues: ValidationIssue[] = [],
+): void {
   const integer = (name: 'timeout' | 'maxRetries' | 'totalTimeout', min: number, max: number) => {
     const value = options[name];
     if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {

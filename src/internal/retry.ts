@@ -44,14 +44,16 @@ export function parseHttpDate(text: string, now: number = Date.now()): number | 
   const ms = Date.UTC(year, month, day, hours, minutes, Math.min(seconds, 59));
   // Date.UTC rolls over (31 Feb → 3 Mar): a date that changed is one that does not exist.
   const check = new Date(ms);
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month || check.getUTCDate() !== day) return undefined;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month || check.getUTCDate() !== day)
+    return undefined;
   return ms;
 }
 
 /** The server-requested wait in ms, within 0…{@link MAX_RETRY_AFTER_MS}; `undefined`: use the backoff. */
 export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   if (!headers) return undefined;
-  const inRange = (ms: number) => (Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS ? ms : undefined);
+  const inRange = (ms: number) =>
+    Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
   const milliseconds = headers.get('retry-after-ms')?.trim();
   if (milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds)) {
     const parsed = inRange(Number(milliseconds));

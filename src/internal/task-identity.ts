@@ -6,7 +6,10 @@ function quoted(id: string): string {
   return JSON.stringify(id.length > 128 ? `${id.slice(0, 128)}…` : id);
 }
 
-/** Why `task` is not the task `asked` for, or `undefined`: each of `id`/`_id` set must equal `asked`, and one must be. */
+/**
+ * Why `task` is not the task `asked` for, or `undefined`: each of `id`/`_id` set must equal `asked`, and one
+ * must be.
+ */
 export function taskIdIssue(asked: string, task: object): ValidationIssue | undefined {
   const record = task as Record<string, unknown>;
   let found = false;

@@ -1,5 +1,6 @@
 /**
- * OpenTelemetry tracing without importing `@opentelemetry/api`: the provider `trace.setGlobalTracerProvider()`
+ * OpenTelemetry tracing without importing `@opentelemetry/api`: the provider
+ * `trace.setGlobalTracerProvider()`
  * registers is read from the registry every 1.x copy of the API shares (one property read per call).
  * @module
  */
@@ -37,7 +38,9 @@ let cachedProvider: TracerProvider | undefined;
 let cachedTracer: Tracer | undefined;
 
 function currentTracer(): Tracer | undefined {
-  const registry = (globalThis as { [REGISTRY_KEY]?: { version?: unknown; trace?: TracerProvider } })[REGISTRY_KEY];
+  const registry = (globalThis as { [REGISTRY_KEY]?: { version?: unknown; trace?: TracerProvider } })[
+    REGISTRY_KEY
+  ];
   const provider = registry?.trace;
   if (provider === undefined || typeof provider.getTracer !== 'function') return undefined;
   if (typeof registry?.version !== 'string' || !registry.version.startsWith('1.')) return undefined;
@@ -49,7 +52,11 @@ function currentTracer(): Tracer | undefined {
 }
 
 /** Starts a span when a tracer provider is registered; a tracer that throws is ignored. */
-export function startSpan(name: string, kind: number, attributes: () => SpanAttributes): TraceSpan | undefined {
+export function startSpan(
+  name: string,
+  kind: number,
+  attributes: () => SpanAttributes,
+): TraceSpan | undefined {
   const tracer = currentTracer();
   if (tracer === undefined) return undefined;
   try {
@@ -63,7 +70,11 @@ export function startSpan(name: string, kind: number, attributes: () => SpanAttr
 export function recordFailure(span: TraceSpan, error: unknown): void {
   const failure =
     error instanceof Error
-      ? { name: error.name, message: error.message, ...(error.stack === undefined ? {} : { stack: error.stack }) }
+      ? {
+          name: error.name,
+          message: error.message,
+          ...(error.stack === undefined ? {} : { stack: error.stack }),
+        }
       : { name: 'Error', message: 'a non-error was thrown' };
   span.recordException(failure);
   span.setStatus({ code: STATUS_ERROR, message: failure.message });

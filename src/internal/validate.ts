@@ -8,7 +8,9 @@ import type { Redactor } from './redact.js';
 
 export type Schema = z.core.$ZodType;
 
-/** zod issues → {@link ValidationIssue}s with dotted paths (`deliveryLocation.latitude`, `tasks.3.status`). */
+/**
+ * zod issues → {@link ValidationIssue}s with dotted paths (`deliveryLocation.latitude`, `tasks.3.status`).
+ */
 export function toValidationIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
   return issues.map((issue) => ({
     path: issue.path.map((segment) => String(segment)).join('.'),
@@ -72,7 +74,10 @@ function fast<T extends Schema>(schema: T): T {
 
 type Validity = (value: unknown) => boolean;
 
-/** The validity check of `schema` (zod's own parse), or `undefined` when its bodies must be parsed into a copy. */
+/**
+ * The validity check of `schema` (zod's own parse), or `undefined` when its bodies must be parsed into a
+ * copy.
+ */
 function validityOf(schema: Schema): Validity | undefined {
   if (!handsBackWhole(schema)) return undefined;
   return (value) => z.safeParse(fast(schema), value).success;
@@ -109,12 +114,19 @@ function validityCheck(schema: Schema): Validity | undefined {
 }
 
 /** Parses `value` with `schema` (compiled when a compiler is installed), with the SDK's issue messages. */
-export function safeParse<T extends Schema>(schema: T, value: unknown): z.core.util.SafeParseResult<z.core.output<T>> {
+export function safeParse<T extends Schema>(
+  schema: T,
+  value: unknown,
+): z.core.util.SafeParseResult<z.core.output<T>> {
   return z.safeParse(fast(schema), value, PARSE_CONTEXT);
 }
 
 /** @throws {RequestValidationError} listing every issue with its path; nothing is sent. */
-export function parseParams<T extends Schema>(schema: T, params: unknown, operation: string): z.core.output<T> {
+export function parseParams<T extends Schema>(
+  schema: T,
+  params: unknown,
+  operation: string,
+): z.core.output<T> {
   const result = safeParse(schema, params);
   if (!result.success) throw new RequestValidationError(operation, toValidationIssues(result.error.issues));
   return result.data;
@@ -136,9 +148,14 @@ export interface ResponseContext {
 /**
  * Reads a 2xx body as `schema` (README "Schema drift"): a valid body as it is, else tolerantly (drift
  * coerced or left out, reported) or, in `'strict'` mode, throws.
- * @throws {ResponseValidationError} in `'strict'` mode on a mismatch; in every mode when a load-bearing part is broken.
+ * @throws {ResponseValidationError} in `'strict'` mode on a mismatch; in every mode when a load-bearing part
+ * is broken.
  */
-export function parseResponse<T extends Schema>(schema: T, body: unknown, context: ResponseContext): z.core.output<T> {
+export function parseResponse<T extends Schema>(
+  schema: T,
+  body: unknown,
+  context: ResponseContext,
+): z.core.output<T> {
   const check = validityCheck(schema);
   if (check?.(body)) return body as z.core.output<T>;
   let issues: ValidationIssue[] = [];

@@ -7,7 +7,9 @@
  */
 import type { Drift } from '../schemas/tolerant-read.js';
 
-/** Task ids a walk remembers to tell a task pushed down onto the next page (read again) from one out of order. */
+/**
+ * Task ids a walk remembers to tell a task pushed down onto the next page (read again) from one out of order.
+ */
 export const MAX_TRAIL_IDS = 10_000;
 
 /** A listed task as the order check sees it: its id and its time (ms; `NaN` when unreadable). */
@@ -28,7 +30,10 @@ export class WalkTrail {
   last = Number.NaN;
   /** Tasks read with a readable time. */
   timed = 0;
-  /** The ids read last, oldest at `#next` once full (a ring: O(1) per id, no rehash of a Set emptied at its front). */
+  /**
+   * The ids read last, oldest at `#next` once full (a ring: O(1) per id, no rehash of a Set emptied at its
+   * front).
+   */
   readonly #ring: unknown[] = [];
   #next = 0;
   /** Id → how many times it is in the ring. */
@@ -66,7 +71,11 @@ export interface FollowedPage {
  * or before the one before it) and none of its tasks not read before comes before `trail.last`. A task
  * read before may: tasks added at the front push the ones read last onto the next page.
  */
-export function followPage(trail: WalkTrail, page: readonly ListedTime[], newestFirst: boolean): FollowedPage {
+export function followPage(
+  trail: WalkTrail,
+  page: readonly ListedTime[],
+  newestFirst: boolean,
+): FollowedPage {
   const before = (a: number, b: number) => (newestFirst ? a > b : a < b);
   let inOrder = true;
   let previous = Number.NaN;
@@ -95,7 +104,9 @@ export function orderDrift(field: string, newestFirst: boolean): Drift {
   };
 }
 
-/** Sticky: once a page came out of order, the walk reads on to its end (or page cap); `onUnordered` runs once. */
+/**
+ * Sticky: once a page came out of order, the walk reads on to its end (or page cap); `onUnordered` runs once.
+ */
 export class OrderCheck {
   readonly #onUnordered: () => void;
   #unordered = false;

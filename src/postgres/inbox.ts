@@ -1,19 +1,36 @@
-/** `postgresInbox`: a durable webhook inbox in PostgreSQL (docs/several-instances.md "Durable intake"). @module */
+/**
+ * `postgresInbox`: a durable webhook inbox in PostgreSQL (docs/several-instances.md "Durable intake").
+ * @module
+ */
 import type { Logger } from '../core/options.js';
 import { coalesced } from '../internal/coalesce.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
-import { guardPool, integer, onceSucceeded, type PostgresQueryable, queryOf, quotedTable, tableCheck } from './pool.js';
+import {
+  guardPool,
+  integer,
+  onceSucceeded,
+  type PostgresQueryable,
+  queryOf,
+  quotedTable,
+  tableCheck,
+} from './pool.js';
 
 export interface PostgresInboxOptions {
   /** The table (optionally `schema.table`). Default `'dts_inbox'`. */
   table?: string;
-  /** Create the table and indexes at {@link PostgresInbox.ready}; `false` when migrations do (docs/several-instances.md). Default `true`. */
+  /**
+   * Create the table and indexes at {@link PostgresInbox.ready}; `false` when migrations do
+   * (docs/several-instances.md). Default `true`.
+   */
   createTable?: boolean;
   /** Pending and failed events at most, counted once a second; beyond, 503. Default 1 000 000; ≥ 1. */
   maxEntries?: number;
   /** How long done events stay, ms. Default 900 000 (15 min); ≥ 0. */
   retentionMs?: number;
-  /** How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000; ≥ 1. */
+  /**
+   * How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000;
+   * ≥ 1.
+   */
   visibilityTimeoutMs?: number;
   /** Claims of one event at most, then it fails. Default 5; ≥ 1. */
   maxAttempts?: number;
@@ -25,8 +42,10 @@ export interface PostgresInboxOptions {
 export interface PostgresInbox extends WebhookInbox {
   /**
    * Creates the table and its indexes unless `createTable: false`, then reads its columns once; await it at
-   * boot. The methods that write, claim or read await it first, so without it the first webhook or claim runs it.
-   * @throws {ConfigurationError} `option: 'table'` for a table (or column) that is not there (checked again at the next call).
+   * boot. The methods that write, claim or read await it first, so without it the first webhook or claim runs
+   * it.
+   * @throws {ConfigurationError} `option: 'table'` for a table (or column) that is not there (checked again
+   * at the next call).
    * @throws pg's error when PostgreSQL cannot be reached (run again at the next call).
    */
   ready(): Promise<void>;
@@ -78,9 +97,15 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   done_at timestamptz,
   UNIQUE (task_id, kind)
 )`);
-          await query(`CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`);
-          await query(`CREATE INDEX IF NOT EXISTS "${plain}_task" ON ${table} (task_id, id) WHERE state = 'pending'`);
-          await query(`CREATE INDEX IF NOT EXISTS "${plain}_done" ON ${table} (done_at) WHERE state = 'done'`);
+          await query(
+            `CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`,
+          );
+          await query(
+            `CREATE INDEX IF NOT EXISTS "${plain}_task" ON ${table} (task_id, id) WHERE state = 'pending'`,
+          );
+          await query(
+            `CREATE INDEX IF NOT EXISTS "${plain}_done" ON ${table} (done_at) WHERE state = 'done'`,
+          );
         }),
   );
   let held = 0;
@@ -122,7 +147,8 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     },
     claim: async (consumer, max) => {
       await ensureTable();
-      // Claims the oldest claimable row of each task, and at most every sweepEveryMs fails the rows past maxAttempts.
+      // Claims the oldest claimable row of each task, and at most every sweepEveryMs fails the rows past
+      // maxAttempts.
       const sweep = Date.now() - sweptAt >= sweepEveryMs;
       if (sweep) sweptAt = Date.now();
       const { rows } = await query(
@@ -176,7 +202,8 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
       const counts = await query(
         `SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state = 'failed')::int AS failed FROM ${table} WHERE state <> 'done'`,
       );
-      const { pending = 0, failed = 0 } = (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
+      const { pending = 0, failed = 0 } =
+        (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
       const { rows } = await query(
         `SELECT id::text AS id, task_id, kind, received_at::text AS received_at, state, attempts, error FROM ${table}
 WHERE state IN ('pending', 'failed') ORDER BY state = 'failed', id LIMIT $1`,

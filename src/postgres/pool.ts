@@ -1,10 +1,16 @@
-/** What the PostgreSQL store and inbox share: the `pg` pool by shape, table names, the idle-error guard. @module */
+/**
+ * What the PostgreSQL store and inbox share: the `pg` pool by shape, table names, the idle-error guard.
+ * @module
+ */
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger } from '../core/options.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
 import { Redactor } from '../internal/redact.js';
 
-/** A `pg` (≥ 8) `Pool`, `PoolClient` or connected `Client`, by `query(text, values)`: the rows and the count affected. */
+/**
+ * A `pg` (≥ 8) `Pool`, `PoolClient` or connected `Client`, by `query(text, values)`: the rows and the count
+ * affected.
+ */
 export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
@@ -28,7 +34,8 @@ export function quotedTable(option: string, table: unknown, fallback: string): s
 
 /** The `query` of `pool`, checked by shape; a single connection's queries run one after another. */
 export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'] {
-  const query = typeof pool === 'object' && pool !== null ? (pool as Partial<PostgresQueryable>).query : undefined;
+  const query =
+    typeof pool === 'object' && pool !== null ? (pool as Partial<PostgresQueryable>).query : undefined;
   if (typeof query !== 'function') {
     throw new ConfigurationError(
       'pool',
@@ -50,7 +57,10 @@ export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'
   };
 }
 
-/** Runs `create` until it succeeds, once at a time; retried once at once (two processes may collide on the catalogue). */
+/**
+ * Runs `create` until it succeeds, once at a time; retried once at once (two processes may collide on the
+ * catalogue).
+ */
 export function onceSucceeded(create: () => Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () => {
@@ -123,7 +133,10 @@ function passwordOf(connectionString: unknown): string | undefined {
   }
 }
 
-/** Gives a pg `Pool` without an `'error'` listener one that logs (password redacted): unheard, an idle connection's error ends the process. */
+/**
+ * Gives a pg `Pool` without an `'error'` listener one that logs (password redacted): unheard, an idle
+ * connection's error ends the process.
+ */
 export function guardPool(pool: unknown, owner: string, logger: Logger | undefined): void {
   if (typeof pool !== 'object' || pool === null || guardedPools.has(pool)) return;
   const events = pool as Partial<PoolEvents>;
@@ -146,11 +159,18 @@ export function guardPool(pool: unknown, owner: string, logger: Logger | undefin
 }
 
 export function ttlArgument(ttlMs: number): string {
-  if (!Number.isFinite(ttlMs)) throw new RangeError(`postgresStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
+  if (!Number.isFinite(ttlMs))
+    throw new RangeError(`postgresStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
   return String(Math.max(1, Math.ceil(ttlMs)));
 }
 
-export function integer(owner: string, name: string, value: number | undefined, fallback: number, min: number): number {
+export function integer(
+  owner: string,
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < min) {
     throw new ConfigurationError(

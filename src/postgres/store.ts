@@ -12,11 +12,20 @@ import {
 } from './pool.js';
 
 export interface PostgresStoreOptions {
-  /** The store's table: letters, digits and `_`, optionally `schema.table`; one per app sharing a database. Default `'dts_store'`. */
+  /**
+   * The store's table: letters, digits and `_`, optionally `schema.table`; one per app sharing a database.
+   * Default `'dts_store'`.
+   */
   table?: string;
-  /** Create the table and its index at {@link PostgresStore.ready}; `false` when migrations do (docs/several-instances.md). Default `true`. */
+  /**
+   * Create the table and its index at {@link PostgresStore.ready}; `false` when migrations do
+   * (docs/several-instances.md). Default `true`.
+   */
   createTable?: boolean;
-  /** Where an idle pool connection's error is logged (password redacted) when the store gave the pool its listener. Default `console`. */
+  /**
+   * Where an idle pool connection's error is logged (password redacted) when the store gave the pool its
+   * listener. Default `console`.
+   */
   logger?: Logger;
 }
 
@@ -25,7 +34,8 @@ export interface PostgresStore extends DeliveryStore {
   /**
    * Creates the table and its index unless `createTable: false`, then reads its columns once; await it at
    * boot. Every store call awaits it first, so without it the first create or webhook runs it.
-   * @throws {ConfigurationError} `option: 'table'` for a table (or column) that is not there (checked again at the next call).
+   * @throws {ConfigurationError} `option: 'table'` for a table (or column) that is not there (checked again
+   * at the next call).
    * @throws pg's error when PostgreSQL cannot be reached (run again at the next call).
    */
   ready(): Promise<void>;
@@ -35,9 +45,11 @@ const SWEEP_EVERY_WRITES = 500;
 const SWEEP_MAX_ROWS = 1000;
 
 /**
- * A `DeliveryStore` in a PostgreSQL table (README "Running several instances"); failures reject with pg's error.
+ * A `DeliveryStore` in a PostgreSQL table (README "Running several instances"); failures reject with pg's
+ * error.
  * Its table is made and checked by {@link PostgresStore.ready}, which every call awaits.
- * @param pool A pg `Pool` (given an `'error'` listener if it has none) or connected `Client` (`pg` ≥ 8); never ended.
+ * @param pool A pg `Pool` (given an `'error'` listener if it has none) or connected `Client` (`pg` ≥ 8);
+ * never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
 export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): PostgresStore {
@@ -100,9 +112,10 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.ex
     setIfAbsent,
     get: async (key) => {
       await ensureTable();
-      const { rows } = await query(`SELECT value FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`, [
-        key,
-      ]);
+      const { rows } = await query(
+        `SELECT value FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`,
+        [key],
+      );
       return (rows[0] as { value: string } | undefined)?.value;
     },
     compareAndSet: async (key, expected, value, ttlMs, options) => {

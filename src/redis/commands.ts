@@ -11,10 +11,17 @@ export interface NodeRedisClientLike {
   sendCommand(args: readonly string[]): Promise<unknown>;
 }
 
-/** A connected node-redis `createCluster()` (`redis` 5 or 6), by `masters` and `sendCommand(firstKey, isReadonly, args)`. */
+/**
+ * A connected node-redis `createCluster()` (`redis` 5 or 6), by `masters` and
+ * `sendCommand(firstKey, isReadonly, args)`.
+ */
 export interface NodeRedisClusterLike {
   readonly masters: readonly unknown[];
-  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: readonly string[]): Promise<unknown>;
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: readonly string[],
+  ): Promise<unknown>;
 }
 
 /** A client `redisStore` and `redisInbox` accept: ioredis, node-redis, single node or cluster. */
@@ -31,7 +38,9 @@ export interface RedisWarningLogger {
 
 export type SendCommand = (key: string | undefined, command: string, ...args: string[]) => Promise<unknown>;
 
-/** ioredis's `call` first (it has a `sendCommand` of its own kind), then node-redis cluster, then single node. */
+/**
+ * ioredis's `call` first (it has a `sendCommand` of its own kind), then node-redis cluster, then single node.
+ */
 export function commandSender(client: unknown, owner: string): SendCommand {
   if (typeof client === 'object' && client !== null) {
     const { call, sendCommand } = client as Partial<IoredisClientLike & NodeRedisClientLike>;
@@ -54,7 +63,8 @@ export function commandSender(client: unknown, owner: string): SendCommand {
 function withoutCommandArguments(error: unknown): never {
   if (typeof error === 'object' && error !== null && 'command' in error) {
     const { command } = error as { command: unknown };
-    const name = typeof command === 'object' && command !== null ? (command as { name?: unknown }).name : undefined;
+    const name =
+      typeof command === 'object' && command !== null ? (command as { name?: unknown }).name : undefined;
     try {
       (error as { command: unknown }).command = { name };
     } catch {}

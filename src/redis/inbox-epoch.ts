@@ -59,7 +59,9 @@ export class InboxEpoch {
     return this.#repair();
   }
 
-  /** Adds a listener; without any, a reset is logged here (`logger.error`, else `warn`). Returns its removal. */
+  /**
+   * Adds a listener; without any, a reset is logged here (`logger.error`, else `warn`). Returns its removal.
+   */
   onReset(listener: (reset: { readonly reason: string }) => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);
@@ -98,7 +100,10 @@ export class InboxEpoch {
     return true;
   }
 
-  /** Reports a reset unless one was reported since `mark` and not yet repaired; then repairs (one run at a time). */
+  /**
+   * Reports a reset unless one was reported since `mark` and not yet repaired; then repairs (one run at a
+   * time).
+   */
   #lost(mark: EpochMark, reason: string): Promise<void> {
     if (mark.generation === this.#generation && this.#repaired) {
       this.#generation++;
@@ -123,7 +128,9 @@ export class InboxEpoch {
       try {
         listener({ reason });
       } catch (error) {
-        this.#logger.warn(`redisInbox: an onReset listener threw (${(error as Error)?.message ?? String(error)})`);
+        this.#logger.warn(
+          `redisInbox: an onReset listener threw (${(error as Error)?.message ?? String(error)})`,
+        );
       }
     }
   }

@@ -1,74 +1,35 @@
-/** `redisInbox`: a durable webhook inbox in a Redis Stream (docs/several-instances.md "Durable intake"). @module */
+/**
+ * `redisInbox`: a durable webhook inbox in a Redis Stream (docs/several-instances.md "Durable intake").
+ * @module
+ */
 import { ConfigurationError } from '../core/errors.js';
 import { coalesced } from '../internal/coalesce.js';
-import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection, WebhookInbox } from '../webhooks/inbox.js';
+import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection } from '../webhooks/inbox.js';
 import {
   asArray,
   commandSender,
   isClusterClient,
   numberReply,
   type RedisClientLike,
-  type RedisWarningLogger,
   type SendCommand,
   scalarText,
   textReply,
 } from './commands.js';
 import { InboxEpoch } from './inbox-epoch.js';
+import type { RedisInbox, RedisInboxOptions } from './inbox-options.js';
 import { ACK_AND_CLOSE, APPEND_UNLESS_FULL, CLAIM, runScript } from './scripts.js';
 import { settingsCheck, untilSucceeded } from './settings.js';
 import { entriesOf, fieldsOf, idBefore, idParts } from './stream-entries.js';
 
-export interface RedisInboxOptions {
-  /** The stream's key; on a cluster, with a hash tag (`{dts}:events`). Default `'dts:events'`. */
-  stream?: string;
-  /** The consumer group. Default `'dts-workers'`. */
-  group?: string;
-  /** Entries the stream holds at most (done ones not yet trimmed too); beyond, 503. Default 1 000 000; ≥ 1. */
-  maxEntries?: number;
-  /** How long done entries stay before they are trimmed, ms. Default 900 000 (15 min); ≥ 0. */
-  retentionMs?: number;
-  /** How long a claimed event stays with its worker, ms; over the handler's `eventTimeoutMs`. Default 60 000; ≥ 1. */
-  visibilityTimeoutMs?: number;
-  /** Claims of one event at most, then it fails. Default 5; ≥ 1. */
-  maxAttempts?: number;
-  /** Failed events kept at most (`MAXLEN`). Default 10 000; ≥ 1. */
-  maxFailed?: number;
-  /** After each write, `WAITAOF` (Redis ≥ 7.2; `true`: local, 1 000 ms), else 503. Default `false`. */
-  waitAof?: boolean | { local?: 0 | 1; replicas?: number; timeoutMs?: number };
-  /**
-   * `true` accepts a Redis that keeps nothing on disk (`appendonly no`, `save ''`): restarted, it loses the
-   * webhooks it held, answered 200 already (a reset is still reported). Default `false`: {@link RedisInbox.ready}
-   * refuses such a Redis (docs/several-instances.md "Redis settings").
-   */
-  volatile?: boolean;
-  /** Where the warnings go, and the error line of a reset no handler listens to. Default `console`. */
-  logger?: RedisWarningLogger;
-}
-
-/** What {@link redisInbox} returns: a {@link WebhookInbox} with its start-up check and its resets. */
-export interface RedisInbox extends WebhookInbox {
-  /**
-   * Checks the Redis once, then makes the stream's epoch and consumer group; await it at boot. Every other
-   * method awaits it first, so without it the first webhook or claim runs it. Resolves on every master of a
-   * cluster that: has no `allkeys-*` `maxmemory-policy`; has `appendonly yes`, or RDB snapshots (`save`: one
-   * warning stating what a restart loses), or any persistence with `volatile: true`. Where `CONFIG` is
-   * refused (renamed, ACL, some managed Redis): one warning, and it resolves.
-   * @throws {ConfigurationError} `option: 'maxmemory-policy'` or `'appendonly'` (checked again at the next call).
-   * @throws the client's error when Redis cannot be reached (run again at the next call).
-   */
-  ready(): Promise<void>;
-  /**
-   * Calls `listener` once per reset of the Redis seen while running (its consumer group lost, its epoch gone
-   * or made again, fewer webhooks written than this process saw): restarted empty or from an older snapshot,
-   * or flushed. The webhook handler counts it in `stats.resets`, logs one error and starts `sync()`. Returns
-   * the listener's removal.
-   */
-  onReset(listener: (reset: { readonly reason: string }) => void): () => void;
-}
-
 const CLOSE_BATCH = 500;
 
-function countOption(owner: string, name: string, value: number | undefined, fallback: number, min = 1): number {
+function countOption(
+  owner: string,
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min = 1,
+): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < min) {
     throw new ConfigurationError(
@@ -80,12 +41,14 @@ function countOption(owner: string, name: string, value: number | undefined, fal
 }
 
 /**
- * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several instances"):
+ * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several
+ * instances"):
  * each task's oldest entry claimed, failed ones kept for `replay()`; `maxEntries`, then 503. Its Redis is
  * checked by {@link RedisInbox.ready} (awaited by every method): no `allkeys-*` eviction, and persistence
  * unless `volatile: true` (docs/several-instances.md "Redis settings").
  * @param client A connected ioredis (5, 6) or node-redis (5, 6) client or cluster.
- * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad option.
+ * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad
+ * option.
  */
 export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): RedisInbox {
   const owner = 'redisInbox';
@@ -153,14 +116,18 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
             timeoutMs: options.waitAof.timeoutMs ?? 1000,
           };
   let aofMissing = false;
-  /** Appends `fields` unless the stream holds `bound` entries; an epoch the reply tells reset is repaired aside. */
+  /**
+   * Appends `fields` unless the stream holds `bound` entries; an epoch the reply tells reset is repaired
+   * aside.
+   */
   const appendEntry = async (bound: number, fields: readonly string[]): Promise<unknown> => {
     await ready();
     const mark = epoch.mark();
     const [id, epochId, written] = asArray(
       await runScript(send, APPEND_UNLESS_FULL, stream, [String(bound), ...fields], [openSet, epoch.key]),
     );
-    // The webhook is stored either way: its answer does not wait for the repair (retried by the next command).
+    // The webhook is stored either way: its answer does not wait for the repair (retried by the next
+    // command).
     void epoch.observe(mark, epochId, written).catch(() => {});
     return id;
   };
@@ -207,7 +174,12 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     ready,
     onReset: (listener) => epoch.onReset(listener),
     append: async (entry: InboxAppend) => {
-      const id = await appendEntry(maxEntries, [entry.taskId, entry.kind, String(entry.receivedAt), entry.body]);
+      const id = await appendEntry(maxEntries, [
+        entry.taskId,
+        entry.kind,
+        String(entry.receivedAt),
+        entry.body,
+      ]);
       if (id === null || id === undefined) {
         throw new Error(`the inbox holds ${maxEntries} entries (maxEntries)`);
       }
@@ -218,7 +190,9 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
       } catch (error) {
         if (error instanceof Error && /unknown command/i.test(error.message)) {
           aofMissing = true;
-          logger.warn('redisInbox: this Redis has no WAITAOF (Redis ≥ 7.2); writes are answered once XADD returned');
+          logger.warn(
+            'redisInbox: this Redis has no WAITAOF (Redis ≥ 7.2); writes are answered once XADD returned',
+          );
           return;
         }
         throw error;
@@ -310,7 +284,15 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         }
         if (events.length < limit) {
           const failedEntries = entriesOf(
-            await send(failedStream, 'XRANGE', failedStream, '-', '+', 'COUNT', String(limit - events.length)),
+            await send(
+              failedStream,
+              'XRANGE',
+              failedStream,
+              '-',
+              '+',
+              'COUNT',
+              String(limit - events.length),
+            ),
           );
           for (const { id, fields } of failedEntries) {
             events.push({
@@ -340,7 +322,12 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         if (page.length === 0) return replayed;
         for (const { id, fields } of page) {
           if (ids !== undefined && !ids.includes(id)) continue;
-          await appendEntry(Number.MAX_SAFE_INTEGER, [fields.t ?? '', fields.k ?? '', fields.r ?? '0', fields.b ?? '']);
+          await appendEntry(Number.MAX_SAFE_INTEGER, [
+            fields.t ?? '',
+            fields.k ?? '',
+            fields.r ?? '0',
+            fields.b ?? '',
+          ]);
           await send(failedStream, 'XDEL', failedStream, id);
           replayed++;
         }
@@ -359,7 +346,9 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
         if (lastDelivered === undefined) return;
         const summary = await send(stream, 'XPENDING', stream, group);
         const oldestPending =
-          Array.isArray(summary) && numberReply(summary[0]) > 0 ? textReply(summary[1], 'XPENDING') : undefined;
+          Array.isArray(summary) && numberReply(summary[0]) > 0
+            ? textReply(summary[1], 'XPENDING')
+            : undefined;
         const [ms, seq] = idParts(lastDelivered);
         let keepFrom = oldestPending ?? `${ms}-${seq + 1n}`;
         const cutoff = `${Math.max(0, Date.now() - retentionMs)}-0`;

@@ -7,7 +7,10 @@ export interface LuaScript {
   sha?: Promise<string | undefined>;
 }
 
-/** Sets `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms when it holds `ARGV[3]` (or is absent, without `ARGV[3]`): 1, else 0. */
+/**
+ * Sets `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms when it holds `ARGV[3]` (or is absent, without `ARGV[3]`): 1,
+ * else 0.
+ */
 export const COMPARE_AND_SET: LuaScript = {
   source: `local current = redis.call('GET', KEYS[1])
 if current ~= (ARGV[3] or false) then return 0 end
@@ -21,7 +24,9 @@ export const COMPARE_AND_DELETE: LuaScript = {
 return redis.call('DEL', KEYS[1])`,
 };
 
-/** SET `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms unless it exists, then GET `KEYS[2]`: `{1, value}`, else `{0}`. */
+/**
+ * SET `KEYS[1]` to `ARGV[1]` for `ARGV[2]` ms unless it exists, then GET `KEYS[2]`: `{1, value}`, else `{0}`.
+ */
 export const SET_IF_ABSENT_THEN_GET: LuaScript = {
   source: `if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {0} end
 return {1, redis.call('GET', KEYS[2])}`,
@@ -70,7 +75,10 @@ async function sha1Hex(text: string): Promise<string | undefined> {
   }
 }
 
-/** `member(task, id)`: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task; `field(fields, name)`. */
+/**
+ * `member(task, id)`: `<task id>\n<ms, 15 digits>-<seq, 20 digits>`, in id order per task;
+ * `field(fields, name)`.
+ */
 const LUA_OPEN_MEMBER = `local function member(task, id)
   local ms, seq = string.match(id, '(%d+)-(%d+)')
   return task .. '\\n' .. string.rep('0', 15 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq
@@ -85,7 +93,10 @@ export const TAKE_EPOCH: LuaScript = {
 return redis.call('HMGET', KEYS[1], 'id', 'written')`,
 };
 
-/** XLEN below the bound, then XADD, counted in the epoch hash `KEYS[3]` when it exists: `{id or nil, epoch id, written}`. */
+/**
+ * XLEN below the bound, then XADD, counted in the epoch hash `KEYS[3]` when it exists:
+ * `{id or nil, epoch id, written}`.
+ */
 export const APPEND_UNLESS_FULL: LuaScript = {
   source: `local epoch = redis.call('HMGET', KEYS[3], 'id', 'written')
 if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return {false, epoch[1], epoch[2]} end
@@ -96,7 +107,10 @@ if epoch[1] then epoch[2] = redis.call('HINCRBY', KEYS[3], 'written', 1) end
 return {id, epoch[1], epoch[2]}`,
 };
 
-/** XACKs `ARGV[2..]` (`<id>` or `<id>\n<task id>`) in group `ARGV[1]` and closes their members in the open set `KEYS[2]`. */
+/**
+ * XACKs `ARGV[2..]` (`<id>` or `<id>\n<task id>`) in group `ARGV[1]` and closes their members in the open set
+ * `KEYS[2]`.
+ */
 export const ACK_AND_CLOSE: LuaScript = {
   source: `${LUA_OPEN_MEMBER}
 local ids, members = {}, {}

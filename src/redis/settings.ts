@@ -4,7 +4,13 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors.js';
-import { commandSender, isClusterClient, type RedisWarningLogger, type SendCommand, scalarText } from './commands.js';
+import {
+  commandSender,
+  isClusterClient,
+  type RedisWarningLogger,
+  type SendCommand,
+  scalarText,
+} from './commands.js';
 
 /** What {@link settingsCheck} checks, for whom. */
 export interface SettingsCheck {
@@ -16,7 +22,10 @@ export interface SettingsCheck {
   readonly logger: RedisWarningLogger;
 }
 
-/** Runs `step` until it succeeds, one run at a time; a run that succeeded is kept (later calls resolve at once). */
+/**
+ * Runs `step` until it succeeds, one run at a time; a run that succeeded is kept (later calls resolve at
+ * once).
+ */
 export function untilSucceeded(step: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
   return () => {
@@ -28,7 +37,10 @@ export function untilSucceeded(step: () => Promise<void>): () => Promise<void> {
   };
 }
 
-/** A reply that says the server refuses the command itself (renamed, ACL, a managed Redis), not that it is down. */
+/**
+ * A reply that says the server refuses the command itself (renamed, ACL, a managed Redis), not that it is
+ * down.
+ */
 function isRefusal(error: unknown): boolean {
   const message = error instanceof Error ? error.message : String(error);
   return /^NOPERM|^ERR.*\b(unknown|unsupported|disabled|permission|not (allowed|available|supported|permitted))\b/i.test(
@@ -40,7 +52,8 @@ function isRefusal(error: unknown): boolean {
 export function settingOf(reply: unknown, name: string): string | undefined {
   if (Array.isArray(reply)) return reply.length >= 2 ? scalarText(reply[1]) : undefined;
   if (reply instanceof Map) return scalarText(reply.get(name));
-  if (typeof reply === 'object' && reply !== null) return scalarText((reply as Record<string, unknown>)[name]);
+  if (typeof reply === 'object' && reply !== null)
+    return scalarText((reply as Record<string, unknown>)[name]);
   return undefined;
 }
 
@@ -67,7 +80,9 @@ function serverSenders(client: unknown, send: SendCommand, owner: string): SendC
   return [send];
 }
 
-/** The rule of a `save` setting that bounds the loss: the one needing the fewest changes (then the shortest). */
+/**
+ * The rule of a `save` setting that bounds the loss: the one needing the fewest changes (then the shortest).
+ */
 export function snapshotRule(save: string): { seconds: number; changes: number } | undefined {
   const numbers = save.trim().split(/\s+/).map(Number);
   let rule: { seconds: number; changes: number } | undefined;
@@ -75,7 +90,11 @@ export function snapshotRule(save: string): { seconds: number; changes: number }
     const seconds = numbers[index] ?? Number.NaN;
     const changes = numbers[index + 1] ?? Number.NaN;
     if (!Number.isFinite(seconds) || !Number.isFinite(changes)) continue;
-    if (rule === undefined || changes < rule.changes || (changes === rule.changes && seconds < rule.seconds)) {
+    if (
+      rule === undefined ||
+      changes < rule.changes ||
+      (changes === rule.changes && seconds < rule.seconds)
+    ) {
       rule = { seconds, changes };
     }
   }
@@ -116,7 +135,8 @@ export function settingsCheck(client: unknown, send: SendCommand, check: Setting
             new Map(
               await Promise.all(
                 names.map(
-                  async (name) => [name, settingOf(await server(undefined, 'CONFIG', 'GET', name), name)] as const,
+                  async (name) =>
+                    [name, settingOf(await server(undefined, 'CONFIG', 'GET', name), name)] as const,
                 ),
               ),
             ),
@@ -134,7 +154,10 @@ export function settingsCheck(client: unknown, send: SendCommand, check: Setting
     for (const reading of readings) {
       const policy = reading.get('maxmemory-policy');
       if (policy === undefined) {
-        warnOnce('policy', `${owner}: could not read the Redis setting maxmemory-policy; make sure it is noeviction`);
+        warnOnce(
+          'policy',
+          `${owner}: could not read the Redis setting maxmemory-policy; make sure it is noeviction`,
+        );
       } else if (policy.startsWith('allkeys-')) {
         throw new ConfigurationError(
           'maxmemory-policy',

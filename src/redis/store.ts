@@ -20,7 +20,10 @@ import { settingsCheck } from './settings.js';
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
-  /** Put before every key (`<prefix>v2:<base URL>:<seller id>:…`), so apps can share a database. Default `'dts:'`. */
+  /**
+   * Put before every key (`<prefix>v2:<base URL>:<seller id>:…`), so apps can share a database. Default
+   * `'dts:'`.
+   */
   prefix?: string;
   /** Where the one warning about an unreadable or `volatile-*` eviction policy goes. Default `console`. */
   logger?: RedisWarningLogger;
@@ -34,7 +37,8 @@ export interface RedisStore extends DeliveryStore {
    * Reads the Redis's `maxmemory-policy` (every master of a cluster) once; await it at boot. Every store
    * call awaits it first, so without it the first create or webhook runs it. `volatile-*`: one warning;
    * `CONFIG` refused (renamed, ACL, some managed Redis): one warning, and it resolves.
-   * @throws {ConfigurationError} `option: 'maxmemory-policy'` under an `allkeys-*` policy (read again at the next call).
+   * @throws {ConfigurationError} `option: 'maxmemory-policy'` under an `allkeys-*` policy (read again at the
+   * next call).
    * @throws the client's error when Redis cannot be reached (run again at the next call).
    */
   ready(): Promise<void>;
@@ -51,7 +55,10 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
   const raw = commandSender(client, 'redisStore');
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (typeof prefix !== 'string') {
-    throw new ConfigurationError('prefix', `Invalid prefix of redisStore: expected a string, got ${typeof prefix}`);
+    throw new ConfigurationError(
+      'prefix',
+      `Invalid prefix of redisStore: expected a string, got ${typeof prefix}`,
+    );
   }
   const ready = settingsCheck(client, raw, {
     owner: 'redisStore',
@@ -66,7 +73,10 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
   return {
     ready,
     setIfAbsent: async (key, value, ttlMs) =>
-      textReply(await send(prefix + key, 'SET', prefix + key, value, 'PX', ttlArgument(ttlMs), 'NX'), 'SET') === 'OK',
+      textReply(
+        await send(prefix + key, 'SET', prefix + key, value, 'PX', ttlArgument(ttlMs), 'NX'),
+        'SET',
+      ) === 'OK',
     get: async (key) => textReply(await send(prefix + key, 'GET', prefix + key), 'GET'),
     compareAndSet: async (key, expected, value, ttlMs) => {
       const args = [value, ttlArgument(ttlMs)];
@@ -105,6 +115,7 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
 
 /** `ttlMs` as Redis's PX argument: whole ms, at least 1. */
 function ttlArgument(ttlMs: number): string {
-  if (!Number.isFinite(ttlMs)) throw new RangeError(`redisStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
+  if (!Number.isFinite(ttlMs))
+    throw new RangeError(`redisStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
   return String(Math.max(1, Math.ceil(ttlMs)));
 }

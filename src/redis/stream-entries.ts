@@ -20,7 +20,8 @@ export function entriesOf(raw: unknown): { id: string; fields: Record<string, st
   for (const item of raw) {
     if (!Array.isArray(item)) continue;
     const id = textReply(item[0], 'XRANGE');
-    if (id !== undefined && item[1] !== null && item[1] !== undefined) entries.push({ id, fields: fieldsOf(item[1]) });
+    if (id !== undefined && item[1] !== null && item[1] !== undefined)
+      entries.push({ id, fields: fieldsOf(item[1]) });
   }
   return entries;
 }

@@ -21,7 +21,8 @@ export class Branches {
   /**
    * The branches whose `name` is valid as `selectedBranch` (`GET tasks/branches`), read tolerantly
    * (docs/spec-choices.md; what was left out is reported as drift). Retried when safe.
-   * @throws {APIError} by status; {@link APIConnectionError}; {@link ResponseValidationError} for a body not JSON.
+   * @throws {APIError} by status; {@link APIConnectionError}; {@link ResponseValidationError} for a body not
+   * JSON.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {
     const context = this.#context;
@@ -30,10 +31,12 @@ export class Branches {
       if (drifts.length > 0) context.reportDrift('branches.list', drifts, span);
       return branches;
     };
-    const answered = context.transport.send({ ...requestOf('branches.list'), read }, options).then((response) => ({
-      data: response.body as Branch[],
-      head: { status: response.status, headers: response.headers, body: response.text },
-    }));
+    const answered = context.transport
+      .send({ ...requestOf('branches.list'), read }, options)
+      .then((response) => ({
+        data: response.body as Branch[],
+        head: { status: response.status, headers: response.headers, body: response.text },
+      }));
     return new APIPromise(answered);
   }
 }

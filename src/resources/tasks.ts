@@ -18,10 +18,20 @@ import type { CallTraceOptions } from '../internal/http-request.js';
 import { taskPath } from '../internal/path.js';
 import { checkRequestOptions } from '../internal/request-checks.js';
 import { parseParams } from '../internal/validate.js';
-import { type Estimate, type EstimateParams, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
+import {
+  type Estimate,
+  type EstimateParams,
+  EstimateRequestParams,
+  estimateBody,
+} from '../schemas/estimate.js';
 import type { AnyTaskStatus, TaskWithId } from '../schemas/task.js';
 import { TaskCreateParams } from '../schemas/task-create.js';
-import { instantOf, MAX_PAGE_SIZE, type TaskListParams, TaskListRequestParams } from '../schemas/task-list.js';
+import {
+  instantOf,
+  MAX_PAGE_SIZE,
+  type TaskListParams,
+  TaskListRequestParams,
+} from '../schemas/task-list.js';
 import { contextOf, type ResourceHandle } from './handle.js';
 import { LookupRun } from './task-creation/create-run.js';
 import { createTask } from './task-creation/exactly-once-creation.js';
@@ -60,7 +70,11 @@ function checkListOptions(options: TaskListOptions): void {
     maxPages !== Number.POSITIVE_INFINITY &&
     !(Number.isSafeInteger(maxPages) && maxPages >= 1)
   ) {
-    issues.push({ path: 'options.maxPages', message: 'Expected an integer ≥ 1 or Infinity', code: 'invalid_option' });
+    issues.push({
+      path: 'options.maxPages',
+      message: 'Expected an integer ≥ 1 or Infinity',
+      code: 'invalid_option',
+    });
   }
   if (
     concurrency !== undefined &&
@@ -77,7 +91,10 @@ function checkListOptions(options: TaskListOptions): void {
 
 /** Options of {@link Tasks.findByOrderNumber}, applied to each page. */
 export interface FindByOrderNumberOptions extends RequestOptions {
-  /** List requests before `PaginationLimitError`, 1…1000. Default: the client's `reconciliation.maxPages` (10). */
+  /**
+   * List requests before `PaginationLimitError`, 1…1000. Default: the client's `reconciliation.maxPages`
+   * (10).
+   */
   maxPages?: number;
 }
 
@@ -87,7 +104,10 @@ export interface WaitForStatusOptions {
   signal?: AbortSignal;
   /** Time between reads in ms. Default 5000. */
   intervalMs?: number;
-  /** Longest wait in ms before `StatusWaitTimeoutError`, reads included. Default: the client's `totalTimeout`, else 600 000 (10 min). */
+  /**
+   * Longest wait in ms before `StatusWaitTimeoutError`, reads included. Default: the client's `totalTimeout`,
+   * else 600 000 (10 min).
+   */
   timeout?: number;
   request?: Omit<RequestOptions, 'signal'>;
 }
@@ -112,7 +132,8 @@ export class Tasks {
    * An unknown outcome is looked up (at most 10 list requests in all), resent only when no task carries
    * the order after `listingDelayMs`. A created order is remembered for `orderTtlMs` (24 h): creating it
    * again reads it back.
-   * @throws {RequestValidationError} for bad params (nothing sent); {@link InsufficientBalanceError} (no fee);
+   * @throws {RequestValidationError} for bad params (nothing sent); {@link InsufficientBalanceError} (no
+   * fee);
    * {@link TaskCreationOutcomeUnknownError} (`retryAfterMs`, `candidateTaskIds`; creating again looks
    * first, or pass `resendUnknownOutcome: true`); {@link DuplicateTaskError}; {@link APIError} by status;
    * the lookup's errors before sending (`PaginationLimitError`, …; nothing sent).
@@ -153,7 +174,8 @@ export class Tasks {
   /**
    * Every task whose `orderNumber` is exactly `orderNumber`, newest first: the lookup `tasks.create` uses
    * (README "Finding the tasks of an order"). A task created within `listingDelayMs` may not be listed yet.
-   * @throws {RequestValidationError} (nothing sent); {@link PaginationLimitError} past `maxPages`; as {@link retrieve}.
+   * @throws {RequestValidationError} (nothing sent); {@link PaginationLimitError} past `maxPages`; as {@link
+   * retrieve}.
    */
   findByOrderNumber(orderNumber: string, options: FindByOrderNumberOptions = {}): Promise<TaskWithId[]> {
     const context = this.#context;
@@ -163,16 +185,26 @@ export class Tasks {
       issues.push({ path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' });
     }
     if (!(maxPages >= 1 && maxPages <= 1000 && maxPages % 1 === 0)) {
-      issues.push({ path: 'options.maxPages', message: 'Expected an integer from 1 to 1000', code: 'invalid_option' });
+      issues.push({
+        path: 'options.maxPages',
+        message: 'Expected an integer from 1 to 1000',
+        code: 'invalid_option',
+      });
     }
     try {
       checkRequestOptions('tasks.findByOrderNumber', requestOptions, issues);
     } catch (error) {
       return Promise.reject(error);
     }
-    const run = new LookupRun(undefined, requestOptions.totalTimeout ?? context.totalTimeoutMs, requestOptions.signal);
+    const run = new LookupRun(
+      undefined,
+      requestOptions.totalTimeout ?? context.totalTimeoutMs,
+      requestOptions.signal,
+    );
     return findTasksOfOrder(context, orderNumber, requestOptions, run, maxPages)
-      .then((tasks) => tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''))
+      .then((tasks) =>
+        tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
+      )
       .finally(() => run.clear());
   }
 
@@ -199,7 +231,11 @@ export class Tasks {
     let window: CreationWindow | undefined;
     try {
       checkListOptions(options);
-      const { createdAfter, createdBefore, ...query } = parseParams(TaskListRequestParams, params, 'tasks.list');
+      const { createdAfter, createdBefore, ...query } = parseParams(
+        TaskListRequestParams,
+        params,
+        'tasks.list',
+      );
       window = creationWindow(instantOf(createdAfter), instantOf(createdBefore), query, (drift) =>
         this.#context.reportDrift('tasks.list', [drift], undefined),
       );
@@ -250,7 +286,8 @@ export class Tasks {
   /**
    * Estimates distance, time and price (KWD) between two points or locations (`POST tasks/estimate`;
    * a location's `fullAddress` is not sent). Retried when safe.
-   * @throws {RequestValidationError} (nothing sent); {@link APIError}; {@link APIConnectionError}; {@link ResponseValidationError}.
+   * @throws {RequestValidationError} (nothing sent); {@link APIError}; {@link APIConnectionError}; {@link
+   * ResponseValidationError}.
    */
   estimate(params: EstimateParams, options?: RequestOptions): APIPromise<Estimate> {
     return apiRequest(
@@ -284,17 +321,26 @@ export class Tasks {
       issues.push({ path: 'statuses', message: 'Expected one or more status strings', code: 'invalid_type' });
     }
     if (!Number.isInteger(intervalMs) || intervalMs < 1) {
-      issues.push({ path: 'options.intervalMs', message: 'Expected a positive integer (ms)', code: 'invalid_option' });
+      issues.push({
+        path: 'options.intervalMs',
+        message: 'Expected a positive integer (ms)',
+        code: 'invalid_option',
+      });
     }
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 2_147_483_647) {
-      issues.push({ path: 'options.timeout', message: 'Expected a positive integer (ms)', code: 'invalid_option' });
+      issues.push({
+        path: 'options.timeout',
+        message: 'Expected a positive integer (ms)',
+        code: 'invalid_option',
+      });
     }
     if (issues.length > 0) throw new RequestValidationError('tasks.waitForStatus', issues);
     taskPath(id, 'tasks.waitForStatus');
     const limit = deadline(timeout, 'total', signal);
     const combined = limit.signal;
     let lastStatus: string | undefined;
-    const timedOut = () => new StatusWaitTimeoutError({ taskId: id, statuses: wanted, lastStatus, timeoutMs: timeout });
+    const timedOut = () =>
+      new StatusWaitTimeoutError({ taskId: id, statuses: wanted, lastStatus, timeoutMs: timeout });
     try {
       for (;;) {
         try {

@@ -1,4 +1,7 @@
-/** `client.wallet`: prepaid balance and top-up links; OpenAPI `retrieveWalletBalance`, "POST /tasks/wallet-topup". */
+/**
+ * `client.wallet`: prepaid balance and top-up links; OpenAPI `retrieveWalletBalance`, "POST
+ * /tasks/wallet-topup".
+ */
 import type { APIPromise } from '../core/api-promise.js';
 import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';

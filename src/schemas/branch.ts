@@ -31,7 +31,10 @@ function isBranchLike(entry: unknown): boolean {
   return isPlainObject(entry) && (typeof entry.name === 'string' || typeof entry.name === 'number');
 }
 
-/** The list in a body and its path: the body, else `branches`, `data`, any array of branch-like entries, any empty one. */
+/**
+ * The list in a body and its path: the body, else `branches`, `data`, any array of branch-like entries, any
+ * empty one.
+ */
 function branchList(body: unknown): { list: unknown[]; path: string } | undefined {
   if (Array.isArray(body)) return { list: body, path: '' };
   if (!isPlainObject(body)) return undefined;
@@ -74,7 +77,10 @@ export function readBranches(body: unknown): { branches: Branch[]; drifts: Drift
   return { branches, drifts };
 }
 
-/** Any body of `GET tasks/branches` as `Branch[]` (strings become `{ name }`; entries without a name left out). */
+/**
+ * Any body of `GET tasks/branches` as `Branch[]` (strings become `{ name }`; entries without a name left
+ * out).
+ */
 export function toBranches(body: unknown): Branch[] {
   return readBranches(body).branches;
 }

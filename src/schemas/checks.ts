@@ -10,11 +10,15 @@ export function rule<T>(test: (value: T) => boolean, message: string, jsonSchema
 export function integer(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
   const bounds = min === Number.MIN_SAFE_INTEGER ? '' : ` from ${min} to ${max}`;
   return z.number().check(
-    rule<number>((value) => Number.isInteger(value) && value >= min && value <= max, `Expected an integer${bounds}`, {
-      type: 'integer',
-      minimum: min,
-      maximum: max,
-    }),
+    rule<number>(
+      (value) => Number.isInteger(value) && value >= min && value <= max,
+      `Expected an integer${bounds}`,
+      {
+        type: 'integer',
+        minimum: min,
+        maximum: max,
+      },
+    ),
   );
 }
 
@@ -31,7 +35,10 @@ export function nonEmptyText(max?: number) {
     );
 }
 
-/** A number ≥ (`'minimum'`) or ≤ (`'maximum'`) `limit`: zod's `gte`/`lte` issue and keyword, without their weight. */
+/**
+ * A number ≥ (`'minimum'`) or ≤ (`'maximum'`) `limit`: zod's `gte`/`lte` issue and keyword, without their
+ * weight.
+ */
 export function bound(side: 'minimum' | 'maximum', limit: number, message?: string) {
   const check: z.core.$ZodCheck<number> = z.check<number>(
     (payload) => {

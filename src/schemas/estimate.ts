@@ -20,7 +20,9 @@ const EstimatePointParam = z.strictObject({
   fullAddress: z.optional(z.array(z.string())),
 });
 
-/** What `tasks.estimate` accepts: an {@link EstimatePoint}, or a delivery or pickup location, for each point. */
+/**
+ * What `tasks.estimate` accepts: an {@link EstimatePoint}, or a delivery or pickup location, for each point.
+ */
 export const EstimateRequestParams = z
   .strictObject({ from: EstimatePointParam, to: EstimatePointParam })
   .check(wellFormedText);
@@ -28,7 +30,9 @@ export const EstimateRequestParams = z
 /** Parameters of `client.tasks.estimate`: two points, each an {@link EstimatePoint} or a location. */
 export type EstimateParams = z.input<typeof EstimateRequestParams>;
 
-/** The body for checked parameters: coordinates only; `dropped` names the fields left out, for the debug log. */
+/**
+ * The body for checked parameters: coordinates only; `dropped` names the fields left out, for the debug log.
+ */
 export function estimateBody(params: z.output<typeof EstimateRequestParams>): {
   body: z.output<typeof EstimateParams>;
   dropped: string[];

@@ -42,7 +42,9 @@ export const WEBHOOK_EVENT_KINDS = [
   'failed',
 ] as const;
 
-/** The events of a delivery that goes well, earliest first; an event's position is its {@link lifecycleRank}. */
+/**
+ * The events of a delivery that goes well, earliest first; an event's position is its {@link lifecycleRank}.
+ */
 export const DELIVERY_PATH = [
   'pending',
   'requested',
@@ -102,7 +104,10 @@ export function lifecycleRank(value: string): number | undefined {
   return rank === -1 ? undefined : rank;
 }
 
-/** Every status `mock.advance` can move a task to: ahead on the path, off-path ones reachable, webhook-only ones. */
+/**
+ * Every status `mock.advance` can move a task to: ahead on the path, off-path ones reachable, webhook-only
+ * ones.
+ */
 export function movesFrom(status: string, lastEvent?: string): LifecycleEvent[] {
   if (isFinalStatus(status) || !isTaskStatus(status)) return [];
   const rank = lifecycleRank(status) ?? -1;

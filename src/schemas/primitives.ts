@@ -26,9 +26,13 @@ function withinMaximum(amount: string): boolean {
 
 /** KWD as unsigned decimal text, at most 3 decimals and {@link MAX_KWD_AMOUNT}; Task `totalAmount`. */
 export const KwdText = z.string().check(
-  rule<string>((text) => KWD_TEXT.test(text), 'Expected KWD decimal text with at most 3 decimals, like "12.500"', {
-    pattern: KWD_TEXT.source,
-  }),
+  rule<string>(
+    (text) => KWD_TEXT.test(text),
+    'Expected KWD decimal text with at most 3 decimals, like "12.500"',
+    {
+      pattern: KWD_TEXT.source,
+    },
+  ),
   z.refine(withinMaximum, OVER_MAX),
 );
 

@@ -5,7 +5,9 @@
  * @module
  */
 
-/** How a timestamp was written: `zoned` (`Z` or an offset), `zoneless` (read as UTC), `date` (UTC midnight). */
+/**
+ * How a timestamp was written: `zoned` (`Z` or an offset), `zoneless` (read as UTC), `date` (UTC midnight).
+ */
 export type TimeForm = 'zoned' | 'zoneless' | 'date';
 
 /** A timestamp read: ms since the epoch, and how it was written. */
@@ -26,7 +28,20 @@ export function readServiceTime(value: unknown): ServiceTime | undefined {
   if (typeof value !== 'string') return undefined;
   const parts = TIMESTAMP.exec(value.trim());
   if (parts === null) return undefined;
-  const [, year, month, day, hour, minute, second = '0', fraction = '', utc, sign, offsetHours, offsetMinutes] = parts;
+  const [
+    ,
+    year,
+    month,
+    day,
+    hour,
+    minute,
+    second = '0',
+    fraction = '',
+    utc,
+    sign,
+    offsetHours,
+    offsetMinutes,
+  ] = parts;
   const date = new Date(0);
   // setUTCFullYear, not Date.UTC: years 0–99 stay themselves.
   date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));

@@ -1,4 +1,6 @@
-/** `POST tasks`: the create request and its response; OpenAPI `createTask`, schema `TaskCreateParams`. @module */
+/**
+ * `POST tasks`: the create request and its response; OpenAPI `createTask`, schema `TaskCreateParams`. @module
+ */
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { KwdText, Latitude, Longitude, wellFormedText } from './primitives.js';
@@ -13,7 +15,11 @@ export type DeliveryLocation = {
   /** Address lines, one element per line. */
   fullAddress?: string[] | undefined;
 };
-const locationFields = { latitude: Latitude, longitude: Longitude, fullAddress: z.optional(z.array(z.string())) };
+const locationFields = {
+  latitude: Latitude,
+  longitude: Longitude,
+  fullAddress: z.optional(z.array(z.string())),
+};
 export const DeliveryLocation = z.strictObject(locationFields);
 
 /** A custom pickup point (the spec leaves its required fields open: the SDK requires the coordinates). */
@@ -72,7 +78,9 @@ const {
   customPickup,
 } = taskFields;
 
-/** Parameters of `client.tasks.create` (README "Endpoints"); unknown fields and malformed text are refused. */
+/**
+ * Parameters of `client.tasks.create` (README "Endpoints"); unknown fields and malformed text are refused.
+ */
 export type TaskCreateParams = TaskCreateFields &
   (
     | {

@@ -9,7 +9,13 @@ import { type Assert, type SameType, Task } from './task.js';
 export { MAX_PAGE_SIZE };
 
 /** Sort fields the mock understands; the service's own list is not documented, so any string is sent. */
-export type TaskSortField = 'createdAt' | 'updatedAt' | 'orderNumber' | 'status' | 'customerName' | (string & {});
+export type TaskSortField =
+  | 'createdAt'
+  | 'updatedAt'
+  | 'orderNumber'
+  | 'status'
+  | 'customerName'
+  | (string & {});
 
 /** Parameters of `client.tasks.list` (README "Pagination"). */
 export type TaskListParams = {
@@ -25,7 +31,9 @@ export type TaskListParams = {
   ignoreRegex?: boolean | undefined;
   /** `1` ascending (default), `-1` descending. */
   sortOrder?: 1 | -1 | undefined;
-  /** Only tasks created at or after this `Date` or ISO 8601 text, filtered on the client (docs/pagination.md). */
+  /**
+   * Only tasks created at or after this `Date` or ISO 8601 text, filtered on the client (docs/pagination.md).
+   */
   createdAfter?: string | Date | undefined;
   /** Only tasks created before this time (exclusive); the same forms as `createdAfter`. */
   createdBefore?: string | Date | undefined;
@@ -40,10 +48,9 @@ const LIST_QUERY = {
   sortOrder: z.optional(
     z
       .number()
-      .check(rule((order) => order === 1 || order === -1, 'Expected one of 1, -1', { enum: [1, -1] })) as z.ZodMiniType<
-      1 | -1,
-      1 | -1
-    >,
+      .check(
+        rule((order) => order === 1 || order === -1, 'Expected one of 1, -1', { enum: [1, -1] }),
+      ) as z.ZodMiniType<1 | -1, 1 | -1>,
   ),
 };
 

@@ -1,17 +1,25 @@
-/** The Task resource and its parts (OpenAPI schemas of the same names), read loosely; README "Endpoints". @module */
+/**
+ * The Task resource and its parts (OpenAPI schemas of the same names), read loosely; README "Endpoints".
+ * @module
+ */
 import * as z from 'zod/mini';
 import { nonEmptyText } from './checks.js';
 import { TASK_STATUSES } from './lifecycle.js';
 
 /** True when A and B are the same type: each documented interface is checked against its schema with it. */
-export type SameType<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export type SameType<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 export type Assert<T extends true[]> = T;
 
-/** The nine statuses of OpenAPI schema `TaskStatus` (README "What the spec leaves open, and what we chose"). */
+/**
+ * The nine statuses of OpenAPI schema `TaskStatus` (README "What the spec leaves open, and what we chose").
+ */
 export const TaskStatus = /* @__PURE__ */ z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** A status in a response: a {@link TaskStatus} or any other string (webhook bodies also carry `inprogress`). */
+/**
+ * A status in a response: a {@link TaskStatus} or any other string (webhook bodies also carry `inprogress`).
+ */
 export const AnyTaskStatus = z.string() as z.ZodMiniType<TaskStatus | (string & {}), string>;
 export type AnyTaskStatus = z.infer<typeof AnyTaskStatus>;
 
@@ -77,7 +85,10 @@ export interface Coordinates {
   longitude?: number | undefined;
   [field: string]: unknown;
 }
-export const Coordinates = z.looseObject({ latitude: z.optional(z.number()), longitude: z.optional(z.number()) });
+export const Coordinates = z.looseObject({
+  latitude: z.optional(z.number()),
+  longitude: z.optional(z.number()),
+});
 
 /** Structured parts of an address. */
 export interface AddressParts {
@@ -115,7 +126,10 @@ export interface AddressEntry {
   moreInfo?: AddressParts | undefined;
   [field: string]: unknown;
 }
-export const AddressEntry = z.looseObject({ address: z.optional(z.string()), moreInfo: z.optional(AddressParts) });
+export const AddressEntry = z.looseObject({
+  address: z.optional(z.string()),
+  moreInfo: z.optional(AddressParts),
+});
 
 /** Pickup and delivery addresses. */
 export interface AddressDetails {
@@ -125,7 +139,10 @@ export interface AddressDetails {
   toAddr?: AddressEntry | undefined;
   [field: string]: unknown;
 }
-export const AddressDetails = z.looseObject({ fromAddr: z.optional(AddressEntry), toAddr: z.optional(AddressEntry) });
+export const AddressDetails = z.looseObject({
+  fromAddr: z.optional(AddressEntry),
+  toAddr: z.optional(AddressEntry),
+});
 
 /** Distance and travel time; the spec gives no units (the mock sends kilometres and minutes). */
 export interface TravelDetail {
@@ -241,13 +258,17 @@ export const taskFields = {
   dispatchwebhookrequest: z.optional(z.looseObject({})),
 };
 
-/** A delivery task as the service returns it (OpenAPI schema `Task`): every field optional, unknown ones kept. */
+/**
+ * A delivery task as the service returns it (OpenAPI schema `Task`): every field optional, unknown ones kept.
+ */
 export interface Task extends TaskFields {
   [field: string]: unknown;
 }
 export const Task = z.looseObject(taskFields);
 
-/** A task whose `id` is known: what `tasks.create` and `tasks.retrieve` resolve to (README "Schema drift"). */
+/**
+ * A task whose `id` is known: what `tasks.create` and `tasks.retrieve` resolve to (README "Schema drift").
+ */
 export interface TaskWithId extends Task {
   /** Task id, never empty. */
   id: string;

@@ -1,11 +1,16 @@
-/** Tolerant reading of a body that failed its schema: coerce, else leave out (README "Schema drift"). @module */
+/**
+ * Tolerant reading of a body that failed its schema: coerce, else leave out (README "Schema drift"). @module
+ */
 import * as z from 'zod/mini';
 
 /** One difference between a body and its schema: a field coerced, or left out. */
 export interface Drift {
   path: string;
   expected: string;
-  /** The type received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. Never the value. */
+  /**
+   * The type received: `string`, `number`, `boolean`, `object`, `array`, `null` or `undefined`. Never the
+   * value.
+   */
   received: string;
   /** `read-all`: a listing out of the order asked for, read on to its end (docs/pagination.md). */
   action: 'coerced' | 'omitted' | 'read-all';
@@ -71,7 +76,8 @@ function expectedName(schema: Schema): string {
   const def = schema._zod.def;
   if (def.type === 'optional' || def.type === 'nullable')
     return expectedName((def as z.core.$ZodOptionalDef).innerType);
-  if (def.type === 'number' && (schema._zod.bag as { format?: string }).format?.includes('int')) return 'integer';
+  if (def.type === 'number' && (schema._zod.bag as { format?: string }).format?.includes('int'))
+    return 'integer';
   if (def.type === 'union') return 'one of several shapes';
   return def.type;
 }
@@ -88,14 +94,26 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Reads `value` as `schema`, appending drifts; copies only along changed paths. `ok: false`: the top level was left out. */
-export function readTolerantly(schema: Schema, value: unknown, drifts: Drift[]): { ok: boolean; value: unknown } {
+/**
+ * Reads `value` as `schema`, appending drifts; copies only along changed paths. `ok: false`: the top level
+ * was left out.
+ */
+export function readTolerantly(
+  schema: Schema,
+  value: unknown,
+  drifts: Drift[],
+): { ok: boolean; value: unknown } {
   const result = read(schema, value, [], drifts);
   return result === OMIT ? { ok: false, value: undefined } : { ok: true, value: result };
 }
 
 function omitted(schema: Schema, value: unknown, path: Path, drifts: Drift[]): typeof OMIT {
-  drifts.push({ path: pathText(path), expected: expectedName(schema), received: typeName(value), action: 'omitted' });
+  drifts.push({
+    path: pathText(path),
+    expected: expectedName(schema),
+    received: typeName(value),
+    action: 'omitted',
+  });
   return OMIT;
 }
 
@@ -103,7 +121,9 @@ function read(schema: Schema, value: unknown, path: Path, drifts: Drift[]): Read
   const def = schema._zod.def;
   switch (def.type) {
     case 'optional':
-      return value === undefined ? value : read((def as z.core.$ZodOptionalDef).innerType, value, path, drifts);
+      return value === undefined
+        ? value
+        : read((def as z.core.$ZodOptionalDef).innerType, value, path, drifts);
     case 'nullable':
       return value === null ? value : read((def as z.core.$ZodNullableDef).innerType, value, path, drifts);
     case 'object': {

@@ -1,4 +1,7 @@
-/** Wallet balance and top-up (README "What the spec leaves open, and what we chose": minimum 5 KWD, link valid 24 h). @module */
+/**
+ * Wallet balance and top-up (README "What the spec leaves open, and what we chose": minimum 5 KWD, link valid
+ * 24 h). @module
+ */
 import * as z from 'zod/mini';
 import { bound } from './checks.js';
 import { KwdNumber } from './primitives.js';

@@ -4,7 +4,10 @@ import { rule } from './checks.js';
 import { WEBHOOK_EVENT_KINDS } from './lifecycle.js';
 import { type Assert, type SameType, type TaskFields, taskFields } from './task.js';
 
-/** The event kinds a webhook's `status` carries, one per status change (docs/spec-choices.md, "webhook event kinds"). */
+/**
+ * The event kinds a webhook's `status` carries, one per status change (docs/spec-choices.md, "webhook event
+ * kinds").
+ */
 export { WEBHOOK_EVENT_KINDS };
 
 /** An event kind: one of {@link WEBHOOK_EVENT_KINDS} or any other non-empty string (kept, never rejected). */
@@ -74,9 +77,14 @@ export const WebhookTaskId = z.string().check(
   z.refine((id) => !hasControlCharacter(id), 'A task id must not contain control characters'),
 );
 
-/** The webhook body (OpenAPI webhook `taskStatusChanged`): a `Task`'s fields and its own; unknown ones kept. */
+/**
+ * The webhook body (OpenAPI webhook `taskStatusChanged`): a `Task`'s fields and its own; unknown ones kept.
+ */
 export interface WebhookTask extends Omit<TaskFields, 'status' | 'pickupLocation'> {
-  /** The task id; `parseWebhookEvent` falls back to `id` without it. 1 to 128 characters, no control characters. */
+  /**
+   * The task id; `parseWebhookEvent` falls back to `id` without it. 1 to 128 characters, no control
+   * characters.
+   */
   _id?: string | undefined;
   /** The event kind. Required. */
   status: WebhookEventKind;
@@ -86,7 +94,10 @@ export interface WebhookTask extends Omit<TaskFields, 'status' | 'pickupLocation
   pickupName?: string | undefined;
   /** Phone number of the pickup point. */
   pickupNumber?: string | undefined;
-  /** Estimated price: KWD as decimal text, 3 decimals (`"1.250"`); `kwd.toFils` converts it. Format not checked. */
+  /**
+   * Estimated price: KWD as decimal text, 3 decimals (`"1.250"`); `kwd.toFils` converts it. Format not
+   * checked.
+   */
   estimatedPrice?: string | undefined;
   /** The delivery fee was taken from the wallet. */
   walletDeducted?: boolean | undefined;

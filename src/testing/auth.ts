@@ -1,4 +1,7 @@
-/** `Authorization: apikey <key>` and `x-seller-id`, else 401 repeating nothing sent (README "The client"). @module */
+/**
+ * `Authorization: apikey <key>` and `x-seller-id`, else 401 repeating nothing sent (README "The client").
+ * @module
+ */
 import type { ServiceConfig } from './options.js';
 import { errorResponse } from './responses.js';
 

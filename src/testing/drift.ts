@@ -20,7 +20,9 @@ export const DRIFT_MUTATIONS: readonly MockDriftMutation[] = [
   'times-without-zone',
 ];
 
-/** The default of a `drift` fault: every mutation of a field's type (`times-without-zone` changes a value). */
+/**
+ * The default of a `drift` fault: every mutation of a field's type (`times-without-zone` changes a value).
+ */
 export const DEFAULT_DRIFT_MUTATIONS: readonly MockDriftMutation[] = DRIFT_MUTATIONS.filter(
   (mutation) => mutation !== 'times-without-zone',
 );
@@ -42,7 +44,11 @@ const TIME_FIELDS = new Set([
 /** `2026-11-20T10:00:00.000Z` as the mock writes it: its UTC wall time, the part before `Z`. */
 const UTC_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)Z$/;
 
-export function driftedValue(value: unknown, mutations: ReadonlySet<MockDriftMutation>, key?: string): unknown {
+export function driftedValue(
+  value: unknown,
+  mutations: ReadonlySet<MockDriftMutation>,
+  key?: string,
+): unknown {
   if (Array.isArray(value)) return value.map((item) => driftedValue(item, mutations));
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
@@ -50,14 +56,28 @@ export function driftedValue(value: unknown, mutations: ReadonlySet<MockDriftMut
     if (mutations.has('unknown-fields')) copy['x-drift'] = { note: 'a field the contract does not list' };
     return copy;
   }
-  if (typeof value === 'string' && key !== undefined && TIME_FIELDS.has(key) && mutations.has('times-without-zone')) {
+  if (
+    typeof value === 'string' &&
+    key !== undefined &&
+    TIME_FIELDS.has(key) &&
+    mutations.has('times-without-zone')
+  ) {
     return UTC_TIME.exec(value)?.[1] ?? value;
   }
-  if (typeof value === 'string' && key !== undefined && MONEY_FIELDS.has(key) && mutations.has('money-as-numbers')) {
+  if (
+    typeof value === 'string' &&
+    key !== undefined &&
+    MONEY_FIELDS.has(key) &&
+    mutations.has('money-as-numbers')
+  ) {
     const amount = Number(value);
     return value.trim() !== '' && Number.isFinite(amount) ? amount : value;
   }
-  if (typeof value === 'number' && mutations.has('numbers-as-text') && !(key !== undefined && MONEY_FIELDS.has(key))) {
+  if (
+    typeof value === 'number' &&
+    mutations.has('numbers-as-text') &&
+    !(key !== undefined && MONEY_FIELDS.has(key))
+  ) {
     return String(value);
   }
   if (typeof value === 'boolean') {
@@ -67,7 +87,10 @@ export function driftedValue(value: unknown, mutations: ReadonlySet<MockDriftMut
   return value;
 }
 
-/** `response` with its JSON body drifted (default {@link DEFAULT_DRIFT_MUTATIONS}); an error or non-JSON answer passes unchanged. */
+/**
+ * `response` with its JSON body drifted (default {@link DEFAULT_DRIFT_MUTATIONS}); an error or non-JSON
+ * answer passes unchanged.
+ */
 export async function driftedResponse(
   response: Response,
   mutations: readonly MockDriftMutation[] = DEFAULT_DRIFT_MUTATIONS,

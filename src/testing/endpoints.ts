@@ -101,7 +101,10 @@ export function draftTask(
   };
 }
 
-/** `POST tasks`: 400 (bad body, seller or branch), 402 `INSUFFICIENT_BALANCE`, else charges and stores `pending`. */
+/**
+ * `POST tasks`: 400 (bad body, seller or branch), 402 `INSUFFICIENT_BALANCE`, else charges and stores
+ * `pending`.
+ */
 export function createTask(state: ServiceState, request: OperationRequest): Response {
   const parsed = parseJsonBody(request.body, request.contentType, TaskCreateParams);
   if (!parsed.ok) return badRequest(parsed.message);
@@ -134,17 +137,23 @@ export function createTask(state: ServiceState, request: OperationRequest): Resp
 /** `GET tasks/{id}`: 404 also for another seller's task. */
 export function retrieveTask(state: ServiceState, request: OperationRequest): Response {
   const record = state.store.get(request.params.id ?? '');
-  if (!record || record.task.sellerId !== request.sellerId) return errorResponse(404, 'Task not found', 'NOT_FOUND');
+  if (!record || record.task.sellerId !== request.sellerId)
+    return errorResponse(404, 'Task not found', 'NOT_FOUND');
   return jsonResponse(structuredClone(record.task));
 }
 
-/** `GET tasks` (rules in `listing.ts`); `repeat-page` answers page 1 with 1000 pages; `sort` sorts its own way. */
+/**
+ * `GET tasks` (rules in `listing.ts`); `repeat-page` answers page 1 with 1000 pages; `sort` sorts its own
+ * way.
+ */
 export function listTasks(state: ServiceState, request: OperationRequest): Response {
   const { repeatFirstPage, sortOverride } = request;
   const query = parseListQuery(request.url.searchParams);
   if (!query.ok) return badRequest(query.message);
   const asked =
-    sortOverride === undefined ? query.value : withOrder(query.value, sortOverride.sortBy, sortOverride.sortOrder);
+    sortOverride === undefined
+      ? query.value
+      : withOrder(query.value, sortOverride.sortBy, sortOverride.sortOrder);
   const own = state.store.all().filter((record) => record.task.sellerId === request.sellerId);
   let page: TaskListPage;
   try {
@@ -164,7 +173,13 @@ export function listTasks(state: ServiceState, request: OperationRequest): Respo
       total: totalPages * page.limit,
     });
   }
-  return jsonResponse({ tasks, page: page.page, limit: page.limit, totalPages: page.totalPages, total: page.total });
+  return jsonResponse({
+    tasks,
+    page: page.page,
+    limit: page.limit,
+    totalPages: page.totalPages,
+    total: page.total,
+  });
 }
 
 /** `POST tasks/estimate` → `{ travelDetail, price }` (km, minutes, KWD). */
@@ -185,7 +200,10 @@ export function walletBalance(state: ServiceState): Response {
   return jsonResponse({ walletAmount: kwd.toNumber(kwd.fromFils(state.account.balanceFils)) });
 }
 
-/** `POST tasks/wallet-topup`: a link `<origin>/pay/<token>` valid 24 h; 400 `INVOICE_ACCOUNT` on an invoice account. */
+/**
+ * `POST tasks/wallet-topup`: a link `<origin>/pay/<token>` valid 24 h; 400 `INVOICE_ACCOUNT` on an invoice
+ * account.
+ */
 export function topUp(state: ServiceState, request: OperationRequest): Response {
   const parsed = parseJsonBody(request.body, request.contentType, WalletTopUpParams);
   if (!parsed.ok) return badRequest(parsed.message);

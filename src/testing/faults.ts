@@ -48,7 +48,9 @@ function faultOf(rule: MockFaultRule): MockFault {
     case 'delay':
       return { kind: 'delay', ms: rule.ms };
     case 'drift':
-      return rule.mutations === undefined ? { kind: 'drift' } : { kind: 'drift', mutations: [...rule.mutations] };
+      return rule.mutations === undefined
+        ? { kind: 'drift' }
+        : { kind: 'drift', mutations: [...rule.mutations] };
     case 'sort':
       return { kind: 'sort', sortBy: rule.sortBy ?? 'createdAt', sortOrder: rule.sortOrder ?? 1 };
     default:
@@ -87,7 +89,9 @@ function checkFaultHeaders(headers: unknown): void {
   for (const [name, value] of Object.entries(headers)) {
     const field = `headers[${JSON.stringify(name)}]`;
     if (!HEADER_NAME.test(name)) {
-      throw new RangeError(`${field}: not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~, no space)`);
+      throw new RangeError(
+        `${field}: not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~, no space)`,
+      );
     }
     if (FRAMING_HEADERS.has(name.toLowerCase())) {
       throw new RangeError(`${field}: set by the mock itself (it frames the answer), a fault cannot set it`);
@@ -110,7 +114,8 @@ export function checkFaultRule(rule: MockFaultRule): void {
   }
   const operations = rule.operation === undefined ? undefined : [rule.operation].flat();
   for (const operation of operations ?? []) {
-    if (!OPERATIONS.includes(operation)) throw new TypeError(`unknown operation ${JSON.stringify(operation)}`);
+    if (!OPERATIONS.includes(operation))
+      throw new TypeError(`unknown operation ${JSON.stringify(operation)}`);
   }
   if (rule.kind === 'status') {
     if (!Number.isInteger(rule.status) || rule.status < 200 || rule.status > 599) {
@@ -122,7 +127,10 @@ export function checkFaultRule(rule: MockFaultRule): void {
     throw new RangeError(`fault ms must be ≥ 0 (Infinity never answers), got ${String(rule.ms)}`);
   }
   if (rule.kind === 'drift' && rule.mutations !== undefined) {
-    if (!Array.isArray(rule.mutations) || rule.mutations.some((mutation) => !DRIFT_MUTATIONS.includes(mutation))) {
+    if (
+      !Array.isArray(rule.mutations) ||
+      rule.mutations.some((mutation) => !DRIFT_MUTATIONS.includes(mutation))
+    ) {
       throw new TypeError(`drift mutations must be a list of ${DRIFT_MUTATIONS.join(', ')}`);
     }
   }
@@ -215,7 +223,10 @@ export function waitUnlessAborted(ms: number, signals: readonly AbortSignal[]): 
 }
 
 /** `response`'s head with its full `content-length` and half its body, never finished; aborting drops it. */
-export async function stalledBodyResponse(response: Response, signals: readonly AbortSignal[]): Promise<Response> {
+export async function stalledBodyResponse(
+  response: Response,
+  signals: readonly AbortSignal[],
+): Promise<Response> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const part = bytes.slice(0, Math.ceil(bytes.length / 2));
   let stop = () => {};

@@ -1,4 +1,7 @@
-/** `mock.listen()` before Node.js 22.12: `globalThis.fetch` answered by the handlers (not `node:http`). @module */
+/**
+ * `mock.listen()` before Node.js 22.12: `globalThis.fetch` answered by the handlers (not `node:http`).
+ * @module
+ */
 import { getResponse, type HttpHandler, isPassthroughResponse } from 'msw';
 import type { UnhandledDecision, UnhandledStrategy } from './unhandled-requests.js';
 

@@ -33,10 +33,22 @@ export function haversineKm(from: MockPoint, to: MockPoint): number {
 export function travelDetailBetween(from: MockPoint, to: MockPoint): TripDetail {
   const totalDistance = Math.round(haversineKm(from, to) * 1000) / 1000;
   const duration = Math.round((totalDistance / DELIVERY_SPEED_KMH) * 60 * 10) / 10;
-  return { totalDistance, duration, durationInTraffic: duration, hasTraffic: false, estimatedDelayByTraffic: 0 };
+  return {
+    totalDistance,
+    duration,
+    durationInTraffic: duration,
+    hasTraffic: false,
+    estimatedDelayByTraffic: 0,
+  };
 }
 
 /** The `travelDetail` of a task without a delivery point: every number 0. */
 export function noTravel(): TripDetail {
-  return { totalDistance: 0, duration: 0, durationInTraffic: 0, hasTraffic: false, estimatedDelayByTraffic: 0 };
+  return {
+    totalDistance: 0,
+    duration: 0,
+    durationInTraffic: 0,
+    hasTraffic: false,
+    estimatedDelayByTraffic: 0,
+  };
 }

@@ -1,4 +1,6 @@
-/** The mock's msw handlers: route, record, early faults, authentication, the operation, late faults. @module */
+/**
+ * The mock's msw handlers: route, record, early faults, authentication, the operation, late faults. @module
+ */
 import { type HttpHandler, http, passthrough } from 'msw';
 import { authenticatedSeller, unauthorized } from './auth.js';
 import { driftedResponse } from './drift.js';
@@ -27,7 +29,11 @@ export interface HandlerContext {
   readonly webhookUrl: () => string | undefined;
 }
 
-function answerUnknownRoute(route: Extract<Route, { operation: 'unknown' }>, method: string, path: string): Response {
+function answerUnknownRoute(
+  route: Extract<Route, { operation: 'unknown' }>,
+  method: string,
+  path: string,
+): Response {
   switch (route.problem) {
     case 'method-not-allowed': {
       const response = errorResponse(405, `Method ${method} is not allowed on ${path}`, 'METHOD_NOT_ALLOWED');
@@ -62,7 +68,9 @@ function processRequest(
     params: route.params,
     repeatFirstPage: fault?.kind === 'repeat-page',
     sortOverride:
-      fault?.kind === 'sort' ? { sortBy: fault.sortBy ?? 'createdAt', sortOrder: fault.sortOrder ?? 1 } : undefined,
+      fault?.kind === 'sort'
+        ? { sortBy: fault.sortBy ?? 'createdAt', sortOrder: fault.sortOrder ?? 1 }
+        : undefined,
   };
   try {
     return OPERATION_HANDLERS[route.operation](state, operationRequest);
@@ -74,7 +82,10 @@ function processRequest(
 /** Requests answered so far by each mock, for its request ids. */
 const answered = new WeakMap<HandlerContext, number>();
 
-/** The next request id of the mock behind `context`: `req_000001`, `req_000002`, … (reset() does not restart it). */
+/**
+ * The next request id of the mock behind `context`: `req_000001`, `req_000002`, … (reset() does not restart
+ * it).
+ */
 function nextRequestId(context: HandlerContext): string {
   const count = (answered.get(context) ?? 0) + 1;
   answered.set(context, count);
@@ -96,14 +107,24 @@ function withRequestId(response: Response, requestId: string): Response {
   }
 }
 
-/** Every answer of the service carries an `x-request-id`, like a real API's (dropped connections have none). */
-async function handleServiceRequest(context: HandlerContext, request: Request, segments: string[]): Promise<Response> {
+/**
+ * Every answer of the service carries an `x-request-id`, like a real API's (dropped connections have none).
+ */
+async function handleServiceRequest(
+  context: HandlerContext,
+  request: Request,
+  segments: string[],
+): Promise<Response> {
   const requestId = nextRequestId(context);
   return withRequestId(await answerServiceRequest(context, request, segments), requestId);
 }
 
 /** The whole path of one request to the service (see the module comment). */
-async function answerServiceRequest(context: HandlerContext, request: Request, segments: string[]): Promise<Response> {
+async function answerServiceRequest(
+  context: HandlerContext,
+  request: Request,
+  segments: string[],
+): Promise<Response> {
   const url = new URL(request.url);
   const route = routeOf(request.method, segments);
   const body = await request.text();
@@ -181,7 +202,11 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     http.all(
       ({ request }) => segmentsAfterCollection(config.address, new URL(request.url)) !== undefined,
       ({ request }) =>
-        handleServiceRequest(context, request, segmentsAfterCollection(config.address, new URL(request.url)) ?? []),
+        handleServiceRequest(
+          context,
+          request,
+          segmentsAfterCollection(config.address, new URL(request.url)) ?? [],
+        ),
     ),
   );
   return handlers;

@@ -61,14 +61,20 @@ async function pipeBody(
   }
 }
 
-/** Methods a fetch `Request` refuses to carry (the Fetch standard's forbidden methods): answered 405 before one is made. */
+/**
+ * Methods a fetch `Request` refuses to carry (the Fetch standard's forbidden methods): answered 405 before
+ * one is made.
+ */
 const UNCARRIED_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
-/** `Allow` of a 405 where no path says more (a `CONNECT`, whose target is no path): what the service serves. */
+/**
+ * `Allow` of a 405 where no path says more (a `CONNECT`, whose target is no path): what the service serves.
+ */
 const SERVED_METHODS = 'GET, POST';
 
 /**
- * Answers 405 `METHOD_NOT_ALLOWED` with `allow`, or 404 when nothing is served at `url`. The body is not read:
+ * Answers 405 `METHOD_NOT_ALLOWED` with `allow`, or 404 when nothing is served at `url`. The body is not
+ * read:
  * the connection is closed after the answer when one was announced.
  */
 function answerUncarriedMethod(
@@ -88,7 +94,8 @@ function answerUncarriedMethod(
       .end('{"message":"No mock route","code":"NOT_FOUND"}');
     return;
   }
-  const allow = route.operation === 'unknown' && route.problem === 'method-not-allowed' ? route.allow : SERVED_METHODS;
+  const allow =
+    route.operation === 'unknown' && route.problem === 'method-not-allowed' ? route.allow : SERVED_METHODS;
   response.writeHead(405, { 'content-type': 'application/json', allow }).end(
     JSON.stringify({
       message: `Method ${request.method} is not allowed on ${url.pathname}`,
@@ -109,7 +116,9 @@ function answerConnect(socket: Duplex, allow: string = SERVED_METHODS): void {
   );
 }
 
-/** A `node:http` listener serving `mock` (README "Testing your integration"); 413 over `maxBodyBytes` (1 MiB). */
+/**
+ * A `node:http` listener serving `mock` (README "Testing your integration"); 413 over `maxBodyBytes` (1 MiB).
+ */
 export function mockRequestListener(
   mock: MockDeliveryService,
   maxBodyBytes: number = DEFAULT_MAX_BODY_BYTES,
@@ -134,7 +143,9 @@ export function mockRequestListener(
           return;
         }
         const body =
-          request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBody(request, maxBodyBytes);
+          request.method === 'GET' || request.method === 'HEAD'
+            ? undefined
+            : await readBody(request, maxBodyBytes);
         const headers = new Headers();
         for (const [name, value] of Object.entries(request.headers)) {
           if (typeof value === 'string') headers.set(name, value);
@@ -142,7 +153,12 @@ export function mockRequestListener(
         }
         const answer = await getResponse(
           handlers,
-          new Request(url, { method: request.method ?? 'GET', headers, body: body ?? null, signal: closed.signal }),
+          new Request(url, {
+            method: request.method ?? 'GET',
+            headers,
+            body: body ?? null,
+            signal: closed.signal,
+          }),
         );
         if (!answer) {
           response
@@ -175,7 +191,10 @@ export function mockRequestListener(
 function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
   if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
   for (const name of hosts) {
-    if (typeof name !== 'string' || !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)) {
+    if (
+      typeof name !== 'string' ||
+      !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
+    ) {
       throw new TypeError(
         `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
       );
@@ -243,7 +262,8 @@ export async function startMockHttpServer(
   let hosts: ReadonlySet<string> | 'any' = new Set();
   const server = createServer((request, response) => {
     const named = request.headers.host?.toLowerCase();
-    if (hosts !== 'any' && named !== undefined && !hosts.has(named)) refuseForeignHost(request, response, maxBodyBytes);
+    if (hosts !== 'any' && named !== undefined && !hosts.has(named))
+      refuseForeignHost(request, response, maxBodyBytes);
     else listener(request, response);
   });
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerConnect(socket));

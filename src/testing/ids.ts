@@ -22,7 +22,10 @@ export function createSequenceIdGenerator(prefix: string): () => string {
   };
 }
 
-/** A top-up token: 128 random bits, base64url, so one link cannot be guessed from another (delivery-task-tools/docs/sandbox.md "Exposure"). */
+/**
+ * A top-up token: 128 random bits, base64url, so one link cannot be guessed from another
+ * (delivery-task-tools/docs/sandbox.md "Exposure").
+ */
 export function randomPaymentToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   let binary = '';

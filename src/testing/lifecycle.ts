@@ -1,4 +1,7 @@
-/** Which changes `advance` allows and what each does; webhook-only events are never stored as the status. @module */
+/**
+ * Which changes `advance` allows and what each does; webhook-only events are never stored as the status.
+ * @module
+ */
 import {
   DELIVERY_PATH,
   HAPPY_PATH,
@@ -46,7 +49,10 @@ export function plannedEvents(taskId: string, current: string, target?: string):
   return eventsBetween(current, target);
 }
 
-/** {@link plannedEvents} for a stored task, less webhook-only events it had. @throws {Error} as {@link plannedEvents}. */
+/**
+ * {@link plannedEvents} for a stored task, less webhook-only events it had. @throws {Error} as {@link
+ * plannedEvents}.
+ */
 export function plannedEventsOf(record: TaskRecord, taskId: string, target?: string): LifecycleEvent[] {
   const current = record.task.status ?? 'pending';
   const last = record.events.at(-1)?.status;
@@ -69,7 +75,10 @@ export function plannedEventsOf(record: TaskRecord, taskId: string, target?: str
 }
 
 /** The driver the mock assigns on `accepted`, with a tracking link under the mock's `origin`. */
-export function mockDriver(origin: string, deliveryId: string): { name: string; phone: string; trackingLink: string } {
+export function mockDriver(
+  origin: string,
+  deliveryId: string,
+): { name: string; phone: string; trackingLink: string } {
   return {
     name: 'Mock Driver',
     phone: '+96550000000',
@@ -85,7 +94,10 @@ export interface EventContext {
   readonly driver: () => { name: string; phone: string; trackingLink: string };
 }
 
-/** Applies one event: a status updates the task and its history (`accepted`: driver; `delivered`: `completedTime`). */
+/**
+ * Applies one event: a status updates the task and its history (`accepted`: driver; `delivered`:
+ * `completedTime`).
+ */
 export function applyEvent(record: TaskRecord, event: LifecycleEvent, context: EventContext): void {
   record.events.push({ status: event, timestamp: context.timestamp });
   if (isWebhookOnlyEvent(event)) return;

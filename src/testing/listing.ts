@@ -1,4 +1,7 @@
-/** `GET tasks` (OpenAPI `listTasks`; docs/testing.md): query, search, sort, pages; ties keep creation order. @module */
+/**
+ * `GET tasks` (OpenAPI `listTasks`; docs/testing.md): query, search, sort, pages; ties keep creation order.
+ * @module
+ */
 import * as z from 'zod';
 import type { Task } from '../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../schemas/task-list.js';
@@ -10,7 +13,10 @@ import type { TaskRecord } from './state.js';
 /** Longest `search` pattern accepted as a regular expression. */
 export const MAX_REGEX_SEARCH_LENGTH = 200;
 
-/** Most automaton steps of one regular-expression search over all tasks; past it, a 400 (delivery-task-tools/docs/sandbox.md "Bounds"). */
+/**
+ * Most automaton steps of one regular-expression search over all tasks; past it, a 400
+ * (delivery-task-tools/docs/sandbox.md "Bounds").
+ */
 export const MAX_SEARCH_STEPS = 1_000_000;
 
 /** Thrown by a search's test once it has used up {@link MAX_SEARCH_STEPS}; answered as a 400. */
@@ -23,7 +29,13 @@ export class SearchTooCostlyError extends Error {
   }
 }
 
-export const SEARCHED_FIELDS = ['orderNumber', 'customerName', 'customerNumber', 'id', 'deliveryZone'] as const;
+export const SEARCHED_FIELDS = [
+  'orderNumber',
+  'customerName',
+  'customerNumber',
+  'id',
+  'deliveryZone',
+] as const;
 
 /** Fields `sortBy` accepts; any other value sorts newest first. */
 export const SORT_FIELDS = ['createdAt', 'updatedAt', 'orderNumber', 'status', 'customerName'] as const;
@@ -43,7 +55,10 @@ const ListQuery = z.object({
     absentWhenEmpty,
     IntegerText.pipe(z.number().min(1).max(MAX_PAGE_SIZE)).default(DEFAULT_PAGE_SIZE),
   ),
-  page: z.preprocess(absentWhenEmpty, IntegerText.pipe(z.number().min(1).max(Number.MAX_SAFE_INTEGER)).default(1)),
+  page: z.preprocess(
+    absentWhenEmpty,
+    IntegerText.pipe(z.number().min(1).max(Number.MAX_SAFE_INTEGER)).default(1),
+  ),
   search: z.string().default(''),
   sortBy: z.string().default(''),
   ignoreRegex: z.preprocess(absentWhenEmpty, z.enum(['true', 'false']).default('false')),
@@ -151,10 +166,14 @@ export interface TaskListPage {
   readonly total: number;
 }
 
-/** One page of `records`, filtered and sorted. @throws {SearchTooCostlyError} past {@link MAX_SEARCH_STEPS}. */
+/**
+ * One page of `records`, filtered and sorted. @throws {SearchTooCostlyError} past {@link MAX_SEARCH_STEPS}.
+ */
 export function listPage(records: readonly TaskRecord[], query: TaskListQuery): TaskListPage {
   const { matches } = query;
-  const selected = (matches ? records.filter((record) => matches(record.task)) : [...records]).sort(query.order);
+  const selected = (matches ? records.filter((record) => matches(record.task)) : [...records]).sort(
+    query.order,
+  );
   const start = (query.page - 1) * query.limit;
   return {
     records: start < selected.length ? selected.slice(start, start + query.limit) : [],

@@ -1,4 +1,7 @@
-/** What delivery-task-tools' sandbox reads of a mock beyond `MockDeliveryService` (delivery-task-tools/docs/sandbox.md). @module */
+/**
+ * What delivery-task-tools' sandbox reads of a mock beyond `MockDeliveryService`
+ * (delivery-task-tools/docs/sandbox.md). @module
+ */
 
 import { FaultQueue } from './faults.js';
 import type { RequestLogPage, RequestPage } from './request-log.js';
@@ -43,7 +46,10 @@ export interface ActiveFaultRule {
   readonly remaining: number;
 }
 
-/** What a sandbox reads and does beyond `MockDeliveryService` (delivery-task-tools/docs/sandbox.md), bounded as the mock is. */
+/**
+ * What a sandbox reads and does beyond `MockDeliveryService` (delivery-task-tools/docs/sandbox.md), bounded
+ * as the mock is.
+ */
 export interface MockObservers {
   /** Calls `listener` after every change, synchronously; returns the function that stops it. */
   subscribe(listener: (change: MockChange) => void): () => void;
@@ -61,7 +67,10 @@ export interface MockObservers {
   requestPage(limit: number, before?: number): RequestPage;
   /** The same page with each body as held (JSON text, text or a summary), for writing out without parsing. */
   requestLogPage(limit: number, before?: number): RequestLogPage;
-  /** The last distinct credentials requests sent (at most 16, 8 to 1024 characters), for redaction of every page. */
+  /**
+   * The last distinct credentials requests sent (at most 16, 8 to 1024 characters), for redaction of every
+   * page.
+   */
   requestCredentials(): readonly string[];
   /** Webhook deliveries kept (the mock's `recordLimit`, at most 8 MiB held), in the order they finished. */
   webhookDeliveries(): readonly NumberedWebhookDelivery[];

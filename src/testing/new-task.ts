@@ -1,4 +1,7 @@
-/** The API form of a new task (OpenAPI schema `Task`): the request echoed plus what the service fills in. @module */
+/**
+ * The API form of a new task (OpenAPI schema `Task`): the request echoed plus what the service fills in.
+ * @module
+ */
 import type * as z from 'zod';
 import type { Branch } from '../schemas/branch.js';
 import type { AddressEntry, SellerDetail, Task } from '../schemas/task.js';
@@ -34,10 +37,16 @@ function coordinatesOf(branch: Branch): MockPoint | undefined {
 export function pickupOf(params: CheckedCreateParams, branch: Branch | undefined, origin: MockPoint): Pickup {
   const custom = params.customPickup === true ? params.pickupLocation : undefined;
   if (custom)
-    return { point: { latitude: custom.latitude, longitude: custom.longitude }, address: custom.fullAddress ?? [] };
+    return {
+      point: { latitude: custom.latitude, longitude: custom.longitude },
+      address: custom.fullAddress ?? [],
+    };
   const branchPoint = branch && params.customPickup === true ? coordinatesOf(branch) : undefined;
   if (branch && branchPoint) {
-    return { point: branchPoint, address: [typeof branch.address === 'string' ? branch.address : branch.name] };
+    return {
+      point: branchPoint,
+      address: [typeof branch.address === 'string' ? branch.address : branch.name],
+    };
   }
   return { point: origin, address: ['Kuwait City, Kuwait'] };
 }

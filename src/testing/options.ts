@@ -66,7 +66,8 @@ export interface ServiceConfig {
 }
 
 function requireText(value: unknown, option: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new TypeError(`${option} must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new TypeError(`${option} must be a non-empty string`);
   return value;
 }
 
@@ -122,7 +123,10 @@ export function resolveWebhookUrl(webhookUrl: unknown): string | undefined {
   throw new TypeError('webhookUrl must be an absolute http(s) URL');
 }
 
-/** Checks the options and fills in {@link MOCK_DEFAULTS}. @throws {TypeError} / {RangeError} naming the option (never the key). */
+/**
+ * Checks the options and fills in {@link MOCK_DEFAULTS}. @throws {TypeError} / {RangeError} naming the option
+ * (never the key).
+ */
 export function resolveOptions(options: MockDeliveryServiceOptions = {}): ServiceConfig {
   const account = options.account ?? MOCK_DEFAULTS.account;
   if (account.type !== 'wallet' && account.type !== 'invoice') {

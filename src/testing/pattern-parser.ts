@@ -49,7 +49,9 @@ function caseless(test: CharTest): CharTest {
     const text = String.fromCharCode(code);
     const lower = text.toLowerCase();
     const upper = text.toUpperCase();
-    return (lower.length === 1 && test(lower.charCodeAt(0))) || (upper.length === 1 && test(upper.charCodeAt(0)));
+    return (
+      (lower.length === 1 && test(lower.charCodeAt(0))) || (upper.length === 1 && test(upper.charCodeAt(0)))
+    );
   };
 }
 
@@ -247,7 +249,12 @@ export class Parser {
       if (char === ']' && !first) break;
       first = false;
       const start = this.#classMember();
-      if (typeof start === 'number' && this.#peek() === '-' && this.#peek(1) !== ']' && this.#peek(1) !== undefined) {
+      if (
+        typeof start === 'number' &&
+        this.#peek() === '-' &&
+        this.#peek(1) !== ']' &&
+        this.#peek(1) !== undefined
+      ) {
         this.#position++;
         const end = this.#classMember();
         if (typeof end !== 'number') throw this.#refuse('a range ending in a class escape');

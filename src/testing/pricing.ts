@@ -6,7 +6,10 @@ export interface FeeSchedule {
   readonly perKmFils: number;
 }
 
-/** The exact fee of `distanceKm` to the metre, rounded half-up to the fils. @throws {RangeError} for a bad distance. */
+/**
+ * The exact fee of `distanceKm` to the metre, rounded half-up to the fils. @throws {RangeError} for a bad
+ * distance.
+ */
 export function deliveryFeeFils(schedule: FeeSchedule, distanceKm: number): number {
   if (!Number.isFinite(distanceKm) || distanceKm < 0) {
     throw new RangeError(`distance must be a finite number of km ≥ 0, got ${distanceKm}`);

@@ -1,4 +1,7 @@
-/** Request bodies: bad JSON or schema violations are a 400 `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }`. @module */
+/**
+ * Request bodies: bad JSON or schema violations are a 400
+ * `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }`. @module
+ */
 import * as z from 'zod';
 import { nestsDeeperThan } from '../internal/json.js';
 
@@ -6,7 +9,9 @@ import { nestsDeeperThan } from '../internal/json.js';
 export const MAX_BODY_DEPTH = 64;
 
 /** The outcome of parsing: the value, or the message of a 400. */
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string };
 
 /** `deliveryLocation.latitude`, `fullAddress[0]`; `fallback` for the whole value. */
 function pathOf(path: readonly PropertyKey[], fallback: string): string {
@@ -18,7 +23,9 @@ function pathOf(path: readonly PropertyKey[], fallback: string): string {
   return text || fallback;
 }
 
-/** Formats zod issues as `path: problem; path: problem`; issues about the whole value use `fallback` as path. */
+/**
+ * Formats zod issues as `path: problem; path: problem`; issues about the whole value use `fallback` as path.
+ */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], fallback: string): string {
   return issues.map((issue) => `${pathOf(issue.path, fallback)}: ${issue.message}`).join('; ');
 }

@@ -1,6 +1,7 @@
 /**
  * The mock's record of requests (`mock.requests`), bounded per entry and in total by the bytes it holds
- * (delivery-task-tools/docs/sandbox.md "Bounds"). A body is kept as its text, never as parsed JSON: a 16 KiB `[{},{},…]` parsed is
+ * (delivery-task-tools/docs/sandbox.md "Bounds"). A body is kept as its text, never as parsed JSON: a 16 KiB
+ * `[{},{},…]` parsed is
  * ~300 KiB of objects. A request without valid credentials keeps a summary of fixed size. @module
  */
 import { nestsDeeperThan } from '../internal/json.js';
@@ -30,7 +31,9 @@ export const SUMMARY_VALUE_CHARS = 128;
 /** Default of the log's byte bound: 8 MiB held (counted as {@link heldBytes} counts). */
 export const DEFAULT_REQUEST_LOG_BYTES = 8 * 1024 * 1024;
 
-/** Distinct credentials sent by requests that are remembered (the most recent), for redaction of every page. */
+/**
+ * Distinct credentials sent by requests that are remembered (the most recent), for redaction of every page.
+ */
 export const MAX_REMEMBERED_CREDENTIALS = 16;
 
 /** Bytes counted for each entry besides its strings: the entry, its query and header objects, its slot. */
@@ -105,7 +108,9 @@ const summaryOf = (text: string): RecordedBodySummary => ({
   prefix: prefixOf(text, RECORDED_PREFIX_CHARS),
 });
 
-/** The body as the log holds it, `undefined` when empty: JSON text within the bounds, else text or a summary. */
+/**
+ * The body as the log holds it, `undefined` when empty: JSON text within the bounds, else text or a summary.
+ */
 export function storedBody(text: string, authenticated = true): StoredBody | undefined {
   if (text === '') return undefined;
   if (!authenticated || text.length > MAX_RECORDED_BODY_BYTES) return { summary: summaryOf(text) };
@@ -126,18 +131,31 @@ export function bodyValue(body: StoredBody | undefined): unknown {
   return { ...body.summary };
 }
 
-/** Parsed JSON, else text, `undefined` when empty; a {@link RecordedBodySummary} past the bounds or unauthenticated. */
+/**
+ * Parsed JSON, else text, `undefined` when empty; a {@link RecordedBodySummary} past the bounds or
+ * unauthenticated.
+ */
 export function recordedBody(text: string, authenticated = true): unknown {
   return bodyValue(storedBody(text, authenticated));
 }
 
 /** Headers a summary keeps first: what tells why a request was refused. */
-const SUMMARY_FIRST = ['authorization', 'x-seller-id', 'content-type', 'content-length', 'origin', 'user-agent'];
+const SUMMARY_FIRST = [
+  'authorization',
+  'x-seller-id',
+  'content-type',
+  'content-length',
+  'origin',
+  'user-agent',
+];
 
 /** At most `count` pairs, names and values cut short, `first` names before the others. */
 function cutPairs(record: Readonly<Record<string, string>>, count: number, first: readonly string[] = []) {
   const names = Object.keys(record);
-  const ordered = [...first.filter((name) => name in record), ...names.filter((name) => !first.includes(name))];
+  const ordered = [
+    ...first.filter((name) => name in record),
+    ...names.filter((name) => !first.includes(name)),
+  ];
   return Object.fromEntries(
     ordered
       .slice(0, count)
@@ -157,11 +175,14 @@ function summarized(entry: LoggedRequest): LoggedRequest {
   };
 }
 
-/** The bytes an entry holds, at most: its strings as {@link stringBytes}, each pair and the entry's objects. */
+/**
+ * The bytes an entry holds, at most: its strings as {@link stringBytes}, each pair and the entry's objects.
+ */
 export function heldBytes(entry: LoggedRequest, body: StoredBody | undefined): number {
   let size = ENTRY_BYTES + stringBytes(entry.url) + stringBytes(entry.path) + stringBytes(entry.method);
   for (const record of [entry.query, entry.headers]) {
-    for (const [name, value] of Object.entries(record)) size += PROPERTY_BYTES + stringBytes(name) + stringBytes(value);
+    for (const [name, value] of Object.entries(record))
+      size += PROPERTY_BYTES + stringBytes(name) + stringBytes(value);
   }
   if (body === undefined) return size;
   if ('json' in body) return size + stringBytes(body.json);
@@ -169,7 +190,10 @@ export function heldBytes(entry: LoggedRequest, body: StoredBody | undefined): n
   return size + ENTRY_BYTES + stringBytes(body.summary.prefix);
 }
 
-/** The credentials a request sent in its credential headers, 8 to 1024 characters long (shorter ones are no key). */
+/**
+ * The credentials a request sent in its credential headers, 8 to 1024 characters long (shorter ones are no
+ * key).
+ */
 function sentCredentials(headers: Readonly<Record<string, string>>): string[] {
   const found: string[] = [];
   for (const name of ['authorization', 'proxy-authorization', 'x-seller-id']) {
@@ -192,7 +216,9 @@ interface Kept {
 
 /** Recorded requests in arrival order: the most recent `limit` of them, holding at most `maxBytes` in all. */
 export class RequestLog {
-  /** Entries from {@link #start} on; the slots before it are emptied, so a dropped entry is held by nothing. */
+  /**
+   * Entries from {@link #start} on; the slots before it are emptied, so a dropped entry is held by nothing.
+   */
   #kept: Array<Kept | undefined> = [];
   /** Index of the oldest kept entry in {@link #kept} (dropping from the front is a move of this index). */
   #start = 0;
@@ -203,7 +229,9 @@ export class RequestLog {
   readonly #limit: number;
   readonly #maxBytes: number;
 
-  /** `limit`: entries kept (a positive integer); `maxBytes`: bytes held in all, as {@link heldBytes} counts. */
+  /**
+   * `limit`: entries kept (a positive integer); `maxBytes`: bytes held in all, as {@link heldBytes} counts.
+   */
   constructor(limit: number, maxBytes = DEFAULT_REQUEST_LOG_BYTES) {
     this.#limit = limit;
     this.#maxBytes = maxBytes;
@@ -256,7 +284,10 @@ export class RequestLog {
     }
   }
 
-  /** The last {@link MAX_REMEMBERED_CREDENTIALS} distinct credentials requests sent since the last {@link clear}. */
+  /**
+   * The last {@link MAX_REMEMBERED_CREDENTIALS} distinct credentials requests sent since the last {@link
+   * clear}.
+   */
   credentials(): readonly string[] {
     return [...this.#credentials];
   }
@@ -266,7 +297,10 @@ export class RequestLog {
     return Object.freeze(this.#keptFrom(this.#start).map((kept) => requestOf(kept)));
   }
 
-  /** Copies of the newest `limit` entries numbered below `before` (all when absent), oldest first, bodies parsed. */
+  /**
+   * Copies of the newest `limit` entries numbered below `before` (all when absent), oldest first, bodies
+   * parsed.
+   */
   page(limit: number, before?: number): RequestPage {
     const { entries, total, before: older } = this.entries(limit, before);
     const requests = entries.map(({ seq, request, body }) => ({ ...request, body: bodyValue(body), seq }));
@@ -283,7 +317,9 @@ export class RequestLog {
     const begin = Math.max(this.#start, end - limit);
     const entries = this.#keptFrom(begin, end).map((kept): RequestLogEntry => {
       const request = fieldsOf(kept);
-      return kept.body === undefined ? { seq: kept.seq, request } : { seq: kept.seq, request, body: kept.body };
+      return kept.body === undefined
+        ? { seq: kept.seq, request }
+        : { seq: kept.seq, request, body: kept.body };
     });
     const oldest = this.#kept[begin];
     return begin > this.#start && oldest !== undefined

@@ -1,4 +1,7 @@
-/** Where the mock listens (`<root>/tasks…`, `<root>/rest/tasks…`) and which operation a request is for. @module */
+/**
+ * Where the mock listens (`<root>/tasks…`, `<root>/rest/tasks…`) and which operation a request is for.
+ * @module
+ */
 import { OPERATIONS, type OperationName } from '../core/operations.js';
 
 export interface ServiceAddress {
@@ -8,7 +11,10 @@ export interface ServiceAddress {
   readonly collections: readonly string[];
 }
 
-/** Serves `<root>/tasks` and `<root>/rest/tasks`. @throws {TypeError} for a `baseUrl` not plain absolute http(s). */
+/**
+ * Serves `<root>/tasks` and `<root>/rest/tasks`. @throws {TypeError} for a `baseUrl` not plain absolute
+ * http(s).
+ */
 export function serviceAddress(baseUrl: string): ServiceAddress {
   let url: URL;
   try {
@@ -84,7 +90,8 @@ function rankOf(template: readonly Segment[], segments: readonly string[]): stri
 }
 
 /**
- * Most specific template wins; fixed segments matched raw (`..%2Fwallet-balance` is an id), parameters decoded.
+ * Most specific template wins; fixed segments matched raw (`..%2Fwallet-balance` is an id), parameters
+ * decoded.
  * @throws {TypeError} for a template outside `/tasks`.
  */
 export function routerOf<Name extends string>(

@@ -1,10 +1,19 @@
-/** The mock's regex search (`ignoreRegex=false`) as a Pike machine: linear time; grammar in docs/testing.md. @module */
+/**
+ * The mock's regex search (`ignoreRegex=false`) as a Pike machine: linear time; grammar in docs/testing.md.
+ * @module
+ */
 import { type CharTest, type Node, Parser, UnsupportedPatternError } from './pattern-parser.js';
 
-/** Most instructions a compiled pattern may have (a 200-character pattern without counted repetition needs fewer than 400). */
+/**
+ * Most instructions a compiled pattern may have (a 200-character pattern without counted repetition needs
+ * fewer than 400).
+ */
 export const MAX_PATTERN_PROGRAM = 2000;
 
-/** Thrown by {@link SearchPattern.test} once the pattern's steps pass its `maxSteps`, inside the scan of a text. */
+/**
+ * Thrown by {@link SearchPattern.test} once the pattern's steps pass its `maxSteps`, inside the scan of a
+ * text.
+ */
 export class StepBudgetExceededError extends Error {
   override name = 'StepBudgetExceededError';
 }
@@ -105,7 +114,10 @@ function anchoredAtStart(node: Node): boolean {
 }
 
 export interface SearchPattern {
-  /** As `RegExp.prototype.test` with `i`. @throws {StepBudgetExceededError} once {@link steps} passes `maxSteps`. */
+  /**
+   * As `RegExp.prototype.test` with `i`. @throws {StepBudgetExceededError} once {@link steps} passes
+   * `maxSteps`.
+   */
   test(text: string): boolean;
   /** Automaton steps taken by every `test` so far: at most program size × (text length + 1) per text. */
   readonly steps: number;
@@ -114,7 +126,8 @@ export interface SearchPattern {
 }
 
 /**
- * Compiles `source` (check it with `RegExp` first); `maxSteps` bounds all `test` calls together (default none).
+ * Compiles `source` (check it with `RegExp` first); `maxSteps` bounds all `test` calls together (default
+ * none).
  * @throws {UnsupportedPatternError} outside the grammar, or over {@link MAX_PATTERN_PROGRAM} instructions.
  */
 export function compileSearchPattern(source: string, maxSteps = Number.POSITIVE_INFINITY): SearchPattern {
@@ -131,7 +144,13 @@ export function compileSearchPattern(source: string, maxSteps = Number.POSITIVE_
   let steps = 0;
 
   /** Adds `start` and every state reachable from it without reading a character; true on MATCH. */
-  const add = (list: Int32Array, count: number, start: number, position: number, length: number): [number, boolean] => {
+  const add = (
+    list: Int32Array,
+    count: number,
+    start: number,
+    position: number,
+    length: number,
+  ): [number, boolean] => {
     let top = 0;
     stack[top++] = start;
     let matched = false;

@@ -1,4 +1,7 @@
-/** Seed tasks (option `tasks`): checked as `POST tasks` bodies, moved to their status, no webhooks, no fee. @module */
+/**
+ * Seed tasks (option `tasks`): checked as `POST tasks` bodies, moved to their status, no webhooks, no fee.
+ * @module
+ */
 import {
   isOffPathStatus,
   isTaskStatus,
@@ -31,10 +34,14 @@ function eventsTo(taskId: string, status: string): LifecycleEvent[] {
   return [...(via === 'pending' ? [] : plannedEvents(taskId, 'pending', via)), status];
 }
 
-/** @throws {TypeError} naming the first invalid field (`tasks[2].…`), a duplicate id, or over {@link MAX_SEED_TASKS}. */
+/**
+ * @throws {TypeError} naming the first invalid field (`tasks[2].…`), a duplicate id, or over {@link
+ * MAX_SEED_TASKS}.
+ */
 export function seedRecords(state: ServiceState, seeds: ReadonlyArray<MockSeedTask>): readonly TaskRecord[] {
   if (!Array.isArray(seeds)) seedFailure('tasks must be an array of task objects');
-  if (seeds.length > MAX_SEED_TASKS) seedFailure(`tasks: at most ${MAX_SEED_TASKS} seed tasks, got ${seeds.length}`);
+  if (seeds.length > MAX_SEED_TASKS)
+    seedFailure(`tasks: at most ${MAX_SEED_TASKS} seed tasks, got ${seeds.length}`);
   const { config } = state;
   const ids = new Set<string>();
   return seeds.map((seed: unknown, index) => {
@@ -45,14 +52,18 @@ export function seedRecords(state: ServiceState, seeds: ReadonlyArray<MockSeedTa
     if (id !== undefined && (typeof id !== 'string' || id.trim() === '')) {
       seedFailure(`${at(index)}.id: must be a non-empty string`);
     }
-    if (typeof id === 'string' && ids.has(id)) seedFailure(`${at(index)}.id: ${JSON.stringify(id)} is used twice`);
+    if (typeof id === 'string' && ids.has(id))
+      seedFailure(`${at(index)}.id: ${JSON.stringify(id)} is used twice`);
     if (typeof id === 'string') ids.add(id);
     if (typeof status !== 'string' || !isTaskStatus(status)) {
       seedFailure(`${at(index)}.status: must be one of ${TASK_STATUSES.join(', ')}`);
     }
     const parsed = TaskCreateParams.safeParse(body);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ['tasks', index, ...issue.path] }));
+      const issues = parsed.error.issues.map((issue) => ({
+        ...issue,
+        path: ['tasks', index, ...issue.path],
+      }));
       seedFailure(describeIssues(issues, at(index)));
     }
     if (parsed.data.sellerId !== undefined && parsed.data.sellerId !== config.sellerId) {

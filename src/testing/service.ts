@@ -1,4 +1,7 @@
-/** `createMockDeliveryService`: the store, account, handlers, lifecycle, webhooks and faults wired together. @module */
+/**
+ * `createMockDeliveryService`: the store, account, handlers, lifecycle, webhooks and faults wired together.
+ * @module
+ */
 import type { HttpHandler } from 'msw';
 import { type SetupServer, setupServer } from 'msw/node';
 import { kwd } from '../kwd.js';
@@ -220,13 +223,17 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     this.#feed.emit({ kind: 'reset' });
   }
 
-  /** Stores fresh copies of the seed tasks, after any task already stored (a new creation order each time). */
+  /**
+   * Stores fresh copies of the seed tasks, after any task already stored (a new creation order each time).
+   */
   #plantSeeds(): void {
     const { store } = this.#state;
     for (const seed of this.#seeds) store.add({ ...structuredClone(seed), seq: store.nextSeq() });
   }
 
-  /** Keeps a webhook delivery (the log drops the oldest beyond `recordLimit` or its bytes), and numbers it. */
+  /**
+   * Keeps a webhook delivery (the log drops the oldest beyond `recordLimit` or its bytes), and numbers it.
+   */
   #recordWebhookDelivery(delivery: MockWebhookDelivery, resentFrom?: number): NumberedWebhookDelivery {
     const numbered = this.#webhookDeliveries.add(delivery, resentFrom);
     this.#feed.emit({ kind: 'webhook', delivery: structuredClone(numbered) });

@@ -44,7 +44,8 @@ export class TaskStore {
   /** Stores a task, forgetting the oldest when full. @throws {Error} for a missing or used id. */
   add(record: TaskRecord): void {
     const id = record.task.id;
-    if (id === undefined || this.#byId.has(id)) throw new Error(`task id ${String(id)} is missing or already used`);
+    if (id === undefined || this.#byId.has(id))
+      throw new Error(`task id ${String(id)} is missing or already used`);
     this.#records.push(record);
     this.#byId.set(id, record);
     if (this.#records.length > this.#limit) {

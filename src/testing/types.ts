@@ -1,4 +1,6 @@
-/** Public types of `delivery-task-sdk/testing` (README "Testing your integration"; docs/testing.md). @module */
+/**
+ * Public types of `delivery-task-sdk/testing` (README "Testing your integration"; docs/testing.md). @module
+ */
 import type { HttpHandler } from 'msw';
 import type { OperationName } from '../core/operations.js';
 import type { KwdAmount } from '../kwd.js';
@@ -9,7 +11,9 @@ import type { MockDriftMutation } from './drift.js';
 /** An operation of the table (`tasks.create`, …), named like its SDK method; docs/testing.md lists them. */
 export type MockOperation = OperationName;
 
-/** `wallet`: prepaid, opening `balance` KWD (402 past it); `invoice`: fees to {@link MockWallet.invoicedFils}. */
+/**
+ * `wallet`: prepaid, opening `balance` KWD (402 past it); `invoice`: fees to {@link MockWallet.invoicedFils}.
+ */
 export type MockAccount = { type: 'wallet'; balance: KwdAmount } | { type: 'invoice' };
 
 /** Fee = `baseFee + perKm × totalDistance` (km), KWD, rounded half-up to the fils. */
@@ -26,10 +30,16 @@ export interface MockPoint {
   longitude: number;
 }
 
-/** A branch: a name (id `branch-<n>`), or an object kept as given; with coordinates and `address`, its tasks' pickup. */
+/**
+ * A branch: a name (id `branch-<n>`), or an object kept as given; with coordinates and `address`, its tasks'
+ * pickup.
+ */
 export type MockBranch = string | { name: string; id?: string; [field: string]: unknown };
 
-/** A task present from the start and after each `reset()`: a `POST tasks` body moved to `status`, no fee, no webhooks. */
+/**
+ * A task present from the start and after each `reset()`: a `POST tasks` body moved to `status`, no fee, no
+ * webhooks.
+ */
 export type MockSeedTask = TaskCreateParams & {
   /** Non-empty, unique among the seed tasks. Default: a new mock id. */
   id?: string;
@@ -53,7 +63,10 @@ export interface MockDeliveryServiceOptions {
   pricing?: MockPricing;
   /** The seller's default pickup point. Default Kuwait City (29.3759, 47.9774). */
   origin?: MockPoint;
-  /** Absolute http(s) URL {@link MockDeliveryService.advance} POSTs each change to (5 s timeout, no retry). Default none. */
+  /**
+   * Absolute http(s) URL {@link MockDeliveryService.advance} POSTs each change to (5 s timeout, no retry).
+   * Default none.
+   */
   webhookUrl?: string;
   /** HTTP status of a successful `POST tasks`. Default `200`. */
   createStatus?: 200 | 201;
@@ -61,7 +74,10 @@ export interface MockDeliveryServiceOptions {
   now?: () => Date;
   /** {@link MockSeedTask}s, oldest first; a bad one throws `TypeError` naming the field. Default none. */
   tasks?: ReadonlyArray<MockSeedTask>;
-  /** Requests and webhook deliveries kept each, the oldest dropped first: a positive integer. Default `10_000`. */
+  /**
+   * Requests and webhook deliveries kept each, the oldest dropped first: a positive integer. Default
+   * `10_000`.
+   */
   recordLimit?: number;
   /** Tasks kept (≥ seed tasks); one more forgets the oldest (then 404). Default `50_000`. */
   taskLimit?: number;
@@ -107,7 +123,10 @@ export interface MockRecordedRequest {
   readonly query: Readonly<Record<string, string>>;
   /** Lower-case names, unredacted; values cut to 256 characters without valid credentials. */
   readonly headers: Readonly<Record<string, string>>;
-  /** JSON, else text; over 16 KiB, 32 deep or unauthenticated, `{ truncated, bytes, prefix }` (delivery-task-tools/docs/sandbox.md "Bounds"). */
+  /**
+   * JSON, else text; over 16 KiB, 32 deep or unauthenticated, `{ truncated, bytes, prefix }`
+   * (delivery-task-tools/docs/sandbox.md "Bounds").
+   */
   readonly body: unknown;
   /** `'network-error'`: dropped; `'stalled'`: a `delay` running or cut short, or a `stall-body`. */
   readonly status: MockRecordedStatus;
@@ -151,9 +170,15 @@ export type MockFault =
   | { kind: 'invalid-json' }
   | { kind: 'repeat-page' }
   | {
-      /** `tasks.list` answers sorted this way whatever the request asked: a service that ignores or changes the sort. */
+      /**
+       * `tasks.list` answers sorted this way whatever the request asked: a service that ignores or changes
+       * the sort.
+       */
       kind: 'sort';
-      /** A field of `SORT_FIELDS`, or `''` for the mock's own order (newest created first). Default `'createdAt'`. */
+      /**
+       * A field of `SORT_FIELDS`, or `''` for the mock's own order (newest created first). Default
+       * `'createdAt'`.
+       */
       sortBy?: string;
       /** `1` ascending, `-1` descending. Default `1`, the documented default of `sortOrder`. */
       sortOrder?: 1 | -1;
@@ -180,13 +205,17 @@ export interface MockDeliveryService {
   readonly sellerId: string;
   /** msw handlers (the service, a passthrough for the webhook receiver): `setupServer(...mock.handlers)`. */
   readonly handlers: readonly HttpHandler[];
-  /** Starts msw's `setupServer` with {@link handlers}. @throws {Error} when listening, and on Bun and Deno. */
+  /**
+   * Starts msw's `setupServer` with {@link handlers}. @throws {Error} when listening, and on Bun and Deno.
+   */
   listen(options?: MockListenOptions): void;
   /** Stops {@link listen}'s server; ends pending delays, stalled bodies and webhook POSTs. */
   close(): void;
   /** The webhook receiver's URL (normalised), or `undefined`. */
   readonly webhookUrl: string | undefined;
-  /** Sets (or removes) the receiver's URL; {@link reset} keeps it. @throws {TypeError} for a non-http(s) URL. */
+  /**
+   * Sets (or removes) the receiver's URL; {@link reset} keeps it. @throws {TypeError} for a non-http(s) URL.
+   */
   setWebhookUrl(url: string | undefined): void;
   /** Copies, in creation order. */
   readonly tasks: readonly Task[];
@@ -197,16 +226,23 @@ export interface MockDeliveryService {
   requestsFor(operation: MockOperation): readonly MockRecordedRequest[];
   /** Since the last reset, in order of finishing (copies): the last `recordLimit`. */
   readonly webhookDeliveries: readonly MockWebhookDelivery[];
-  /** Moves a task one step, or to `status`, POSTing each change. @throws {Error} (rejects) for a step not allowed. */
+  /**
+   * Moves a task one step, or to `status`, POSTing each change. @throws {Error} (rejects) for a step not
+   * allowed.
+   */
   advance(taskId: string, status?: string): Promise<Task>;
   /**
-   * Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or used;
+   * Pays a top-up link once; returns the balance, KWD. @throws {Error} for a link unknown, expired (24 h) or
+   * used;
    * `RangeError` when the balance plus its amount would pass `MAX_KWD_AMOUNT` (nothing credited).
    */
   completeTopUp(paymentUrl: string): number;
   /** @throws {TypeError} / {RangeError} for a malformed rule (as `checkFaultRule`). */
   inject(rule: MockFaultRule): void;
   clearFaults(): void;
-  /** Back to the seed tasks and opening balance; records, faults, links and pending work cleared; ids keep counting. */
+  /**
+   * Back to the seed tasks and opening balance; records, faults, links and pending work cleared; ids keep
+   * counting.
+   */
   reset(): void;
 }

@@ -8,11 +8,15 @@ export const TOP_UP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Payment links remembered; one more forgets the oldest (then an unknown link). */
 export const MAX_TOP_UP_LINKS = 10_000;
 
-/** The largest balance a wallet holds, fils: `MAX_KWD_AMOUNT` (9007199254740.991 KWD), `Number.MAX_SAFE_INTEGER` fils. */
+/**
+ * The largest balance a wallet holds, fils: `MAX_KWD_AMOUNT` (9007199254740.991 KWD),
+ * `Number.MAX_SAFE_INTEGER` fils.
+ */
 export const MAX_BALANCE_FILS = Number.MAX_SAFE_INTEGER;
 
 /**
- * Why a credit of `amountFils` onto `balanceFils` cannot be held (the sum would pass {@link MAX_BALANCE_FILS}),
+ * Why a credit of `amountFils` onto `balanceFils` cannot be held (the sum would pass {@link
+ * MAX_BALANCE_FILS}),
  * else `undefined`. Both are safe integers ≥ 0, so the difference is exact.
  */
 export function creditRefusal(balanceFils: number, amountFils: number): string | undefined {
@@ -25,7 +29,10 @@ export type TopUpLinkProblem = 'unknown' | 'used' | 'expired';
 /** A top-up payment link that cannot be completed; {@link TopUpLinkError.problem} says why. */
 export class TopUpLinkError extends Error {
   override readonly name = 'TopUpLinkError';
-  /** `unknown` (not issued, or forgotten by a reset), `used` (already completed) or `expired` (24 h after issue). */
+  /**
+   * `unknown` (not issued, or forgotten by a reset), `used` (already completed) or `expired` (24 h after
+   * issue).
+   */
   readonly problem: TopUpLinkProblem;
 
   constructor(problem: TopUpLinkProblem, message: string) {
@@ -41,7 +48,10 @@ export interface TopUpLink {
   readonly expiresAt: Date;
 }
 
-/** The context a `JSON.parse` reviver gets where the engine gives it (V8 ≥ 11.4): the source text of a primitive. */
+/**
+ * The context a `JSON.parse` reviver gets where the engine gives it (V8 ≥ 11.4): the source text of a
+ * primitive.
+ */
 interface ReviverContext {
   readonly source?: string;
 }
@@ -82,7 +92,10 @@ export class Account {
   #invoiced = 0;
   readonly #links = new Map<string, { link: TopUpLink; used: boolean }>();
 
-  /** @param openingBalanceFils the balance after construction and each {@link reset} (ignored on invoice accounts). */
+  /**
+   * @param openingBalanceFils the balance after construction and each {@link reset} (ignored on invoice
+   * accounts).
+   */
   constructor(type: 'wallet' | 'invoice', openingBalanceFils: number) {
     this.type = type;
     this.#openingBalanceFils = type === 'wallet' ? openingBalanceFils : 0;
@@ -98,7 +111,9 @@ export class Account {
     return this.type === 'invoice' || this.#balanceFils >= feeFils;
   }
 
-  /** Deducts a fee (true), or invoices it. @throws {RangeError} when a wallet cannot pay (see {@link canPay}). */
+  /**
+   * Deducts a fee (true), or invoices it. @throws {RangeError} when a wallet cannot pay (see {@link canPay}).
+   */
   charge(feeFils: number): boolean {
     if (this.type === 'invoice') {
       this.#invoicedFils += feeFils;
@@ -114,12 +129,17 @@ export class Account {
 
   /**
    * Issues a payment link for `amountFils`, valid 24 hours from `issuedAt`.
-   * @throws {RangeError} naming the amount when the balance plus it would pass {@link MAX_BALANCE_FILS}; nothing is stored.
+   * @throws {RangeError} naming the amount when the balance plus it would pass {@link MAX_BALANCE_FILS};
+   * nothing is stored.
    */
   issueTopUp(paymentUrl: string, amountFils: number, issuedAt: Date): TopUpLink {
     const refusal = creditRefusal(this.#balanceFils, amountFils);
     if (refusal !== undefined) throw new RangeError(`amount: ${refusal}`);
-    const link = { paymentUrl, amountFils, expiresAt: new Date(issuedAt.getTime() + TOP_UP_LINK_LIFETIME_MS) };
+    const link = {
+      paymentUrl,
+      amountFils,
+      expiresAt: new Date(issuedAt.getTime() + TOP_UP_LINK_LIFETIME_MS),
+    };
     this.#links.set(paymentUrl, { link, used: false });
     if (this.#links.size > MAX_TOP_UP_LINKS) {
       const oldest = this.#links.keys().next();

@@ -5,7 +5,10 @@ import type { MockWebhookDelivery } from './types.js';
 
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
-/** Most bytes of a receiver's answer read (only its status is used; delivery-task-tools/docs/sandbox.md "Bounds"). */
+/**
+ * Most bytes of a receiver's answer read (only its status is used; delivery-task-tools/docs/sandbox.md
+ * "Bounds").
+ */
 export const MAX_WEBHOOK_ANSWER_BYTES = 4 * 1024;
 
 /** Reads at most {@link MAX_WEBHOOK_ANSWER_BYTES} of `body`, then cancels it. */
@@ -61,7 +64,11 @@ export async function sendWebhook(post: WebhookPost, cancel: AbortSignal): Promi
     await readAnswerHead(response.body);
     return { ...outcome, responseStatus, durationMs: elapsed() };
   } catch (error) {
-    const failure = { ...outcome, error: reasonOf(error, timeout.aborted, cancel.aborted), durationMs: elapsed() };
+    const failure = {
+      ...outcome,
+      error: reasonOf(error, timeout.aborted, cancel.aborted),
+      durationMs: elapsed(),
+    };
     return responseStatus === undefined ? failure : { ...failure, responseStatus };
   }
 }
@@ -74,7 +81,10 @@ const DELIVERY_BYTES = 256;
 
 const stringBytes = (text: string): number => 24 + 2 * text.length;
 
-/** A delivery with its number (as `NumberedWebhookDelivery` of `MockObservers`; kept here so neither imports the other). */
+/**
+ * A delivery with its number (as `NumberedWebhookDelivery` of `MockObservers`; kept here so neither imports
+ * the other).
+ */
 type NumberedWebhookDelivery = MockWebhookDelivery & { readonly seq: number; readonly resentFrom?: number };
 
 /** A delivery as the log holds it: its body as JSON text. */
@@ -147,7 +157,10 @@ export class WebhookDeliveryLog {
     this.#kept.push({ delivery, size });
     this.#bytes += size;
     let drop = 0;
-    while (this.#kept.length - drop > this.#limit || (this.#bytes > this.#maxBytes && this.#kept.length - drop > 1)) {
+    while (
+      this.#kept.length - drop > this.#limit ||
+      (this.#bytes > this.#maxBytes && this.#kept.length - drop > 1)
+    ) {
       this.#bytes -= (this.#kept[drop] as KeptDelivery).size;
       drop += 1;
     }
@@ -166,7 +179,10 @@ export class WebhookDeliveryLog {
     return this.#kept.map(({ delivery }) => numberedOf(delivery));
   }
 
-  /** The newest `limit` deliveries numbered below `before` (all when absent), oldest first, bodies as JSON text. */
+  /**
+   * The newest `limit` deliveries numbered below `before` (all when absent), oldest first, bodies as JSON
+   * text.
+   */
   page(limit: number, before?: number): WebhookDeliveryPage {
     let end = this.#kept.length;
     if (before !== undefined) {

@@ -24,7 +24,9 @@ export function rejection(
   return { status, body: JSON.stringify({ error: `${reason}: ${detail}` }), ...extra };
 }
 
-/** JSON media types, and a missing header: the spec does not show the service's headers, and it never retries. */
+/**
+ * JSON media types, and a missing header: the spec does not show the service's headers, and it never retries.
+ */
 export function isJsonContentType(value: string | null | undefined): boolean {
   if (value === null || value === undefined || value.trim() === '') return true;
   const type = (value.split(';')[0] ?? '').trim().toLowerCase();
@@ -87,7 +89,11 @@ export function bodyConsumed(adapter: 'node' | 'fetch'): WebhookAnswer {
 /** The answer to a body that could not be read, by its reason. */
 export function unreadBody(
   reason: Extract<BodyRead, { ok: false }>['reason'],
-  limits: { readonly maxBodyBytes: number; readonly bodyTimeoutMs: number; readonly adapter: 'node' | 'fetch' },
+  limits: {
+    readonly maxBodyBytes: number;
+    readonly bodyTimeoutMs: number;
+    readonly adapter: 'node' | 'fetch';
+  },
 ): WebhookAnswer {
   if (reason === 'too_large') return tooLarge(limits.maxBodyBytes);
   if (reason === 'timeout') return bodyTimedOut(limits.bodyTimeoutMs);

@@ -29,7 +29,8 @@ export function isStatusOutOfOrder(order: TaskOrder, status: string): boolean {
 /** Records `status` in `order`: raises its rank, ends the task on a final status (a confirmed end stays). */
 export function advanceOrder(order: TaskOrder, status: string, confirmed: boolean): void {
   order.rank = Math.max(order.rank, lifecycleRank(status) ?? -1);
-  if (isFinalStatus(status) && order.ended !== 'confirmed') order.ended = confirmed ? 'confirmed' : 'unconfirmed';
+  if (isFinalStatus(status) && order.ended !== 'confirmed')
+    order.ended = confirmed ? 'confirmed' : 'unconfirmed';
 }
 
 interface TaskRecord extends TaskOrder {
@@ -37,7 +38,9 @@ interface TaskRecord extends TaskOrder {
   touchedAt: number;
 }
 
-/** Per-task memory of processed statuses; methods take the time in ms, so expiry is testable without a clock. */
+/**
+ * Per-task memory of processed statuses; methods take the time in ms, so expiry is testable without a clock.
+ */
 export class TaskEventMemory {
   readonly #records = new Map<string, TaskRecord>();
   readonly #windowMs: number;

@@ -9,17 +9,29 @@ import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/we
 
 /** Fields every {@link WebhookEvent} has, confirmed or not. */
 export interface WebhookEventFields {
-  /** The event kind: the body's `status` (OpenAPI webhook `taskStatusChanged`); for a sync event, the task's status. */
+  /**
+   * The event kind: the body's `status` (OpenAPI webhook `taskStatusChanged`); for a sync event, the task's
+   * status.
+   */
   kind: WebhookEventKind;
   /** The task id: the body's `_id`, else its `id`. */
   taskId: string;
-  /** The body as received, parsed (`null` members dropped, unknown fields kept); for a sync event, the listed task. */
+  /**
+   * The body as received, parsed (`null` members dropped, unknown fields kept); for a sync event, the listed
+   * task.
+   */
   payload: WebhookTask;
-  /** When the webhook arrived (when it was parsed, for {@link parseWebhookEvent}); for a sync event, when its page was read. */
+  /**
+   * When the webhook arrived (when it was parsed, for {@link parseWebhookEvent}); for a sync event, when its
+   * page was read.
+   */
   receivedAt: Date;
 }
 
-/** A task's status change; unconfirmed, `task` is the unsigned body (docs/webhooks.md "Why and how to confirm"). */
+/**
+ * A task's status change; unconfirmed, `task` is the unsigned body (docs/webhooks.md "Why and how to
+ * confirm").
+ */
 export type WebhookEvent =
   | (WebhookEventFields & {
       /** A webhook was received. */
@@ -32,7 +44,10 @@ export type WebhookEvent =
       task: WebhookTask;
     })
   | (WebhookEventFields & {
-      /** `'webhook'`: a webhook was received and confirmed; `'sync'`: found by `handler.sync()` in `GET tasks`. */
+      /**
+       * `'webhook'`: a webhook was received and confirmed; `'sync'`: found by `handler.sync()` in
+       * `GET tasks`.
+       */
       source: 'webhook' | 'sync';
       /** The task was read from the service (`GET tasks/{id}` after the webhook arrived, or `GET tasks`). */
       confirmed: true;
@@ -57,7 +72,9 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
-/** A copy without `null` members (absent: every field is optional) nor `__proto__` keys; array elements kept. */
+/**
+ * A copy without `null` members (absent: every field is optional) nor `__proto__` keys; array elements kept.
+ */
 function withoutNullMembers(value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (depth > MAX_DEPTH) throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
@@ -90,7 +107,8 @@ function toJsonValue(body: unknown): unknown {
     return body;
   }
   // Refused before parsing: JSON.parse is slow on deep `[[[…`.
-  if (nestsDeeperThan(text, MAX_DEPTH)) throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
+  if (nestsDeeperThan(text, MAX_DEPTH))
+    throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
   try {
     return JSON.parse(text);
   } catch {
@@ -105,7 +123,9 @@ function taskIdOf(received: Record<string, unknown>, payload: WebhookTask): stri
   if (field === undefined) throw payloadError('_id', 'Missing task id (_id, or id)', 'invalid_type');
   const result = safeParse(WebhookTaskId, payload[field] ?? received[field]);
   if (!result.success) {
-    throw new WebhookPayloadError(toValidationIssues(result.error.issues).map((issue) => ({ ...issue, path: field })));
+    throw new WebhookPayloadError(
+      toValidationIssues(result.error.issues).map((issue) => ({ ...issue, path: field })),
+    );
   }
   return result.data;
 }
@@ -185,7 +205,8 @@ export function parseWebhookEventAt(
 
 /**
  * Parses a webhook body (JSON, JSON text or UTF-8 bytes; no size limit) into an unconfirmed event.
- * @throws {WebhookPayloadError} for a body not a JSON object, without a task id or `status`, or (strict) drifted.
+ * @throws {WebhookPayloadError} for a body not a JSON object, without a task id or `status`, or (strict)
+ * drifted.
  */
 export function parseWebhookEvent(
   body: unknown,
@@ -194,12 +215,24 @@ export function parseWebhookEvent(
   return parseWebhookEventAt(body, new Date(), reading);
 }
 
-/** @internal The confirmed sync event of a task listed by `GET tasks`; `undefined` without a valid id or status. */
+/**
+ * @internal The confirmed sync event of a task listed by `GET tasks`; `undefined` without a valid id or
+ * status.
+ */
 export function syncEventOf(task: Task, receivedAt: Date): (WebhookEvent & { source: 'sync' }) | undefined {
   const taskId = safeParse(WebhookTaskId, task.id);
   const status = task.status;
   if (!taskId.success || typeof status !== 'string' || status === '') return undefined;
   const parsed = safeParse(WebhookTask, task);
   const payload: WebhookTask = parsed.success ? parsed.data : { ...task, status };
-  return { kind: status, taskId: taskId.data, status, task, payload, source: 'sync', confirmed: true, receivedAt };
+  return {
+    kind: status,
+    taskId: taskId.data,
+    status,
+    task,
+    payload,
+    source: 'sync',
+    confirmed: true,
+    receivedAt,
+  };
 }

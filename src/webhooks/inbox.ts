@@ -6,7 +6,10 @@
 import type { LevelLogger } from '../internal/logger.js';
 import { unrefTimer } from './shared-state.js';
 
-/** A webhook to write into the inbox: its task id, kind (`status`), JSON body and arrival (ms since the epoch). */
+/**
+ * A webhook to write into the inbox: its task id, kind (`status`), JSON body and arrival (ms since the
+ * epoch).
+ */
 export interface InboxAppend {
   readonly taskId: string;
   readonly kind: string;
@@ -14,7 +17,10 @@ export interface InboxAppend {
   readonly receivedAt: number;
 }
 
-/** One claimed event: the inbox's id (for `complete`, `fail`), the JSON body, arrival (ms since the epoch), claims so far. */
+/**
+ * One claimed event: the inbox's id (for `complete`, `fail`), the JSON body, arrival (ms since the epoch),
+ * claims so far.
+ */
 export interface InboxEntry {
   readonly id: string;
   readonly body: string;
@@ -53,11 +59,15 @@ export interface WebhookInbox {
   readonly visibilityTimeoutMs: number;
   /** Writes one webhook durably. @throws when down or full: the receiver answers 503. */
   append(entry: InboxAppend): Promise<void>;
-  /** Claims up to `max` events, expired claims first, oldest first; past `maxAttempts` an event fails instead. */
+  /**
+   * Claims up to `max` events, expired claims first, oldest first; past `maxAttempts` an event fails instead.
+   */
   claim(consumer: string, max: number): Promise<InboxEntry[]>;
   /** Marks a claimed event done (many calls at once while draining: batching them is allowed). */
   complete(id: string): Promise<void>;
-  /** Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}. */
+  /**
+   * Marks a claimed event failed: kept, listed by {@link inspect}, processed again only by {@link replay}.
+   */
   fail(id: string, error: string): Promise<void>;
   /** Optional: gives a claimed event back at once, the claim not counted (the store did not answer). */
   release?(id: string): Promise<void>;
@@ -93,7 +103,10 @@ export function isWebhookInbox(value: unknown): value is WebhookInbox {
   );
 }
 
-/** What the handler does when its inbox's server was reset; `sync` is undefined without a client with `tasks.list`. */
+/**
+ * What the handler does when its inbox's server was reset; `sync` is undefined without a client with
+ * `tasks.list`.
+ */
 export interface InboxResetContext {
   readonly count: () => void;
   readonly logger: LevelLogger;
@@ -101,7 +114,10 @@ export interface InboxResetContext {
   readonly report: (error: unknown) => void;
 }
 
-/** On each reset `inbox` reports (docs/several-instances.md "Redis settings"): counted, one error line, a sync at once. */
+/**
+ * On each reset `inbox` reports (docs/several-instances.md "Redis settings"): counted, one error line, a sync
+ * at once.
+ */
 export function onInboxReset(inbox: WebhookInbox, context: InboxResetContext): void {
   const { count, logger, sync, report } = context;
   inbox.onReset?.(({ reason }) => {
@@ -152,7 +168,9 @@ const FIRST_FAILURE_PAUSE_MS = 100;
 const MAX_FAILURE_PAUSE_MS = 5_000;
 const MAINTAIN_EVERY_MS = 5_000;
 
-/** Claims while the queue has room: again at once after a full batch, else after `pollMs`. Timers are unref'd. */
+/**
+ * Claims while the queue has room: again at once after a full batch, else after `pollMs`. Timers are unref'd.
+ */
 export class InboxWorker {
   readonly #context: InboxWorkerContext;
   readonly consumer = `worker-${globalThis.crypto.randomUUID()}`;

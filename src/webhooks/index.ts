@@ -1,5 +1,6 @@
 /**
- * Receiving the service's status webhooks (OpenAPI webhook `taskStatusChanged`): `parseWebhookEvent` for a body,
+ * Receiving the service's status webhooks (OpenAPI webhook `taskStatusChanged`): `parseWebhookEvent` for a
+ * body,
  * `createWebhookHandler` for a receiver with Web (`Request → Response`) and Node (`req, res`) adapters,
  * a filter shared across instances through a `store`, and `sync()` for lost events.
  * @module
@@ -15,7 +16,12 @@ export {
   WebhookTask,
   WebhookTaskId,
 } from '../schemas/webhook.js';
-export { parseWebhookEvent, type WebhookEvent, type WebhookEventFields, type WebhookReading } from './event.js';
+export {
+  parseWebhookEvent,
+  type WebhookEvent,
+  type WebhookEventFields,
+  type WebhookReading,
+} from './event.js';
 export type {
   InboxAppend,
   InboxEntry,

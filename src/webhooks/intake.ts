@@ -10,7 +10,12 @@ import type { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import { type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
-import type { HandlerSettings, WebhookFetchContext, WebhookHandlerStats, WebhookNodeOptions } from './options.js';
+import type {
+  HandlerSettings,
+  WebhookFetchContext,
+  WebhookHandlerStats,
+  WebhookNodeOptions,
+} from './options.js';
 import type { EventPipeline } from './pipeline.js';
 import type { TaskEventQueue } from './queue.js';
 import { readRequestBody, toResponse } from './web.js';
@@ -98,7 +103,11 @@ export class WebhookIntake {
     }
   };
 
-  node = async (req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void> => {
+  node = async (
+    req: WebhookNodeRequest,
+    res: WebhookNodeResponse,
+    options?: WebhookNodeOptions,
+  ): Promise<void> => {
     this.#stats.received++;
     try {
       const receivedAt = new Date();
@@ -180,7 +189,11 @@ export class WebhookIntake {
     const { taskId, kind } = event;
     try {
       const body = JSON.stringify(event.payload);
-      await withDeadline(inbox.append({ taskId, kind, body, receivedAt: now }), this.#inboxTimeoutMs, 'inbox write');
+      await withDeadline(
+        inbox.append({ taskId, kind, body, receivedAt: now }),
+        this.#inboxTimeoutMs,
+        'inbox write',
+      );
     } catch (error) {
       this.#stats.rejected++;
       this.#logger.warn(
@@ -194,7 +207,10 @@ export class WebhookIntake {
     return RECEIVED;
   }
 
-  /** A body's size, bytes: as read, else the text or bytes given, else its JSON length (`maxBodyBytes` if none). */
+  /**
+   * A body's size, bytes: as read, else the text or bytes given, else its JSON length (`maxBodyBytes` if
+   * none).
+   */
   #sizeOf(body: { ok: true; bytes: Uint8Array } | { ok: true; value: unknown }): number {
     const value = 'value' in body ? body.value : body.bytes;
     if (typeof value === 'string') return value.length;

@@ -5,7 +5,9 @@
  */
 import { type BodyRead, concatBytes, type WebhookAnswer } from './answer.js';
 
-/** What the Node adapter uses of node:http's `IncomingMessage`, Express's `req` or Fastify's `request.raw`. */
+/**
+ * What the Node adapter uses of node:http's `IncomingMessage`, Express's `req` or Fastify's `request.raw`.
+ */
 export interface WebhookNodeRequest {
   readonly method?: string | undefined;
   /** Lower-case names (`content-type`, `content-length` are read). */
@@ -81,7 +83,9 @@ export function readNodeBody(
   });
 }
 
-/** Writes the answer unless one was sent; with `close`, closes the connection once it is out. Never throws. */
+/**
+ * Writes the answer unless one was sent; with `close`, closes the connection once it is out. Never throws.
+ */
 export function writeNodeAnswer(
   request: WebhookNodeRequest,
   response: WebhookNodeResponse,

@@ -1,4 +1,7 @@
-/** The options, counters and interface of the webhook handler (README "Receiving webhooks"; docs/webhooks.md). @module */
+/**
+ * The options, counters and interface of the webhook handler (README "Receiving webhooks"; docs/webhooks.md).
+ * @module
+ */
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
@@ -18,7 +21,9 @@ export interface WebhookClient {
   readonly tasks: {
     /** `client.tasks.retrieve`, or any function returning a promise of the task. */
     retrieve(id: string): PromiseLike<Task>;
-    /** `client.tasks.list`, or any async iterable of the listed tasks. Needed by `sync()` and `startSync()`. */
+    /**
+     * `client.tasks.list`, or any async iterable of the listed tasks. Needed by `sync()` and `startSync()`.
+     */
     list?(params: TaskListParams, options: TaskListOptions): AsyncIterable<Task>;
   };
 }
@@ -29,22 +34,36 @@ export interface WebhookDedupeOptions {
   windowMs?: number;
   /** Tasks remembered in this process at most, least recently used forgotten first. Default 10 000. */
   maxTasks?: number;
-  /** With a `store`: how long a task's record is kept after its last event, ms. Default 86 400 000 (1 day); ≥ 1. */
+  /**
+   * With a `store`: how long a task's record is kept after its last event, ms. Default 86 400 000 (1 day); ≥
+   * 1.
+   */
   storeTtlMs?: number;
 }
 
 /** Options of {@link createWebhookHandler}. Integers out of range throw `ConfigurationError`. */
 export interface WebhookHandlerOptions {
-  /** Called per accepted event after the answer (and per status `sync()` finds); awaited; a task's events in order. */
+  /**
+   * Called per accepted event after the answer (and per status `sync()` finds); awaited; a task's events in
+   * order.
+   */
   onEvent: (event: WebhookEvent) => unknown;
-  /** `'tolerant'` (default): 400 only without a task id or `status`; `'strict'`: any drift (README "Schema drift"). */
+  /**
+   * `'tolerant'` (default): 400 only without a task id or `status`; `'strict'`: any drift (README "Schema
+   * drift").
+   */
   validation?: ValidationMode;
   /**
-   * Called per drifted field (`operation: 'webhook'`, path, type names, never the value), and by `sync()` for its
-   * listing (`operation: 'tasks.list'`: times without a zone, pages out of order); logged at `warn` once per path.
+   * Called per drifted field (`operation: 'webhook'`, path, type names, never the value), and by `sync()` for
+   * its
+   * listing (`operation: 'tasks.list'`: times without a zone, pages out of order); logged at `warn` once per
+   * path.
    */
   onDrift?: (drift: SchemaDrift) => void;
-  /** A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes `store` keys. */
+  /**
+   * A `DeliveryClient` (or `tasks.retrieve`, `tasks.list`) for `confirm` and `sync()`; its seller id scopes
+   * `store` keys.
+   */
   client?: WebhookClient;
   /**
    * `GET tasks/{id}` before `onEvent` (`true`, or the kinds; docs/webhooks.md "Why and how to confirm").
@@ -53,25 +72,46 @@ export interface WebhookHandlerOptions {
   confirm?: boolean | readonly WebhookEventKind[];
   /** Drop duplicates and stale statuses (docs/webhooks.md "Duplicates and ordering"). Default `true`. */
   dedupe?: boolean | WebhookDedupeOptions;
-  /** A {@link DeliveryStore} shared by the instances; memory stands in while it fails (README "Running several instances"). */
+  /**
+   * A {@link DeliveryStore} shared by the instances; memory stands in while it fails (README "Running several
+   * instances").
+   */
   store?: DeliveryStore;
   /** Deadline of one `store` call, ms. Default 1 000 (`DEFAULT_STORE_TIMEOUT_MS`); 1 to 2 147 483 647. */
   storeTimeoutMs?: number;
-  /** How far before the checkpoint `sync()` walks, ms (clock skew, updates in flight). Default 300 000 (5 min); ≥ 0. */
+  /**
+   * How far before the checkpoint `sync()` walks, ms (clock skew, updates in flight). Default 300 000 (5
+   * min); ≥ 0.
+   */
   syncSkewMs?: number;
   /** Largest body accepted, bytes; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
-  /** Deadline for the whole body, ms, then 408; keep it under the service's 5 s. Default 2 000; 1 to 2 147 483 647. */
+  /**
+   * Deadline for the whole body, ms, then 408; keep it under the service's 5 s. Default 2 000; 1 to 2 147 483
+   * 647.
+   */
   bodyTimeoutMs?: number;
-  /** Gets failures of `onEvent` and confirming (with the event), and of `startSync`; awaited. Default: `logger.error`. */
+  /**
+   * Gets failures of `onEvent` and confirming (with the event), and of `startSync`; awaited. Default:
+   * `logger.error`.
+   */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
   /** Events processed at once at most. Default 8; 1 to 10 000. */
   concurrency?: number;
-  /** Deadline of one `onEvent` call, ms: then `onError` gets `WebhookEventTimeoutError` and the slot is freed. Default 30 000. */
+  /**
+   * Deadline of one `onEvent` call, ms: then `onError` gets `WebhookEventTimeoutError` and the slot is freed.
+   * Default 30 000.
+   */
   eventTimeoutMs?: number;
-  /** Events waiting at most; beyond, 503 (`sync()` catches them); with an `inbox`, bounds the claims. Default 10 000; ≥ 1. */
+  /**
+   * Events waiting at most; beyond, 503 (`sync()` catches them); with an `inbox`, bounds the claims. Default
+   * 10 000; ≥ 1.
+   */
   maxQueue?: number;
-  /** Body bytes held by waiting and running events at most; beyond, 503. Default 64 MiB, or `maxBodyBytes` when larger. */
+  /**
+   * Body bytes held by waiting and running events at most; beyond, 503. Default 64 MiB, or `maxBodyBytes`
+   * when larger.
+   */
   maxQueueBytes?: number;
   /**
    * A durable {@link WebhookInbox}: 200 once stored, else 503 (docs/several-instances.md "Durable intake").
@@ -80,7 +120,9 @@ export interface WebhookHandlerOptions {
   inbox?: WebhookInbox;
   /** Deadline of one inbox call (write, claim, mark), ms. Default 2 000; 1 to 2 147 483 647. */
   inboxTimeoutMs?: number;
-  /** With an `inbox`: run workers in this process. `false` for a process that only receives. Default `true`. */
+  /**
+   * With an `inbox`: run workers in this process. `false` for a process that only receives. Default `true`.
+   */
   inboxWorkers?: boolean;
   /** With an `inbox`: pause after a claim that found nothing, ms. Default 100; 1 to 2 147 483 647. */
   inboxPollMs?: number;
@@ -103,7 +145,10 @@ export interface WebhookHandlerStats {
   failed: number;
   stored: number;
   claimed: number;
-  /** Events whose task's lease lapsed while `onEvent` ran (a stall past its TTL): maybe processed twice; each logged. */
+  /**
+   * Events whose task's lease lapsed while `onEvent` ran (a stall past its TTL): maybe processed twice; each
+   * logged.
+   */
   leaseLapsed: number;
   /** Resets of the inbox's server seen (its webhooks lost; each logged once and followed by a `sync()`). */
   resets: number;
@@ -111,28 +156,47 @@ export interface WebhookHandlerStats {
 
 /** The platform context of a Web request, for runtimes that stop work after the response. */
 export interface WebhookFetchContext {
-  /** Keeps the runtime alive until the promise settles (Cloudflare `ctx.waitUntil`, Vercel `waitUntil`, Next.js `after`). */
+  /**
+   * Keeps the runtime alive until the promise settles (Cloudflare `ctx.waitUntil`, Vercel `waitUntil`,
+   * Next.js `after`).
+   */
   waitUntil(promise: Promise<unknown>): void;
 }
 
 /** Options of {@link WebhookHandler.node}. */
 export interface WebhookNodeOptions {
-  /** The body a framework already read (Fastify's `request.body`): JSON, text or bytes. Default: `req.body`, else the stream. */
+  /**
+   * The body a framework already read (Fastify's `request.body`): JSON, text or bytes. Default: `req.body`,
+   * else the stream.
+   */
   body?: unknown;
 }
 
 /** A webhook receiver with a Web and a Node adapter, both bound. */
 export interface WebhookHandler {
-  /** Web adapter: 200 `{"received":true}` once queued, else 4xx/5xx (docs/webhooks.md "Mounting"). Never rejects. */
+  /**
+   * Web adapter: 200 `{"received":true}` once queued, else 4xx/5xx (docs/webhooks.md "Mounting"). Never
+   * rejects.
+   */
   fetch(request: Request, context?: WebhookFetchContext): Promise<Response>;
-  /** Node adapter (node:http, Express, Fastify after `reply.hijack()`), answering as {@link WebhookHandler.fetch | fetch}. Never rejects. */
+  /**
+   * Node adapter (node:http, Express, Fastify after `reply.hijack()`), answering as {@link
+   * WebhookHandler.fetch | fetch}. Never rejects.
+   */
   node(req: WebhookNodeRequest, res: WebhookNodeResponse, options?: WebhookNodeOptions): Promise<void>;
-  /** Resolves once every event accepted so far is processed, dropped or failed (with an `inbox`: this process's, and a claim finds none). */
+  /**
+   * Resolves once every event accepted so far is processed, dropped or failed (with an `inbox`: this
+   * process's, and a claim finds none).
+   */
   idle(): Promise<void>;
-  /** Stops this process's inbox workers and resolves once their claimed events are marked; webhooks are still answered. */
+  /**
+   * Stops this process's inbox workers and resolves once their claimed events are marked; webhooks are still
+   * answered.
+   */
   close(): Promise<void>;
   /**
-   * Walks `client.tasks.list` since the checkpoint, passing each status on (docs/webhooks.md "Catching lost events").
+   * Walks `client.tasks.list` since the checkpoint, passing each status on (docs/webhooks.md "Catching lost
+   * events").
    * @returns the counts; `gaps`: final statuses no webhook brought.
    * @throws {ConfigurationError} without `tasks.list`; its errors; `APIUserAbortError` on `options.signal`.
    */
@@ -174,17 +238,29 @@ export interface HandlerSettings {
 export function handlerSettings(options: WebhookHandlerOptions): HandlerSettings {
   const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
   if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
-    throw new ConfigurationError('confirm', 'Invalid confirm: expected true, false or an array of event kinds');
+    throw new ConfigurationError(
+      'confirm',
+      'Invalid confirm: expected true, false or an array of event kinds',
+    );
   }
   if (confirm !== false && typeof options.client?.tasks?.retrieve !== 'function') {
-    throw new ConfigurationError('client', 'confirm needs a client: createWebhookHandler({ client, confirm, … })');
+    throw new ConfigurationError(
+      'client',
+      'confirm needs a client: createWebhookHandler({ client, confirm, … })',
+    );
   }
   const confirmedKinds = new Set<string>(Array.isArray(confirm) ? [...confirm, ...FINAL_STATUSES] : []);
   const dedupe = options.dedupe ?? true;
   const bounds = typeof dedupe === 'object' && dedupe !== null ? dedupe : {};
   const windowMs = integerOption('dedupe.windowMs', bounds.windowMs, 10 * 60 * 1000, 1, MAX_TIMER_MS);
   const maxTasks = integerOption('dedupe.maxTasks', bounds.maxTasks, 10_000, 1, 10_000_000);
-  const storeTtlMs = integerOption('dedupe.storeTtlMs', bounds.storeTtlMs, 86_400_000, 1, Number.MAX_SAFE_INTEGER);
+  const storeTtlMs = integerOption(
+    'dedupe.storeTtlMs',
+    bounds.storeTtlMs,
+    86_400_000,
+    1,
+    Number.MAX_SAFE_INTEGER,
+  );
   const store = options.store;
   if (store !== undefined && !isDeliveryStore(store)) {
     throw new ConfigurationError('store', 'Invalid store: expected a DeliveryStore, e.g. memoryStore()');
@@ -196,11 +272,23 @@ export function handlerSettings(options: WebhookHandlerOptions): HandlerSettings
     1,
     MAX_TIMER_MS,
   );
-  const maxBodyBytes = integerOption('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 2 ** 31 - 1);
+  const maxBodyBytes = integerOption(
+    'maxBodyBytes',
+    options.maxBodyBytes,
+    DEFAULT_MAX_BODY_BYTES,
+    1,
+    2 ** 31 - 1,
+  );
   const eventTimeoutMs = integerOption('eventTimeoutMs', options.eventTimeoutMs, 30_000, 1, MAX_TIMER_MS);
   const bodyTimeoutMs = integerOption('bodyTimeoutMs', options.bodyTimeoutMs, 2_000, 1, MAX_TIMER_MS);
   const concurrency = integerOption('concurrency', options.concurrency, 8, 1, 10_000);
-  const syncSkewMs = integerOption('syncSkewMs', options.syncSkewMs, 5 * 60 * 1000, 0, Number.MAX_SAFE_INTEGER);
+  const syncSkewMs = integerOption(
+    'syncSkewMs',
+    options.syncSkewMs,
+    5 * 60 * 1000,
+    0,
+    Number.MAX_SAFE_INTEGER,
+  );
   const maxQueue = integerOption('maxQueue', options.maxQueue, 10_000, 1, 10_000_000);
   const maxQueueBytes = integerOption(
     'maxQueueBytes',
@@ -253,6 +341,7 @@ function isDeliveryStore(value: unknown): value is DeliveryStore {
 }
 
 export function baseUrlOf(client: unknown): string | undefined {
-  const baseUrl = typeof client === 'object' && client !== null ? (client as { baseUrl?: unknown }).baseUrl : undefined;
+  const baseUrl =
+    typeof client === 'object' && client !== null ? (client as { baseUrl?: unknown }).baseUrl : undefined;
   return typeof baseUrl === 'string' ? baseUrl : undefined;
 }

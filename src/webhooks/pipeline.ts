@@ -58,7 +58,8 @@ export class EventPipeline {
       }
       if (memory?.isOutOfOrder(taskId, kind, Date.now())) return this.#dropOutOfOrder(received);
       if (received.confirmed || this.#parts.confirms(kind)) {
-        // A webhook admitted while one of its kind was being confirmed is a duplicate only if that GET agreed.
+        // A webhook admitted while one of its kind was being confirmed is a duplicate only if that GET
+        // agreed.
         if (memory?.isDuplicate(taskId, kind, Date.now())) return this.dropDuplicate(received);
         const confirmed = received.confirmed ? received : await this.#confirm(received);
         if (confirmed === undefined) return 'failed';
@@ -113,7 +114,8 @@ export class EventPipeline {
         (lapse, ttlMs) => this.#leaseLapsed(event, lapse, ttlMs),
       );
     } catch (error) {
-      if (!ran && stored.holding && (error instanceof StoreUnavailableError || isLeaseBusy(error))) throw error;
+      if (!ran && stored.holding && (error instanceof StoreUnavailableError || isLeaseBusy(error)))
+        throw error;
       this.#parts.stats.failed++;
       await this.report(error, event);
       return 'failed';
@@ -124,7 +126,10 @@ export class EventPipeline {
     return outcome;
   }
 
-  /** Counted and logged: another instance may have processed the event too (docs/webhooks.md "Receiving on several instances"). */
+  /**
+   * Counted and logged: another instance may have processed the event too (docs/webhooks.md "Receiving on
+   * several instances").
+   */
   #leaseLapsed(event: WebhookEvent, lapse: LeaseLapse, ttlMs: number): void {
     this.#parts.stats.leaseLapsed++;
     const how = lapse === 'lost' ? 'was found gone or taken' : `outlived its ${ttlMs} ms TTL unrenewed`;
@@ -133,7 +138,10 @@ export class EventPipeline {
     );
   }
 
-  /** `onEvent` in a CONSUMER span when a tracer is registered (docs/configuration.md "Response metadata and tracing"). */
+  /**
+   * `onEvent` in a CONSUMER span when a tracer is registered (docs/configuration.md "Response metadata and
+   * tracing").
+   */
   async #runOnEvent(event: WebhookEvent): Promise<void> {
     const span = startSpan('webhook.process', SpanKind.CONSUMER, () => ({
       'messaging.operation.type': 'process',
@@ -181,14 +189,25 @@ export class EventPipeline {
         this.#confirmations = new TaskConfirmations(async (taskId) => {
           const task = await client.tasks.retrieve(taskId);
           // Any client is held to the rule a `DeliveryClient` keeps: a read of another task confirms nothing.
-          const answer = { method: 'GET', url: `tasks/${encodeURIComponent(taskId)}`, status: 200, body: task };
+          const answer = {
+            method: 'GET',
+            url: `tasks/${encodeURIComponent(taskId)}`,
+            status: 200,
+            body: task,
+          };
           return assertTaskId(taskId, Object(task) as Task, answer, redactor);
         });
       }
-      const task = await this.#confirmations.confirm(received.taskId, received.kind, received.receivedAt.getTime());
+      const task = await this.#confirmations.confirm(
+        received.taskId,
+        received.kind,
+        received.receivedAt.getTime(),
+      );
       const status = task.status;
       if (typeof status !== 'string' || status === '') {
-        throw new DeliveryError(`Could not confirm task ${received.taskId}: GET tasks/{id} returned no status`);
+        throw new DeliveryError(
+          `Could not confirm task ${received.taskId}: GET tasks/{id} returned no status`,
+        );
       }
       return { ...received, confirmed: true, status, task };
     } catch (error) {
@@ -206,7 +225,9 @@ export class EventPipeline {
 
   #dropOutOfOrder(event: WebhookEvent): 'outOfOrder' {
     this.#parts.stats.outOfOrder++;
-    this.#parts.logger.debug(`Out-of-order ${event.source} event dropped: task ${event.taskId} (${event.status})`);
+    this.#parts.logger.debug(
+      `Out-of-order ${event.source} event dropped: task ${event.taskId} (${event.status})`,
+    );
     return 'outOfOrder';
   }
 

@@ -6,9 +6,13 @@
 
 type Job = () => Promise<void>;
 
-/** A later turn of the event loop: `setImmediate` where there is one (no 1 ms timer clamp), else `setTimeout`. */
+/**
+ * A later turn of the event loop: `setImmediate` where there is one (no 1 ms timer clamp), else `setTimeout`.
+ */
 const nextTurn: (run: () => void) => void =
-  typeof globalThis.setImmediate === 'function' ? (run) => globalThis.setImmediate(run) : (run) => setTimeout(run, 0);
+  typeof globalThis.setImmediate === 'function'
+    ? (run) => globalThis.setImmediate(run)
+    : (run) => setTimeout(run, 0);
 
 interface TaskLane {
   readonly jobs: Job[];
@@ -54,7 +58,10 @@ export class TaskEventQueue {
     return this.#bytes + bytes <= this.#maxBytes;
   }
 
-  /** Queues a job holding `bytes` until it ends; it starts on a later turn, after the answer. Resolves when it ends; never rejects. */
+  /**
+   * Queues a job holding `bytes` until it ends; it starts on a later turn, after the answer. Resolves when it
+   * ends; never rejects.
+   */
   push(taskId: string, job: Job, bytes = 0): Promise<void> {
     this.#bytes += bytes;
     return new Promise<void>((resolve) => {

@@ -21,7 +21,12 @@ import { describeError, EventPipeline } from './pipeline.js';
 import { TaskEventQueue } from './queue.js';
 import { SharedState } from './shared-state.js';
 import { type EventOutcome, isLeaseBusy, StoredTaskEvents } from './stored-dedupe.js';
-import { TaskSync, type WebhookStartSyncOptions, type WebhookSyncOptions, type WebhookSyncResult } from './sync.js';
+import {
+  TaskSync,
+  type WebhookStartSyncOptions,
+  type WebhookSyncOptions,
+  type WebhookSyncResult,
+} from './sync.js';
 
 /** Pauses before a claimed event is tried again while the store does not answer, ms (doubling). */
 const FIRST_STORE_WAIT_MS = 50;
@@ -59,7 +64,10 @@ class WebhookReceiver implements WebhookHandler {
 
   constructor(options: WebhookHandlerOptions) {
     if (typeof options?.onEvent !== 'function') {
-      throw new ConfigurationError('onEvent', 'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })');
+      throw new ConfigurationError(
+        'onEvent',
+        'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })',
+      );
     }
     const internals = clientInternalsOf(options.client);
     const clientLogging = internals?.logging;
@@ -80,7 +88,10 @@ class WebhookReceiver implements WebhookHandler {
           { error: describeError(error) },
         ));
     if (options.onDrift !== undefined && typeof options.onDrift !== 'function') {
-      throw new ConfigurationError('onDrift', `Invalid onDrift: expected a function, got ${typeof options.onDrift}`);
+      throw new ConfigurationError(
+        'onDrift',
+        `Invalid onDrift: expected a function, got ${typeof options.onDrift}`,
+      );
     }
     const reportDrift = driftReporter(this.#logger, options.onDrift);
     const reading: WebhookReading = {
@@ -100,7 +111,11 @@ class WebhookReceiver implements WebhookHandler {
     let memory: TaskEventMemory | undefined;
     if (settings.dedupe && store !== undefined) {
       // A lease outlives the longest processing: onEvent, and the store calls around it.
-      this.#stored = new StoredTaskEvents(state, settings.storeTtlMs, eventTimeoutMs + 4 * storeTimeoutMs + 1000);
+      this.#stored = new StoredTaskEvents(
+        state,
+        settings.storeTtlMs,
+        eventTimeoutMs + 4 * storeTimeoutMs + 1000,
+      );
     } else if (settings.dedupe) {
       memory = new TaskEventMemory(settings.windowMs, settings.maxTasks);
     }
@@ -195,7 +210,9 @@ class WebhookReceiver implements WebhookHandler {
     try {
       event = parseWebhookEventAt(entry.body, new Date(entry.receivedAt));
     } catch (error) {
-      await this.#mark(inbox.fail(entry.id, `unreadable entry: ${(error as Error)?.message ?? String(error)}`));
+      await this.#mark(
+        inbox.fail(entry.id, `unreadable entry: ${(error as Error)?.message ?? String(error)}`),
+      );
       return;
     }
     await this.#queue.push(
@@ -287,7 +304,10 @@ class WebhookReceiver implements WebhookHandler {
     await this.#stored?.settled();
   }
 
-  /** Waits for one marking call; a failure is logged (the event is claimed again after the visibility timeout). */
+  /**
+   * Waits for one marking call; a failure is logged (the event is claimed again after the visibility
+   * timeout).
+   */
   async #mark(marking: Promise<void>): Promise<void> {
     try {
       await withDeadline(marking, this.#inboxTimeoutMs, 'inbox mark');
@@ -309,7 +329,8 @@ class WebhookReceiver implements WebhookHandler {
       const worker = this.#worker;
       if (worker === undefined) return;
       const claimed = await worker.claimAfterRunning();
-      if (claimed === 0 && this.#queue.waiting === 0 && this.#queue.running === 0 && this.#marks.size === 0) return;
+      if (claimed === 0 && this.#queue.waiting === 0 && this.#queue.running === 0 && this.#marks.size === 0)
+        return;
     }
   };
 

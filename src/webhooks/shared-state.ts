@@ -5,7 +5,13 @@
  * @module
  */
 import { StoreUnavailableError } from '../core/errors.js';
-import { type DeliveryStore, memoryStore, type StoreScope, storeKey, withStoreDeadline } from '../core/store.js';
+import {
+  type DeliveryStore,
+  memoryStore,
+  type StoreScope,
+  storeKey,
+  withStoreDeadline,
+} from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
 
 /** Options of {@link SharedState}. */
@@ -41,7 +47,8 @@ export class SharedState {
   #holding = false;
 
   constructor(options: SharedStateOptions) {
-    this.#shared = options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
+    this.#shared =
+      options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
     this.#local = memoryStore({ maxKeys: options.maxLocalKeys });
     this.#scope = options.scope;
     this.#logger = options.logger;

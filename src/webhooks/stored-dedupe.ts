@@ -151,7 +151,9 @@ export class StoredTaskEvents {
   }
 
   #busy(taskId: string, why: string): DeliveryError {
-    const busy = new DeliveryError(`Task ${taskId}: its processing lease ${why}; the event was not processed`);
+    const busy = new DeliveryError(
+      `Task ${taskId}: its processing lease ${why}; the event was not processed`,
+    );
     leaseBusyErrors.add(busy);
     return busy;
   }
@@ -295,7 +297,8 @@ function withStatus(current: string | undefined, status: string, effect: Recorde
 
 /**
  * `'set'`: recorded, the lease released (`true`); `'kept'`: recorded, the lease still held (`false`).
- * @throws {DeliveryError} for `'fenced'` (another instance holds the lease) and `'changed'` (the record kept changing).
+ * @throws {DeliveryError} for `'fenced'` (another instance holds the lease) and `'changed'` (the record kept
+ * changing).
  */
 function settle(outcome: RecordOutcome, held: TaskLease, taskId: string, status: string): boolean {
   if (outcome === 'fenced') {

@@ -34,11 +34,20 @@ export interface WebhookSyncResult {
   outOfOrder: number;
   /** Events whose `onEvent` failed; the checkpoint did not move past them. */
   failed: number;
-  /** Final statuses passed to `onEvent` that no webhook had delivered, as far as `gapsScope` tells; logged when not 0. */
+  /**
+   * Final statuses passed to `onEvent` that no webhook had delivered, as far as `gapsScope` tells; logged
+   * when not 0.
+   */
   gaps: number;
-  /** `'store'`: checked against the shared store; `'process'`: against this handler's memory since it was created. */
+  /**
+   * `'store'`: checked against the shared store; `'process'`: against this handler's memory since it was
+   * created.
+   */
   gapsScope: 'store' | 'process';
-  /** Without a store: final statuses of tasks updated before this handler existed, which it cannot tell were lost. */
+  /**
+   * Without a store: final statuses of tasks updated before this handler existed, which it cannot tell were
+   * lost.
+   */
   unverified: number;
   /** The checkpoint after this walk: its start, or the previous one when an event failed. */
   checkpoint: Date | undefined;
@@ -46,7 +55,10 @@ export interface WebhookSyncResult {
 
 /** Options of `handler.startSync()`. */
 export interface WebhookStartSyncOptions {
-  /** From the end of one sync to the start of the next, ms. Default 60 000; 1 to 2 147 483 647; keep it under the duplicate window. */
+  /**
+   * From the end of one sync to the start of the next, ms. Default 60 000; 1 to 2 147 483 647; keep it under
+   * the duplicate window.
+   */
   intervalMs?: number;
 }
 
@@ -120,7 +132,9 @@ export class TaskSync {
     const oldest = startedAt - spanMs;
     const walkFrom = saved === undefined ? oldest : Math.max(saved - skewMs, oldest);
     if (saved !== undefined && saved - skewMs < oldest) {
-      this.#context.logger.warn(`Webhook sync: the last checkpoint is older than the duplicate window (${spanMs} ms)`);
+      this.#context.logger.warn(
+        `Webhook sync: the last checkpoint is older than the duplicate window (${spanMs} ms)`,
+      );
     }
     const result: WebhookSyncResult = {
       tasks: 0,
@@ -135,7 +149,10 @@ export class TaskSync {
     };
     const inFlight = new Set<Promise<void>>();
     const reportDrift = this.#context.reportDrift ?? (() => {});
-    /** Tasks listed without a usable id or status: nothing to pass on, so each is reported, never dropped in silence. */
+    /**
+     * Tasks listed without a usable id or status: nothing to pass on, so each is reported, never dropped in
+     * silence.
+     */
     let unusable = 0;
     for await (const { task, updatedAt } of tasksUpdatedSince(list, walkFrom, signal, reportDrift)) {
       if (signal?.aborted) break;
@@ -144,7 +161,12 @@ export class TaskSync {
       if (event === undefined) {
         unusable++;
         const path = typeof task.id === 'string' && task.id !== '' ? 'status' : 'id';
-        reportDrift({ path: `tasks.*.${path}`, expected: path, received: typeof task[path], action: 'omitted' });
+        reportDrift({
+          path: `tasks.*.${path}`,
+          expected: path,
+          received: typeof task[path],
+          action: 'omitted',
+        });
         continue;
       }
       // Without a store, an earlier process may have processed a task updated before this one started.
@@ -193,7 +215,13 @@ export class TaskSync {
 
   start(options: WebhookStartSyncOptions = {}): () => Promise<void> {
     this.#requireList('startSync()');
-    const intervalMs = integerOption('startSync.intervalMs', options?.intervalMs, DEFAULT_INTERVAL_MS, 1, MAX_TIMER_MS);
+    const intervalMs = integerOption(
+      'startSync.intervalMs',
+      options?.intervalMs,
+      DEFAULT_INTERVAL_MS,
+      1,
+      MAX_TIMER_MS,
+    );
     const { state, storeTimeoutMs, logger } = this.#context;
     const key = state.key('sync', 'lease');
     const token = leaseToken();
@@ -208,7 +236,8 @@ export class TaskSync {
     const holdLease = async () => {
       const sentAt = performance.now();
       const held = await state.useShared(
-        async (store) => (await store.compareAndSet(key, token, token, ttlMs)) || store.setIfAbsent(key, token, ttlMs),
+        async (store) =>
+          (await store.compareAndSet(key, token, token, ttlMs)) || store.setIfAbsent(key, token, ttlMs),
       );
       if (held === true) validUntil = Math.max(validUntil, sentAt + ttlMs);
       return held;
@@ -219,7 +248,8 @@ export class TaskSync {
         if ((await holdLease()) !== true || stopped || performance.now() >= validUntil) return;
         const controller = new AbortController();
         walk = controller;
-        // After a stall timers run before I/O: a lease this clock says expired stops the walk before it reads on.
+        // After a stall timers run before I/O: a lease this clock says expired stops the walk before it reads
+        // on.
         this.#leaseHeld = () => {
           if (performance.now() < validUntil) return true;
           if (!controller.signal.aborted) {

@@ -23,7 +23,9 @@ export class TaskLease {
   #renewal: ReturnType<typeof setInterval> | undefined;
   #renewing: Promise<boolean> | undefined;
   #lost = false;
-  /** `performance.now()` when the status's record was sent: what happens to the lease after is the write's. */
+  /**
+   * `performance.now()` when the status's record was sent: what happens to the lease after is the write's.
+   */
   #recordedAt: number | undefined;
 
   /** `sentAt`: `performance.now()` when the call that took the lease was sent. */
@@ -87,7 +89,9 @@ export class TaskLease {
     clearInterval(this.#renewal);
   }
 
-  /** The status is being recorded: from now on its fenced write, not a renewal, tells whether the lease held. */
+  /**
+   * The status is being recorded: from now on its fenced write, not a renewal, tells whether the lease held.
+   */
   recording(): void {
     this.#recordedAt = performance.now();
   }

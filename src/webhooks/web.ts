@@ -4,7 +4,9 @@
  */
 import { type BodyRead, concatBytes, type WebhookAnswer } from './answer.js';
 
-/** Reads the body up to `maxBodyBytes` within `bodyTimeoutMs` of the start, cancelling the stream past either. */
+/**
+ * Reads the body up to `maxBodyBytes` within `bodyTimeoutMs` of the start, cancelling the stream past either.
+ */
 export async function readRequestBody(
   request: Request,
   maxBodyBytes: number,

@@ -60,20 +60,31 @@ describe('status → error class', () => {
     expect(apiError.url).toBe(`${mock.baseUrl}/tasks/task-1`);
     expect(apiError.body).toEqual({ message: `Injected ${status}`, code: `E${status}` });
     expect(apiError.message).toMatch(
-      new RegExp(`^${status} .+: GET /rest/tasks/task-1 — Injected ${status} \\(request id req-${status}\\)$`),
+      new RegExp(
+        `^${status} .+: GET /rest/tasks/task-1 — Injected ${status} \\(request id req-${status}\\)$`,
+      ),
     );
   });
 
   it('maps a 402 on create, and a 4xx on create that mentions the balance, to InsufficientBalanceError', async () => {
-    mock.inject({ operation: 'tasks.create', kind: 'status', status: 402, body: { message: 'Payment required' } });
-    await expect(client().tasks.create(orderParams('O-402'))).rejects.toBeInstanceOf(InsufficientBalanceError);
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 402,
+      body: { message: 'Payment required' },
+    });
+    await expect(client().tasks.create(orderParams('O-402'))).rejects.toBeInstanceOf(
+      InsufficientBalanceError,
+    );
     mock.inject({
       operation: 'tasks.create',
       kind: 'status',
       status: 400,
       body: { error: { message: 'Wallet balance too low' } },
     });
-    await expect(client().tasks.create(orderParams('O-400'))).rejects.toBeInstanceOf(InsufficientBalanceError);
+    await expect(client().tasks.create(orderParams('O-400'))).rejects.toBeInstanceOf(
+      InsufficientBalanceError,
+    );
     mock.inject({
       operation: 'tasks.create',
       kind: 'status',
@@ -144,7 +155,13 @@ describe('instanceof across copies of the SDK', () => {
     expect(lowBalance instanceof InsufficientBalanceError).toBe(true);
     expect(lowBalance instanceof APIError).toBe(true);
     expect(lowBalance instanceof NotFoundError).toBe(false);
-    const mine = new ConflictError({ status: 409, headers: new Headers(), body: undefined, method: 'GET', url: 'x' });
+    const mine = new ConflictError({
+      status: 409,
+      headers: new Headers(),
+      body: undefined,
+      method: 'GET',
+      url: 'x',
+    });
     expect(mine instanceof other.ConflictError && mine instanceof other.APIError).toBe(true);
     expect(mine instanceof other.RateLimitError).toBe(false);
     expect(new Error('plain') instanceof DeliveryError).toBe(false);

@@ -168,7 +168,9 @@ describe('asResponse over a real socket', () => {
   beforeAll(async () => {
     server = await startMockHttpServer(mock);
     raw = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_raw' }).end(RAW_BALANCE);
+      response
+        .writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_raw' })
+        .end(RAW_BALANCE);
     });
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
@@ -197,10 +199,14 @@ describe('asResponse over a real socket', () => {
     // The three answers are the subject: no lookup before the POST.
     const created = sdk.tasks.create(orderParams('RAW-1'), { lookupFirst: false });
     const task = await created;
-    const createBody = (await (await created.asResponse()).json()) as { data: { createTask: { id: string } } };
+    const createBody = (await (await created.asResponse()).json()) as {
+      data: { createTask: { id: string } };
+    };
     expect(createBody.data.createTask.id).toBe(task.id);
     const retrieved = await sdk.tasks.retrieve(task.id).asResponse();
-    expect(((await retrieved.json()) as { _id?: string; id?: string; orderNumber: string }).orderNumber).toBe('RAW-1');
+    expect(((await retrieved.json()) as { _id?: string; id?: string; orderNumber: string }).orderNumber).toBe(
+      'RAW-1',
+    );
     const page = (await (await sdk.tasks.list({ limit: 5 }).asResponse()).json()) as { tasks: unknown[] };
     expect(page.tasks).toHaveLength(1);
     expect(mock.requests).toHaveLength(3);

@@ -36,7 +36,8 @@ it('gives the staging and the production client of one seller their own task for
   const stagingTasks = [];
   for (const order of orders) stagingTasks.push(await clientOf(stagingUrl).tasks.create(orderParams(order)));
   const productionTasks = [];
-  for (const order of orders) productionTasks.push(await clientOf(productionUrl).tasks.create(orderParams(order)));
+  for (const order of orders)
+    productionTasks.push(await clientOf(productionUrl).tasks.create(orderParams(order)));
   expect(staging.tasks).toHaveLength(10);
   expect(production.tasks).toHaveLength(10);
   for (const [index, order] of orders.entries()) {

@@ -45,7 +45,9 @@ describe('anySignal where AbortSignal.any is missing', () => {
 
   it('lets the whole client run calls with a caller signal, a total deadline and per-attempt deadlines', async () => {
     // In a process of its own: ky decides at load whether AbortSignal.any exists.
-    const { stdout } = await run(process.execPath, [TSX, 'test/support/no-abort-signal-any.ts'], { cwd: ROOT });
+    const { stdout } = await run(process.execPath, [TSX, 'test/support/no-abort-signal-any.ts'], {
+      cwd: ROOT,
+    });
     expect(JSON.parse(stdout)).toEqual({
       any: 'undefined',
       answered: { value: { walletAmount: 7 } },

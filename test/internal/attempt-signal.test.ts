@@ -24,7 +24,13 @@ beforeAll(async () => {
     if (page === undefined) response.end('{"walletAmount":7}');
     else
       response.end(
-        JSON.stringify({ tasks: [{ id: `task-${page}` }], page: Number(page), limit: 1, totalPages: 3, total: 3 }),
+        JSON.stringify({
+          tasks: [{ id: `task-${page}` }],
+          page: Number(page),
+          limit: 1,
+          totalPages: 3,
+          total: 3,
+        }),
       );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,7 +84,11 @@ describe('the attempt signal on the global fetch', () => {
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
     // Failed calls clean up too.
     await many.wallet
-      .retrieveBalance({ signal: caller.signal, timeout: 50, headers: { 'x-case': 'listeners', 'x-stall': 'headers' } })
+      .retrieveBalance({
+        signal: caller.signal,
+        timeout: 50,
+        headers: { 'x-case': 'listeners', 'x-stall': 'headers' },
+      })
       .catch(() => undefined);
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
@@ -103,7 +113,10 @@ describe('the attempt signal on the global fetch', () => {
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 50);
     const failure = await client()
-      .wallet.retrieveBalance({ signal: caller.signal, headers: { 'x-case': 'caller-abort', 'x-stall': 'headers' } })
+      .wallet.retrieveBalance({
+        signal: caller.signal,
+        headers: { 'x-case': 'caller-abort', 'x-stall': 'headers' },
+      })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(APIUserAbortError);
     expect(await connectionClosed('caller-abort')).toBe(true);

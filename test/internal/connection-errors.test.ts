@@ -93,7 +93,8 @@ describe('a connection error', () => {
       baseUrl: 'http://127.0.0.1:9',
       logLevel: 'off',
       maxRetries: 0,
-      fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error(`proxy refused ${API_KEY}`) })),
+      fetch: () =>
+        Promise.reject(new TypeError('fetch failed', { cause: new Error(`proxy refused ${API_KEY}`) })),
     }).wallet
       .retrieveBalance()
       .catch((caught: unknown) => caught)) as APIConnectionError;

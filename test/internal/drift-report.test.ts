@@ -10,7 +10,9 @@ function recordingReporter() {
   const warnings: string[] = [];
   const listened: SchemaDrift[] = [];
   const sink = { debug() {}, info() {}, warn: (line: string) => warnings.push(line), error() {} };
-  const report = driftReporter(new LevelLogger(sink, 'warn', new Redactor([])), (drift) => listened.push(drift));
+  const report = driftReporter(new LevelLogger(sink, 'warn', new Redactor([])), (drift) =>
+    listened.push(drift),
+  );
   return { report, warnings, listened };
 }
 
@@ -30,7 +32,9 @@ describe('the drift reporter', () => {
     report('tasks.list', [drift('tasks.2.collectCash')], undefined);
 
     expect(warnings).toHaveLength(3);
-    expect(warnings[0]).toContain('Schema drift in tasks.list: tasks.0.totalAmount came as number, read as string');
+    expect(warnings[0]).toContain(
+      'Schema drift in tasks.list: tasks.0.totalAmount came as number, read as string',
+    );
     expect(warnings[1]).toContain('Schema drift in tasks.retrieve: totalAmount');
     expect(warnings[2]).toContain('tasks.2.collectCash');
     expect(listened).toHaveLength(6);

@@ -58,7 +58,9 @@ describe('response JSON parsing, hostile shapes', () => {
     const refused = { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels`, tooDeep: true };
     for (const length of [UNSCANNED_JSON_CHARS - 2, UNSCANNED_JSON_CHARS, UNSCANNED_JSON_CHARS + 2]) {
       const brackets = length / 2;
-      expect(parseJsonBody(`${'['.repeat(brackets)}${']'.repeat(brackets)}`), String(length)).toEqual(refused);
+      expect(parseJsonBody(`${'['.repeat(brackets)}${']'.repeat(brackets)}`), String(length)).toEqual(
+        refused,
+      );
       const deepInAnObject = `{"a":${'['.repeat(brackets - 4)}${']'.repeat(brackets - 4)}}`;
       expect(parseJsonBody(deepInAnObject), String(length)).toEqual(refused);
     }
@@ -66,12 +68,21 @@ describe('response JSON parsing, hostile shapes', () => {
 
   it('refuses a body nested a million levels without overflowing the stack', () => {
     const depth = 1_000_000;
-    expect(parseJsonBody(`${'['.repeat(depth)}${']'.repeat(depth)}`)).toMatchObject({ ok: false, tooDeep: true });
-    expect(parseJsonBody(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)).toMatchObject({ ok: false, tooDeep: true });
+    expect(parseJsonBody(`${'['.repeat(depth)}${']'.repeat(depth)}`)).toMatchObject({
+      ok: false,
+      tooDeep: true,
+    });
+    expect(parseJsonBody(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`)).toMatchObject({
+      ok: false,
+      tooDeep: true,
+    });
   });
 
   it('removes null members at any depth and keeps text that reads "null"', () => {
     expect(parseJsonBody('{"text":"null","n":null}')).toEqual({ ok: true, value: { text: 'null' } });
-    expect(parseJsonBody('{"a":[{"b":null,"c":[null]}]}')).toEqual({ ok: true, value: { a: [{ c: [null] }] } });
+    expect(parseJsonBody('{"a":[{"b":null,"c":[null]}]}')).toEqual({
+      ok: true,
+      value: { a: [{ c: [null] }] },
+    });
   });
 });

@@ -19,7 +19,8 @@ afterAll(() => mock.close());
 function pinoInto(lines: Record<string, unknown>[], level = 'debug') {
   const destination = new Writable({
     write(chunk, _encoding, done) {
-      for (const text of String(chunk).split('\n')) if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
+      for (const text of String(chunk).split('\n'))
+        if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
       done();
     },
   });
@@ -60,7 +61,11 @@ describe('a pino logger', () => {
     const answer = await handler.fetch(new Request('http://127.0.0.1/webhooks', { method: 'GET' }));
     expect(answer.status).toBe(405);
     expect(lines).toEqual([
-      expect.objectContaining({ level: 40, component: 'delivery-task-sdk', msg: 'Webhook rejected with 405' }),
+      expect.objectContaining({
+        level: 40,
+        component: 'delivery-task-sdk',
+        msg: 'Webhook rejected with 405',
+      }),
     ]);
   });
 });
@@ -74,7 +79,12 @@ describe('a console-style logger', () => {
       warn: (...args: unknown[]) => void calls.push(['warn', ...args]),
       error: (...args: unknown[]) => void calls.push(['error', ...args]),
     };
-    const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl, logger });
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+      logger,
+    });
     mock.inject({
       kind: 'status',
       status: 503,
@@ -135,7 +145,9 @@ describe('the webhook handler beside a client', () => {
       logLevel: 'warn',
     });
     await createWebhookHandler({ client, onEvent: () => {} }).fetch(badWebhook());
-    expect(fromClient.lines).toEqual([expect.stringMatching(/^\[delivery-task-sdk\] Webhook rejected with 400/)]);
+    expect(fromClient.lines).toEqual([
+      expect.stringMatching(/^\[delivery-task-sdk\] Webhook rejected with 400/),
+    ]);
 
     const own = joining();
     await createWebhookHandler({ client, logger: own.logger, onEvent: () => {} }).fetch(badWebhook());

@@ -5,7 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCredentialField, MIN_SUBSTRING_SECRET_CHARS, REDACTED, Redactor } from '../../src/internal/redact.js';
+import {
+  isCredentialField,
+  MIN_SUBSTRING_SECRET_CHARS,
+  REDACTED,
+  Redactor,
+} from '../../src/internal/redact.js';
 
 /** A task as the service answers one, with ids, amounts and text where short seller ids occur by chance. */
 const task = {
@@ -17,7 +22,9 @@ const task = {
   totalAmount: '12.500',
   deliveryId: 'DLV-000001',
   estimateId: 'est_1a-e-test',
-  statusHistory: [{ id: '6925a0c06d6f636b00000002', status: 'pending', timestamp: '2026-11-29T08:00:00.000Z' }],
+  statusHistory: [
+    { id: '6925a0c06d6f636b00000002', status: 'pending', timestamp: '2026-11-29T08:00:00.000Z' },
+  ],
   travelDetail: { totalDistance: 11.1, duration: 21 },
 };
 
@@ -32,13 +39,23 @@ describe('a short seller id', () => {
       const text = JSON.stringify({ ...task, sellerId: undefined });
       expect(redactor.text(text)).toBe(text);
       expect(JSON.parse(redactor.text(text))).toEqual(JSON.parse(text));
-      const headers = redactor.value({ authorization: `apikey ${LONG_KEY}`, 'x-seller-id': sellerId, accept: '*/*' });
-      expect(headers).toEqual({ authorization: `apikey ${REDACTED}`, 'x-seller-id': REDACTED, accept: '*/*' });
+      const headers = redactor.value({
+        authorization: `apikey ${LONG_KEY}`,
+        'x-seller-id': sellerId,
+        accept: '*/*',
+      });
+      expect(headers).toEqual({
+        authorization: `apikey ${REDACTED}`,
+        'x-seller-id': REDACTED,
+        accept: '*/*',
+      });
       // The long key is still removed wherever it appears.
       expect(redactor.text(`key ${LONG_KEY} in ${encodeURIComponent(LONG_KEY)}`)).toBe(
         `key ${REDACTED} in ${REDACTED}`,
       );
-      expect(redactor.excerpt(`a task ${task.id} for ${sellerId}`, 100)).toBe(`a task ${task.id} for ${sellerId}`);
+      expect(redactor.excerpt(`a task ${task.id} for ${sellerId}`, 100)).toBe(
+        `a task ${task.id} for ${sellerId}`,
+      );
     });
   }
 
@@ -61,7 +78,15 @@ describe('a short seller id', () => {
 
 describe('credential fields', () => {
   it('are named in any spelling and replaced whatever they hold, nested or in arrays', () => {
-    for (const name of ['sellerId', 'seller_id', 'x-seller-id', 'X-Seller-Id', 'apiKey', 'api_key', 'x-api-key']) {
+    for (const name of [
+      'sellerId',
+      'seller_id',
+      'x-seller-id',
+      'X-Seller-Id',
+      'apiKey',
+      'api_key',
+      'x-api-key',
+    ]) {
       expect(isCredentialField(name), name).toBe(true);
     }
     for (const name of ['seller', 'sellerName', 'key', 'token', 'id', 'orderNumber', 'sellerDetail']) {
@@ -69,8 +94,12 @@ describe('credential fields', () => {
     }
     const redactor = new Redactor([]);
     expect(
-      redactor.value({ body: { sellerId: 'anyone', apiKey: 12345, sellerName: 'Shop', list: [{ api_key: 'k' }] } }),
-    ).toEqual({ body: { sellerId: REDACTED, apiKey: REDACTED, sellerName: 'Shop', list: [{ api_key: REDACTED }] } });
+      redactor.value({
+        body: { sellerId: 'anyone', apiKey: 12345, sellerName: 'Shop', list: [{ api_key: 'k' }] },
+      }),
+    ).toEqual({
+      body: { sellerId: REDACTED, apiKey: REDACTED, sellerName: 'Shop', list: [{ api_key: REDACTED }] },
+    });
     expect(redactor.value({ authorization: ['Bearer abc', 'Basic xyz'] })).toEqual({
       authorization: [`Bearer ${REDACTED}`, `Basic ${REDACTED}`],
     });

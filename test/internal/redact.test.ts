@@ -15,7 +15,12 @@ import {
   ResponseValidationError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/core/errors.js';
-import { MAX_CAUSE_DEPTH, MIN_SUBSTRING_SECRET_CHARS, REDACTED, Redactor } from '../../src/internal/redact.js';
+import {
+  MAX_CAUSE_DEPTH,
+  MIN_SUBSTRING_SECRET_CHARS,
+  REDACTED,
+  Redactor,
+} from '../../src/internal/redact.js';
 
 const KEY = 'sk_live+9f8e/7d6c=5b4a é3928';
 const SELLER = 'seller-7f3a9c1e';
@@ -181,7 +186,10 @@ describe('Redactor.value', () => {
   });
 
   it('keeps key order and a __proto__ key as data, and marks only real cycles', () => {
-    const parsed = JSON.parse(`{"b":1,"__proto__":{"polluted":"${SELLER}"},"a":2}`) as Record<string, unknown>;
+    const parsed = JSON.parse(`{"b":1,"__proto__":{"polluted":"${SELLER}"},"a":2}`) as Record<
+      string,
+      unknown
+    >;
     const copy = redactor.value(parsed) as Record<string, unknown>;
     expect(Object.keys(copy)).toEqual(['b', '__proto__', 'a']);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
@@ -189,7 +197,11 @@ describe('Redactor.value', () => {
     const shared = { k: KEY };
     const cyclic: Record<string, unknown> = { left: shared, right: shared };
     cyclic.self = cyclic;
-    expect(redactor.value(cyclic)).toEqual({ left: { k: REDACTED }, right: { k: REDACTED }, self: '[circular]' });
+    expect(redactor.value(cyclic)).toEqual({
+      left: { k: REDACTED },
+      right: { k: REDACTED },
+      self: '[circular]',
+    });
   });
 
   it('copies a body nested 2,000 and 100,000 levels deep without a RangeError', () => {
@@ -225,7 +237,9 @@ describe('Redactor.value', () => {
     }));
     const fill = (value: unknown, encoded: string): unknown =>
       JSON.parse(
-        JSON.stringify(value).split(JSON.stringify(SLOT).slice(1, -1)).join(JSON.stringify(encoded).slice(1, -1)),
+        JSON.stringify(value)
+          .split(JSON.stringify(SLOT).slice(1, -1))
+          .join(JSON.stringify(encoded).slice(1, -1)),
       );
     const strings = (value: unknown): string[] => {
       const found: string[] = [];
@@ -286,7 +300,10 @@ describe('Redactor.error', () => {
     const error = new APIError({
       status: 400,
       headers: new Headers({ 'x-echo': `apikey ${KEY}`, 'set-cookie': `s=${SELLER}` }),
-      body: { message: `bad key ${encodeURIComponent(KEY)}`, echo: Buffer.from(`apikey ${KEY}`).toString('base64') },
+      body: {
+        message: `bad key ${encodeURIComponent(KEY)}`,
+        echo: Buffer.from(`apikey ${KEY}`).toString('base64'),
+      },
       method: 'GET',
       url: `https://h.test/tasks/wallet-balance?key=${encodeURIComponent(KEY)}&seller=${SELLER}`,
     });
@@ -317,41 +334,46 @@ describe('Redactor.error', () => {
     expect(response.body).toEqual({ sellerId: REDACTED, note: `apikey ${REDACTED}` });
     expect(response.issues[0]?.message).toBe(`unexpected ${REDACTED}`);
     const request = redactor.error(
-      new RequestValidationError('tasks.create', [{ path: 'totalAmount', message: `bad ${SELLER}`, code: 'custom' }]),
+      new RequestValidationError('tasks.create', [
+        { path: 'totalAmount', message: `bad ${SELLER}`, code: 'custom' },
+      ]),
     );
     expect(request).toBeInstanceOf(RequestValidationError);
     expectClean(request);
   });
 
-  it.each(encodings(KEY))('removes the key written %s from message, stack and every cause', (_form, encoded) => {
-    const socket = Object.assign(new Error(`read ECONNRESET near ${encoded}`), {
-      code: 'ECONNRESET',
-      errno: -104,
-      syscall: 'read',
-      data: `X-Echo: ${encoded}`,
-    });
-    const fetchFailed = new TypeError(`fetch failed for ${encoded}`, { cause: socket });
-    const error = new APIConnectionError({
-      method: 'GET',
-      url: `https://h.test/tasks/x?key=${KEY}`,
-      attempts: 1,
-      code: 'ECONNRESET',
-      cause: fetchFailed,
-    });
-    expect(renderings(error)).toContain(encoded);
-    const scrubbed = redactor.error(error);
-    expectClean(scrubbed);
-    expect(scrubbed instanceof APIConnectionError).toBe(true);
-    const cause = scrubbed.cause as Error & { cause: Error & Record<string, unknown> };
-    expect(cause).not.toBe(fetchFailed);
-    expect(cause.name).toBe('TypeError');
-    expect(cause.message).toBe(`fetch failed for ${REDACTED}`);
-    expect(cause.cause.code).toBe('ECONNRESET');
-    expect(cause.cause.errno).toBe(-104);
-    expect(cause.cause.syscall).toBe('read');
-    expect(cause.cause.data).toBe(`X-Echo: ${REDACTED}`);
-    expect(fetchFailed.message).toContain(encoded);
-  });
+  it.each(encodings(KEY))(
+    'removes the key written %s from message, stack and every cause',
+    (_form, encoded) => {
+      const socket = Object.assign(new Error(`read ECONNRESET near ${encoded}`), {
+        code: 'ECONNRESET',
+        errno: -104,
+        syscall: 'read',
+        data: `X-Echo: ${encoded}`,
+      });
+      const fetchFailed = new TypeError(`fetch failed for ${encoded}`, { cause: socket });
+      const error = new APIConnectionError({
+        method: 'GET',
+        url: `https://h.test/tasks/x?key=${KEY}`,
+        attempts: 1,
+        code: 'ECONNRESET',
+        cause: fetchFailed,
+      });
+      expect(renderings(error)).toContain(encoded);
+      const scrubbed = redactor.error(error);
+      expectClean(scrubbed);
+      expect(scrubbed instanceof APIConnectionError).toBe(true);
+      const cause = scrubbed.cause as Error & { cause: Error & Record<string, unknown> };
+      expect(cause).not.toBe(fetchFailed);
+      expect(cause.name).toBe('TypeError');
+      expect(cause.message).toBe(`fetch failed for ${REDACTED}`);
+      expect(cause.cause.code).toBe('ECONNRESET');
+      expect(cause.cause.errno).toBe(-104);
+      expect(cause.cause.syscall).toBe('read');
+      expect(cause.cause.data).toBe(`X-Echo: ${REDACTED}`);
+      expect(fetchFailed.message).toContain(encoded);
+    },
+  );
 
   it('copies AggregateError members, DOMException names and non-error causes, redacted', () => {
     const aggregate = new AggregateError(
@@ -362,7 +384,12 @@ describe('Redactor.error', () => {
     const outcome = new TaskCreationOutcomeUnknownError({
       orderNumber: SELLER,
       reason: `reset ${KEY}`,
-      cause: new APIConnectionError({ method: 'POST', url: 'https://h.test/tasks', attempts: 1, cause: aggregate }),
+      cause: new APIConnectionError({
+        method: 'POST',
+        url: 'https://h.test/tasks',
+        attempts: 1,
+        cause: aggregate,
+      }),
     });
     const scrubbed = redactor.error(outcome);
     expectClean(scrubbed);
@@ -401,7 +428,11 @@ describe('Redactor.error', () => {
 
   it("leaves the caller's own abort reason as the cause of an APIUserAbortError", () => {
     const reason = new DOMException('stopped by the caller', 'AbortError');
-    const error = new APIUserAbortError({ method: 'GET', url: `https://h.test/tasks/${SELLER}`, cause: reason });
+    const error = new APIUserAbortError({
+      method: 'GET',
+      url: `https://h.test/tasks/${SELLER}`,
+      cause: reason,
+    });
     const scrubbed = redactor.error(error);
     expect(scrubbed.cause).toBe(reason);
     expect(scrubbed.url).toBe(`https://h.test/tasks/${REDACTED}`);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from '../../src/internal/retry.js';
+import {
+  backoffMs,
+  MAX_BACKOFF_MS,
+  MAX_RETRY_AFTER_MS,
+  retryAfterMs,
+  retryDelayMs,
+} from '../../src/internal/retry.js';
 
 describe('retry timing', () => {
   it('reads Retry-After in seconds', () => {
@@ -18,7 +24,9 @@ describe('retry timing', () => {
   });
 
   it('ignores waits beyond 60 s and unreadable values', () => {
-    expect(retryAfterMs(new Headers({ 'retry-after': String(MAX_RETRY_AFTER_MS / 1000 + 1) }))).toBeUndefined();
+    expect(
+      retryAfterMs(new Headers({ 'retry-after': String(MAX_RETRY_AFTER_MS / 1000 + 1) })),
+    ).toBeUndefined();
     expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
     expect(retryAfterMs(new Headers({ 'retry-after-ms': '-5' }))).toBeUndefined();
     expect(retryAfterMs(new Headers())).toBeUndefined();
@@ -65,7 +73,9 @@ describe('retry timing', () => {
   it('reads a past HTTP date as no wait and a date beyond 60 s as unusable', () => {
     const now = Date.parse('2026-11-22T10:00:00Z');
     expect(retryAfterMs(new Headers({ 'retry-after': 'Sat, 21 Nov 2026 10:00:00 GMT' }), now)).toBe(0);
-    expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 22 Nov 2026 10:01:01 GMT' }), now)).toBeUndefined();
+    expect(
+      retryAfterMs(new Headers({ 'retry-after': 'Sun, 22 Nov 2026 10:01:01 GMT' }), now),
+    ).toBeUndefined();
     expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 22 Nov 2026 10:01:00 GMT' }), now)).toBe(60_000);
   });
 

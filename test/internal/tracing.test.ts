@@ -193,8 +193,8 @@ describe('with a registered tracer provider', () => {
     expect(ok?.attributes['delivery.task_id']).toBe('wh-1');
     expect(ok?.status.code).toBe(SpanStatusCode.UNSET);
     expect(failed?.status.code).toBe(SpanStatusCode.ERROR);
-    expect(failed?.events.find((event) => event.name === 'exception')?.attributes?.['exception.message']).toBe(
-      'onEvent failed',
-    );
+    expect(
+      failed?.events.find((event) => event.name === 'exception')?.attributes?.['exception.message'],
+    ).toBe('onEvent failed');
   });
 });

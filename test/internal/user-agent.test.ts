@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/core/version.js';
 import { DeliveryClient } from '../../src/index.js';
 import { detectRuntime } from '../../src/internal/env.js';
-import { userAgent } from '../../src/internal/http.js';
+import { userAgent } from '../../src/internal/http-request.js';
 
 const received: IncomingHttpHeaders[] = [];
 let server: Server;
@@ -25,7 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const client = () => new DeliveryClient({ apiKey: 'key-ua-secret', sellerId: 'seller-ua', baseUrl, logLevel: 'off' });
+const client = () =>
+  new DeliveryClient({ apiKey: 'key-ua-secret', sellerId: 'seller-ua', baseUrl, logLevel: 'off' });
 
 describe('User-Agent', () => {
   it('sends delivery-task-sdk/<version> (node/<node version>) on every request', async () => {
@@ -58,7 +59,9 @@ describe('User-Agent', () => {
         else delete scope[name];
       }
     };
-    swap('Bun', { version: '1.2.3' }, () => expect(detectRuntime()).toEqual({ name: 'bun', version: '1.2.3' }));
+    swap('Bun', { version: '1.2.3' }, () =>
+      expect(detectRuntime()).toEqual({ name: 'bun', version: '1.2.3' }),
+    );
     swap('Deno', { version: { deno: '2.1.0' } }, () =>
       expect(userAgent()).toBe(`delivery-task-sdk/${VERSION} (deno/2.1.0)`),
     );

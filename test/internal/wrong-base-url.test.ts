@@ -52,7 +52,10 @@ describe('a 404 on an operation without an id', () => {
     'branches.list': (client: DeliveryClient) => client.branches.list(),
     'tasks.list': (client: DeliveryClient) => client.tasks.list(),
     'tasks.estimate': (client: DeliveryClient) =>
-      client.tasks.estimate({ from: { latitude: 29.37, longitude: 47.97 }, to: { latitude: 29.33, longitude: 48.07 } }),
+      client.tasks.estimate({
+        from: { latitude: 29.37, longitude: 47.97 },
+        to: { latitude: 29.33, longitude: 48.07 },
+      }),
     'tasks.create': (client: DeliveryClient) => client.tasks.create(orderParams('BASE-1')),
     'wallet.topUp': (client: DeliveryClient) => client.wallet.topUp({ amount: 5 }),
   } as const;

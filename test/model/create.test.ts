@@ -4,7 +4,13 @@
  */
 import { expect, it } from 'vitest';
 import { createProperty, createTimeline } from '../support/model-create.js';
-import { checkWorlds, describeFailure, inKuwaitZone, modelTimeout, runParameters } from '../support/model-run.js';
+import {
+  checkWorlds,
+  describeFailure,
+  inKuwaitZone,
+  modelTimeout,
+  runParameters,
+} from '../support/model-run.js';
 
 inKuwaitZone();
 

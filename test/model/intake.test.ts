@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { MemoryInbox } from '../support/model-inbox.js';
 import { intakeProperty, intakeTimeline } from '../support/model-intake.js';
 import type { IntakeMode } from '../support/model-intake-world.js';
-import { checkWorlds, describeFailure, inKuwaitZone, modelTimeout, runParameters } from '../support/model-run.js';
+import {
+  checkWorlds,
+  describeFailure,
+  inKuwaitZone,
+  modelTimeout,
+  runParameters,
+} from '../support/model-run.js';
 import { describeInboxContract } from '../webhooks/inbox-contract.js';
 
 inKuwaitZone();

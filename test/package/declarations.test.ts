@@ -4,7 +4,15 @@
  * does not export), and citing README sections rather than source files, which do not ship.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +43,10 @@ it('lets an app emit declarations of values typed through the resources and thei
   try {
     mkdirSync(join(directory, 'node_modules'));
     symlinkSync(ROOT, join(directory, 'node_modules', 'delivery-task-sdk'), 'dir');
-    writeFileSync(join(directory, 'package.json'), '{ "name": "consumer", "type": "module", "private": true }');
+    writeFileSync(
+      join(directory, 'package.json'),
+      '{ "name": "consumer", "type": "module", "private": true }',
+    );
     writeFileSync(
       join(directory, 'tsconfig.json'),
       JSON.stringify({
@@ -56,7 +67,9 @@ it('lets an app emit declarations of values typed through the resources and thei
     );
     writeFileSync(join(directory, 'shop.ts'), CONSUMER);
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    const run = await promisify(execFile)(process.execPath, [tsc, '-p', directory], { timeout: 120_000 }).then(
+    const run = await promisify(execFile)(process.execPath, [tsc, '-p', directory], {
+      timeout: 120_000,
+    }).then(
       () => ({ code: 0, stdout: '' }),
       (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '' }),
     );
@@ -73,7 +86,8 @@ it('cites no source file in the shipped declarations', () => {
   for (const entry of readdirSync(join(ROOT, 'dist'), { withFileTypes: true, recursive: true })) {
     if (!/\.d\.c?ts$/.test(entry.name)) continue;
     const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
-    for (const match of text.matchAll(/`(?:src\/)?[\w./-]+(?<!\.d)\.ts`/g)) cited.push(`${entry.name}: ${match[0]}`);
+    for (const match of text.matchAll(/`(?:src\/)?[\w./-]+(?<!\.d)\.ts`/g))
+      cited.push(`${entry.name}: ${match[0]}`);
   }
   expect(cited).toEqual([]);
 });

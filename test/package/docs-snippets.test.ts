@@ -41,7 +41,9 @@ function needlessGuards(program: ts.Program, files: ReadonlyMap<string, string>)
   const mayBeAbsent = (node: ts.Expression) => {
     const type = checker.getTypeAtLocation(node);
     const parts = type.isUnion() ? type.types : [type];
-    return parts.some((part) => (part.flags & nullable) !== 0 || (part.flags & ts.TypeFlags.TypeParameter) !== 0);
+    return parts.some(
+      (part) => (part.flags & nullable) !== 0 || (part.flags & ts.TypeFlags.TypeParameter) !== 0,
+    );
   };
   const found: string[] = [];
   for (const [file, where] of files) {
@@ -52,7 +54,9 @@ function needlessGuards(program: ts.Program, files: ReadonlyMap<string, string>)
       if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken)
         guarded = node.left;
       else if (
-        (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node) || ts.isCallExpression(node)) &&
+        (ts.isPropertyAccessExpression(node) ||
+          ts.isElementAccessExpression(node) ||
+          ts.isCallExpression(node)) &&
         node.questionDotToken
       )
         guarded = node.expression;
@@ -77,7 +81,9 @@ describe('snippets of the README and docs/', () => {
       writeFileSync(file, `${block.code}\nexport {};\n`);
       files.set(file, `${block.source}:${block.line}`);
     });
-    const prelude = readFileSync('scripts/check-readme.ts', 'utf8').match(/const prelude = `([\s\S]*?)`;/)?.[1];
+    const prelude = readFileSync('scripts/check-readme.ts', 'utf8').match(
+      /const prelude = `([\s\S]*?)`;/,
+    )?.[1];
     writeFileSync(join(directory, 'prelude.d.ts'), prelude ?? '');
     const config = ts.getParsedCommandLineOfConfigFile(
       'tsconfig.json',

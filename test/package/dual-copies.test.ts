@@ -33,10 +33,14 @@ beforeAll(async () => {
       builtAfterSource('dist/webhooks.cjs') &&
       builtAfterSource('dist/webhooks.js'),
   );
-  const load = async (entry: string) => (await import(pathToFileURL(join(ROOT, 'dist', entry)).href)) as object;
+  const load = async (entry: string) =>
+    (await import(pathToFileURL(join(ROOT, 'dist', entry)).href)) as object;
   esm = { ...(await load('index.js')), ...(await load('webhooks.js')) } as Sdk;
   const require = createRequire(import.meta.url);
-  cjs = { ...require(join(ROOT, 'dist', 'index.cjs')), ...require(join(ROOT, 'dist', 'webhooks.cjs')) } as Sdk;
+  cjs = {
+    ...require(join(ROOT, 'dist', 'index.cjs')),
+    ...require(join(ROOT, 'dist', 'webhooks.cjs')),
+  } as Sdk;
 }, BUILD_TIMEOUT_MS + 10_000);
 
 type ErrorClassName = Sdk.DeliveryError['name'];
@@ -72,7 +76,10 @@ function oneOfEach(sdk: Sdk): Record<ErrorClassName, Sdk.DeliveryError> {
     RequestValidationError: new sdk.RequestValidationError('tasks.create', issues),
     ResponseValidationError: new sdk.ResponseValidationError({ ...request, status: 200, issues, body: {} }),
     ConfigurationError: new sdk.ConfigurationError('apiKey', 'apiKey is missing'),
-    TaskCreationOutcomeUnknownError: new sdk.TaskCreationOutcomeUnknownError({ orderNumber: 'A-1', reason: 'x' }),
+    TaskCreationOutcomeUnknownError: new sdk.TaskCreationOutcomeUnknownError({
+      orderNumber: 'A-1',
+      reason: 'x',
+    }),
     DuplicateTaskError: new sdk.DuplicateTaskError({ orderNumber: 'A-1', taskIds: ['t1', 't2'] }),
     WebhookPayloadError: new sdk.WebhookPayloadError(issues),
     PaginationLimitError: new sdk.PaginationLimitError(5),
@@ -83,7 +90,11 @@ function oneOfEach(sdk: Sdk): Record<ErrorClassName, Sdk.DeliveryError> {
       timeoutMs: 10,
     }),
     ResponseTooLargeError: new sdk.ResponseTooLargeError({ ...request, status: 200, maxBytes: 1 }),
-    WebhookEventTimeoutError: new sdk.WebhookEventTimeoutError({ taskId: 't1', kind: 'delivered', timeoutMs: 10 }),
+    WebhookEventTimeoutError: new sdk.WebhookEventTimeoutError({
+      taskId: 't1',
+      kind: 'delivered',
+      timeoutMs: 10,
+    }),
     StoreUnavailableError: new sdk.StoreUnavailableError({ operation: 'get', reason: 'down' }),
   };
 }
@@ -130,7 +141,11 @@ describe('ESM and CommonJS copies loaded together', () => {
       for (const className of names) {
         const expected = ancestors.includes(className);
         if (expected) matches += 1;
-        expect({ made: madeName, instanceOf: className, result: error instanceof esmClasses[className] }).toEqual({
+        expect({
+          made: madeName,
+          instanceOf: className,
+          result: error instanceof esmClasses[className],
+        }).toEqual({
           made: madeName,
           instanceOf: className,
           result: expected,
@@ -183,7 +198,8 @@ describe('ESM and CommonJS copies loaded together', () => {
     }
     expect(matches).toBe(2 * (25 + 24 + 9 + 1));
     // instanceof replaced the is…Error guards: neither copy exports one.
-    for (const sdk of [esm, cjs]) expect(Object.keys(sdk).filter((name) => /^is[A-Z]\w*Error$/.test(name))).toEqual([]);
+    for (const sdk of [esm, cjs])
+      expect(Object.keys(sdk).filter((name) => /^is[A-Z]\w*Error$/.test(name))).toEqual([]);
   });
 
   it('matches no unrelated value: a plain Error, a look-alike object, a forged name', () => {

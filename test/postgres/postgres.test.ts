@@ -10,7 +10,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
 import { type PostgresQueryable, postgresInbox, postgresStore } from '../../src/postgres.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
-import { describeWithPostgres, type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import {
+  describeWithPostgres,
+  type PostgresServer,
+  startPostgresServer,
+} from '../support/postgres-server.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
 describeWithPostgres('postgresStore on a real PostgreSQL', () => {
@@ -106,7 +110,9 @@ describeWithPostgres('postgresStore on a real PostgreSQL', () => {
   it('makes one task of an order created at once by two clients on two pools', async () => {
     const second = new pg.Pool({ connectionString: server.url, max: 4 });
     try {
-      const [a, b] = [pool, second].map((p) => service.client({ store: postgresStore(p, { table: 'dts_orders' }) }));
+      const [a, b] = [pool, second].map((p) =>
+        service.client({ store: postgresStore(p, { table: 'dts_orders' }) }),
+      );
       const params = orderParams(`ORD-${randomUUID()}`);
       const [one, two] = await Promise.all([a?.tasks.create(params), b?.tasks.create(params)]);
       expect(one?.id).toBe(two?.id);

@@ -27,7 +27,9 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
     cluster = await startRedisCluster(3, ['--appendonly', 'yes']);
     const nodes = cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
     io = new IORedis.Cluster(nodes).on('error', () => {});
-    nodeRedis = createCluster({ rootNodes: nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` })) });
+    nodeRedis = createCluster({
+      rootNodes: nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` })),
+    });
     nodeRedis.on('error', () => {});
     await nodeRedis.connect();
     await io.ping();

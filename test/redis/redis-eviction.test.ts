@@ -10,7 +10,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError, type DeliveryStore } from '../../src/index.js';
 import { type RedisClientLike, redisInbox, redisStore } from '../../src/redis.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 
 describeWithRedis('the eviction guard of the Redis store and inbox', () => {
   const service = useMockService();
@@ -25,7 +30,8 @@ describeWithRedis('the eviction guard of the Redis store and inbox', () => {
       .connect();
   }, 30_000);
   afterAll(async () => {
-    if (io !== undefined && !ownsRedisServer) await io.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    if (io !== undefined && !ownsRedisServer)
+      await io.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
     io?.disconnect();
     await nodeRedis?.destroy();
     if (ownsRedisServer) await redis?.stop();

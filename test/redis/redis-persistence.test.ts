@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
 import { type RedisClientLike, redisInbox, redisStore } from '../../src/redis.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { fetchWebhook } from '../webhooks/fixtures.js';
 
 type NodeRedis = Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
@@ -41,7 +46,12 @@ function useServer(options: { args?: string[]; conf?: string[] }): () => [string
   };
 }
 
-const entry = () => ({ taskId: `task-${randomUUID()}`, kind: 'accepted', body: '{}', receivedAt: Date.now() });
+const entry = () => ({
+  taskId: `task-${randomUUID()}`,
+  kind: 'accepted',
+  body: '{}',
+  receivedAt: Date.now(),
+});
 
 /** A logger that keeps each warning. */
 function recording(): { warnings: string[]; logger: { warn(message: string): void } } {
@@ -104,7 +114,10 @@ describeWithRedis('redisInbox: the Redis keeps what it is given', () => {
 
     it('leaves redisStore alone (its records are covered when lost), and refuses a volatile option that is not a boolean', async () => {
       for (const [library, client] of libraries()) {
-        await expect(redisStore(client, { prefix: `none-${randomUUID()}:` }).ready(), library).resolves.toBeUndefined();
+        await expect(
+          redisStore(client, { prefix: `none-${randomUUID()}:` }).ready(),
+          library,
+        ).resolves.toBeUndefined();
         expect(() => redisInbox(client, { volatile: 'yes' as unknown as boolean }), library).toThrow(
           expect.objectContaining({ name: 'ConfigurationError', option: 'volatile' }),
         );
@@ -157,7 +170,9 @@ describeWithRedis('redisInbox: the Redis keeps what it is given', () => {
         await inbox.append(entry());
         expect(await inbox.claim('worker', 10), library).toHaveLength(2);
         expect(warnings, library).toHaveLength(1);
-        expect(warnings[0], library).toMatch(/could not read the Redis settings maxmemory-policy, appendonly and save/);
+        expect(warnings[0], library).toMatch(
+          /could not read the Redis settings maxmemory-policy, appendonly and save/,
+        );
         expect(warnings[0], library).toContain('the check did not run');
         const store = recording();
         await redisStore(client, { prefix: `renamed-${randomUUID()}:`, logger: store.logger }).ready();

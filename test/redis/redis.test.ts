@@ -15,7 +15,12 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { storeKey, withStoreDeadline } from '../../src/core/store.js';
 import { ConfigurationError, type DeliveryStore, StoreUnavailableError } from '../../src/index.js';
 import { type RedisClientLike, type RedisStore, redisStore } from '../../src/redis.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
 /** A connected client of one library, and how to let it go (no reconnecting left behind). */
@@ -40,12 +45,18 @@ const LIBRARIES = {
     return { library: 'ioredis 6', client, close: async () => client.disconnect() };
   },
   'redis 5': async (url: string): Promise<Connection> => {
-    const client = createNodeRedis5({ url, socket: { reconnectStrategy: RECONNECT_MS } }).on('error', () => {});
+    const client = createNodeRedis5({ url, socket: { reconnectStrategy: RECONNECT_MS } }).on(
+      'error',
+      () => {},
+    );
     await client.connect();
     return { library: 'redis 5', client, close: async () => client.destroy() };
   },
   'redis 6': async (url: string): Promise<Connection> => {
-    const client = createNodeRedis6({ url, socket: { reconnectStrategy: RECONNECT_MS } }).on('error', () => {});
+    const client = createNodeRedis6({ url, socket: { reconnectStrategy: RECONNECT_MS } }).on(
+      'error',
+      () => {},
+    );
     await client.connect();
     return { library: 'redis 6', client, close: async () => client.destroy() };
   },
@@ -82,7 +93,9 @@ async function timed(promise: Promise<unknown>): Promise<{ error: unknown; elaps
 describe('the redis entry', () => {
   /** Relative imports of `file`, transitively, as paths under src/. */
   const importsOf = (file: string, seen = new Set<string>()): Set<string> => {
-    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.{1,2}\/[^'"]+)\.js['"]/g)) {
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(
+      /from\s+['"](\.{1,2}\/[^'"]+)\.js['"]/g,
+    )) {
       const path = join(dirname(file), `${specifier}.ts`);
       if (!seen.has(path)) {
         seen.add(path);
@@ -238,7 +251,9 @@ describeWithRedis('redisStore against a real redis-server', () => {
     const stores = LIBRARY_NAMES.map((library) => redisStore(connection(library).client, { prefix }));
     for (let round = 0; round < 100; round++) {
       const key = `race-${round}`;
-      const wins = await Promise.all(stores.map((store, index) => store.setIfAbsent(key, `winner-${index}`, 10_000)));
+      const wins = await Promise.all(
+        stores.map((store, index) => store.setIfAbsent(key, `winner-${index}`, 10_000)),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
       expect(await stores[0]?.get(key)).toBe(`winner-${wins.indexOf(true)}`);
     }
@@ -322,7 +337,10 @@ describeWithRedis('redisStore when Redis goes away', () => {
     'rejects every store call with StoreUnavailableError within the 300 ms deadline while Redis is down, then works on a new empty Redis',
     async () => {
       const prefix = uniquePrefix('outage');
-      const stores = connections.map((open) => ({ library: open.library, store: redisStore(open.client, { prefix }) }));
+      const stores = connections.map((open) => ({
+        library: open.library,
+        store: redisStore(open.client, { prefix }),
+      }));
       for (const { library, store } of stores)
         expect(await store.setIfAbsent(`before-${library}`, 'v', 60_000)).toBe(true);
 

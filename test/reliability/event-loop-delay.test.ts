@@ -99,10 +99,14 @@ const catastrophicPattern = fc
     fc.constantFrom('+', '*'),
     fc.constantFrom('$', 'b', '!$', ''),
   )
-  .map(([atom, inner, outer, tail]) => `(${atom.includes('|') ? `(?:${atom})` : atom}${inner})${outer}${tail}`);
+  .map(
+    ([atom, inner, outer, tail]) => `(${atom.includes('|') ? `(?:${atom})` : atom}${inner})${outer}${tail}`,
+  );
 
 /** JSON nested `depth` levels deep. */
-const deepJson = fc.integer({ min: 10_000, max: 500_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`);
+const deepJson = fc
+  .integer({ min: 10_000, max: 500_000 })
+  .map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`);
 
 const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 1000 } });
 let server: MockHttpServer;
@@ -130,7 +134,9 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  const lines = [...worst].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${ms.toFixed(1).padStart(6)} ms  ${name}`);
+  const lines = [...worst]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${ms.toFixed(1).padStart(6)} ms  ${name}`);
   console.log(`Worst event-loop delay per entry:\n${lines.join('\n')}`);
   await server.close();
   mock.close();
@@ -147,7 +153,9 @@ function runs(numRuns: number): fc.Parameters<unknown> {
     endOnFailure: true,
     reporter(details) {
       if (details.failed) {
-        throw new Error(details.errorInstance instanceof Error ? details.errorInstance.message : 'property failed');
+        throw new Error(
+          details.errorInstance instanceof Error ? details.errorInstance.message : 'property failed',
+        );
       }
     },
   };
@@ -179,7 +187,10 @@ describe('no single call holds the event loop more than 50 ms', () => {
         const base = { apiKey: 'k', sellerId: 's', baseUrl: 'https://delivery.test' };
         await expectBounded('apiKey', () => new DeliveryClient({ ...base, apiKey: text }));
         await expectBounded('sellerId', () => new DeliveryClient({ ...base, sellerId: text }));
-        await expectBounded('baseUrl', () => new DeliveryClient({ ...base, baseUrl: `https://delivery.test/${text}` }));
+        await expectBounded(
+          'baseUrl',
+          () => new DeliveryClient({ ...base, baseUrl: `https://delivery.test/${text}` }),
+        );
         await expectBounded('unknown option', () => new DeliveryClient({ ...base, [text]: 1 } as never));
         await expectBounded('timeout', () => new DeliveryClient({ ...base, timeout: number }));
       }),
@@ -190,11 +201,17 @@ describe('no single call holds the event loop more than 50 ms', () => {
   it('per-call options and resource parameters, on huge text and numbers', async () => {
     await fc.assert(
       fc.asyncProperty(hugeText, edgeNumber, async (text, number) => {
-        await expectBounded('headers value', () => client.wallet.retrieveBalance({ headers: { 'x-note': text } }));
-        await expectBounded('headers name', () => client.wallet.retrieveBalance({ headers: { [text]: 'x' } }));
+        await expectBounded('headers value', () =>
+          client.wallet.retrieveBalance({ headers: { 'x-note': text } }),
+        );
+        await expectBounded('headers name', () =>
+          client.wallet.retrieveBalance({ headers: { [text]: 'x' } }),
+        );
         await expectBounded('timeout', () => client.wallet.retrieveBalance({ timeout: number }));
         await expectBounded('tasks.retrieve', () => client.tasks.retrieve(text));
-        await expectBounded('tasks.list search', () => client.tasks.list({ search: text }).toArray({ max: 10 }));
+        await expectBounded('tasks.list search', () =>
+          client.tasks.list({ search: text }).toArray({ max: 10 }),
+        );
         await expectBounded('tasks.create', () =>
           client.tasks.create({
             orderNumber: text,
@@ -203,7 +220,10 @@ describe('no single call holds the event loop more than 50 ms', () => {
           }),
         );
         await expectBounded('tasks.estimate', () =>
-          client.tasks.estimate({ from: { latitude: number, longitude: number }, to: { latitude: 1, longitude: 1 } }),
+          client.tasks.estimate({
+            from: { latitude: number, longitude: number },
+            to: { latitude: 1, longitude: 1 },
+          }),
         );
         await expectBounded('wallet.topUp', () => client.wallet.topUp({ amount: text as unknown as number }));
       }),
@@ -227,7 +247,9 @@ describe('no single call holds the event loop more than 50 ms', () => {
       fc.asyncProperty(fc.oneof(deepJson, hugeText), async (text) => {
         await expectBounded('parseWebhookEvent', () => parseWebhookEvent(text));
         // The CLI reads at most MAX_ORDER_FILE_BYTES of an order file before this scan.
-        await expectBounded('findJsonSyntaxError', () => findJsonSyntaxError(text.slice(0, MAX_ORDER_FILE_BYTES)));
+        await expectBounded('findJsonSyntaxError', () =>
+          findJsonSyntaxError(text.slice(0, MAX_ORDER_FILE_BYTES)),
+        );
       }),
       RUNS,
     );
@@ -239,11 +261,15 @@ describe('no single call holds the event loop more than 50 ms', () => {
       fc.asyncProperty(fc.oneof(deepJson, hugeText), async (text) => {
         const file = join(folder, 'order.json');
         await writeFile(file, text.slice(0, MAX_ORDER_FILE_BYTES));
-        await expectBounded('tasks create --file', () => runInProcess(['tasks', 'create', '--file', file], { env }));
+        await expectBounded('tasks create --file', () =>
+          runInProcess(['tasks', 'create', '--file', file], { env }),
+        );
         await expectBounded('tasks list --search', () =>
           runInProcess(['tasks', 'list', '--search', text.slice(0, 100_000), '--limit', '5'], { env }),
         );
-        await expectBounded('tasks get', () => runInProcess(['tasks', 'get', text.slice(0, 100_000)], { env }));
+        await expectBounded('tasks get', () =>
+          runInProcess(['tasks', 'get', text.slice(0, 100_000)], { env }),
+        );
         await expectBounded('--limit', () =>
           runInProcess(['tasks', 'list', '--limit', text.slice(0, 100_000)], { env }),
         );

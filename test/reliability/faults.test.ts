@@ -35,7 +35,11 @@ function retryingClient() {
   return {
     retrying: client({ logger, logLevel: 'warn' }),
     async untilRetryWaits(): Promise<void> {
-      for (let turn = 0; turn < 1000 && !warnings.some((warning) => warning.includes('] Retrying ')); turn++) {
+      for (
+        let turn = 0;
+        turn < 1000 && !warnings.some((warning) => warning.includes('] Retrying '));
+        turn++
+      ) {
         await vi.advanceTimersByTimeAsync(0);
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -70,7 +74,12 @@ describe('reads retry what is worth retrying', () => {
 
   it('waits as long as Retry-After says after a 429', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    mock.inject({ operation: 'branches.list', kind: 'status', status: 429, headers: { 'retry-after': '30' } });
+    mock.inject({
+      operation: 'branches.list',
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '30' },
+    });
     const { retrying, untilRetryWaits } = retryingClient();
     const result = retrying.branches.list();
     await untilRetryWaits();
@@ -103,7 +112,12 @@ describe('reads retry what is worth retrying', () => {
 
   it('falls back to the normal backoff when Retry-After is huge', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    mock.inject({ operation: 'branches.list', kind: 'status', status: 503, headers: { 'retry-after': '86400' } });
+    mock.inject({
+      operation: 'branches.list',
+      kind: 'status',
+      status: 503,
+      headers: { 'retry-after': '86400' },
+    });
     const { retrying, untilRetryWaits } = retryingClient();
     const result = retrying.branches.list();
     await untilRetryWaits();
@@ -117,7 +131,10 @@ describe('reads retry what is worth retrying', () => {
     mock.inject({ operation: 'wallet.retrieveBalance', kind: 'network-error' });
     const balance = await client().wallet.retrieveBalance();
     expect(balance.walletAmount).toBe(1000);
-    expect(mock.requestsFor('wallet.retrieveBalance').map((request) => request.status)).toEqual(['network-error', 200]);
+    expect(mock.requestsFor('wallet.retrieveBalance').map((request) => request.status)).toEqual([
+      'network-error',
+      200,
+    ]);
   });
 
   it('times out an endless delay on every attempt and counts the retries', async () => {
@@ -175,7 +192,12 @@ describe('reads retry what is worth retrying', () => {
   });
 
   it('stops waiting between retries as soon as the caller aborts', async () => {
-    mock.inject({ operation: 'branches.list', kind: 'status', status: 503, headers: { 'retry-after': '30' } });
+    mock.inject({
+      operation: 'branches.list',
+      kind: 'status',
+      status: 503,
+      headers: { 'retry-after': '30' },
+    });
     const controller = new AbortController();
     const result = client().branches.list({ signal: controller.signal });
     setTimeout(() => controller.abort(new Error('shutting down')), 50);
@@ -239,14 +261,24 @@ describe('tasks.create is exactly-once', () => {
     const searches = mock.requestsFor('tasks.list').map((request) => request.query);
     expect(searches.length).toBeGreaterThan(0);
     for (const query of searches) {
-      expect(query).toMatchObject({ search: '^ORD\\.1$', ignoreRegex: 'false', sortBy: 'createdAt', sortOrder: '-1' });
+      expect(query).toMatchObject({
+        search: '^ORD\\.1$',
+        ignoreRegex: 'false',
+        sortBy: 'createdAt',
+        sortOrder: '-1',
+      });
     }
   });
 
   it('falls back to a literal search, still exact, when the service refuses the pattern', async () => {
     await client().tasks.create(orderParams('ORD-10'), { lookupFirst: false });
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
-    mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, body: { message: 'regex not supported' } });
+    mock.inject({
+      operation: 'tasks.list',
+      kind: 'status',
+      status: 400,
+      body: { message: 'regex not supported' },
+    });
     // The first search is the lookup before sending (no store), refused; the second, literal, finds nothing.
     const task = await client().tasks.create(orderParams('ORD-1'));
     expect(task.orderNumber).toBe('ORD-1');
@@ -257,7 +289,12 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('does not resend after a rejection, and never lists to reconcile it', async () => {
-    mock.inject({ operation: 'tasks.create', kind: 'status', status: 400, body: { message: 'bad customerNumber' } });
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 400,
+      body: { message: 'bad customerNumber' },
+    });
     // Reconciliation is the subject: no lookup before the POST.
     await expect(client({ lookupFirst: false }).tasks.create(orderParams('REJ-1'))).rejects.toBeInstanceOf(
       BadRequestError,
@@ -267,7 +304,12 @@ describe('tasks.create is exactly-once', () => {
   });
 
   it('waits and resends after a 429, which the service did not process', async () => {
-    mock.inject({ operation: 'tasks.create', kind: 'status', status: 429, headers: { 'retry-after-ms': '20' } });
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after-ms': '20' },
+    });
     const task = await client().tasks.create(orderParams('RL-1'));
     expect(tasksFor('RL-1')).toEqual([expect.objectContaining({ id: task.id })]);
     expect(mock.requestsFor('tasks.create').map((request) => request.status)).toEqual([429, 200]);
@@ -281,7 +323,9 @@ describe('tasks.create is exactly-once', () => {
       times: 3,
       headers: { 'retry-after-ms': '5' },
     });
-    await expect(client({ maxRetries: 2 }).tasks.create(orderParams('RL-2'))).rejects.toBeInstanceOf(RateLimitError);
+    await expect(client({ maxRetries: 2 }).tasks.create(orderParams('RL-2'))).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
     expect(mock.tasks).toHaveLength(0);
   });
 
@@ -334,7 +378,9 @@ describe('tasks.create is exactly-once', () => {
       fetch: (input, init) => {
         if (refused === 0) {
           refused++;
-          const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+          const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), {
+            code: 'ECONNREFUSED',
+          });
           return Promise.reject(new TypeError('fetch failed', { cause }));
         }
         return fetch(input, init);
@@ -362,7 +408,9 @@ describe('tasks.create is exactly-once', () => {
       status: 402,
       body: { message: 'Insufficient balance', code: 'INSUFFICIENT_BALANCE' },
     });
-    await expect(poor.tasks.create(orderParams('POOR-1'))).rejects.toMatchObject({ name: 'InsufficientBalanceError' });
+    await expect(poor.tasks.create(orderParams('POOR-1'))).rejects.toMatchObject({
+      name: 'InsufficientBalanceError',
+    });
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(mock.requestsFor('tasks.list')).toHaveLength(0);
   });

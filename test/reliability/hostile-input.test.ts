@@ -127,7 +127,9 @@ describe('request validators', () => {
   it('reject totalAmount text with more than 3 decimals or a sign', async () => {
     const { client, requests } = capturingClient();
     const bad = fc.oneof(
-      fc.tuple(fc.nat(), fc.integer({ min: 1000, max: 99_999 })).map(([whole, fraction]) => `${whole}.${fraction}`),
+      fc
+        .tuple(fc.nat(), fc.integer({ min: 1000, max: 99_999 }))
+        .map(([whole, fraction]) => `${whole}.${fraction}`),
       fc.nat().map((whole) => `-${whole}`),
       fc.constantFrom('NaN', 'Infinity', '1e3', '', '.5', '5.'),
     );
@@ -161,7 +163,10 @@ describe('request validators', () => {
           .then(() => undefined)
           .catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(RequestValidationError);
-        expect((error as RequestValidationError).issues.map((issue) => issue.path).sort()).toEqual(['limit', 'page']);
+        expect((error as RequestValidationError).issues.map((issue) => issue.path).sort()).toEqual([
+          'limit',
+          'page',
+        ]);
       }),
     );
     expect(requests).toHaveLength(0);
@@ -226,7 +231,8 @@ describe('searches and ids', () => {
 /** Answers each route with a minimal valid body, so a call that passes validation succeeds. */
 function validAnswer(request: CapturedRequest): Response {
   const path = request.url.pathname.replace(/^\/rest\//, '');
-  if (request.method === 'POST' && path === 'tasks') return Response.json({ data: { createTask: { id: 't1' } } });
+  if (request.method === 'POST' && path === 'tasks')
+    return Response.json({ data: { createTask: { id: 't1' } } });
   if (path === 'tasks') return Response.json({ tasks: [], page: 1, limit: 10, totalPages: 0, total: 0 });
   if (path === 'tasks/estimate') return Response.json({ price: 1 });
   if (path === 'tasks/branches') return Response.json({ branches: [] });
@@ -304,7 +310,8 @@ describe('any string in any string parameter', () => {
     /** Where the text travelled, read back from the request sent, when it must arrive unchanged. */
     sent?: (request: CapturedRequest) => unknown;
   }
-  const lastSegment = (request: CapturedRequest) => decodeURIComponent(request.url.pathname.split('/').at(-1) ?? '');
+  const lastSegment = (request: CapturedRequest) =>
+    decodeURIComponent(request.url.pathname.split('/').at(-1) ?? '');
   const calls: Record<string, StringCall> = {
     'tasks.retrieve id': { run: (client, text) => client.tasks.retrieve(text), sent: lastSegment },
     'tasks.waitForStatus id': {
@@ -312,7 +319,8 @@ describe('any string in any string parameter', () => {
       sent: lastSegment,
     },
     'tasks.waitForStatus statuses': {
-      run: (client, text) => client.tasks.waitForStatus('t1', [text, 'delivered'], { intervalMs: 1, timeout: 1000 }),
+      run: (client, text) =>
+        client.tasks.waitForStatus('t1', [text, 'delivered'], { intervalMs: 1, timeout: 1000 }),
     },
     'tasks.create orderNumber': {
       // repeatDelivery: the same text may come twice, and each run must be sent, not the remembered order.
@@ -346,7 +354,9 @@ describe('any string in any string parameter', () => {
           { headers: { 'x-note': text } },
         ),
     },
-    'branches.list header name': { run: (client, text) => client.branches.list({ headers: { [text]: 'x' } }) },
+    'branches.list header name': {
+      run: (client, text) => client.branches.list({ headers: { [text]: 'x' } }),
+    },
     'wallet.retrieveBalance header value': {
       run: (client, text) => client.wallet.retrieveBalance({ headers: { 'x-note': text } }),
     },
@@ -406,7 +416,8 @@ describe('response parsing of arbitrary JSON', () => {
         const calls: Array<() => Promise<unknown>> = [
           () => client.tasks.retrieve('t1'),
           () => client.tasks.list().toArray({ max: 30 }),
-          () => client.tasks.estimate({ from: { latitude: 1, longitude: 1 }, to: { latitude: 2, longitude: 2 } }),
+          () =>
+            client.tasks.estimate({ from: { latitude: 1, longitude: 1 }, to: { latitude: 2, longitude: 2 } }),
           () => client.wallet.retrieveBalance(),
           () => client.wallet.topUp({ amount: 5 }),
           () => client.branches.list(),

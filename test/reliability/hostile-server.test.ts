@@ -5,7 +5,14 @@
  */
 
 import { inspect } from 'node:util';
-import { brotliCompressSync, createBrotliCompress, createDeflate, createGzip, deflateSync, gzipSync } from 'node:zlib';
+import {
+  brotliCompressSync,
+  createBrotliCompress,
+  createDeflate,
+  createGzip,
+  deflateSync,
+  gzipSync,
+} from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -60,7 +67,9 @@ describe('answers to a create that are not rejections', () => {
     hostile.use(async (request, response, { forward }) => {
       const answer = await forward();
       if (request.method === 'POST') {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(`${'['.repeat(2000)}${']'.repeat(2000)}`);
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(`${'['.repeat(2000)}${']'.repeat(2000)}`);
       } else {
         response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
       }
@@ -77,7 +86,9 @@ describe('error answers to a create whose body cannot be read', () => {
     [
       'over maxResponseBytes',
       (response: import('node:http').ServerResponse) => {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(`{"message":"${'x'.repeat(64 * 1024)}"}`);
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(`{"message":"${'x'.repeat(64 * 1024)}"}`);
       },
     ],
     [
@@ -172,7 +183,11 @@ describe('bounded responses', () => {
       hostile.use(async (_request, response) => {
         response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
         const compressor =
-          encoding === 'gzip' ? createGzip() : encoding === 'deflate' ? createDeflate() : createBrotliCompress();
+          encoding === 'gzip'
+            ? createGzip()
+            : encoding === 'deflate'
+              ? createDeflate()
+              : createBrotliCompress();
         compressor.pipe(response);
         response.once('close', () => compressor.destroy());
         for (let index = 0; index < 320 && !response.destroyed; index++) {
@@ -389,7 +404,9 @@ describe('secrets on every path', () => {
         } else {
           const key = encodeURIComponent(API_KEY);
           response
-            .writeHead(302, { location: `/rest/redirected/${key}?seller=${encodeURIComponent(SELLER_ID)}&k=${key}` })
+            .writeHead(302, {
+              location: `/rest/redirected/${key}?seller=${encodeURIComponent(SELLER_ID)}&k=${key}`,
+            })
             .end();
         }
       },
@@ -407,7 +424,10 @@ describe('secrets on every path', () => {
       (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => {
         const header = request.headers.authorization ?? '';
         response
-          .writeHead(401, { 'content-type': 'application/json', 'x-echo': Buffer.from(header).toString('base64') })
+          .writeHead(401, {
+            'content-type': 'application/json',
+            'x-echo': Buffer.from(header).toString('base64'),
+          })
           .end(
             `{"message":${JSON.stringify(`wrong ${header}`)},"token":"${Buffer.from(header).toString('base64')}","key":"${Buffer.from(API_KEY).toString('base64url')}"}`,
           );
@@ -416,13 +436,17 @@ describe('secrets on every path', () => {
     [
       'a 2xx text body with the key straddling the 2,000-character cut',
       (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => {
-        response.writeHead(200, { 'content-type': 'text/plain' }).end(`${'x'.repeat(1995)}${echo(request)} not json`);
+        response
+          .writeHead(200, { 'content-type': 'text/plain' })
+          .end(`${'x'.repeat(1995)}${echo(request)} not json`);
       },
     ],
     [
       'a malformed header line that echoes the key',
       (request: import('node:http').IncomingMessage) => {
-        request.socket.end(`HTTP/1.1 200 OK\r\nx-echo: ${echo(request)}\u0001\r\nx-bad header: ${API_KEY}\r\n\r\n{}`);
+        request.socket.end(
+          `HTTP/1.1 200 OK\r\nx-echo: ${echo(request)}\u0001\r\nx-bad header: ${API_KEY}\r\n\r\n{}`,
+        );
       },
     ],
   ])('stay out of the error, its cause chain and the debug log after %s', async (_name, handler) => {

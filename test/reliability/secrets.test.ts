@@ -29,7 +29,11 @@ const { mock, client } = useMockService({
 
 /** Every rendering of an error a log pipeline or a developer might produce. */
 function renderings(error: unknown): string[] {
-  const rendered = [String(error), inspect(error, { depth: 20, showHidden: true }), JSON.stringify(error) ?? ''];
+  const rendered = [
+    String(error),
+    inspect(error, { depth: 20, showHidden: true }),
+    JSON.stringify(error) ?? '',
+  ];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     rendered.push(current.message, current.stack ?? '', inspect(current, { depth: 20 }));
@@ -59,7 +63,10 @@ describe('secrets', () => {
     expect(created.sellerId).toBe(SELLER_ID);
 
     const failures: Array<[string, () => Promise<unknown>]> = [
-      ['401 wrong key', () => client({ apiKey: `${API_KEY}x`, logger, logLevel: 'debug' }).wallet.retrieveBalance()],
+      [
+        '401 wrong key',
+        () => client({ apiKey: `${API_KEY}x`, logger, logLevel: 'debug' }).wallet.retrieveBalance(),
+      ],
       ['404', () => sdk.tasks.retrieve('000000000000000000000000')],
       [
         '402 low balance',
@@ -172,7 +179,9 @@ function echoForms(text: string): Record<string, string> {
   return {
     raw: text,
     'URL-encoded': encodeURIComponent(text),
-    'URL-encoded, lower-case hex': encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    'URL-encoded, lower-case hex': encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (hex) =>
+      hex.toLowerCase(),
+    ),
     'form-encoded': new URLSearchParams({ k: text }).toString().slice(2),
     'JSON \\u-escaped': [...text]
       .map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
@@ -254,7 +263,10 @@ describe('secrets on transport paths (pending the transport calling Redactor.err
     const server = createServer((socket) => {
       socket.once('data', (request) => {
         const authorization = /^authorization: (.*)$/im.exec(request.toString('latin1'))?.[1] ?? '';
-        socket.end(`HTTP/1.1 200 OK\r\nX-Echo: \u0001${authorization}\r\nContent-Length: 2\r\n\r\n{}`, 'latin1');
+        socket.end(
+          `HTTP/1.1 200 OK\r\nX-Echo: \u0001${authorization}\r\nContent-Length: 2\r\n\r\n{}`,
+          'latin1',
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,7 +15,10 @@ import {
 } from '../../src/index.js';
 
 /** Every C0 control character (U+0000–U+001F) and DEL. */
-const CONTROL_CHARACTERS = [...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)), '\u007f'];
+const CONTROL_CHARACTERS = [
+  ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)),
+  '\u007f',
+];
 const label = (character: string) => `U+${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 let server: Server;
@@ -27,7 +30,9 @@ beforeAll(async () => {
     received++;
     request.resume();
     response.setHeader('content-type', 'application/json');
-    response.end(request.url?.includes('wallet') ? '{"walletAmount":1}' : '{"tasks":[],"page":1,"limit":10,"total":0}');
+    response.end(
+      request.url?.includes('wallet') ? '{"walletAmount":1}' : '{"tasks":[],"page":1,"limit":10,"total":0}',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -52,7 +52,13 @@ describe('the maximum KWD amount of a request', () => {
   });
 
   it('refuses, in every bound, a number it cannot measure (NaN, ±Infinity) and an amount kwd cannot read', () => {
-    for (const amount of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e101, Number.MAX_VALUE]) {
+    for (const amount of [
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      1e101,
+      Number.MAX_VALUE,
+    ]) {
       expect(KwdNumber.safeParse(amount).success, String(amount)).toBe(false);
     }
     for (const coordinate of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {

@@ -132,7 +132,13 @@ describe('branches.list reads what it can of any 2xx body, and reports the rest 
     });
     expect(branches).toEqual([{ name: 'Salmiya', id: '1' }, { name: 'Fahaheel' }, { name: '7' }]);
     expect(drifts).toEqual([
-      { operation: 'branches.list', path: 'branches.0.id', expected: 'string', received: 'number', action: 'coerced' },
+      {
+        operation: 'branches.list',
+        path: 'branches.0.id',
+        expected: 'string',
+        received: 'number',
+        action: 'coerced',
+      },
       {
         operation: 'branches.list',
         path: 'branches.1.name',
@@ -140,7 +146,13 @@ describe('branches.list reads what it can of any 2xx body, and reports the rest 
         received: 'undefined',
         action: 'omitted',
       },
-      { operation: 'branches.list', path: 'branches.2', expected: 'object', received: 'number', action: 'omitted' },
+      {
+        operation: 'branches.list',
+        path: 'branches.2',
+        expected: 'object',
+        received: 'number',
+        action: 'omitted',
+      },
       {
         operation: 'branches.list',
         path: 'branches.4.name',

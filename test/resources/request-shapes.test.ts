@@ -32,7 +32,9 @@ describe('an estimate to a delivery location', () => {
     expect(estimate.price).toBeGreaterThan(0);
     const [request] = mock.requestsFor('tasks.estimate');
     expect(request?.body).toEqual({ from: FROM, to: { latitude: 29.3339, longitude: 48.0761 } });
-    expect(lines.some((line) => /fullAddress/.test(line) && /from, to|from\.fullAddress/.test(line))).toBe(true);
+    expect(lines.some((line) => /fullAddress/.test(line) && /from, to|from\.fullAddress/.test(line))).toBe(
+      true,
+    );
     // The caller's objects are left as they were.
     expect(order.destination.fullAddress).toEqual(['Block 10, Street 5', 'Salmiya']);
   });

@@ -22,7 +22,10 @@ import { REFUSED_URL } from '../support/refused-url.js';
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 60 } });
 
 /** Great-circle distance in km, computed here independently of the mock. */
-function haversineKm(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+function haversineKm(
+  a: { latitude: number; longitude: number },
+  b: { latitude: number; longitude: number },
+): number {
   const radians = (degrees: number) => (degrees * Math.PI) / 180;
   const h =
     Math.sin(radians(b.latitude - a.latitude) / 2) ** 2 +
@@ -34,7 +37,12 @@ function haversineKm(a: { latitude: number; longitude: number }, b: { latitude: 
 
 describe('tasks.create', () => {
   it('posts the params to tasks with both auth headers and returns the task unwrapped from data.createTask', async () => {
-    const params = { ...orderParams('ORD-100'), collectCash: true, totalAmount: '12.500', specialNotes: 'Ring twice' };
+    const params = {
+      ...orderParams('ORD-100'),
+      collectCash: true,
+      totalAmount: '12.500',
+      specialNotes: 'Ring twice',
+    };
     const task = await client().tasks.create(params);
 
     const [request] = mock.requestsFor('tasks.create');
@@ -46,7 +54,12 @@ describe('tasks.create', () => {
     expect(request?.body).toEqual(params);
 
     expect(task.id).toMatch(/^[0-9a-f]{24}$/);
-    expect(task).toMatchObject({ orderNumber: 'ORD-100', status: 'pending', totalAmount: '12.500', collectCash: true });
+    expect(task).toMatchObject({
+      orderNumber: 'ORD-100',
+      status: 'pending',
+      totalAmount: '12.500',
+      collectCash: true,
+    });
     expect(mock.task(task.id ?? '')).toMatchObject({ orderNumber: 'ORD-100' });
   });
 
@@ -101,7 +114,11 @@ describe('tasks.create', () => {
       .tasks.create({
         orderNumber: 'ORD-BAD',
         totalAmount: '1.2345',
-        deliveryLocation: { latitude: 91, longitude: Number.NaN, fullAddress: ['ok', 3 as unknown as string] },
+        deliveryLocation: {
+          latitude: 91,
+          longitude: Number.NaN,
+          fullAddress: ['ok', 3 as unknown as string],
+        },
         selectedBranch: 'Salmiya',
       })
       .catch((caught: unknown) => caught);
@@ -154,7 +171,9 @@ describe('tasks with the deprecated validation: off (read as tolerant)', () => {
 
   it('throws ResponseValidationError for a page without tasks (load-bearing), never a TypeError', async () => {
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 200, body: { items: 'nope' } });
-    await expect(client({ validation: 'off' }).tasks.list().toArray()).rejects.toBeInstanceOf(ResponseValidationError);
+    await expect(client({ validation: 'off' }).tasks.list().toArray()).rejects.toBeInstanceOf(
+      ResponseValidationError,
+    );
   });
 });
 
@@ -215,7 +234,10 @@ describe('tasks.retrieve', () => {
       .tasks.retrieve('42')
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).issues.map((issue) => issue.path).sort()).toEqual(['id', 'status']);
+    expect((error as ResponseValidationError).issues.map((issue) => issue.path).sort()).toEqual([
+      'id',
+      'status',
+    ]);
 
     const warnings: string[] = [];
     const logger = { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} };
@@ -225,7 +247,12 @@ describe('tasks.retrieve', () => {
   });
 
   it.each([
-    ['another task', { id: 'task-B', status: 'delivered' }, 'id', /Expected task "task-A", received "task-B"/],
+    [
+      'another task',
+      { id: 'task-B', status: 'delivered' },
+      'id',
+      /Expected task "task-A", received "task-B"/,
+    ],
     ['another task by its _id', { _id: 'task-B', status: 'delivered' }, '_id', /received "task-B"/],
   ])(
     'refuses an answer that is %s: ResponseValidationError on the id, never data',
@@ -254,7 +281,9 @@ describe('tasks.retrieve', () => {
       for (const validation of ['tolerant', 'strict'] as const) {
         const drifts: SchemaDrift[] = [];
         mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body });
-        const task = await client({ validation, onDrift: (drift) => drifts.push(drift) }).tasks.retrieve('task-A');
+        const task = await client({ validation, onDrift: (drift) => drifts.push(drift) }).tasks.retrieve(
+          'task-A',
+        );
         expect(task).toMatchObject({ id: 'task-A', status: 'delivered', orderNumber: 'ORD-NOID' });
         expect(drifts).toEqual([
           { operation: 'tasks.retrieve', path: 'id', expected: 'string', received, action: 'coerced' },
@@ -271,7 +300,12 @@ describe('tasks.retrieve', () => {
   });
 
   it('compares the id as the caller passed it: an id needing encoding matches, its encoded form does not', async () => {
-    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body: { id: 'a b/c', status: 'pending' } });
+    mock.inject({
+      operation: 'tasks.retrieve',
+      kind: 'status',
+      status: 200,
+      body: { id: 'a b/c', status: 'pending' },
+    });
     expect(await client().tasks.retrieve('a b/c')).toMatchObject({ id: 'a b/c' });
     mock.inject({
       operation: 'tasks.retrieve',
@@ -289,7 +323,11 @@ describe('tasks.retrieve', () => {
       status: 200,
       body: { _id: 'task-A', status: 'pending' },
     });
-    expect(await client().tasks.retrieve('task-A')).toMatchObject({ id: 'task-A', _id: 'task-A', status: 'pending' });
+    expect(await client().tasks.retrieve('task-A')).toMatchObject({
+      id: 'task-A',
+      _id: 'task-A',
+      status: 'pending',
+    });
   });
 });
 
@@ -300,7 +338,9 @@ describe('tasks.list', () => {
     // Setup, not the subject: new order numbers, sent without a lookup (which would be a list request).
     for (let index = 1; index <= count; index++) {
       tasks.push(
-        await sdk.tasks.create(orderParams(`${prefix}-${String(index).padStart(3, '0')}`), { lookupFirst: false }),
+        await sdk.tasks.create(orderParams(`${prefix}-${String(index).padStart(3, '0')}`), {
+          lookupFirst: false,
+        }),
       );
     }
     return tasks;
@@ -313,7 +353,13 @@ describe('tasks.list', () => {
     const page = await listing;
     expect(page).toBeInstanceOf(TaskPage);
     expect(page).toMatchObject({ page: 2, limit: 5, totalPages: 3, total: 12 });
-    expect(page.tasks.map((task) => task.orderNumber)).toEqual(['ORD-007', 'ORD-006', 'ORD-005', 'ORD-004', 'ORD-003']);
+    expect(page.tasks.map((task) => task.orderNumber)).toEqual([
+      'ORD-007',
+      'ORD-006',
+      'ORD-005',
+      'ORD-004',
+      'ORD-003',
+    ]);
     expect(page.hasNextPage()).toBe(true);
     const [request] = mock.requestsFor('tasks.list');
     expect(request?.method).toBe('GET');
@@ -423,7 +469,9 @@ describe('tasks.estimate', () => {
       'from.latitude',
       'to.longitude',
     ]);
-    await expect(client().tasks.estimate({ from: { latitude: 1, longitude: 1 } } as never)).rejects.toThrow(/to/);
+    await expect(client().tasks.estimate({ from: { latitude: 1, longitude: 1 } } as never)).rejects.toThrow(
+      /to/,
+    );
     expect(mock.requests).toHaveLength(0);
   });
 });
@@ -445,7 +493,10 @@ describe('tasks.waitForStatus', () => {
   it('polls until the task reaches one of the statuses and returns it', async () => {
     const created = await client().tasks.create(orderParams('WAIT-1'));
     const id = created.id ?? '';
-    const waiting = client().tasks.waitForStatus(id, ['delivered', 'cancelled'], { intervalMs: 20, timeout: 5000 });
+    const waiting = client().tasks.waitForStatus(id, ['delivered', 'cancelled'], {
+      intervalMs: 20,
+      timeout: 5000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await mock.advance(id, 'delivered');
     const task = await waiting;
@@ -459,7 +510,12 @@ describe('tasks.waitForStatus', () => {
       .tasks.waitForStatus(created.id ?? '', 'delivered', { intervalMs: 20, timeout: 150 })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StatusWaitTimeoutError);
-    expect(error).toMatchObject({ taskId: created.id, lastStatus: 'pending', statuses: ['delivered'], timeoutMs: 150 });
+    expect(error).toMatchObject({
+      taskId: created.id,
+      lastStatus: 'pending',
+      statuses: ['delivered'],
+      timeoutMs: 150,
+    });
   });
 
   it('keeps polling through a transient failure and stops at once on the caller abort', async () => {
@@ -483,9 +539,9 @@ describe('tasks.waitForStatus', () => {
   });
 
   it('fails at once for an unknown task and for bad arguments', async () => {
-    await expect(client().tasks.waitForStatus('000000000000000000000000', 'delivered')).rejects.toBeInstanceOf(
-      NotFoundError,
-    );
+    await expect(
+      client().tasks.waitForStatus('000000000000000000000000', 'delivered'),
+    ).rejects.toBeInstanceOf(NotFoundError);
     await expect(client().tasks.waitForStatus('x', [])).rejects.toBeInstanceOf(RequestValidationError);
     await expect(client().tasks.waitForStatus('x', 'delivered', { intervalMs: 0 })).rejects.toBeInstanceOf(
       RequestValidationError,

@@ -30,11 +30,20 @@ describe('wallet on a wallet account', () => {
 
     expect((await client().wallet.retrieveBalance()).walletAmount).toBe(20.125);
     mock.completeTopUp(topUp.paymentUrl);
-    expect((await client().wallet.retrieveBalance()).walletAmount).toBe(kwd.toNumber(kwd.add('20.125', '12.5')));
+    expect((await client().wallet.retrieveBalance()).walletAmount).toBe(
+      kwd.toNumber(kwd.add('20.125', '12.5')),
+    );
   });
 
   it('rejects a top-up under 5 KWD, with more than 3 decimals, or not finite, without sending', async () => {
-    for (const amount of [4.999, 5.0001, Number.NaN, Number.POSITIVE_INFINITY, -10, '10' as unknown as number]) {
+    for (const amount of [
+      4.999,
+      5.0001,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      -10,
+      '10' as unknown as number,
+    ]) {
       const error = await client()
         .wallet.topUp({ amount })
         .catch((caught: unknown) => caught);

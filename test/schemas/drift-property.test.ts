@@ -191,12 +191,19 @@ describe('end to end over the mock, under every drift mutation', () => {
   it('a create never pays twice, and every drifted webhook is answered 200 and processed once', async () => {
     mock.listen();
     try {
-      const mutationSets = fc.sample(fc.subarray([...DRIFT_MUTATIONS], { minLength: 1 }), { numRuns: 12, seed: 5 });
+      const mutationSets = fc.sample(fc.subarray([...DRIFT_MUTATIONS], { minLength: 1 }), {
+        numRuns: 12,
+        seed: 5,
+      });
       const events: WebhookEvent[] = [];
       const handler = createWebhookHandler({ onEvent: (event) => void events.push(event), logLevel: 'off' });
       for (const [index, mutations] of mutationSets.entries()) {
         mock.reset();
-        mock.inject({ kind: 'drift', mutations: mutations as MockDriftMutation[], times: Number.POSITIVE_INFINITY });
+        mock.inject({
+          kind: 'drift',
+          mutations: mutations as MockDriftMutation[],
+          times: Number.POSITIVE_INFINITY,
+        });
         const client = new DeliveryClient({
           apiKey: mock.apiKey,
           sellerId: mock.sellerId,

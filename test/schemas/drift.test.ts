@@ -5,7 +5,13 @@
  * README "Schema drift".
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { DeliveryClient, type Logger, ResponseValidationError, type SchemaDrift, type Task } from '../../src/index.js';
+import {
+  DeliveryClient,
+  type Logger,
+  ResponseValidationError,
+  type SchemaDrift,
+  type Task,
+} from '../../src/index.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 import { type HostileServer, startHostileServer } from '../support/hostile-server.js';
 import { orderParams } from '../support/order-params.js';
@@ -70,16 +76,25 @@ describe('tolerant reading (the default): unambiguous drift is coerced to the do
     ['collectCash', 0, false, 'boolean', 'number'],
     ['deliveryDispatched', 1, true, 'boolean', 'number'],
     ['customerNumber', 96550000000, '96550000000', 'string', 'number'],
-  ])('tasks.retrieve reads %s sent as %j as %j and reports it', async (field, sent, read, expected, received) => {
-    const { id } = await createdTask('ORD-DRIFT-1');
-    drifting((body) => {
-      body[field] = sent;
-    });
-    const drifts: SchemaDrift[] = [];
-    const task = await clientWith(drifts).tasks.retrieve(id);
-    expect(task[field]).toStrictEqual(read);
-    expect(drifts).toContainEqual({ operation: 'tasks.retrieve', path: field, expected, received, action: 'coerced' });
-  });
+  ])(
+    'tasks.retrieve reads %s sent as %j as %j and reports it',
+    async (field, sent, read, expected, received) => {
+      const { id } = await createdTask('ORD-DRIFT-1');
+      drifting((body) => {
+        body[field] = sent;
+      });
+      const drifts: SchemaDrift[] = [];
+      const task = await clientWith(drifts).tasks.retrieve(id);
+      expect(task[field]).toStrictEqual(read);
+      expect(drifts).toContainEqual({
+        operation: 'tasks.retrieve',
+        path: field,
+        expected,
+        received,
+        action: 'coerced',
+      });
+    },
+  );
 
   it('reads a nested number sent as text (pickupLocation.latitude "29.3") as a number', async () => {
     const { id } = await createdTask('ORD-DRIFT-2');
@@ -110,7 +125,13 @@ describe('tolerant reading (the default): unambiguous drift is coerced to the do
     const task = await clientWith(drifts).tasks.retrieve(id);
     expect(task).toMatchObject({ id, orderNumber: 'ORD-DRIFT-4' });
     expect(drifts).toStrictEqual([
-      { operation: 'tasks.retrieve', path: 'id', expected: 'string', received: 'undefined', action: 'coerced' },
+      {
+        operation: 'tasks.retrieve',
+        path: 'id',
+        expected: 'string',
+        received: 'undefined',
+        action: 'coerced',
+      },
     ]);
   });
 
@@ -182,8 +203,20 @@ describe('tolerant reading (the default): unambiguous drift is coerced to the do
     expect(task.travelDetail).toStrictEqual({ duration: 12 });
     expect(task.futureField).toStrictEqual({ kept: true });
     expect(drifts).toStrictEqual([
-      { operation: 'tasks.retrieve', path: 'collectCash', expected: 'boolean', received: 'string', action: 'omitted' },
-      { operation: 'tasks.retrieve', path: 'statusHistory', expected: 'array', received: 'object', action: 'omitted' },
+      {
+        operation: 'tasks.retrieve',
+        path: 'collectCash',
+        expected: 'boolean',
+        received: 'string',
+        action: 'omitted',
+      },
+      {
+        operation: 'tasks.retrieve',
+        path: 'statusHistory',
+        expected: 'array',
+        received: 'object',
+        action: 'omitted',
+      },
       {
         operation: 'tasks.retrieve',
         path: 'travelDetail.totalDistance',

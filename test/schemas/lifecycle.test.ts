@@ -59,7 +59,9 @@ describe('the task lifecycle', () => {
   it('ends a task at delivered, cancelled, rejected or failed, and nowhere else', () => {
     expect([...FINAL_STATUSES].sort()).toEqual(['cancelled', 'delivered', 'failed', 'rejected']);
     for (const status of TASK_STATUSES) {
-      expect(isFinalStatus(status), status).toBe(['delivered', 'cancelled', 'rejected', 'failed'].includes(status));
+      expect(isFinalStatus(status), status).toBe(
+        ['delivered', 'cancelled', 'rejected', 'failed'].includes(status),
+      );
     }
     expect(isFinalStatus('inprogress')).toBe(false);
   });

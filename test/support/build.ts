@@ -23,7 +23,10 @@ export function newestMtime(folder: string): number {
 /** True when `file` (from the repository root) exists and is newer than every file under both packages' src/. */
 export function builtAfterSource(file: string): boolean {
   try {
-    const newest = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'packages', 'tools', 'src')));
+    const newest = Math.max(
+      newestMtime(join(ROOT, 'src')),
+      newestMtime(join(ROOT, 'packages', 'tools', 'src')),
+    );
     return statSync(join(ROOT, file)).mtimeMs >= newest;
   } catch {
     return false;

@@ -87,7 +87,8 @@ async function main(): Promise<void> {
             : error instanceof StoreUnavailableError || error instanceof APIConnectionTimeoutError
               ? backoffMs
               : undefined;
-        const within = config.retryForMs !== undefined && Date.now() + (waitMs ?? 0) - startedAt < config.retryForMs;
+        const within =
+          config.retryForMs !== undefined && Date.now() + (waitMs ?? 0) - startedAt < config.retryForMs;
         if (waitMs === undefined || (attempt >= (config.attempts ?? 1) && !within)) {
           if (!(error instanceof Error)) return { orderNumber, error: String(error) };
           return { orderNumber, error: error.name, message: error.message };

@@ -17,10 +17,14 @@ export interface CreateWorker {
 
 /** Starts test/support/create-worker.ts in a process of its own (the same Node, with tsx). */
 export function startCreateWorker(config: WorkerConfig): CreateWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/create-worker.ts', JSON.stringify(config)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/create-worker.ts', JSON.stringify(config)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {

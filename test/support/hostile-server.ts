@@ -70,7 +70,8 @@ export async function startHostileServer(): Promise<HostileServer> {
       const target = new URL(request.url ?? '/', backend.url.replace(/\/rest$/, ''));
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers.set(name, value);
+        if (typeof value === 'string' && name !== 'host' && name !== 'content-length')
+          headers.set(name, value);
       }
       const answer = await fetch(target, {
         method: request.method ?? 'GET',

@@ -35,12 +35,18 @@ let inbox: WebhookInbox & { ready(): Promise<void> };
 if (config.backend === 'redis') {
   const redis = new Redis(config.url, { maxRetriesPerRequest: 1 }).on('error', () => {});
   store = redisStore(redis, { prefix: `${config.name}:` });
-  inbox = redisInbox(redis, { stream: `${config.name}:events`, visibilityTimeoutMs: config.visibilityTimeoutMs });
+  inbox = redisInbox(redis, {
+    stream: `${config.name}:events`,
+    visibilityTimeoutMs: config.visibilityTimeoutMs,
+  });
 } else {
   const pool = new pg.Pool({ connectionString: config.url, max: 8 });
   pool.on('error', () => {});
   store = postgresStore(pool, { table: `${config.name}_store` });
-  inbox = postgresInbox(pool, { table: `${config.name}_inbox`, visibilityTimeoutMs: config.visibilityTimeoutMs });
+  inbox = postgresInbox(pool, {
+    table: `${config.name}_inbox`,
+    visibilityTimeoutMs: config.visibilityTimeoutMs,
+  });
 }
 // At boot, as a service does: the server's settings (or the tables) checked before the first webhook.
 await Promise.all([store.ready(), inbox.ready()]);

@@ -107,7 +107,8 @@ export class CreateWorld {
   #incarnation(process: number, incarnation: number): Incarnation {
     const gate = new ProcessGate(process, incarnation);
     const { mock } = this.service;
-    const store: DeliveryStore | undefined = this.store === undefined ? undefined : storeOfProcess(this.store, gate);
+    const store: DeliveryStore | undefined =
+      this.store === undefined ? undefined : storeOfProcess(this.store, gate);
     const client = new DeliveryClient({
       apiKey: mock.apiKey,
       sellerId: mock.sellerId,

@@ -23,7 +23,12 @@ import {
   stallMs,
   storeFault,
 } from './model-arbitraries.js';
-import { ATTEMPT_TIMEOUT_MS, type CreateJob, CreateWorld, type CreateWorldConfig } from './model-create-world.js';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  type CreateJob,
+  CreateWorld,
+  type CreateWorldConfig,
+} from './model-create-world.js';
 import { STALL_POINTS, type StallPoint, type StoreFault } from './model-processes.js';
 import {
   advance,
@@ -72,7 +77,10 @@ class Create implements CreateCommand {
     world.create(this.process, this.order, this.repeat, this.totalTimeout);
   }
   toString(): string {
-    const options = [this.repeat ? 'repeatDelivery' : '', this.totalTimeout ? `totalTimeout ${this.totalTimeout}` : ''];
+    const options = [
+      this.repeat ? 'repeatDelivery' : '',
+      this.totalTimeout ? `totalTimeout ${this.totalTimeout}` : '',
+    ];
     return `create(p${this.process}, ORD-${this.order}${options
       .filter(Boolean)
       .map((o) => `, ${o}`)
@@ -247,23 +255,27 @@ let lastTimeline: readonly string[] = [];
 export const createTimeline = () => lastTimeline;
 
 /** The property: runs the world's commands, lets every job end, then checks the invariants. */
-export const createProperty = fc.asyncProperty(createWorldConfig, createCommands, async (config, commands) => {
-  const timeline = new Timeline();
-  lastTimeline = timeline.lines;
-  await inVirtualTime(async () => {
-    // Without a shared store the processes share nothing: one, unless restarts are on.
-    const effective = { ...config, processes: canRestart(config) ? config.processes : 1 };
-    timeline.note(
-      `world: ${effective.processes} process(es), ${effective.sharedStore ? `a shared store (round trip ${effective.storeLatencyMs} ms)` : 'own memory stores'}; service: ${describeService(effective.service)}`,
-    );
-    const world = new CreateWorld(effective, timeline);
-    await fc.asyncModelRun(() => ({ model: { config: effective }, real: world }), commands);
-    for (const { gate } of world.incarnations) gate.disarm();
-    const ended = await runUntil(() => world.settled, SETTLE_LIMIT_MS);
-    await advance(AFTERMATH_MS);
-    checkCreateWorld(world, ended);
-  });
-});
+export const createProperty = fc.asyncProperty(
+  createWorldConfig,
+  createCommands,
+  async (config, commands) => {
+    const timeline = new Timeline();
+    lastTimeline = timeline.lines;
+    await inVirtualTime(async () => {
+      // Without a shared store the processes share nothing: one, unless restarts are on.
+      const effective = { ...config, processes: canRestart(config) ? config.processes : 1 };
+      timeline.note(
+        `world: ${effective.processes} process(es), ${effective.sharedStore ? `a shared store (round trip ${effective.storeLatencyMs} ms)` : 'own memory stores'}; service: ${describeService(effective.service)}`,
+      );
+      const world = new CreateWorld(effective, timeline);
+      await fc.asyncModelRun(() => ({ model: { config: effective }, real: world }), commands);
+      for (const { gate } of world.incarnations) gate.disarm();
+      const ended = await runUntil(() => world.settled, SETTLE_LIMIT_MS);
+      await advance(AFTERMATH_MS);
+      checkCreateWorld(world, ended);
+    });
+  },
+);
 
 function describeJob(job: CreateJob): string {
   const attempts = job.attempts.map(
@@ -284,13 +296,16 @@ function concurrentWithoutStore(world: CreateWorld, order: string): boolean {
         earlier.process !== later.process &&
         earlier.start <= later.start &&
         ((earlier.end ?? Number.POSITIVE_INFINITY) > later.start ||
-          posts.some((post) => post.process === earlier.process && post.at > later.start - CLIENT_LISTING_DELAY_MS)),
+          posts.some(
+            (post) => post.process === earlier.process && post.at > later.start - CLIENT_LISTING_DELAY_MS,
+          )),
     ),
   );
 }
 
 /** The job whose POST made `task` (each job's body names it in `specialNotes`). */
-const creatorOf = (task: { specialNotes?: unknown }) => Number(/^job (\d+)$/.exec(String(task.specialNotes))?.[1]);
+const creatorOf = (task: { specialNotes?: unknown }) =>
+  Number(/^job (\d+)$/.exec(String(task.specialNotes))?.[1]);
 
 export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
   const problems: string[] = [];
@@ -314,7 +329,8 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
     const describeTasks = (list: typeof own) =>
       list
         .map(
-          (t) => `${t.id} (POST of job ${creatorOf(t)}, created at ${Date.parse(t.createdAt ?? '') - WORLD_START} ms)`,
+          (t) =>
+            `${t.id} (POST of job ${creatorOf(t)}, created at ${Date.parse(t.createdAt ?? '') - WORLD_START} ms)`,
         )
         .join(', ');
     // First deliveries: one task for them all; every repeat delivery: one task of its own.
@@ -324,7 +340,8 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
     // delivery"): its tasks are not counted.
     const rerunWithoutStore = (job: CreateJob) =>
       job.attempts.some((attempt) => attempt.outcome === 'its process died') &&
-      (!world.config.sharedStore || (world.store?.wipedAt ?? []).some((at) => at > (job.attempts[0]?.start ?? 0)));
+      (!world.config.sharedStore ||
+        (world.store?.wipedAt ?? []).some((at) => at > (job.attempts[0]?.start ?? 0)));
     const extra =
       Math.max(0, firsts.length - 1) +
       jobs
@@ -350,7 +367,8 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
             firsts.some(
               (later) =>
                 createdAt(later) > at &&
-                (createdAt(later) > at + FRESH_STORE_MS || createdAt(later) <= createdAt(earlier) + unseenFor),
+                (createdAt(later) > at + FRESH_STORE_MS ||
+                  createdAt(later) <= createdAt(earlier) + unseenFor),
             ),
         ),
       );
@@ -369,7 +387,9 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
         .map((task) => task.id),
     );
     if (firstIds.size > 1 && !concurrent && !forgotten && !jobs.some((job) => job.repeat))
-      problems.push(`${orderNumber}: first deliveries resolved with different tasks ${[...firstIds].join(', ')}`);
+      problems.push(
+        `${orderNumber}: first deliveries resolved with different tasks ${[...firstIds].join(', ')}`,
+      );
     for (const job of jobs) {
       const task = resolved(job);
       const stored = task === undefined ? undefined : tasks.find((candidate) => candidate.id === task.id);
@@ -413,7 +433,8 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
           // A frozen process keeps no deadline: the time frozen does not count.
           const end = attempt.end ?? Number.POSITIVE_INFINITY;
           const frozen = world.freezes.reduce(
-            (sum, freeze) => sum + Math.max(0, Math.min(end, freeze.to) - Math.max(attempt.start, freeze.from)),
+            (sum, freeze) =>
+              sum + Math.max(0, Math.min(end, freeze.to) - Math.max(attempt.start, freeze.from)),
             0,
           );
           const took = end - attempt.start - frozen;

@@ -81,7 +81,12 @@ export class MemoryInbox implements WebhookInbox {
         entry.attempts++;
         entry.claimedUntil = now + this.visibilityTimeoutMs;
         blocked.add(entry.taskId);
-        claimed.push({ id: entry.id, body: entry.body, receivedAt: entry.receivedAt, attempts: entry.attempts });
+        claimed.push({
+          id: entry.id,
+          body: entry.body,
+          receivedAt: entry.receivedAt,
+          attempts: entry.attempts,
+        });
       }
       return claimed;
     });

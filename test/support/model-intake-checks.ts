@@ -46,7 +46,8 @@ const describeCall = (call: OnEventCall) =>
 export function checkIntakeWorld(world: IntakeWorld): void {
   const problems: string[] = [];
   const { mode } = world.config;
-  const gateOf = (process: string) => world.receivers.find((receiver) => receiver.gate.name === process)?.gate;
+  const gateOf = (process: string) =>
+    world.receivers.find((receiver) => receiver.gate.name === process)?.gate;
   /** The process died after this call began: what it processed may not be recorded. */
   const diedAfter = (call: OnEventCall) =>
     (gateOf(call.process)?.diedAt ?? Number.POSITIVE_INFINITY) >= call.start &&
@@ -67,7 +68,8 @@ export function checkIntakeWorld(world: IntakeWorld): void {
   const inOutage = (call: OnEventCall) =>
     mode === 'shared' &&
     world.outages.some(
-      (outage) => outage.to >= call.start && outage.from <= (call.end ?? call.start) + 2 * DEFAULT_STORE_TIMEOUT_MS,
+      (outage) =>
+        outage.to >= call.start && outage.from <= (call.end ?? call.start) + 2 * DEFAULT_STORE_TIMEOUT_MS,
     );
   for (const calls of groups.values()) {
     calls.sort((a, b) => a.start - b.start);
@@ -91,7 +93,9 @@ export function checkIntakeWorld(world: IntakeWorld): void {
       }
       if (twice !== undefined && world.wipes.some((at) => at > twice.start && at < call.start)) continue;
       if (twice !== undefined) {
-        const outages = world.outages.map((outage) => `${outage.from - WORLD_START}–${outage.to - WORLD_START}`);
+        const outages = world.outages.map(
+          (outage) => `${outage.from - WORLD_START}–${outage.to - WORLD_START}`,
+        );
         problems.push(
           `task ${call.taskId}: ${call.status} reached onEvent twice (${describeCall(twice)}; ${describeCall(call)})${outages.length > 0 ? `; outages ${outages.join(', ')} ms` : ''}`,
         );
@@ -99,7 +103,9 @@ export function checkIntakeWorld(world: IntakeWorld): void {
       }
       const newer = earlier.find((previous) => outOfOrder(previous, call, confirming));
       if (newer !== undefined) {
-        problems.push(`task ${call.taskId}: ${describeCall(call)} reached onEvent after ${describeCall(newer)}`);
+        problems.push(
+          `task ${call.taskId}: ${describeCall(call)} reached onEvent after ${describeCall(newer)}`,
+        );
       }
     }
   }
@@ -111,7 +117,9 @@ export function checkIntakeWorld(world: IntakeWorld): void {
     const inScope = (process: string) => scope === 'all' || process === scope;
     const reached = world.calls.some(
       (call) =>
-        inScope(call.process) && call.taskId === copy.taskId && (call.kind === copy.kind || call.status === copy.kind),
+        inScope(call.process) &&
+        call.taskId === copy.taskId &&
+        (call.kind === copy.kind || call.status === copy.kind),
     );
     // Dropped as older than a status that moved the task's order (counted in `outOfOrder`), even one whose
     // onEvent then failed (reported to onError).
@@ -139,7 +147,9 @@ export function checkIntakeWorld(world: IntakeWorld): void {
   if (mode !== 'inbox') {
     for (const receiver of world.live) {
       const { processed, duplicates, outOfOrder: late, failed } = receiver.handler.stats;
-      const answered = world.copies.filter((copy) => copy.to === receiver.gate.name && copy.answered === 200).length;
+      const answered = world.copies.filter(
+        (copy) => copy.to === receiver.gate.name && copy.answered === 200,
+      ).length;
       const synced = receiver.syncs.reduce(
         (sum, result) => sum + result.processed + result.duplicates + result.outOfOrder + result.failed,
         0,
@@ -157,13 +167,17 @@ export function checkIntakeWorld(world: IntakeWorld): void {
   for (const task of tasks) {
     const status = task.status ?? '';
     if (!isFinalStatus(status)) continue;
-    const arrived = world.calls.some((call) => call.taskId === task.id && call.status === status && !call.failed);
+    const arrived = world.calls.some(
+      (call) => call.taskId === task.id && call.status === status && !call.failed,
+    );
     // A listing without ids cannot be acted on: a drift report on `id` says so.
     const reported =
       world.errors.some((error) => error.taskId === task.id) ||
       world.drifts.some((drift) => /(^|\.)_?id$/.test(drift.path));
     if (!arrived && !reported) {
-      problems.push(`task ${task.id}: its final status ${status} never reached onEvent, even after the last sync`);
+      problems.push(
+        `task ${task.id}: its final status ${status} never reached onEvent, even after the last sync`,
+      );
     }
   }
 

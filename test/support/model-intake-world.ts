@@ -116,7 +116,8 @@ export class IntakeWorld {
     this.config = config;
     this.timeline = timeline;
     this.service = new ServiceFront(config.service);
-    this.store = config.mode === 'plain' ? undefined : new FaultyStore(() => memoryStore(), config.storeLatencyMs);
+    this.store =
+      config.mode === 'plain' ? undefined : new FaultyStore(() => memoryStore(), config.storeLatencyMs);
     const store = this.store;
     this.inbox =
       config.mode === 'inbox' && store !== undefined
@@ -227,7 +228,9 @@ export class IntakeWorld {
 
   /** The receivers running now. */
   get live(): readonly Receiver[] {
-    return this.#slots.flatMap((slot) => (slot.current === undefined || slot.current.gate.dead ? [] : [slot.current]));
+    return this.#slots.flatMap((slot) =>
+      slot.current === undefined || slot.current.gate.dead ? [] : [slot.current],
+    );
   }
 
   get sending(): boolean {
@@ -238,7 +241,11 @@ export class IntakeWorld {
    * Moves task `task` one step (`choice` 0), or off its path when it can (`cancelled`, …), and sends the
    * change's webhook as `copies` (to a process, after a delay each; none: the service lost it).
    */
-  async move(task: number, choice: number, copies: readonly { process: number; delayMs: number }[]): Promise<void> {
+  async move(
+    task: number,
+    choice: number,
+    copies: readonly { process: number; delayMs: number }[],
+  ): Promise<void> {
     const taskId = this.taskIds[(task - 1) % this.taskIds.length] ?? '';
     const observers = observersOf(this.service.mock);
     const record = observers?.record(taskId);
@@ -261,7 +268,12 @@ export class IntakeWorld {
 
   async #deliver(taskId: string, kind: string, body: object, process: number): Promise<void> {
     const receiver = this.slot(process).current;
-    const copy: WebhookCopy = { taskId, kind, to: receiver?.gate.name ?? `p${process} (down)`, sentAt: Date.now() };
+    const copy: WebhookCopy = {
+      taskId,
+      kind,
+      to: receiver?.gate.name ?? `p${process} (down)`,
+      sentAt: Date.now(),
+    };
     this.copies.push(copy);
     if (receiver === undefined || receiver.gate.dead) {
       copy.seen = 'refused';
@@ -320,7 +332,9 @@ export class IntakeWorld {
     return receiver.handler.sync().then(
       (result) => {
         receiver.syncs.push(result);
-        this.timeline.note(`${receiver.gate.name}: sync → ${JSON.stringify({ ...result, checkpoint: undefined })}`);
+        this.timeline.note(
+          `${receiver.gate.name}: sync → ${JSON.stringify({ ...result, checkpoint: undefined })}`,
+        );
         return true;
       },
       (error: unknown) => {

@@ -16,7 +16,16 @@ import {
 import { checkIntakeWorld } from './model-intake-checks.js';
 import { type IntakeMode, IntakeWorld, type IntakeWorldConfig } from './model-intake-world.js';
 import { STALL_POINTS, type StallPoint, type StoreFault } from './model-processes.js';
-import { advance, flagOn, InvariantViolation, inVirtualTime, jump, runUntil, settle, Timeline } from './model-run.js';
+import {
+  advance,
+  flagOn,
+  InvariantViolation,
+  inVirtualTime,
+  jump,
+  runUntil,
+  settle,
+  Timeline,
+} from './model-run.js';
 
 type Model = { readonly config: IntakeWorldConfig };
 type IntakeCommand = fc.AsyncCommand<Model, IntakeWorld>;
@@ -120,10 +129,13 @@ class FailOnEvent implements IntakeCommand {
 const processIndex = fc.integer({ min: 1, max: 3 });
 
 /** A webhook's copies: lost (none), once, or duplicated; each to a process after a delay (reordering). */
-const copies = fc.array(fc.record({ process: processIndex, delayMs: fc.constantFrom(0, 5, 400, 3_000, 20_000) }), {
-  minLength: 0,
-  maxLength: 3,
-});
+const copies = fc.array(
+  fc.record({ process: processIndex, delayMs: fc.constantFrom(0, 5, 400, 3_000, 20_000) }),
+  {
+    minLength: 0,
+    maxLength: 3,
+  },
+);
 
 const move = fc
   .tuple(fc.integer({ min: 1, max: 3 }), fc.nat({ max: 3 }), copies)

@@ -155,7 +155,8 @@ function sharedKey(key: string, host: string): string {
 export function storeOfProcess(store: DeliveryStore, gate: ProcessGate): DeliveryStore {
   const k = (key: string) => sharedKey(key, gate.host);
   const seen: DeliveryStore = {
-    setIfAbsent: (key, value, ttlMs) => gate.cross('store setIfAbsent', () => store.setIfAbsent(k(key), value, ttlMs)),
+    setIfAbsent: (key, value, ttlMs) =>
+      gate.cross('store setIfAbsent', () => store.setIfAbsent(k(key), value, ttlMs)),
     get: (key) => gate.cross('store get', () => store.get(k(key))),
     compareAndSet: (key, expected, value, ttlMs, options) =>
       gate.cross('store compareAndSet', () => store.compareAndSet(k(key), expected, value, ttlMs, options)),
@@ -164,7 +165,9 @@ export function storeOfProcess(store: DeliveryStore, gate: ProcessGate): Deliver
   const { setIfAbsentThenGet, compareAndSetReleasing } = store;
   if (setIfAbsentThenGet !== undefined) {
     seen.setIfAbsentThenGet = (key, value, ttlMs, readKey) =>
-      gate.cross('store setIfAbsentThenGet', () => setIfAbsentThenGet.call(store, k(key), value, ttlMs, k(readKey)));
+      gate.cross('store setIfAbsentThenGet', () =>
+        setIfAbsentThenGet.call(store, k(key), value, ttlMs, k(readKey)),
+      );
   }
   if (compareAndSetReleasing !== undefined) {
     seen.compareAndSetReleasing = (key, expected, value, ttlMs, fence) =>

@@ -107,7 +107,8 @@ export async function settle<T>(work: Promise<T>, limitMs = 30 * 60_000): Promis
     },
   );
   await runUntil(() => outcome !== undefined, limitMs);
-  if (outcome === undefined) throw new InvariantViolation(`still running after ${limitMs} ms of virtual time`);
+  if (outcome === undefined)
+    throw new InvariantViolation(`still running after ${limitMs} ms of virtual time`);
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 }

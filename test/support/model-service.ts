@@ -72,7 +72,8 @@ function abortable(ms: number, signal: AbortSignal | null): Promise<void> {
   });
 }
 
-const zoneless = (text: unknown) => (typeof text === 'string' ? text.replace(/(Z|[+-]\d\d:\d\d)$/, '') : text);
+const zoneless = (text: unknown) =>
+  typeof text === 'string' ? text.replace(/(Z|[+-]\d\d:\d\d)$/, '') : text;
 
 let mock: MockDeliveryService | undefined;
 
@@ -131,7 +132,8 @@ export class ServiceFront {
     });
     const answer = await getResponse([...this.mock.handlers], request);
     const created = (await answer?.json()) as { data?: { createTask?: Task } } | undefined;
-    if (answer?.status !== 200 || created?.data?.createTask === undefined) throw new Error('seeding a task failed');
+    if (answer?.status !== 200 || created?.data?.createTask === undefined)
+      throw new Error('seeding a task failed');
     return created.data.createTask;
   }
 
@@ -156,10 +158,14 @@ export class ServiceFront {
     }
     const answer = await getResponse([...this.mock.handlers], forwarded);
     if (signal.aborted) throw signal.reason;
-    if (answer === undefined) throw new TypeError(`fetch failed: nothing serves ${request.method} ${url.pathname}`);
-    if (answer.type === 'error') throw new TypeError('fetch failed', { cause: new Error('the service dropped it') });
+    if (answer === undefined)
+      throw new TypeError(`fetch failed: nothing serves ${request.method} ${url.pathname}`);
+    if (answer.type === 'error')
+      throw new TypeError('fetch failed', { cause: new Error('the service dropped it') });
     const shaped =
-      answer.status === 200 || answer.status === 201 ? await this.#shape(route.operation, answer, url) : answer;
+      answer.status === 200 || answer.status === 201
+        ? await this.#shape(route.operation, answer, url)
+        : answer;
     await abortable(latency, signal);
     return shaped;
   }

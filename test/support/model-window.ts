@@ -44,10 +44,13 @@ const bound: fc.Arbitrary<Bound | undefined> = fc.option(
 
 export const windowWorld: fc.Arbitrary<WindowWorld> = fc.record({
   service: serviceBehaviour(),
-  tasks: fc.array(fc.record({ gapMs: fc.constantFrom(0, 1, 700, 60_000, 3_600_000), steps: fc.nat({ max: 3 }) }), {
-    minLength: 1,
-    maxLength: 30,
-  }),
+  tasks: fc.array(
+    fc.record({ gapMs: fc.constantFrom(0, 1, 700, 60_000, 3_600_000), steps: fc.nat({ max: 3 }) }),
+    {
+      minLength: 1,
+      maxLength: 30,
+    },
+  ),
   queries: fc.array(
     fc.record({
       after: bound,
@@ -108,7 +111,9 @@ export async function runWindowWorld(world: WindowWorld): Promise<void> {
       const listedBefore = Date.now() - world.service.listingDelayMs;
       const inWindow = (time: number) =>
         (after === undefined || time >= after) && (before === undefined || time < before);
-      const expected = created.filter((task) => inWindow(task.at) && task.at <= listedBefore).map((task) => task.order);
+      const expected = created
+        .filter((task) => inWindow(task.at) && task.at <= listedBefore)
+        .map((task) => task.order);
       const seen: string[] = [];
       const params = {
         limit: query.limit,
@@ -117,19 +122,24 @@ export async function runWindowWorld(world: WindowWorld): Promise<void> {
       };
       const describe = `createdAfter ${after === undefined ? '-' : at(after)}, createdBefore ${before === undefined ? '-' : at(before)}, limit ${query.limit}`;
       const walk = async () => {
-        for await (const task of client.tasks.list(params)) seen.push(task.orderNumber ?? '(no order number)');
+        for await (const task of client.tasks.list(params))
+          seen.push(task.orderNumber ?? '(no order number)');
       };
       try {
         await settle(walk());
       } catch (error) {
-        problems.push(`${describe}: the walk failed with ${(error as Error)?.name}: ${(error as Error)?.message}`);
+        problems.push(
+          `${describe}: the walk failed with ${(error as Error)?.name}: ${(error as Error)?.message}`,
+        );
         continue;
       }
       timeline.note(
         `${describe}: ${seen.length} of ${expected.length} expected (drift reports so far: ${drifts.length})`,
       );
       const missed = expected.filter((order) => !seen.includes(order));
-      const outside = seen.filter((order) => !inWindow(created.find((task) => task.order === order)?.at ?? Number.NaN));
+      const outside = seen.filter(
+        (order) => !inWindow(created.find((task) => task.order === order)?.at ?? Number.NaN),
+      );
       const twice = seen.filter((id, index) => seen.indexOf(id) !== index);
       if (missed.length > 0) {
         const times = missed.map((order) => at(created.find((task) => task.order === order)?.at ?? 0));

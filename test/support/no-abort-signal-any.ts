@@ -13,9 +13,13 @@ const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
   const signal = input instanceof Request ? input.signal : init?.signal;
   inFlight.add(input);
   if (hang) {
-    await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    await new Promise((_, reject) =>
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),
+    );
   }
-  return new Response(JSON.stringify({ walletAmount: 7 }), { headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ walletAmount: 7 }), {
+    headers: { 'content-type': 'application/json' },
+  });
 };
 const client = new DeliveryClient({
   apiKey: 'key-no-any',

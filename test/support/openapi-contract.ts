@@ -169,7 +169,8 @@ export function createContractJudge(document: OpenApiDocument): ContractJudge {
   ): void {
     const media = response.content?.[JSON_MEDIA_TYPE];
     if (!media) {
-      if (observed.body !== undefined && observed.body !== '') problems.push(`${subject} declares no body, got one`);
+      if (observed.body !== undefined && observed.body !== '')
+        problems.push(`${subject} declares no body, got one`);
       return;
     }
     if (observed.contentType !== undefined) {
@@ -188,7 +189,8 @@ export function createContractJudge(document: OpenApiDocument): ContractJudge {
       const subject = `${observed.method.toUpperCase()} ${observed.path} → ${observed.status}`;
       const problems: string[] = [];
       const relative = relativePath(observed.path, options.basePath ?? '', problems);
-      const template = relative === undefined ? undefined : templates.find((t) => patterns.get(t)?.test(relative));
+      const template =
+        relative === undefined ? undefined : templates.find((t) => patterns.get(t)?.test(relative));
       if (relative !== undefined && template === undefined)
         problems.push(`no path of the document matches ${relative}`);
       const method = observed.method.toLowerCase() as (typeof METHODS)[number];
@@ -237,7 +239,15 @@ export function createContractJudge(document: OpenApiDocument): ContractJudge {
       if (!name || !requestBody?.content[JSON_MEDIA_TYPE]) {
         throw new ContractViolation('webhook body', ['the document declares no JSON webhook']);
       }
-      const validate = validatorAt(['webhooks', name, 'post', 'requestBody', 'content', JSON_MEDIA_TYPE, 'schema']);
+      const validate = validatorAt([
+        'webhooks',
+        name,
+        'post',
+        'requestBody',
+        'content',
+        JSON_MEDIA_TYPE,
+        'schema',
+      ]);
       if (!validate(body)) problems.push(...describeErrors(validate.errors));
       if (problems.length > 0) throw new ContractViolation(`webhook ${name}`, problems);
     },
@@ -258,7 +268,10 @@ export function contractJudge(): ContractJudge {
  * @returns where it matched.
  * @throws {ContractViolation} listing every problem.
  */
-export function assertResponseMatchesContract(response: ObservedResponse, options?: ContractOptions): ContractMatch {
+export function assertResponseMatchesContract(
+  response: ObservedResponse,
+  options?: ContractOptions,
+): ContractMatch {
   return contractJudge().assertResponse(response, options);
 }
 

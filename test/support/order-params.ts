@@ -6,6 +6,10 @@ export function orderParams(orderNumber: string) {
     orderNumber,
     customerName: `Customer ${orderNumber}`,
     customerNumber: '+96550001234',
-    deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
+    deliveryLocation: {
+      latitude: 29.3339,
+      longitude: 48.0761,
+      fullAddress: ['Block 10, Street 5', 'Salmiya'],
+    },
   };
 }

@@ -80,7 +80,10 @@ function run(program: string, args: readonly string[]): { status: number | null;
 }
 
 /** {@link run} without blocking the event loop (the tests' handlers go on meanwhile). */
-function runAsync(program: string, args: readonly string[]): Promise<{ status: number | null; output: string }> {
+function runAsync(
+  program: string,
+  args: readonly string[],
+): Promise<{ status: number | null; output: string }> {
   const path = bin === '' || bin === undefined ? program : join(bin, program);
   const command = runAs === undefined ? path : 'runuser';
   const argv = runAs === undefined ? [...args] : ['-u', runAs, '--', path, ...args];
@@ -118,15 +121,38 @@ export async function startPostgresServer(options: { durable?: boolean } = {}): 
   const root = mkdtempSync(join(tmpdir(), 'dts-postgres-'));
   const data = join(root, 'data');
   if (runAs !== undefined) spawnSync('chown', ['-R', runAs, root]);
-  const init = run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const init = run('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
   if (init.status !== 0) {
     rmSync(root, { recursive: true, force: true });
     throw new Error(`initdb failed:\n${init.output}`);
   }
   const port = await freePort();
-  const durability = options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const durability =
+    options.durable === true ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const settings = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1${durability} -c max_connections=200`;
-  const start = run('pg_ctl', ['start', '-D', data, '-w', '-t', '30', '-l', join(root, 'log'), '-o', settings]);
+  const start = run('pg_ctl', [
+    'start',
+    '-D',
+    data,
+    '-w',
+    '-t',
+    '30',
+    '-l',
+    join(root, 'log'),
+    '-o',
+    settings,
+  ]);
   if (start.status !== 0) {
     rmSync(root, { recursive: true, force: true });
     throw new Error(`pg_ctl start failed on port ${port}:\n${start.output}`);

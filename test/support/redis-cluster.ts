@@ -51,14 +51,24 @@ export async function startRedisCluster(masters = 3, args: readonly string[] = [
     }
     const create = spawnSync(
       'redis-cli',
-      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...ports.map((port) => `127.0.0.1:${port}`),
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      ],
       { encoding: 'utf8', timeout: 30_000 },
     );
-    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
+    if (create.status !== 0)
+      throw new Error(`redis-cli --cluster create failed:\n${create.stdout}${create.stderr}`);
     const deadline = Date.now() + 20_000;
     for (const port of ports) {
       for (;;) {
-        const info = spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout;
+        const info = spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], {
+          encoding: 'utf8',
+        }).stdout;
         if (info.includes('cluster_state:ok')) break;
         if (Date.now() > deadline) throw new Error(`Redis Cluster node ${port} not ready:\n${info}`);
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -75,7 +75,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     const refuse = async (): Promise<void> => {
       throw new Error('REDIS_URL is set: the tests use that server and never stop or restart it');
     };
-    return { url: externalUrl, port: Number(new URL(externalUrl).port || 6379), stop: refuse, restart: refuse };
+    return {
+      url: externalUrl,
+      port: Number(new URL(externalUrl).port || 6379),
+      stop: refuse,
+      restart: refuse,
+    };
   }
   const dir = mkdtempSync(join(tmpdir(), 'dts-redis-'));
   const first: string[] = [];
@@ -157,7 +162,10 @@ exit "$status"`;
  * Starts redis-server on `port` (with `extraArgs`, e.g. cluster mode) under the guard shell and resolves
  * once it answers PING; see {@link startRedisServer}. Resolves with a function that kills it.
  */
-export async function launchRedisServer(port: number, extraArgs: readonly string[]): Promise<() => Promise<void>> {
+export async function launchRedisServer(
+  port: number,
+  extraArgs: readonly string[],
+): Promise<() => Promise<void>> {
   const child = await launch(port, extraArgs);
   return () => kill(child);
 }

@@ -48,7 +48,9 @@ export function describeStoreContract(
         await store.delete(lease, 'mine');
         expect(await setIfAbsentThenGet?.(lease, 'theirs', 10_000, record)).toEqual([true, 'seen: accepted']);
         const racing = await Promise.all(
-          Array.from({ length: 20 }, (_, index) => setIfAbsentThenGet?.(`${lease}:race`, `v${index}`, 10_000, record)),
+          Array.from({ length: 20 }, (_, index) =>
+            setIfAbsentThenGet?.(`${lease}:race`, `v${index}`, 10_000, record),
+          ),
         );
         expect(racing.filter((result) => result?.[0] === true)).toHaveLength(1);
       });
@@ -79,7 +81,11 @@ export function describeStoreContract(
         // Absent record, absent lease allowed.
         const other = pair('releasing-absent');
         expect(
-          await write?.(other.record, undefined, 'first', 10_000, { ...fence, key: other.lease, orAbsent: true }),
+          await write?.(other.record, undefined, 'first', 10_000, {
+            ...fence,
+            key: other.lease,
+            orAbsent: true,
+          }),
         ).toBe('set');
         expect(await store.get(other.record)).toBe('first');
       });
@@ -100,9 +106,9 @@ export function describeStoreContract(
         );
         expect(outcomes.filter((outcome) => outcome === 'set')).toHaveLength(1);
         // The winner released the lease: the others found the fence or the record changed.
-        expect(outcomes.every((outcome) => outcome === 'set' || outcome === 'fenced' || outcome === 'changed')).toBe(
-          true,
-        );
+        expect(
+          outcomes.every((outcome) => outcome === 'set' || outcome === 'fenced' || outcome === 'changed'),
+        ).toBe(true);
         expect(await store.get(record)).toBe(`r${outcomes.indexOf('set') + 1}`);
         expect(await store.get(lease)).toBeUndefined();
       });

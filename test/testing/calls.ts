@@ -45,7 +45,10 @@ export async function callService(
   path: string,
   options: CallOptions & { base?: string } = {},
 ): Promise<CallResult> {
-  const headers: Record<string, string> = { ...(options.headers ?? credentials(mock)), ...options.extraHeaders };
+  const headers: Record<string, string> = {
+    ...(options.headers ?? credentials(mock)),
+    ...options.extraHeaders,
+  };
   let body: string | undefined = options.text;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
@@ -71,13 +74,20 @@ export function taskBody(orderNumber: string, fields: Record<string, unknown> = 
     orderNumber,
     customerName: `Customer ${orderNumber}`,
     customerNumber: '+96550001234',
-    deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
+    deliveryLocation: {
+      latitude: 29.3339,
+      longitude: 48.0761,
+      fullAddress: ['Block 10, Street 5', 'Salmiya'],
+    },
     ...fields,
   };
 }
 
 /** Creates a task through the API and returns it (throws on a non-2xx answer). */
-export async function createTask(mock: MockDeliveryService, body: Record<string, unknown>): Promise<TaskShape> {
+export async function createTask(
+  mock: MockDeliveryService,
+  body: Record<string, unknown>,
+): Promise<TaskShape> {
   const result = await callService(mock, 'POST', 'tasks', { json: body });
   if (result.status >= 300) throw new Error(`create failed: ${result.status} ${JSON.stringify(result.body)}`);
   return (result.body as { data: { createTask: TaskShape } }).data.createTask;

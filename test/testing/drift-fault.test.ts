@@ -39,13 +39,24 @@ describe('the drift fault', () => {
   it('sends numbers as text, booleans as text and unknown fields, by default all of its mutations', async () => {
     mock.inject({ kind: 'drift', operation: 'wallet.retrieveBalance' });
     const { body } = await callService(mock, 'GET', 'tasks/wallet-balance');
-    expect(body).toStrictEqual({ walletAmount: '50', 'x-drift': { note: 'a field the contract does not list' } });
+    expect(body).toStrictEqual({
+      walletAmount: '50',
+      'x-drift': { note: 'a field the contract does not list' },
+    });
     expect(mock.requests[0]?.fault).toBe('drift');
   });
 
   it('applies only the mutations named', async () => {
-    const { id } = await client().tasks.create({ ...orderParams('ORD-F1'), totalAmount: '12.500', collectCash: true });
-    mock.inject({ kind: 'drift', operation: 'tasks.retrieve', mutations: ['money-as-numbers', 'booleans-as-numbers'] });
+    const { id } = await client().tasks.create({
+      ...orderParams('ORD-F1'),
+      totalAmount: '12.500',
+      collectCash: true,
+    });
+    mock.inject({
+      kind: 'drift',
+      operation: 'tasks.retrieve',
+      mutations: ['money-as-numbers', 'booleans-as-numbers'],
+    });
     const { body } = await callService(mock, 'GET', `tasks/${id}`);
     const task = body as Record<string, unknown>;
     expect(task.totalAmount).toBe(12.5);
@@ -55,12 +66,18 @@ describe('the drift fault', () => {
   });
 
   it('refuses an unknown mutation', () => {
-    expect(() => mock.inject({ kind: 'drift', mutations: ['upside-down' as 'numbers-as-text'] })).toThrow(TypeError);
+    expect(() => mock.inject({ kind: 'drift', mutations: ['upside-down' as 'numbers-as-text'] })).toThrow(
+      TypeError,
+    );
   });
 
   it('leaves a tolerant client reading the same values, with every drift reported', async () => {
     const sdk = client();
-    const created = await sdk.tasks.create({ ...orderParams('ORD-F2'), totalAmount: '12.500', collectCash: true });
+    const created = await sdk.tasks.create({
+      ...orderParams('ORD-F2'),
+      totalAmount: '12.500',
+      collectCash: true,
+    });
     const plain = await sdk.tasks.retrieve(created.id);
     const drifts: SchemaDrift[] = [];
     mock.inject({ kind: 'drift', times: Number.POSITIVE_INFINITY });
@@ -69,7 +86,11 @@ describe('the drift fault', () => {
     const { deliveryLocation, ...documented } = withoutUnknownFields(drifted) as typeof drifted;
     const { deliveryLocation: sent, ...plainDocumented } = plain;
     expect(documented).toStrictEqual({ ...plainDocumented, totalAmount: '12.5' });
-    expect(deliveryLocation).toStrictEqual({ ...(sent as object), latitude: '29.3339', longitude: '48.0761' });
+    expect(deliveryLocation).toStrictEqual({
+      ...(sent as object),
+      latitude: '29.3339',
+      longitude: '48.0761',
+    });
     expect(drifts.map((drift) => drift.path)).toEqual(
       expect.arrayContaining(['totalAmount', 'collectCash', 'pickupLocation.latitude']),
     );

@@ -72,7 +72,10 @@ describe('tasks on a wallet account', () => {
   it('measures the distance from a custom pickup point', async () => {
     const task = await createTask(
       mock,
-      taskBody('ORD-CUSTOM', { customPickup: true, pickupLocation: { ...jahra, fullAddress: ['Jahra souq'] } }),
+      taskBody('ORD-CUSTOM', {
+        customPickup: true,
+        pickupLocation: { ...jahra, fullAddress: ['Jahra souq'] },
+      }),
     );
     expect(task.pickupLocation).toEqual(jahra);
     expect(task.travelDetail.totalDistance).toBeCloseTo(haversineKm(jahra, salmiya), 3);
@@ -80,7 +83,10 @@ describe('tasks on a wallet account', () => {
 
   it('picks up at the selected branch', async () => {
     const branch = MOCK_DEFAULTS.branches[2];
-    const task = await createTask(mock, taskBody('ORD-BRANCH', { customPickup: true, selectedBranch: branch.name }));
+    const task = await createTask(
+      mock,
+      taskBody('ORD-BRANCH', { customPickup: true, selectedBranch: branch.name }),
+    );
     expect(task.pickupLocation).toEqual({ latitude: branch.latitude, longitude: branch.longitude });
     expect(task.selectedBranch).toBe(branch.name);
   });
@@ -96,13 +102,20 @@ describe('tasks on a wallet account', () => {
     const withoutPickup = await callService(mock, 'POST', 'tasks', {
       json: taskBody('ORD-Y', { selectedBranch: MOCK_DEFAULTS.branches[0].name }),
     });
-    expect(withoutPickup).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^selectedBranch: /) } });
+    expect(withoutPickup).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/^selectedBranch: /) },
+    });
     expect(mock.tasks).toEqual([]);
   });
 
   it('answers 400 with the path of the problem for malformed bodies, storing nothing', async () => {
     const cases: [string, Parameters<typeof callService>[3], RegExp][] = [
-      ['not JSON', { text: '{"orderNumber":', extraHeaders: { 'content-type': 'application/json' } }, /^body: /],
+      [
+        'not JSON',
+        { text: '{"orderNumber":', extraHeaders: { 'content-type': 'application/json' } },
+        /^body: /,
+      ],
       [
         'no JSON content type',
         { text: JSON.stringify(taskBody('ORD-T')), extraHeaders: { 'content-type': 'text/plain' } },
@@ -118,10 +131,18 @@ describe('tasks on a wallet account', () => {
         { json: taskBody('ORD-F', { deliveryLocation: { ...salmiya, fullAddress: [1] } }) },
         /^deliveryLocation\.fullAddress\[0\]: /,
       ],
-      ['totalAmount with 4 decimals', { json: taskBody('ORD-M', { totalAmount: '1.2345' }) }, /^totalAmount: /],
+      [
+        'totalAmount with 4 decimals',
+        { json: taskBody('ORD-M', { totalAmount: '1.2345' }) },
+        /^totalAmount: /,
+      ],
       ['unknown field', { json: taskBody('ORD-U', { colour: 'red' }) }, /colour/],
       ['array body', { json: [1] }, /^body: /],
-      ['other seller in the body', { json: taskBody('ORD-S', { sellerId: 'another-seller' }) }, /^sellerId: /],
+      [
+        'other seller in the body',
+        { json: taskBody('ORD-S', { sellerId: 'another-seller' }) },
+        /^sellerId: /,
+      ],
     ];
     for (const [label, options, message] of cases) {
       const result = await callService(mock, 'POST', 'tasks', options);
@@ -195,7 +216,9 @@ describe('tasks on a wallet account', () => {
 
 describe('a wallet below the fee', () => {
   const baseFeeFils = kwd.toFils(MOCK_DEFAULTS.pricing.baseFee);
-  const mock = createMockDeliveryService({ account: { type: 'wallet', balance: kwd.fromFils(baseFeeFils * 2 - 1) } });
+  const mock = createMockDeliveryService({
+    account: { type: 'wallet', balance: kwd.fromFils(baseFeeFils * 2 - 1) },
+  });
   beforeAll(() => mock.listen());
   afterEach(() => mock.reset());
   afterAll(() => mock.close());
@@ -221,7 +244,9 @@ describe('a wallet below the fee', () => {
 });
 
 describe('a wallet holding exactly the fee', () => {
-  const mock = createMockDeliveryService({ account: { type: 'wallet', balance: MOCK_DEFAULTS.pricing.baseFee } });
+  const mock = createMockDeliveryService({
+    account: { type: 'wallet', balance: MOCK_DEFAULTS.pricing.baseFee },
+  });
   beforeAll(() => mock.listen());
   afterAll(() => mock.close());
 
@@ -260,7 +285,10 @@ describe('an invoice account', () => {
 describe('top-ups', () => {
   const issuedAt = Date.parse('2026-04-01T10:00:00.000Z');
   let time = issuedAt;
-  const mock = createMockDeliveryService({ now: () => new Date(time), account: { type: 'wallet', balance: 1 } });
+  const mock = createMockDeliveryService({
+    now: () => new Date(time),
+    account: { type: 'wallet', balance: 1 },
+  });
   beforeAll(() => mock.listen());
   afterEach(() => {
     mock.reset();
@@ -313,7 +341,9 @@ describe('top-ups', () => {
 });
 
 describe('a mock with branches given by name', () => {
-  const mock = createMockDeliveryService({ branches: ['Hawally', { name: 'Fahaheel', id: 'fh-1', area: 'Ahmadi' }] });
+  const mock = createMockDeliveryService({
+    branches: ['Hawally', { name: 'Fahaheel', id: 'fh-1', area: 'Ahmadi' }],
+  });
   beforeAll(() => mock.listen());
   afterAll(() => mock.close());
 
@@ -328,7 +358,10 @@ describe('a mock with branches given by name', () => {
   });
 
   it('picks up at the origin for a branch without coordinates', async () => {
-    const task = await createTask(mock, taskBody('ORD-HW', { customPickup: true, selectedBranch: 'Hawally' }));
+    const task = await createTask(
+      mock,
+      taskBody('ORD-HW', { customPickup: true, selectedBranch: 'Hawally' }),
+    );
     expect(task.pickupLocation).toEqual(MOCK_DEFAULTS.origin);
   });
 });

@@ -45,8 +45,14 @@ describe('status faults', () => {
         operation: 'wallet.retrieveBalance',
         headers: { 'x-fault': 'yes' },
       });
-      const response = await fetch(serviceUrl(mock.baseUrl, 'tasks/wallet-balance'), { headers: credentials(mock) });
-      expect([response.status, await response.text(), response.headers.get('x-fault')]).toEqual([status, '', 'yes']);
+      const response = await fetch(serviceUrl(mock.baseUrl, 'tasks/wallet-balance'), {
+        headers: credentials(mock),
+      });
+      expect([response.status, await response.text(), response.headers.get('x-fault')]).toEqual([
+        status,
+        '',
+        'yes',
+      ]);
     }
   });
 
@@ -70,7 +76,8 @@ describe('status faults', () => {
 
   it('last until cleared with times Infinity', async () => {
     mock.inject({ kind: 'status', status: 504, times: Number.POSITIVE_INFINITY });
-    for (let index = 0; index < 3; index += 1) expect((await callService(mock, 'GET', 'tasks')).status).toBe(504);
+    for (let index = 0; index < 3; index += 1)
+      expect((await callService(mock, 'GET', 'tasks')).status).toBe(504);
     mock.clearFaults();
     expect((await callService(mock, 'GET', 'tasks')).status).toBe(200);
   });
@@ -97,9 +104,13 @@ describe('commit-then-drop', () => {
     expect(mock.tasks.map((task) => task.orderNumber)).toEqual(['ORD-COMMITTED']);
     expect(mock.wallet.feesCharged).toBe(1);
     expect(mock.wallet.balanceFils).toBe(opening.balanceFils - mock.wallet.feesChargedFils);
-    const list = await callService(mock, 'GET', 'tasks', { query: { search: 'ORD-COMMITTED', ignoreRegex: true } });
+    const list = await callService(mock, 'GET', 'tasks', {
+      query: { search: 'ORD-COMMITTED', ignoreRegex: true },
+    });
     expect(list.body).toMatchObject({ total: 1 });
-    expect(mock.requestsFor('tasks.create')).toMatchObject([{ status: 'network-error', fault: 'commit-then-drop' }]);
+    expect(mock.requestsFor('tasks.create')).toMatchObject([
+      { status: 'network-error', fault: 'commit-then-drop' },
+    ]);
   });
 });
 

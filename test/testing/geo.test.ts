@@ -48,7 +48,11 @@ describe('travelDetailBetween', () => {
     expect(Math.abs(detail.totalDistance - km)).toBeLessThanOrEqual(0.0005 + 1e-9);
     expect(detail.totalDistance).toBe(Math.round(detail.totalDistance * 1000) / 1000);
     expect(detail.duration).toBeCloseTo((km / DELIVERY_SPEED_KMH) * 60, 1);
-    expect(detail).toMatchObject({ durationInTraffic: detail.duration, hasTraffic: false, estimatedDelayByTraffic: 0 });
+    expect(detail).toMatchObject({
+      durationInTraffic: detail.duration,
+      hasTraffic: false,
+      estimatedDelayByTraffic: 0,
+    });
   });
 
   it('reports nothing to travel for a task without a delivery point', () => {

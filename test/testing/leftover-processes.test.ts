@@ -12,12 +12,16 @@ import { ROOT } from '../support/root.js';
 describe.skipIf(!CAN_SEE_PROCESSES)('the global check for processes left running', () => {
   it('fails the run, naming the process, and ends it', () => {
     const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
-    const run = spawnSync(process.execPath, [vitest, 'run', '--config', 'test/support/leftover/vitest.config.ts'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: '' },
-      timeout: 60_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [vitest, 'run', '--config', 'test/support/leftover/vitest.config.ts'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+        timeout: 60_000,
+      },
+    );
     const output = `${run.stdout}${run.stderr}`;
     expect(run.status, output).toBe(1);
     expect(output).toMatch(/left 1 process\(es\) running \(now killed\)/);

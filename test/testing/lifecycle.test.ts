@@ -38,7 +38,9 @@ describe('plannedEvents', () => {
   it('refuses final statuses, backward moves and unknown statuses, naming the task', () => {
     expect(() => plannedEvents('task-7', 'delivered')).toThrow(/task-7.*"delivered" is final/);
     expect(() => plannedEvents('task-7', 'cancelled', 'pending')).toThrow(/final/);
-    expect(() => plannedEvents('task-7', 'enroute', 'accepted')).toThrow(/task-7 from "enroute" to "accepted"/);
+    expect(() => plannedEvents('task-7', 'enroute', 'accepted')).toThrow(
+      /task-7 from "enroute" to "accepted"/,
+    );
     expect(() => plannedEvents('task-7', 'pending', 'pending')).toThrow(/forward/);
     expect(() => plannedEvents('task-7', 'accepted', 'inprogress')).toThrow(/not a task status/);
     expect(() => plannedEvents('task-7', 'pending', 'lost')).toThrow(/not a task status/);
@@ -117,7 +119,9 @@ describe('advance', () => {
   });
 
   it('rejects an unknown task id', async () => {
-    await expect(mock.advance('000000000000000000000000')).rejects.toThrow(/"000000000000000000000000": no such task/);
+    await expect(mock.advance('000000000000000000000000')).rejects.toThrow(
+      /"000000000000000000000000": no such task/,
+    );
   });
 
   it('records no webhook deliveries without a webhookUrl', async () => {
@@ -148,7 +152,9 @@ describe('movesFrom (the dashboard\'s "to status" list)', () => {
           return false;
         }
       });
-      expect(new Set(movesFrom(status, lastEvent)), `${status} after ${lastEvent}`).toEqual(new Set(accepted));
+      expect(new Set(movesFrom(status, lastEvent)), `${status} after ${lastEvent}`).toEqual(
+        new Set(accepted),
+      );
     }
     expect(movesFrom('delivered')).toEqual([]);
     expect(movesFrom('accepted')).toEqual([

@@ -106,11 +106,14 @@ describe('runtimeWithoutMswInterception', () => {
     // Bun and Deno also define process.versions.node; they are detected first.
     const node = { versions: { node: '24.3.0' } };
     expect(runtimeWithoutMswInterception({ Bun: { version: '1.4.5' }, process: node })).toBe('Bun 1.4.5');
-    expect(runtimeWithoutMswInterception({ Deno: { version: { deno: '2.9.6' } }, process: node })).toBe('Deno 2.9.6');
+    expect(runtimeWithoutMswInterception({ Deno: { version: { deno: '2.9.6' } }, process: node })).toBe(
+      'Deno 2.9.6',
+    );
   });
 
   it('names Node.js below 22.12 and accepts 22.12 and later', () => {
-    const onNode = (version: string) => runtimeWithoutMswInterception({ process: { versions: { node: version } } });
+    const onNode = (version: string) =>
+      runtimeWithoutMswInterception({ process: { versions: { node: version } } });
     expect(onNode('20.20.2')).toBe('Node.js 20.20.2');
     expect(onNode('22.11.0')).toBe('Node.js 22.11.0');
     expect(onNode('22.12.0')).toBeUndefined();

@@ -24,7 +24,9 @@ interface ListedTask {
 
 /** Order numbers of one page, asked newest created first. */
 async function orderNumbersOf(query: Record<string, string | number> = {}): Promise<string[]> {
-  const result = await callService(mock, 'GET', 'tasks', { query: { sortBy: 'createdAt', sortOrder: -1, ...query } });
+  const result = await callService(mock, 'GET', 'tasks', {
+    query: { sortBy: 'createdAt', sortOrder: -1, ...query },
+  });
   return (result.body as { tasks: ListedTask[] }).tasks.map((task) => task.orderNumber);
 }
 
@@ -41,7 +43,13 @@ describe('the sort fault', () => {
     expect(await orderNumbersOf()).toEqual(['ORD-4', 'ORD-3', 'ORD-2', 'ORD-1', 'ORD-0']);
     mock.inject({ kind: 'sort', times: 2 });
     expect(await orderNumbersOf()).toEqual(['ORD-0', 'ORD-1', 'ORD-2', 'ORD-3', 'ORD-4']);
-    expect(await orderNumbersOf({ sortBy: 'orderNumber' })).toEqual(['ORD-0', 'ORD-1', 'ORD-2', 'ORD-3', 'ORD-4']);
+    expect(await orderNumbersOf({ sortBy: 'orderNumber' })).toEqual([
+      'ORD-0',
+      'ORD-1',
+      'ORD-2',
+      'ORD-3',
+      'ORD-4',
+    ]);
     expect(await orderNumbersOf()).toEqual(['ORD-4', 'ORD-3', 'ORD-2', 'ORD-1', 'ORD-0']);
     expect(mock.requestsFor('tasks.list').map((request) => request.fault)).toEqual([
       undefined,
@@ -85,6 +93,8 @@ describe('the times-without-zone drift mutation', () => {
     expect(first?.createdAt).toBe(new Date(T0 + 4 * HOUR).toISOString().slice(0, -1));
     expect(first?.updatedAt).toBe(first?.createdAt);
     expect(first?.statusHistory?.[0]?.timestamp).toBe(first?.createdAt);
-    expect(drifted.tasks.map((task) => `${task.createdAt}Z`)).toEqual(plain.tasks.map((task) => task.createdAt));
+    expect(drifted.tasks.map((task) => `${task.createdAt}Z`)).toEqual(
+      plain.tasks.map((task) => task.createdAt),
+    );
   });
 });

@@ -108,7 +108,8 @@ describe('pagination', () => {
 
   it('treats empty parameters as absent', async () => {
     expect(
-      (await listStatus({ limit: '', page: '', ignoreRegex: '', sortOrder: '', sortBy: '', search: '' })).status,
+      (await listStatus({ limit: '', page: '', ignoreRegex: '', sortOrder: '', sortBy: '', search: '' }))
+        .status,
     ).toBe(200);
   });
 });
@@ -126,7 +127,9 @@ describe('search', () => {
     const orderNumbers = ['ORD-1', 'ORD-10', 'ORD-15', 'ORD-19', 'ORD-2', 'ORD-21', 'X-ORD-1A'];
     await createMany(orderNumbers);
     const pattern = 'ORD-1\\d';
-    const expected = orderNumbers.filter((orderNumber) => new RegExp(pattern, 'i').test(orderNumber)).reverse();
+    const expected = orderNumbers
+      .filter((orderNumber) => new RegExp(pattern, 'i').test(orderNumber))
+      .reverse();
     expect(expected.length).toBeGreaterThan(0);
     expect(orderNumbersOf((await list({ search: pattern })).tasks)).toEqual(expected);
     expect(orderNumbersOf((await list({ search: pattern, ignoreRegex: false })).tasks)).toEqual(expected);
@@ -135,7 +138,9 @@ describe('search', () => {
 
   it('ignores letter case', async () => {
     await createMany(['ord-lower', 'ORD-UPPER']);
-    expect(orderNumbersOf((await list({ search: 'ORD-LOWER', ignoreRegex: true })).tasks)).toEqual(['ord-lower']);
+    expect(orderNumbersOf((await list({ search: 'ORD-LOWER', ignoreRegex: true })).tasks)).toEqual([
+      'ord-lower',
+    ]);
     expect(orderNumbersOf((await list({ search: '^ord-upper$' })).tasks)).toEqual(['ORD-UPPER']);
   });
 
@@ -147,7 +152,9 @@ describe('search', () => {
     expect(orderNumbersOf((await list({ search: '99887766', ignoreRegex: true })).tasks)).toEqual([
       byNumber?.orderNumber,
     ]);
-    expect(orderNumbersOf((await list({ search: 'hawally', ignoreRegex: true })).tasks)).toEqual([byZone?.orderNumber]);
+    expect(orderNumbersOf((await list({ search: 'hawally', ignoreRegex: true })).tasks)).toEqual([
+      byZone?.orderNumber,
+    ]);
     expect(orderNumbersOf((await list({ search: byId?.id ?? '', ignoreRegex: true })).tasks)).toEqual([
       byId?.orderNumber,
     ]);
@@ -212,7 +219,12 @@ describe('sorting', () => {
     await mock.advance(first?.id ?? '', 'accepted');
     await mock.advance(third?.id ?? '');
     // ORD-1 accepted, ORD-2 pending, ORD-3 requested (changed last), ORD-4 pending.
-    expect(orderNumbersOf((await list({ sortBy: 'status' })).tasks)).toEqual(['ORD-1', 'ORD-2', 'ORD-4', 'ORD-3']);
+    expect(orderNumbersOf((await list({ sortBy: 'status' })).tasks)).toEqual([
+      'ORD-1',
+      'ORD-2',
+      'ORD-4',
+      'ORD-3',
+    ]);
     expect(orderNumbersOf((await list({ sortBy: 'updatedAt', sortOrder: -1 })).tasks)).toEqual([
       'ORD-3',
       'ORD-1',

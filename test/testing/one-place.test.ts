@@ -4,7 +4,13 @@
  * operations comes from the table, and a handler map that lacks an operation does not compile.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { OPERATION_NAMES, OPERATIONS, type OperationName, pathOf, requestOf } from '../../src/core/operations.js';
+import {
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationName,
+  pathOf,
+  requestOf,
+} from '../../src/core/operations.js';
 import type { HttpRequest } from '../../src/internal/http-request.js';
 import { OPERATION_HANDLERS, type OperationHandlers } from '../../src/testing/endpoints.js';
 import { checkFaultRule, OPERATIONS as FAULT_TARGETS } from '../../src/testing/faults.js';
@@ -35,7 +41,9 @@ describe('the mock derives its operations from the table', () => {
   it('routes every operation of the table by its method and template', () => {
     for (const name of OPERATION_NAMES) {
       const { method, path } = OPERATIONS[name];
-      const params = Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map(([, param]) => [param, 'a b/c']));
+      const params = Object.fromEntries(
+        [...path.matchAll(/\{(\w+)\}/g)].map(([, param]) => [param, 'a b/c']),
+      );
       expect(routeOf(method, segmentsOf(path, 'a%20b%2Fc')), name).toEqual({ operation: name, params });
     }
   });
@@ -83,7 +91,10 @@ describe('routing a table-like entry with a verb after the id', () => {
       'tasks.cancelAll': { method: 'POST', path: '/tasks/all/cancel' },
     });
     expect(withFixed('POST', ['all', 'cancel'])).toEqual({ operation: 'tasks.cancelAll', params: {} });
-    expect(withFixed('POST', ['al%6C', 'cancel'])).toEqual({ operation: 'tasks.cancel', params: { id: 'all' } });
+    expect(withFixed('POST', ['al%6C', 'cancel'])).toEqual({
+      operation: 'tasks.cancel',
+      params: { id: 'all' },
+    });
   });
 
   it('refuses a template outside the tasks collection', () => {

@@ -36,8 +36,12 @@ describe('RequestLog', () => {
 
   it('keeps a request without valid credentials as a summary of fixed size, however many fields it sent', () => {
     const log = new RequestLog(10);
-    const query = Object.fromEntries(Array.from({ length: 3000 }, (_, index) => [`q${index}`, 'v'.repeat(300)]));
-    const headers = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`x-h${index}`, 'h'.repeat(300)]));
+    const query = Object.fromEntries(
+      Array.from({ length: 3000 }, (_, index) => [`q${index}`, 'v'.repeat(300)]),
+    );
+    const headers = Object.fromEntries(
+      Array.from({ length: 500 }, (_, index) => [`x-h${index}`, 'h'.repeat(300)]),
+    );
     headers.authorization = 'apikey sk_live_sent_once_0123456789';
     const entry = { ...entryOf(''), url: `http://delivery.test/tasks?${'a'.repeat(10_000)}`, query, headers };
     log.add(entry, 'b'.repeat(50_000), false);
@@ -93,12 +97,16 @@ describe('RequestLog', () => {
 
 /** Runs `script` in a child Node with `--expose-gc` and returns the JSON of its last line. */
 function measure(script: string): { grownMiB: number; countedMiB: number; kept: number } {
-  const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-    timeout: 110_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+      timeout: 110_000,
+    },
+  );
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as {
     grownMiB: number;
@@ -117,7 +125,9 @@ const PRELUDE = `
 `;
 
 // Child processes that build and collect hundreds of MB: CPU work, up to a minute on 2 loaded cores.
-describe('RequestLog memory (heap after garbage collection, in a child process)', { timeout: 120_000 }, () => {
+describe('RequestLog memory (heap after garbage collection, in a child process)', {
+  timeout: 120_000,
+}, () => {
   it('holds a summary, not the body behind it', () => {
     // 200 entries of 1 MB bodies, kept as summaries: a prefix that still pointed into its body would hold 200 MB.
     const { grownMiB, kept } = measure(`${PRELUDE}

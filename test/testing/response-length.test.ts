@@ -33,8 +33,14 @@ async function lengths(
 
 describe('every answer of the mock states its length', () => {
   it('for success answers: create, retrieve, list, estimate, branches, balance, top-up', async () => {
-    const created = await fetch(`${mock.baseUrl}/tasks`, { method: 'POST', headers, body: JSON.stringify(create) });
-    expect(created.headers.get('content-length')).toBe(String((await created.clone().arrayBuffer()).byteLength));
+    const created = await fetch(`${mock.baseUrl}/tasks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(create),
+    });
+    expect(created.headers.get('content-length')).toBe(
+      String((await created.clone().arrayBuffer()).byteLength),
+    );
     const { data } = (await created.json()) as { data: { createTask: { id: string } } };
     const answers = [
       await lengths(`/tasks/${data.createTask.id}`),

@@ -17,7 +17,10 @@ describe('serviceAddress', () => {
   });
 
   it('keeps a prefix that only ends like rest', () => {
-    expect(serviceAddress('https://h.test/interest').collections).toEqual(['/interest/tasks', '/interest/rest/tasks']);
+    expect(serviceAddress('https://h.test/interest').collections).toEqual([
+      '/interest/tasks',
+      '/interest/rest/tasks',
+    ]);
   });
 
   it('refuses what is not an absolute http(s) URL without query or fragment', () => {
@@ -48,7 +51,11 @@ describe('routeOf', () => {
   it('routes the collection by method', () => {
     expect(routeOf('GET', [])).toEqual({ operation: 'tasks.list', params: {} });
     expect(routeOf('POST', [])).toEqual({ operation: 'tasks.create', params: {} });
-    expect(routeOf('DELETE', [])).toEqual({ operation: 'unknown', problem: 'method-not-allowed', allow: 'POST, GET' });
+    expect(routeOf('DELETE', [])).toEqual({
+      operation: 'unknown',
+      problem: 'method-not-allowed',
+      allow: 'POST, GET',
+    });
   });
 
   it('routes the fixed sub-paths', () => {
@@ -56,7 +63,10 @@ describe('routeOf', () => {
     expect(routeOf('POST', ['wallet-topup'])).toEqual({ operation: 'wallet.topUp', params: {} });
     expect(routeOf('POST', ['estimate'])).toEqual({ operation: 'tasks.estimate', params: {} });
     expect(routeOf('GET', ['branches'])).toEqual({ operation: 'branches.list', params: {} });
-    expect(routeOf('GET', ['estimate'])).toMatchObject({ operation: 'unknown', problem: 'method-not-allowed' });
+    expect(routeOf('GET', ['estimate'])).toMatchObject({
+      operation: 'unknown',
+      problem: 'method-not-allowed',
+    });
   });
 
   it('decodes a task id without letting it name another route', () => {
@@ -68,7 +78,11 @@ describe('routeOf', () => {
       operation: 'tasks.retrieve',
       params: { id: 'wallet-balance' },
     });
-    expect(routeOf('GET', ['%E0%A4%A'])).toEqual({ operation: 'unknown', problem: 'malformed-param', param: 'id' });
+    expect(routeOf('GET', ['%E0%A4%A'])).toEqual({
+      operation: 'unknown',
+      problem: 'malformed-param',
+      param: 'id',
+    });
     expect(routeOf('GET', ['abc', 'def'])).toEqual({ operation: 'unknown', problem: 'not-found' });
   });
 });

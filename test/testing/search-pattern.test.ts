@@ -55,7 +55,9 @@ const pattern: fc.Arbitrary<string> = fc
       .map(([left, right, alternate]) => (alternate ? `${left.join('')}|${right.join('')}` : left.join(''))),
   }))
   .sequence.chain((body) =>
-    fc.tuple(fc.constantFrom('', '^'), fc.constant(body), fc.constantFrom('', '$')).map((parts) => parts.join('')),
+    fc
+      .tuple(fc.constantFrom('', '^'), fc.constant(body), fc.constantFrom('', '$'))
+      .map((parts) => parts.join('')),
   );
 const text = fc.string({
   unit: fc.constantFrom('a', 'A', 'b', 'B', 'c', '1', '9', ' ', '-', '.', '_', '\n', 'é', '{'),
@@ -81,7 +83,9 @@ describe('the mock search pattern', () => {
           return;
         }
         for (const candidate of texts)
-          expect(compiled.test(candidate), `${source} on ${JSON.stringify(candidate)}`).toBe(expected.test(candidate));
+          expect(compiled.test(candidate), `${source} on ${JSON.stringify(candidate)}`).toBe(
+            expected.test(candidate),
+          );
       }),
       { numRuns: 3000 },
     );

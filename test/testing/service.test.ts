@@ -44,11 +44,17 @@ describe('a mock with the default options', () => {
     expect(ids.every((id) => /^req_\d{6}$/.test(id ?? ''))).toBe(true);
     expect(new Set(ids).size).toBe(3);
     const { DeliveryClient, NotFoundError } = await import('../../src/index.js');
-    const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl });
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+    });
     const error = await client.tasks.retrieve('no-such-task').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as InstanceType<typeof NotFoundError>).requestId).toMatch(/^req_\d{6}$/);
-    expect((error as Error).message).toContain((error as InstanceType<typeof NotFoundError>).requestId ?? 'missing');
+    expect((error as Error).message).toContain(
+      (error as InstanceType<typeof NotFoundError>).requestId ?? 'missing',
+    );
   });
 
   it('never puts the API key or the seller id in an error message', async () => {
@@ -216,7 +222,9 @@ describe('createMockDeliveryService options', () => {
   it('refuses invalid options, naming the option', () => {
     expect(() => createMockDeliveryService({ apiKey: '' })).toThrow(/apiKey/);
     expect(() => createMockDeliveryService({ baseUrl: 'delivery.test' })).toThrow(/baseUrl/);
-    expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: -1 } })).toThrow(/account.balance/);
+    expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: -1 } })).toThrow(
+      /account.balance/,
+    );
     expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: 1.2345 } })).toThrow(
       /account.balance/,
     );
@@ -230,6 +238,8 @@ describe('createMockDeliveryService options', () => {
 
   it('does not echo a rejected API key', () => {
     const secret = '   ';
-    expect(() => createMockDeliveryService({ apiKey: secret })).toThrow(/^apiKey must be a non-empty string$/);
+    expect(() => createMockDeliveryService({ apiKey: secret })).toThrow(
+      /^apiKey must be a non-empty string$/,
+    );
   });
 });

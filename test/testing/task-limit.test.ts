@@ -17,7 +17,11 @@ describe('the task limit of the mock', () => {
   it('keeps the most recently created tasks, forgetting the oldest', async () => {
     mock = createMockDeliveryService({ account: { type: 'invoice' }, taskLimit: 3 });
     mock.listen();
-    const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl });
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+    });
     const ids: string[] = [];
     for (let number = 1; number <= 5; number++) ids.push((await client.tasks.create(order(number))).id ?? '');
     expect(mock.tasks.map((task) => task.orderNumber)).toEqual(['LIMIT-3', 'LIMIT-4', 'LIMIT-5']);
@@ -28,9 +32,17 @@ describe('the task limit of the mock', () => {
   });
 
   it('keeps its seed tasks first in line to be forgotten, and has them back after reset()', async () => {
-    mock = createMockDeliveryService({ account: { type: 'invoice' }, taskLimit: 2, tasks: [{ id: 'seed-1' }] });
+    mock = createMockDeliveryService({
+      account: { type: 'invoice' },
+      taskLimit: 2,
+      tasks: [{ id: 'seed-1' }],
+    });
     mock.listen();
-    const client = new DeliveryClient({ apiKey: mock.apiKey, sellerId: mock.sellerId, baseUrl: mock.baseUrl });
+    const client = new DeliveryClient({
+      apiKey: mock.apiKey,
+      sellerId: mock.sellerId,
+      baseUrl: mock.baseUrl,
+    });
     await client.tasks.create(order(1));
     expect(mock.tasks.map((task) => task.id)).toContain('seed-1');
     await client.tasks.create(order(2));
@@ -40,8 +52,12 @@ describe('the task limit of the mock', () => {
   });
 
   it('refuses a limit that is not a positive integer or is below the seed tasks', () => {
-    expect(() => createMockDeliveryService({ taskLimit: 0 })).toThrow(/taskLimit must be a positive integer, got 0/);
-    expect(() => createMockDeliveryService({ taskLimit: 1.5 })).toThrow(/taskLimit must be a positive integer/);
+    expect(() => createMockDeliveryService({ taskLimit: 0 })).toThrow(
+      /taskLimit must be a positive integer, got 0/,
+    );
+    expect(() => createMockDeliveryService({ taskLimit: 1.5 })).toThrow(
+      /taskLimit must be a positive integer/,
+    );
     expect(() => createMockDeliveryService({ taskLimit: 1, tasks: [{ id: 'a' }, { id: 'b' }] })).toThrow(
       /taskLimit \(1\) is below the 2 seed tasks/,
     );

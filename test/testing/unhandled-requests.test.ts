@@ -21,7 +21,9 @@ beforeAll(async () => {
     }
     client.tasks.create({ orderNumber: 'APP-1', deliveryLocation: { latitude: 29.3, longitude: 48 } }).then(
       (task) =>
-        response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ taskId: task.id })),
+        response
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ taskId: task.id })),
       (error: unknown) => response.writeHead(502).end((error as Error).name),
     );
   });
@@ -59,7 +61,9 @@ for (const interception of ['msw', 'the mock’s own fetch interception'] as con
         expect(mock.task(taskId)?.orderNumber).toBe('APP-1');
         expect((await fetch(`${appUrl}/elsewhere`)).status).toBe(404);
         // One warning, naming the first request let through; none for the later ones.
-        const lines = warn.mock.calls.map((call) => String(call[0])).filter((line) => line.includes('mock.listen()'));
+        const lines = warn.mock.calls
+          .map((call) => String(call[0]))
+          .filter((line) => line.includes('mock.listen()'));
         expect(lines).toEqual([expect.stringContaining(`POST ${appUrl}/checkout is not the mock service's`)]);
         // A path of the mock's own origin that no handler serves still fails: it never reaches a network.
         await expect(fetch(`${mock.baseUrl}/not-a-route`)).rejects.toThrow();

@@ -43,7 +43,11 @@ describe('amounts at the largest amount (MAX_KWD_AMOUNT)', () => {
     const mock = createMockDeliveryService({ account: { type: 'wallet', balance } });
     const server = await startMockHttpServer(mock);
     const call = async (method: string, path: string, body?: string) => {
-      const response = await fetch(`${server.url}${path}`, { method, headers: headersOf(mock), body: body ?? null });
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: headersOf(mock),
+        body: body ?? null,
+      });
       return { status: response.status, text: await response.text() };
     };
     return { mock, server, call };
@@ -87,7 +91,13 @@ describe('amounts at the largest amount (MAX_KWD_AMOUNT)', () => {
   it('issues a link for the exact amount asked, to the fil', async () => {
     const { mock, server, call } = await serve(0);
     try {
-      for (const amount of [MAX_KWD_AMOUNT, '9007199254740.990', '9007199254739.999', '123456789012.345', '5.005']) {
+      for (const amount of [
+        MAX_KWD_AMOUNT,
+        '9007199254740.990',
+        '9007199254739.999',
+        '123456789012.345',
+        '5.005',
+      ]) {
         const answer = await call('POST', '/tasks/wallet-topup', `{"amount":${amount}}`);
         expect(answer.status, amount).toBe(200);
         const link = observersOf(mock)?.topUps().at(-1);

@@ -82,7 +82,11 @@ describe('webhooks to a real receiver', () => {
     ];
     expect(receiver.received.map((webhook) => webhook.body.status)).toEqual(events);
     for (const webhook of receiver.received) {
-      expect(webhook).toMatchObject({ method: 'POST', path: '/hooks/delivery', contentType: 'application/json' });
+      expect(webhook).toMatchObject({
+        method: 'POST',
+        path: '/hooks/delivery',
+        contentType: 'application/json',
+      });
     }
     expect(
       mock.webhookDeliveries.map(({ taskId, status, url, responseStatus }) => ({
@@ -91,7 +95,9 @@ describe('webhooks to a real receiver', () => {
         url,
         responseStatus,
       })),
-    ).toEqual(events.map((status) => ({ taskId: created.id, status, url: receiver.url(), responseStatus: 200 })));
+    ).toEqual(
+      events.map((status) => ({ taskId: created.id, status, url: receiver.url(), responseStatus: 200 })),
+    );
     expect(mock.webhookDeliveries.map((delivery) => delivery.body)).toEqual(
       receiver.received.map((webhook) => webhook.body),
     );
@@ -140,7 +146,9 @@ describe('webhooks to a real receiver', () => {
   it('adds driver.completed_at only once delivered', async () => {
     const created = await createTask(mock, taskBody('ORD-DONE'));
     await mock.advance(created.id, 'delivered');
-    const drivers = receiver.received.map((webhook) => webhook.body.driver as Record<string, unknown> | undefined);
+    const drivers = receiver.received.map(
+      (webhook) => webhook.body.driver as Record<string, unknown> | undefined,
+    );
     expect(drivers[0]).toBeUndefined();
     expect(drivers.slice(1, -1).every((driver) => driver && !('completed_at' in driver))).toBe(true);
     expect(drivers.at(-1)?.completed_at).toBe(mock.task(created.id)?.completedTime);

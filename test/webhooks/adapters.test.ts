@@ -16,7 +16,11 @@ const logger = {
 };
 
 /** Sends raw bytes with node:http (chunked when `chunks` is given), resolving with the status. */
-function sendRaw(url: string, chunks: readonly Uint8Array[], headers: Record<string, string>): Promise<number> {
+function sendRaw(
+  url: string,
+  chunks: readonly Uint8Array[],
+  headers: Record<string, string>,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: 'POST', headers }, (response) => {
       response.resume();
@@ -127,7 +131,9 @@ describe.each(MOUNTINGS)('the handler mounted in %s', (mounting: Mounting) => {
     await handler.idle();
     expect(called).toBe(false);
     // Logged by the handler, unless the framework's own body parser answered before it.
-    expect(logged.filter((line) => line !== `[delivery-task-sdk] Webhook rejected with ${status}`)).toEqual([]);
+    expect(logged.filter((line) => line !== `[delivery-task-sdk] Webhook rejected with ${status}`)).toEqual(
+      [],
+    );
     expect(logged.length).toBeLessThanOrEqual(1);
   });
 
@@ -228,7 +234,9 @@ describe('the Node adapter with a framework that already parsed the body', () =>
       readableEnded: true,
       body,
     });
-    await handler.node(fakeReq() as never, fakeRes() as never, { body: webhookBody('from-options', 'accepted') });
+    await handler.node(fakeReq() as never, fakeRes() as never, {
+      body: webhookBody('from-options', 'accepted'),
+    });
     await handler.node(fakeReq(webhookBody('from-req-body', 'accepted')) as never, fakeRes() as never);
     const next = () => {};
     await handler.node(

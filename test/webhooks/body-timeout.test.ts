@@ -41,7 +41,9 @@ describe.each(STREAM_MOUNTINGS)('a receiver mounted in %s', (mounting) => {
       expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(100).fill(408));
       expect(outcomes.every((outcome) => outcome.connection === 'close')).toBe(true);
       expect(outcomes.every((outcome) => outcome.closedByReceiver)).toBe(true);
-      const slowest = Math.max(...outcomes.map((outcome) => outcome.answeredAfterMs ?? Number.POSITIVE_INFINITY));
+      const slowest = Math.max(
+        ...outcomes.map((outcome) => outcome.answeredAfterMs ?? Number.POSITIVE_INFINITY),
+      );
       expect(slowest).toBeLessThan(SERVICE_WAIT_MS);
       await vi.waitFor(async () => expect(await receiver?.openSockets()).toBe(0), { timeout: 1000 });
       expect(onEvent).not.toHaveBeenCalled();

@@ -13,7 +13,11 @@ import {
   TaskConfirmations,
 } from '../../src/webhooks/confirmation.js';
 import type { InboxEntry, WebhookInbox } from '../../src/webhooks/inbox.js';
-import { createWebhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  type WebhookEvent,
+  type WebhookHandlerOptions,
+} from '../../src/webhooks/index.js';
 
 /** A GET whose answers the test settles one by one, and a clock it sets. */
 function harness() {
@@ -22,7 +26,10 @@ function harness() {
   const confirmations = new TaskConfirmations(
     (taskId) =>
       new Promise<Task>((resolve, reject) => {
-        pending.push({ taskId, settle: (answer) => (answer instanceof Error ? reject(answer) : resolve(answer)) });
+        pending.push({
+          taskId,
+          settle: (answer) => (answer instanceof Error ? reject(answer) : resolve(answer)),
+        });
       }),
     () => now,
   );
@@ -147,7 +154,8 @@ function arrayInbox(): WebhookInbox {
   let next = 0;
   return {
     visibilityTimeoutMs: 60_000,
-    append: async ({ body, receivedAt }) => void pending.push({ id: String(++next), body, receivedAt, attempts: 1 }),
+    append: async ({ body, receivedAt }) =>
+      void pending.push({ id: String(++next), body, receivedAt, attempts: 1 }),
     claim: async (_consumer, max) => pending.splice(0, max),
     complete: async () => {},
     fail: async () => {},
@@ -191,11 +199,15 @@ describe('a confirming read is the task asked for, or a failed confirmation', ()
   );
 
   it('a read carrying the task id as _id (the webhook form) confirms it', async () => {
-    const { handler, events, errors } = confirmingWith((taskId) => ({ _id: taskId, status: 'delivered' }) as Task);
+    const { handler, events, errors } = confirmingWith(
+      (taskId) => ({ _id: taskId, status: 'delivered' }) as Task,
+    );
     await handler.fetch(webhook('A', 'delivered'));
     await handler.idle();
     expect(errors).toEqual([]);
-    expect(events.map((event) => [event.taskId, event.status, event.confirmed])).toEqual([['A', 'delivered', true]]);
+    expect(events.map((event) => [event.taskId, event.status, event.confirmed])).toEqual([
+      ['A', 'delivered', true],
+    ]);
   });
 });
 
@@ -213,7 +225,9 @@ describe('the status read back passes the duplicate and order filter, in every m
     const events: WebhookEvent[] = [];
     const errors: unknown[] = [];
     const handler = createWebhookHandler({
-      client: { tasks: { retrieve: async (taskId: string) => ({ id: taskId, status: reads.get(taskId) ?? '' }) } },
+      client: {
+        tasks: { retrieve: async (taskId: string) => ({ id: taskId, status: reads.get(taskId) ?? '' }) },
+      },
       confirm: true,
       logLevel: 'off',
       onEvent: (event) => void events.push(event),

@@ -46,7 +46,9 @@ describe('TaskEventMemory', () => {
       for (const status of ['requested', 'pickedup', 'enroute', 'driver_reassigned']) {
         expect(memory.isOutOfOrder('t1', status, 2), status).toBe(true);
       }
-      for (const status of ['delivered', 'cancelled', 'rejected', 'failed'].filter((other) => other !== final)) {
+      for (const status of ['delivered', 'cancelled', 'rejected', 'failed'].filter(
+        (other) => other !== final,
+      )) {
         expect(memory.isOutOfOrder('t1', status, 2), status).toBe(false);
       }
     },

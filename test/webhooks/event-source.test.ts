@@ -8,11 +8,19 @@ import { webhookBody } from './fixtures.js';
 
 describe('event.source', () => {
   it("is 'webhook' on a parsed webhook body", () => {
-    expect(parseWebhookEvent(webhookBody('t1', 'accepted'))).toMatchObject({ source: 'webhook', confirmed: false });
+    expect(parseWebhookEvent(webhookBody('t1', 'accepted'))).toMatchObject({
+      source: 'webhook',
+      confirmed: false,
+    });
   });
 
   it("is 'sync' on a listed task, which counts as confirmed and carries its status as kind and status", () => {
-    const task: Task = { id: 't2', status: 'delivered', updatedAt: '2026-11-21T09:45:00.000Z', orderNumber: 'ORD-2' };
+    const task: Task = {
+      id: 't2',
+      status: 'delivered',
+      updatedAt: '2026-11-21T09:45:00.000Z',
+      orderNumber: 'ORD-2',
+    };
     const readAt = new Date('2026-11-21T10:00:00.000Z');
     const event = syncEventOf(task, readAt);
     expect(event).toMatchObject({

@@ -34,7 +34,9 @@ describe('an onEvent that never settles', () => {
       logLevel: 'off',
     });
     for (let index = 0; index < 8; index++) {
-      expect((await handler.fetch(webhookRequest(webhookBody(`stuck-${index}`, 'accepted')))).status).toBe(200);
+      expect((await handler.fetch(webhookRequest(webhookBody(`stuck-${index}`, 'accepted')))).status).toBe(
+        200,
+      );
     }
     expect((await handler.fetch(webhookRequest(webhookBody('behind', 'accepted')))).status).toBe(200);
 

@@ -55,7 +55,10 @@ describe('parseWebhookEvent', () => {
     expect(payload.walletDeducted).toBe(true);
     expect(payload.driver?.completed_at).toBe('2026-11-21T09:45:00.000Z');
     expect(payload.alternateCustomerNumber).toBe('');
-    expect(payload.statusHistory?.at(-1)).toEqual({ status: 'delivered', timestamp: '2026-11-21T09:06:00.000Z' });
+    expect(payload.statusHistory?.at(-1)).toEqual({
+      status: 'delivered',
+      timestamp: '2026-11-21T09:06:00.000Z',
+    });
     expect(payload.statusHistory?.every((entry) => entry.id === undefined)).toBe(true);
   });
 
@@ -63,8 +66,12 @@ describe('parseWebhookEvent', () => {
     expect(parseWebhookEvent(webhookBody('from-underscore', 'accepted', { id: 'other' })).taskId).toBe(
       'from-underscore',
     );
-    expect(parseWebhookEvent(webhookBody('x', 'accepted', { _id: undefined, id: 'from-id' })).taskId).toBe('from-id');
-    expect(parseWebhookEvent(webhookBody('x', 'accepted', { _id: null, id: 'from-id' })).taskId).toBe('from-id');
+    expect(parseWebhookEvent(webhookBody('x', 'accepted', { _id: undefined, id: 'from-id' })).taskId).toBe(
+      'from-id',
+    );
+    expect(parseWebhookEvent(webhookBody('x', 'accepted', { _id: null, id: 'from-id' })).taskId).toBe(
+      'from-id',
+    );
   });
 
   it('accepts the body as JSON text, bytes, an ArrayBuffer and a Buffer', () => {
@@ -96,7 +103,11 @@ describe('parseWebhookEvent', () => {
     expect(payload.newTopLevel).toEqual({ deep: [1, { x: 'y' }] });
     expect(payload.driver).toEqual({ name: 'Ahmad', vehiclePlate: '12/34567' });
     expect(payload.deliveryLocation).toEqual({ lat: 29.3, lng: 48, floor: 3 });
-    expect(payload.statusHistory?.[0]).toEqual({ status: 'pickedup', timestamp: '2026-11-21T09:00:00Z', by: 'driver' });
+    expect(payload.statusHistory?.[0]).toEqual({
+      status: 'pickedup',
+      timestamp: '2026-11-21T09:00:00Z',
+      by: 'driver',
+    });
     expect(payload.dispatchwebhookrequest).toEqual({ provider: { raw: true } });
   });
 
@@ -166,8 +177,20 @@ describe('parseWebhookEvent', () => {
       'statusHistory',
       undefined,
     ],
-    ['a history entry that is not an object', { statusHistory: [null] }, 'statusHistory.0', 'statusHistory', []],
-    ['walletDeducted that is not a boolean', { walletDeducted: 'yes' }, 'walletDeducted', 'walletDeducted', undefined],
+    [
+      'a history entry that is not an object',
+      { statusHistory: [null] },
+      'statusHistory.0',
+      'statusHistory',
+      [],
+    ],
+    [
+      'walletDeducted that is not a boolean',
+      { walletDeducted: 'yes' },
+      'walletDeducted',
+      'walletDeducted',
+      undefined,
+    ],
     [
       'a delivery lat that is numeric text',
       { deliveryLocation: { lat: '29.3' } },
@@ -194,7 +217,10 @@ describe('parseWebhookEvent', () => {
       });
       const value = readPath
         .split('.')
-        .reduce<unknown>((current, key) => (current as Record<string, unknown> | undefined)?.[key], event.payload);
+        .reduce<unknown>(
+          (current, key) => (current as Record<string, unknown> | undefined)?.[key],
+          event.payload,
+        );
       expect(value).toStrictEqual(read);
       expect(drifts.map((drift) => `${drift.operation} ${drift.path}`)).toContain(`webhook ${field}`);
     },
@@ -213,7 +239,10 @@ describe('parseWebhookEvent', () => {
     ['JSON null', 'null'],
     ['a number', 42],
     ['undefined', undefined],
-    ['an object nested 100 levels deep', `{"_id":"t","status":"x","deep":${'['.repeat(100)}${']'.repeat(100)}}`],
+    [
+      'an object nested 100 levels deep',
+      `{"_id":"t","status":"x","deep":${'['.repeat(100)}${']'.repeat(100)}}`,
+    ],
   ])('rejects %s as a body with no field named', (_title, body) => {
     const error = payloadErrorOf(body);
     expect(error.field).toBe('');
@@ -232,7 +261,9 @@ describe('parseWebhookEvent', () => {
     expectTypeOf<Extract<WebhookEvent, { confirmed: true }>['task']>().toEqualTypeOf<Task>();
     expectTypeOf<Extract<WebhookEvent, { confirmed: true }>['status']>().toEqualTypeOf<AnyTaskStatus>();
     expectTypeOf<WebhookTask['estimatedPrice']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<NonNullable<WebhookTask['deliveryLocation']>['kwAddress']>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<NonNullable<WebhookTask['deliveryLocation']>['kwAddress']>().toEqualTypeOf<
+      string[] | undefined
+    >();
   });
 });
 
@@ -278,7 +309,12 @@ describe('parseWebhookEvent with generated input', () => {
       withDate: true,
       withBigInt: true,
     });
-    const webhookLike = fc.record({ _id: fc.anything(), status: fc.anything(), statusHistory: odd, driver: odd });
+    const webhookLike = fc.record({
+      _id: fc.anything(),
+      status: fc.anything(),
+      statusHistory: odd,
+      driver: odd,
+    });
     fc.assert(
       fc.property(fc.oneof(odd, webhookLike), (body) => {
         try {

@@ -21,12 +21,13 @@ export function webhookBody(
   overrides: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const reached = (DELIVERY_EVENTS as readonly string[]).indexOf(status);
-  const history: { status: string; timestamp: string }[] = DELIVERY_EVENTS.slice(0, reached < 0 ? 1 : reached + 1).map(
-    (entry, index) => ({
-      status: entry,
-      timestamp: new Date(Date.UTC(2026, 10, 21, 9, index)).toISOString(),
-    }),
-  );
+  const history: { status: string; timestamp: string }[] = DELIVERY_EVENTS.slice(
+    0,
+    reached < 0 ? 1 : reached + 1,
+  ).map((entry, index) => ({
+    status: entry,
+    timestamp: new Date(Date.UTC(2026, 10, 21, 9, index)).toISOString(),
+  }));
   if (reached < 0) history.push({ status, timestamp: '2026-11-21T09:30:00.000Z' });
   return {
     _id: taskId,
@@ -55,9 +56,18 @@ export function webhookBody(
       ...(status === 'delivered' ? { completed_at: '2026-11-21T09:45:00.000Z' } : {}),
     },
     deliveryTime: '2026-11-21T10:00:00.000Z',
-    sellerDetail: { shopName: 'Gulf Bakery', phone: '+96522200000', address: 'Kuwait City', location: 'Block 1' },
+    sellerDetail: {
+      shopName: 'Gulf Bakery',
+      phone: '+96522200000',
+      address: 'Kuwait City',
+      location: 'Block 1',
+    },
     deliveryDispatched: true,
-    pickupLocation: { longitude: 47.9774, latitude: 29.3759, fullAddress: ['Kuwait City', 'Block 1, Street 2'] },
+    pickupLocation: {
+      longitude: 47.9774,
+      latitude: 29.3759,
+      fullAddress: ['Kuwait City', 'Block 1, Street 2'],
+    },
     deliveryLocation: {
       lat: 29.3397,
       lng: 48.0748,

@@ -96,7 +96,11 @@ describe.each(SETTINGS)('a receiver with a client and $title', ({ confirm, steps
       orderNumber: `ORD-FORGED-${orders}`,
       customerName: 'Fatima Al-Sabah',
       customerNumber: '+96550001234',
-      deliveryLocation: { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] },
+      deliveryLocation: {
+        latitude: 29.3339,
+        longitude: 48.0761,
+        fullAddress: ['Block 10, Street 5', 'Salmiya'],
+      },
     });
     const taskId = task.id ?? '';
     if (status !== 'pending') await mock.advance(taskId, status);
@@ -104,22 +108,27 @@ describe.each(SETTINGS)('a receiver with a client and $title', ({ confirm, steps
     return taskId;
   }
 
-  const cases = steps.flatMap(([before, genuine]) => EVENT_KINDS.map((forged) => [forged, before, genuine] as const));
+  const cases = steps.flatMap(([before, genuine]) =>
+    EVENT_KINDS.map((forged) => [forged, before, genuine] as const),
+  );
 
-  it.each(cases)('a forged %s on a task in %s does not hide the genuine %s', async (forged, before, genuine) => {
-    const taskId = await taskIn(before);
-    const forgedAnswer = await postWebhook(receiver.url, webhookBody(taskId, forged));
-    expect(forgedAnswer.status).toBe(200);
-    await handler.idle();
-    const seenBefore = events.get(taskId)?.length ?? 0;
+  it.each(cases)(
+    'a forged %s on a task in %s does not hide the genuine %s',
+    async (forged, before, genuine) => {
+      const taskId = await taskIn(before);
+      const forgedAnswer = await postWebhook(receiver.url, webhookBody(taskId, forged));
+      expect(forgedAnswer.status).toBe(200);
+      await handler.idle();
+      const seenBefore = events.get(taskId)?.length ?? 0;
 
-    await mock.advance(taskId, genuine);
-    await handler.idle();
+      await mock.advance(taskId, genuine);
+      await handler.idle();
 
-    const after = (events.get(taskId) ?? []).slice(seenBefore);
-    expect(after).toContainEqual(expect.objectContaining({ taskId, status: genuine, confirmed: true }));
-    expect(errors).toEqual([]);
-  });
+      const after = (events.get(taskId) ?? []).slice(seenBefore);
+      expect(after).toContainEqual(expect.objectContaining({ taskId, status: genuine, confirmed: true }));
+      expect(errors).toEqual([]);
+    },
+  );
 });
 
 describe('a receiver with a client and a confirmation in flight', () => {
@@ -183,7 +192,11 @@ describe('a receiver without a client (the body is all there is)', () => {
     return { events, handler, send };
   }
 
-  it.each(FINAL.flatMap((forged) => FINAL.filter((genuine) => genuine !== forged).map((genuine) => [genuine, forged])))(
+  it.each(
+    FINAL.flatMap((forged) =>
+      FINAL.filter((genuine) => genuine !== forged).map((genuine) => [genuine, forged]),
+    ),
+  )(
     'passes a genuine %s on after a forged %s: a final status claimed by a body does not end the task',
     async (genuine, forged) => {
       const { events, send } = collecting();

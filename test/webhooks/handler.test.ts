@@ -34,7 +34,12 @@ function collecting(options: Partial<WebhookHandlerOptions> = {}) {
     (message: string, fields?: Record<string, unknown>): void => {
       lines.push(`${level} ${message} ${fields === undefined ? '' : JSON.stringify(fields)}`);
     };
-  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const logger: Logger = {
+    debug: record('debug'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+  };
   const handler = createWebhookHandler({
     onEvent: (event) => {
       events.push(event);
@@ -159,7 +164,9 @@ describe('createWebhookHandler: rejections', () => {
       'multipart/form-data',
       'application/jsonx',
     ]) {
-      const response = await send(handler, webhookBody('t1', 'accepted'), { headers: { 'content-type': type } });
+      const response = await send(handler, webhookBody('t1', 'accepted'), {
+        headers: { 'content-type': type },
+      });
       expect(response.status).toBe(415);
     }
   });
@@ -187,7 +194,8 @@ describe('createWebhookHandler: rejections', () => {
     ['a JSON array', null, ''],
   ])('answers 400 to a body that is not a webhook: %s', async (_title, overrides, field) => {
     const { handler, events } = collecting();
-    const body = overrides === null ? [webhookBody('t1', 'accepted')] : webhookBody('t1', 'accepted', overrides);
+    const body =
+      overrides === null ? [webhookBody('t1', 'accepted')] : webhookBody('t1', 'accepted', overrides);
     const response = await send(handler, body);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toContain(field);
@@ -201,7 +209,9 @@ describe('createWebhookHandler: rejections', () => {
     expect(strictResponse.status).toBe(400);
     expect(((await strictResponse.json()) as { error: string }).error).toContain('statusHistory');
     const tolerant = collecting();
-    expect((await send(tolerant.handler, webhookBody('t1', 'accepted', { statusHistory: {} }))).status).toBe(200);
+    expect((await send(tolerant.handler, webhookBody('t1', 'accepted', { statusHistory: {} }))).status).toBe(
+      200,
+    );
     await tolerant.handler.idle();
     expect(tolerant.events.map((event) => event.payload.statusHistory)).toEqual([undefined]);
   });
@@ -310,7 +320,10 @@ describe('createWebhookHandler: rejections', () => {
     } as unknown as Request;
     const response = await handler.fetch(broken);
     expect(response.status).toBe(500);
-    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'broken request object' }), undefined);
+    expect(onError).toHaveBeenCalledWith(
+      expect.objectContaining({ message: 'broken request object' }),
+      undefined,
+    );
     expect(handler.stats.rejected).toBe(1);
   });
 });
@@ -535,7 +548,8 @@ describe('createWebhookHandler: options', () => {
     ['a dedupe window of 0', { dedupe: { windowMs: 0 } }, 'dedupe.windowMs'],
     ['an unknown logLevel', { logLevel: 'loud' }, 'logLevel'],
   ])('throws a ConfigurationError for %s', (_title, options, option) => {
-    const create = () => createWebhookHandler({ onEvent: () => {}, ...options } as unknown as WebhookHandlerOptions);
+    const create = () =>
+      createWebhookHandler({ onEvent: () => {}, ...options } as unknown as WebhookHandlerOptions);
     expect(create).toThrow(ConfigurationError);
     try {
       create();
@@ -555,9 +569,13 @@ describe('createWebhookHandler: confirmation by GET tasks/{id}', () => {
     http.get(`${BASE_URL}/tasks/:id`, ({ params, request }) => {
       const id = String(params.id);
       gets.push(id);
-      if (request.headers.get('authorization') !== `apikey ${API_KEY}`) return HttpResponse.json({}, { status: 401 });
+      if (request.headers.get('authorization') !== `apikey ${API_KEY}`)
+        return HttpResponse.json({}, { status: 401 });
       if (id === 'broken') {
-        return HttpResponse.json({ message: `upstream failed for ${API_KEY} / ${SELLER_ID}` }, { status: 500 });
+        return HttpResponse.json(
+          { message: `upstream failed for ${API_KEY} / ${SELLER_ID}` },
+          { status: 500 },
+        );
       }
       const task = tasks.get(id);
       return task === undefined
@@ -646,7 +664,8 @@ describe('createWebhookHandler: confirmation by GET tasks/{id}', () => {
     const omitted = collecting({ client, dedupe: false });
     const listed = collecting({ client, confirm: ['delivered'], dedupe: false });
     for (const { handler } of [omitted, listed]) {
-      for (const kind of ['pickedup', 'failed', 'rejected', 'cancelled']) await send(handler, webhookBody('t1', kind));
+      for (const kind of ['pickedup', 'failed', 'rejected', 'cancelled'])
+        await send(handler, webhookBody('t1', kind));
       await handler.idle();
     }
     expect(omitted.events.map((event) => [event.kind, event.confirmed])).toEqual([

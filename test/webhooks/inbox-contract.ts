@@ -7,7 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { expect, it, vi } from 'vitest';
 import { memoryStore } from '../../src/core/store.js';
 import type { WebhookInbox } from '../../src/webhooks/inbox.js';
-import { createWebhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  type WebhookEvent,
+  type WebhookHandlerOptions,
+} from '../../src/webhooks/index.js';
 import { fetchWebhook, gate, webhookBody } from './fixtures.js';
 
 /** Options of an inbox made for one test. */
@@ -51,7 +55,9 @@ export function describeInboxContract(
   it('answers 200 once the webhook is in the inbox, and a worker passes it to onEvent and marks it done', async () => {
     const inbox = await make();
     const seen: string[] = [];
-    const handler = handlerOf(inbox, { onEvent: (event) => void seen.push(`${event.taskId}:${event.status}`) });
+    const handler = handlerOf(inbox, {
+      onEvent: (event) => void seen.push(`${event.taskId}:${event.status}`),
+    });
     const taskId = `task-${randomUUID()}`;
     expect((await post(handler, taskId, 'accepted')).status).toBe(200);
     await handler.idle();
@@ -121,7 +127,10 @@ export function describeInboxContract(
     const [claimed] = await inbox.claim('dead-worker', 10);
     expect(claimed?.attempts).toBe(1);
     const seen: string[] = [];
-    const worker = handlerOf(inbox, { eventTimeoutMs: 100, onEvent: (event) => void seen.push(event.taskId) });
+    const worker = handlerOf(inbox, {
+      eventTimeoutMs: 100,
+      onEvent: (event) => void seen.push(event.taskId),
+    });
     await worker.idle();
     expect(seen).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -177,7 +186,12 @@ export function describeInboxContract(
     const inbox = await make();
     const taskId = `task-${randomUUID()}`;
     for (const kind of ['accepted', 'pickedup']) {
-      await inbox.append({ taskId, kind, body: JSON.stringify({ _id: taskId, status: kind }), receivedAt: Date.now() });
+      await inbox.append({
+        taskId,
+        kind,
+        body: JSON.stringify({ _id: taskId, status: kind }),
+        receivedAt: Date.now(),
+      });
     }
     const [first, ...rest] = await inbox.claim('worker-1', 1);
     expect(rest).toEqual([]);
@@ -191,7 +205,12 @@ export function describeInboxContract(
   it('gives a released event back at once, its claim not counted as an attempt', async () => {
     const inbox = await make();
     const taskId = `task-${randomUUID()}`;
-    await inbox.append({ taskId, kind: 'accepted', body: JSON.stringify({ _id: taskId }), receivedAt: Date.now() });
+    await inbox.append({
+      taskId,
+      kind: 'accepted',
+      body: JSON.stringify({ _id: taskId }),
+      receivedAt: Date.now(),
+    });
     const [first] = await inbox.claim('worker-1', 10);
     expect(first?.attempts).toBe(1);
     await inbox.release?.(first?.id ?? '');
@@ -214,24 +233,27 @@ export function describeInboxContract(
   const append = (inbox: WebhookInbox, taskId: string, kind: string) =>
     inbox.append({ taskId, kind, body: JSON.stringify(webhookBody(taskId, kind)), receivedAt: Date.now() });
 
-  it.skipIf(extra.calls === undefined)('claims a batch in one call and marks a batch done in one call', async () => {
-    const calls = extra.calls ?? (() => 0);
-    const inbox = await make();
-    // Warm-up: the consumer group, the scripts, the table.
-    await append(inbox, `task-${randomUUID()}`, 'accepted');
-    const [warm] = await inbox.claim('warm-up', 1);
-    await inbox.complete(warm?.id ?? '');
-    const tasks = Array.from({ length: 20 }, (_, index) => `task-${index}-${randomUUID()}`);
-    for (const taskId of tasks) await append(inbox, taskId, 'accepted');
-    const before = calls();
-    const claimed = await inbox.claim('worker-1', 20);
-    expect(claimed).toHaveLength(20);
-    expect(calls() - before).toBe(1);
-    await Promise.all(claimed.map((entry) => inbox.complete(entry.id)));
-    expect(calls() - before).toBe(2);
-    expect(await inbox.claim('worker-2', 20)).toEqual([]);
-    expect((await inbox.inspect()).pending).toBe(0);
-  });
+  it.skipIf(extra.calls === undefined)(
+    'claims a batch in one call and marks a batch done in one call',
+    async () => {
+      const calls = extra.calls ?? (() => 0);
+      const inbox = await make();
+      // Warm-up: the consumer group, the scripts, the table.
+      await append(inbox, `task-${randomUUID()}`, 'accepted');
+      const [warm] = await inbox.claim('warm-up', 1);
+      await inbox.complete(warm?.id ?? '');
+      const tasks = Array.from({ length: 20 }, (_, index) => `task-${index}-${randomUUID()}`);
+      for (const taskId of tasks) await append(inbox, taskId, 'accepted');
+      const before = calls();
+      const claimed = await inbox.claim('worker-1', 20);
+      expect(claimed).toHaveLength(20);
+      expect(calls() - before).toBe(1);
+      await Promise.all(claimed.map((entry) => inbox.complete(entry.id)));
+      expect(calls() - before).toBe(2);
+      expect(await inbox.claim('worker-2', 20)).toEqual([]);
+      expect((await inbox.inspect()).pending).toBe(0);
+    },
+  );
 
   it("keeps each task's order within and across batches, drops a repeat, and goes on past a failure in a batch", async () => {
     const inbox = await make();
@@ -289,7 +311,8 @@ export function describeInboxContract(
     // Long enough for the new worker to be idle before the dead worker's claims expire, on a busy machine too.
     const inbox = await make({ visibilityTimeoutMs: 1500 });
     const tasks = [1, 2, 3].map((index) => `task-${index}-${randomUUID()}`);
-    for (const status of ['accepted', 'pickedup']) for (const taskId of tasks) await append(inbox, taskId, status);
+    for (const status of ['accepted', 'pickedup'])
+      for (const taskId of tasks) await append(inbox, taskId, status);
     // A worker claims a batch, marks its first event done, and dies.
     const batch = await inbox.claim('dead-worker', 10);
     expect(batch.map((entry) => JSON.parse(entry.body)._id)).toEqual(tasks);
@@ -305,7 +328,10 @@ export function describeInboxContract(
     expect(seen).toEqual([`${tasks[0]}:pickedup`]);
     await vi.waitFor(() => expect(seen).toHaveLength(5), { timeout: 10_000, interval: 20 });
     for (const taskId of tasks.slice(1)) {
-      expect(seen.filter((key) => key.startsWith(taskId))).toEqual([`${taskId}:accepted`, `${taskId}:pickedup`]);
+      expect(seen.filter((key) => key.startsWith(taskId))).toEqual([
+        `${taskId}:accepted`,
+        `${taskId}:pickedup`,
+      ]);
     }
     // Marked once onEvent returned: idle() waits for the marks.
     await worker.idle();
@@ -327,7 +353,10 @@ export function describeInboxContract(
     expect(next.map((entry) => JSON.parse(entry.body).status)).toEqual(['pickedup']);
     const inspection = await inbox.inspect();
     expect(inspection.failed).toBe(1);
-    expect(inspection.events.find((event) => event.state === 'failed')).toMatchObject({ taskId, kind: 'accepted' });
+    expect(inspection.events.find((event) => event.state === 'failed')).toMatchObject({
+      taskId,
+      kind: 'accepted',
+    });
   });
 
   // Only an inbox that dedupes on write (PostgreSQL's unique key) has this case; the others dedupe later.
@@ -336,7 +365,8 @@ export function describeInboxContract(
       const inbox = await make();
       const receiver = handlerOf(inbox, { inboxWorkers: false, dedupe: false });
       const taskId = `task-${randomUUID()}`;
-      for (let copy = 0; copy < 3; copy++) expect((await post(receiver, taskId, 'accepted')).status).toBe(200);
+      for (let copy = 0; copy < 3; copy++)
+        expect((await post(receiver, taskId, 'accepted')).status).toBe(200);
       expect((await inbox.inspect()).pending).toBe(1);
     });
   }

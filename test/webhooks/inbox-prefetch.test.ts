@@ -57,7 +57,13 @@ it('claims more events than it has free slots, so the next ones wait claimed ins
     Array.from({ length: 40 }, (_, index) => body(`task-${index}`)),
     60_000,
   );
-  const handler = createWebhookHandler({ inbox, concurrency: 4, inboxPollMs: 5, logLevel: 'off', onEvent: () => {} });
+  const handler = createWebhookHandler({
+    inbox,
+    concurrency: 4,
+    inboxPollMs: 5,
+    logLevel: 'off',
+    onEvent: () => {},
+  });
   await handler.idle();
   await handler.close();
   expect(handler.stats.processed).toBe(40);
@@ -115,7 +121,13 @@ it('holds at most 3 × concurrency events claimed and not marked, while marking 
         resolve();
       }),
     );
-  const handler = createWebhookHandler({ inbox, concurrency, inboxPollMs: 5, logLevel: 'off', onEvent: () => {} });
+  const handler = createWebhookHandler({
+    inbox,
+    concurrency,
+    inboxPollMs: 5,
+    logLevel: 'off',
+    onEvent: () => {},
+  });
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(peak).toBe(3 * concurrency);
   expect(handler.stats.processed).toBe(3 * concurrency);

@@ -13,7 +13,12 @@ import { memoryStore } from '../../src/core/store.js';
 import { type RedisClientLike, redisInbox } from '../../src/redis.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { fetchWebhook, gate } from './fixtures.js';
 
 const silent = { warn() {} };
@@ -101,10 +106,13 @@ describeWithRedis('redisInbox: a reset of its Redis while the handler runs', () 
         await vi.waitFor(() => expect(handler.stats.claimed).toBe(2), { timeout: 10_000 });
         await server.restart();
         // The next webhook reaches the empty server (503 while the client reconnects).
-        await vi.waitFor(async () => expect((await fetchWebhook(handler, late ?? '', 'accepted')).status).toBe(200), {
-          timeout: 20_000,
-          interval: 100,
-        });
+        await vi.waitFor(
+          async () => expect((await fetchWebhook(handler, late ?? '', 'accepted')).status).toBe(200),
+          {
+            timeout: 20_000,
+            interval: 100,
+          },
+        );
         expect(handler.stats.resets).toBe(1);
         expect(errors, errors.join('\n')).toHaveLength(1);
         expect(errors[0]).toMatch(
@@ -113,13 +121,17 @@ describeWithRedis('redisInbox: a reset of its Redis while the handler runs', () 
         expect(errors[0]).toContain('sync() started');
         await vi.waitFor(() => expect(service.mock.requestsFor('tasks.list').length).toBeGreaterThan(0));
         open.open();
-        await vi.waitFor(() => expect(infos.some((line) => line.includes('Sync after the inbox reset'))).toBe(true), {
-          timeout: 20_000,
-        });
+        await vi.waitFor(
+          () => expect(infos.some((line) => line.includes('Sync after the inbox reset'))).toBe(true),
+          {
+            timeout: 20_000,
+          },
+        );
         await handler.idle();
         // Each task once: the 2 held in memory and the late one as webhooks, the 10 lost by the sync.
         const byTask = new Map<string, string[]>();
-        for (const event of seen) byTask.set(event.taskId, [...(byTask.get(event.taskId) ?? []), event.source]);
+        for (const event of seen)
+          byTask.set(event.taskId, [...(byTask.get(event.taskId) ?? []), event.source]);
         expect([...byTask.keys()].sort()).toEqual([...taskIds].sort());
         for (const [taskId, sources] of byTask) expect(sources, taskId).toHaveLength(1);
         expect(seen.filter((event) => event.source === 'sync').length).toBeGreaterThanOrEqual(10);
@@ -137,7 +149,12 @@ describeWithRedis('redisInbox: a reset of its Redis while the handler runs', () 
       const inbox = redisInbox(io, { stream: `restore-${randomUUID()}`, volatile: true, logger: silent });
       const reasons: string[] = [];
       inbox.onReset(({ reason }) => void reasons.push(reason));
-      const entry = () => ({ taskId: `task-${randomUUID()}`, kind: 'accepted', body: '{}', receivedAt: Date.now() });
+      const entry = () => ({
+        taskId: `task-${randomUUID()}`,
+        kind: 'accepted',
+        body: '{}',
+        receivedAt: Date.now(),
+      });
       for (let count = 0; count < 3; count++) await inbox.append(entry());
       await io.call('SAVE');
       for (let count = 0; count < 2; count++) await inbox.append(entry());
@@ -186,7 +203,9 @@ describeWithRedis('redisInbox: a reset of its Redis while the handler runs', () 
       }
       expect(handler.stats.resets, library).toBe(1);
       expect(errors, library).toHaveLength(1);
-      expect(errors[0], library).toContain(`the Redis of stream ${stream} lost its epoch key ${stream}:epoch`);
+      expect(errors[0], library).toContain(
+        `the Redis of stream ${stream} lost its epoch key ${stream}:epoch`,
+      );
       expect(errors[0], library).toContain('cannot be recovered: sync() needs a client with tasks.list');
       await handler.close();
     }

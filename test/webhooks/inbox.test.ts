@@ -10,7 +10,12 @@ import { postgresInbox } from '../../src/postgres.js';
 import { redisInbox } from '../../src/redis.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { describeWithPostgres, usePostgresServer } from '../support/postgres-server.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { describeInboxContract } from './inbox-contract.js';
 
 describeWithRedis('redisInbox on a real redis-server', () => {
@@ -109,7 +114,11 @@ describeWithRedis('redisInbox on a real redis-server', () => {
 
   it('warns once and answers writes when the server has no WAITAOF', async () => {
     const warnings: string[] = [];
-    const inbox = redisInbox(io, { stream: stream(), waitAof: true, logger: { warn: (m) => void warnings.push(m) } });
+    const inbox = redisInbox(io, {
+      stream: stream(),
+      waitAof: true,
+      logger: { warn: (m) => void warnings.push(m) },
+    });
     const entry = { taskId: 't1', kind: 'accepted', body: '{}', receivedAt: Date.now() };
     await inbox.append(entry);
     await inbox.append({ ...entry, taskId: 't2' });
@@ -144,14 +153,19 @@ describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
     for (let from = 0; from < 1200; from += 100) {
       await Promise.all(
         Array.from({ length: 100 }, (_, index) =>
-          inbox.append({ taskId: `task-${from + index}`, kind: 'accepted', body: '{}', receivedAt: Date.now() }),
+          inbox.append({
+            taskId: `task-${from + index}`,
+            kind: 'accepted',
+            body: '{}',
+            receivedAt: Date.now(),
+          }),
         ),
       );
     }
     const reltuples = async () =>
       Number(
-        (await postgres.pool().query(`SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, [table])).rows[0]
-          ?.reltuples,
+        (await postgres.pool().query(`SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, [table]))
+          .rows[0]?.reltuples,
       );
     expect(await reltuples()).toBeLessThanOrEqual(0); // never analyzed: the planner guesses
     await inbox.maintain?.();

@@ -30,7 +30,9 @@ describeWithPostgres('durable intake over PostgreSQL through store faults', () =
       expect(own.listeners('error')).toEqual([mine]);
       await own.end();
       // What the pool does with an idle client's error: emits it, which throws without a listener.
-      expect(() => (pool as unknown as EventEmitter).emit('error', new Error('terminating connection'))).not.toThrow();
+      expect(() =>
+        (pool as unknown as EventEmitter).emit('error', new Error('terminating connection')),
+      ).not.toThrow();
     } finally {
       await pool.end();
     }

@@ -10,7 +10,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { storeKey } from '../../src/core/store.js';
 import { redisInbox, redisStore } from '../../src/redis.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { webhookBody } from './fixtures.js';
 import { attack, type Backend, check, type Fault, silent, sleep } from './store-fault-attack.js';
 
@@ -43,7 +48,11 @@ describeWithRedis('durable intake over Redis through store faults', () => {
     redis.on('error', () => {});
     return {
       store: redisStore(redis, { prefix: 'faults:', logger: { warn: () => {} } }),
-      inbox: redisInbox(redis, { stream: 'faults:events', visibilityTimeoutMs: 20_000, logger: { warn: () => {} } }),
+      inbox: redisInbox(redis, {
+        stream: 'faults:events',
+        visibilityTimeoutMs: 20_000,
+        logger: { warn: () => {} },
+      }),
       close: async () => {
         redis.disconnect();
       },

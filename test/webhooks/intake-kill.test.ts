@@ -20,7 +20,12 @@ import { redisInbox } from '../../src/redis.js';
 import { seededRandom } from '../support/create-workers.js';
 import type { ReceiverConfig } from '../support/intake-receiver.js';
 import { describeWithPostgres, usePostgresServer } from '../support/postgres-server.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { webhookBody } from './fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,7 +59,9 @@ function startReceiver(config: ReceiverConfig): Promise<Receiver> {
       const match = /READY (\d+)/.exec(stdout);
       if (match) resolve({ child, port: Number(match[1]) });
     });
-    child.once('exit', (code, signal) => reject(new Error(`receiver ended with ${signal ?? code}: ${stderr}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`receiver ended with ${signal ?? code}: ${stderr}`)),
+    );
   });
 }
 
@@ -145,7 +152,9 @@ async function attack(backend: 'redis' | 'postgres', url: string) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  const tasks = Array.from({ length: TASKS }, (_, index) => `${config.name}-task-${index}`).sort(() => random() - 0.5);
+  const tasks = Array.from({ length: TASKS }, (_, index) => `${config.name}-task-${index}`).sort(
+    () => random() - 0.5,
+  );
   let next = 0;
   const started = Date.now();
   await Promise.all(
@@ -180,7 +189,9 @@ async function attack(backend: 'redis' | 'postgres', url: string) {
   rmSync(dir, { recursive: true, force: true });
   // What the inbox still holds (pending, failed and why): names the cause of a loss.
   const seenSet = new Set(seen);
-  const lostTasks = [...answered].filter((pair) => !seenSet.has(pair)).map((pair) => pair.split(' ')[0] ?? '');
+  const lostTasks = [...answered]
+    .filter((pair) => !seenSet.has(pair))
+    .map((pair) => pair.split(' ')[0] ?? '');
   const inspection = await inspectInbox(config, lostTasks).catch((error: unknown) => String(error));
   return { answered, seen, kills, sent, retried, sendMs, drainMs, inspection };
 }
@@ -193,7 +204,8 @@ function check(label: string, result: Awaited<ReturnType<typeof attack>>): void 
   console.log(
     `${label}: ${result.answered.size} (task, status) answered 200, ${result.sent} POSTs (${result.retried} not answered 200: sent again), ${result.kills} receivers killed; ${lost.length} lost, ${duplicates} processed twice; sending ${result.sendMs} ms, draining ${result.drainMs} ms`,
   );
-  if (lost.length > 0) console.log(`${label}: lost ${lost.join(', ')}; inbox ${JSON.stringify(result.inspection)}`);
+  if (lost.length > 0)
+    console.log(`${label}: lost ${lost.join(', ')}; inbox ${JSON.stringify(result.inspection)}`);
   expect(result.kills).toBeGreaterThanOrEqual(3);
   expect(result.answered.size).toBe(TASKS * STATUSES.length);
   expect(lost).toEqual([]);

@@ -15,8 +15,17 @@ import { fileURLToPath } from 'node:url';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { redisStore } from '../../src/redis.js';
-import { createWebhookHandler, type WebhookHandler, type WebhookHandlerStats } from '../../src/webhooks/index.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  createWebhookHandler,
+  type WebhookHandler,
+  type WebhookHandlerStats,
+} from '../../src/webhooks/index.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { fetchWebhook, postWebhook, webhookBody } from './fixtures.js';
 import type { StallReceiverConfig } from './stall-receiver.js';
 
@@ -70,9 +79,13 @@ function startStallingReceiver(config: StallReceiverConfig): Promise<StallingRec
     for (const wait of waiting.filter((entry) => lines.includes(entry.line))) wait.resolve();
   });
   const printed = (line: string) =>
-    lines.includes(line) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ line, resolve }));
+    lines.includes(line)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiting.push({ line, resolve }));
   return new Promise((resolve, reject) => {
-    child.once('exit', (code, signal) => reject(new Error(`stall receiver ended with ${signal ?? code}: ${stderr}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`stall receiver ended with ${signal ?? code}: ${stderr}`)),
+    );
     const ready = setInterval(() => {
       const port = lines.map((line) => /^READY (\d+)$/.exec(line)?.[1]).find((found) => found !== undefined);
       if (port === undefined) return;
@@ -137,7 +150,8 @@ describeWithRedis('a stall longer than a task lease’s TTL', () => {
     expect((await fetchWebhook(local, taskId, 'accepted')).status).toBe(200);
   }
 
-  const stalledEvents = (taskId: string) => stalling.lines.filter((line) => line === `EVENT ${taskId} accepted`);
+  const stalledEvents = (taskId: string) =>
+    stalling.lines.filter((line) => line === `EVENT ${taskId} accepted`);
 
   it('between taking it and onEvent: the stalled receiver, once awake, runs nothing and counts a duplicate', async () => {
     const taskId = `before-${randomUUID()}`;

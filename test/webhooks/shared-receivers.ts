@@ -53,7 +53,10 @@ export interface SharedReceivers {
  */
 export async function startSharedReceivers(
   store: DeliveryStore,
-  options: Partial<WebhookHandlerOptions> & { count?: number; work?: (event: WebhookEvent) => Promise<void> } = {},
+  options: Partial<WebhookHandlerOptions> & {
+    count?: number;
+    work?: (event: WebhookEvent) => Promise<void>;
+  } = {},
 ): Promise<SharedReceivers> {
   const { count = 3, work, ...handlerOptions } = options;
   const processed: ProcessedEvent[] = [];
@@ -116,7 +119,8 @@ function spread(taskIds: readonly string[], receivers: number, random: () => num
   const perTask = taskIds.map((taskId) => {
     const statuses: string[] = [...DELIVERY_EVENTS];
     for (let index = 0; index + 1 < statuses.length; index++) {
-      if (random() < 0.25) [statuses[index], statuses[index + 1]] = [statuses[index + 1] ?? '', statuses[index] ?? ''];
+      if (random() < 0.25)
+        [statuses[index], statuses[index + 1]] = [statuses[index + 1] ?? '', statuses[index] ?? ''];
     }
     const sends = [...statuses];
     for (const status of statuses) {
@@ -138,13 +142,20 @@ function spread(taskIds: readonly string[], receivers: number, random: () => num
 }
 
 /** POSTs every delivery, `parallel` at a time in the spread's order; resolves with every answer's status. */
-async function send(urls: readonly string[], deliveries: readonly Delivery[], parallel: number): Promise<number[]> {
+async function send(
+  urls: readonly string[],
+  deliveries: readonly Delivery[],
+  parallel: number,
+): Promise<number[]> {
   const answers: number[] = [];
   let next = 0;
   const lane = async () => {
     for (let index = next++; index < deliveries.length; index = next++) {
       const delivery = deliveries[index] as Delivery;
-      const response = await postWebhook(urls[delivery.receiver] ?? '', webhookBody(delivery.taskId, delivery.status));
+      const response = await postWebhook(
+        urls[delivery.receiver] ?? '',
+        webhookBody(delivery.taskId, delivery.status),
+      );
       answers.push(response.status);
       await response.arrayBuffer();
     }
@@ -178,7 +189,8 @@ function overlaps(byTask: Map<string, ProcessedEvent[]>): string[] {
     for (let index = 1; index < calls.length; index++) {
       const before = calls[index - 1] as ProcessedEvent;
       const after = calls[index] as ProcessedEvent;
-      if (after.start < before.end) found.push(`${taskId}: ${after.status} started before ${before.status} ended`);
+      if (after.start < before.end)
+        found.push(`${taskId}: ${after.status} started before ${before.status} ended`);
     }
   }
   return found;
@@ -194,7 +206,10 @@ const deliveredClient: WebhookClient = {
  * every handler of that test; state must not leak between tests (for a server, a fresh key prefix per
  * call). Task ids are unique per run.
  */
-export function describeSharedReceivers(name: string, makeStore: () => DeliveryStore | Promise<DeliveryStore>): void {
+export function describeSharedReceivers(
+  name: string,
+  makeStore: () => DeliveryStore | Promise<DeliveryStore>,
+): void {
   describe(`three receivers sharing ${name}`, () => {
     let running: SharedReceivers | undefined;
     afterEach(async () => {

@@ -7,7 +7,12 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { redisStore } from '../../src/redis.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../support/redis-server.js';
 import { postWebhook, webhookBody } from './fixtures.js';
 import { startReceiver } from './servers.js';
 import { describeSharedReceivers } from './shared-receivers.js';
@@ -54,7 +59,9 @@ describeWithRedis('webhook receivers sharing Redis', () => {
       try {
         const started = performance.now();
         const answers = await Promise.all(
-          Array.from({ length: 20 }, (_, index) => postWebhook(receiver.url, webhookBody(`down-${index}`, 'accepted'))),
+          Array.from({ length: 20 }, (_, index) =>
+            postWebhook(receiver.url, webhookBody(`down-${index}`, 'accepted')),
+          ),
         );
         const elapsed = performance.now() - started;
         expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 200));

@@ -99,7 +99,9 @@ describeWithRedis('Redis commands per webhook through redisStore', () => {
   it('sends 2 per processed webhook (lease with the record read; record with the release) and 2 per duplicate', async () => {
     const commands: string[] = [];
     const store = redisStore(redis.counting(commands), { prefix: `dts-test:webhook-calls:${randomUUID()}:` });
-    expect(await sentPerWebhook(() => commands.length, store, webhooksWithRepeats())).toEqual([2, 2, 2, 2, 2]);
+    expect(await sentPerWebhook(() => commands.length, store, webhooksWithRepeats())).toEqual([
+      2, 2, 2, 2, 2,
+    ]);
   });
 });
 
@@ -115,6 +117,8 @@ describeWithPostgres('PostgreSQL statements per webhook through postgresStore', 
       },
     };
     const store = postgresStore(counting, { table: 'dts_webhook_calls' });
-    expect(await sentPerWebhook(() => statements.length, store, webhooksWithRepeats())).toEqual([3, 3, 3, 3, 3]);
+    expect(await sentPerWebhook(() => statements.length, store, webhooksWithRepeats())).toEqual([
+      3, 3, 3, 3, 3,
+    ]);
   });
 });

@@ -23,7 +23,9 @@ function flakyStore(failure: 'hang' | 'reject') {
     (...args: A): Promise<R> => {
       control.calls++;
       if (control.broken) {
-        return failure === 'hang' ? new Promise<R>(() => {}) : Promise.reject(new Error('connect ECONNREFUSED'));
+        return failure === 'hang'
+          ? new Promise<R>(() => {})
+          : Promise.reject(new Error('connect ECONNREFUSED'));
       }
       if (write) control.writesWhileHealthy++;
       return call(...args);
@@ -43,7 +45,12 @@ function recordingLogger() {
     (level: string) =>
     (message: string, fields?: Record<string, unknown>): void =>
       void lines.push({ level, text: `${message} ${fields === undefined ? '' : JSON.stringify(fields)}` });
-  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const logger: Logger = {
+    debug: record('debug'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+  };
   return { logger, lines };
 }
 
@@ -107,7 +114,9 @@ describe('a webhook handler whose store is unavailable', () => {
       expect(handler.stats).toMatchObject({ processed: 50, duplicates: 50, failed: 0 });
       const warnings = lines.filter((line) => line.level === 'warn');
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]?.text).toMatch(/^\[delivery-task-sdk\] Shared store unavailable \((get|setIfAbsent)\): /);
+      expect(warnings[0]?.text).toMatch(
+        /^\[delivery-task-sdk\] Shared store unavailable \((get|setIfAbsent)\): /,
+      );
       expect(lines.filter((line) => line.level === 'info' || line.level === 'error')).toEqual([]);
       for (const line of lines) {
         expect(line.text).not.toContain(SELLER_ID);
@@ -166,7 +175,11 @@ describe('a webhook handler whose store is unavailable', () => {
   it('rejects a store option that is not a DeliveryStore, and a storeTimeoutMs out of range', () => {
     const onEvent = () => {};
     expect(() => createWebhookHandler({ onEvent, store: {} as DeliveryStore })).toThrow(/Invalid store/);
-    expect(() => createWebhookHandler({ onEvent, store: memoryStore(), storeTimeoutMs: 0 })).toThrow(/storeTimeoutMs/);
-    expect(() => createWebhookHandler({ onEvent, dedupe: { storeTtlMs: 1.5 } })).toThrow(/dedupe\.storeTtlMs/);
+    expect(() => createWebhookHandler({ onEvent, store: memoryStore(), storeTimeoutMs: 0 })).toThrow(
+      /storeTimeoutMs/,
+    );
+    expect(() => createWebhookHandler({ onEvent, dedupe: { storeTtlMs: 1.5 } })).toThrow(
+      /dedupe\.storeTtlMs/,
+    );
   });
 });

@@ -128,7 +128,8 @@ export async function attack(makeBackend: () => Backend, fault: Fault, faultMs: 
   let outOfOrder = 0;
   for (const statuses of perTask.values()) {
     const ranks = statuses.map((status) => STATUSES.indexOf(status as (typeof STATUSES)[number]));
-    for (let index = 1; index < ranks.length; index++) if ((ranks[index] ?? 0) <= (ranks[index - 1] ?? 0)) outOfOrder++;
+    for (let index = 1; index < ranks.length; index++)
+      if ((ranks[index] ?? 0) <= (ranks[index - 1] ?? 0)) outOfOrder++;
   }
   return {
     answered: answered.size,

@@ -13,7 +13,11 @@ import { describe, expect, it } from 'vitest';
 import { storeKey } from '../../src/core/store.js';
 import { type DeliveryStore, type Logger, memoryStore, type Task } from '../../src/index.js';
 import { redisStore } from '../../src/redis.js';
-import { createWebhookHandler, type WebhookClient, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  type WebhookClient,
+  type WebhookHandlerOptions,
+} from '../../src/webhooks/index.js';
 import { describeWithRedis, useRedisClient } from '../support/redis-server.js';
 import { fetchWebhook } from './fixtures.js';
 
@@ -43,7 +47,9 @@ function stallingAtLease(
   const held = <T>(answer: Promise<T>, inMemory: boolean): Promise<T> => {
     stalls++;
     stall(stallMs);
-    return inMemory ? answer.then((value) => new Promise<T>((resolve) => setImmediate(() => resolve(value)))) : answer;
+    return inMemory
+      ? answer.then((value) => new Promise<T>((resolve) => setImmediate(() => resolve(value))))
+      : answer;
   };
   const wrapped: DeliveryStore = {
     setIfAbsent: (key, value, ttlMs) => {
@@ -51,7 +57,8 @@ function stallingAtLease(
       return leaseKeyOf(key) ? held(answer, true) : answer;
     },
     get: (key) => store.get(key),
-    compareAndSet: (key, expected, value, ttlMs, options) => store.compareAndSet(key, expected, value, ttlMs, options),
+    compareAndSet: (key, expected, value, ttlMs, options) =>
+      store.compareAndSet(key, expected, value, ttlMs, options),
     delete: (key, expected) => store.delete(key, expected),
   };
   const { setIfAbsentThenGet, compareAndSetReleasing } = store;
@@ -61,7 +68,8 @@ function stallingAtLease(
       return leaseKeyOf(key) ? held(answer, false) : answer;
     };
   }
-  if (compareAndSetReleasing !== undefined) wrapped.compareAndSetReleasing = compareAndSetReleasing.bind(store);
+  if (compareAndSetReleasing !== undefined)
+    wrapped.compareAndSetReleasing = compareAndSetReleasing.bind(store);
   return { store: wrapped, stalls: () => stalls };
 }
 
@@ -72,7 +80,12 @@ function recordingLogger(): { logger: Logger; warnings: string[] } {
 }
 
 /** Two receivers sharing `store`, `a` through `stalled`; `events` lists each onEvent call as `<receiver> <status>`. */
-function twoReceivers(store: DeliveryStore, stalled: DeliveryStore, storeTimeoutMs: number, client?: WebhookClient) {
+function twoReceivers(
+  store: DeliveryStore,
+  stalled: DeliveryStore,
+  storeTimeoutMs: number,
+  client?: WebhookClient,
+) {
   const events: string[] = [];
   const { logger, warnings } = recordingLogger();
   const options = (name: string): WebhookHandlerOptions => ({
@@ -143,7 +156,11 @@ describeWithRedis('a stall of this process past storeTimeoutMs, with redisStore'
  * A listing of two pages, one task each, whose second page is read after the process stalled past the
  * sync lease and another instance took it (`takeOver`, run right after the stall).
  */
-function stallingListing(first: Task, second: Task, takeOver: () => void): NonNullable<WebhookClient['tasks']['list']> {
+function stallingListing(
+  first: Task,
+  second: Task,
+  takeOver: () => void,
+): NonNullable<WebhookClient['tasks']['list']> {
   async function* pages() {
     yield { tasks: [first] };
     stall(700);
@@ -161,7 +178,11 @@ describe('startSync when a stall outlives the sync lease', () => {
     const store = memoryStore();
     const leaseKey = storeKey({ baseUrl: 'default', sellerId: 'default' }, 'webhook', 'sync', 'lease');
     const now = Date.now();
-    const first: Task = { id: `walk-1-${randomUUID()}`, status: 'accepted', updatedAt: new Date(now).toISOString() };
+    const first: Task = {
+      id: `walk-1-${randomUUID()}`,
+      status: 'accepted',
+      updatedAt: new Date(now).toISOString(),
+    };
     const second: Task = {
       id: `walk-2-${randomUUID()}`,
       status: 'accepted',
@@ -190,7 +211,9 @@ describe('startSync when a stall outlives the sync lease', () => {
     }
     await handler.idle();
     expect(events).toEqual([first.id]);
-    expect(warnings).toEqual([expect.stringMatching(/the sync lease \(400 ms\) went unrenewed .*; this walk stops$/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/the sync lease \(400 ms\) went unrenewed .*; this walk stops$/),
+    ]);
     expect(await store.get(leaseKey)).toBe('another-instance');
   });
 });

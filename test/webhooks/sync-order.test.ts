@@ -71,7 +71,8 @@ function handlerOf(client: ReturnType<typeof clientOf>) {
     onError: (error) => void errors.push(error),
     onDrift: (drift) => void drifts.push(drift),
   });
-  const statusesOf = (taskId: string) => events.filter((event) => event.taskId === taskId).map((event) => event.status);
+  const statusesOf = (taskId: string) =>
+    events.filter((event) => event.taskId === taskId).map((event) => event.status);
   return { handler, events, drifts, errors, statusesOf };
 }
 
@@ -200,7 +201,12 @@ describe('sync() on a machine in Asia/Kuwait', () => {
     clock = undefined;
     const lost = await createTasks('LOST', 25);
     await deliver(lost);
-    mock.inject({ kind: 'drift', operation: 'tasks.list', mutations: ['times-without-zone'], times: Infinity });
+    mock.inject({
+      kind: 'drift',
+      operation: 'tasks.list',
+      mutations: ['times-without-zone'],
+      times: Infinity,
+    });
     const { handler, drifts, statusesOf } = handlerOf(clientOf(mock));
     const listed: Task[] = await clientOf(mock).tasks.list().toArray();
     expect(listed[0]?.updatedAt).not.toMatch(/Z$/);

@@ -16,7 +16,10 @@ const listsWithoutIds: typeof fetch = async (input, init) => {
   const response = await fetch(request);
   if (request.method !== 'GET' || !new URL(request.url).pathname.endsWith('/tasks')) return response;
   const body = (await response.json()) as { tasks?: Record<string, unknown>[] };
-  return Response.json({ ...body, tasks: (body.tasks ?? []).map(({ id: _id, _id: _mongoId, ...task }) => task) });
+  return Response.json({
+    ...body,
+    tasks: (body.tasks ?? []).map(({ id: _id, _id: _mongoId, ...task }) => task),
+  });
 };
 
 describe('sync() over a listing without task ids', () => {

@@ -20,7 +20,12 @@ import {
 } from '../../src/webhooks/index.js';
 import { clientOf, orderParams } from '../support/mock-service.js';
 
-import { ownsRedisServer, type RedisServer, redisAvailable, startRedisServer } from '../support/redis-server.js';
+import {
+  ownsRedisServer,
+  type RedisServer,
+  redisAvailable,
+  startRedisServer,
+} from '../support/redis-server.js';
 
 /**
  * A front for the webhook URL: loses deliveries 3, 6 and 9 of every 10 (30 %), spreads the rest round
@@ -62,7 +67,9 @@ const setups: readonly { setup: string; receivers: number; store: 'memory' | 're
   { setup: 'one handler without a store', receivers: 1, store: undefined },
   { setup: 'three handlers sharing one memoryStore()', receivers: 3, store: 'memory' },
   // A real redis-server (CI installs one; elsewhere this case runs when redis-server or REDIS_URL is there).
-  ...(redisAvailable ? [{ setup: 'three handlers sharing a Redis store', receivers: 3, store: 'redis' as const }] : []),
+  ...(redisAvailable
+    ? [{ setup: 'three handlers sharing a Redis store', receivers: 3, store: 'redis' as const }]
+    : []),
 ];
 
 describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
@@ -153,7 +160,12 @@ describe.each(setups)('sync with $setup', ({ receivers, store: storeKind }) => {
       taskIds.filter((taskId) => !byWebhook.includes(taskId)).toSorted(),
     );
     for (const event of bySync) {
-      expect(event).toMatchObject({ source: 'sync', confirmed: true, kind: 'delivered', status: 'delivered' });
+      expect(event).toMatchObject({
+        source: 'sync',
+        confirmed: true,
+        kind: 'delivered',
+        status: 'delivered',
+      });
       expect(event.task).toMatchObject({ id: event.taskId, status: 'delivered' });
     }
     expect(events.filter((event) => event.source === 'webhook')).not.toHaveLength(0);
@@ -353,7 +365,14 @@ describe('the gap report of sync()', () => {
     const { lines, logger } = keeping();
     const restarted = createWebhookHandler({ client, store, onEvent: () => {}, logger });
     const result = await restarted.sync();
-    expect(result).toMatchObject({ tasks: 4, processed: 3, duplicates: 1, gaps: 2, unverified: 0, gapsScope: 'store' });
+    expect(result).toMatchObject({
+      tasks: 4,
+      processed: 3,
+      duplicates: 1,
+      gaps: 2,
+      unverified: 0,
+      gapsScope: 'store',
+    });
     expect(lines).toEqual([
       expect.stringMatching(
         /^warn \[delivery-task-sdk\] Webhook sync: 2 final statuses .*no webhook had delivered to any instance/,

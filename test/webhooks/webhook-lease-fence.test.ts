@@ -75,7 +75,12 @@ it("writes nothing in the task's record once its lease was taken over while onEv
     onError: (error) => void errors.push(error),
     onEvent: async (event) => {
       // The lease expired meanwhile and another instance took it.
-      const leaseKey = storeKey({ baseUrl: 'default', sellerId: 'default' }, 'webhook', 'lease', event.taskId);
+      const leaseKey = storeKey(
+        { baseUrl: 'default', sellerId: 'default' },
+        'webhook',
+        'lease',
+        event.taskId,
+      );
       expect(await store.delete(leaseKey)).toBe(true);
       await store.setIfAbsent(leaseKey, 'another-instance', 60_000);
     },

@@ -82,7 +82,8 @@ export function createShop(options: ShopOptions): Shop {
     onEvent: (event: WebhookEvent) => {
       // By task id; by order number when the webhook came before the create's answer was recorded.
       const order =
-        orders.byTask(event.taskId) ?? (event.task.orderNumber ? orders.get(event.task.orderNumber) : undefined);
+        orders.byTask(event.taskId) ??
+        (event.task.orderNumber ? orders.get(event.task.orderNumber) : undefined);
       if (order === undefined) return; // a task this shop did not create
       if (order.delivery.taskId !== undefined && order.delivery.taskId !== event.taskId) return;
       order.delivery.state = 'created';
@@ -93,19 +94,25 @@ export function createShop(options: ShopOptions): Shop {
         log(`order ${order.orderNumber}: delivery ${event.status}${event.confirmed ? ' (confirmed)' : ''}`);
       }
     },
-    onError: (error, event) => log(`webhook for task ${event?.taskId ?? '?'} failed: ${(error as Error).message}`),
+    onError: (error, event) =>
+      log(`webhook for task ${event?.taskId ?? '?'} failed: ${(error as Error).message}`),
   });
 
   /** Answers an error of the delivery service, or of the order form, with the right status. */
   function fail(res: Response, error: unknown, order?: Order): void {
     if (error instanceof OrderInputError) res.status(400).json({ error: error.message });
     else if (error instanceof InsufficientBalanceError) {
-      res.status(402).json({ error: 'the wallet balance is too low for this delivery: top up (GET /wallet)' });
+      res
+        .status(402)
+        .json({ error: 'the wallet balance is too low for this delivery: top up (GET /wallet)' });
     } else if (error instanceof TaskCreationOutcomeUnknownError) {
       // A task may or may not exist: POST /orders/:orderNumber/delivery looks the order number up first.
-      res.status(202).json({ ...(order ? view(order) : {}), error: 'delivery outcome unknown: try again later' });
+      res
+        .status(202)
+        .json({ ...(order ? view(order) : {}), error: 'delivery outcome unknown: try again later' });
     } else if (error instanceof RequestValidationError) res.status(400).json({ error: error.message });
-    else if (error instanceof DeliveryError) res.status(502).json({ error: `delivery service: ${error.name}` });
+    else if (error instanceof DeliveryError)
+      res.status(502).json({ error: `delivery service: ${error.name}` });
     else throw error;
   }
 

@@ -50,10 +50,14 @@ async function runDemo(base: string, shop: Shop): Promise<boolean> {
   }
   await shop.webhooks.idle();
   const delivery = shop.orders.get(orderNumber)?.delivery;
-  console.log(`2. Delivery status from the webhooks: ${delivery?.status} (confirmed: ${delivery?.confirmed})`);
+  console.log(
+    `2. Delivery status from the webhooks: ${delivery?.status} (confirmed: ${delivery?.confirmed})`,
+  );
   const wallet = (await (await fetch(`${base}/wallet`)).json()) as { formatted: string; low: boolean };
   console.log(`3. Wallet: ${wallet.formatted}${wallet.low ? ' (low)' : ''}`);
-  const report = (await (await fetch(`${base}/jobs/sync-tasks`, { method: 'POST' })).json()) as { tasks: number };
+  const report = (await (await fetch(`${base}/jobs/sync-tasks`, { method: 'POST' })).json()) as {
+    tasks: number;
+  };
   console.log(`4. Listing job: ${report.tasks} task(s) walked with for await`);
   return delivery?.status === 'delivered';
 }
@@ -71,7 +75,11 @@ async function main(): Promise<void> {
     client = new DeliveryClient();
   } else {
     sandbox = await startSandbox({ webhookUrl: `${base}/webhooks/delivery`, autoAdvanceMs: 300 });
-    client = new DeliveryClient({ apiKey: sandbox.apiKey, sellerId: sandbox.sellerId, baseUrl: sandbox.baseUrl });
+    client = new DeliveryClient({
+      apiKey: sandbox.apiKey,
+      sellerId: sandbox.sellerId,
+      baseUrl: sandbox.baseUrl,
+    });
     console.log(`Sandbox at ${sandbox.baseUrl} (dashboard ${sandbox.dashboardUrl})`);
   }
   const current = createShop({ client });
@@ -87,7 +95,9 @@ async function main(): Promise<void> {
   };
   // The listing job, every minute: catches what no webhook brought.
   const job = setInterval(() => {
-    current.syncAllTasks().catch((error: unknown) => console.error(`listing job failed: ${(error as Error).message}`));
+    current
+      .syncAllTasks()
+      .catch((error: unknown) => console.error(`listing job failed: ${(error as Error).message}`));
   }, 60_000);
 
   if (demo) {

@@ -62,11 +62,13 @@ function text(body: Record<string, unknown>, field: string): string {
 }
 
 function line(value: unknown, index: number): OrderLine {
-  if (typeof value !== 'object' || value === null) throw new OrderInputError(`lines[${index}]: expected an object`);
+  if (typeof value !== 'object' || value === null)
+    throw new OrderInputError(`lines[${index}]: expected an object`);
   const { name, price, quantity } = value as Record<string, unknown>;
   if (typeof name !== 'string') throw new OrderInputError(`lines[${index}].name: expected text`);
   // A number here has already been through floating point: ask for text such as "1.250".
-  if (typeof price !== 'string') throw new OrderInputError(`lines[${index}].price: expected KWD as text, e.g. "1.250"`);
+  if (typeof price !== 'string')
+    throw new OrderInputError(`lines[${index}].price: expected KWD as text, e.g. "1.250"`);
   if (!kwd.isValid(price) || kwd.compare(price, 0) < 0) {
     throw new OrderInputError(`lines[${index}].price: not a KWD amount with at most 3 decimals`);
   }
@@ -140,7 +142,15 @@ export class OrderBook {
 }
 
 /** The statuses along a delivery, in order (the spec's lifecycle); the last four end a task. */
-const PATH = ['pending', 'requested', 'accepted', 'inprogress', 'pickup_location_reached', 'pickedup', 'enroute'];
+const PATH = [
+  'pending',
+  'requested',
+  'accepted',
+  'inprogress',
+  'pickup_location_reached',
+  'pickedup',
+  'enroute',
+];
 const FINAL = ['delivered', 'cancelled', 'rejected', 'failed'];
 
 /**

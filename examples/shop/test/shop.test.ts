@@ -35,7 +35,11 @@ function newShop(wallet: Partial<WalletSettings> = {}): Shop {
     baseUrl: mock.baseUrl,
     logLevel: 'off',
   });
-  return createShop({ client, wallet: { onLowBalance: (alert) => alerts.push(alert), ...wallet }, log: () => {} });
+  return createShop({
+    client,
+    wallet: { onLowBalance: (alert) => alerts.push(alert), ...wallet },
+    log: () => {},
+  });
 }
 
 function order(

@@ -37,11 +37,20 @@ const summary = (values: readonly number[]) =>
   `median ${percentile(values, 0.5).toFixed(1)} ms, p95 ${percentile(values, 0.95).toFixed(1)} ms (${values.length} tasks)`;
 
 /** Starts `dist/cli.js sandbox` and resolves with its printed JSON line. */
-async function startSandbox(): Promise<{ child: ChildProcess; baseUrl: string; apiKey: string; sellerId: string }> {
+async function startSandbox(): Promise<{
+  child: ChildProcess;
+  baseUrl: string;
+  apiKey: string;
+  sellerId: string;
+}> {
   if (!existsSync('dist/cli.js')) throw new Error('dist/cli.js is missing: run npm run build first');
-  const child = spawn(process.execPath, ['dist/cli.js', 'sandbox', '--port', '0', '--json', '--account', 'invoice'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['dist/cli.js', 'sandbox', '--port', '0', '--json', '--account', 'invoice'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout?.setEncoding('utf8');
@@ -126,7 +135,9 @@ async function pageLatency(baseUrl: string, client: DeliveryClient): Promise<num
       }, order);
       const started = Date.now();
       await client.tasks.create(params(order));
-      const shown = await page.evaluate(() => (window as unknown as { benchShown?: Promise<number> }).benchShown);
+      const shown = await page.evaluate(
+        () => (window as unknown as { benchShown?: Promise<number> }).benchShown,
+      );
       times.push(Number(shown) - started);
     }
     return times;
@@ -166,7 +177,11 @@ async function openStreams(baseUrl: string, count: number): Promise<Socket[]> {
 
 const sandbox = await startSandbox();
 const pid = sandbox.child.pid ?? -1;
-const client = new DeliveryClient({ apiKey: sandbox.apiKey, sellerId: sandbox.sellerId, baseUrl: sandbox.baseUrl });
+const client = new DeliveryClient({
+  apiKey: sandbox.apiKey,
+  sellerId: sandbox.sellerId,
+  baseUrl: sandbox.baseUrl,
+});
 try {
   console.log('Sandbox dashboard (dist/cli.js sandbox on 127.0.0.1):');
   for (let index = 0; index < 20; index += 1) await client.tasks.create(params(`WARM-${index}`));
@@ -179,7 +194,9 @@ try {
       : `  create → its row on the page:    ${summary(page)}`,
   );
   const weight = await pageWeight(sandbox.baseUrl);
-  console.log(`  page weight gzipped:             ${(weight.total / 1024).toFixed(1)} KB (${weight.files.join(', ')})`);
+  console.log(
+    `  page weight gzipped:             ${(weight.total / 1024).toFixed(1)} KB (${weight.files.join(', ')})`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   const idle = rssOf(pid);
   const streams = await openStreams(sandbox.baseUrl, STREAMS);

@@ -50,7 +50,12 @@ async function startupTime(): Promise<number> {
   const started = performance.now();
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: ['dist/cli.js', 'mcp'], env, stderr: 'ignore' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['dist/cli.js', 'mcp'],
+      env,
+      stderr: 'ignore',
+    }),
   );
   const { tools } = await client.listTools();
   const elapsed = performance.now() - started;
@@ -84,7 +89,11 @@ const deliveryClient = new DeliveryClient({
   baseUrl: sandbox.baseUrl,
   logLevel: 'off',
 });
-const server = createMcpServer(deliveryClient, { allow: ['read', 'create'], maxFeeKwd: 100, dailyCapKwd: 1_000_000 });
+const server = createMcpServer(deliveryClient, {
+  allow: ['read', 'create'],
+  maxFeeKwd: 100,
+  dailyCapKwd: 1_000_000,
+});
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await server.connect(serverSide);
 const agent = new Client({ name: 'bench', version: '1' });
@@ -110,7 +119,10 @@ for (let round = 0; round < ROUNDS; round++) {
     plain.push(performance.now() - started);
 
     const flowStarted = performance.now();
-    const quote = (await agent.callTool({ name: 'estimate_delivery', arguments: { from, to } })) as Structured;
+    const quote = (await agent.callTool({
+      name: 'estimate_delivery',
+      arguments: { from, to },
+    })) as Structured;
     const args = { ...order('mcp'), estimateId: quote.structuredContent?.estimateId };
     const first = (await agent.callTool({ name: 'create_delivery', arguments: args })) as Structured;
     started = performance.now();

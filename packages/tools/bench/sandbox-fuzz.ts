@@ -43,12 +43,16 @@ let current: Running | undefined;
 /** Starts the sandbox (own process group) and resolves with its JSON line. */
 async function startSandbox(args: readonly string[] = []): Promise<Running> {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const child = spawn(process.execPath, ['--import', tsx, 'src/cli.ts', 'sandbox', '--port', '0', '--json', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: true,
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', tsx, 'src/cli.ts', 'sandbox', '--port', '0', '--json', ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let text = '';
     child.stdout?.setEncoding('utf8');
@@ -103,7 +107,8 @@ function send(
       resolve({ status, ms: performance.now() - started, bytes });
     };
     // Node sends a DELETE or OPTIONS body without framing unless given its length.
-    const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const framed =
+      body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
     try {
       const request = httpRequest(
         { host: hostname, port, method, path: target, headers: framed, timeout: timeoutMs, agent: false },
@@ -151,8 +156,27 @@ function fuzzRequests(): Array<{
   body?: string;
 }> {
   const segment = fc.oneof(
-    fc.constantFrom('tasks', 'rest', '_sandbox', 'requests', 'faults', 'advance', 'wallet-topup', 'wallet-balance'),
-    fc.constantFrom('estimate', 'branches', 'pay', 'events', 'reset', 'webhooks', 'wallet', 'top-ups', 'complete'),
+    fc.constantFrom(
+      'tasks',
+      'rest',
+      '_sandbox',
+      'requests',
+      'faults',
+      'advance',
+      'wallet-topup',
+      'wallet-balance',
+    ),
+    fc.constantFrom(
+      'estimate',
+      'branches',
+      'pay',
+      'events',
+      'reset',
+      'webhooks',
+      'wallet',
+      'top-ups',
+      'complete',
+    ),
     fc.constantFrom('%', '..', '[', '', '%2F', '%00', '*', '?', '#'),
     fc.string({ maxLength: 12 }).map(encodeURIComponent),
   );
@@ -170,9 +194,14 @@ function fuzzRequests(): Array<{
   const target = fc.oneof(
     {
       weight: 8,
-      arbitrary: fc.tuple(fc.array(segment, { maxLength: 5 }), query).map(([parts, q]) => `/${parts.join('/')}${q}`),
+      arbitrary: fc
+        .tuple(fc.array(segment, { maxLength: 5 }), query)
+        .map(([parts, q]) => `/${parts.join('/')}${q}`),
     },
-    { weight: 1, arbitrary: fc.constantFrom('//[', '//[::1', 'http://[', '*', '//x/tasks', '/%', 'http://h/tasks') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('//[', '//[::1', 'http://[', '*', '//x/tasks', '/%', 'http://h/tasks'),
+    },
   );
   const body = fc.oneof(
     fc.constant(undefined),
@@ -300,7 +329,11 @@ function retainedMiB(): number {
 /** The request log in this process (its growth is read after garbage collection). */
 async function requestLog(): Promise<void> {
   const sandbox = await startSandboxInProcess({ port: 0 });
-  const running: Running = { child: process as unknown as ChildProcess, ...sandbox, baseUrl: sandbox.baseUrl };
+  const running: Running = {
+    child: process as unknown as ChildProcess,
+    ...sandbox,
+    baseUrl: sandbox.baseUrl,
+  };
   const unit = (globalThis as { gc?: unknown }).gc === undefined ? 'RSS (no --expose-gc)' : 'heap after GC';
   await send(running, 'GET', PROBE_PATH, credentials(running));
   const start = retainedMiB();

@@ -148,7 +148,9 @@ export async function measureSandboxMemory(options: MemoryBenchOptions = {}): Pr
     const query = Array.from({ length: 1500 }, (_, index) => `p${index}=${index % 10}`)
       .join('&')
       .slice(0, 12_000);
-    const extra = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`x-extra-${index}`, 'v'.repeat(100)]));
+    const extra = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`x-extra-${index}`, 'v'.repeat(100)]),
+    );
     const text = 'x'.repeat(64 * 1024);
     await measure('request log, no-cors POSTs from another origin', unauthenticated, async () => {
       await flood(child.baseUrl, unauthenticated, (index) => ({
@@ -204,18 +206,22 @@ export async function measureSandboxMemory(options: MemoryBenchOptions = {}): Pr
       tasks.push(...listed.map(({ task }) => task.id));
     };
     await createSome(Math.ceil(deliveries / 5));
-    await measure('webhook delivery log, tasks with 1,000-character fields to delivered', deliveries, async () => {
-      let sent = 0;
-      for (const id of tasks) {
-        if (sent >= deliveries) break;
-        const response = await fetch(`${child.baseUrl}/_sandbox/tasks/${id}/advance`, {
-          method: 'POST',
-          body: '{"status":"delivered"}',
-        });
-        await response.arrayBuffer();
-        sent = (await (await fetch(`${child.baseUrl}/_sandbox/webhooks?limit=1`)).json()).total as number;
-      }
-    });
+    await measure(
+      'webhook delivery log, tasks with 1,000-character fields to delivered',
+      deliveries,
+      async () => {
+        let sent = 0;
+        for (const id of tasks) {
+          if (sent >= deliveries) break;
+          const response = await fetch(`${child.baseUrl}/_sandbox/tasks/${id}/advance`, {
+            method: 'POST',
+            body: '{"status":"delivered"}',
+          });
+          await response.arrayBuffer();
+          sent = (await (await fetch(`${child.baseUrl}/_sandbox/webhooks?limit=1`)).json()).total as number;
+        }
+      },
+    );
   } finally {
     await child.close();
     receiver.closeAllConnections();

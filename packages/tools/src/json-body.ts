@@ -5,7 +5,9 @@
 import * as z from 'zod';
 
 /** The outcome of parsing: the value, or the message of a 400. */
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string };
 
 /** `deliveryLocation.latitude`, `fullAddress[0]`; `fallback` for the whole value. */
 function pathOf(path: readonly PropertyKey[], fallback: string): string {
@@ -27,6 +29,8 @@ export function parseValue<Schema extends z.core.$ZodType>(
   if (result.success) return { ok: true, value: result.data };
   return {
     ok: false,
-    message: result.error.issues.map((issue) => `${pathOf(issue.path, fallback)}: ${issue.message}`).join('; '),
+    message: result.error.issues
+      .map((issue) => `${pathOf(issue.path, fallback)}: ${issue.message}`)
+      .join('; '),
   };
 }

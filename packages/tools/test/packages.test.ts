@@ -39,22 +39,37 @@ async function pack(workspace: readonly string[]): Promise<{ filename: string; f
   });
   const [result] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   if (result === undefined) throw new Error(`npm pack printed nothing: ${stdout}`);
-  return { filename: result.filename.replace('@', '').replace('/', '-'), files: result.files.map((file) => file.path) };
+  return {
+    filename: result.filename.replace('@', '').replace('/', '-'),
+    files: result.files.map((file) => file.path),
+  };
 }
 
 beforeAll(
   async () => {
-    await ensureBuilt(() => builtAfterSource('dist/index.js') && builtAfterSource('packages/tools/dist/cli-main.js'));
+    await ensureBuilt(
+      () => builtAfterSource('dist/index.js') && builtAfterSource('packages/tools/dist/cli-main.js'),
+    );
     work = mkdtempSync(join(tmpdir(), 'delivery-task-packages-'));
     const sdk = await pack([]);
     const tools = await pack(['-w', 'delivery-task-tools']);
     sdkFiles = sdk.files;
     project = join(work, 'project');
     mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'merchant', private: true, type: 'module' }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'merchant', private: true, type: 'module' }),
+    );
     await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, sdk.filename), join(work, tools.filename)],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        join(work, sdk.filename),
+        join(work, tools.filename),
+      ],
       { cwd: project, env, timeout: INSTALL_TIMEOUT_MS },
     );
     sdkManifest = JSON.parse(

@@ -1,4 +1,7 @@
-/** The errors of a request to the service: its answer, by status, its connection and its abort (README "Errors"). @module */
+/**
+ * The errors of a request to the service: its answer, by status, its connection and its abort (README
+ * "Errors"). @module
+ */
 import { REASON_PHRASES } from '../http-status.js';
 import { DeliveryError, type DeliveryErrorName } from './classes.js';
 import {
@@ -16,7 +19,9 @@ import {
   truncate,
 } from './messages.js';
 
-/** A non-2xx answer, subclassed by status (README "Errors"): `404 Not Found: GET /tasks/abc — Task not found`. */
+/**
+ * A non-2xx answer, subclassed by status (README "Errors"): `404 Not Found: GET /tasks/abc — Task not found`.
+ */
 export class APIError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'APIError';
   readonly status: number;
@@ -52,10 +57,14 @@ export class APIError extends DeliveryError {
     if (this.requestId) this.message += ` (request id ${this.requestId})`;
   }
 
-  /** The subclass for a response; a 404 on an operation without an id is a plain {@link APIError} (check `baseUrl`). */
+  /**
+   * The subclass for a response; a 404 on an operation without an id is a plain {@link APIError} (check
+   * `baseUrl`).
+   */
   static generate(init: APIErrorInit): APIError {
     const { status } = init;
-    if (status === 404 && init.urlTemplate !== undefined && !init.urlTemplate.includes('{')) return new APIError(init);
+    if (status === 404 && init.urlTemplate !== undefined && !init.urlTemplate.includes('{'))
+      return new APIError(init);
     if (init.operation === 'tasks.create' && status >= 400 && status < 500) {
       if (status === 402 || mentionsLowBalance(init.body)) return new InsufficientBalanceError(init);
     }
@@ -99,12 +108,17 @@ export class RateLimitError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'RateLimitError';
   declare name: 'RateLimitError';
 }
-/** ≥ 500: the service failed. Reads are retried automatically; a create is reconciled, never blindly resent. */
+/**
+ * ≥ 500: the service failed. Reads are retried automatically; a create is reconciled, never blindly resent.
+ */
 export class InternalServerError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'InternalServerError';
   declare name: 'InternalServerError';
 }
-/** A create refused for a low wallet balance (README "Errors"): nothing created or charged; `client.wallet.topUp`. */
+/**
+ * A create refused for a low wallet balance (README "Errors"): nothing created or charged;
+ * `client.wallet.topUp`.
+ */
 export class InsufficientBalanceError extends APIError {
   protected static override readonly errorKind: DeliveryErrorName = 'InsufficientBalanceError';
   declare name: 'InsufficientBalanceError';
@@ -132,7 +146,9 @@ export class APIConnectionError extends DeliveryError {
   readonly urlTemplate: string | undefined;
   /** Attempts made, the first included. */
   readonly attempts: number;
-  /** The system error code (`ECONNREFUSED`, `ENOTFOUND`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …), when there is one. */
+  /**
+   * The system error code (`ECONNREFUSED`, `ENOTFOUND`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …), when there is one.
+   */
   readonly code: string | undefined;
 
   constructor(init: {
@@ -157,7 +173,10 @@ export class APIConnectionError extends DeliveryError {
   }
 }
 
-/** `error` as after `attempts` attempts (a create resent after refused connections); timeouts unchanged. Internal. */
+/**
+ * `error` as after `attempts` attempts (a create resent after refused connections); timeouts unchanged.
+ * Internal.
+ */
 export function connectionErrorAfter(error: APIConnectionError, attempts: number): APIConnectionError {
   if (attempts === error.attempts || error instanceof APIConnectionTimeoutError) return error;
   return new APIConnectionError({
@@ -177,7 +196,9 @@ export class APIConnectionTimeoutError extends APIConnectionError {
   /** The timeout that elapsed, in ms. */
   readonly timeoutMs: number;
 
-  /** @param init.reason what the call was doing when its deadline passed, in place of "no complete response". */
+  /**
+   * @param init.reason what the call was doing when its deadline passed, in place of "no complete response".
+   */
   constructor(init: {
     method: string;
     url: string;

@@ -48,13 +48,23 @@ export class DeliveryError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     const kinds = kindsOf(new.target);
-    Object.defineProperty(this, 'name', { value: kinds[0], enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(this, 'name', {
+      value: kinds[0],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     Object.defineProperty(this, BRAND, { value: true });
     Object.defineProperty(this, KINDS, { value: kinds });
   }
 
   /** `error instanceof ThisClass`, by prototype chain or, for the SDK's own classes, by kind chain. */
-  static override [Symbol.hasInstance]<T>(this: abstract new (...args: never) => T, value: unknown): value is T {
+  static override [Symbol.hasInstance]<T>(
+    this: abstract new (
+      ...args: never
+    ) => T,
+    value: unknown,
+  ): value is T {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of instanceof, a subclass too
     const errorClass = this as unknown as typeof DeliveryError;
     if (Function.prototype[Symbol.hasInstance].call(errorClass, value)) return true;
@@ -142,7 +152,8 @@ export class TaskCreationOutcomeUnknownError extends DeliveryError {
     retryAfterMs?: number;
     candidateTaskIds?: readonly string[];
   }) {
-    const retryAfterMs = init.orderNumber === undefined ? undefined : Math.max(0, Math.ceil(init.retryAfterMs ?? 0));
+    const retryAfterMs =
+      init.orderNumber === undefined ? undefined : Math.max(0, Math.ceil(init.retryAfterMs ?? 0));
     const candidates = init.candidateTaskIds ?? [];
     const advice =
       candidates.length > 0
@@ -176,7 +187,10 @@ export class DuplicateTaskError extends DeliveryError {
   }
 }
 
-/** A webhook body that is not a valid webhook. `field` names the first offending field (empty: the whole body). */
+/**
+ * A webhook body that is not a valid webhook. `field` names the first offending field (empty: the whole
+ * body).
+ */
 export class WebhookPayloadError extends DeliveryError {
   protected static override readonly errorKind: DeliveryErrorName = 'WebhookPayloadError';
   declare name: 'WebhookPayloadError';
@@ -197,7 +211,9 @@ export class PaginationLimitError extends DeliveryError {
   readonly maxPages: number;
 
   constructor(maxPages: number) {
-    super(`Stopped after ${maxPages} pages while the service still reported more; raise maxPages to read further`);
+    super(
+      `Stopped after ${maxPages} pages while the service still reported more; raise maxPages to read further`,
+    );
     this.maxPages = maxPages;
   }
 }
@@ -264,7 +280,9 @@ export class WebhookEventTimeoutError extends DeliveryError {
   readonly timeoutMs: number;
 
   constructor(init: { taskId: string; kind: string; timeoutMs: number }) {
-    super(`Webhook onEvent for task ${init.taskId} (${init.kind}) did not settle within ${init.timeoutMs} ms`);
+    super(
+      `Webhook onEvent for task ${init.taskId} (${init.kind}) did not settle within ${init.timeoutMs} ms`,
+    );
     this.taskId = init.taskId;
     this.kind = init.kind;
     this.timeoutMs = init.timeoutMs;

@@ -16,7 +16,8 @@ export const KINDS = Symbol.for('delivery-task-sdk.error.kinds');
 export function kindsOf(errorClass: unknown): readonly string[] {
   const kinds: string[] = [];
   for (let current = errorClass; typeof current === 'function'; current = Object.getPrototypeOf(current)) {
-    if (Object.hasOwn(current, 'errorKind')) kinds.push((current as unknown as { errorKind: string }).errorKind);
+    if (Object.hasOwn(current, 'errorKind'))
+      kinds.push((current as unknown as { errorKind: string }).errorKind);
   }
   return Object.freeze(kinds);
 }
@@ -32,7 +33,10 @@ export function hasKind(value: unknown, kind: string): boolean {
   // the others are judged by the names of its own class chain, or its `name` when a bundler renamed them.
   if (kind === 'DeliveryError' || (value as { name?: unknown }).name === kind) return true;
   for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    if (Object.hasOwn(proto, 'constructor') && (proto.constructor as { name?: unknown } | undefined)?.name === kind) {
+    if (
+      Object.hasOwn(proto, 'constructor') &&
+      (proto.constructor as { name?: unknown } | undefined)?.name === kind
+    ) {
       return true;
     }
   }

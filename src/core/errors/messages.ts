@@ -103,7 +103,9 @@ export function truncate(text: string): string {
 
 const ROUTE_WORDS = /\broute\b|cannot (?:get|post)\b|no such (?:path|endpoint)|\bendpoint\b|<html|<!doctype/i;
 
-/** Why a 404 is likely a wrong `baseUrl` (no id in the path, or not the service's JSON error), or `undefined`. */
+/**
+ * Why a 404 is likely a wrong `baseUrl` (no id in the path, or not the service's JSON error), or `undefined`.
+ */
 export function baseUrlHint(init: APIErrorInit): string | undefined {
   if (init.status !== 404 || init.urlTemplate === undefined) return undefined;
   if (!init.urlTemplate.includes('{')) {
@@ -134,7 +136,8 @@ export function describeConnectionCause(code: string | undefined, cause: unknown
     }
     return message === undefined || message === '' ? 'no system error code' : message.slice(0, 100);
   }
-  const meaning = CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'certificate refused' : undefined);
+  const meaning =
+    CONNECTION_CAUSES[code] ?? (CERTIFICATE_CODE.test(code) ? 'certificate refused' : undefined);
   return meaning === undefined ? code : `${code}: ${meaning}`;
 }
 

@@ -4,7 +4,11 @@
  * error at the deadline says whether a task may exist (`TaskCreationOutcomeUnknownError`) or none was sent.
  * {@link LookupRun}: the same for `tasks.findByOrderNumber`, whose pages and retries it covers.
  */
-import { APIConnectionTimeoutError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
+import {
+  APIConnectionTimeoutError,
+  type DeliveryError,
+  TaskCreationOutcomeUnknownError,
+} from '../../core/errors.js';
 import type { RequestOptions } from '../../core/options.js';
 import { DeadlineReason, deadline, sleep } from '../../internal/abort.js';
 import type { TaskWithId } from '../../schemas/task.js';
@@ -27,7 +31,10 @@ export class CreateRun {
   /** Aborts at the deadline (reason: a {@link DeadlineReason}) or when `outer` aborts (its reason). */
   readonly signal: AbortSignal;
   posts = 0;
-  /** A POST may have reached the service: one of this call's failed ambiguously, or an earlier attempt or another process may have sent one. */
+  /**
+   * A POST may have reached the service: one of this call's failed ambiguously, or an earlier attempt or
+   * another process may have sent one.
+   */
   mayHaveCreated = false;
   posting = false;
   /** When a lookup can decide the outcome, ms since the epoch; `undefined` while no POST may have arrived. */
@@ -47,8 +54,14 @@ export class CreateRun {
   readonly #endsAt: number;
   readonly #clear: () => void;
 
-  /** @param totalTimeoutMs the deadline from now, ms, or `undefined`; `outer` the flight's or caller's signal. */
-  constructor(orderNumber: string | undefined, totalTimeoutMs: number | undefined, outer: AbortSignal | undefined) {
+  /**
+   * @param totalTimeoutMs the deadline from now, ms, or `undefined`; `outer` the flight's or caller's signal.
+   */
+  constructor(
+    orderNumber: string | undefined,
+    totalTimeoutMs: number | undefined,
+    outer: AbortSignal | undefined,
+  ) {
     this.#orderNumber = orderNumber;
     this.#outer = outer;
     this.totalTimeoutMs = totalTimeoutMs;
@@ -78,7 +91,9 @@ export class CreateRun {
     this.#clear();
   }
 
-  /** `options` for one request, `totalTimeout` what is left. @throws the error at the deadline once passed. */
+  /**
+   * `options` for one request, `totalTimeout` what is left. @throws the error at the deadline once passed.
+   */
   requestOptions(options: RequestOptions): RequestOptions {
     if (this.totalTimeoutMs === undefined) return options;
     if (this.expired) throw this.error();
@@ -89,7 +104,10 @@ export class CreateRun {
     return { retryAfterMs: Math.max(0, (this.decidableAt ?? 0) - Date.now()) };
   }
 
-  /** Waits `ms`. @throws the error at the deadline; on the caller's abort, {@link TaskCreationOutcomeUnknownError}. */
+  /**
+   * Waits `ms`. @throws the error at the deadline; on the caller's abort, {@link
+   * TaskCreationOutcomeUnknownError}.
+   */
   async sleep(ms: number, reason: string, cause?: unknown): Promise<void> {
     try {
       await sleep(ms, this.signal);
@@ -118,7 +136,13 @@ export class CreateRun {
       this.posts === 0
         ? `${elapsed}; no POST was sent, so no task was created by this call`
         : `${elapsed}; the service processed none of the ${this.posts} POST${this.posts === 1 ? '' : 's'} sent (429 or a connection never made), so no task was created by this call`;
-    return new APIConnectionTimeoutError({ method: 'POST', url: 'tasks', attempts: this.posts, timeoutMs: ms, reason });
+    return new APIConnectionTimeoutError({
+      method: 'POST',
+      url: 'tasks',
+      attempts: this.posts,
+      timeoutMs: ms,
+      reason,
+    });
   }
 }
 

@@ -53,7 +53,9 @@ export function createTask(
   } = options;
   const callerSignal = options.signal;
   if (callerSignal?.aborted) {
-    return Promise.reject(new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }));
+    return Promise.reject(
+      new APIUserAbortError({ method: 'POST', url: 'tasks', cause: callerSignal.reason }),
+    );
   }
   try {
     checkRequestOptions(
@@ -107,7 +109,10 @@ export function createTask(
   return follow(flight, callerSignal, orderNumber, totalTimeout);
 }
 
-/** `work`, or the deadline's error as soon as it passes: a store call that never answers cannot hold the caller. */
+/**
+ * `work`, or the deadline's error as soon as it passes: a store call that never answers cannot hold the
+ * caller.
+ */
 function withDeadline(work: Promise<TaskWithId>, run: CreateRun): Promise<TaskWithId> {
   if (run.totalTimeoutMs === undefined) return work;
   return new Promise<TaskWithId>((resolve, reject) => {
@@ -159,7 +164,8 @@ function follow(
       if (error !== undefined) flight.run.failedAt ??= Date.now();
       flight.controller.abort(reason);
       if (error !== undefined) reject(error);
-      // A POST in flight is not closed by the abort (held-post.ts): the caller leaves now, the flight goes on.
+      // A POST in flight is not closed by the abort (held-post.ts): the caller leaves now, the flight goes
+      // on.
       else if (flight.run.posting) {
         flight.run.failedAt ??= Date.now();
         reject(
@@ -177,7 +183,8 @@ function follow(
     if (totalTimeoutMs !== undefined) {
       timer = setTimeout(() => {
         const { created } = flight.run;
-        if (created === undefined) leave(new DeadlineReason('total', totalTimeoutMs), flight.run.error(totalTimeoutMs));
+        if (created === undefined)
+          leave(new DeadlineReason('total', totalTimeoutMs), flight.run.error(totalTimeoutMs));
         else {
           stop();
           resolve(created);

@@ -30,7 +30,9 @@ export type PostOutcome =
 
 /** A POST whose connection may outlive its attempt timeout. */
 export interface HeldPost {
-  /** The answer within the attempt timeout, or an `APIConnectionTimeoutError` failure (the POST stays open). */
+  /**
+   * The answer within the attempt timeout, or an `APIConnectionTimeoutError` failure (the POST stays open).
+   */
   readonly attempt: Promise<PostOutcome>;
   /** How it ended: answered, its connection closed, or abandoned. */
   readonly ended: Promise<PostOutcome>;
@@ -123,7 +125,8 @@ export async function untilEnded(
   reason: string,
   cause: unknown,
 ): Promise<PostOutcome | undefined> {
-  const limit = ms === undefined ? { signal: run.signal, clear: () => {} } : deadline(ms, 'attempt', run.signal);
+  const limit =
+    ms === undefined ? { signal: run.signal, clear: () => {} } : deadline(ms, 'attempt', run.signal);
   let outcome: PostOutcome | undefined;
   try {
     outcome = await Promise.race([
@@ -137,11 +140,15 @@ export async function untilEnded(
     limit.clear();
   }
   // Its callers left or the deadline passed: that is the outcome, unless the task came with it.
-  if (run.signal.aborted && (outcome === undefined || !('task' in outcome))) await run.sleep(0, reason, cause);
+  if (run.signal.aborted && (outcome === undefined || !('task' in outcome)))
+    await run.sleep(0, reason, cause);
   return outcome;
 }
 
-/** A POST abandoned while open ({@link HELD_POST_MAX_MS}, or uncovered by the lease): it may still create the task. */
+/**
+ * A POST abandoned while open ({@link HELD_POST_MAX_MS}, or uncovered by the lease): it may still create the
+ * task.
+ */
 export function stillUnanswered(
   context: ResourceContext,
   orderNumber: string,

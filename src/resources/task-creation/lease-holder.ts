@@ -3,7 +3,11 @@
  * leaves only while the lease is held and its attempt ends before `until`) and writes the outcome.
  * @module
  */
-import { DuplicateTaskError, StoreUnavailableError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
+import {
+  DuplicateTaskError,
+  StoreUnavailableError,
+  TaskCreationOutcomeUnknownError,
+} from '../../core/errors.js';
 import type { StoreWriteOptions } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
 import { failureOutcome } from '../../internal/failure.js';
@@ -23,7 +27,10 @@ import { type FailedRecord, type OrderRecord, type SendingRecord, share } from '
 import type { Held } from './order-take.js';
 import type { SendGuard } from './prior-attempt.js';
 
-/** A fencing write's `until` allows this for its own answer; a slower answer (a stall) means writing again, ms. */
+/**
+ * A fencing write's `until` allows this for its own answer; a slower answer (a stall) means writing again,
+ * ms.
+ */
 const FENCE_ALLOWANCE_MS = 1000;
 /** `until` ahead of now while a POST is held open: to the next renewal, and the allowances, ms. */
 const HELD_OPEN_MS = LEASE_TTL_MS / 3 + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
@@ -74,7 +81,8 @@ export async function holdLease(
     const attempt = async (): Promise<boolean> => {
       const value = typeof next === 'function' ? next(record) : next;
       const nextRaw = JSON.stringify(value);
-      const cas = (expected: string) => store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
+      const cas = (expected: string) =>
+        store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
       try {
         lost ||= !((await cas(raw)) || (uncertain !== undefined && (await cas(uncertain))));
       } catch (error) {
@@ -95,7 +103,11 @@ export async function holdLease(
   const finish = async (outcome: OrderRecord, ttlMs: number): Promise<void> => {
     done = true;
     try {
-      if ((await write(outcome, ttlMs, true)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))) return;
+      if (
+        (await write(outcome, ttlMs, true)) ||
+        (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))
+      )
+        return;
       logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
     } catch (error) {
       logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
@@ -175,7 +187,8 @@ export async function holdLease(
         await finish({ state: 'created', taskId: late.task.id, fence }, orderTtlMs);
         return late.task;
       }
-      if (late !== undefined) run.decidableAt = Math.max(run.decidableAt ?? 0, late.at + context.listingDelayMs);
+      if (late !== undefined)
+        run.decidableAt = Math.max(run.decidableAt ?? 0, late.at + context.listingDelayMs);
       // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {
         state: 'failed',
@@ -200,7 +213,8 @@ export async function holdLease(
     clearInterval(renew);
     clearTimeout(uncovered);
     if (!done) {
-      // Let go without an outcome: still `sending`, not held, so the next create takes it over and looks first.
+      // Let go without an outcome: still `sending`, not held, so the next create takes it over and looks
+      // first.
       done = true;
       const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
       write(rest, orderTtlMs, true).catch(() => {});
@@ -212,7 +226,11 @@ export async function holdLease(
  * Waits until another holder's POST can no longer be in flight.
  * @throws {TaskCreationOutcomeUnknownError} at once past `waitMs` or the deadline, or on abort.
  */
-async function waitForPreviousHolder(orderNumber: string, until: number, options: LeaseOptions): Promise<void> {
+async function waitForPreviousHolder(
+  orderNumber: string,
+  until: number,
+  options: LeaseOptions,
+): Promise<void> {
   const { run } = options;
   run.stage = 'waiting until an earlier POST of this order cannot be in flight';
   const ms = until - Date.now();

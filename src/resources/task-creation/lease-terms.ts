@@ -23,11 +23,14 @@ export const FAILED_RECORD_TTL_MS = 60_000;
 export const FRESH_STORE_MS = 120_000;
 /** Reads and compare-and-sets in a row without a pause (each lost a race). */
 export const MAX_STEPS = 4;
-/** Added to an attempt's timeout for `until`: a late abort timer and clock differences between processes, ms. */
+/**
+ * Added to an attempt's timeout for `until`: a late abort timer and clock differences between processes, ms.
+ */
 export const IN_FLIGHT_ALLOWANCE_MS = 250;
 
 /** The reason an error gives after waiting `waitMs` for another process creating the order. */
-export const waitedTooLong = (waitMs: number) => `another process has been creating this order for over ${waitMs} ms`;
+export const waitedTooLong = (waitMs: number) =>
+  `another process has been creating this order for over ${waitMs} ms`;
 /** The reason an error gives when the caller aborts while another process creates the order. */
 export const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
 

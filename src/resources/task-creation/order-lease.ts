@@ -86,7 +86,9 @@ export async function createUnderLease(
   let holder: string | undefined;
   for (let pause = 20; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
     let held: Held | undefined;
-    run.stage = waited ? 'waiting for another process creating this order' : 'reading the order record in the store';
+    run.stage = waited
+      ? 'waiting for another process creating this order'
+      : 'reading the order record in the store';
     try {
       for (let step = 0; held === undefined && step < MAX_STEPS; step++) {
         if (absent) {
@@ -115,7 +117,11 @@ export async function createUnderLease(
       storeFailures = 0;
     } catch (error) {
       // Waiting, this caller sends nothing: a few slow store calls only delay it.
-      if (!(error instanceof StoreUnavailableError) || !waited || ++storeFailures > MAX_STORE_FAILURES_WHILE_WAITING) {
+      if (
+        !(error instanceof StoreUnavailableError) ||
+        !waited ||
+        ++storeFailures > MAX_STORE_FAILURES_WHILE_WAITING
+      ) {
         throw error;
       }
     }

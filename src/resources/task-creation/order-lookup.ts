@@ -1,5 +1,13 @@
-/** The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an order"). */
-import { APIConnectionError, APIError, connectionErrorAfter, PaginationLimitError } from '../../core/errors.js';
+/**
+ * The lookup of an order's tasks, by `tasks.findByOrderNumber` and creation (README "Finding the tasks of an
+ * order").
+ */
+import {
+  APIConnectionError,
+  APIError,
+  connectionErrorAfter,
+  PaginationLimitError,
+} from '../../core/errors.js';
 import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
@@ -21,7 +29,8 @@ export function exactPattern(text: string): string {
  * Every task whose `orderNumber` is exactly `orderNumber`, newest first, by an anchored pattern (a literal
  * search when the service refuses it: 400, 422); at most `maxPages` list requests counted by `run`, all
  * of them, their retries and waits within `run`'s deadline.
- * @throws {PaginationLimitError} when those are used up with more to read; request errors; `run.error()` at its deadline.
+ * @throws {PaginationLimitError} when those are used up with more to read; request errors; `run.error()` at
+ * its deadline.
  */
 export async function findTasksOfOrder(
   context: ResourceContext,
@@ -90,7 +99,10 @@ async function searchOrder(
           // Each page request is sent once: the error says how many this page took.
           throw error instanceof APIConnectionError ? connectionErrorAfter(error, attempt) : error;
         }
-        await sleep(Math.min(retryDelayMs(attempt, (error as { headers?: Headers }).headers), run.remaining()), signal);
+        await sleep(
+          Math.min(retryDelayMs(attempt, (error as { headers?: Headers }).headers), run.remaining()),
+          signal,
+        );
         if (run.expired) throw run.error();
       }
     }

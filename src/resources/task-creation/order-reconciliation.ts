@@ -55,7 +55,8 @@ function createdAtOf(context: ResourceContext, task: Task, index: number): numbe
  * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent). A repeat
  * delivery leaves its `earlier` deliveries out; without them it cannot tell its own task from theirs.
  * @throws {DuplicateTaskError}; {@link TaskCreationOutcomeUnknownError} for tasks only before the window
- * (or a repeat delivery's, not told apart), a failed lookup, or a decision past the deadline (`retryAfterMs`).
+ * (or a repeat delivery's, not told apart), a failed lookup, or a decision past the deadline
+ * (`retryAfterMs`).
  */
 export async function decide(
   context: ResourceContext,
@@ -115,7 +116,8 @@ export async function decide(
         cause: failure,
       });
     }
-    // The held POST may have ended during the lookup: its answer is the outcome, its close restarts the delay.
+    // The held POST may have ended during the lookup: its answer is the outcome, its close restarts the
+    // delay.
     const ended = held?.outcome;
     if (ended !== undefined) {
       if ('task' in ended) return answered(ended.task);
@@ -143,6 +145,12 @@ export async function decide(
       continue;
     }
     // Ended or not, the next lookup decides (with its outcome, read above).
-    await untilEnded(held, wait === undefined ? undefined : Math.max(0, wait), run, RECONCILING_ABORTED, failure);
+    await untilEnded(
+      held,
+      wait === undefined ? undefined : Math.max(0, wait),
+      run,
+      RECONCILING_ABORTED,
+      failure,
+    );
   }
 }

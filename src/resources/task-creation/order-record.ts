@@ -37,10 +37,15 @@ export type OrderRecord =
   | { state: 'created'; taskId: string; fence?: number | undefined }
   | FailedRecord;
 
-/** An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written. */
+/**
+ * An attempt's failure; `since` kept when it may have created the task. Fields `undefined` are not written.
+ */
 export interface FailedRecord {
   state: 'failed';
-  /** When the create's callers were given the failure, ms since the epoch (before it was written, at a deadline). */
+  /**
+   * When the create's callers were given the failure, ms since the epoch (before it was written, at a
+   * deadline).
+   */
   at: number;
   failure: SharedFailure;
   since?: number;

@@ -58,7 +58,12 @@ export async function takeOrder(
           ? { since: now - orderTtlMs, decidableAt: now }
           : undefined;
   // A repeat delivery takes a first delivery's attempt as an earlier delivery's, not as its own.
-  if (recorded !== undefined && options.repeatDelivery && record?.state !== 'created' && record?.repeat !== true)
+  if (
+    recorded !== undefined &&
+    options.repeatDelivery &&
+    record?.state !== 'created' &&
+    record?.repeat !== true
+  )
     recorded.ofEarlierDelivery = true;
   const next: SendingRecord = {
     state: 'sending',
@@ -78,7 +83,8 @@ export async function takeOrder(
   };
   const nextRaw = JSON.stringify(next);
   // A second delivery would find the first one.
-  const epoch = recorded === undefined && context.sharedStore && !options.repeatDelivery ? freshSince(context) : 0;
+  const epoch =
+    recorded === undefined && context.sharedStore && !options.repeatDelivery ? freshSince(context) : 0;
   const [taken, fresh] = await Promise.allSettled([
     raw === undefined
       ? store.setIfAbsent(key, nextRaw, orderTtlMs)

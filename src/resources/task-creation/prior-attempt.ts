@@ -5,7 +5,10 @@ import type { HeldPost } from './held-post.js';
 export interface PriorAttempt {
   /** When sending began, ms since the epoch: the start of the order's time window. */
   since: number;
-  /** When a lookup can decide, ms since the epoch: the last moment a POST may have reached the service plus `listingDelayMs`. */
+  /**
+   * When a lookup can decide, ms since the epoch: the last moment a POST may have reached the service plus
+   * `listingDelayMs`.
+   */
   decidableAt: number;
   /**
    * For a repeat delivery: the attempt was a first delivery's (or another create's not marked a repeat), so

@@ -24,7 +24,11 @@ import { decide, nameOf, RECONCILING_ABORTED, soleTaskOf } from './order-reconci
 import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /** One POST; a 2xx without a task id throws `ResponseValidationError` (then reconciled). */
-async function send(context: ResourceContext, body: TaskCreateParams, options: RequestOptions): Promise<TaskWithId> {
+async function send(
+  context: ResourceContext,
+  body: TaskCreateParams,
+  options: RequestOptions,
+): Promise<TaskWithId> {
   const response = await apiRequest(
     context,
     OPERATIONS['tasks.create'].response,
@@ -68,7 +72,9 @@ export async function createOnce(
     run.stage = "waiting until an earlier delivery's task would be listed";
     // Nothing was sent: an abort is the caller's (APIUserAbortError), the deadline's error says so.
     await sleep(Math.max(0, prior.decidableAt - Date.now()), run.signal).catch((reason: unknown) => {
-      throw run.expired ? run.error() : new APIUserAbortError({ method: 'POST', url: 'tasks', cause: reason });
+      throw run.expired
+        ? run.error()
+        : new APIUserAbortError({ method: 'POST', url: 'tasks', cause: reason });
     });
     prior = undefined;
     lookupFirst = true;
@@ -81,7 +87,8 @@ export async function createOnce(
     run.mayHaveCreated = true;
     run.decidableAt = Math.max(run.decidableAt ?? 0, prior.decidableAt);
     if (how.resendUnknown) logger.warn(`Order ${orderNumber}: resendUnknownOutcome`);
-    else found = await decide(context, orderNumber, firstAttemptAt, options, undefined, run, how.repeatDelivery);
+    else
+      found = await decide(context, orderNumber, firstAttemptAt, options, undefined, run, how.repeatDelivery);
   } else if (lookupFirst && orderNumber !== undefined) {
     run.stage = 'looking the order up';
     // Nothing was sent: a failure is the lookup's own error, or the deadline's (no POST sent).
@@ -103,7 +110,8 @@ export async function createOnce(
       const leftMs = run.requestOptions(options).totalTimeout ?? Number.POSITIVE_INFINITY;
       const attemptMs = Math.min(options.timeout ?? context.attemptTimeoutMs, leftMs);
       await guard?.beforeAttempt(resend > 0, attemptMs);
-      // The POST does not follow the caller's signal once sent (held-post.ts): an abort before it, it is not sent.
+      // The POST does not follow the caller's signal once sent (held-post.ts): an abort before it, it is not
+      // sent.
       if (run.signal.aborted) {
         if (run.expired) throw run.error();
         if (run.posts === 0 && !run.mayHaveCreated) {
@@ -181,7 +189,9 @@ export async function createOnce(
         held,
       );
       if (task !== undefined) {
-        logger.info(`Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`);
+        logger.info(
+          `Create of order ${orderNumber} failed (${nameOf(failure)}) but the task exists: ${task.id}`,
+        );
         held?.abandon();
         return task;
       }

@@ -40,7 +40,8 @@ export function creationWindow(
   // The service sorts ascending when no order is given (OpenAPI `listTasks`).
   const newestFirst = byCreation && query.sortOrder === -1;
   const bound = newestFirst ? after : byCreation ? before : undefined;
-  const beyond = (created: number) => (newestFirst ? created < (after as number) : created >= (before as number));
+  const beyond = (created: number) =>
+    newestFirst ? created < (after as number) : created >= (before as number);
   const reported = new Set<string>();
   const reportOnce = (drift: Drift) => {
     if (reported.has(drift.received)) return;
@@ -65,7 +66,10 @@ export function creationWindow(
       },
       read: (served) => {
         if (bound === undefined) return undefined;
-        const listed = served.map((task) => ({ id: task.id, time: readServiceTime(task.createdAt)?.ms ?? Number.NaN }));
+        const listed = served.map((task) => ({
+          id: task.id,
+          time: readServiceTime(task.createdAt)?.ms ?? Number.NaN,
+        }));
         return { listed, pastBound: listed.some(({ time }) => beyond(time)) };
       },
       ends: (page: PageFacts, trail: WalkTrail) =>

@@ -40,7 +40,8 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
   }
 
   /** Requests the first page (once) and settles with it, like `Promise.prototype.then`. */
-  // biome-ignore lint/suspicious/noThenProperty: this object is deliberately awaitable (a promise of the first page).
+  // This object is deliberately awaitable: a promise of the first page.
+  // biome-ignore lint/suspicious/noThenProperty: deliberately awaitable
   then<TResult1 = TaskPage, TResult2 = never>(
     onFulfilled?: ((page: TaskPage) => TResult1 | PromiseLike<TResult1>) | null,
     onRejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,

@@ -31,7 +31,10 @@ export interface PageRequest {
 /** Fetches one page by number; without `request`, with the caller's own options. */
 export type FetchTaskPage = (page: number, request?: PageRequest) => Promise<TaskPage>;
 
-/** @internal What a served page tells a filter that may end a walk: each task's id and time, and if one is past the bound. */
+/**
+ * @internal What a served page tells a filter that may end a walk: each task's id and time, and if one is
+ * past the bound.
+ */
 export interface PageFacts {
   readonly listed: readonly ListedTime[];
   readonly pastBound: boolean;

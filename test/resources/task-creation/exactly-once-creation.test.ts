@@ -16,7 +16,12 @@ import {
 import { redisStore } from '../../../src/redis.js';
 import { exactPattern } from '../../../src/resources/task-creation/order-lookup.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../../support/redis-server.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
 
@@ -25,7 +30,9 @@ const tasksFor = (orderNumber: string) => mock.tasks.filter((task) => task.order
 describe('one flight per order', () => {
   it('sends one POST for 50 concurrent creates of one order, and every caller gets the same task', async () => {
     const sdk = client();
-    const results = await Promise.all(Array.from({ length: 50 }, () => sdk.tasks.create(orderParams('SF-1'))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => sdk.tasks.create(orderParams('SF-1'))),
+    );
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(tasksFor('SF-1')).toHaveLength(1);
     expect(mock.wallet.feesCharged).toBe(1);
@@ -43,7 +50,10 @@ describe('one flight per order', () => {
     expect(a.id).toBe(b.id);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     const otherSeller = client({ sellerId: 'another-seller', lookupFirst: false });
-    await Promise.allSettled([first.tasks.create(orderParams('SF-3')), otherSeller.tasks.create(orderParams('SF-3'))]);
+    await Promise.allSettled([
+      first.tasks.create(orderParams('SF-3')),
+      otherSeller.tasks.create(orderParams('SF-3')),
+    ]);
     // The other seller's request is its own flight (the mock refuses it: a different seller id).
     expect(mock.requestsFor('tasks.create')).toHaveLength(3);
   });
@@ -51,7 +61,9 @@ describe('one flight per order', () => {
   it('reconciles once for 50 callers when the first request is committed and then dropped', async () => {
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     const sdk = client();
-    const results = await Promise.allSettled(Array.from({ length: 50 }, () => sdk.tasks.create(orderParams('SF-4'))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () => sdk.tasks.create(orderParams('SF-4'))),
+    );
     expect(results.every((result) => result.status === 'fulfilled')).toBe(true);
     const ids = new Set(results.map((result) => (result as PromiseFulfilledResult<Task>).value.id));
     expect(ids).toEqual(new Set([tasksFor('SF-4')[0]?.id]));
@@ -68,7 +80,9 @@ describe('one flight per order', () => {
       times: Number.POSITIVE_INFINITY,
     });
     const sdk = client();
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => sdk.tasks.create(orderParams('SF-5'))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => sdk.tasks.create(orderParams('SF-5'))),
+    );
     const reasons = results.map((result) => (result.status === 'rejected' ? result.reason : result.value));
     expect(reasons[0]).toBeInstanceOf(InsufficientBalanceError);
     expect(new Set(reasons).size).toBe(1);
@@ -98,9 +112,9 @@ describe('one flight per order', () => {
   it('aborts the request when its only caller aborts before it is sent', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(client().tasks.create(orderParams('SF-7'), { signal: controller.signal })).rejects.toBeInstanceOf(
-      APIUserAbortError,
-    );
+    await expect(
+      client().tasks.create(orderParams('SF-7'), { signal: controller.signal }),
+    ).rejects.toBeInstanceOf(APIUserAbortError);
     expect(mock.requestsFor('tasks.create')).toHaveLength(0);
   });
 
@@ -123,7 +137,9 @@ async function createNearMatches(sdk: ReturnType<typeof client>): Promise<void> 
 describe('the narrow search for the exact order', () => {
   it('escapes every regular-expression character and anchors the pattern', () => {
     expect(exactPattern('ORD-1')).toBe('^ORD-1$');
-    expect(exactPattern('a.b*c+d?(e)[f]{g}|h^i$j\\k')).toBe('^a\\.b\\*c\\+d\\?\\(e\\)\\[f\\]\\{g\\}\\|h\\^i\\$j\\\\k$');
+    expect(exactPattern('a.b*c+d?(e)[f]{g}|h^i$j\\k')).toBe(
+      '^a\\.b\\*c\\+d\\?\\(e\\)\\[f\\]\\{g\\}\\|h\\^i\\$j\\\\k$',
+    );
     expect(new RegExp(exactPattern('a.b*(c)')).test('a.b*(c)')).toBe(true);
     expect(new RegExp(exactPattern('a.b*(c)')).test('axb*(c)')).toBe(false);
   });
@@ -164,7 +180,11 @@ describe('a remembered order whose task is gone', () => {
     expect(mock.task(after.id)?.orderNumber).toBe('RS-1');
     expect(tasksFor('RS-1')).toHaveLength(1);
     // After the reset: the remembered task answered 404, the order was looked up, then sent once.
-    expect(mock.requests.map((request) => request.operation)).toEqual(['tasks.retrieve', 'tasks.list', 'tasks.create']);
+    expect(mock.requests.map((request) => request.operation)).toEqual([
+      'tasks.retrieve',
+      'tasks.list',
+      'tasks.create',
+    ]);
     expect(mock.requests[0]?.status).toBe(404);
     // The new task is remembered in place of the old one: a third create sends nothing.
     expect((await sdk.tasks.create(orderParams('RS-1'))).id).toBe(after.id);
@@ -189,7 +209,13 @@ describe('reading back a remembered task confirms it', () => {
   it('refuses an answer without an id (ResponseValidationError), where tasks.retrieve fills it: nothing shows it is the task', async () => {
     const sdk = client();
     const created = await sdk.tasks.create(orderParams('RB-1'));
-    mock.inject({ operation: 'tasks.retrieve', kind: 'status', status: 200, body: { status: 'pending' }, times: 2 });
+    mock.inject({
+      operation: 'tasks.retrieve',
+      kind: 'status',
+      status: 200,
+      body: { status: 'pending' },
+      times: 2,
+    });
     const error = await sdk.tasks.create(orderParams('RB-1')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).issues).toEqual([expect.objectContaining({ path: 'id' })]);

@@ -14,7 +14,12 @@ import {
   startCreateWorker,
 } from '../../support/create-workers.js';
 import { type HostileServer, startHostileServer } from '../../support/hostile-server.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../../support/redis-server.js';
 
 describeWithRedis('worker processes frozen with SIGSTOP', () => {
   let redis: RedisServer;
@@ -54,7 +59,8 @@ describeWithRedis('worker processes frozen with SIGSTOP', () => {
     children.add(worker.child);
     return worker;
   };
-  const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+  const tasksFor = (orderNumber: string) =>
+    hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
 
   it('creates each order once when its processes are frozen (SIGSTOP) at random points, one past its lease', async () => {
     const faults = ambiguousCreateFaults(20261129, 0.3);
@@ -103,7 +109,10 @@ describeWithRedis('worker processes frozen with SIGSTOP', () => {
       const seen = outcomes.filter((outcome) => outcome.orderNumber === orderNumber);
       expect(tasks, `${orderNumber}: ${JSON.stringify(seen)}`).toHaveLength(1);
       for (const outcome of seen) {
-        expect(outcome, `${orderNumber}: ${JSON.stringify(seen)}`).toEqual({ orderNumber, taskId: tasks[0]?.id });
+        expect(outcome, `${orderNumber}: ${JSON.stringify(seen)}`).toEqual({
+          orderNumber,
+          taskId: tasks[0]?.id,
+        });
       }
     }
     expect(hostile.mock.wallet.feesCharged).toBe(orders.length);

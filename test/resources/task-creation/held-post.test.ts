@@ -33,7 +33,8 @@ beforeAll(async () => {
 beforeEach(() => hostile.mock.reset());
 afterAll(() => hostile.close());
 
-const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+const tasksFor = (orderNumber: string) =>
+  hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
 const postsFor = (orderNumber: string) =>
   hostile.mock
     .requestsFor('tasks.create')
@@ -142,7 +143,9 @@ describe('a create whose POST outlives its attempt timeout', () => {
       setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
       delete: (key, expected) => inner.delete(key, expected),
       compareAndSet: (key, expected, value, ttlMs) =>
-        failing ? Promise.reject(new Error('the store is down')) : inner.compareAndSet(key, expected, value, ttlMs),
+        failing
+          ? Promise.reject(new Error('the store is down'))
+          : inner.compareAndSet(key, expected, value, ttlMs),
     };
     let closedAt = 0;
     hostile.use(async (request, response, { forward }) => {

@@ -139,7 +139,9 @@ describe('a holder whose process stalls', () => {
       leaseUntil: now + 200,
     };
     expect(await store.setIfAbsent(orderKey('STALL-5'), JSON.stringify(holding), 60_000)).toBe(true);
-    const taker = client({ store, timeout: TIMEOUT_MS, listingDelayMs: 300 }).tasks.create(orderParams('STALL-5'));
+    const taker = client({ store, timeout: TIMEOUT_MS, listingDelayMs: 300 }).tasks.create(
+      orderParams('STALL-5'),
+    );
     // The machine is frozen 12 s while the taker waits: its pause ends 12 s late, and the holder's POST,
     // held by the same freeze, reaches the service 0.5 s after it (played by a client without the store).
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -159,7 +161,9 @@ describe('a holder whose process stalls', () => {
       if (fence === 1) frozen(1500);
     });
     const { posts, watched } = watchedPosts(inner, 'STALL-2', answeredAt);
-    const task = await client({ store, timeout: TIMEOUT_MS, fetch: watched }).tasks.create(orderParams('STALL-2'));
+    const task = await client({ store, timeout: TIMEOUT_MS, fetch: watched }).tasks.create(
+      orderParams('STALL-2'),
+    );
     expect(task.orderNumber).toBe('STALL-2');
     // The resend left after a second fence: the first one's answer came too late to cover it.
     expect(posts.map((post) => post.fences)).toEqual([0, 2]);
@@ -199,7 +203,9 @@ describe('a holder whose process stalls', () => {
       }
       return fetch(input, init);
     };
-    const task = await client({ store, timeout: TIMEOUT_MS, fetch: held }).tasks.create(orderParams('STALL-3'));
+    const task = await client({ store, timeout: TIMEOUT_MS, fetch: held }).tasks.create(
+      orderParams('STALL-3'),
+    );
     expect(task.orderNumber).toBe('STALL-3');
     expect(posts).toHaveLength(1);
     for (const { fences, until } of posts) {

@@ -50,7 +50,10 @@ describe('without a store, a create looks its order up before the first POST', (
   it('sends one list request (the exact pattern, one page) and then the POST', async () => {
     const task = await client().tasks.create(orderParams('LF-1'));
     expect(operations()).toEqual(['tasks.list', 'tasks.create']);
-    expect(mock.requestsFor('tasks.list')[0]?.query).toMatchObject({ search: '^LF-1$', ignoreRegex: 'false' });
+    expect(mock.requestsFor('tasks.list')[0]?.query).toMatchObject({
+      search: '^LF-1$',
+      ignoreRegex: 'false',
+    });
     expect(tasksFor('LF-1').map((each) => each.id)).toEqual([task.id]);
   });
 
@@ -64,7 +67,9 @@ describe('without a store, a create looks its order up before the first POST', (
     expect(operations()).toEqual(['tasks.list']);
     expect(tasksFor('LF-2')).toHaveLength(1);
     expect(mock.wallet.feesCharged).toBe(1);
-    expect(infos.join('\n')).toContain(`Order LF-2 was looked up before sending; its task exists: ${earlier.id}`);
+    expect(infos.join('\n')).toContain(
+      `Order LF-2 was looked up before sending; its task exists: ${earlier.id}`,
+    );
     // Remembered now: a third create reads it back by id, without a lookup.
     mark();
     expect((await restarted.tasks.create(orderParams('LF-2'))).id).toBe(earlier.id);
@@ -97,7 +102,10 @@ describe('without a store, a create looks its order up before the first POST', (
       const response = await fetch(request);
       if (request.method !== 'GET' || !new URL(request.url).pathname.endsWith('/tasks')) return response;
       const body = (await response.json()) as { tasks?: Record<string, unknown>[] };
-      return Response.json({ ...body, tasks: (body.tasks ?? []).map(({ id: _id, _id: _mongoId, ...task }) => task) });
+      return Response.json({
+        ...body,
+        tasks: (body.tasks ?? []).map(({ id: _id, _id: _mongoId, ...task }) => task),
+      });
     };
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     const repeat = await client({ fetch: listsWithoutIds })
@@ -229,10 +237,14 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Runs test/support/restart-worker.ts in a process of its own and resolves with its outcomes. */
 function runProcess(config: RestartConfig): Promise<RestartOutcome[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/restart-worker.ts', JSON.stringify(config)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/restart-worker.ts', JSON.stringify(config)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

@@ -23,7 +23,11 @@ const orderKey = (orderNumber: string) => storeKey(scope, 'order', orderNumber);
  * Plays another process that took `orderNumber` and is sending it: its `sending` record, holding the lease
  * for `leaseMs`. Returns the record as written, for writing that process's outcome over it.
  */
-async function anotherProcessHolds(store: DeliveryStore, orderNumber: string, leaseMs = 10_000): Promise<string> {
+async function anotherProcessHolds(
+  store: DeliveryStore,
+  orderNumber: string,
+  leaseMs = 10_000,
+): Promise<string> {
   const now = Date.now();
   const record = JSON.stringify({
     state: 'sending',
@@ -124,11 +128,19 @@ describe('the remembered order', () => {
     await client({ store: memoryStore() }).tasks.create(orderParams('MEM-8'));
     const now = Date.now();
     const failure = { name: 'TaskCreationOutcomeUnknownError', message: 'outcome unknown' };
-    const failed = { state: 'failed', at: now, failure, since: now - 1000, decidableAt: now, fence: 1, repeat: true };
+    const failed = {
+      state: 'failed',
+      at: now,
+      failure,
+      since: now - 1000,
+      decidableAt: now,
+      fence: 1,
+      repeat: true,
+    };
     expect(await store.setIfAbsent(orderKey('MEM-8'), JSON.stringify(failed), 60_000)).toBe(true);
-    await expect(client({ store }).tasks.create(orderParams('MEM-8'), { repeatDelivery: true })).rejects.toBeInstanceOf(
-      TaskCreationOutcomeUnknownError,
-    );
+    await expect(
+      client({ store }).tasks.create(orderParams('MEM-8'), { repeatDelivery: true }),
+    ).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
     expect(tasksFor('MEM-8')).toHaveLength(1);
   });
 
@@ -176,7 +188,12 @@ describe('the remembered order', () => {
 
   it('lets a later create send again after a rejection (nothing was created)', async () => {
     const sdk = client({ store: memoryStore() });
-    mock.inject({ operation: 'tasks.create', kind: 'status', status: 402, body: { code: 'INSUFFICIENT_BALANCE' } });
+    mock.inject({
+      operation: 'tasks.create',
+      kind: 'status',
+      status: 402,
+      body: { code: 'INSUFFICIENT_BALANCE' },
+    });
     await expect(sdk.tasks.create(orderParams('MEM-5'))).rejects.toBeInstanceOf(InsufficientBalanceError);
     expect((await sdk.tasks.create(orderParams('MEM-5'))).orderNumber).toBe('MEM-5');
     expect(mock.requestsFor('tasks.create')).toHaveLength(2);
@@ -467,7 +484,9 @@ describe('a create waiting on another process while the store stumbles', () => {
 
 describe('when the store fails', () => {
   /** A memory store whose calls fail when `failOn(operation, args)` says so. */
-  const failing = (failOn: (operation: keyof DeliveryStore, args: readonly unknown[]) => boolean): DeliveryStore => {
+  const failing = (
+    failOn: (operation: keyof DeliveryStore, args: readonly unknown[]) => boolean,
+  ): DeliveryStore => {
     const inner = memoryStore();
     const guard =
       <A extends unknown[], R>(operation: keyof DeliveryStore, call: (...args: A) => Promise<R>) =>

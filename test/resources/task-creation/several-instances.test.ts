@@ -12,7 +12,12 @@ import {
   startCreateWorker,
 } from '../../support/create-workers.js';
 import { type HostileServer, startHostileServer } from '../../support/hostile-server.js';
-import { describeWithRedis, ownsRedisServer, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import {
+  describeWithRedis,
+  ownsRedisServer,
+  type RedisServer,
+  startRedisServer,
+} from '../../support/redis-server.js';
 
 describeWithRedis('several instances sharing one Redis', () => {
   let redis: RedisServer;
@@ -40,7 +45,12 @@ describeWithRedis('several instances sharing one Redis', () => {
   });
 
   /** Starts a worker process creating `orders` over the shared Redis, under `prefix`. */
-  const startWorker = (orders: readonly string[], prefix: string, attempts = 1, retryForMs?: number): CreateWorker => {
+  const startWorker = (
+    orders: readonly string[],
+    prefix: string,
+    attempts = 1,
+    retryForMs?: number,
+  ): CreateWorker => {
     const worker = startCreateWorker({
       attempts,
       // Retrying for a time, each create is bounded too; 50 orders at a time (the four workers still meet
@@ -61,7 +71,8 @@ describeWithRedis('several instances sharing one Redis', () => {
     return worker;
   };
   const prefix = () => `dts-test-${process.pid}-${++run}:`;
-  const tasksFor = (orderNumber: string) => hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+  const tasksFor = (orderNumber: string) =>
+    hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
 
   it('creates 200 tasks and charges 200 fees when 4 processes create the same 200 orders, 50 at a time, with 20 % ambiguous faults', async () => {
     const faults = ambiguousCreateFaults(20261122, 0.2);
@@ -73,10 +84,13 @@ describeWithRedis('several instances sharing one Redis', () => {
     // creates at once may need more than 5 attempts of 2 s each to decide, and only a retry can. About 25 s
     // on an idle machine; with both cores busy (npm run test:stress) the service answers reads in over 2 s
     // and its four batches of 50 orders took 88 s to over 180 s.
-    const outcomes = (await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5, 90_000).done))).flat();
+    const outcomes = (
+      await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5, 90_000).done))
+    ).flat();
     const errors = new Map<string, number>();
     for (const outcome of outcomes) {
-      const key = outcome.error === undefined ? 'task' : `${outcome.error}: ${outcome.message?.slice(0, 120)}`;
+      const key =
+        outcome.error === undefined ? 'task' : `${outcome.error}: ${outcome.message?.slice(0, 120)}`;
       errors.set(key, (errors.get(key) ?? 0) + 1);
     }
     expect(faults.faulted.size, JSON.stringify([...errors])).toBeGreaterThan(20);

@@ -48,7 +48,8 @@ async function callsPerCreate(
   return counts;
 }
 
-const ordersOf = (label: string, count = 5) => Array.from({ length: count }, (_, index) => `${label}-${index}`);
+const ordersOf = (label: string, count = 5) =>
+  Array.from({ length: count }, (_, index) => `${label}-${index}`);
 
 describe('store calls per create of a new order', () => {
   it("takes 2 with the client's own memory store: the claim, the outcome", async () => {
@@ -57,7 +58,9 @@ describe('store calls per create of a new order', () => {
     const sdk = client({ lookupFirst: false });
     await sdk.tasks.create(orderParams('CALLS-WARMUP'));
     expect(
-      await callsPerCreate(memoryCalls, ordersOf('CALLS-DEFAULT'), (order) => sdk.tasks.create(orderParams(order))),
+      await callsPerCreate(memoryCalls, ordersOf('CALLS-DEFAULT'), (order) =>
+        sdk.tasks.create(orderParams(order)),
+      ),
     ).toEqual([2, 2, 2, 2, 2]);
     expect(mock.requestsFor('tasks.create')).toHaveLength(6);
   });
@@ -78,7 +81,9 @@ describe('store calls per create of a new order', () => {
     const calls = { calls: 0 };
     const sdk = client({ store: countedStore(memoryStore(), calls) });
     // The first create on an empty store writes its epoch: one call more.
-    expect(await callsPerCreate(calls, ['CALLS-FIRST'], (order) => sdk.tasks.create(orderParams(order)))).toEqual([4]);
+    expect(
+      await callsPerCreate(calls, ['CALLS-FIRST'], (order) => sdk.tasks.create(orderParams(order))),
+    ).toEqual([4]);
     const lists = mock.requestsFor('tasks.list').length;
     expect(
       await callsPerCreate(calls, ordersOf('CALLS-FRESH'), (order) => sdk.tasks.create(orderParams(order))),
@@ -154,7 +159,9 @@ describeWithPostgres('PostgreSQL statements per create', () => {
     const sdk = client({ store: countedStore(store, calls) });
     await sdk.tasks.create(orderParams('PG-WARMUP'));
     const sent = statements.length;
-    const counts = await callsPerCreate(calls, ordersOf('PG-CALLS'), (order) => sdk.tasks.create(orderParams(order)));
+    const counts = await callsPerCreate(calls, ordersOf('PG-CALLS'), (order) =>
+      sdk.tasks.create(orderParams(order)),
+    );
     expect(counts).toEqual([3, 3, 3, 3, 3]);
     const ours = statements.slice(sent);
     expect(ours).toHaveLength(15);

@@ -140,7 +140,9 @@ describe('reconciliation against a service that pages forever', () => {
       // The reconciliation after the POST is the subject; a lookup before it: test/resources/task-creation/lookup-first.test.ts.
       lookupFirst: false,
     });
-    await expect(sdk.tasks.create(orderParams('ENDLESS-1'))).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    await expect(sdk.tasks.create(orderParams('ENDLESS-1'))).rejects.toBeInstanceOf(
+      TaskCreationOutcomeUnknownError,
+    );
     expect(lists.length).toBeLessThanOrEqual(10);
     expect(lists.filter((url) => url.searchParams.get('ignoreRegex') === 'true')).toEqual([]);
     expect(posts).toBe(1);
@@ -164,7 +166,9 @@ describe('tasks.findByOrderNumber', () => {
 
   it('refuses an empty order number without sending', async () => {
     const before = mock.requestsFor('tasks.list').length;
-    await expect(client().tasks.findByOrderNumber('')).rejects.toMatchObject({ name: 'RequestValidationError' });
+    await expect(client().tasks.findByOrderNumber('')).rejects.toMatchObject({
+      name: 'RequestValidationError',
+    });
     expect(mock.requestsFor('tasks.list')).toHaveLength(before);
   });
 });

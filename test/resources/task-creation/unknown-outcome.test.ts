@@ -20,7 +20,10 @@ describe('a create whose outcome was unknown', () => {
     mock.inject({ operation: 'tasks.list', kind: 'delay', ms: 300, times: Number.POSITIVE_INFINITY });
     const controller = new AbortController();
     // The abort during reconciliation is the subject: no lookup before the POST (the abort would come during it).
-    const first = sdk.tasks.create(orderParams('UNKNOWN-1'), { signal: controller.signal, lookupFirst: false });
+    const first = sdk.tasks.create(orderParams('UNKNOWN-1'), {
+      signal: controller.signal,
+      lookupFirst: false,
+    });
     setTimeout(() => controller.abort(), 150);
     await expect(first).rejects.toBeInstanceOf(TaskCreationOutcomeUnknownError);
     mock.clearFaults();
@@ -112,7 +115,9 @@ describe('fenced leases', () => {
   it('gives every grant of an order a larger fence than the one before', async () => {
     const store = await agedStore();
     for (const round of [1, 2, 3]) {
-      await client({ store, orderTtlMs: 1000 }).tasks.create(orderParams(`FENCE-2-${round}`), { repeatDelivery: true });
+      await client({ store, orderTtlMs: 1000 }).tasks.create(orderParams(`FENCE-2-${round}`), {
+        repeatDelivery: true,
+      });
     }
     const sdk = client({ store });
     const fences: unknown[] = [];

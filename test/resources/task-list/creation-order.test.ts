@@ -34,7 +34,8 @@ async function post(index: number, customerName: string): Promise<void> {
 /** `count` tasks, task i created at T0 + i hours: all at once, or in turn when `nameOf` names each. */
 async function seed(count: number, nameOf?: (index: number) => string): Promise<void> {
   clock = undefined;
-  if (nameOf === undefined) await Promise.all(range(0, count - 1).map((index) => post(index, `Customer ${index}`)));
+  if (nameOf === undefined)
+    await Promise.all(range(0, count - 1).map((index) => post(index, `Customer ${index}`)));
   else for (const index of range(0, count - 1)) await post(index, nameOf(index));
   clock = T0 + 1000 * HOUR;
 }
@@ -154,7 +155,9 @@ describe('a creation window over a service that ignores the sort', () => {
     await seed(40);
     mock.inject({ kind: 'sort', sortOrder: -1, times: Number.POSITIVE_INFINITY });
     const { drifts, sdk } = reporting();
-    const tasks = await sdk.tasks.list({ createdBefore: iso(15), sortBy: 'createdAt', sortOrder: 1 }).toArray();
+    const tasks = await sdk.tasks
+      .list({ createdBefore: iso(15), sortBy: 'createdAt', sortOrder: 1 })
+      .toArray();
     expect(indexes(tasks)).toEqual(range(0, 14));
     expect(drifts).toEqual([{ ...ORDER_DRIFT, expected: 'sorted by createdAt, oldest first' }]);
   });

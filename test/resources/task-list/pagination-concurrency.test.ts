@@ -86,7 +86,10 @@ function taskOf(id: string): Record<string, unknown> {
 }
 
 async function startPageServer(taskCount: number): Promise<PageServer> {
-  const ids = Array.from({ length: taskCount }, (_, index) => `t${String(taskCount - 1 - index).padStart(4, '0')}`);
+  const ids = Array.from(
+    { length: taskCount },
+    (_, index) => `t${String(taskCount - 1 - index).padStart(4, '0')}`,
+  );
   const requests: Served[] = [];
   const sockets = new Set<Socket>();
   let open = 0;
@@ -248,9 +251,12 @@ describe('tasks.list iteration: concurrent pages', () => {
   it(`requests up to ${DEFAULT_LIST_CONCURRENCY} pages at once by default`, async () => {
     const server = await startPageServer(300);
     const gather = gatherer(server);
-    server.answer = (served) => (served.page === 1 ? {} : { until: gather(DEFAULT_LIST_CONCURRENCY), delayMs: 10 });
+    server.answer = (served) =>
+      served.page === 1 ? {} : { until: gather(DEFAULT_LIST_CONCURRENCY), delayMs: 10 };
     expect(await clientOf(server).tasks.list().toArray()).toHaveLength(300);
-    expect(Math.max(...server.requests.map((served) => served.inFlightAtArrival))).toBe(DEFAULT_LIST_CONCURRENCY);
+    expect(Math.max(...server.requests.map((served) => served.inFlightAtArrival))).toBe(
+      DEFAULT_LIST_CONCURRENCY,
+    );
     expect(server.requests).toHaveLength(30);
   });
 
@@ -267,7 +273,9 @@ describe('tasks.list iteration: concurrent pages', () => {
     const nextAnswered = new Map([2, 3, 4, 5, 6, 7].map((page) => [page, answeredAfter(page + 1)]));
     server.beforeServe = (request) => served.get(request.page)?.();
     server.answer = (request) =>
-      request.page === 1 ? {} : { delayMs: 5, ...(request.page < 8 ? { until: nextAnswered.get(request.page) } : {}) };
+      request.page === 1
+        ? {}
+        : { delayMs: 5, ...(request.page < 8 ? { until: nextAnswered.get(request.page) } : {}) };
     const pages: number[] = [];
     const ids: string[] = [];
     for await (const page of clientOf(server).tasks.list({}, { concurrency: 8 }).byPage()) {
@@ -293,11 +301,21 @@ describe('tasks.list iteration: concurrent pages', () => {
   it('rejects a concurrency or maxPages out of range, naming the option, and sends nothing', async () => {
     const server = await startPageServer(30);
     const client = clientOf(server);
-    for (const concurrency of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1001, '4' as unknown as number]) {
+    for (const concurrency of [
+      0,
+      -1,
+      1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      1001,
+      '4' as unknown as number,
+    ]) {
       const listing = client.tasks.list({}, { concurrency });
       const error = await listing.toArray().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(RequestValidationError);
-      expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual(['options.concurrency']);
+      expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual([
+        'options.concurrency',
+      ]);
       await expect(listing).rejects.toBeInstanceOf(RequestValidationError);
     }
     for (const maxPages of [0, 2.5, -3, Number.NaN]) {
@@ -305,7 +323,9 @@ describe('tasks.list iteration: concurrent pages', () => {
         .list({}, { maxPages })
         .toArray()
         .catch((caught: unknown) => caught);
-      expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual(['options.maxPages']);
+      expect((error as RequestValidationError).issues.map((issue) => issue.path)).toEqual([
+        'options.maxPages',
+      ]);
     }
     expect(server.requests).toHaveLength(0);
     expect(
@@ -378,7 +398,10 @@ describe('tasks.list iteration: stopping', () => {
     const controller = new AbortController();
     const ids: string[] = [];
     const walk = (async () => {
-      for await (const task of clientOf(server).tasks.list({}, { concurrency: 4, signal: controller.signal })) {
+      for await (const task of clientOf(server).tasks.list(
+        {},
+        { concurrency: 4, signal: controller.signal },
+      )) {
         ids.push(task.id ?? '');
       }
     })();
@@ -517,7 +540,9 @@ describe('tasks.list iteration: shifting pages', () => {
     server.beforeServe = () => {
       server.ids.unshift(`new${created++}`);
     };
-    const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map((task) => task.id ?? '');
+    const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map(
+      (task) => task.id ?? '',
+    );
     expect(new Set(ids).size).toBe(ids.length);
     const pages = pagesOf(server).sort((a, b) => a - b);
     expect(pages).toEqual(Array.from({ length: pages.length }, (_, index) => index + 1));
@@ -530,7 +555,9 @@ describe('tasks.list iteration: shifting pages', () => {
     server.beforeServe = () => {
       server.ids.push(`new${String(created++).padStart(4, '0')}`);
     };
-    const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map((task) => task.id ?? '');
+    const ids = (await clientOf(server).tasks.list({}, { concurrency: 8 }).toArray()).map(
+      (task) => task.id ?? '',
+    );
     // Read to the listing's new end: every task, each once, in order.
     expect(ids).toEqual(server.ids.slice(0, ids.length));
     expect(ids.slice(0, 400)).toEqual(expectedIds(400));
@@ -546,7 +573,9 @@ describe('tasks.list iteration: shifting pages', () => {
       // page 3 move onto page 2, which was served already.
       if (served.page === 3 && removed.length === 0) removed = server.ids.splice(0, 4);
     };
-    const ids = (await clientOf(server).tasks.list({}, { concurrency: 1 }).toArray()).map((task) => task.id ?? '');
+    const ids = (await clientOf(server).tasks.list({}, { concurrency: 1 }).toArray()).map(
+      (task) => task.id ?? '',
+    );
     expect(removed).toHaveLength(4);
     expect(ids).toEqual(expectedIds(100));
     expect(pagesOf(server)).toEqual([1, 2, 3, 2, 4, 5, 6, 7, 8, 9, 10]);
@@ -587,7 +616,9 @@ describe('reconciliation of creates', () => {
     expect(task.id).toBe('created');
     const lists = server.requests.filter((served) => served.query.sortBy === 'createdAt');
     expect(lists.map((served) => served.page).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(lists.every((served) => served.query.sortOrder === '-1' && served.query.search === '^ORD-77$')).toBe(true);
+    expect(
+      lists.every((served) => served.query.sortOrder === '-1' && served.query.search === '^ORD-77$'),
+    ).toBe(true);
     expect(Math.max(...lists.map((served) => served.inFlightAtArrival))).toBe(1);
   });
 });
@@ -596,10 +627,14 @@ describe('iteration memory', () => {
   /** Runs an ES module in a child Node with --expose-gc and tsx; returns the JSON of its last line. */
   async function runWithGc(script: string): Promise<Record<string, number>> {
     const root = fileURLToPath(new URL('../../..', import.meta.url));
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeliveryError, PaginationLimitError, type Task, TaskListPromise, TaskPage } from '../../../src/index.js';
-import { DEFAULT_LIST_CONCURRENCY, type FetchTaskPage, MAX_REREADS } from '../../../src/resources/task-list/page.js';
+import {
+  DeliveryError,
+  PaginationLimitError,
+  type Task,
+  TaskListPromise,
+  TaskPage,
+} from '../../../src/index.js';
+import {
+  DEFAULT_LIST_CONCURRENCY,
+  type FetchTaskPage,
+  MAX_REREADS,
+} from '../../../src/resources/task-list/page.js';
 
 /** A fake service of `total` tasks, `limit` per page, recording the pages asked for. */
 function fakeService(total: number, limit = 10) {
@@ -31,9 +41,9 @@ describe('TaskListPromise', () => {
 
   it('starts at the requested page', async () => {
     const service = fakeService(25);
-    const ids = (await new TaskListPromise(service.fetchPage, 3, { maxPages: 100, concurrency: 1 }).toArray()).map(
-      (task) => task.id,
-    );
+    const ids = (
+      await new TaskListPromise(service.fetchPage, 3, { maxPages: 100, concurrency: 1 }).toArray()
+    ).map((task) => task.id);
     expect(ids).toEqual(['t20', 't21', 't22', 't23', 't24']);
   });
 
@@ -57,7 +67,9 @@ describe('TaskListPromise', () => {
         fetchPage,
       );
     };
-    expect(await new TaskListPromise(fetchPage, 1, { maxPages: 10, concurrency: 1 }).toArray()).toEqual([{ id: 'x' }]);
+    expect(await new TaskListPromise(fetchPage, 1, { maxPages: 10, concurrency: 1 }).toArray()).toEqual([
+      { id: 'x' },
+    ]);
     expect(calls).toBe(2);
   });
 
@@ -104,7 +116,13 @@ describe('TaskListPromise', () => {
  * `inserts` new tasks added at the front (newest first; `atEnd`: at the end, oldest first) at scheduled
  * moments in between: offset pages shift under the walk, and pages requested together are served in any order.
  */
-function shiftingService(scheduler: fc.Scheduler, initial: number, limit: number, inserts: number, atEnd = false) {
+function shiftingService(
+  scheduler: fc.Scheduler,
+  initial: number,
+  limit: number,
+  inserts: number,
+  atEnd = false,
+) {
   const ids = Array.from({ length: initial }, (_, index) => `t${initial - 1 - index}`);
   const initialIds = [...ids];
   const requested: number[] = [];
@@ -169,7 +187,10 @@ describe('TaskListPromise with concurrent pages', () => {
         },
         fetchPage,
       );
-    const listing = new TaskListPromise(fetchPage, 1, { maxPages: 10, concurrency: DEFAULT_LIST_CONCURRENCY });
+    const listing = new TaskListPromise(fetchPage, 1, {
+      maxPages: 10,
+      concurrency: DEFAULT_LIST_CONCURRENCY,
+    });
     expect(await listing.toArray()).toEqual([{ id: 'x' }]);
   });
 
@@ -195,7 +216,13 @@ describe('TaskListPromise with concurrent pages', () => {
       // Page 1 reports 10 pages; by the time the others are served the listing has 3.
       const built = () =>
         new TaskPage(
-          { tasks: page <= 3 ? [{ id: `p${page}` }] : [], page, limit: 1, totalPages: page === 1 ? 10 : 3, total: 3 },
+          {
+            tasks: page <= 3 ? [{ id: `p${page}` }] : [],
+            page,
+            limit: 1,
+            totalPages: page === 1 ? 10 : 3,
+            total: 3,
+          },
           fetchPage,
         );
       if (page === 1) return Promise.resolve(built());
@@ -242,14 +269,21 @@ describe('TaskListPromise with concurrent pages', () => {
       fc.asyncProperty(
         fc.scheduler(),
         fc.integer({ min: 1, max: 8 }),
-        fc.array(fc.tuple(fc.nat(400), fc.integer({ min: 1, max: 40 }), fc.nat(10)), { minLength: 1, maxLength: 80 }),
+        fc.array(fc.tuple(fc.nat(400), fc.integer({ min: 1, max: 40 }), fc.nat(10)), {
+          minLength: 1,
+          maxLength: 80,
+        }),
         async (scheduler, concurrency, answers) => {
           const asked: number[] = [];
           let largestAnswered = 0;
           let pastKnown = 0;
           const fetchPage: FetchTaskPage = (page) => {
             if (asked.length > 0 && page > largestAnswered) pastKnown++;
-            const [total, totalPages, count] = answers[asked.length % answers.length] as [number, number, number];
+            const [total, totalPages, count] = answers[asked.length % answers.length] as [
+              number,
+              number,
+              number,
+            ];
             asked.push(page);
             const tasks = Array.from({ length: count }, (_, index) => ({ id: `r${asked.length}-${index}` }));
             return scheduler.schedule(Promise.resolve(), `serve page ${page}`).then(() => {
@@ -259,7 +293,10 @@ describe('TaskListPromise with concurrent pages', () => {
           };
           let handedOver = 0;
           const walk = (async () => {
-            for await (const _page of new TaskListPromise(fetchPage, 1, { maxPages: 1000, concurrency }).byPage())
+            for await (const _page of new TaskListPromise(fetchPage, 1, {
+              maxPages: 1000,
+              concurrency,
+            }).byPage())
               handedOver++;
           })();
           await scheduler.waitFor(walk);
@@ -310,7 +347,11 @@ describe('TaskListPromise with concurrent pages', () => {
           fetchPage,
         );
       };
-      const listed = await new TaskListPromise(fetchPage, 1, { maxPages: 100, concurrency: 1, dedupeWindow }).toArray();
+      const listed = await new TaskListPromise(fetchPage, 1, {
+        maxPages: 100,
+        concurrency: 1,
+        dedupeWindow,
+      }).toArray();
       return listed.map((task) => task.id ?? '');
     };
     const narrow = await walkWith(10);

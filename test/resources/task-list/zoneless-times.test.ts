@@ -29,7 +29,9 @@ const iso = (hours: number) => new Date(T0 + hours * HOUR).toISOString();
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 /** The hour after T0 each task was created at (written without a zone: UTC), ascending. */
 const indexes = (tasks: readonly Task[]) =>
-  tasks.map((task) => (Date.parse(`${task.createdAt?.replace(/Z$/, '')}Z`) - T0) / HOUR).toSorted((a, b) => a - b);
+  tasks
+    .map((task) => (Date.parse(`${task.createdAt?.replace(/Z$/, '')}Z`) - T0) / HOUR)
+    .toSorted((a, b) => a - b);
 
 /** `count` tasks at once through the mock's own POST, task i created at T0 + i hours. */
 async function seed(count: number): Promise<void> {
@@ -50,7 +52,11 @@ async function seed(count: number): Promise<void> {
   clock = T0 + 1000 * HOUR;
 }
 
-const ZONELESS = { expected: 'date-time in UTC', received: 'date-time without a zone', action: 'coerced' } as const;
+const ZONELESS = {
+  expected: 'date-time in UTC',
+  received: 'date-time without a zone',
+  action: 'coerced',
+} as const;
 
 describe('on a machine in Asia/Kuwait', () => {
   it('runs in that zone: Date reads a time without a zone as Kuwait time', () => {
@@ -60,7 +66,12 @@ describe('on a machine in Asia/Kuwait', () => {
 
   it('a creation window over zoneless createdAt keeps all 20 tasks, and reports the drift once', async () => {
     await seed(40);
-    mock.inject({ kind: 'drift', operation: 'tasks.list', mutations: ['times-without-zone'], times: Infinity });
+    mock.inject({
+      kind: 'drift',
+      operation: 'tasks.list',
+      mutations: ['times-without-zone'],
+      times: Infinity,
+    });
     expect((await client().tasks.list()).tasks[0]?.createdAt).toBe(iso(39).slice(0, -1));
     const drifts: SchemaDrift[] = [];
     const sdk = client({ onDrift: (drift) => void drifts.push(drift) });
@@ -75,9 +86,16 @@ describe('on a machine in Asia/Kuwait', () => {
   it('a create whose POST was answered by a dropped connection finds its task listed with a zoneless createdAt', async () => {
     clock = null;
     mock.inject({ kind: 'commit-then-drop', operation: 'tasks.create' });
-    mock.inject({ kind: 'drift', operation: 'tasks.list', mutations: ['times-without-zone'], times: Infinity });
+    mock.inject({
+      kind: 'drift',
+      operation: 'tasks.list',
+      mutations: ['times-without-zone'],
+      times: Infinity,
+    });
     const drifts: SchemaDrift[] = [];
-    const task = await client({ onDrift: (drift) => void drifts.push(drift) }).tasks.create(orderParams('ORD-KW-1'));
+    const task = await client({ onDrift: (drift) => void drifts.push(drift) }).tasks.create(
+      orderParams('ORD-KW-1'),
+    );
     expect(mock.tasks.map((created) => created.id)).toEqual([task.id]);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(drifts).toContainEqual({ operation: 'tasks.create', path: 'tasks.0.createdAt', ...ZONELESS });

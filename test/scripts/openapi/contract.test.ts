@@ -86,7 +86,11 @@ async function send(name: MockName, exchange: Exchange): Promise<ObservedRespons
     body = exchange.raw.text;
   }
   const url = new URL(`${server.url}${exchange.path}`);
-  const response = await fetch(url, { method: exchange.method, headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(url, {
+    method: exchange.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   let parsed: unknown = text === '' ? undefined : text;
   try {
@@ -305,7 +309,10 @@ const CASES: Case[] = [
     request: () => ({
       method: 'POST',
       path: '/tasks/estimate',
-      json: { from: { latitude: 29.3759, longitude: 47.9774 }, to: { latitude: 29.3339, longitude: 48.0761 } },
+      json: {
+        from: { latitude: 29.3759, longitude: 47.9774 },
+        to: { latitude: 29.3339, longitude: 48.0761 },
+      },
     }),
     status: 200,
     operationId: 'estimateTask',
@@ -419,10 +426,16 @@ const VALID_REQUESTS: Record<MockOperation, { operationId: string; request: () =
     request: () => ({
       method: 'POST',
       path: '/tasks/estimate',
-      json: { from: { latitude: 29.3759, longitude: 47.9774 }, to: { latitude: 29.3339, longitude: 48.0761 } },
+      json: {
+        from: { latitude: 29.3759, longitude: 47.9774 },
+        to: { latitude: 29.3339, longitude: 48.0761 },
+      },
     }),
   },
-  'branches.list': { operationId: 'listBranches', request: () => ({ method: 'GET', path: '/tasks/branches' }) },
+  'branches.list': {
+    operationId: 'listBranches',
+    request: () => ({ method: 'GET', path: '/tasks/branches' }),
+  },
   'wallet.retrieveBalance': {
     operationId: 'retrieveWalletBalance',
     request: () => ({ method: 'GET', path: '/tasks/wallet-balance' }),
@@ -518,7 +531,9 @@ describe('every answer of the mock over HTTP is the response the OpenAPI documen
       const match = assertResponseMatchesContract(observed);
       expect(match.operationId).toBe(testCase.operationId);
       // An exact code when the document names it, else the range.
-      const declared = contractJudge().operations.find((operation) => operation.operationId === testCase.operationId);
+      const declared = contractJudge().operations.find(
+        (operation) => operation.operationId === testCase.operationId,
+      );
       const exact = declared?.responseKeys.includes(String(testCase.status));
       expect(match.responseKey).toBe(exact ? String(testCase.status) : `${String(testCase.status)[0]}XX`);
     });
@@ -540,7 +555,9 @@ describe('every answer of the mock over HTTP is the response the OpenAPI documen
       }
     }
     expect(missing).toEqual([]);
-    expect(new Set(CASES.map((testCase) => testCase.operationId)).size).toBe(contractJudge().operations.length);
+    expect(new Set(CASES.map((testCase) => testCase.operationId)).size).toBe(
+      contractJudge().operations.length,
+    );
   });
 });
 
@@ -595,7 +612,9 @@ describe('answers outside the contract fail the judge', () => {
     runningMock('wallet').mock.inject({ kind: 'status', operation: 'branches.list', status: 202 });
     const observed = await send('wallet', { method: 'GET', path: '/tasks/branches' });
     expect(observed.status).toBe(202);
-    expect(() => assertResponseMatchesContract(observed)).toThrow(/status 202 is not declared for listBranches/);
+    expect(() => assertResponseMatchesContract(observed)).toThrow(
+      /status 202 is not declared for listBranches/,
+    );
   });
 
   it('a redirect (302 injected on the balance)', async () => {
@@ -650,6 +669,8 @@ describe('answers outside the contract fail the judge', () => {
   it('a path the document does not have (404 from the mock)', async () => {
     const observed = await send('wallet', { method: 'GET', path: '/tasks/a/b' });
     expect(observed.status).toBe(404);
-    expect(() => assertResponseMatchesContract(observed)).toThrow(/no path of the document matches \/tasks\/a\/b/);
+    expect(() => assertResponseMatchesContract(observed)).toThrow(
+      /no path of the document matches \/tasks\/a\/b/,
+    );
   });
 });

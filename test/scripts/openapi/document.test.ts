@@ -187,14 +187,28 @@ describe('the paths and operations', () => {
         const schemaOf = response.content?.['application/json']?.schema;
         if (key.startsWith('2'))
           expect(schemaOf?.$ref, `${operation.operationId} ${key}`).toMatch(/^#\/components\/schemas\//);
-        else expect(schemaOf, `${operation.operationId} ${key}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+        else
+          expect(schemaOf, `${operation.operationId} ${key}`).toEqual({
+            $ref: '#/components/schemas/ErrorBody',
+          });
       }
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '429', '4XX', '5XX']));
     }
     const create = document.paths['/tasks']?.post;
-    expect(Object.keys(create?.responses ?? {})).toEqual(['200', '201', '400', '401', '402', '429', '4XX', '5XX']);
+    expect(Object.keys(create?.responses ?? {})).toEqual([
+      '200',
+      '201',
+      '400',
+      '401',
+      '402',
+      '429',
+      '4XX',
+      '5XX',
+    ]);
     expect(create?.responses['402']).toEqual({ $ref: '#/components/responses/InsufficientBalance' });
-    expect(document.paths['/tasks/{id}']?.get?.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(document.paths['/tasks/{id}']?.get?.responses['404']).toEqual({
+      $ref: '#/components/responses/NotFound',
+    });
   });
 
   it('take the request bodies by reference, JSON and required', () => {
@@ -240,7 +254,12 @@ describe('the paths and operations', () => {
 
   it('take the task id as a required path parameter', () => {
     expect(document.paths['/tasks/{id}']?.get?.parameters).toEqual([
-      expect.objectContaining({ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1 } }),
+      expect.objectContaining({
+        name: 'id',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', minLength: 1 },
+      }),
     ]);
   });
 });
@@ -295,7 +314,8 @@ describe('the webhook', () => {
       deliveryLocation: 'object',
       pickupLocation: 'object',
     };
-    for (const [field, type] of Object.entries(extras)) expect(jsonTypeOf(webhookTask.properties?.[field])).toBe(type);
+    for (const [field, type] of Object.entries(extras))
+      expect(jsonTypeOf(webhookTask.properties?.[field])).toBe(type);
     expect(Object.keys(schema('WebhookDeliveryLocation').properties ?? {})).toEqual([
       'lat',
       'lng',
@@ -363,7 +383,14 @@ describe('the schemas', () => {
     expect(refs.length).toBeGreaterThan(30);
     for (const { at, ref } of refs) expect(resolve(ref), `${at} → ${ref}`).toBeDefined();
     const referenced = new Set(refs.map(({ ref }) => ref));
-    for (const name of ['Task', 'Driver', 'TravelDetail', 'StatusHistoryEntry', 'AddressEntry', 'ErrorBody']) {
+    for (const name of [
+      'Task',
+      'Driver',
+      'TravelDetail',
+      'StatusHistoryEntry',
+      'AddressEntry',
+      'ErrorBody',
+    ]) {
       expect(referenced).toContain(`#/components/schemas/${name}`);
     }
   });
@@ -396,10 +423,13 @@ describe('the schemas', () => {
   it('compile under Ajv’s strict JSON Schema 2020-12 (no keyword zod emits is unknown to it)', () => {
     const ajv = new Ajv2020({ strict: true });
     for (const [name, value] of Object.entries(schemas)) {
-      const rewritten = JSON.parse(JSON.stringify(value).replaceAll('#/components/schemas/', 'urn:test:component:'));
+      const rewritten = JSON.parse(
+        JSON.stringify(value).replaceAll('#/components/schemas/', 'urn:test:component:'),
+      );
       ajv.addSchema(rewritten, `urn:test:component:${name}`);
     }
-    for (const name of Object.keys(schemas)) expect(() => ajv.getSchema(`urn:test:component:${name}`)).not.toThrow();
+    for (const name of Object.keys(schemas))
+      expect(() => ajv.getSchema(`urn:test:component:${name}`)).not.toThrow();
   });
 });
 
@@ -443,7 +473,9 @@ describe('what JSON Schema cannot express', () => {
   it('fails the build when a described field is gone from its schema', () => {
     const base = sdkSchemas();
     const responses = { ...base.responses, Driver: z.looseObject({ name: z.string().optional() }) };
-    expect(() => buildOpenApiDocument({ ...base, responses })).toThrow(/Driver has no property phone to describe/);
+    expect(() => buildOpenApiDocument({ ...base, responses })).toThrow(
+      /Driver has no property phone to describe/,
+    );
   });
 });
 

@@ -190,7 +190,10 @@ describe('a task field of the wrong type fails the judge', () => {
   it('the same field inside a page, a create envelope and a webhook body', () => {
     const page = answer('page');
     expect(() =>
-      assertResponseMatchesContract({ ...page, body: withValue(page.body, 'tasks.0.collectCash', wrongType) }),
+      assertResponseMatchesContract({
+        ...page,
+        body: withValue(page.body, 'tasks.0.collectCash', wrongType),
+      }),
     ).toThrow('body/tasks/0/collectCash must be boolean');
     const created = answer('created');
     expect(() =>
@@ -275,7 +278,9 @@ describe('other broken answers fail the judge', () => {
   for (const { name, from, change, message } of cases) {
     it(name, () => {
       const observed = answer(from);
-      expect(() => assertResponseMatchesContract({ ...observed, body: change(observed.body) })).toThrow(message);
+      expect(() => assertResponseMatchesContract({ ...observed, body: change(observed.body) })).toThrow(
+        message,
+      );
     });
   }
 
@@ -293,12 +298,16 @@ describe('other broken answers fail the judge', () => {
     expect(() => assertResponseMatchesContract({ ...task, status: 203 })).toThrow(
       /status 203 is not declared for retrieveTask/,
     );
-    expect(() => assertResponseMatchesContract({ ...task, status: 304 })).toThrow(/status 304 is not declared/);
+    expect(() => assertResponseMatchesContract({ ...task, status: 304 })).toThrow(
+      /status 304 is not declared/,
+    );
     expect(() => assertResponseMatchesContract({ ...task, contentType: 'text/html' })).toThrow(
       /content-type text\/html/,
     );
     // A task body where the error shape is declared.
-    expect(() => assertResponseMatchesContract({ ...task, status: 404 })).toThrow(/required property 'message'/);
+    expect(() => assertResponseMatchesContract({ ...task, status: 404 })).toThrow(
+      /required property 'message'/,
+    );
   });
 
   it('a path under another base path unless the judge is told it', () => {
@@ -313,7 +322,8 @@ describe('other broken answers fail the judge', () => {
       responseKey: '200',
     });
     expect(
-      assertResponseMatchesContract({ ...task, path: `/api/rest${task.path}?x=1` }, { basePath: '/api' }).operationId,
+      assertResponseMatchesContract({ ...task, path: `/api/rest${task.path}?x=1` }, { basePath: '/api' })
+        .operationId,
     ).toBe('retrieveTask');
   });
 

@@ -113,7 +113,9 @@ export class TableWriter {
 }
 
 /** `label  value` lines with the values aligned; pairs whose value is `undefined` are left out. */
-export function labelled(pairs: ReadonlyArray<readonly [label: string, value: string | undefined]>): string[] {
+export function labelled(
+  pairs: ReadonlyArray<readonly [label: string, value: string | undefined]>,
+): string[] {
   const shown = pairs.filter((pair): pair is readonly [string, string] => pair[1] !== undefined);
   const width = Math.max(0, ...shown.map(([label]) => widthOf(label)));
   return shown.map(([label, value]) => `${label}${' '.repeat(width - widthOf(label))}  ${value}`.trimEnd());

@@ -15,7 +15,8 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 /** Whitespace between tokens (zero or more, so `lastIndex` moves past it). */
 const WHITESPACE = /[ \t\n\r]*/y;
 /** The characters of a string up to its end, an escape or a control character. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: a JSON string may not hold a raw control character, so a run stops at one.
+// A JSON string may not hold a raw control character, so a run stops at one.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are the point
 const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
@@ -92,7 +93,8 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
         index++;
         expected = COMMA_OR_END;
       } else if (code === 0x7b || code === 0x5b) {
-        if (closers.length >= MAX_SCANNED_DEPTH) return fail(index, `nested deeper than ${MAX_SCANNED_DEPTH} levels`);
+        if (closers.length >= MAX_SCANNED_DEPTH)
+          return fail(index, `nested deeper than ${MAX_SCANNED_DEPTH} levels`);
         closers.push(code === 0x7b ? 0x7d : 0x5d);
         index++;
         expected = code === 0x7b ? KEY_OR_END : VALUE_OR_END;

@@ -14,7 +14,10 @@ import { isOperatorCommandWord, OPERATOR_COMMANDS, operatorCommand } from './ope
 const OTHER_COMMANDS: ReadonlyArray<readonly [usage: string, summary: string]> = [
   ['sandbox [options]', 'serve the mock service over HTTP (delivery-task sandbox --help)'],
   ['openapi', 'print the service contract as OpenAPI 3.1 JSON'],
-  ['mcp [options]', 'serve an MCP server on stdio for AI agents, read-only by default (delivery-task mcp --help)'],
+  [
+    'mcp [options]',
+    'serve an MCP server on stdio for AI agents, read-only by default (delivery-task mcp --help)',
+  ],
 ];
 
 function table(rows: ReadonlyArray<readonly [string, string]>): string[] {
@@ -38,7 +41,10 @@ export function usage(): string {
     '',
     'Global options:',
     ...table([
-      ['--json', 'one JSON document on stdout; tasks list and tasks watch: a JSON array, one element per line'],
+      [
+        '--json',
+        'one JSON document on stdout; tasks list and tasks watch: a JSON array, one element per line',
+      ],
       ['-h, --help', `this help; ${PROGRAM} <command> --help for one command`],
       ['--version', 'print the version'],
     ]),

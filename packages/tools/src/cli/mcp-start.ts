@@ -46,7 +46,8 @@ export interface StartFacts {
 const CONFIRMATION_TEXT: Readonly<Record<McpConfirmation, string>> = {
   'elicitation-or-token':
     'bookings confirmed by the person when the client can ask them (elicitation), otherwise by the agent alone, repeating its call with a token (--confirmation elicitation requires the person)',
-  elicitation: 'bookings confirmed by the person only (elicitation); a client that cannot ask them books nothing',
+  elicitation:
+    'bookings confirmed by the person only (elicitation); a client that cannot ask them books nothing',
 };
 
 /** The lines written on stderr at start: a warning when the limits are lifted, then the start line. */
@@ -54,7 +55,9 @@ export function startLines(facts: StartFacts): string[] {
   const allow = `delivery-task mcp: serving on stdio; allow ${facts.allow.join(', ')}`;
   if (!facts.allow.includes('create')) return [`${allow}; nothing is booked\n`];
   const limit = (name: string, value: string | undefined, set: boolean, flag: string) =>
-    value === undefined ? `no ${name} (--no-limits)` : `${name} ${value} KWD (${set ? flag : `default; ${flag}`})`;
+    value === undefined
+      ? `no ${name} (--no-limits)`
+      : `${name} ${value} KWD (${set ? flag : `default; ${flag}`})`;
   const lines: string[] = [];
   if (facts.maxFeeKwd === undefined && facts.dailyCapKwd === undefined) {
     lines.push(
@@ -65,7 +68,9 @@ export function startLines(facts: StartFacts): string[] {
     allow,
     limit('fee limit per delivery', facts.maxFeeKwd, facts.set.maxFee, '--max-fee-kwd'),
     limit('daily cap', facts.dailyCapKwd, facts.set.dailyCap, '--daily-cap-kwd'),
-    facts.walletFloorKwd === null ? 'no wallet floor' : `wallet floor ${kwd.normalize(facts.walletFloorKwd)} KWD`,
+    facts.walletFloorKwd === null
+      ? 'no wallet floor'
+      : `wallet floor ${kwd.normalize(facts.walletFloorKwd)} KWD`,
     CONFIRMATION_TEXT[facts.confirmation],
     facts.storeFile === undefined
       ? 'spending counted in Redis, shared by every process using it'
@@ -76,7 +81,10 @@ export function startLines(facts: StartFacts): string[] {
 }
 
 /** The line written when a client has connected: how its bookings will be confirmed. */
-export function clientLine(client: { name: string; elicitation: boolean }, confirmation: McpConfirmation): string {
+export function clientLine(
+  client: { name: string; elicitation: boolean },
+  confirmation: McpConfirmation,
+): string {
   const name = JSON.stringify(plainText(client.name, 60));
   const how = client.elicitation
     ? 'it can ask the person: each booking is confirmed by the person'

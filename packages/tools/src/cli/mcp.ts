@@ -12,7 +12,9 @@ import type { CliCommand, CliIo } from './io.js';
 import { clientLine, defaultStoreFile, startLines } from './mcp-start.js';
 import { CLIENT_ENV, clientFromEnv } from './operator/client-from-env.js';
 
-/** The policy a command line asks for, as `createMcpServer` takes it (`Infinity`: lifted by `--no-limits`). */
+/**
+ * The policy a command line asks for, as `createMcpServer` takes it (`Infinity`: lifted by `--no-limits`).
+ */
 type McpPolicyFlags = {
   allow: Array<'read' | 'create' | 'topUp'>;
   maxFeeKwd?: string | number;
@@ -82,7 +84,9 @@ const PERMISSION_WORDS: Readonly<Record<string, 'read' | 'create' | 'topUp'>> = 
 
 function amount(flag: string, text: string): string {
   if (!kwd.isValid(text) || kwd.toFils(text) < 0) {
-    throw new UsageError(`--${flag} must be a KWD amount ≥ 0 with at most 3 decimals, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--${flag} must be a KWD amount ≥ 0 with at most 3 decimals, got ${JSON.stringify(text)}`,
+    );
   }
   return kwd.normalize(text);
 }
@@ -112,7 +116,9 @@ export function mcpFlagsOf(argv: readonly string[]): McpFlags | undefined {
   try {
     ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
-    throw new UsageError((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'bad arguments');
+    throw new UsageError(
+      (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'bad arguments',
+    );
   }
   if (values.help) return undefined;
   const allow = new Set<'read' | 'create' | 'topUp'>(['read']);
@@ -120,7 +126,9 @@ export function mcpFlagsOf(argv: readonly string[]): McpFlags | undefined {
     if (word === '') continue;
     const permission = PERMISSION_WORDS[word];
     if (permission === undefined) {
-      throw new UsageError(`--allow takes create, top-up (read is always allowed), got ${JSON.stringify(word)}`);
+      throw new UsageError(
+        `--allow takes create, top-up (read is always allowed), got ${JSON.stringify(word)}`,
+      );
     }
     allow.add(permission);
   }
@@ -132,7 +140,8 @@ export function mcpFlagsOf(argv: readonly string[]): McpFlags | undefined {
     policy.dailyCapKwd = Number.POSITIVE_INFINITY;
   }
   if (values['max-fee-kwd'] !== undefined) policy.maxFeeKwd = amount('max-fee-kwd', values['max-fee-kwd']);
-  if (values['daily-cap-kwd'] !== undefined) policy.dailyCapKwd = amount('daily-cap-kwd', values['daily-cap-kwd']);
+  if (values['daily-cap-kwd'] !== undefined)
+    policy.dailyCapKwd = amount('daily-cap-kwd', values['daily-cap-kwd']);
   const confirmation = values.confirmation;
   if (confirmation !== undefined) {
     if (confirmation !== 'elicitation' && confirmation !== 'elicitation-or-token') {
@@ -187,10 +196,14 @@ async function connectRedis(url: string): Promise<RedisConnection> {
     const Redis = ioredis.default;
     const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
     await client.connect();
-    return { store: redisStore(client), close: async () => void (await client.quit().catch(() => undefined)) };
+    return {
+      store: redisStore(client),
+      close: async () => void (await client.quit().catch(() => undefined)),
+    };
   }
   const nodeRedis = await import('redis').catch(() => undefined);
-  if (nodeRedis === undefined) throw new UsageError('--redis needs ioredis or redis installed (npm install ioredis)');
+  if (nodeRedis === undefined)
+    throw new UsageError('--redis needs ioredis or redis installed (npm install ioredis)');
   const client = nodeRedis.createClient({ url, disableOfflineQueue: true });
   await client.connect();
   return { store: redisStore(client), close: async () => void (await client.quit().catch(() => undefined)) };
@@ -218,7 +231,10 @@ export const mcpCommand: CliCommand = async (argv, io) => {
   } catch (error) {
     const missing = /@modelcontextprotocol\/sdk/.test(String((error as Error)?.message));
     return missing
-      ? fail('needs @modelcontextprotocol/sdk, an optional peer dependency: npm install @modelcontextprotocol/sdk', 1)
+      ? fail(
+          'needs @modelcontextprotocol/sdk, an optional peer dependency: npm install @modelcontextprotocol/sdk',
+          1,
+        )
       : fail(`cannot load the MCP server: ${String(error)}`, 1);
   }
   let redis: RedisConnection | undefined;
@@ -233,8 +249,15 @@ export const mcpCommand: CliCommand = async (argv, io) => {
     }
     const overrides: Pick<ClientOptions, 'store' | 'logger'> = { logger: bodilessLogger(io) };
     if (redis !== undefined) overrides.store = redis.store;
-    const { allow, maxFeeKwd, dailyCapKwd, walletFloorKwd, confirmation = 'elicitation-or-token' } = flags.policy;
-    // Spending and bookings in progress outlive the process: in Redis, else in a file (docs/mcp.md, "Run it").
+    const {
+      allow,
+      maxFeeKwd,
+      dailyCapKwd,
+      walletFloorKwd,
+      confirmation = 'elicitation-or-token',
+    } = flags.policy;
+    // Spending and bookings in progress outlive the process: in Redis, else in a file (docs/mcp.md, "Run
+    // it").
     let store = redis?.store;
     let storeFile: string | undefined;
     if (store === undefined && allow.includes('create')) {
@@ -246,7 +269,10 @@ export const mcpCommand: CliCommand = async (argv, io) => {
         await store.get('');
       } catch (error) {
         const why = (error as { code?: unknown }).code ?? (error as Error).message;
-        return fail(`cannot count spending in ${storeFile} (${String(why)}): give --store-file PATH or --redis URL`, 2);
+        return fail(
+          `cannot count spending in ${storeFile} (${String(why)}): give --store-file PATH or --redis URL`,
+          2,
+        );
       }
     }
     const policy = { ...flags.policy, ...(store === undefined ? {} : { store }) };
@@ -275,7 +301,10 @@ export const mcpCommand: CliCommand = async (argv, io) => {
     return 0;
   } catch (error) {
     if (error instanceof ConfigurationError) return fail(`${error.name}: ${error.message}`, 2);
-    return fail(`unexpected error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, 1);
+    return fail(
+      `unexpected error: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      1,
+    );
   } finally {
     await redis?.close();
   }

@@ -35,7 +35,9 @@ export function openapiCommandFrom(locate: () => string): CliCommand {
       return 0;
     } catch (error) {
       const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      io.stderr(`delivery-task openapi: cannot read ${path} (is delivery-task-sdk installed and built?): ${reason}\n`);
+      io.stderr(
+        `delivery-task openapi: cannot read ${path} (is delivery-task-sdk installed and built?): ${reason}\n`,
+      );
       return 1;
     }
   };

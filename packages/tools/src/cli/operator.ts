@@ -92,7 +92,11 @@ export const operatorCommand: CliCommand = async (argv, io) => {
   }
   const spec = group.find((each) => each.words.length === 1 || each.words[1] === second);
   if (spec === undefined) {
-    if (second === '--help' || second === '-h' || (second === undefined && leading.some((flag) => flag !== '--json'))) {
+    if (
+      second === '--help' ||
+      second === '-h' ||
+      (second === undefined && leading.some((flag) => flag !== '--json'))
+    ) {
       io.stdout(groupHelp(first));
       return EXIT_OK;
     }
@@ -106,7 +110,11 @@ export const operatorCommand: CliCommand = async (argv, io) => {
   const command = spec.words.join(' ');
   let input: ReturnType<typeof parseCommandArgs>;
   try {
-    input = parseCommandArgs([...leading, ...argv.slice(index + spec.words.length)], spec.options, spec.arguments);
+    input = parseCommandArgs(
+      [...leading, ...argv.slice(index + spec.words.length)],
+      spec.options,
+      spec.arguments,
+    );
   } catch (error) {
     plain.failure(error, command);
     return EXIT_USAGE;

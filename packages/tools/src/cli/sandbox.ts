@@ -4,12 +4,19 @@ import { parseArgs } from 'node:util';
 import { kwd } from 'delivery-task-sdk';
 import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../sandbox/auto-advance.js';
 import { CONTROL_ENDPOINTS, endpointLines } from '../sandbox/endpoints.js';
-import { checkAllowedHosts, checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../sandbox/guard.js';
+import {
+  checkAllowedHosts,
+  checkControlToken,
+  isLoopbackHost,
+  MIN_CONTROL_TOKEN_LENGTH,
+} from '../sandbox/guard.js';
 import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js';
 import { parseSandboxSeed } from '../sandbox/seed.js';
 import type { CliCommand, CliIo } from './io.js';
 
-/** The environment variable that may hold the control token instead of `--control-token` (kept out of `ps`). */
+/**
+ * The environment variable that may hold the control token instead of `--control-token` (kept out of `ps`).
+ */
 export const CONTROL_TOKEN_ENV = 'DELIVERY_SANDBOX_CONTROL_TOKEN';
 
 /** Largest seed file read, bytes (10 MiB). */
@@ -72,7 +79,9 @@ function usageErrorOf(error: unknown): UsageError {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const option = /--[\w-]+/.exec(message)?.[0];
     if (option && /ambiguous/.test(message)) {
-      return new UsageError(`${option} needs a value (write ${option}=<value> for a value that starts with "-")`);
+      return new UsageError(
+        `${option} needs a value (write ${option}=<value> for a value that starts with "-")`,
+      );
     }
     if (option && /missing/.test(message)) return new UsageError(`${option} needs a value`);
     return new UsageError(message.split('\n')[0] ?? message);
@@ -93,12 +102,15 @@ function accountOption(kind: string | undefined, balance: string | undefined): S
     throw new UsageError(`--account must be wallet or invoice, got ${JSON.stringify(kind)}`);
   }
   if (kind === 'invoice') {
-    if (balance !== undefined) throw new UsageError('--balance applies to a wallet account, not --account invoice');
+    if (balance !== undefined)
+      throw new UsageError('--balance applies to a wallet account, not --account invoice');
     return { type: 'invoice' };
   }
   if (balance === undefined) return undefined;
   if (!kwd.isValid(balance) || kwd.toFils(balance) < 0) {
-    throw new UsageError(`--balance must be a KWD amount ≥ 0 with at most 3 decimals, got ${JSON.stringify(balance)}`);
+    throw new UsageError(
+      `--balance must be a KWD amount ≥ 0 with at most 3 decimals, got ${JSON.stringify(balance)}`,
+    );
   }
   return { type: 'wallet', balance: kwd.normalize(balance) };
 }

@@ -1,4 +1,6 @@
-/** The day's spending on fees per seller, in the policy's `DeliveryStore`: servers sharing it share one cap. */
+/**
+ * The day's spending on fees per seller, in the policy's `DeliveryStore`: servers sharing it share one cap.
+ */
 import type { DeliveryStore } from 'delivery-task-sdk';
 import { type StoreScope, storeKey } from 'delivery-task-sdk/internal';
 import { Refusal } from './refusal.js';
@@ -50,19 +52,27 @@ export class DailySpend {
     if (value === undefined) return 0;
     const fils = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
     if (!Number.isSafeInteger(fils)) {
-      throw new Refusal('store', "the store holds something unreadable as today's spending; nothing was booked");
+      throw new Refusal(
+        'store',
+        "the store holds something unreadable as today's spending; nothing was booked",
+      );
     }
     return fils;
   }
 
-  /** Fils spent (reserved) on `day`, default today. @throws {StoreUnavailableError} when the store does not answer. */
+  /**
+   * Fils spent (reserved) on `day`, default today. @throws {StoreUnavailableError} when the store does not
+   * answer.
+   */
   async spent(day = this.today()): Promise<number> {
     return this.#parse(await this.#store.get(this.#key(day)));
   }
 
   /**
-   * Adds `feeFils` to today's spending unless that passes the cap (`ok: false`, total found); atomic across servers.
-   * @throws {StoreUnavailableError} when the store does not answer; {@link Refusal} after {@link MAX_RESERVE_ATTEMPTS}.
+   * Adds `feeFils` to today's spending unless that passes the cap (`ok: false`, total found); atomic across
+   * servers.
+   * @throws {StoreUnavailableError} when the store does not answer; {@link Refusal} after {@link
+   * MAX_RESERVE_ATTEMPTS}.
    */
   async reserve(feeFils: number): Promise<Reservation> {
     const day = this.today();
@@ -70,7 +80,8 @@ export class DailySpend {
     for (let attempt = 0; attempt < MAX_RESERVE_ATTEMPTS; attempt++) {
       const current = await this.#store.get(key);
       const spentFils = this.#parse(current);
-      if (this.capFils !== undefined && spentFils + feeFils > this.capFils) return { ok: false, day, spentFils };
+      if (this.capFils !== undefined && spentFils + feeFils > this.capFils)
+        return { ok: false, day, spentFils };
       const total = spentFils + feeFils;
       if (await this.#store.compareAndSet(key, current, String(total), SPEND_TTL_MS)) {
         return { ok: true, day, spentFils: total };

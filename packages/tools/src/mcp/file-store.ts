@@ -29,7 +29,9 @@ interface Entry {
 
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {
-  /** Clock of the keys' expiry, ms since the epoch, for tests (locks use the real clock). Default `Date.now`. */
+  /**
+   * Clock of the keys' expiry, ms since the epoch, for tests (locks use the real clock). Default `Date.now`.
+   */
   readonly now?: () => number;
   /** How long a call waits for the lock, ms. Default {@link FILE_STORE_LOCK_WAIT_MS}. */
   readonly lockWaitMs?: number;
@@ -78,7 +80,9 @@ async function breakStaleLock(lockPath: string): Promise<void> {
   await unlink(aside).catch(() => undefined);
 }
 
-/** The entries of the file, expired ones dropped. @throws {Error} naming the file when it is not a store's. */
+/**
+ * The entries of the file, expired ones dropped. @throws {Error} naming the file when it is not a store's.
+ */
 function parse(path: string, text: string, time: number): Map<string, Entry> {
   const entries = new Map<string, Entry>();
   if (text === '') return entries;
@@ -128,7 +132,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Deliver
         else if (codeOf(error) !== 'EEXIST') throw error;
       }
       await breakStaleLock(lockPath);
-      if (Date.now() > giveUpAt) throw new Error(`${lockPath} stayed locked by another process for ${lockWaitMs} ms`);
+      if (Date.now() > giveUpAt)
+        throw new Error(`${lockPath} stayed locked by another process for ${lockWaitMs} ms`);
       await pause(Math.min(2 ** attempt, 25));
     }
   }
@@ -164,7 +169,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Deliver
     }
   }
 
-  /** Runs `change` on the entries under the lock, one call of this process at a time; writes when it says so. */
+  /**
+   * Runs `change` on the entries under the lock, one call of this process at a time; writes when it says so.
+   */
   function locked<T>(change: (entries: Map<string, Entry>) => { result: T; write: boolean }): Promise<T> {
     const run = async () => {
       const token = await lock();

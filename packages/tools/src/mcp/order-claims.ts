@@ -2,7 +2,10 @@
 import type { DeliveryStore } from 'delivery-task-sdk';
 import { type StoreScope, storeKey } from 'delivery-task-sdk/internal';
 
-/** How long a claim of a booking in progress lasts, ms (10 minutes: longer than any create with its reconciliation). */
+/**
+ * How long a claim of a booking in progress lasts, ms (10 minutes: longer than any create with its
+ * reconciliation).
+ */
 export const PENDING_TTL_MS = 10 * 60_000;
 
 /** How long a booked order is remembered, ms (2 days). */
@@ -48,7 +51,9 @@ export class OrderClaims {
     return { claimed: false, state: 'pending' };
   }
 
-  /** Records that the claim `value` booked `taskId` (best effort: a store failure leaves the claim to expire). */
+  /**
+   * Records that the claim `value` booked `taskId` (best effort: a store failure leaves the claim to expire).
+   */
   async booked(orderNumber: string, value: string, taskId: string): Promise<void> {
     try {
       await this.#store.compareAndSet(this.#key(orderNumber), value, `booked:${taskId}`, BOOKED_TTL_MS);

@@ -12,7 +12,11 @@ export const ORDER_LOOKUP_MAX_PAGES = 20;
  * Every task whose `orderNumber` is exactly `orderNumber`, newest first.
  * @throws {PaginationLimitError} past {@link ORDER_LOOKUP_MAX_PAGES} requests; request errors as they come.
  */
-export function tasksOfOrder(client: DeliveryClient, orderNumber: string, signal?: AbortSignal): Promise<TaskWithId[]> {
+export function tasksOfOrder(
+  client: DeliveryClient,
+  orderNumber: string,
+  signal?: AbortSignal,
+): Promise<TaskWithId[]> {
   return client.tasks.findByOrderNumber(orderNumber, {
     maxPages: ORDER_LOOKUP_MAX_PAGES,
     ...(signal === undefined ? {} : { signal }),

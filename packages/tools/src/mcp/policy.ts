@@ -27,7 +27,9 @@ export interface TopUpLinkDelivery {
  */
 export const DEFAULT_MAX_FEE_KWD = '5.000';
 
-/** Most fees in one day when the policy names no cap, KWD (`docs/mcp.md`, "The policy"): about ten deliveries. */
+/**
+ * Most fees in one day when the policy names no cap, KWD (`docs/mcp.md`, "The policy"): about ten deliveries.
+ */
 export const DEFAULT_DAILY_CAP_KWD = '20.000';
 
 /**
@@ -130,7 +132,11 @@ function fail(option: string, message: string): never {
 }
 
 /** A limit as fils: `fallback` when absent, `undefined` for `Infinity` (lifted). */
-function limitFils(option: 'maxFeeKwd' | 'dailyCapKwd', value: unknown, fallback: string): number | undefined {
+function limitFils(
+  option: 'maxFeeKwd' | 'dailyCapKwd',
+  value: unknown,
+  fallback: string,
+): number | undefined {
   if (value === Number.POSITIVE_INFINITY) return undefined;
   if (value !== undefined && !kwd.isValid(value)) {
     fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500", or Infinity (no limit)');
@@ -147,7 +153,13 @@ function amountFils(option: keyof McpPolicy, value: unknown): number | undefined
   return kwd.toFils(value);
 }
 
-function integerIn(option: keyof McpPolicy, value: unknown, min: number, max: number, fallback: number): number {
+function integerIn(
+  option: keyof McpPolicy,
+  value: unknown,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     fail(option, `must be an integer from ${min} to ${max}`);
@@ -157,7 +169,8 @@ function integerIn(option: keyof McpPolicy, value: unknown, min: number, max: nu
 
 function permissions(value: unknown): ReadonlySet<McpPermission> {
   if (value === undefined) return new Set(['read']);
-  if (!Array.isArray(value)) fail('allow', `must be an array of ${MCP_PERMISSIONS.map((p) => `'${p}'`).join(', ')}`);
+  if (!Array.isArray(value))
+    fail('allow', `must be an array of ${MCP_PERMISSIONS.map((p) => `'${p}'`).join(', ')}`);
   const allow = new Set<McpPermission>();
   for (const entry of value) {
     if (!(MCP_PERMISSIONS as readonly unknown[]).includes(entry)) {
@@ -166,7 +179,10 @@ function permissions(value: unknown): ReadonlySet<McpPermission> {
     allow.add(entry as McpPermission);
   }
   if (allow.has('create') && !allow.has('read')) {
-    fail('allow', "has 'create' without 'read': every booking needs a quote from estimate_delivery, a read tool");
+    fail(
+      'allow',
+      "has 'create' without 'read': every booking needs a quote from estimate_delivery, a read tool",
+    );
   }
   return allow;
 }
@@ -193,7 +209,9 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
     store !== undefined &&
     (typeof store !== 'object' ||
       store === null ||
-      !(['setIfAbsent', 'get', 'compareAndSet', 'delete'] as const).every((op) => typeof store[op] === 'function'))
+      !(['setIfAbsent', 'get', 'compareAndSet', 'delete'] as const).every(
+        (op) => typeof store[op] === 'function',
+      ))
   ) {
     fail('store', 'must be a DeliveryStore (setIfAbsent, get, compareAndSet, delete)');
   }
@@ -231,7 +249,8 @@ export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedP
     quoteMarginPercent: margin,
     revealCustomerPhones: policy.revealCustomerPhones ?? false,
     deliverTopUpLink: policy.deliverTopUpLink,
-    subscriptionPollMs: integerIn('subscriptionPollSeconds', policy.subscriptionPollSeconds, 5, 3600, 15) * 1000,
+    subscriptionPollMs:
+      integerIn('subscriptionPollSeconds', policy.subscriptionPollSeconds, 5, 3600, 15) * 1000,
     now: policy.now ?? Date.now,
   };
 }

@@ -58,5 +58,8 @@ export function failureResult(prefix: string, error: unknown, redact: RedactText
   } else {
     text = `unexpected error: ${String(error)}`;
   }
-  return { isError: true, content: [{ type: 'text', text: plainText(redact(`${prefix}: ${text}`), MAX_ERROR_CHARS) }] };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: plainText(redact(`${prefix}: ${text}`), MAX_ERROR_CHARS) }],
+  };
 }

@@ -63,11 +63,18 @@ function issuesOf(error: z.core.$ZodError): string {
 }
 
 /** Runs one tool call; every outcome is a result, never a throw. */
-async function callTool(session: Session, name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+async function callTool(
+  session: Session,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const tool = MCP_TOOLS.find((each) => each.name === name);
   try {
     if (tool === undefined) {
-      const listed = MCP_TOOLS.filter((each) => session.policy.allow.has(each.permission)).map((each) => each.name);
+      const listed = MCP_TOOLS.filter((each) => session.policy.allow.has(each.permission)).map(
+        (each) => each.name,
+      );
       throw new Refusal(
         'input',
         `there is no tool named ${JSON.stringify(cut(session.redactText(name), 100))}; tools: ${listed.join(', ')}`,
@@ -89,9 +96,12 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
       );
     }
     const parsed = z.safeParse(tool.input, args ?? {});
-    if (!parsed.success) throw new Refusal('input', `invalid arguments for ${tool.name}: ${issuesOf(parsed.error)}`);
+    if (!parsed.success)
+      throw new Refusal('input', `invalid arguments for ${tool.name}: ${issuesOf(parsed.error)}`);
     const output = await tool.run(parsed.data, session, signal);
-    return 'content' in output && Array.isArray(output.content) ? (output as CallToolResult) : dataResult(output);
+    return 'content' in output && Array.isArray(output.content)
+      ? (output as CallToolResult)
+      : dataResult(output);
   } catch (error) {
     const redact = (text: string) => session.redactText(text);
     if (error instanceof Refusal) return refusalResult(error, redact);
@@ -120,13 +130,15 @@ async function callTool(session: Session, name: string, args: unknown, signal: A
  * import { createMcpServer } from 'delivery-task-tools/mcp';
  * import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
  *
- * const server = createMcpServer(new DeliveryClient(), { allow: ['read', 'create'], maxFeeKwd: 3, dailyCapKwd: 20 });
+ * const server = createMcpServer(new DeliveryClient(), { allow: ['read', 'create'], maxFeeKwd: 3,
+ * dailyCapKwd: 20 });
  * await server.connect(new StdioServerTransport());
  * ```
  *
  * @param client A `DeliveryClient` of this SDK (its seller id keys the shared counters).
  * @param policy See {@link McpPolicy}.
- * @throws {ConfigurationError} for a bad policy (naming the field) or a client that is not a `DeliveryClient`.
+ * @throws {ConfigurationError} for a bad policy (naming the field) or a client that is not a
+ * `DeliveryClient`.
  */
 export function createMcpServer(client: DeliveryClient, policy: McpPolicy = {}): Server {
   const internals = clientInternalsOf(client);

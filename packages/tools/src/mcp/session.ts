@@ -38,7 +38,10 @@ export class Session {
     this.claims = new OrderClaims(policy.store, scope);
   }
 
-  /** `value` without the client's API key and seller id, in any encoding the SDK's redaction knows: every answer passes here. */
+  /**
+   * `value` without the client's API key and seller id, in any encoding the SDK's redaction knows: every
+   * answer passes here.
+   */
   redact<T>(value: T): T {
     return this.#redactor.value(value) as T;
   }
@@ -48,12 +51,18 @@ export class Session {
     return this.#redactor.text(text);
   }
 
-  /** A task as tool results show it (phones masked unless the policy reveals them), redacted before its fields are cut. */
+  /**
+   * A task as tool results show it (phones masked unless the policy reveals them), redacted before its fields
+   * are cut.
+   */
   view(task: Task): TaskView {
     return taskView(this.redact(task), { revealCustomerPhones: this.policy.revealCustomerPhones });
   }
 
-  /** The elicitation modes the client declared: `form` (ask a question), `url` (show a link to the person only). */
+  /**
+   * The elicitation modes the client declared: `form` (ask a question), `url` (show a link to the person
+   * only).
+   */
   elicitation(): { form: boolean; url: boolean } {
     const declared = this.server.getClientCapabilities()?.elicitation;
     return { form: declared?.form !== undefined, url: declared?.url !== undefined };

@@ -24,7 +24,11 @@ export interface StdioOptions {
  * Serves `client` under `policy` over stdio until the input ends or `options.signal` aborts.
  * @throws {ConfigurationError} for a bad policy, before anything is read.
  */
-export async function serveStdio(client: DeliveryClient, policy: McpPolicy, options: StdioOptions = {}): Promise<void> {
+export async function serveStdio(
+  client: DeliveryClient,
+  policy: McpPolicy,
+  options: StdioOptions = {},
+): Promise<void> {
   const server = createMcpServer(client, policy);
   const stdin = options.stdin ?? process.stdin;
   const transport = new StdioServerTransport(

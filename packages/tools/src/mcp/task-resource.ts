@@ -64,7 +64,8 @@ export function serveTaskResources(server: Server, session: Session): () => void
             uriTemplate: TASK_URI_TEMPLATE,
             name: 'task',
             title: 'Delivery task',
-            description: 'A delivery task and its status (JSON, as get_task gives it); subscribe for status changes',
+            description:
+              'A delivery task and its status (JSON, as get_task gives it); subscribe for status changes',
             mimeType: 'application/json',
           },
         ]
@@ -80,7 +81,10 @@ export function serveTaskResources(server: Server, session: Session): () => void
     } catch (error) {
       if (error instanceof NotFoundError)
         throw new McpError(RESOURCE_NOT_FOUND, 'Resource not found: no such task', { uri });
-      throw new McpError(-32603, `the task could not be read: ${error instanceof Error ? error.name : 'error'}`);
+      throw new McpError(
+        -32603,
+        `the task could not be read: ${error instanceof Error ? error.name : 'error'}`,
+      );
     }
     const text = JSON.stringify(session.redact({ task: session.view(task) }));
     return { contents: [{ uri, mimeType: 'application/json', text }] };

@@ -59,7 +59,10 @@ export interface TaskViewOptions {
   readonly revealCustomerPhones: boolean;
 }
 
-/** A run of at least 7 digits, possibly split by spaces or dashes, with an optional `+`: a phone number in free text. */
+/**
+ * A run of at least 7 digits, possibly split by spaces or dashes, with an optional `+`: a phone number in
+ * free text.
+ */
 const PHONE_IN_TEXT = /\+?\d(?:[ -]?\d){6,}/g;
 
 /** A phone number with every digit but the last 3 replaced by `*`: `+96550001234` → `+********234`. */
@@ -102,7 +105,9 @@ export function taskView(task: Task, options: TaskViewOptions): TaskView {
   const source = record(task) ?? {};
   const keep = (value: string) => value;
   const phone = options.revealCustomerPhones ? keep : maskPhone;
-  const inText = options.revealCustomerPhones ? keep : (value: string) => value.replace(PHONE_IN_TEXT, maskPhone);
+  const inText = options.revealCustomerPhones
+    ? keep
+    : (value: string) => value.replace(PHONE_IN_TEXT, maskPhone);
   const view: Record<string, unknown> = {};
   copyText(view, source, ['id', 'orderNumber', 'status', 'deliveryZone', 'deliveryId'], keep);
   copyText(view, source, ['customerName', 'additionalAddressDetail', 'specialNotes'], inText);

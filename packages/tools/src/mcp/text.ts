@@ -34,5 +34,7 @@ export function plainText(text: string, maxChars = MAX_SHOWN_VALUE_CHARS): strin
 
 /** A value the service or the agent sent, quoted for a sentence: `"Block 10, Salmiya"`. */
 export function quoted(value: unknown, maxChars = MAX_SHOWN_VALUE_CHARS): string {
-  return JSON.stringify(plainText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), maxChars));
+  return JSON.stringify(
+    plainText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), maxChars),
+  );
 }

@@ -1,5 +1,6 @@
 /**
- * The courier of `autoAdvanceMs`: moves every open task one step along the delivery path per interval (docs/sandbox.md).
+ * The courier of `autoAdvanceMs`: moves every open task one step along the delivery path per interval
+ * (docs/sandbox.md).
  */
 
 import type { Task } from 'delivery-task-sdk';
@@ -25,7 +26,8 @@ export interface AutoAdvance {
 
 /**
  * Checks an auto-advance interval.
- * @throws {RangeError} unless `intervalMs` is an integer from {@link MIN_AUTO_ADVANCE_MS} to {@link MAX_AUTO_ADVANCE_MS}.
+ * @throws {RangeError} unless `intervalMs` is an integer from {@link MIN_AUTO_ADVANCE_MS} to {@link
+ * MAX_AUTO_ADVANCE_MS}.
  */
 export function checkAutoAdvanceMs(intervalMs: number): void {
   if (!Number.isInteger(intervalMs) || intervalMs < MIN_AUTO_ADVANCE_MS || intervalMs > MAX_AUTO_ADVANCE_MS) {

@@ -22,7 +22,13 @@ import {
 } from 'delivery-task-sdk/testing';
 import * as z from 'zod';
 import { type Parsed, parseValue } from '../json-body.js';
-import { ADVANCE_BODY, CONTROL_ENDPOINTS, FAULT_BODY, TOP_UP_COMPLETION_BODY, WEBHOOK_URL_BODY } from './endpoints.js';
+import {
+  ADVANCE_BODY,
+  CONTROL_ENDPOINTS,
+  FAULT_BODY,
+  TOP_UP_COMPLETION_BODY,
+  WEBHOOK_URL_BODY,
+} from './endpoints.js';
 import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageQuery, requestsPageJson } from './logs.js';
 import { viewRequest } from './views.js';
 
@@ -53,7 +59,8 @@ interface ControlAnswer {
 }
 
 const answer = (status: number, body: unknown): ControlAnswer => ({ status, body });
-const failure = (status: number, message: string, code: string): ControlAnswer => answer(status, { message, code });
+const failure = (status: number, message: string, code: string): ControlAnswer =>
+  answer(status, { message, code });
 const badRequest = (message: string): ControlAnswer => failure(400, message, 'BAD_REQUEST');
 
 const ENDPOINTS = CONTROL_ENDPOINTS.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
@@ -97,10 +104,15 @@ const ruleFields = {
       error: `must be one of ${OPERATIONS.join(', ')}, or a non-empty array of them`,
     })
     .optional(),
-  times: z.union([z.number().int(TIMES_RULE).positive(TIMES_RULE), infinity], { error: TIMES_RULE }).optional(),
+  times: z
+    .union([z.number().int(TIMES_RULE).positive(TIMES_RULE), infinity], { error: TIMES_RULE })
+    .optional(),
 };
 
-/** The JSON form of a {@link MockFaultRule}: one object schema per fault kind (`GET /_sandbox/faults` lists them). */
+/**
+ * The JSON form of a {@link MockFaultRule}: one object schema per fault kind (`GET /_sandbox/faults` lists
+ * them).
+ */
 export const FaultRuleBody = z.discriminatedUnion(
   'kind',
   [
@@ -129,7 +141,9 @@ export const FaultRuleBody = z.discriminatedUnion(
     }),
     z.strictObject({
       kind: z.literal('drift'),
-      mutations: z.array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]])).optional(),
+      mutations: z
+        .array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]]))
+        .optional(),
       ...ruleFields,
     }),
   ],
@@ -140,7 +154,11 @@ export const FaultRuleBody = z.discriminatedUnion(
  * Parses a control body: JSON (any content type), `{}` when empty (so that a missing field is named),
  * checked against `schema`; a 400's message ends with the body `expected`.
  */
-function parseBody<Schema extends z.ZodType>(text: string, schema: Schema, expected: string): Parsed<z.output<Schema>> {
+function parseBody<Schema extends z.ZodType>(
+  text: string,
+  schema: Schema,
+  expected: string,
+): Parsed<z.output<Schema>> {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     return { ok: false, message: `body: nested deeper than ${MAX_JSON_DEPTH} levels` };
   }
@@ -227,7 +245,11 @@ function requestsPage(
   if ('error' in page) return badRequest(page.error);
   const observers = views?.observers ?? observersOf(mock);
   if (observers === undefined)
-    return failure(500, 'The sandbox needs a mock made by createMockDeliveryService', 'INTERNAL_SERVER_ERROR');
+    return failure(
+      500,
+      'The sandbox needs a mock made by createMockDeliveryService',
+      'INTERNAL_SERVER_ERROR',
+    );
   return { status: 200, body: undefined, json: requestsPageJson(mock, observers, page.limit, page.before) };
 }
 
@@ -240,12 +262,21 @@ async function control(
   views: ControlViews | undefined,
 ): Promise<ControlAnswer> {
   const route = segments.join('/');
-  const viewed = views ? viewRequest({ mock, ...views, faultRule: FaultRuleBody }, method, segments, query) : undefined;
+  const viewed = views
+    ? viewRequest({ mock, ...views, faultRule: FaultRuleBody }, method, segments, query)
+    : undefined;
   if (viewed !== undefined) return viewed;
   const allowed = (allow: string, run: () => ControlAnswer | Promise<ControlAnswer>) =>
     method === allow
       ? run()
-      : { ...failure(405, `Method ${method} is not allowed on ${CONTROL_PATH}/${route}`, 'METHOD_NOT_ALLOWED'), allow };
+      : {
+          ...failure(
+            405,
+            `Method ${method} is not allowed on ${CONTROL_PATH}/${route}`,
+            'METHOD_NOT_ALLOWED',
+          ),
+          allow,
+        };
   const [first, id, last, ...rest] = segments;
   if (first === 'tasks' && id !== undefined && id !== '' && last === 'advance' && rest.length === 0) {
     return allowed('POST', () => advance(mock, id, text));

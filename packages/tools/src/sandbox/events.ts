@@ -58,11 +58,18 @@ export class SandboxEvents {
     return this.#clients.size;
   }
 
-  /** Answers `GET /_sandbox/events`: opens a stream, or 503 when {@link SandboxEventOptions.maxClients} are open. */
+  /**
+   * Answers `GET /_sandbox/events`: opens a stream, or 503 when {@link SandboxEventOptions.maxClients} are
+   * open.
+   */
   open(request: IncomingMessage, response: ServerResponse): void {
     if (this.#clients.size >= this.#maxClients) {
       response
-        .writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': '5' })
+        .writeHead(503, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          'retry-after': '5',
+        })
         .end(
           JSON.stringify({
             message: `The sandbox already serves ${this.#maxClients} event streams`,
@@ -137,7 +144,8 @@ export class SandboxEvents {
       this.#pending.clear();
       for (const kind of kinds) {
         if (kind === 'wallet') this.#broadcast(frame('wallet', this.#mock.wallet));
-        else if (kind === 'faults') this.#broadcast(frame('faults', { active: activeFaults(this.#observers) }));
+        else if (kind === 'faults')
+          this.#broadcast(frame('faults', { active: activeFaults(this.#observers) }));
         else this.#broadcast(frame('requests', {}));
       }
     });

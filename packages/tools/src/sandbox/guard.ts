@@ -40,11 +40,16 @@ export function checkControlToken(token: unknown): asserts token is string {
   }
 }
 
-/** @throws {TypeError} naming the first entry of `allowedHosts` that is not a host without port, nor `'*'`. */
+/**
+ * @throws {TypeError} naming the first entry of `allowedHosts` that is not a host without port, nor `'*'`.
+ */
 export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
   if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
   for (const name of hosts) {
-    if (typeof name !== 'string' || !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)) {
+    if (
+      typeof name !== 'string' ||
+      !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
+    ) {
       throw new TypeError(
         `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
       );
@@ -69,7 +74,9 @@ export class SandboxGuard {
     this.#tokenDigest = token === undefined ? undefined : digest(token);
     this.#allowedHosts = allowedHosts.includes('*')
       ? 'any'
-      : new Set(allowedHosts.map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`.toLowerCase()));
+      : new Set(
+          allowedHosts.map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`.toLowerCase()),
+        );
   }
 
   /**
@@ -116,7 +123,8 @@ export class SandboxGuard {
       return {
         status: 403,
         code: 'FOREIGN_HOST',
-        message: 'The sandbox answers control requests addressed to its own host name only (localhost, 127.0.0.1)',
+        message:
+          'The sandbox answers control requests addressed to its own host name only (localhost, 127.0.0.1)',
       };
     }
     return undefined;

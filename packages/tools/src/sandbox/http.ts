@@ -9,7 +9,8 @@ import { answerFailure, DEFAULT_MAX_BODY_BYTES } from 'delivery-task-sdk/interna
 
 /**
  * Discards an unneeded request body (at most `maxBytes`, else closes after answering), then runs `run`:
- * a client still sending when the connection closed would see a reset. Exceptions go to {@link answerFailure}.
+ * a client still sending when the connection closed would see a reset. Exceptions go to {@link
+ * answerFailure}.
  */
 export function answerAfterBody(
   request: IncomingMessage,

@@ -5,7 +5,12 @@
  * those requests sent (the last 16) wherever they appear, so a key sent once shows on no page.
  */
 import { REDACTED, Redactor } from 'delivery-task-sdk/internal';
-import type { MockDeliveryService, MockObservers, RequestLogEntry, StoredBody } from 'delivery-task-sdk/testing';
+import type {
+  MockDeliveryService,
+  MockObservers,
+  RequestLogEntry,
+  StoredBody,
+} from 'delivery-task-sdk/testing';
 
 /** Default page size of `GET /_sandbox/requests` and `GET /_sandbox/webhooks`. */
 export const DEFAULT_LOG_PAGE = 100;
@@ -14,26 +19,37 @@ export const DEFAULT_LOG_PAGE = 100;
 export const MAX_LOG_PAGE = 200;
 
 /** A page's parameters, or why they are wrong (the message names the parameter). */
-export type PageQuery = { readonly limit: number; readonly before: number | undefined } | { readonly error: string };
+export type PageQuery =
+  | { readonly limit: number; readonly before: number | undefined }
+  | { readonly error: string };
 
-/** Reads `limit` (1…{@link MAX_LOG_PAGE}, default {@link DEFAULT_LOG_PAGE}) and `before` of a page request. */
+/**
+ * Reads `limit` (1…{@link MAX_LOG_PAGE}, default {@link DEFAULT_LOG_PAGE}) and `before` of a page request.
+ */
 export function pageQuery(query: URLSearchParams, what: string): PageQuery {
   const limitText = query.get('limit');
   const beforeText = query.get('before');
   const limit = limitText === null ? DEFAULT_LOG_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
-  if (!(limit >= 1 && limit <= MAX_LOG_PAGE)) return { error: `limit: must be an integer from 1 to ${MAX_LOG_PAGE}` };
-  const before = beforeText === null ? undefined : /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_LOG_PAGE))
+    return { error: `limit: must be an integer from 1 to ${MAX_LOG_PAGE}` };
+  const before =
+    beforeText === null ? undefined : /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : Number.NaN;
   if (Number.isNaN(before)) return { error: `before: must be a ${what} number (the "before" of a page)` };
   return { limit, before };
 }
 
-/** A field or header name that may hold a credential, in any spelling, or a JSON escape that could hide one. */
+/**
+ * A field or header name that may hold a credential, in any spelling, or a JSON escape that could hide one.
+ */
 const MAYBE_CREDENTIAL = /seller[-_]?id|api[-_]?key|authori[sz]ation|cookie|\\u/i;
 
 /** Shortest secret the redactor searches text for (its `MIN_SUBSTRING_SECRET_CHARS`). */
 const MIN_SECRET_CHARS = 8;
 
-/** The base64 forms of a secret the redactor knows (of it and of `apikey <it>`, whole or inside longer base64). */
+/**
+ * The base64 forms of a secret the redactor knows (of it and of `apikey <it>`, whole or inside longer
+ * base64).
+ */
 function base64Forms(secret: string): string[] {
   const encodings = [String.fromCharCode(...new TextEncoder().encode(secret))];
   if ([...secret].every((character) => (character.codePointAt(0) ?? 0) <= 0xff)) encodings.push(secret);
@@ -52,7 +68,10 @@ function base64Forms(secret: string): string[] {
 /** A redactor and a cheap test of whether a text may hold any form of its secrets. */
 interface PageRedactor {
   readonly redactor: Redactor;
-  /** True when `text` holds a form of a secret: redacting it changes it (the whole pattern runs only after a cheap search hits). */
+  /**
+   * True when `text` holds a form of a secret: redacting it changes it (the whole pattern runs only after a
+   * cheap search hits).
+   */
   mayContain(text: string): boolean;
 }
 
@@ -65,14 +84,21 @@ interface PageRedactor {
 function pageRedactor(secrets: readonly string[]): PageRedactor {
   const redactor = new Redactor(secrets);
   const searched = secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS);
-  const runs = searched.map((secret) => (secret.match(/[A-Za-z0-9]+/g) ?? []).sort((a, b) => b.length - a.length)[0]);
+  const runs = searched.map(
+    (secret) => (secret.match(/[A-Za-z0-9]+/g) ?? []).sort((a, b) => b.length - a.length)[0],
+  );
   const unanchored = runs.some((run) => run === undefined || run.length < 4);
-  const anchors = [...new Set([...runs.filter((run) => run !== undefined), ...searched.flatMap(base64Forms)])];
+  const anchors = [
+    ...new Set([...runs.filter((run) => run !== undefined), ...searched.flatMap(base64Forms)]),
+  ];
   return {
     redactor,
     mayContain: (text) =>
       searched.length > 0 &&
-      (unanchored || text.includes('%') || text.includes('\\u') || anchors.some((anchor) => text.includes(anchor))) &&
+      (unanchored ||
+        text.includes('%') ||
+        text.includes('\\u') ||
+        anchors.some((anchor) => text.includes(anchor))) &&
       redactor.text(text) !== text,
   };
 }
@@ -109,7 +135,8 @@ function bodyJson(body: StoredBody, { redactor, mayContain }: PageRedactor): str
       let credential = decided.get(key);
       if (credential === undefined) {
         credential =
-          CREDENTIAL_KEY.test(key) && (redactor.value({ [key]: 'v' }) as Record<string, unknown>)[key] !== 'v';
+          CREDENTIAL_KEY.test(key) &&
+          (redactor.value({ [key]: 'v' }) as Record<string, unknown>)[key] !== 'v';
         decided.set(key, credential);
       }
       return credential;
@@ -117,7 +144,9 @@ function bodyJson(body: StoredBody, { redactor, mayContain }: PageRedactor): str
     // As the redactor masks a credential field: `[redacted]`, after the scheme of an authorization value.
     const masked = (key: string, value: unknown): unknown => {
       if (!((typeof value === 'string' || typeof value === 'number') && isCredential(key))) return value;
-      const scheme = /authorization/i.test(key) ? /^([A-Za-z][\w.+-]*) +\S/.exec(String(value))?.[1] : undefined;
+      const scheme = /authorization/i.test(key)
+        ? /^([A-Za-z][\w.+-]*) +\S/.exec(String(value))?.[1]
+        : undefined;
       return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
     };
     return JSON.stringify(JSON.parse(json, masked));
@@ -171,7 +200,11 @@ export function webhooksPageJson(
   const redactor = redactorOf(mock, observers);
   const deliveries = page.deliveries
     .map(({ bodyJson: body, ...delivery }) =>
-      withField(JSON.stringify(redactor.redactor.value(delivery)), 'body', bodyJson({ json: body }, redactor)),
+      withField(
+        JSON.stringify(redactor.redactor.value(delivery)),
+        'body',
+        bodyJson({ json: body }, redactor),
+      ),
     )
     .join(',');
   const tail = page.before === undefined ? '' : `,"before":${page.before}`;

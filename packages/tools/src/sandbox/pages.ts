@@ -104,7 +104,9 @@ export function answerDashboardRequest(
   if (assets.size === 0 && pathname === '/') {
     response
       .writeHead(503, pageHeaders('text/plain; charset=utf-8'))
-      .end('The sandbox dashboard is not built: run `npm run build` (the control endpoints work without it).\n');
+      .end(
+        'The sandbox dashboard is not built: run `npm run build` (the control endpoints work without it).\n',
+      );
     return true;
   }
   const asset = assets.get(pathname);
@@ -147,7 +149,9 @@ function payPage(title: string, body: string): string {
 }
 
 function sendPage(response: ServerResponse, status: number, html: string): void {
-  response.writeHead(status, { ...pageHeaders('text/html; charset=utf-8'), 'cache-control': 'no-store' }).end(html);
+  response
+    .writeHead(status, { ...pageHeaders('text/html; charset=utf-8'), 'cache-control': 'no-store' })
+    .end(html);
 }
 
 /** True for `/pay/<token>`. */
@@ -177,7 +181,10 @@ export async function answerPayRequest(
     sendPage(
       response,
       404,
-      payPage('Unknown payment link', '<p>This sandbox did not issue this top-up link (or it was reset since).</p>'),
+      payPage(
+        'Unknown payment link',
+        '<p>This sandbox did not issue this top-up link (or it was reset since).</p>',
+      ),
     );
     return;
   }
@@ -187,7 +194,9 @@ export async function answerPayRequest(
     for await (const chunk of request) {
       length += (chunk as Buffer).length;
       if (length > MAX_PAY_FORM_BYTES) {
-        response.writeHead(413, { connection: 'close', 'content-type': 'text/plain' }).end('Payload too large\n');
+        response
+          .writeHead(413, { connection: 'close', 'content-type': 'text/plain' })
+          .end('Payload too large\n');
         return;
       }
     }
@@ -203,15 +212,25 @@ export async function answerPayRequest(
       );
     } catch (error) {
       if (error instanceof RangeError) {
-        sendPage(response, 400, payPage('Payment refused', `<p role="alert">${escapeHtml(error.message)}</p>`));
+        sendPage(
+          response,
+          400,
+          payPage('Payment refused', `<p role="alert">${escapeHtml(error.message)}</p>`),
+        );
         return;
       }
       if (!(error instanceof TopUpLinkError)) throw error;
       const status = { unknown: 404, used: 409, expired: 410 }[error.problem];
-      const title = { unknown: 'Unknown payment link', used: 'Already paid', expired: 'Payment link expired' }[
-        error.problem
-      ];
-      sendPage(response, status, payPage(title, `<p role="alert">${escapeHtml(title)}: nothing was charged.</p>`));
+      const title = {
+        unknown: 'Unknown payment link',
+        used: 'Already paid',
+        expired: 'Payment link expired',
+      }[error.problem];
+      sendPage(
+        response,
+        status,
+        payPage(title, `<p role="alert">${escapeHtml(title)}: nothing was charged.</p>`),
+      );
     }
     return;
   }

@@ -14,9 +14,21 @@ import { createMockDeliveryService, mockRequestListener, observersOf } from 'del
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
 import { answerControlRequest, CONTROL_PATH, isControlPath } from './control.js';
 import { SandboxEvents } from './events.js';
-import { checkAllowedHosts, checkControlToken, type GuardRefusal, isLoopbackHost, SandboxGuard } from './guard.js';
+import {
+  checkAllowedHosts,
+  checkControlToken,
+  type GuardRefusal,
+  isLoopbackHost,
+  SandboxGuard,
+} from './guard.js';
 import { answerAfterBody, answerConnect } from './http.js';
-import { answerDashboardRequest, answerPayRequest, isDashboardPath, isPayPath, loadDashboard } from './pages.js';
+import {
+  answerDashboardRequest,
+  answerPayRequest,
+  isDashboardPath,
+  isPayPath,
+  loadDashboard,
+} from './pages.js';
 
 /** The port `delivery-task sandbox` listens on by default. */
 export const SANDBOX_DEFAULT_PORT = 4010;
@@ -29,7 +41,8 @@ export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUr
   /** Interface to listen on. Default `'127.0.0.1'`; any non-loopback host needs {@link controlToken}. */
   host?: string;
   /**
-   * Secret every control request (`/_sandbox/…`, dashboard included) sends as `Authorization: Bearer <token>`,
+   * Secret every control request (`/_sandbox/…`, dashboard included) sends as
+   * `Authorization: Bearer <token>`,
    * else 401 `CONTROL_TOKEN_REQUIRED` (docs/sandbox.md, "Exposure"). 16 to 1024 visible ASCII characters;
    * required beyond loopback. Default: none. Never printed nor logged.
    */
@@ -48,7 +61,8 @@ export interface SandboxOptions extends Omit<MockDeliveryServiceOptions, 'baseUr
   /** Port, 0…65535; 0 picks a free one. Default 0 (the command's default is {@link SANDBOX_DEFAULT_PORT}). */
   port?: number;
   /**
-   * Courier: moves every open task one step every `autoAdvanceMs` ms (at most 100 tasks a step; docs/sandbox.md).
+   * Courier: moves every open task one step every `autoAdvanceMs` ms (at most 100 tasks a step;
+   * docs/sandbox.md).
    * An integer from 10 to 86 400 000. Default: off (tasks move by `POST /_sandbox/tasks/{id}/advance`).
    */
   autoAdvanceMs?: number;
@@ -80,7 +94,9 @@ export interface Sandbox {
 function refuse(response: ServerResponse, refusal: GuardRefusal): void {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
   if (refusal.status === 401) headers['www-authenticate'] = 'Bearer realm="delivery-task sandbox"';
-  response.writeHead(refusal.status, headers).end(JSON.stringify({ message: refusal.message, code: refusal.code }));
+  response
+    .writeHead(refusal.status, headers)
+    .end(JSON.stringify({ message: refusal.message, code: refusal.code }));
 }
 
 /**
@@ -177,8 +193,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (isControlPath(pathname)) {
       const refusal = guard.checkOrigin(request) ?? guard.checkToken(request);
       if (refusal) after(() => refuse(response, refusal));
-      else if (pathname === `${CONTROL_PATH}/events` && request.method === 'GET') events.open(request, response);
-      else void answerControlRequest(mock, request, response, views).catch((error) => answerFailure(response, error));
+      else if (pathname === `${CONTROL_PATH}/events` && request.method === 'GET')
+        events.open(request, response);
+      else
+        void answerControlRequest(mock, request, response, views).catch((error) =>
+          answerFailure(response, error),
+        );
     } else if (isDashboardPath(pathname)) {
       after(() => answerDashboardRequest(assets, request, response, pathname));
     } else if (isPayPath(pathname)) {

@@ -5,9 +5,15 @@ import { createMockDeliveryService } from 'delivery-task-sdk/testing';
 
 /** What a seed document holds; both fields are optional. */
 export interface SandboxSeed {
-  /** The branches of `GET tasks/branches` (names or `{ name, id?, latitude?, longitude?, address?, … }`). Default: the mock's three. */
+  /**
+   * The branches of `GET tasks/branches` (names or `{ name, id?, latitude?, longitude?, address?, … }`).
+   * Default: the mock's three.
+   */
   branches?: MockBranch[];
-  /** The tasks present at the start and after every reset (see `MockSeedTask`): a `POST tasks` body plus optional `id` and `status`. */
+  /**
+   * The tasks present at the start and after every reset (see `MockSeedTask`): a `POST tasks` body plus
+   * optional `id` and `status`.
+   */
   tasks?: MockSeedTask[];
 }
 
@@ -18,7 +24,8 @@ const FIELDS = ['branches', 'tasks'];
  * branch and task by the mock's own rules (a task is checked like a `POST tasks` body; its
  * `selectedBranch` must name one of the branches).
  * @returns the document, typed.
- * @throws {TypeError} / {RangeError} naming the first offending field: `tasks[1].deliveryLocation.latitude: …`,
+ * @throws {TypeError} / {RangeError} naming the first offending field:
+ * `tasks[1].deliveryLocation.latitude: …`,
  * `branches[0].name must be a non-empty string`, `unknown field "task"`.
  */
 export function parseSandboxSeed(document: unknown): SandboxSeed {
@@ -32,7 +39,8 @@ export function parseSandboxSeed(document: unknown): SandboxSeed {
     }
   }
   for (const field of FIELDS) {
-    if (seed[field] !== undefined && !Array.isArray(seed[field])) throw new TypeError(`${field} must be an array`);
+    if (seed[field] !== undefined && !Array.isArray(seed[field]))
+      throw new TypeError(`${field} must be an array`);
   }
   const checked: SandboxSeed = {};
   if (seed.branches !== undefined) checked.branches = seed.branches as MockBranch[];

@@ -15,7 +15,9 @@ export const DEFAULT_TASK_VIEW_LIMIT = 500;
 /** Largest `limit` of `GET /_sandbox/tasks`. */
 export const MAX_TASK_VIEW_LIMIT = 1000;
 
-/** Most "send again" POSTs in flight at once per sandbox; one more is answered 429 (each waits at most 5 s). */
+/**
+ * Most "send again" POSTs in flight at once per sandbox; one more is answered 429 (each waits at most 5 s).
+ */
 export const MAX_CONCURRENT_RESENDS = 8;
 
 /** Resends in flight, per sandbox. */
@@ -54,12 +56,16 @@ export const VIEW_ENDPOINTS = [
 ];
 
 const answer = (status: number, body: unknown): ViewAnswer => ({ status, body });
-const failure = (status: number, message: string, code: string): ViewAnswer => answer(status, { message, code });
+const failure = (status: number, message: string, code: string): ViewAnswer =>
+  answer(status, { message, code });
 
 /** Every fault kind the sandbox accepts, with the JSON Schema (input form) of its rule. */
 export function faultKinds(schema: ViewContext['faultRule']): { kind: string; schema: unknown }[] {
   return schema.options.map((option) => {
-    const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(option, { io: 'input', unrepresentable: 'any' });
+    const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(option, {
+      io: 'input',
+      unrepresentable: 'any',
+    });
     const kind = (option.shape as { kind?: { value?: unknown } }).kind?.value;
     return { kind: String(kind), schema: jsonSchema };
   });
@@ -72,7 +78,10 @@ function tasksView(context: ViewContext, query: URLSearchParams): ViewAnswer {
     return failure(400, `limit: must be an integer from 1 to ${MAX_TASK_VIEW_LIMIT}`, 'BAD_REQUEST');
   }
   const { records, total } = context.observers.newestRecords(limit);
-  return answer(200, { tasks: records.map((record) => ({ task: record.task, feeFils: record.feeFils })), total });
+  return answer(200, {
+    tasks: records.map((record) => ({ task: record.task, feeFils: record.feeFils })),
+    total,
+  });
 }
 
 function taskView(context: ViewContext, encodedId: string): ViewAnswer {
@@ -132,7 +141,11 @@ export function viewRequest(
     method === allow
       ? run()
       : {
-          ...failure(405, `Method ${method} is not allowed on /_sandbox/${segments.join('/')}`, 'METHOD_NOT_ALLOWED'),
+          ...failure(
+            405,
+            `Method ${method} is not allowed on /_sandbox/${segments.join('/')}`,
+            'METHOD_NOT_ALLOWED',
+          ),
           allow,
         };
   const [first, second, third, ...rest] = segments;
@@ -157,7 +170,9 @@ export function viewRequest(
     return only('POST', () => resend(context, second));
   }
   if (first === 'wallet' && second === undefined) {
-    return only('GET', () => answer(200, { wallet: context.mock.wallet, topUps: context.observers.topUps() }));
+    return only('GET', () =>
+      answer(200, { wallet: context.mock.wallet, topUps: context.observers.topUps() }),
+    );
   }
   if (first === 'faults' && second === undefined) {
     if (method === 'POST') return undefined;

@@ -5,7 +5,11 @@
  */
 
 import { DeliveryClient } from 'delivery-task-sdk';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
+import {
+  createMockDeliveryService,
+  type MockHttpServer,
+  startMockHttpServer,
+} from 'delivery-task-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partsIn } from '../../../../test/support/secret-parts.js';
 import { MAX_CELL_CHARS } from '../../src/cli/format.js';
@@ -13,7 +17,11 @@ import { cliEnv, runInProcess } from '../support/cli.js';
 
 const API_KEY = 'Kq7Zp3Wm-cli-cut-9Xv2';
 const SELLER_ID = 'Tb8Rj4Ln-7Hs2wQ';
-const mock = createMockDeliveryService({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: 'https://delivery.test/rest' });
+const mock = createMockDeliveryService({
+  apiKey: API_KEY,
+  sellerId: SELLER_ID,
+  baseUrl: 'https://delivery.test/rest',
+});
 let server: MockHttpServer;
 
 beforeAll(async () => {
@@ -29,7 +37,12 @@ describe('a secret across the cut of a cell', () => {
     ['seller id', SELLER_ID],
   ] as const) {
     it(`leaves no part of the ${name} in tasks get, at every cut position`, async () => {
-      const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: server.url, logLevel: 'off' });
+      const client = new DeliveryClient({
+        apiKey: API_KEY,
+        sellerId: SELLER_ID,
+        baseUrl: server.url,
+        logLevel: 'off',
+      });
       const env = cliEnv(mock, server.url);
       for (let split = 1; split < secret.length; split++) {
         const customerName = `${'.'.repeat(MAX_CELL_CHARS - 1 - split)}${secret}${'.'.repeat(20)}`;

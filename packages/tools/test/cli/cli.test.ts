@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryClient, kwd, type Task } from 'delivery-task-sdk';
 import { VERSION } from 'delivery-task-sdk/internal';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
+import {
+  createMockDeliveryService,
+  type MockHttpServer,
+  startMockHttpServer,
+} from 'delivery-task-sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { orderParams } from '../../../../test/support/order-params.js';
 import { usage } from '../../src/cli/main.js';
@@ -18,7 +22,11 @@ import { cliEnv, runInProcess } from '../support/cli.js';
 
 const API_KEY = 'cli-secret-key-5Rt8Wq';
 const SELLER_ID = 'cli-seller-Hx31';
-const mock = createMockDeliveryService({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: 'https://delivery.test/rest' });
+const mock = createMockDeliveryService({
+  apiKey: API_KEY,
+  sellerId: SELLER_ID,
+  baseUrl: 'https://delivery.test/rest',
+});
 let server: MockHttpServer;
 let env: Record<string, string>;
 let client: DeliveryClient;
@@ -39,8 +47,10 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const run = (argv: readonly string[], overrides: Parameters<typeof runInProcess>[1] | undefined = undefined) =>
-  runInProcess(argv, overrides ?? { env });
+const run = (
+  argv: readonly string[],
+  overrides: Parameters<typeof runInProcess>[1] | undefined = undefined,
+) => runInProcess(argv, overrides ?? { env });
 
 function expectNoSecrets(text: string): void {
   expect(text).not.toContain(API_KEY);
@@ -71,7 +81,9 @@ describe('help, version and usage errors', () => {
       expect(result.stdout).toContain(name);
     }
     for (const entry of EXIT_CODES) {
-      expect(result.stdout).toMatch(new RegExp(`^  ${entry.code} +${entry.meaning.replace(/[()]/g, '\\$&')}$`, 'm'));
+      expect(result.stdout).toMatch(
+        new RegExp(`^  ${entry.code} +${entry.meaning.replace(/[()]/g, '\\$&')}$`, 'm'),
+      );
     }
   });
 
@@ -98,7 +110,10 @@ describe('help, version and usage errors', () => {
 
   it.each([
     [['shipments'], 'delivery-task: unknown command "shipments" (see delivery-task --help)'],
-    [['tasks', 'delete', 'x'], 'delivery-task: tasks: unknown command "delete" (see delivery-task tasks --help)'],
+    [
+      ['tasks', 'delete', 'x'],
+      'delivery-task: tasks: unknown command "delete" (see delivery-task tasks --help)',
+    ],
     [['tasks', 'list', '--bogus'], "delivery-task: tasks list: Unknown option '--bogus'."],
     [
       ['tasks', 'list', '--limit', '0'],
@@ -122,7 +137,10 @@ describe('help, version and usage errors', () => {
       "delivery-task: estimate: Option '--from' argument is ambiguous.",
     ],
     [['wallet', 'top-up', 'five'], 'delivery-task: wallet top-up: amount must be KWD as a decimal number'],
-    [['wallet', 'balance', '--json=yes'], "delivery-task: wallet balance: Option '--json' does not take an argument"],
+    [
+      ['wallet', 'balance', '--json=yes'],
+      "delivery-task: wallet balance: Option '--json' does not take an argument",
+    ],
   ])('exits 2 with one error line for %j, sending nothing', async (argv, start) => {
     const result = await run(argv);
     expect(result.code).toBe(2);
@@ -134,12 +152,16 @@ describe('help, version and usage errors', () => {
   it('exits 2 naming the variable when the environment lacks the API key, and sends nothing', async () => {
     const result = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_API_KEY: undefined } });
     expect(result.code).toBe(2);
-    expect(errorLine(result.stderr)).toMatch(/^delivery-task: ConfigurationError: Missing apiKey: .*DELIVERY_API_KEY$/);
+    expect(errorLine(result.stderr)).toMatch(
+      /^delivery-task: ConfigurationError: Missing apiKey: .*DELIVERY_API_KEY$/,
+    );
     expect(mock.requests).toHaveLength(0);
   });
 
   it('exits 2 for a DELIVERY_BASE_URL whose path reaches no route, saying to check DELIVERY_BASE_URL', async () => {
-    const result = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_BASE_URL: `${server.url}/v1` } });
+    const result = await run(['wallet', 'balance'], {
+      env: { ...env, DELIVERY_BASE_URL: `${server.url}/v1` },
+    });
     expect(result.code).toBe(2);
     expect(errorLine(result.stderr)).toMatch(
       /^delivery-task: APIError: 404 Not Found: GET \/(rest\/)?v1\/tasks\/wallet-balance/,
@@ -157,7 +179,9 @@ describe('help, version and usage errors', () => {
         expect(line, name).not.toMatch(/DeliveryClient|option/);
       }
     }
-    const insecure = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_BASE_URL: 'http://example.com' } });
+    const insecure = await run(['wallet', 'balance'], {
+      env: { ...env, DELIVERY_BASE_URL: 'http://example.com' },
+    });
     expect(insecure.code).toBe(2);
     expect(errorLine(insecure.stderr)).toMatch(
       /^delivery-task: ConfigurationError: Invalid DELIVERY_BASE_URL: .*https/,
@@ -191,7 +215,11 @@ describe('tasks list', () => {
   it('prints an aligned table with the KWD amount formatted by kwd.format and UTC times', async () => {
     const created = [
       await client.tasks.create({ ...orderParams('A-1'), collectCash: true, totalAmount: '1234.5' }),
-      await client.tasks.create({ ...orderParams('ORDER-LONG-NUMBER-22'), collectCash: true, totalAmount: '0.25' }),
+      await client.tasks.create({
+        ...orderParams('ORDER-LONG-NUMBER-22'),
+        collectCash: true,
+        totalAmount: '0.25',
+      }),
       await client.tasks.create(orderParams('B-3')),
     ];
     const result = await run(['tasks', 'list']);
@@ -210,13 +238,17 @@ describe('tasks list', () => {
       expect(line.indexOf('pending')).toBe(start('STATUS'));
       const amount = task.totalAmount === undefined ? '—' : kwd.format(task.totalAmount);
       expect(line.lastIndexOf(amount) + amount.length).toBe(start('COLLECT') + 'COLLECT'.length);
-      expect(line.slice(start('CREATED'))).toBe(new Date(task.createdAt ?? '').toISOString().replace(/\.\d{3}Z$/, 'Z'));
+      expect(line.slice(start('CREATED'))).toBe(
+        new Date(task.createdAt ?? '').toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      );
     }
     expect(kwd.format('1234.5')).toMatch(/^KWD\s1,234\.500$/);
     expect(result.stdout).toContain(kwd.format('1234.5'));
     expect(result.stdout).toContain(kwd.format('0.25'));
     // Newest first, as the mock lists.
-    expect(lines.slice(1).map((line) => line.split(' ')[0])).toEqual(created.map((task) => task.id).reverse());
+    expect(lines.slice(1).map((line) => line.split(' ')[0])).toEqual(
+      created.map((task) => task.id).reverse(),
+    );
   });
 
   it('prints nothing on stdout for an empty list', async () => {
@@ -245,7 +277,9 @@ describe('tasks list', () => {
       'ORD-10',
       'ORD-9',
     ]);
-    expect(mock.requestsFor('tasks.list').map((request) => request.query)).toEqual([{ limit: '4', page: '1' }]);
+    expect(mock.requestsFor('tasks.list').map((request) => request.query)).toEqual([
+      { limit: '4', page: '1' },
+    ]);
     const table = await run(['tasks', 'list', '--limit', '11']);
     expect(table.stdout.trimEnd().split('\n')).toHaveLength(12);
     expect(table.stderr).toBe('delivery-task: listed 11 tasks (read 11 of 12 reported)\n');
@@ -260,14 +294,21 @@ describe('tasks list', () => {
     const ids = (JSON.parse(result.stdout) as Task[]).map((task) => task.id);
     expect(ids.sort()).toEqual([...delivered, created[3]?.id].sort());
     const limited = await run(['tasks', 'list', '--status', 'delivered', '--limit', '2', '--json']);
-    expect((JSON.parse(limited.stdout) as Task[]).map((task) => task.status)).toEqual(['delivered', 'delivered']);
+    expect((JSON.parse(limited.stdout) as Task[]).map((task) => task.status)).toEqual([
+      'delivered',
+      'delivered',
+    ]);
   });
 
   it('searches literally', async () => {
     await createOrders(3, 'A.');
     await createOrders(2, 'AB');
     const result = await run(['tasks', 'list', '--search', 'A.', '--json']);
-    expect((JSON.parse(result.stdout) as Task[]).map((task) => task.orderNumber).sort()).toEqual(['A.1', 'A.2', 'A.3']);
+    expect((JSON.parse(result.stdout) as Task[]).map((task) => task.orderNumber).sort()).toEqual([
+      'A.1',
+      'A.2',
+      'A.3',
+    ]);
     expect(mock.requestsFor('tasks.list')[0]?.query).toMatchObject({ search: 'A.', ignoreRegex: 'true' });
   });
 
@@ -290,7 +331,11 @@ describe('tasks list', () => {
 
 describe('tasks get', () => {
   it('prints the task as labelled lines, money with kwd.format', async () => {
-    const task = await client.tasks.create({ ...orderParams('ORD-7'), collectCash: true, totalAmount: '12.5' });
+    const task = await client.tasks.create({
+      ...orderParams('ORD-7'),
+      collectCash: true,
+      totalAmount: '12.5',
+    });
     const result = await run(['tasks', 'get', task.id ?? '']);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
@@ -379,7 +424,11 @@ describe('tasks get', () => {
 
 describe('tasks create', () => {
   it('creates the task of the file and prints it; --json says it was created', async () => {
-    const file = await orderFile('create.json', { ...orderParams('ORD-100'), collectCash: true, totalAmount: '3.250' });
+    const file = await orderFile('create.json', {
+      ...orderParams('ORD-100'),
+      collectCash: true,
+      totalAmount: '3.250',
+    });
     const result = await run(['tasks', 'create', '--file', file, '--json']);
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as { created: boolean; task: Task };
@@ -396,7 +445,9 @@ describe('tasks create', () => {
     const first = await run(['tasks', 'create', '--file', file, '--json']);
     const second = await run(['tasks', 'create', '--file', file, '--json']);
     expect([first.code, second.code]).toEqual([0, 0]);
-    const [one, two] = [first, second].map((each) => JSON.parse(each.stdout) as { created: boolean; task: Task });
+    const [one, two] = [first, second].map(
+      (each) => JSON.parse(each.stdout) as { created: boolean; task: Task },
+    );
     expect(one?.created).toBe(true);
     expect(two?.created).toBe(false);
     expect(two?.task.id).toBe(one?.task.id);
@@ -407,7 +458,10 @@ describe('tasks create', () => {
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     expect(mock.wallet.feesCharged).toBe(1);
     // The lookup asks for the exact order number only.
-    expect(mock.requestsFor('tasks.list').at(-1)?.query).toMatchObject({ search: '^ORD-T2$', ignoreRegex: 'false' });
+    expect(mock.requestsFor('tasks.list').at(-1)?.query).toMatchObject({
+      search: '^ORD-T2$',
+      ignoreRegex: 'false',
+    });
   });
 
   it('run twice at once in one process, sends one POST: the SDK shares the create in flight', async () => {
@@ -446,7 +500,10 @@ describe('tasks create', () => {
     const result = await run(['tasks', 'create', '--file', file, '--json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ created: false, task: { id: existing.id } });
-    expect(mock.requestsFor('tasks.list').map((request) => request.query.ignoreRegex)).toEqual(['false', 'true']);
+    expect(mock.requestsFor('tasks.list').map((request) => request.query.ignoreRegex)).toEqual([
+      'false',
+      'true',
+    ]);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1); // the setup's own
   });
 
@@ -482,7 +539,10 @@ describe('tasks create', () => {
     expect(mock.tasks).toHaveLength(1);
     expect(mock.requestsFor('tasks.create')).toHaveLength(1);
     // The CLI's lookup, then the SDK's reconciliation, which found the task instead of sending again.
-    expect(mock.requestsFor('tasks.list').map((request) => request.query.search)).toEqual(['^ORD-DROP$', '^ORD-DROP$']);
+    expect(mock.requestsFor('tasks.list').map((request) => request.query.search)).toEqual([
+      '^ORD-DROP$',
+      '^ORD-DROP$',
+    ]);
   });
 
   it('exits 5 when the wallet is below the fee, creating nothing', async () => {
@@ -556,7 +616,10 @@ describe('tasks create', () => {
   });
 
   it('names where a file nests deeper than 64 levels', async () => {
-    const file = await orderFile('deep.json', `{\n"orderNumber": "ORD-D",\n"x": ${'['.repeat(100)}${']'.repeat(100)}}`);
+    const file = await orderFile(
+      'deep.json',
+      `{\n"orderNumber": "ORD-D",\n"x": ${'['.repeat(100)}${']'.repeat(100)}}`,
+    );
     const result = await run(['tasks', 'create', '--file', file]);
     expect(result.code).toBe(2);
     expect(errorLine(result.stderr)).toContain(`${file}: nests deeper than 64 levels at line 3, column 69`);
@@ -585,14 +648,23 @@ describe('tasks create', () => {
 
 describe('tasks watch', () => {
   /** Runs watch and moves the task one step each time the CLI has printed its current status. */
-  async function watchWhileAdvancing(argv: readonly string[], id: string, printed: (stdout: string) => string[]) {
+  async function watchWhileAdvancing(
+    argv: readonly string[],
+    id: string,
+    printed: (stdout: string) => string[],
+  ) {
     let advanced = 0;
     return runInProcess(argv, {
       env,
       onStdout: (_text, stdout) => {
         const status = mock.task(id)?.status;
         const seen = printed(stdout);
-        if (status !== undefined && seen.at(-1) === status && seen.length > advanced && status !== 'delivered') {
+        if (
+          status !== undefined &&
+          seen.at(-1) === status &&
+          seen.length > advanced &&
+          status !== 'delivered'
+        ) {
           advanced = seen.length;
           void mock.advance(id);
         }
@@ -611,21 +683,35 @@ describe('tasks watch', () => {
     const result = await watchWhileAdvancing(['tasks', 'watch', id, '--interval', '0.05'], id, statusesOf);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    expect(statusesOf(result.stdout)).toEqual(['pending', 'requested', 'accepted', 'pickedup', 'enroute', 'delivered']);
+    expect(statusesOf(result.stdout)).toEqual([
+      'pending',
+      'requested',
+      'accepted',
+      'pickedup',
+      'enroute',
+      'delivered',
+    ]);
     const history = mock.task(id)?.statusHistory ?? [];
     expect(
       result.stdout
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => line.split('  ')[0]),
-    ).toEqual(history.map((entry) => new Date(entry.timestamp ?? '').toISOString().replace(/\.\d{3}Z$/, 'Z')));
+    ).toEqual(
+      history.map((entry) => new Date(entry.timestamp ?? '').toISOString().replace(/\.\d{3}Z$/, 'Z')),
+    );
   });
 
   it('prints a JSON array of the changes with --json, closed at the final status', async () => {
     const task = await client.tasks.create(orderParams('ORD-WJ'));
     const id = task.id ?? '';
-    const statusesOf = (stdout: string) => [...stdout.matchAll(/"status":"(\w+)"/g)].map((match) => match[1] ?? '');
-    const result = await watchWhileAdvancing(['tasks', 'watch', id, '--interval', '0.05', '--json'], id, statusesOf);
+    const statusesOf = (stdout: string) =>
+      [...stdout.matchAll(/"status":"(\w+)"/g)].map((match) => match[1] ?? '');
+    const result = await watchWhileAdvancing(
+      ['tasks', 'watch', id, '--interval', '0.05', '--json'],
+      id,
+      statusesOf,
+    );
     expect(result.code).toBe(0);
     const changes = JSON.parse(result.stdout) as Array<{ taskId: string; status: string; at: string }>;
     expect(changes.map((change) => change.status)).toEqual([
@@ -702,7 +788,9 @@ describe('tasks watch', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/ {2}delivered$/);
-    expect(result.stderr).toMatch(/^delivery-task: reading task \w+ failed, trying again: 503 Service Unavailable/);
+    expect(result.stderr).toMatch(
+      /^delivery-task: reading task \w+ failed, trying again: 503 Service Unavailable/,
+    );
   });
 
   it('exits 4 for an unknown task', async () => {
@@ -747,7 +835,8 @@ describe('estimate, branches, wallet', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME +ID +ADDRESS$/);
     expect(lines).toHaveLength(expected.length + 1);
-    for (const [index, branch] of expected.entries()) expect(lines[index + 1]?.startsWith(branch.name)).toBe(true);
+    for (const [index, branch] of expected.entries())
+      expect(lines[index + 1]?.startsWith(branch.name)).toBe(true);
     const json = await run(['branches', '--json']);
     expect(JSON.parse(json.stdout)).toEqual(expected);
   });
@@ -782,7 +871,9 @@ describe('estimate, branches, wallet', () => {
   ])('exits 2 for a top-up of %s, sending nothing', async (amount, message) => {
     const result = await run(['wallet', 'top-up', amount]);
     expect(result.code).toBe(2);
-    expect(errorLine(result.stderr)).toMatch(/^delivery-task: RequestValidationError: Invalid wallet.topUp parameters/);
+    expect(errorLine(result.stderr)).toMatch(
+      /^delivery-task: RequestValidationError: Invalid wallet.topUp parameters/,
+    );
     expect(result.stderr).toContain(message);
     expect(mock.requests).toHaveLength(0);
   });

@@ -36,7 +36,11 @@ import { Output } from '../../src/cli/operator/output.js';
 import { taskDetails, taskRow } from '../../src/cli/operator/task-view.js';
 import { StatusChanges } from '../../src/cli/operator/watch.js';
 
-function apiError(status: number, operation = 'tasks.retrieve', headers: Record<string, string> = {}): APIError {
+function apiError(
+  status: number,
+  operation = 'tasks.retrieve',
+  headers: Record<string, string> = {},
+): APIError {
   return APIError.generate({
     status,
     headers: new Headers(headers),
@@ -71,10 +75,18 @@ describe('cells', () => {
   });
 
   it('shows the fee of a task only when it carries estimatedPrice, as the webhook form does', () => {
-    const row = taskRow({ id: 't1', orderNumber: 'O-1', status: 'pending', estimatedPrice: '1.815', totalAmount: '3' });
+    const row = taskRow({
+      id: 't1',
+      orderNumber: 'O-1',
+      status: 'pending',
+      estimatedPrice: '1.815',
+      totalAmount: '3',
+    });
     expect(row.slice(0, 4)).toEqual(['t1', 'O-1', 'pending', kwd.format('3')]);
     const priced = taskDetails({ id: 't1', status: 'pending', estimatedPrice: '1.815' });
-    expect(priced.filter((line) => /^fee +/.test(line))).toEqual([expect.stringMatching(/^fee +KWD\s1\.815$/)]);
+    expect(priced.filter((line) => /^fee +/.test(line))).toEqual([
+      expect.stringMatching(/^fee +KWD\s1\.815$/),
+    ]);
     expect(taskDetails({ id: 't1', status: 'pending' }).some((line) => line.startsWith('fee'))).toBe(false);
   });
 
@@ -98,7 +110,9 @@ describe('TableWriter', () => {
 
   it(`aligns each block of ${TABLE_BLOCK_ROWS} rows as it fills, widths only growing`, () => {
     const lines: string[] = [];
-    const table = new TableWriter([{ title: 'id' }, { title: 'fee', align: 'right' }], (line) => lines.push(line));
+    const table = new TableWriter([{ title: 'id' }, { title: 'fee', align: 'right' }], (line) =>
+      lines.push(line),
+    );
     for (let index = 0; index < TABLE_BLOCK_ROWS; index++) table.add([`t${index}`, '1']);
     // The first block is written as soon as it is full, before the table ends.
     expect(lines).toHaveLength(TABLE_BLOCK_ROWS + 1);
@@ -120,9 +134,9 @@ describe('StatusChanges', () => {
       status,
       timestamp: `2026-01-01T00:00:0${second}Z`,
     });
-    expect(changes.next({ status: 'pending', statusHistory: [entry('pending', 0)] }).map((c) => c.status)).toEqual([
-      'pending',
-    ]);
+    expect(
+      changes.next({ status: 'pending', statusHistory: [entry('pending', 0)] }).map((c) => c.status),
+    ).toEqual(['pending']);
     expect(changes.next({ status: 'pending', statusHistory: [entry('pending', 0)] })).toEqual([]);
     const later = {
       status: 'accepted',
@@ -164,12 +178,29 @@ describe('exit codes', () => {
     [new APIConnectionTimeoutError({ method: 'GET', url: 'https://h/tasks', attempts: 3, timeoutMs: 5 }), 6],
     [new TaskCreationOutcomeUnknownError({ orderNumber: 'O', reason: 'r' }), 7],
     [new DuplicateTaskError({ orderNumber: 'O', taskIds: ['a', 'b'] }), 7],
-    [new StatusWaitTimeoutError({ taskId: 't', statuses: ['delivered'], lastStatus: undefined, timeoutMs: 1 }), 8],
+    [
+      new StatusWaitTimeoutError({
+        taskId: 't',
+        statuses: ['delivered'],
+        lastStatus: undefined,
+        timeoutMs: 1,
+      }),
+      8,
+    ],
     [new APIUserAbortError({ method: 'GET', url: 'https://h/tasks' }), 130],
     [apiError(409), 1],
     [apiError(418), 1],
     [new PaginationLimitError(3), 1],
-    [new ResponseValidationError({ method: 'GET', url: 'https://h/tasks', status: 200, issues: [], body: {} }), 1],
+    [
+      new ResponseValidationError({
+        method: 'GET',
+        url: 'https://h/tasks',
+        status: 200,
+        issues: [],
+        body: {},
+      }),
+      1,
+    ],
     [new TypeError('a bug'), 1],
   ])('%s exits %i', (error, code) => {
     expect(exitCodeOf(error)).toBe(code);
@@ -215,7 +246,9 @@ describe('the error line', () => {
       new TaskCreationOutcomeUnknownError({ orderNumber: 'O-1', reason: 'r', cause }),
       'tasks create',
     );
-    expect(stderr()).toMatch(/^delivery-task: TaskCreationOutcomeUnknownError: .* \(request id req-cause-1\)\n$/);
+    expect(stderr()).toMatch(
+      /^delivery-task: TaskCreationOutcomeUnknownError: .* \(request id req-cause-1\)\n$/,
+    );
   });
 
   it('is one line without the secrets, at most 2000 characters', () => {

@@ -40,6 +40,10 @@ describe('findJsonSyntaxError', () => {
 
   it('stops at the 65th level of a deeply nested file, naming where', () => {
     const deep = `${'['.repeat(500_000)}1${']'.repeat(499_999)}`;
-    expect(findJsonSyntaxError(deep)).toEqual({ line: 1, column: 65, reason: 'nested deeper than 64 levels' });
+    expect(findJsonSyntaxError(deep)).toEqual({
+      line: 1,
+      column: 65,
+      reason: 'nested deeper than 64 levels',
+    });
   });
 });

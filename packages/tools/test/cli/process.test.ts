@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryClient, type Task } from 'delivery-task-sdk';
 import { VERSION } from 'delivery-task-sdk/internal';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
+import {
+  createMockDeliveryService,
+  type MockHttpServer,
+  startMockHttpServer,
+} from 'delivery-task-sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orderParams } from '../../../../test/support/order-params.js';
 import {
@@ -74,12 +78,17 @@ describe('exit codes and streams of the process', { timeout: CLI_PROCESS_TEST_TI
     const { DELIVERY_BASE_URL: _omitted, ...withoutUrl } = env;
     const unconfigured = await runCliProcess(['branches'], withoutUrl);
     expect(unconfigured).toMatchObject({ code: 2, stdout: '' });
-    expect(unconfigured.stderr).toMatch(/^delivery-task: ConfigurationError: Missing baseUrl: .*DELIVERY_BASE_URL\n$/);
+    expect(unconfigured.stderr).toMatch(
+      /^delivery-task: ConfigurationError: Missing baseUrl: .*DELIVERY_BASE_URL\n$/,
+    );
     expect(mock.requests).toHaveLength(0);
   });
 
   it('exits 3 for a refused key, 4 for an unknown task, 5 for a low balance, each with one secret-free line', async () => {
-    const refused = await runCliProcess(['wallet', 'balance'], { ...env, DELIVERY_SELLER_ID: 'someone-else-77' });
+    const refused = await runCliProcess(['wallet', 'balance'], {
+      ...env,
+      DELIVERY_SELLER_ID: 'someone-else-77',
+    });
     expect(refused).toMatchObject({ code: 3, stdout: '' });
     expect(refused.stderr).toMatch(
       /^delivery-task: AuthenticationError: 401 Unauthorized: GET \/tasks\/wallet-balance .*\n$/,
@@ -106,7 +115,9 @@ describe('exit codes and streams of the process', { timeout: CLI_PROCESS_TEST_TI
     );
     const poor = await runCliProcess(['tasks', 'create', '--file', file], env);
     expect(poor).toMatchObject({ code: 5, stdout: '' });
-    expect(poor.stderr).toMatch(/^delivery-task: InsufficientBalanceError: 402 Payment Required: POST \/tasks/);
+    expect(poor.stderr).toMatch(
+      /^delivery-task: InsufficientBalanceError: 402 Payment Required: POST \/tasks/,
+    );
     expect(mock.tasks).toHaveLength(0);
     for (const run of [refused, missing, poor]) {
       expect(run.stderr.split('\n')).toHaveLength(2);

@@ -12,12 +12,20 @@ const API_KEY = 'cli-secret-key-5Rt8Wq-long';
 describe('CLI output with a short seller id', () => {
   for (const sellerId of ['e', '1', 'a', 'test', '-']) {
     it(`${JSON.stringify(sellerId)}: tasks get --json and tasks list --json are intact JSON with the real ids`, async () => {
-      const mock = createMockDeliveryService({ apiKey: API_KEY, sellerId, baseUrl: 'https://delivery.test/rest' });
+      const mock = createMockDeliveryService({
+        apiKey: API_KEY,
+        sellerId,
+        baseUrl: 'https://delivery.test/rest',
+      });
       const server = await startMockHttpServer(mock);
       try {
         const created = await fetch(`${server.url}/tasks`, {
           method: 'POST',
-          headers: { authorization: `apikey ${API_KEY}`, 'x-seller-id': sellerId, 'content-type': 'application/json' },
+          headers: {
+            authorization: `apikey ${API_KEY}`,
+            'x-seller-id': sellerId,
+            'content-type': 'application/json',
+          },
           body: JSON.stringify(orderParams('ORD-CLI-1')),
         });
         expect(created.status).toBe(200);

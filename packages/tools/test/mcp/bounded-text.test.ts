@@ -53,7 +53,13 @@ describe('a secret across the cut of a tool result', () => {
       let notes = '';
       const client = await hostile(() => ({
         status: 200,
-        body: { _id: 'T1', orderNumber: 'ORD-1', status: 'pending', specialNotes: notes, customerName: notes },
+        body: {
+          _id: 'T1',
+          orderNumber: 'ORD-1',
+          status: 'pending',
+          specialNotes: notes,
+          customerName: notes,
+        },
       }));
       for (let split = 1; split < secret.length; split++) {
         notes = straddling(secret, MAX_FIELD_CHARS - 1, split);

@@ -8,7 +8,11 @@ import { storeKey } from 'delivery-task-sdk/internal';
 import { redisStore } from 'delivery-task-sdk/redis';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithRedis, type RedisServer, startRedisServer } from '../../../../test/support/redis-server.js';
+import {
+  describeWithRedis,
+  type RedisServer,
+  startRedisServer,
+} from '../../../../test/support/redis-server.js';
 import { DailySpend, kuwaitDay } from '../../src/mcp/daily-spend.js';
 import { Refusal } from '../../src/mcp/refusal.js';
 
@@ -74,7 +78,9 @@ describeWithRedis('DailySpend over Redis', () => {
     });
     const scope = { baseUrl: 'https://delivery.test/', sellerId: `seller-${Math.random()}` };
     const spends = stores.map((store) => new DailySpend(store, scope, 50_000, Date.now));
-    const results = await Promise.all(Array.from({ length: 60 }, (_, index) => spends[index % 3]?.reserve(1234)));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, index) => spends[index % 3]?.reserve(1234)),
+    );
     expect(results.filter((result) => result?.ok)).toHaveLength(40);
     expect(await spends[0]?.spent()).toBe(40 * 1234);
   });

@@ -22,7 +22,11 @@ const sessions: StdioSession[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--balance', '500']);
-  env = { DELIVERY_API_KEY: sandbox.apiKey, DELIVERY_SELLER_ID: sandbox.sellerId, DELIVERY_BASE_URL: sandbox.baseUrl };
+  env = {
+    DELIVERY_API_KEY: sandbox.apiKey,
+    DELIVERY_SELLER_ID: sandbox.sellerId,
+    DELIVERY_BASE_URL: sandbox.baseUrl,
+  };
 }, 60_000);
 afterAll(async () => {
   await Promise.all(sessions.map((session) => session.close().catch(() => {})));
@@ -36,7 +40,10 @@ async function start(args: readonly string[], stateDir: string): Promise<StdioSe
 }
 
 /** Quotes `to` from the origin; the estimateId and the fee in fils. */
-async function quoteTo(session: StdioSession, to: typeof FAR): Promise<{ estimateId: string; feeFils: number }> {
+async function quoteTo(
+  session: StdioSession,
+  to: typeof FAR,
+): Promise<{ estimateId: string; feeFils: number }> {
   const quoted = dataOf(await call(session.client, 'estimate_delivery', { from: ORIGIN, to }));
   return { estimateId: quoted.estimateId as string, feeFils: Math.round(Number(quoted.priceKwd) * 1000) };
 }
@@ -46,7 +53,10 @@ async function book(session: StdioSession, orderNumber: string, to: typeof FAR) 
   const args = { orderNumber, deliveryLocation: to, estimateId: (await quoteTo(session, to)).estimateId };
   const first = await call(session.client, 'create_delivery', args);
   if (first.isError) return first;
-  return call(session.client, 'create_delivery', { ...args, confirmationToken: dataOf(first).confirmationToken });
+  return call(session.client, 'create_delivery', {
+    ...args,
+    confirmationToken: dataOf(first).confirmationToken,
+  });
 }
 
 /** Tasks of the sandbox carrying `orderNumber`. */
@@ -135,7 +145,10 @@ describe('delivery-task mcp --allow create --no-limits', () => {
       'delivery-task mcp: warning: --no-limits: no fee limit per delivery and no daily cap',
     );
     expect(session.stderr()).toContain('no fee limit per delivery (--no-limits); no daily cap (--no-limits)');
-    expect(dataOf(await book(session, 'NO-LIMITS-1', WAFRA))).toMatchObject({ status: 'booked', charged: true });
+    expect(dataOf(await book(session, 'NO-LIMITS-1', WAFRA))).toMatchObject({
+      status: 'booked',
+      charged: true,
+    });
   }, 60_000);
 });
 
@@ -147,7 +160,8 @@ describe('delivery-task mcp --confirmation elicitation', () => {
     expect(await tasksOf('PERSON-ONLY-1')).toEqual([]);
     expect(session.stderr()).toContain('bookings confirmed by the person only');
     await vi.waitFor(
-      () => expect(session.stderr()).toContain('it cannot ask the person (no elicitation): bookings are refused'),
+      () =>
+        expect(session.stderr()).toContain('it cannot ask the person (no elicitation): bookings are refused'),
       { timeout: 10_000 },
     );
   }, 60_000);

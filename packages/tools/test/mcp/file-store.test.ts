@@ -35,7 +35,9 @@ function runNode(code: string): Promise<string> {
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -60,7 +62,10 @@ describe('fileStore', () => {
     expect(await store.setIfAbsent('new', 'again', 1000)).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ version: 1, entries: { new: { value: 'again' } } });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({
+      version: 1,
+      entries: { new: { value: 'again' } },
+    });
   });
 
   it('refuses a new key beyond its bound, and a file that is not a store', async () => {
@@ -71,7 +76,9 @@ describe('fileStore', () => {
     await expect(store.setIfAbsent('c', '1', 60_000)).rejects.toThrow(/holds 2 keys, its most/);
     expect(await store.compareAndSet('a', '1', '2', 60_000)).toBe(true);
     writeFileSync(join(dir, 'other.json'), '{"tasks":[]}');
-    await expect(fileStore(join(dir, 'other.json')).get('a')).rejects.toThrow(/not a delivery-task store file/);
+    await expect(fileStore(join(dir, 'other.json')).get('a')).rejects.toThrow(
+      /not a delivery-task store file/,
+    );
   });
 
   it('loses no update when three processes add to one counter at once', async () => {

@@ -33,7 +33,11 @@ afterEach(async () => {
 });
 
 /** A client of a new server for the mock's client, bounded by `policy`. */
-async function agent(policy: McpPolicy = {}, options: ClientOptions = {}, clientOverrides = {}): Promise<Client> {
+async function agent(
+  policy: McpPolicy = {},
+  options: ClientOptions = {},
+  clientOverrides = {},
+): Promise<Client> {
   const server = createMcpServer(fixture.client(clientOverrides), policy);
   const client = await connectInMemory(server, options);
   open.push(client);
@@ -74,7 +78,10 @@ describe('the policy decides which tools exist', () => {
       idempotentHint: true,
       openWorldHint: true,
     });
-    expect(byName.get('create_top_up_link')?.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    expect(byName.get('create_top_up_link')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      idempotentHint: false,
+    });
     expect(byName.get('get_task')?.annotations).toMatchObject({ readOnlyHint: true });
     const input = byName.get('create_delivery')?.inputSchema as { required?: string[]; properties?: object };
     expect(input.required).toEqual(expect.arrayContaining(['orderNumber', 'deliveryLocation', 'estimateId']));
@@ -121,7 +128,10 @@ describe('quote before booking', () => {
   it('refuses a quote for other delivery coordinates, or from another named pickup point', async () => {
     const client = await agent(BOOKING_POLICY);
     const estimateId = await quote(client);
-    const elsewhere = { ...booking('ORD-1', estimateId), deliveryLocation: { latitude: 29.3375, longitude: 47.6581 } };
+    const elsewhere = {
+      ...booking('ORD-1', estimateId),
+      deliveryLocation: { latitude: 29.3375, longitude: 47.6581 },
+    };
     expect(refusalOf(await call(client, 'create_delivery', elsewhere)).rule).toBe('quote');
     const otherPickup = {
       ...booking('ORD-1', estimateId),
@@ -159,7 +169,8 @@ describe('quote before booking', () => {
         // The service's price doubles after the first estimate.
         fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
           const response = await fetch(input, init);
-          if (!String(input instanceof Request ? input.url : input).endsWith('/tasks/estimate')) return response;
+          if (!String(input instanceof Request ? input.url : input).endsWith('/tasks/estimate'))
+            return response;
           const body = (await response.json()) as { price: number };
           if (++estimates > 1) body.price *= 2;
           return Response.json(body, { status: response.status });
@@ -243,7 +254,12 @@ describe('money bounds', () => {
   it('releases the reservation when the service refuses the booking (402), so the room comes back', async () => {
     const store = memoryStore();
     const client = await agent({ ...BOOKING_POLICY, store, dailyCapKwd: 5, walletFloorKwd: null });
-    mock.inject({ kind: 'status', status: 402, operation: 'tasks.create', body: { code: 'INSUFFICIENT_BALANCE' } });
+    mock.inject({
+      kind: 'status',
+      status: 402,
+      operation: 'tasks.create',
+      body: { code: 'INSUFFICIENT_BALANCE' },
+    });
     const failed = await bookTwoStep(client, 'ORD-1');
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toContain('InsufficientBalanceError');
@@ -312,7 +328,9 @@ describe('confirmation', () => {
     const argsFirst = booking('ORD-1', await quote(first));
     const token = dataOf(await call(first, 'create_delivery', argsFirst)).confirmationToken;
     const argsSecond = booking('ORD-1', await quote(second));
-    const refused = refusalOf(await call(second, 'create_delivery', { ...argsSecond, confirmationToken: token }));
+    const refused = refusalOf(
+      await call(second, 'create_delivery', { ...argsSecond, confirmationToken: token }),
+    );
     expect(refused).toMatchObject({ rule: 'confirmation', token: 'unknown' });
   });
 
@@ -339,17 +357,22 @@ describe('confirmation', () => {
 
   it('books nothing when the person declines or dismisses', async () => {
     for (const action of ['decline', 'cancel'] as const) {
-      const client = await agent(BOOKING_POLICY, { elicitation: { form: true }, onElicit: () => ({ action }) });
-      const refused = refusalOf(await call(client, 'create_delivery', booking(`ORD-${action}`, await quote(client))));
+      const client = await agent(BOOKING_POLICY, {
+        elicitation: { form: true },
+        onElicit: () => ({ action }),
+      });
+      const refused = refusalOf(
+        await call(client, 'create_delivery', booking(`ORD-${action}`, await quote(client))),
+      );
       expect(refused).toMatchObject({ rule: 'confirmation', answer: action });
     }
     const unchecked = await agent(BOOKING_POLICY, {
       elicitation: { form: true },
       onElicit: () => ({ action: 'accept', content: { confirm: false } }),
     });
-    expect(refusalOf(await call(unchecked, 'create_delivery', booking('ORD-3', await quote(unchecked)))).rule).toBe(
-      'confirmation',
-    );
+    expect(
+      refusalOf(await call(unchecked, 'create_delivery', booking('ORD-3', await quote(unchecked)))).rule,
+    ).toBe('confirmation');
     expect(mock.requestsFor('tasks.create')).toHaveLength(0);
   });
 });
@@ -369,7 +392,9 @@ describe('exactly once by order number', () => {
 
   it('books one task when two sessions confirm the same order at once', async () => {
     const store = memoryStore();
-    const sessions = await Promise.all([1, 2, 3].map(() => agent({ ...BOOKING_POLICY, store, dailyCapKwd: 10 })));
+    const sessions = await Promise.all(
+      [1, 2, 3].map(() => agent({ ...BOOKING_POLICY, store, dailyCapKwd: 10 })),
+    );
     const prepared = await Promise.all(
       sessions.map(async (client) => {
         const args = booking('ORD-RACE', await quote(client));
@@ -377,9 +402,13 @@ describe('exactly once by order number', () => {
       }),
     );
     const results = await Promise.all(
-      prepared.map(({ client, args, token }) => call(client, 'create_delivery', { ...args, confirmationToken: token })),
+      prepared.map(({ client, args, token }) =>
+        call(client, 'create_delivery', { ...args, confirmationToken: token }),
+      ),
     );
-    const booked = results.filter((result) => !result.isError && result.structuredContent?.status === 'booked');
+    const booked = results.filter(
+      (result) => !result.isError && result.structuredContent?.status === 'booked',
+    );
     expect(booked).toHaveLength(1);
     for (const result of results) {
       if (result.isError) expect(refusalOf(result).rule).toBe('orderInProgress');
@@ -391,7 +420,9 @@ describe('exactly once by order number', () => {
   it('returns the task of an order booked elsewhere (not through the agent) without charging', async () => {
     const client = await agent(BOOKING_POLICY);
     await fixture.client().tasks.create({ orderNumber: 'ORD-ELSEWHERE', deliveryLocation: SALMIYA });
-    const result = dataOf(await call(client, 'create_delivery', booking('ORD-ELSEWHERE', await quote(client))));
+    const result = dataOf(
+      await call(client, 'create_delivery', booking('ORD-ELSEWHERE', await quote(client))),
+    );
     expect(result).toMatchObject({ status: 'already_booked', charged: false });
     expect(mock.tasks).toHaveLength(1);
   });
@@ -422,7 +453,9 @@ describe('top-up links never reach the model', () => {
 
   it('refuses, before requesting a link, a client that cannot show one to the person alone', async () => {
     const client = await agent(TOP_UP, { elicitation: { form: true } });
-    expect(refusalOf(await call(client, 'create_top_up_link', { amount: 10 })).rule).toBe('topUpLinkDelivery');
+    expect(refusalOf(await call(client, 'create_top_up_link', { amount: 10 })).rule).toBe(
+      'topUpLinkDelivery',
+    );
     expect(mock.requestsFor('wallet.topUp')).toHaveLength(0);
   });
 
@@ -437,7 +470,11 @@ describe('top-up links never reach the model', () => {
     });
     const result = await call(client, 'create_top_up_link', { amount: 10 });
     const data = dataOf(result);
-    expect(data).toMatchObject({ amountKwd: '10.000', delivered: 'shown to the person', personResponse: 'accept' });
+    expect(data).toMatchObject({
+      amountKwd: '10.000',
+      delivered: 'shown to the person',
+      personResponse: 'accept',
+    });
     expect(shown).toHaveLength(1);
     const link = shown[0] ?? '';
     const token = new URL(link).pathname.split('/').at(-1) ?? '';
@@ -588,14 +625,18 @@ describe('find_tasks', () => {
     expect((delivered.tasks as unknown[]).length).toBe(5);
     const first = dataOf(await call(session, 'find_tasks', { search: 'F-', limit: 12 }));
     expect((first.tasks as Array<{ orderNumber: string }>)[0]?.orderNumber).toBe('F-25');
-    const second = dataOf(await call(session, 'find_tasks', { search: 'F-', limit: 12, cursor: first.nextCursor }));
-    const third = dataOf(await call(session, 'find_tasks', { search: 'F-', limit: 12, cursor: second.nextCursor }));
+    const second = dataOf(
+      await call(session, 'find_tasks', { search: 'F-', limit: 12, cursor: first.nextCursor }),
+    );
+    const third = dataOf(
+      await call(session, 'find_tasks', { search: 'F-', limit: 12, cursor: second.nextCursor }),
+    );
     const all = [first, second, third].flatMap((page) => page.tasks as Array<{ orderNumber: string }>);
     expect(new Set(all.map((task) => task.orderNumber)).size).toBe(25);
     expect(third.nextCursor).toBeUndefined();
-    expect(refusalOf(await call(session, 'find_tasks', { search: 'other', cursor: first.nextCursor })).rule).toBe(
-      'input',
-    );
+    expect(
+      refusalOf(await call(session, 'find_tasks', { search: 'other', cursor: first.nextCursor })).rule,
+    ).toBe('input');
     const future = dataOf(await call(session, 'find_tasks', { createdFrom: '2999-01-01' }));
     expect(future.tasks).toEqual([]);
     expect(dataOf(await call(session, 'find_tasks', { createdTo: '2000-01-01' })).tasks).toEqual([]);

@@ -3,7 +3,12 @@
 import { ConfigurationError, DeliveryClient, kwd, memoryStore } from 'delivery-task-sdk';
 import { describe, expect, it } from 'vitest';
 import { resolvePolicy } from '../../src/mcp/policy.js';
-import { createMcpServer, DEFAULT_DAILY_CAP_KWD, DEFAULT_MAX_FEE_KWD, type McpPolicy } from '../../src/mcp.js';
+import {
+  createMcpServer,
+  DEFAULT_DAILY_CAP_KWD,
+  DEFAULT_MAX_FEE_KWD,
+  type McpPolicy,
+} from '../../src/mcp.js';
 
 const client = new DeliveryClient({
   apiKey: 'key',

@@ -12,10 +12,22 @@ import { redisStore } from 'delivery-task-sdk/redis';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import IORedis from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithRedis, type RedisServer, startRedisServer } from '../../../../test/support/redis-server.js';
+import {
+  describeWithRedis,
+  type RedisServer,
+  startRedisServer,
+} from '../../../../test/support/redis-server.js';
 import { kuwaitDay } from '../../src/mcp/daily-spend.js';
 import { createMcpServer } from '../../src/mcp.js';
-import { call, connectInMemory, connectStdio, dataOf, ORIGIN, refusalOf, type ToolResult } from './support.js';
+import {
+  call,
+  connectInMemory,
+  connectStdio,
+  dataOf,
+  ORIGIN,
+  refusalOf,
+  type ToolResult,
+} from './support.js';
 
 /** Delivery points whose fees from the mock's origin differ (to the fils), so the cap is met unevenly. */
 const DESTINATIONS = [
@@ -83,10 +95,14 @@ describeWithRedis('the daily cap shared through Redis', () => {
           logLevel: 'off',
         });
         const store = redisStore(connection, { prefix: 'inproc:' });
-        return connectInMemory(createMcpServer(client, { allow: ['read', 'create'], dailyCapKwd: '15', store }));
+        return connectInMemory(
+          createMcpServer(client, { allow: ['read', 'create'], dailyCapKwd: '15', store }),
+        );
       }),
     );
-    const outcomes = await Promise.all(sessions.map((session, index) => bookUntilRefused(session, `IN-${index}`)));
+    const outcomes = await Promise.all(
+      sessions.map((session, index) => bookUntilRefused(session, `IN-${index}`)),
+    );
     const spent = await counted('inproc:');
     const paid = sandbox.mock.wallet.feesChargedFils - paidBefore;
     expect(spent).toBeLessThanOrEqual(capFils);
@@ -112,7 +128,9 @@ describeWithRedis('the daily cap shared through Redis', () => {
     const paidBefore = sandbox.mock.wallet.feesChargedFils;
     const tasksBefore = sandbox.mock.tasks.length;
     const processes = await Promise.all(
-      [1, 2, 3].map(() => connectStdio(['--allow', 'create', '--daily-cap-kwd', '6.5', '--redis', redis.url], env)),
+      [1, 2, 3].map(() =>
+        connectStdio(['--allow', 'create', '--daily-cap-kwd', '6.5', '--redis', redis.url], env),
+      ),
     );
     try {
       // The same order from the three processes at once: one task, one fee.
@@ -122,7 +140,11 @@ describeWithRedis('the daily cap shared through Redis', () => {
             await call(client, 'estimate_delivery', { from: ORIGIN, to: DESTINATIONS[0] }),
           ).estimateId;
           const args = { orderNumber: 'SHARED-1', deliveryLocation: DESTINATIONS[0], estimateId };
-          return { client, args, token: dataOf(await call(client, 'create_delivery', args)).confirmationToken };
+          return {
+            client,
+            args,
+            token: dataOf(await call(client, 'create_delivery', args)).confirmationToken,
+          };
         }),
       );
       const same = await Promise.all(

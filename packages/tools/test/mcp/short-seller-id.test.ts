@@ -19,7 +19,11 @@ afterAll(async () => {
 describe('MCP tool results with a short seller id', () => {
   for (const sellerId of ['e', '1', 'a', 'test', '-', '0', 'ta']) {
     it(`${JSON.stringify(sellerId)}: estimates, books, reads and finds with intact ids and keys`, async () => {
-      const mock = createMockDeliveryService({ baseUrl: 'https://delivery.test/rest', apiKey: API_KEY, sellerId });
+      const mock = createMockDeliveryService({
+        baseUrl: 'https://delivery.test/rest',
+        apiKey: API_KEY,
+        sellerId,
+      });
       mock.listen();
       try {
         const sdk = new DeliveryClient({ apiKey: API_KEY, sellerId, baseUrl: mock.baseUrl, logLevel: 'off' });

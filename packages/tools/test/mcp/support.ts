@@ -11,7 +11,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ROOT } from '../support/sandbox-process.js';
 
 /** What a test client answers to an elicitation; `undefined` declares no elicitation at all. */
@@ -28,7 +32,9 @@ export interface ClientOptions {
 function newClient(options: ClientOptions): Client {
   const modes = options.elicitation;
   const elicitation =
-    modes === undefined ? undefined : { ...(modes.form ? { form: {} } : {}), ...(modes.url ? { url: {} } : {}) };
+    modes === undefined
+      ? undefined
+      : { ...(modes.form ? { form: {} } : {}), ...(modes.url ? { url: {} } : {}) };
   const client = new Client(
     { name: 'delivery-task-tests', version: '1.0.0' },
     { capabilities: elicitation === undefined ? {} : { elicitation } },
@@ -103,7 +109,11 @@ export interface ToolResult {
 }
 
 /** Calls a tool. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolResult> {
   return (await client.callTool({ name, arguments: args })) as ToolResult;
 }
 

@@ -74,7 +74,13 @@ const faultRule = fc.record(
     ),
     ms: fc.integer({ min: 0, max: 30 }),
     times: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constantFrom('Infinity', 0, -1)),
-    operation: fc.constantFrom('tasks.create', 'tasks.list', 'tasks.retrieve', 'wallet.retrieveBalance', 'nope'),
+    operation: fc.constantFrom(
+      'tasks.create',
+      'tasks.list',
+      'tasks.retrieve',
+      'wallet.retrieveBalance',
+      'nope',
+    ),
     body: fc.json({ maxDepth: 2 }).map((text) => JSON.parse(text) as unknown),
   },
   { requiredKeys: ['kind'] },
@@ -83,8 +89,27 @@ const faultRule = fc.record(
 function requests(baseUrl: string, apiKey: string, sellerId: string): Buffer[] {
   const { host } = new URL(baseUrl);
   const segment = fc.oneof(
-    fc.constantFrom('tasks', 'rest', '_sandbox', 'requests', 'faults', 'advance', 'wallet-topup', 'wallet-balance'),
-    fc.constantFrom('estimate', 'branches', 'pay', 'events', 'reset', 'webhooks', 'wallet', 'top-ups', 'complete'),
+    fc.constantFrom(
+      'tasks',
+      'rest',
+      '_sandbox',
+      'requests',
+      'faults',
+      'advance',
+      'wallet-topup',
+      'wallet-balance',
+    ),
+    fc.constantFrom(
+      'estimate',
+      'branches',
+      'pay',
+      'events',
+      'reset',
+      'webhooks',
+      'wallet',
+      'top-ups',
+      'complete',
+    ),
     fc.constantFrom('%', '..', '[', '', '%2F', '%00', '*', '_dashboard', 'dashboard.js', '0', '1', 'resend'),
     fc.string({ maxLength: 10 }).map(encodeURIComponent),
   );
@@ -105,7 +130,10 @@ function requests(baseUrl: string, apiKey: string, sellerId: string): Buffer[] {
       ),
     },
     { weight: 2, arbitrary: fc.webQueryParameters().map((query) => `/tasks?${query}`) },
-    { weight: 1, arbitrary: fc.constantFrom('//[', 'http://[', '*', '//x/tasks', '/%', 'http://h/tasks', host) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('//[', 'http://[', '*', '//x/tasks', '/%', 'http://h/tasks', host),
+    },
   );
   const body = fc.oneof(
     { withCrossShrink: false },
@@ -158,7 +186,8 @@ function requests(baseUrl: string, apiKey: string, sellerId: string): Buffer[] {
     if (drawn.site !== undefined) lines.push(`Sec-Fetch-Site: ${drawn.site}`);
     if (drawn.contentType !== '') lines.push(`Content-Type: ${drawn.contentType}`);
     const reserved = /^(host|content-length|transfer-encoding|connection|expect|upgrade)$/i;
-    for (const [name, value] of drawn.headers) if (!reserved.test(name)) lines.push(`${name}: ${value.trim()}`);
+    for (const [name, value] of drawn.headers)
+      if (!reserved.test(name)) lines.push(`${name}: ${value.trim()}`);
     const payload = Buffer.from(drawn.body, 'utf8');
     let framed: Buffer;
     if (drawn.chunked && payload.length > 0) {
@@ -192,7 +221,8 @@ describe('the sandbox under random requests', () => {
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
         const requestLine = bytes.toString('latin1', 0, Math.min(bytes.length, 120)).split('\r\n')[0] ?? '';
         // `/` answers 503 while the dashboard is not built: the one 5xx the sandbox means.
-        const unbuilt = status === 503 && /^GET \/ |^HEAD \/ /.test(requestLine) && head.includes('text/plain');
+        const unbuilt =
+          status === 503 && /^GET \/ |^HEAD \/ /.test(requestLine) && head.includes('text/plain');
         if (status >= 500 && !unbuilt)
           fiveHundreds.push(`${status} ← ${requestLine} :: ${head.split('\r\n\r\n')[1] ?? ''}`);
       }

@@ -5,7 +5,11 @@
  * 127.0.0.1 send the foreign `Host` a DNS-rebinding page's browser would send.
  */
 import { connect } from 'node:net';
-import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from 'delivery-task-sdk/testing';
+import {
+  createMockDeliveryService,
+  type MockHttpServer,
+  startMockHttpServer,
+} from 'delivery-task-sdk/testing';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -69,7 +73,12 @@ describe('the sandbox refuses a foreign Host on every route', () => {
     it(`${withToken ? 'with' : 'without'} a control token`, async () => {
       const running = await sandboxWith(withToken ? { controlToken: TOKEN } : {});
       const { port } = new URL(running.baseUrl);
-      for (const host of [`rebind.example:${port}`, 'rebind.example', `attacker.test:${port}`, `10.0.0.1:${port}`]) {
+      for (const host of [
+        `rebind.example:${port}`,
+        'rebind.example',
+        `attacker.test:${port}`,
+        `10.0.0.1:${port}`,
+      ]) {
         for (const [method, path, headers, body] of attacks(running)) {
           expect(
             await statusOf(running.baseUrl, method, path, { host, ...headers }, body),
@@ -84,9 +93,14 @@ describe('the sandbox refuses a foreign Host on every route', () => {
       const own = `localhost:${port}`;
       const service = { authorization: `apikey ${running.apiKey}`, 'x-seller-id': running.sellerId };
       expect(await statusOf(running.baseUrl, 'GET', '/tasks', { host: own, ...service })).toBe(200);
-      expect(await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', { host: own })).toBe(withToken ? 401 : 200);
+      expect(await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', { host: own })).toBe(
+        withToken ? 401 : 200,
+      );
       expect(
-        await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', { host: own, authorization: `Bearer ${TOKEN}` }),
+        await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', {
+          host: own,
+          authorization: `Bearer ${TOKEN}`,
+        }),
       ).toBe(200);
     });
   }
@@ -98,9 +112,9 @@ describe('the sandbox refuses a foreign Host on every route', () => {
     const service = { authorization: `apikey ${running.apiKey}`, 'x-seller-id': running.sellerId };
     expect(await statusOf(running.baseUrl, 'GET', '/tasks', { host, ...service })).toBe(200);
     expect(await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', { host })).toBe(401);
-    expect(await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', { host, authorization: `Bearer ${TOKEN}` })).toBe(
-      200,
-    );
+    expect(
+      await statusOf(running.baseUrl, 'GET', '/_sandbox/tasks', { host, authorization: `Bearer ${TOKEN}` }),
+    ).toBe(200);
     expect(await statusOf(running.baseUrl, 'GET', '/tasks', { host: `other:${port}`, ...service })).toBe(403);
   });
 });
@@ -110,7 +124,11 @@ describe('startMockHttpServer refuses a foreign Host', () => {
     const mock = createMockDeliveryService({ account: { type: 'wallet', balance: 100 } });
     const server: MockHttpServer = await startMockHttpServer(mock, options);
     cleanups.push(() => server.close());
-    return { mock, server, headers: { authorization: `apikey ${mock.apiKey}`, 'x-seller-id': mock.sellerId } };
+    return {
+      mock,
+      server,
+      headers: { authorization: `apikey ${mock.apiKey}`, 'x-seller-id': mock.sellerId },
+    };
   }
 
   it('answers 403 FOREIGN_HOST to another name and stores nothing', async () => {
@@ -119,7 +137,9 @@ describe('startMockHttpServer refuses a foreign Host', () => {
     const json = { ...headers, 'content-type': 'application/json' };
     for (const host of [`rebind.example:${port}`, 'rebind.example', `127.0.0.1.nip.test:${port}`]) {
       expect(await statusOf(server.url, 'GET', '/tasks', { host, ...headers })).toBe(403);
-      expect(await statusOf(server.url, 'POST', '/tasks/wallet-topup', { host, ...json }, '{"amount":500}')).toBe(403);
+      expect(
+        await statusOf(server.url, 'POST', '/tasks/wallet-topup', { host, ...json }, '{"amount":500}'),
+      ).toBe(403);
     }
     expect(mock.requests).toHaveLength(0);
     const refused = await fetch(`${server.url}/tasks`, { headers: { ...headers } });

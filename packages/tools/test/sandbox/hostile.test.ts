@@ -155,7 +155,9 @@ describe('bodies nested too deep', () => {
     ] as const) {
       const response = await fetch(url, { method: 'POST', headers, body: deep });
       expect(response.status, url).toBe(400);
-      expect(((await response.json()) as { message: string }).message).toBe('body: nested deeper than 64 levels');
+      expect(((await response.json()) as { message: string }).message).toBe(
+        'body: nested deeper than 64 levels',
+      );
     }
   });
 });
@@ -247,12 +249,16 @@ describe('the request log is bounded', () => {
     );
     expect(first.total).toBe(25);
     expect(first.before).toBe(first.requests[0]?.seq);
-    const second = (await (await fetch(`${running.controlUrl}/requests?limit=10&before=${first.before}`)).json()) as {
+    const second = (await (
+      await fetch(`${running.controlUrl}/requests?limit=10&before=${first.before}`)
+    ).json()) as {
       requests: Array<{ query: Record<string, string> }>;
       before?: number;
     };
     expect(second.requests.map((request) => request.query.page).at(-1)).toBe('15');
-    const third = (await (await fetch(`${running.controlUrl}/requests?limit=10&before=${second.before}`)).json()) as {
+    const third = (await (
+      await fetch(`${running.controlUrl}/requests?limit=10&before=${second.before}`)
+    ).json()) as {
       requests: unknown[];
       before?: number;
     };

@@ -39,9 +39,9 @@ describe('startSandbox', () => {
       headers: credentials(sandbox),
       body: JSON.stringify({ amount: 5 }),
     });
-    expect(((await topUp.json()) as { paymentUrl: string }).paymentUrl.startsWith(`${sandbox.baseUrl}/pay/`)).toBe(
-      true,
-    );
+    expect(
+      ((await topUp.json()) as { paymentUrl: string }).paymentUrl.startsWith(`${sandbox.baseUrl}/pay/`),
+    ).toBe(true);
   });
 
   it('keeps its API key out of its keys and its inspected form', async () => {
@@ -53,7 +53,9 @@ describe('startSandbox', () => {
 
   it('rejects bad options before it takes a port', async () => {
     await expect(startSandbox({ port: 70_000 })).rejects.toThrow(RangeError);
-    await expect(startSandbox({ autoAdvanceMs: 5 })).rejects.toThrow(/autoAdvanceMs must be an integer from 10/);
+    await expect(startSandbox({ autoAdvanceMs: 5 })).rejects.toThrow(
+      /autoAdvanceMs must be an integer from 10/,
+    );
     await expect(startSandbox({ webhookUrl: 'mailto:x@y.z' })).rejects.toThrow(/webhookUrl/);
     await expect(startSandbox({ tasks: [{ status: 'lost' } as unknown as MockSeedTask] })).rejects.toThrow(
       /^tasks\[0\]\.status: /,
@@ -192,21 +194,25 @@ describe('seed tasks of the mock', () => {
         [{ selectedBranch: 'Jahra' }],
         /^tasks\[0\]\.selectedBranch: selectedBranch is only used with customPickup: true/,
       ],
-      [[{ customPickup: true, selectedBranch: 'Mars' }], /^tasks\[0\]\.selectedBranch: unknown branch "Mars"/],
+      [
+        [{ customPickup: true, selectedBranch: 'Mars' }],
+        /^tasks\[0\]\.selectedBranch: unknown branch "Mars"/,
+      ],
       [['ORD-1'], /^tasks\[0\]: must be an object/],
       ['not an array', /^tasks must be an array/],
     ];
     for (const [tasks, message] of cases) {
-      expect(() => createMockDeliveryService({ tasks: tasks as MockSeedTask[] }), JSON.stringify(tasks)).toThrow(
-        message,
-      );
+      expect(
+        () => createMockDeliveryService({ tasks: tasks as MockSeedTask[] }),
+        JSON.stringify(tasks),
+      ).toThrow(message);
     }
   });
 
   it('parseSandboxSeed checks a seed document with the same rules', () => {
-    expect(parseSandboxSeed({ branches: ['North'], tasks: [{ customPickup: true, selectedBranch: 'North' }] })).toEqual(
-      { branches: ['North'], tasks: [{ customPickup: true, selectedBranch: 'North' }] },
-    );
+    expect(
+      parseSandboxSeed({ branches: ['North'], tasks: [{ customPickup: true, selectedBranch: 'North' }] }),
+    ).toEqual({ branches: ['North'], tasks: [{ customPickup: true, selectedBranch: 'North' }] });
     expect(() => parseSandboxSeed({ tasks: [{ customPickup: true, selectedBranch: 'North' }] })).toThrow(
       /^tasks\[0\]\.selectedBranch: unknown branch "North"/,
     );
@@ -221,7 +227,11 @@ describe('the record limit of the mock', () => {
     for (const name of ['a', 'b', 'c', 'd', 'e']) {
       await fetch(`${sandbox.baseUrl}/tasks/${name}`, { headers: credentials(sandbox) });
     }
-    expect(sandbox.mock.requests.map((request) => request.path)).toEqual(['/tasks/c', '/tasks/d', '/tasks/e']);
+    expect(sandbox.mock.requests.map((request) => request.path)).toEqual([
+      '/tasks/c',
+      '/tasks/d',
+      '/tasks/e',
+    ]);
 
     const receiver = createServer((_request, response) => response.end());
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -233,12 +243,18 @@ describe('the record limit of the mock', () => {
         webhookUrl: `http://127.0.0.1:${port}/`,
       });
       await mock.advance('kept', 'delivered');
-      expect(mock.webhookDeliveries.map((delivery) => delivery.status)).toEqual(['pickedup', 'enroute', 'delivered']);
+      expect(mock.webhookDeliveries.map((delivery) => delivery.status)).toEqual([
+        'pickedup',
+        'enroute',
+        'delivered',
+      ]);
       mock.close();
     } finally {
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
-    expect(() => createMockDeliveryService({ recordLimit: 0 })).toThrow(/recordLimit must be a positive integer/);
+    expect(() => createMockDeliveryService({ recordLimit: 0 })).toThrow(
+      /recordLimit must be a positive integer/,
+    );
   });
 });
 
@@ -282,7 +298,10 @@ describe('auto-advance', () => {
     });
     const courier = startAutoAdvance(mock, 20);
     try {
-      await vi.waitFor(() => expect(mock.webhookDeliveries).toHaveLength(7), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(mock.webhookDeliveries).toHaveLength(7), {
+        timeout: 10_000,
+        interval: 20,
+      });
       expect(mock.tasks[0]?.status).toBe('delivered');
       expect(courier.stats.skipped).toBeGreaterThan(courier.stats.steps);
       expect(maxInFlight).toBe(1);

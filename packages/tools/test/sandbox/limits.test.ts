@@ -25,7 +25,10 @@ const credentials = (running: Sandbox) => ({
   'content-type': 'application/json',
 });
 
-async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(url, init);
   const text = await response.text();
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
@@ -60,7 +63,10 @@ describe('a payment past the largest amount', () => {
     const small = await topUp('5');
     expect([largest.status, small.status]).toEqual([200, 200]);
     const complete = (paymentUrl: unknown) =>
-      call(`${running.controlUrl}/top-ups/complete`, { method: 'POST', body: JSON.stringify({ paymentUrl }) });
+      call(`${running.controlUrl}/top-ups/complete`, {
+        method: 'POST',
+        body: JSON.stringify({ paymentUrl }),
+      });
     expect((await complete(small.body.paymentUrl)).status).toBe(200);
     const refused = await complete(largest.body.paymentUrl);
     expect(refused.status).toBe(400);
@@ -89,14 +95,19 @@ describe('fault rules that could not be served', () => {
       [{ 'Transfer-Encoding': 'chunked' }, /^body: headers\["Transfer-Encoding"\]/],
     ];
     for (const [headers, message] of bad) {
-      const answer = await inject({ kind: 'status', status: 503, headers, operation: 'wallet.retrieveBalance' });
+      const answer = await inject({
+        kind: 'status',
+        status: 503,
+        headers,
+        operation: 'wallet.retrieveBalance',
+      });
       expect(answer.status, JSON.stringify(headers)).toBe(400);
       expect(String(answer.body.message), JSON.stringify(headers)).toMatch(message);
     }
     expect((await call(`${running.controlUrl}/faults`)).body.active).toEqual([]);
-    expect(() => running.mock.inject({ kind: 'status', status: 503, headers: { 'retry after': '1' } })).toThrow(
-      /headers\["retry after"\]/,
-    );
+    expect(() =>
+      running.mock.inject({ kind: 'status', status: 503, headers: { 'retry after': '1' } }),
+    ).toThrow(/headers\["retry after"\]/);
     const served = await inject({
       kind: 'status',
       status: 503,
@@ -115,7 +126,10 @@ describe('methods a fetch Request cannot carry', () => {
     const running = await start();
     const { host } = new URL(running.baseUrl);
     const ask = (method: string, target: string, extra = '') =>
-      raw(running.baseUrl, `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\n${extra}Connection: close\r\n\r\n`);
+      raw(
+        running.baseUrl,
+        `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\n${extra}Connection: close\r\n\r\n`,
+      );
     // TRACK never reaches a listener: Node's parser answers 400 to a method it does not know.
     for (const method of ['TRACE']) {
       for (const [path, allow] of [

@@ -29,11 +29,17 @@ const credentials = (running: Sandbox) => ({
 type PageBody = any;
 
 /** Every page of `path` (`requests` or `webhooks`), newest first, as text and parsed. */
-async function pages(running: Sandbox, path: string, limit: number): Promise<{ text: string; body: PageBody }[]> {
+async function pages(
+  running: Sandbox,
+  path: string,
+  limit: number,
+): Promise<{ text: string; body: PageBody }[]> {
   const found: { text: string; body: PageBody }[] = [];
   let before: number | undefined;
   do {
-    const response = await fetch(`${running.controlUrl}/${path}?limit=${limit}${before ? `&before=${before}` : ''}`);
+    const response = await fetch(
+      `${running.controlUrl}/${path}?limit=${limit}${before ? `&before=${before}` : ''}`,
+    );
     expect(response.status).toBe(200);
     const text = await response.text();
     const body = JSON.parse(text);
@@ -55,7 +61,9 @@ describe('GET /_sandbox/requests', () => {
     expect(refused.status).toBe(401);
     // ...then in the query, the URL path, a JSON body and a text body of later requests, each on its own page.
     for (let index = 0; index < 12; index++) {
-      await fetch(`${running.baseUrl}/tasks?search=${realKey}&limit=${index + 1}`, { headers: credentials(running) });
+      await fetch(`${running.baseUrl}/tasks?search=${realKey}&limit=${index + 1}`, {
+        headers: credentials(running),
+      });
       await fetch(`${running.baseUrl}/tasks/${realKey}`, { headers: credentials(running) });
       await fetch(`${running.baseUrl}/tasks/estimate`, {
         method: 'POST',
@@ -125,14 +133,19 @@ describe('GET /_sandbox/webhooks', () => {
         body: JSON.stringify(orderParams(`ORD-HOOK-${index}`)),
       });
       const { id } = ((await created.json()) as { data: { createTask: { id: string } } }).data.createTask;
-      await fetch(`${running.controlUrl}/tasks/${id}/advance`, { method: 'POST', body: '{"status":"delivered"}' });
+      await fetch(`${running.controlUrl}/tasks/${id}/advance`, {
+        method: 'POST',
+        body: '{"status":"delivered"}',
+      });
     }
     const delivered = running.mock.webhookDeliveries.length;
     expect(delivered).toBeGreaterThan(6);
     const all = await pages(running, 'webhooks', 4);
     expect(all).toHaveLength(Math.ceil(delivered / 4));
     const seqs = all.flatMap((page) => page.body.deliveries.map((delivery: { seq: number }) => delivery.seq));
-    expect(seqs.toSorted((a, b) => a - b)).toEqual(Array.from({ length: delivered }, (_, index) => index + 1));
+    expect(seqs.toSorted((a, b) => a - b)).toEqual(
+      Array.from({ length: delivered }, (_, index) => index + 1),
+    );
     expect(all[0]?.body).toMatchObject({ webhookUrl, total: delivered });
     const last = all[0]?.body.deliveries.at(-1);
     expect(last.body).toMatchObject({ orderNumber: 'ORD-HOOK-2', status: 'delivered' });

@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MOCK_DEFAULTS } from 'delivery-task-sdk/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAN_SEE_PROCESSES, commandLineOf, descendantsOf, survivorsAfter } from '../../../../test/support/processes.js';
+import {
+  CAN_SEE_PROCESSES,
+  commandLineOf,
+  descendantsOf,
+  survivorsAfter,
+} from '../../../../test/support/processes.js';
 import { CLI_PROCESS_TEST_TIMEOUT_MS } from '../support/cli.js';
 import {
   killAllSandboxes,
@@ -81,14 +86,22 @@ describe('delivery-task sandbox options', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS
       [['--webhook-url', 'not a url'], /--webhook-url must be an absolute http\(s\) URL/],
       [['--auto-advance', '5'], /--auto-advance must be an integer from 10 to 86400000, got "5"/],
       [['--auto-advance', '1.5'], /--auto-advance must be an integer/],
-      [['--seed', join(directory, 'missing.json')], /--seed .*missing\.json: cannot read the file \(ENOENT\)/],
+      [
+        ['--seed', join(directory, 'missing.json')],
+        /--seed .*missing\.json: cannot read the file \(ENOENT\)/,
+      ],
       [['--json=yes'], /--json/],
-      [['--allow-host', 'sandbox.test:4010'], /--allow-host: "sandbox\.test:4010" is not a host name without a port/],
+      [
+        ['--allow-host', 'sandbox.test:4010'],
+        /--allow-host: "sandbox\.test:4010" is not a host name without a port/,
+      ],
     ];
     // Four processes at a time: 17 at once took over 30 s each to start with both cores busy.
     const results: Awaited<ReturnType<typeof runCli>>[] = [];
     for (let start = 0; start < cases.length; start += 4) {
-      results.push(...(await Promise.all(cases.slice(start, start + 4).map(([args]) => runCli(['sandbox', ...args])))));
+      results.push(
+        ...(await Promise.all(cases.slice(start, start + 4).map(([args]) => runCli(['sandbox', ...args])))),
+      );
     }
     results.forEach((result, index) => {
       const [args, message] = cases[index] ?? [[], /./];
@@ -125,7 +138,12 @@ describe('delivery-task sandbox options', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS
       const statusFor = (host: string) =>
         new Promise<number>((resolve, reject) => {
           httpRequest(
-            { host: '127.0.0.1', port, path: '/tasks/wallet-balance', headers: { ...sandbox.headers(), host } },
+            {
+              host: '127.0.0.1',
+              port,
+              path: '/tasks/wallet-balance',
+              headers: { ...sandbox.headers(), host },
+            },
             (response) => {
               response.resume();
               resolve(response.statusCode ?? 0);
@@ -236,15 +254,18 @@ describe('delivery-task sandbox stopping', { timeout: CLI_PROCESS_TEST_TIMEOUT_M
     expect(await outcome).toBe('failed');
   });
 
-  it.skipIf(!CAN_SEE_PROCESSES)('leaves no process behind when killed with SIGKILL (killAllSandboxes)', async () => {
-    const sandbox = await startSandboxProcess();
-    const started = [sandbox.pid, ...descendantsOf(sandbox.pid)];
-    killAllSandboxes();
-    await sandbox.exited;
-    const survivors = await survivorsAfter(started);
-    expect(survivors.map((pid) => `${pid} ${commandLineOf(pid)}`)).toEqual([]);
-    expect(await connectionRefused(portOf(sandbox))).toBe(true);
-  });
+  it.skipIf(!CAN_SEE_PROCESSES)(
+    'leaves no process behind when killed with SIGKILL (killAllSandboxes)',
+    async () => {
+      const sandbox = await startSandboxProcess();
+      const started = [sandbox.pid, ...descendantsOf(sandbox.pid)];
+      killAllSandboxes();
+      await sandbox.exited;
+      const survivors = await survivorsAfter(started);
+      expect(survivors.map((pid) => `${pid} ${commandLineOf(pid)}`)).toEqual([]);
+      expect(await connectionRefused(portOf(sandbox))).toBe(true);
+    },
+  );
 });
 
 describe('delivery-task sandbox --auto-advance', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
@@ -254,7 +275,10 @@ describe('delivery-task sandbox --auto-advance', { timeout: CLI_PROCESS_TEST_TIM
     try {
       const created = await getJson<{ data: { createTask: TaskJson } }>(sandbox, '/tasks', {
         method: 'POST',
-        body: JSON.stringify({ orderNumber: 'ORD-AUTO', deliveryLocation: { latitude: 29.3, longitude: 48 } }),
+        body: JSON.stringify({
+          orderNumber: 'ORD-AUTO',
+          deliveryLocation: { latitude: 29.3, longitude: 48 },
+        }),
       });
       const cancelled = await getJson<{ data: { createTask: TaskJson } }>(sandbox, '/tasks', {
         method: 'POST',
@@ -284,7 +308,9 @@ describe('delivery-task sandbox --auto-advance', { timeout: CLI_PROCESS_TEST_TIM
       await receiver.waitFor(8);
       // Webhooks are sent as the task moves and may arrive in any order with the other task's: wait for the last.
       const statusesOf = (taskId: string) =>
-        receiver.received.filter((webhook) => webhook.body._id === taskId).map((webhook) => webhook.body.status);
+        receiver.received
+          .filter((webhook) => webhook.body._id === taskId)
+          .map((webhook) => webhook.body.status);
       const lastBy = Date.now() + 10_000;
       while (!statusesOf(id).includes('delivered') && Date.now() < lastBy) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -320,7 +346,12 @@ describe('delivery-task sandbox --auto-advance', { timeout: CLI_PROCESS_TEST_TIM
 });
 
 describe('delivery-task sandbox --seed', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS }, () => {
-  const hawalli = { name: 'Hawalli', latitude: 29.3328, longitude: 48.0286, address: 'Tunis Street, Hawalli' };
+  const hawalli = {
+    name: 'Hawalli',
+    latitude: 29.3328,
+    longitude: 48.0286,
+    address: 'Tunis Street, Hawalli',
+  };
   const seed = {
     branches: [hawalli, 'Farwaniya'],
     tasks: [
@@ -358,7 +389,9 @@ describe('delivery-task sandbox --seed', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS 
       expect(third?.statusHistory.map((entry) => entry.status).slice(-2)).toEqual(['enroute', 'failed']);
       const branches = await getJson<{ branches: Array<{ name: string }> }>(sandbox, '/tasks/branches');
       expect(branches.branches.map((branch) => branch.name)).toEqual(['Hawalli', 'Farwaniya']);
-      expect(await getJson(sandbox, '/tasks/wallet-balance')).toEqual({ walletAmount: MOCK_DEFAULTS.account.balance });
+      expect(await getJson(sandbox, '/tasks/wallet-balance')).toEqual({
+        walletAmount: MOCK_DEFAULTS.account.balance,
+      });
 
       const moved = await sandbox.fetch('/_sandbox/tasks/seed-1/advance', { method: 'POST' });
       expect(((await moved.json()) as TaskJson).status).toBe('requested');
@@ -383,7 +416,11 @@ describe('delivery-task sandbox --seed', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS 
         { tasks: [{}, { deliveryLocation: { latitude: 91, longitude: 48 } }] },
         /tasks\[1\]\.deliveryLocation\.latitude: /,
       ],
-      ['status.json', { tasks: [{ status: 'lost' }] }, /tasks\[0\]\.status: must be one of pending, requested/],
+      [
+        'status.json',
+        { tasks: [{ status: 'lost' }] },
+        /tasks\[0\]\.status: must be one of pending, requested/,
+      ],
       ['field.json', { tasks: [{ orderNumbr: 'X' }] }, /tasks\[0\]: Unrecognized key: "orderNumbr"/],
       ['ids.json', { tasks: [{ id: 'a' }, { id: 'a' }] }, /tasks\[1\]\.id: "a" is used twice/],
       [

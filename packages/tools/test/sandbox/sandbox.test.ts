@@ -41,7 +41,11 @@ beforeEach(async () => {
   (receiver.received as unknown[]).length = 0;
 });
 
-const deliveryLocation = { latitude: 29.3339, longitude: 48.0761, fullAddress: ['Block 10, Street 5', 'Salmiya'] };
+const deliveryLocation = {
+  latitude: 29.3339,
+  longitude: 48.0761,
+  fullAddress: ['Block 10, Street 5', 'Salmiya'],
+};
 
 /** The fields of a task these tests read (the assertions check them). */
 interface TaskJson {
@@ -74,7 +78,11 @@ async function call<Body = AnswerJson>(method: string, path: string, body?: unkn
 }
 
 /** Sends a control request (no credentials); a string body is sent as it is. */
-async function control<Body = AnswerJson>(method: string, path: string, body?: unknown): Promise<Answer<Body>> {
+async function control<Body = AnswerJson>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer<Body>> {
   const init: RequestInit = { method };
   if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
   const response = await sandbox.fetch(`/_sandbox/${path}`, init);
@@ -126,10 +134,14 @@ describe('delivery-task sandbox over HTTP', () => {
   });
 
   it('estimates a trip, and charges exactly the estimated price when a task makes that trip', async () => {
-    const estimate = await call<{ travelDetail: { totalDistance: number }; price: number }>('POST', '/tasks/estimate', {
-      from: MOCK_DEFAULTS.origin,
-      to: { latitude: deliveryLocation.latitude, longitude: deliveryLocation.longitude },
-    });
+    const estimate = await call<{ travelDetail: { totalDistance: number }; price: number }>(
+      'POST',
+      '/tasks/estimate',
+      {
+        from: MOCK_DEFAULTS.origin,
+        to: { latitude: deliveryLocation.latitude, longitude: deliveryLocation.longitude },
+      },
+    );
     expect(estimate.status).toBe(200);
     expect(estimate.body.travelDetail.totalDistance).toBeGreaterThan(5);
     expect(estimate.body.price).toBeGreaterThan(MOCK_DEFAULTS.pricing.baseFee);
@@ -287,9 +299,15 @@ describe('delivery-task sandbox over HTTP', () => {
       [{ kind: 'delay', ms: -5 }, /^ms: must be a number of ms/],
       [{ kind: 'status', status: 500, operation: 'tasks.delete' }, /^operation: must be one of tasks.create/],
       [{ kind: 'status', status: 500, headers: { 'retry-after': 1 } }, /^headers\.retry-after: /],
-      [{ kind: 'status', status: 500, operation: ['tasks.list', 'tasks.explode'] }, /^operation: must be one of/],
+      [
+        { kind: 'status', status: 500, operation: ['tasks.list', 'tasks.explode'] },
+        /^operation: must be one of/,
+      ],
       [{ kind: 'network-error', after: 2 }, /^body: Unrecognized key: "after"/],
-      [{ kind: 'repeat-page', operation: 'tasks.create' }, /^body: a repeat-page fault applies to tasks.list only/],
+      [
+        { kind: 'repeat-page', operation: 'tasks.create' },
+        /^body: a repeat-page fault applies to tasks.list only/,
+      ],
       ['{"kind": "status",', /^body: Invalid JSON/],
       [[], /^body: /],
     ];
@@ -308,7 +326,12 @@ describe('delivery-task sandbox over HTTP', () => {
 
   it('resets to the opening state: no tasks, the opening balance, no faults', async () => {
     await createTask('ORD-RESET');
-    await control('POST', 'faults', { kind: 'status', status: 500, operation: 'tasks.list', times: 'Infinity' });
+    await control('POST', 'faults', {
+      kind: 'status',
+      status: 500,
+      operation: 'tasks.list',
+      times: 'Infinity',
+    });
     expect((await call('GET', '/tasks')).status).toBe(500);
 
     const reset = await control('POST', 'reset');
@@ -340,7 +363,9 @@ describe('delivery-task sandbox over HTTP', () => {
     };
 
     expect(response.status).toBe(200);
-    expect(requests.map((request) => [request.operation, request.method, request.path, request.status])).toEqual([
+    expect(
+      requests.map((request) => [request.operation, request.method, request.path, request.status]),
+    ).toEqual([
       ['tasks.create', 'POST', '/tasks', 200],
       ['wallet.retrieveBalance', 'GET', '/tasks/wallet-balance', 401],
     ]);
@@ -363,7 +388,11 @@ describe('delivery-task sandbox over HTTP', () => {
   });
 
   it('refuses a control body over 64 KiB with 413', async () => {
-    const answer = await control('POST', 'faults', { kind: 'status', status: 500, body: 'x'.repeat(70 * 1024) });
+    const answer = await control('POST', 'faults', {
+      kind: 'status',
+      status: 500,
+      body: 'x'.repeat(70 * 1024),
+    });
     expect(answer).toEqual({
       status: 413,
       body: { message: 'The request body exceeds 65536 bytes', code: 'PAYLOAD_TOO_LARGE' },
@@ -374,7 +403,9 @@ describe('delivery-task sandbox over HTTP', () => {
   it('recorded every response it gave to this suite', () => {
     expect(sandbox.responses.length).toBeGreaterThan(40);
     const paths = new Set(
-      sandbox.responses.map((response) => `${response.method} ${response.path.replace(/[0-9a-f]{24}/, '{id}')}`),
+      sandbox.responses.map(
+        (response) => `${response.method} ${response.path.replace(/[0-9a-f]{24}/, '{id}')}`,
+      ),
     );
     for (const expected of [
       'POST /tasks',
@@ -404,7 +435,8 @@ describe('the contract', () => {
     const serviceResponses = recordedResponses.filter((response) => !response.path.startsWith('/_sandbox/'));
     expect(serviceResponses.length).toBeGreaterThan(20);
     expect(
-      new Set(serviceResponses.map((response) => `${response.method} ${response.path.split('/').length}`)).size,
+      new Set(serviceResponses.map((response) => `${response.method} ${response.path.split('/').length}`))
+        .size,
     ).toBeGreaterThan(3);
     for (const response of serviceResponses) {
       assertResponseMatchesContract({

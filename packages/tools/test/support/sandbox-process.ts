@@ -92,7 +92,12 @@ const running = new Set<ChildProcess>();
 /** The command line of `delivery-task <args>`. */
 function commandOf(entry: 'source' | 'dist', args: readonly string[]): string[] {
   if (entry === 'dist') return ['dist/cli.js', ...args];
-  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, 'src/cli.ts', ...args];
+  return [
+    '--import',
+    pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href,
+    'src/cli.ts',
+    ...args,
+  ];
 }
 
 /** Children started through another program (`npx`), which need every signal sent to their whole group. */
@@ -112,7 +117,10 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 /** Spawns the command; `closed` resolves once it has exited and its output pipes have closed. */
-function spawnCli(entry: SandboxEntry, args: readonly string[]): { child: ChildProcess; closed: Promise<Exit> } {
+function spawnCli(
+  entry: SandboxEntry,
+  args: readonly string[],
+): { child: ChildProcess; closed: Promise<Exit> } {
   const installed = typeof entry === 'object';
   const child = spawn(
     installed ? entry.command : process.execPath,
@@ -200,7 +208,10 @@ export interface RunningCommand {
  * Starts `delivery-task <args>` and resolves once it has printed its first line on stdout.
  * @throws when it exits first or prints nothing within 30 s (with its stderr in the message).
  */
-export async function startCli(args: readonly string[], entry: SandboxEntry = 'source'): Promise<RunningCommand> {
+export async function startCli(
+  args: readonly string[],
+  entry: SandboxEntry = 'source',
+): Promise<RunningCommand> {
   const { child, closed: exited } = spawnCli(entry, args);
   const stderr = collect(child.stderr);
   const line = await new Promise<string>((resolve, reject) => {
@@ -222,7 +233,11 @@ export async function startCli(args: readonly string[], entry: SandboxEntry = 's
     child.stdout?.on('data', onData);
     void exited.then((exit) => {
       clearTimeout(timer);
-      reject(new Error(`delivery-task exited (${JSON.stringify(exit)}) before printing a line; stderr: ${stderr()}`));
+      reject(
+        new Error(
+          `delivery-task exited (${JSON.stringify(exit)}) before printing a line; stderr: ${stderr()}`,
+        ),
+      );
     });
   });
   return {
@@ -258,7 +273,12 @@ export async function startSandboxProcess(
   entry: SandboxEntry = 'source',
 ): Promise<SandboxProcess> {
   const command = await startCli(['sandbox', '--port', '0', '--json', ...args], entry);
-  const started = JSON.parse(command.line) as { baseUrl: string; apiKey: string; sellerId: string; controlUrl: string };
+  const started = JSON.parse(command.line) as {
+    baseUrl: string;
+    apiKey: string;
+    sellerId: string;
+    controlUrl: string;
+  };
   const responses: RecordedResponse[] = [];
   return {
     ...started,

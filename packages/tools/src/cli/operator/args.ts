@@ -32,7 +32,8 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec & { short?: stri
 /**
  * Parses `args` (after the command words) strictly against the global options and `options`; with
  * `--help`, returns before checking positionals and required options.
- * @throws {UsageError} for an unknown option or value, a wrong number of positionals, a missing required option.
+ * @throws {UsageError} for an unknown option or value, a wrong number of positionals, a missing required
+ * option.
  */
 export function parseCommandArgs(
   args: readonly string[],
@@ -42,9 +43,14 @@ export function parseCommandArgs(
   const config: Record<string, ParseArgsOptionDescriptor> = {};
   for (const [name, spec] of Object.entries({ ...GLOBAL_OPTIONS, ...options })) {
     config[name] =
-      'short' in spec && typeof spec.short === 'string' ? { type: spec.type, short: spec.short } : { type: spec.type };
+      'short' in spec && typeof spec.short === 'string'
+        ? { type: spec.type, short: spec.short }
+        : { type: spec.type };
   }
-  let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] };
+  let parsed: {
+    values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+    positionals: string[];
+  };
   try {
     parsed = parseArgs({ args: [...args], options: config, strict: true, allowPositionals: true });
   } catch (error) {
@@ -82,8 +88,15 @@ export function stringValue(input: CommandInput, name: string): string | undefin
   return typeof value === 'string' ? value : undefined;
 }
 
-/** An integer option in `min`…`max`, or `undefined` when absent. @throws {UsageError} otherwise (`1e3`, `-1`). */
-export function integerValue(input: CommandInput, name: string, min: number, max: number): number | undefined {
+/**
+ * An integer option in `min`…`max`, or `undefined` when absent. @throws {UsageError} otherwise (`1e3`, `-1`).
+ */
+export function integerValue(
+  input: CommandInput,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
   const text = stringValue(input, name);
   if (text === undefined) return undefined;
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;

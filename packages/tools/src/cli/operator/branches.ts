@@ -23,7 +23,11 @@ export const branches: OperatorCommandSpec = {
       output.line(line),
     );
     for (const branch of output.redact(list)) {
-      table.add([textCell(branch.name), textCell(branch.id), textCell((branch as Record<string, unknown>).address)]);
+      table.add([
+        textCell(branch.name),
+        textCell(branch.id),
+        textCell((branch as Record<string, unknown>).address),
+      ]);
     }
     table.end();
     if (list.length === 0) output.note('no branches');

@@ -49,7 +49,10 @@ function forShell(error: unknown): unknown {
  * carries the command's own lines; `overrides` win.
  * @throws {ConfigurationError} naming the variable for a missing or invalid key, seller id or base URL.
  */
-export function clientFromEnv(io: CliIo, overrides: Pick<ClientOptions, 'store' | 'logger'> = {}): DeliveryClient {
+export function clientFromEnv(
+  io: CliIo,
+  overrides: Pick<ClientOptions, 'store' | 'logger'> = {},
+): DeliveryClient {
   for (const option of CREDENTIALS) {
     const env = CLIENT_ENV[option];
     if ((io.env[env] ?? '').trim() === '') {

@@ -1,4 +1,7 @@
-/** The shape of an operator command: its words, arguments and options (for parsing and help), and what it runs with. */
+/**
+ * The shape of an operator command: its words, arguments and options (for parsing and help), and what it runs
+ * with.
+ */
 import type { DeliveryClient } from 'delivery-task-sdk';
 import type { CommandInput, OptionSpec } from './args.js';
 import type { Output } from './output.js';

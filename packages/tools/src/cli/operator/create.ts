@@ -50,7 +50,10 @@ export const MAX_ORDER_FILE_BYTES = 64 * 1024;
 /** Deepest nesting of arrays and objects read in an order file (the create parameters nest 3 levels). */
 export const MAX_ORDER_FILE_DEPTH = 64;
 
-/** List requests when looking an order number up (exact matches; a literal search only when the service refuses the pattern). */
+/**
+ * List requests when looking an order number up (exact matches; a literal search only when the service
+ * refuses the pattern).
+ */
 export const ORDER_LOOKUP_MAX_PAGES = 100;
 
 /**
@@ -90,7 +93,9 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as { code?: unknown }).code;
-    throw new UsageError(`${path}: cannot read the order file${typeof code === 'string' ? ` (${code})` : ''}`);
+    throw new UsageError(
+      `${path}: cannot read the order file${typeof code === 'string' ? ` (${code})` : ''}`,
+    );
   }
   // A UTF-8 byte-order mark (as some editors save) is not part of the JSON.
   if (text.startsWith('\ufeff')) text = text.slice(1);
@@ -123,7 +128,8 @@ async function readOrderFile(path: string, signal: AbortSignal): Promise<Record<
 /**
  * Every task whose `orderNumber` is exactly `orderNumber`, newest first, through the public
  * `client.tasks.findByOrderNumber` (README "Finding the tasks of an order").
- * @throws {PaginationLimitError} past {@link ORDER_LOOKUP_MAX_PAGES} list requests; request errors as they come.
+ * @throws {PaginationLimitError} past {@link ORDER_LOOKUP_MAX_PAGES} list requests; request errors as they
+ * come.
  */
 export function tasksOfOrder(context: CommandContext, orderNumber: string): Promise<TaskWithId[]> {
   return context.client.tasks.findByOrderNumber(orderNumber, {

@@ -14,8 +14,18 @@ export const estimate: OperatorCommandSpec = {
   words: ['estimate'],
   arguments: [],
   options: {
-    from: { type: 'string', valueName: 'LAT,LNG', required: true, description: 'pickup point, decimal degrees' },
-    to: { type: 'string', valueName: 'LAT,LNG', required: true, description: 'delivery point, decimal degrees' },
+    from: {
+      type: 'string',
+      valueName: 'LAT,LNG',
+      required: true,
+      description: 'pickup point, decimal degrees',
+    },
+    to: {
+      type: 'string',
+      valueName: 'LAT,LNG',
+      required: true,
+      description: 'delivery point, decimal degrees',
+    },
   },
   summary: 'price (KWD), distance and time between two points',
   details: [
@@ -32,7 +42,8 @@ export const estimate: OperatorCommandSpec = {
       return;
     }
     const travel = context.output.redact(result).travelDetail;
-    // The service states no unit for these numbers: the raw value with its field's name, never a guessed unit.
+    // The service states no unit for these numbers: the raw value with its field's name, never a guessed
+    // unit.
     const shown = (value: unknown, field: string) =>
       value === undefined ? undefined : `${textCell(value)} (${field}; ${NO_UNIT})`;
     const lines = labelled([

@@ -18,7 +18,13 @@ export const EXIT_CODES: readonly ExitCodeEntry[] = [
   {
     code: 1,
     meaning: 'unexpected: a bug, or an answer the SDK cannot use',
-    errors: ['ResponseValidationError', 'ResponseTooLargeError', 'PaginationLimitError', 'ConflictError', 'APIError'],
+    errors: [
+      'ResponseValidationError',
+      'ResponseTooLargeError',
+      'PaginationLimitError',
+      'ConflictError',
+      'APIError',
+    ],
   },
   {
     code: 2,
@@ -74,7 +80,8 @@ const BY_NAME: ReadonlyMap<string, number> = new Map(
 );
 
 /**
- * The exit code for an error: {@link UsageError} → 2, else by class ({@link EXIT_CODES}); `interrupted`: 130 unless a create's outcome is
+ * The exit code for an error: {@link UsageError} → 2, else by class ({@link EXIT_CODES}); `interrupted`: 130
+ * unless a create's outcome is
  * unknown (7); a plain `APIError` 404 (wrong `DELIVERY_BASE_URL`) → 2; anything else → 1.
  */
 export function exitCodeOf(error: unknown, interrupted = false): number {
@@ -82,7 +89,8 @@ export function exitCodeOf(error: unknown, interrupted = false): number {
   if (error instanceof APIError && error.name === 'APIError' && error.status === 404) {
     return interrupted ? EXIT_INTERRUPTED : EXIT_USAGE;
   }
-  const code = error instanceof DeliveryError ? (BY_NAME.get(error.name) ?? EXIT_UNEXPECTED) : EXIT_UNEXPECTED;
+  const code =
+    error instanceof DeliveryError ? (BY_NAME.get(error.name) ?? EXIT_UNEXPECTED) : EXIT_UNEXPECTED;
   if (interrupted && code !== EXIT_CREATE_UNCERTAIN) return EXIT_INTERRUPTED;
   return code;
 }

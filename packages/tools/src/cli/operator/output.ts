@@ -31,7 +31,9 @@ export class Output {
     this.#redactor = new Redactor(secrets.map((secret) => secret?.trim()));
   }
 
-  /** A copy of a value without the secrets; redact before cutting to a cell, or a cut secret leaves its start. */
+  /**
+   * A copy of a value without the secrets; redact before cutting to a cell, or a cut secret leaves its start.
+   */
   redact<T>(value: T): T {
     return this.#redactor.value(value) as T;
   }
@@ -88,7 +90,9 @@ export class Output {
     } else {
       text = `unexpected error: ${String(error)}`;
     }
-    this.#io.stderr(`${PROGRAM}: ${withoutControls(this.#redactor.excerpt(oneLine(text), MAX_ERROR_LINE_CHARS))}\n`);
+    this.#io.stderr(
+      `${PROGRAM}: ${withoutControls(this.#redactor.excerpt(oneLine(text), MAX_ERROR_LINE_CHARS))}\n`,
+    );
   }
 }
 

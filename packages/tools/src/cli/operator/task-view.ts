@@ -45,8 +45,12 @@ export function taskDetails(task: Task): string[] {
           .filter((part) => typeof part === 'string' && part !== '')
           .map((part) => textCell(part))
           .join('  ') || ABSENT;
-  const customer = [task.customerName, task.customerNumber].filter((part) => typeof part === 'string' && part !== '');
-  const history = (task.statusHistory ?? []).map((entry) => `${timeCell(entry.timestamp)}  ${textCell(entry.status)}`);
+  const customer = [task.customerName, task.customerNumber].filter(
+    (part) => typeof part === 'string' && part !== '',
+  );
+  const history = (task.statusHistory ?? []).map(
+    (entry) => `${timeCell(entry.timestamp)}  ${textCell(entry.status)}`,
+  );
   const collect =
     task.totalAmount === undefined
       ? undefined

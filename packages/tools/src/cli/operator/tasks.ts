@@ -25,7 +25,9 @@ function statusFilter(text: string | undefined): ReadonlySet<string> | undefined
   const statuses = text.split(',').map((status) => status.trim());
   const unknown = statuses.filter((status) => !(TASK_STATUSES as readonly string[]).includes(status));
   if (unknown.length > 0) {
-    throw new UsageError(`--status: unknown status ${JSON.stringify(unknown[0])}; one of ${TASK_STATUSES.join(', ')}`);
+    throw new UsageError(
+      `--status: unknown status ${JSON.stringify(unknown[0])}; one of ${TASK_STATUSES.join(', ')}`,
+    );
   }
   return new Set(statuses);
 }
@@ -87,7 +89,11 @@ export const tasksList: OperatorCommandSpec = {
       valueName: 'STATUS[,STATUS…]',
       description: 'only tasks in these statuses (filtered here: the service has no status filter)',
     },
-    limit: { type: 'string', valueName: 'N', description: `print at most N tasks (1…${MAX_LIST_LIMIT}); default: all` },
+    limit: {
+      type: 'string',
+      valueName: 'N',
+      description: `print at most N tasks (1…${MAX_LIST_LIMIT}); default: all`,
+    },
   },
   summary: "list tasks over every page, in the service's order",
   details: [

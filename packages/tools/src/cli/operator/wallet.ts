@@ -1,6 +1,7 @@
 /**
  * `delivery-task wallet balance` and `wallet top-up <amount>`: the prepaid wallet (spec
- * OpenAPI `retrieveWalletBalance`, OpenAPI `topUpWallet`, README "What the spec leaves open, and what we chose").
+ * OpenAPI `retrieveWalletBalance`, OpenAPI `topUpWallet`, README "What the spec leaves open, and what we
+ * chose").
  */
 import { MIN_TOP_UP_KWD } from 'delivery-task-sdk/schemas';
 import { kwdCell, timeCell, withoutControls } from '../format.js';
@@ -37,7 +38,9 @@ export const walletTopUp: OperatorCommandSpec = {
   async run(context, input) {
     const [text = ''] = input.positionals;
     if (!AMOUNT.test(text)) {
-      throw new UsageError(`amount must be KWD as a decimal number, like 5 or 12.500, got ${JSON.stringify(text)}`);
+      throw new UsageError(
+        `amount must be KWD as a decimal number, like 5 or 12.500, got ${JSON.stringify(text)}`,
+      );
     }
     // The SDK checks the minimum and the 3 decimals (its error names `amount`).
     const topUp = await context.client.wallet.topUp({ amount: Number(text) }, { signal: context.signal });

@@ -95,7 +95,8 @@ export const tasksWatch: OperatorCommandSpec = {
     const changes = new StatusChanges(id);
     const array = output.json ? output.jsonArray() : undefined;
     let lastStatus: string | undefined;
-    const timedOut = () => new StatusWaitTimeoutError({ taskId: id, statuses: FINAL_STATUSES, lastStatus, timeoutMs });
+    const timedOut = () =>
+      new StatusWaitTimeoutError({ taskId: id, statuses: FINAL_STATUSES, lastStatus, timeoutMs });
     for (let read = 0; ; read++) {
       let task: Task | undefined;
       try {

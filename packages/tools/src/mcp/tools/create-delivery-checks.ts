@@ -28,7 +28,10 @@ export function checkParams(params: CreateParams): void {
   throw new Refusal('input', `the booking is not valid: ${issues}`);
 }
 
-/** The pickup point a booking names: its `pickupLocation`, or its branch's coordinates; `undefined` for the default. */
+/**
+ * The pickup point a booking names: its `pickupLocation`, or its branch's coordinates; `undefined` for the
+ * default.
+ */
 export async function namedPickup(
   session: Session,
   params: CreateParams,
@@ -38,7 +41,9 @@ export async function namedPickup(
   if (params.pickupLocation !== undefined) return params.pickupLocation;
   if (params.selectedBranch === undefined) return undefined;
   const branches = await session.client.branches.list({ signal });
-  const branch = branches.find((each) => each.name === params.selectedBranch) as Record<string, unknown> | undefined;
+  const branch = branches.find((each) => each.name === params.selectedBranch) as
+    | Record<string, unknown>
+    | undefined;
   const { latitude, longitude } = branch ?? {};
   return typeof latitude === 'number' && typeof longitude === 'number' ? { latitude, longitude } : undefined;
 }
@@ -130,7 +135,11 @@ export function capRefusal(session: Session, day: string, spentFils: number, fee
 }
 
 /** Step 5 (and 7): the wallet floor. Resolves with the balance, fils; `undefined` without a floor. */
-export async function checkWallet(session: Session, feeFils: number, signal: AbortSignal): Promise<number | undefined> {
+export async function checkWallet(
+  session: Session,
+  feeFils: number,
+  signal: AbortSignal,
+): Promise<number | undefined> {
   const floorFils = session.policy.walletFloorFils;
   if (floorFils === undefined) return undefined;
   const balance = await session.client.wallet.retrieveBalance({ signal });

@@ -27,7 +27,10 @@ function deliverToText(params: CreateParams): string {
   return `${address}(${pointText(params.deliveryLocation)})`;
 }
 
-/** The texts of a booking shown to the person (question, `wouldBook`), redacted and neutralised ({@link plainText}). */
+/**
+ * The texts of a booking shown to the person (question, `wouldBook`), redacted and neutralised ({@link
+ * plainText}).
+ */
 function summaryOf(session: Session, plan: Plan): { orderNumber: string; deliverTo: string; pickup: string } {
   const params = session.redact(plan.params);
   return {
@@ -38,7 +41,12 @@ function summaryOf(session: Session, plan: Plan): { orderNumber: string; deliver
 }
 
 /** Step 6, with elicitation: asks the person. Resolves when they accept; throws a refusal otherwise. */
-export async function askPerson(session: Session, plan: Plan, spentFils: number, signal: AbortSignal): Promise<void> {
+export async function askPerson(
+  session: Session,
+  plan: Plan,
+  spentFils: number,
+  signal: AbortSignal,
+): Promise<void> {
   const fee = kwdText(plan.quotedFils);
   const { capFils } = session.spend;
   const cap =
@@ -58,7 +66,11 @@ export async function askPerson(session: Session, plan: Plan, spentFils: number,
         requestedSchema: {
           type: 'object',
           properties: {
-            confirm: { type: 'boolean', title: 'Book this delivery', description: `Spends ${fee} KWD from the wallet` },
+            confirm: {
+              type: 'boolean',
+              title: 'Book this delivery',
+              description: `Spends ${fee} KWD from the wallet`,
+            },
           },
           required: ['confirm'],
         },

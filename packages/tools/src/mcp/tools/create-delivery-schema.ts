@@ -6,7 +6,10 @@ import { TaskView } from '../task-view.js';
 // The create fields of the SDK, less the seller id (a secret: the client sends its own).
 const { sellerId: _sellerId, ...createFields } = TaskCreateParams.shape;
 
-/** The create fields of the SDK with `orderNumber` and `deliveryLocation` required, plus the quote and the token. */
+/**
+ * The create fields of the SDK with `orderNumber` and `deliveryLocation` required, plus the quote and the
+ * token.
+ */
 export const CreateDeliveryInput = z.strictObject({
   ...createFields,
   orderNumber: z
@@ -19,7 +22,11 @@ export const CreateDeliveryInput = z.strictObject({
   deliveryLocation: DeliveryLocation.check(z.describe('Where to deliver: the "to" of the estimate')),
   estimateId: z
     .string()
-    .check(z.minLength(1), z.maxLength(200), z.describe('An estimateId from estimate_delivery in this session')),
+    .check(
+      z.minLength(1),
+      z.maxLength(200),
+      z.describe('An estimateId from estimate_delivery in this session'),
+    ),
   confirmationToken: z.optional(
     z
       .string()

@@ -108,11 +108,15 @@ async function book(session: Session, plan: Plan, signal: AbortSignal): Promise<
     if (!reservation.ok) throw capRefusal(session, reservation.day, reservation.spentFils, feeFils);
     reserved = { day: reservation.day, feeFils };
     await checkWallet(session, feeFils, signal);
-    if (signal.aborted) throw new Refusal('confirmation', 'the call was cancelled before booking; nothing was booked');
+    if (signal.aborted)
+      throw new Refusal('confirmation', 'the call was cancelled before booking; nothing was booked');
     sent = true;
     // tasks.create checks selectedBranch against customPickup again before anything is sent.
     // The order was looked up above, under its claim: the SDK need not look again.
-    const task = await session.client.tasks.create(params as TaskCreateParams, { signal, lookupFirst: false });
+    const task = await session.client.tasks.create(params as TaskCreateParams, {
+      signal,
+      lookupFirst: false,
+    });
     await session.claims.booked(orderNumber, claim.value, String(task.id ?? ''));
     let countedFils = feeFils;
     let spentFils = reservation.spentFils;

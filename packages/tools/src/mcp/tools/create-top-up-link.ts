@@ -50,7 +50,9 @@ export const createTopUpLink = defineTool({
     expiresAt: z.optional(z.string()),
     delivered: z.enum(['shown to the person', "handed to the merchant's application"]),
     personResponse: z.optional(z.enum(['accept', 'decline', 'cancel'])),
-    paymentSite: z.optional(z.string().check(z.describe('Origin of the payment page, without the link itself'))),
+    paymentSite: z.optional(
+      z.string().check(z.describe('Origin of the payment page, without the link itself')),
+    ),
   }),
   async run({ amount }, session, signal) {
     const viaUrl = session.elicitation().url;
@@ -85,8 +87,10 @@ export const createTopUpLink = defineTool({
       return { ...facts, delivered: "handed to the merchant's application" };
     } catch (error) {
       // The link is removed with the secrets, before the line is cut: a cut link would leave its start.
-      return failureResult('create_top_up_link: the link was requested but could not be delivered', error, (text) =>
-        withoutLink(session.redactText(text), link.paymentUrl),
+      return failureResult(
+        'create_top_up_link: the link was requested but could not be delivered',
+        error,
+        (text) => withoutLink(session.redactText(text), link.paymentUrl),
       );
     }
   },

@@ -36,7 +36,9 @@ export const estimateDelivery = defineTool({
       }),
     ),
     validUntil: z.string().check(z.describe('Last moment a booking may use this quote (ISO 8601)')),
-    withinMaxFee: z.optional(z.boolean().check(z.describe("The price is within the policy's per-delivery limit"))),
+    withinMaxFee: z.optional(
+      z.boolean().check(z.describe("The price is within the policy's per-delivery limit")),
+    ),
   }),
   async run({ from, to }, session, signal) {
     const estimate = await session.client.tasks.estimate({ from, to }, { signal });

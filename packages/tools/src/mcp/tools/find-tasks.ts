@@ -33,7 +33,9 @@ const FindTasksInput = z.strictObject({
       .array(z.enum(TASK_STATUSES))
       .check(z.minLength(1), z.maxLength(TASK_STATUSES.length), z.describe('Only these statuses')),
   ),
-  createdFrom: z.optional(DateOrTime.check(z.describe('Only tasks created at or after this date (UTC) or date-time'))),
+  createdFrom: z.optional(
+    DateOrTime.check(z.describe('Only tasks created at or after this date (UTC) or date-time')),
+  ),
   createdTo: z.optional(
     DateOrTime.check(z.describe('Only tasks created before this date (UTC, exclusive) or date-time')),
   ),
@@ -83,12 +85,18 @@ function decodeCursor(cursor: string, query: string): Position {
   } catch {
     parsed = undefined;
   }
-  const { p, s, q } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+  const { p, s, q } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<
+    string,
+    unknown
+  >;
   if (!(Number.isSafeInteger(p) && (p as number) >= 1 && Number.isSafeInteger(s) && (s as number) >= 0)) {
     throw new Refusal('input', 'cursor is not a nextCursor of find_tasks');
   }
   if (q !== query)
-    throw new Refusal('input', 'cursor belongs to another search: pass the same filters as the call that gave it');
+    throw new Refusal(
+      'input',
+      'cursor belongs to another search: pass the same filters as the call that gave it',
+    );
   return { page: p as number, skip: s as number };
 }
 
@@ -158,7 +166,9 @@ export const findTasks = defineTool({
           const more = index + 1 < page.tasks.length || page.hasNextPage();
           if (more)
             next =
-              index + 1 < page.tasks.length ? { page: page.page, skip: index + 1 } : { page: page.page + 1, skip: 0 };
+              index + 1 < page.tasks.length
+                ? { page: page.page, skip: index + 1 }
+                : { page: page.page + 1, skip: 0 };
           break walk;
         }
       }

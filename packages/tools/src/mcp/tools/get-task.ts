@@ -1,4 +1,6 @@
-/** `get_task`: one task by id, with its status and history (README "Agents (MCP)"; OpenAPI `retrieveTask`). */
+/**
+ * `get_task`: one task by id, with its status and history (README "Agents (MCP)"; OpenAPI `retrieveTask`).
+ */
 import * as z from 'zod/mini';
 import { TaskView } from '../task-view.js';
 import { defineTool } from '../tool.js';
@@ -13,7 +15,9 @@ export const getTask = defineTool({
   permission: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.strictObject({
-    id: z.string().check(z.minLength(1), z.maxLength(200), z.describe('The task id (from find_tasks or a booking)')),
+    id: z
+      .string()
+      .check(z.minLength(1), z.maxLength(200), z.describe('The task id (from find_tasks or a booking)')),
   }),
   output: z.object({ task: TaskView }),
   async run({ id }, session, signal) {

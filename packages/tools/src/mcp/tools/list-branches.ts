@@ -39,8 +39,10 @@ export const listBranches = defineTool({
       const shown: z.infer<typeof Branch> = { name: bounded(branch.name) };
       if (typeof source.id === 'string') shown.id = bounded(source.id);
       if (typeof source.address === 'string') shown.address = bounded(source.address);
-      if (typeof source.latitude === 'number' && Number.isFinite(source.latitude)) shown.latitude = source.latitude;
-      if (typeof source.longitude === 'number' && Number.isFinite(source.longitude)) shown.longitude = source.longitude;
+      if (typeof source.latitude === 'number' && Number.isFinite(source.latitude))
+        shown.latitude = source.latitude;
+      if (typeof source.longitude === 'number' && Number.isFinite(source.longitude))
+        shown.longitude = source.longitude;
       return shown;
     });
     return { branches, truncated: all.length > MAX_BRANCHES };

@@ -21,7 +21,9 @@ export const getWalletBalance = defineTool({
     policy: z.optional(
       z.object({
         day: z.string().check(z.describe('Today in Kuwait (UTC+3), YYYY-MM-DD')),
-        spentTodayKwd: z.optional(z.string().check(z.describe('Fees booked today by agents sharing this store'))),
+        spentTodayKwd: z.optional(
+          z.string().check(z.describe('Fees booked today by agents sharing this store')),
+        ),
         dailyCapKwd: z.optional(z.string()),
         roomLeftTodayKwd: z.optional(z.string()),
         maxFeeKwd: z.optional(z.string()),

@@ -173,7 +173,8 @@ export async function control<T>(path: string, init: { method?: string; body?: u
       continue;
     }
     const body = (await response.json().catch(() => ({}))) as Json;
-    if (!response.ok) throw new ControlError(response.status, text(body.message) || `HTTP ${response.status}`);
+    if (!response.ok)
+      throw new ControlError(response.status, text(body.message) || `HTTP ${response.status}`);
     return body as T;
   }
 }

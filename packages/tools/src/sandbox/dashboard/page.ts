@@ -110,7 +110,13 @@ function renderTaskWebhooks(id: string): void {
     ...(own.length === 0
       ? [el('li', {}, webhookUrl === null ? 'No webhook URL configured (--webhook-url).' : 'None yet.')]
       : own.map((delivery) =>
-          el('li', {}, `#${delivery.seq} ${delivery.status}: `, answerText(delivery), ` in ${delivery.durationMs} ms`),
+          el(
+            'li',
+            {},
+            `#${delivery.seq} ${delivery.status}: `,
+            answerText(delivery),
+            ` in ${delivery.durationMs} ms`,
+          ),
         )),
   );
 }
@@ -140,15 +146,19 @@ function renderWebhooks(): void {
   const input = byId<HTMLInputElement>('webhook-url-input');
   if (document.activeElement !== input) input.value = webhookUrl ?? '';
   const body = byId<HTMLTableElement>('webhooks-table').tBodies[0];
-  const none = webhookUrl === null ? 'None yet: no webhook URL is set.' : 'None yet: move a task to send one.';
-  body?.replaceChildren(...(deliveries.length === 0 ? [emptyRow(7, none)] : deliveries.toReversed().map(deliveryRow)));
+  const none =
+    webhookUrl === null ? 'None yet: no webhook URL is set.' : 'None yet: move a task to send one.';
+  body?.replaceChildren(
+    ...(deliveries.length === 0 ? [emptyRow(7, none)] : deliveries.toReversed().map(deliveryRow)),
+  );
 }
 
 /** `POST /_sandbox/webhook-url`: where webhooks go from now on (`null`: nowhere). */
 async function changeWebhookUrl(url: string | null): Promise<void> {
   try {
-    webhookUrl = (await control<{ webhookUrl: string | null }>('webhook-url', { method: 'POST', body: { url } }))
-      .webhookUrl;
+    webhookUrl = (
+      await control<{ webhookUrl: string | null }>('webhook-url', { method: 'POST', body: { url } })
+    ).webhookUrl;
     notice('');
   } catch (error) {
     notice(error instanceof Error ? error.message : String(error));
@@ -232,7 +242,10 @@ const REQUESTS_REFRESH_MS = 1000;
 let requestsPending = false;
 let requestsStale = false;
 
-/** Re-reads the newest page: at most once per {@link REQUESTS_REFRESH_MS}, once more after if requests came meanwhile. */
+/**
+ * Re-reads the newest page: at most once per {@link REQUESTS_REFRESH_MS}, once more after if requests came
+ * meanwhile.
+ */
 function refreshRequests(): void {
   if (requestsPending) {
     requestsStale = true;
@@ -261,7 +274,9 @@ function onEvent(name: string, data: string): void {
   }
   switch (name) {
     case 'ready':
-      void loadAll().catch((error: unknown) => notice(error instanceof Error ? error.message : String(error)));
+      void loadAll().catch((error: unknown) =>
+        notice(error instanceof Error ? error.message : String(error)),
+      );
       return;
     case 'task':
       applyLive(() => onTask(payload as unknown as TaskEntry));

@@ -2,7 +2,18 @@
  * The dashboard's table of tasks (docs/sandbox.md, "Dashboard"): rows newest first, the search and status
  * filters, and a flag on every task whose order number another task carries too.
  */
-import { byId, el, emptyRow, type Json, kwdOfFils, localTime, MAX_TASKS, type TaskEntry, tasks, text } from './dom.js';
+import {
+  byId,
+  el,
+  emptyRow,
+  type Json,
+  kwdOfFils,
+  localTime,
+  MAX_TASKS,
+  type TaskEntry,
+  tasks,
+  text,
+} from './dom.js';
 
 /** The tasks the service holds, which may be more than the page holds. */
 let taskTotal = 0;
@@ -63,13 +74,21 @@ function taskRow(entry: TaskEntry): HTMLTableRowElement {
   return el(
     'tr',
     { 'data-task-id': id },
-    el('td', { 'data-label': 'Order number' }, el('div', {}, link, sameOrderFlag(tasksOfOrder(task.orderNumber)))),
+    el(
+      'td',
+      { 'data-label': 'Order number' },
+      el('div', {}, link, sameOrderFlag(tasksOfOrder(task.orderNumber))),
+    ),
     el(
       'td',
       { 'data-label': 'Customer' },
       el('div', {}, text(task.customerName), el('br'), el('small', {}, text(task.customerNumber))),
     ),
-    el('td', { 'data-label': 'Status' }, el('div', {}, statusBadge(text(task.status)), historyTimeline(task))),
+    el(
+      'td',
+      { 'data-label': 'Status' },
+      el('div', {}, statusBadge(text(task.status)), historyTimeline(task)),
+    ),
     el('td', { 'data-label': 'Fee', class: 'number' }, kwdOfFils(entry.feeFils)),
     el('td', { 'data-label': 'Created' }, localTime(task.createdAt)),
   );

@@ -28,14 +28,20 @@ export async function renderWallet(): Promise<void> {
     ['Balance', kwdOfFils(Number(wallet.balanceFils))],
     ['Fees charged', `${kwdOfFils(Number(wallet.feesChargedFils))} (${text(wallet.feesCharged)} tasks)`],
     ...(wallet.type === 'invoice'
-      ? ([['Invoiced', `${kwdOfFils(Number(wallet.invoicedFils))} (${text(wallet.invoiced)} tasks)`]] as Array<
-          [string, string]
-        >)
+      ? ([
+          ['Invoiced', `${kwdOfFils(Number(wallet.invoicedFils))} (${text(wallet.invoiced)} tasks)`],
+        ] as Array<[string, string]>)
       : []),
   ]);
   byId<HTMLTableElement>('topups-table').tBodies[0]?.replaceChildren(
     ...(view.topUps.length === 0
-      ? [el('tr', {}, el('td', { colspan: '4' }, 'No top-up yet: POST tasks/wallet-topup issues a payment link.'))]
+      ? [
+          el(
+            'tr',
+            {},
+            el('td', { colspan: '4' }, 'No top-up yet: POST tasks/wallet-topup issues a payment link.'),
+          ),
+        ]
       : view.topUps.toReversed().map((topUp) => {
           const url = new URL(text(topUp.paymentUrl));
           return el(
@@ -57,7 +63,9 @@ export async function renderWallet(): Promise<void> {
 
 export function renderFees(): void {
   if (tasks.size === 0) {
-    byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(emptyRow(3, 'None yet: no task was created.'));
+    byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(
+      emptyRow(3, 'None yet: no task was created.'),
+    );
     return;
   }
   byId<HTMLTableElement>('fees-table').tBodies[0]?.replaceChildren(
@@ -108,7 +116,11 @@ export function fieldInput(
   const orInfinity = schema.anyOf?.some((part) => part.const === 'Infinity') === true;
   let input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
   if (schema.enum) {
-    input = el('select', { id }, ...schema.enum.map((value) => el('option', { value: text(value) }, text(value))));
+    input = el(
+      'select',
+      { id },
+      ...schema.enum.map((value) => el('option', { value: text(value) }, text(value))),
+    );
   } else if (numeric) {
     input = el('input', { id, type: 'number', inputmode: 'numeric' });
     if (schema.minimum !== undefined) input.setAttribute('min', String(schema.minimum));
@@ -131,14 +143,22 @@ export function fieldInput(
         ? 'string'
         : 'json';
   if (required) input.required = true;
-  if (current !== undefined) input.value = input.dataset.kind === 'json' ? JSON.stringify(current) : shown(current);
-  return el('div', { class: 'field' }, el('label', { for: id }, `${name}${required ? '' : ' (optional)'}`), input);
+  if (current !== undefined)
+    input.value = input.dataset.kind === 'json' ? JSON.stringify(current) : shown(current);
+  return el(
+    'div',
+    { class: 'field' },
+    el('label', { for: id }, `${name}${required ? '' : ' (optional)'}`),
+    input,
+  );
 }
 
 export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
   const properties = kind.schema.properties ?? {};
   const required = new Set(kind.schema.required ?? []);
-  const fields = Object.entries(properties).filter(([name]) => !['kind', 'operation', 'times'].includes(name));
+  const fields = Object.entries(properties).filter(
+    ([name]) => !['kind', 'operation', 'times'].includes(name),
+  );
   const on = active.filter((fault) => fault.rule.kind === kind.kind);
   // The card shows the newest active rule of its kind, so what is on is what is read.
   const current = on.at(-1)?.rule;
@@ -154,7 +174,9 @@ export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
       ' ',
       el('span', { class: on.length > 0 ? 'badge on' : 'badge off' }, on.length > 0 ? 'on' : 'off'),
     ),
-    ...fields.map(([name, schema]) => fieldInput(kind.kind, name, schema, required.has(name), current?.[name])),
+    ...fields.map(([name, schema]) =>
+      fieldInput(kind.kind, name, schema, required.has(name), current?.[name]),
+    ),
     el(
       'div',
       { class: 'field' },
@@ -166,7 +188,10 @@ export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
         ...operations.map((operation) =>
           el(
             'option',
-            { value: operation, ...([current?.operation].flat().includes(operation) ? { selected: '' } : {}) },
+            {
+              value: operation,
+              ...([current?.operation].flat().includes(operation) ? { selected: '' } : {}),
+            },
             operation,
           ),
         ),
@@ -176,7 +201,12 @@ export function faultCard(kind: FaultKind, active: ActiveFault[]): HTMLElement {
       'div',
       { class: 'field' },
       el('label', { for: timesId }, 'requests'),
-      el('input', { id: timesId, type: 'text', value: shown(current?.times ?? 'Infinity'), inputmode: 'numeric' }),
+      el('input', {
+        id: timesId,
+        type: 'text',
+        value: shown(current?.times ?? 'Infinity'),
+        inputmode: 'numeric',
+      }),
     ),
     el('button', { type: 'submit', class: 'primary' }, `Switch ${kind.kind} on`),
   );
@@ -202,7 +232,8 @@ export async function switchOn(kind: string, form: HTMLFormElement): Promise<voi
       const value = input.value.trim();
       if (value === '') continue;
       if (input.dataset.kind === 'number') rule[name] = Number(value);
-      else if (input.dataset.kind === 'number-or-infinity') rule[name] = value === 'Infinity' ? value : Number(value);
+      else if (input.dataset.kind === 'number-or-infinity')
+        rule[name] = value === 'Infinity' ? value : Number(value);
       else if (input.dataset.kind === 'json') rule[name] = JSON.parse(value);
       else rule[name] = value;
     }
@@ -234,9 +265,9 @@ export function renderFaults(active: ActiveFault[]): void {
   const focused = document.activeElement?.id;
   // Keep what the user has typed or chosen in the cards across the re-render.
   const typed = new Map<string, string>();
-  for (const input of byId('fault-kinds').querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
-    'input, select, textarea',
-  )) {
+  for (const input of byId('fault-kinds').querySelectorAll<
+    HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
+  >('input, select, textarea')) {
     typed.set(input.id, input.value);
   }
   byId('fault-kinds').replaceChildren(...faultKinds.map((kind) => faultCard(kind, active)));
@@ -330,7 +361,9 @@ export async function renderRequests(): Promise<void> {
   const page = await control<RequestPage>(`requests?limit=${REQUESTS_PAGE}`);
   const body = byId<HTMLTableElement>('requests-table').tBodies[0];
   const rows = page.requests.toReversed().map(requestRow);
-  body?.replaceChildren(...(rows.length === 0 ? [emptyRow(4, 'None yet: requests to the service show here.')] : rows));
+  body?.replaceChildren(
+    ...(rows.length === 0 ? [emptyRow(4, 'None yet: requests to the service show here.')] : rows),
+  );
   showOlderButton(page, page.requests.length);
 }
 

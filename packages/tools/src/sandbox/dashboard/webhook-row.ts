@@ -16,7 +16,11 @@ export function answerText(delivery: Delivery): string {
 /** The row of a delivery, with its body and a button that sends it again. */
 export function deliveryRow(delivery: Delivery): HTMLTableRowElement {
   const failed = delivery.error !== undefined || (delivery.responseStatus ?? 0) >= 300;
-  const resend = el('button', { type: 'button', 'aria-label': `Send delivery ${delivery.seq} again` }, 'Send again');
+  const resend = el(
+    'button',
+    { type: 'button', 'aria-label': `Send delivery ${delivery.seq} again` },
+    'Send again',
+  );
   resend.addEventListener('click', () => {
     resend.disabled = true;
     control(`webhooks/${delivery.seq}/resend`, { method: 'POST' })
@@ -41,7 +45,9 @@ export function deliveryRow(delivery: Delivery): HTMLTableRowElement {
         'div',
         {},
         String(delivery.seq),
-        delivery.resentFrom === undefined ? undefined : el('small', {}, ` (again of #${delivery.resentFrom})`),
+        delivery.resentFrom === undefined
+          ? undefined
+          : el('small', {}, ` (again of #${delivery.resentFrom})`),
       ),
     ),
     el('td', { 'data-label': 'Event' }, statusBadge(delivery.status)),

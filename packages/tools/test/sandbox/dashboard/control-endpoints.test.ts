@@ -154,7 +154,9 @@ describe('the webhook kinds the sandbox sends', () => {
     for (const [orderNumber, targets] of moves) {
       const id = await newTask(sandbox, orderNumber);
       for (const status of targets) {
-        expect((await send('POST', `/_sandbox/tasks/${id}/advance`, JSON.stringify({ status }))).status).toBe(200);
+        expect((await send('POST', `/_sandbox/tasks/${id}/advance`, JSON.stringify({ status }))).status).toBe(
+          200,
+        );
       }
     }
     const sent = new Set(receiver.received.map((delivery) => String(delivery.body.status)));

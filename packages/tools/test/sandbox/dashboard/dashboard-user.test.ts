@@ -34,7 +34,9 @@ beforeAll(async () => {
   );
   receiver = await startWebhookReceiver();
   sandbox = await startSandboxProcess([], 'dist');
-  started = await startBrowser().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  started = await startBrowser().catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
 }, BUILD_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
@@ -66,7 +68,9 @@ async function createTask(orderNumber: string): Promise<{ id: string; createdAt:
 const control = (path: string, body?: unknown) =>
   sandbox.fetch(`/_sandbox/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined
+      ? {}
+      : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
   });
 
 describe.skipIf(!browserTestsRun)('the dashboard as a new user meets it', { timeout: 60_000 }, () => {
@@ -108,7 +112,9 @@ describe.skipIf(!browserTestsRun)('the dashboard as a new user meets it', { time
     expect(await card.getByLabel('status', { exact: true }).inputValue()).toBe('429');
     expect(await card.getByLabel('operation').inputValue()).toBe('tasks.create');
     expect(await card.getByLabel('requests').inputValue()).toBe('3');
-    expect(JSON.parse(await card.getByLabel('headers (optional)').inputValue())).toEqual({ 'retry-after': '7' });
+    expect(JSON.parse(await card.getByLabel('headers (optional)').inputValue())).toEqual({
+      'retry-after': '7',
+    });
     // A card whose kind is off keeps its defaults.
     expect(await page.locator('form[data-fault-kind="delay"]').getByLabel('ms').inputValue()).toBe('2000');
     await screenshot(page, 'fault-active');
@@ -123,7 +129,8 @@ describe.skipIf(!browserTestsRun)('the dashboard as a new user meets it', { time
     const first = await createTask('USER-TWICE');
     const single = await createTask('USER-ONCE');
     const second = await createTask('USER-TWICE');
-    const flag = (id: string) => page.locator(`#tasks-table tr[data-task-id="${id}"] [data-flag="same-order"]`);
+    const flag = (id: string) =>
+      page.locator(`#tasks-table tr[data-task-id="${id}"] [data-flag="same-order"]`);
     await flag(second.id).waitFor({ timeout: SHOW_MS });
     // The first row is flagged too, once the second task arrives.
     await flag(first.id).waitFor({ timeout: SHOW_MS });
@@ -145,7 +152,10 @@ describe.skipIf(!browserTestsRun)('the dashboard as a new user meets it', { time
     const created = page.locator(`#tasks-table tr[data-task-id="${task.id}"] td`).nth(4);
     await created.waitFor({ timeout: SHOW_MS });
     await page.getByLabel('Kuwait time (UTC+3)').check();
-    const kuwait = new Date(Date.parse(task.createdAt) + 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+    const kuwait = new Date(Date.parse(task.createdAt) + 3 * 3_600_000)
+      .toISOString()
+      .slice(0, 19)
+      .replace('T', ' ');
     await expect.poll(() => created.textContent(), { timeout: SHOW_MS }).toBe(`${kuwait} Kuwait`);
     await page.reload();
     await page.locator('#connection', { hasText: 'live' }).waitFor({ timeout: SHOW_MS });
@@ -160,7 +170,9 @@ describe.skipIf(!browserTestsRun)('the dashboard as a new user meets it', { time
     const page = await open('#webhooks');
     await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Send webhooks here' }).click();
-    await page.locator('#webhook-url', { hasText: `POSTed to ${receiver.url}` }).waitFor({ timeout: SHOW_MS });
+    await page
+      .locator('#webhook-url', { hasText: `POSTed to ${receiver.url}` })
+      .waitFor({ timeout: SHOW_MS });
     const { id } = await createTask('USER-HOOK');
     expect((await control(`tasks/${id}/advance`, {})).status).toBe(200);
     const received = await receiver.waitFor(1);

@@ -53,7 +53,9 @@ beforeAll(async () => {
     baseUrl: sandbox.baseUrl,
     maxRetries: 0,
   });
-  started = await startBrowser().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  started = await startBrowser().catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
 }, BUILD_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
@@ -254,12 +256,16 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
     const card = page.locator('form[data-fault-kind="status"]');
     await card.waitFor({ timeout: SHOW_MS });
     // The kinds come from the sandbox (GET /_sandbox/faults), not from a list in the page.
-    const kinds = (await (await sandbox.fetch('/_sandbox/faults')).json()) as { kinds: Array<{ kind: string }> };
+    const kinds = (await (await sandbox.fetch('/_sandbox/faults')).json()) as {
+      kinds: Array<{ kind: string }>;
+    };
     expect(await page.locator('form[data-fault-kind]').count()).toBe(kinds.kinds.length);
     await card.getByLabel('status', { exact: true }).fill('503');
     await card.getByLabel('operation').selectOption('wallet.retrieveBalance');
     await card.getByRole('button', { name: 'Switch status on' }).click();
-    await page.locator('#faults-active li', { hasText: 'wallet.retrieveBalance' }).waitFor({ timeout: SHOW_MS });
+    await page
+      .locator('#faults-active li', { hasText: 'wallet.retrieveBalance' })
+      .waitFor({ timeout: SHOW_MS });
     const failure = await client.wallet.retrieveBalance().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(APIError);
     expect((failure as APIError).status).toBe(503);
@@ -330,7 +336,11 @@ describe.skipIf(!browserTestsRun)('sandbox dashboard in chromium', { timeout: 60
       [...document.querySelectorAll('input, select, textarea, button')]
         .filter((control) => {
           const element = control as HTMLInputElement;
-          return !(element.labels?.length || element.getAttribute('aria-label') || element.textContent?.trim());
+          return !(
+            element.labels?.length ||
+            element.getAttribute('aria-label') ||
+            element.textContent?.trim()
+          );
         })
         .map((control) => control.outerHTML),
     );
@@ -411,10 +421,14 @@ describe.skipIf(!browserTestsRun)('a sandbox beyond loopback', { timeout: 60_000
           })
         ).status,
       ).toBe(401);
-      expect((await fetch(`${local}/_sandbox/tasks`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
-        200,
-      );
-      const other = new DeliveryClient({ apiKey: started.apiKey, sellerId: started.sellerId, baseUrl: local });
+      expect(
+        (await fetch(`${local}/_sandbox/tasks`, { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
+      const other = new DeliveryClient({
+        apiKey: started.apiKey,
+        sellerId: started.sellerId,
+        baseUrl: local,
+      });
       const task = await other.tasks.create(orderParams('DASH-TOKEN'));
 
       const { page } = await browser.newPage();

@@ -26,7 +26,10 @@ const clientOf = (running: Sandbox) =>
     maxRetries: 0,
   });
 
-async function json(path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function json(
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   if (!sandbox) throw new Error('no sandbox');
   const response = await fetch(`${sandbox.baseUrl}${path}`, init);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -54,7 +57,8 @@ async function readEvents(
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      if (block.includes(`event: ${name}\n`)) found.push(JSON.parse(block.slice(block.indexOf('data: ') + 6)));
+      if (block.includes(`event: ${name}\n`))
+        found.push(JSON.parse(block.slice(block.indexOf('data: ') + 6)));
     }
   }
   controller.abort();
@@ -142,7 +146,9 @@ describe('dashboard read endpoints', () => {
     const list = await json('/_sandbox/tasks?limit=1');
     expect(list.status).toBe(200);
     expect(list.body.total).toBe(2);
-    expect((list.body.tasks as Array<{ task: { id: string } }>).map((entry) => entry.task.id)).toEqual([second.id]);
+    expect((list.body.tasks as Array<{ task: { id: string } }>).map((entry) => entry.task.id)).toEqual([
+      second.id,
+    ]);
     expect((await json('/_sandbox/tasks?limit=0')).status).toBe(400);
     expect((await json('/_sandbox/tasks?limit=1001')).status).toBe(400);
 
@@ -178,7 +184,9 @@ describe('dashboard read endpoints', () => {
 
     const topUp = await client.wallet.topUp({ amount: 5.5 });
     const wallet = await json('/_sandbox/wallet');
-    expect(wallet.body.topUps).toEqual([expect.objectContaining({ paymentUrl: topUp.paymentUrl, amountFils: 5500 })]);
+    expect(wallet.body.topUps).toEqual([
+      expect.objectContaining({ paymentUrl: topUp.paymentUrl, amountFils: 5500 }),
+    ]);
   });
 
   it('lists the fault kinds from the schema POST /_sandbox/faults accepts, and removes one active rule', async () => {
@@ -198,9 +206,9 @@ describe('dashboard read endpoints', () => {
     const active = await json('/_sandbox/faults');
     expect((active.body.active as unknown[]).length).toBe(names.length);
     const removed = await json('/_sandbox/faults/0', { method: 'DELETE' });
-    expect((removed.body.active as Array<{ rule: { kind: string } }>).map((fault) => fault.rule.kind)).toEqual(
-      names.slice(1),
-    );
+    expect(
+      (removed.body.active as Array<{ rule: { kind: string } }>).map((fault) => fault.rule.kind),
+    ).toEqual(names.slice(1));
     expect((await json('/_sandbox/faults/99', { method: 'DELETE' })).status).toBe(404);
     expect((await json('/_sandbox/faults', { method: 'DELETE' })).body).toEqual({ active: [] });
   });
@@ -234,7 +242,9 @@ describe('dashboard read endpoints', () => {
       const answers = await Promise.all(
         Array.from({ length: 9 }, () => json('/_sandbox/webhooks/1/resend', { method: 'POST' })),
       );
-      expect(answers.map((answer) => answer.status).toSorted()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+      expect(answers.map((answer) => answer.status).toSorted()).toEqual([
+        200, 200, 200, 200, 200, 200, 200, 200, 429,
+      ]);
       expect(answers.find((answer) => answer.status === 200)?.body).toMatchObject({
         resentFrom: 1,
         responseStatus: 200,
@@ -275,7 +285,10 @@ describe('exposure', () => {
       { 'sec-fetch-site': 'cross-site' },
     ]) {
       const answer = await json('/_sandbox/reset', { method: 'POST', headers, body: 'x' });
-      expect(answer, JSON.stringify(headers)).toMatchObject({ status: 403, body: { code: 'FOREIGN_ORIGIN' } });
+      expect(answer, JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        body: { code: 'FOREIGN_ORIGIN' },
+      });
     }
     for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
       expect((await json('/_sandbox/tasks', { headers: { origin } })).status).toBe(200);
@@ -305,7 +318,9 @@ describe('exposure', () => {
       expect(answer.status).toBe(401);
       expect(JSON.stringify(answer.body)).not.toContain(token);
     }
-    expect((await json('/_sandbox/tasks', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await json('/_sandbox/tasks', { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
     const events = await fetch(`${sandbox.controlUrl}/events`);
     expect(events.status).toBe(401);
     // The dashboard's page itself needs no token (it asks for it), and the service routes keep their API key.
@@ -338,7 +353,9 @@ describe('GET /pay/<token>', () => {
     expect(paid.status).toBe(200);
     expect((await client.wallet.retrieveBalance()).walletAmount).toBeCloseTo(before + 7, 3);
     expect((await fetch(url, { method: 'POST' })).status).toBe(409);
-    expect((await fetch(url, { method: 'POST', headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await fetch(url, { method: 'POST', headers: { origin: 'http://evil.example' } })).status).toBe(
+      403,
+    );
     expect((await fetch(`${sandbox.baseUrl}/pay/nothing`)).status).toBe(404);
   });
 });
