@@ -179,15 +179,16 @@ export async function holdLease(
     try {
       task = await send(prior, guard, held.earlierTaskId);
     } catch (error) {
-      // A POST still open: the lease stays held, `until` ahead of it, until it ends; its answer is the task.
+      // A POST still open: the lease stays held, `until` ahead of it, until it ends; its answer is the task,
+      // unless the create found the order's task several times (that is what the caller must hear).
       const late = heldPost?.open === true ? await heldPost.ended : undefined;
-      if (late !== undefined && 'task' in late) {
+      if (late !== undefined && 'task' in late && !(error instanceof DuplicateTaskError)) {
         logger.info(`Order ${orderNumber}: the POST was answered after its create ended: ${late.task.id}`);
         run.created = late.task;
         await finish({ state: 'created', taskId: late.task.id, fence }, orderTtlMs);
         return late.task;
       }
-      if (late !== undefined)
+      if (late !== undefined && 'at' in late)
         run.decidableAt = Math.max(run.decidableAt ?? 0, late.at + context.listingDelayMs);
       // Keep `since` unless nothing can have been created: the next holder looks first.
       const failed: FailedRecord = {

@@ -9,9 +9,11 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { storeKey } from '../../../src/core/store.js';
 import {
   type ClientOptions,
   type DeliveryStore,
+  DuplicateTaskError,
   memoryStore,
   TaskCreationOutcomeUnknownError,
 } from '../../../src/index.js';
@@ -116,6 +118,27 @@ describe('a create whose POST outlives its attempt timeout', () => {
     expect(postsFor('HELD-7')).toHaveLength(1);
     expect(tasksFor('HELD-7').map((created) => created.id)).toEqual([task?.id]);
   }, 30_000);
+
+  it('reports the duplicates a lookup found while its POST was held, though that POST is answered later', async () => {
+    // Two tasks of the order already (a first delivery and a repeat), made before this create.
+    const earlier = client({ listingDelayMs: 0, timeout: 5000 });
+    await earlier.tasks.create(orderParams('HELD-8'), { lookupFirst: false });
+    await earlier.tasks.create(orderParams('HELD-8'), { repeatDelivery: true });
+    expect(tasksFor('HELD-8')).toHaveLength(2);
+    const { handler, served } = holdingFirstPost(TIMEOUT_MS + 1000);
+    hostile.use(handler);
+    // A store in use for a while, so the create sends without looking first (FRESH_STORE_MS).
+    const store = memoryStore();
+    const scope = { baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId };
+    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    const error = await client({ listingDelayMs: 300, store })
+      .tasks.create(orderParams('HELD-8'), { lookupFirst: false })
+      .catch((caught: unknown) => caught);
+    await served;
+    // Its own POST made a third: the caller is told of the duplicates, not handed one task of three.
+    expect(tasksFor('HELD-8')).toHaveLength(3);
+    expect(error).toBeInstanceOf(DuplicateTaskError);
+  }, 20_000);
 
   it('sends again once the service closed the held connection and the listing delay passed with nothing listed', async () => {
     const listingDelayMs = 800;
