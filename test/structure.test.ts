@@ -14,6 +14,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GROUND = 'schemas';
 const OPERATIONS = 'core/operations.ts';
+/** The send stage of the request pipeline: the one caller of `Transport.send`. */
+const SEND_STAGE = 'internal/send-operation.ts';
 /** Packages the ground floor may import. */
 const GROUND_PACKAGES = new Set(['zod/mini']);
 
@@ -121,6 +123,18 @@ describe('structure of the SDK (src)', () => {
     expect(imports).toBeDefined();
     expect(imports?.files.filter((target) => roomOf(target) !== GROUND)).toEqual([]);
     expect(imports?.packages.filter((name) => !GROUND_PACKAGES.has(name))).toEqual([]);
+  });
+
+  it(`sends every request of the client through the one pipeline (src/${SEND_STAGE})`, () => {
+    const senders = sourceFiles(SDK_SRC)
+      .filter((file) => /\.send\(/.test(readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+      .map((file) => relativeTo(SDK_SRC, file))
+      .filter((file) => file.startsWith('resources/') || file.startsWith('internal/'));
+    expect(senders).toEqual([SEND_STAGE]);
+    // Resources call `request` (or the send stage, for the list walk and the create's own requests).
+    const resources = [...sdkGraph].filter(([file]) => file.startsWith('resources/'));
+    const transportUsers = resources.filter(([, { files }]) => files.includes('internal/http.ts'));
+    expect(transportUsers.map(([file]) => file)).toEqual([]);
   });
 });
 

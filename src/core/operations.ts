@@ -4,26 +4,43 @@
  * cannot coerce, and a required field left out fails the answer (`ResponseValidationError`).
  * @module
  */
-import { BranchListResponse } from '../schemas/branch.js';
-import { Estimate } from '../schemas/estimate.js';
+import type * as z from 'zod/mini';
+import { BranchListResponse, readBranches } from '../schemas/branch.js';
+import { Estimate, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
 import type { RetryPolicy } from '../schemas/retry-policy.js';
 import { Task } from '../schemas/task.js';
-import { TaskCreateResponse } from '../schemas/task-create.js';
+import { TaskCreateParams, TaskCreateResponse } from '../schemas/task-create.js';
 import { TaskListResponse } from '../schemas/task-list.js';
-import { WalletBalance, WalletTopUp } from '../schemas/wallet.js';
+import type { Drift } from '../schemas/tolerant-read.js';
+import { WalletBalance, WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 
-/** One operation of the service. */
+/**
+ * One operation of the service: the whole call, read by the one request pipeline (`resources/request.ts`).
+ * A call's input holds the path's `{params}` by name (each checked by a task id's rules) and the `params`
+ * schema's fields, sent as the body of a POST.
+ */
 export interface OperationDefinition {
   readonly method: 'GET' | 'POST';
   /** Relative to the base URL (`/tasks/{id}`): the span's `url.template`, the mock's route. */
   readonly path: string;
   readonly operationId: string;
+  /** The body's parameters, checked before anything is sent (`RequestValidationError` naming each field). */
+  readonly params?: z.ZodMiniType;
+  /** What of the checked `params` is sent, when not all of it; `dropped` names what is not (a debug log). */
+  readonly body?: (params: never) => { body: unknown; dropped: readonly string[] };
   /** Reads a 2xx body. */
-  readonly response: import('zod/mini').ZodMiniType;
-  /** Dotted paths the SDK cannot do without (`''`: the body). */
-  readonly loadBearing: readonly string[];
+  readonly response: z.ZodMiniType;
+  /** Reads a 2xx body instead of `response`, leaving out and reporting what it cannot read. */
+  readonly read?: (body: unknown) => { value: unknown; drifts: Drift[] };
+  /** The answer is the task the path's `{id}` names: its `id` (or `_id`) must be that id. */
+  readonly answersFor?: 'id';
   /** `never`: sent once (a create, a top-up link). */
   readonly retry: RetryPolicy;
+  /**
+   * How the call is sent: `'exactly-once'`, the create of an order (README "Exactly-once creation"); else
+   * as one request, retried by `retry`.
+   */
+  readonly send?: 'exactly-once';
 }
 
 /** Every operation of the service, by the name of the SDK method that calls it. */
@@ -32,32 +49,33 @@ export const OPERATIONS = {
     method: 'POST',
     path: '/tasks',
     operationId: 'createTask',
+    params: TaskCreateParams,
     response: TaskCreateResponse,
-    loadBearing: ['data', 'data.createTask', 'data.createTask.id'],
     retry: 'never',
+    send: 'exactly-once',
   },
   'tasks.retrieve': {
     method: 'GET',
     path: '/tasks/{id}',
     operationId: 'retrieveTask',
     response: Task,
-    loadBearing: [''],
     retry: 'idempotent',
+    answersFor: 'id',
   },
   'tasks.list': {
     method: 'GET',
     path: '/tasks',
     operationId: 'listTasks',
     response: TaskListResponse,
-    loadBearing: ['tasks', 'page', 'limit', 'totalPages', 'total'],
     retry: 'idempotent',
   },
   'tasks.estimate': {
     method: 'POST',
     path: '/tasks/estimate',
     operationId: 'estimateTask',
+    params: EstimateRequestParams,
+    body: estimateBody,
     response: Estimate,
-    loadBearing: [''],
     retry: 'idempotent',
   },
   'branches.list': {
@@ -65,23 +83,22 @@ export const OPERATIONS = {
     path: '/tasks/branches',
     operationId: 'listBranches',
     response: BranchListResponse,
-    loadBearing: [''],
     retry: 'idempotent',
+    read: readBranches,
   },
   'wallet.retrieveBalance': {
     method: 'GET',
     path: '/tasks/wallet-balance',
     operationId: 'retrieveWalletBalance',
     response: WalletBalance,
-    loadBearing: ['walletAmount'],
     retry: 'idempotent',
   },
   'wallet.topUp': {
     method: 'POST',
     path: '/tasks/wallet-topup',
     operationId: 'topUpWallet',
+    params: WalletTopUpParams,
     response: WalletTopUp,
-    loadBearing: ['paymentUrl'],
     retry: 'never',
   },
 } as const satisfies Record<string, OperationDefinition>;
@@ -100,25 +117,35 @@ export type PathParamsOf<Path extends string> = Path extends `${string}{${infer 
   ? Param | PathParamsOf<Rest>
   : never;
 
+type Row<Name extends OperationName> = (typeof OPERATIONS)[Name];
+
 /** `{ id }` for `tasks.retrieve`, `{}` for a template without parameters. */
-export type OperationParams<Name extends OperationName> = [
-  PathParamsOf<(typeof OPERATIONS)[Name]['path']>,
-] extends [never]
+export type OperationParams<Name extends OperationName> = [PathParamsOf<Row<Name>['path']>] extends [never]
   ? Readonly<Record<string, never>>
-  : Readonly<Record<PathParamsOf<(typeof OPERATIONS)[Name]['path']>, string>>;
+  : Readonly<Record<PathParamsOf<Row<Name>['path']>, string>>;
+
+/** What a call of `name` takes: the path's parameters, and the fields of its `params` schema. */
+export type OperationInput<Name extends OperationName> =
+  Row<Name> extends {
+    params: infer Params extends z.ZodMiniType;
+  }
+    ? ([PathParamsOf<Row<Name>['path']>] extends [never] ? unknown : OperationParams<Name>) & z.input<Params>
+    : OperationParams<Name>;
 
 /**
- * The path of `name`, each `{param}` percent-encoded; check the values first (a task id by `taskPath`'s
- * rules).
+ * What a call of `name` resolves with: its `read`'s value, else what its `response` schema reads, with the
+ * `id` it was asked for when it `answersFor` one.
  */
-export function pathOf<Name extends OperationName>(name: Name, params: OperationParams<Name>): string {
-  const values: Readonly<Record<string, string>> = params;
-  return OPERATIONS[name].path
-    .slice(1)
-    .replace(/\{(\w+)\}/g, (_, param: string) => encodeURIComponent(values[param] ?? ''));
-}
+export type OperationOutput<Name extends OperationName> =
+  Row<Name> extends {
+    read: (body: unknown) => { value: infer Value };
+  }
+    ? Value
+    : Row<Name> extends { answersFor: 'id' }
+      ? z.output<Row<Name>['response']> & { id: string }
+      : z.output<Row<Name>['response']>;
 
-/** What the table fixes of a request: the path of a template without parameters (else {@link pathOf}). */
+/** What the table fixes of a request: its span's name and template, its method and retry policy. */
 export function requestOf<Name extends OperationName>(
   name: Name,
 ): { operation: Name; method: 'GET' | 'POST'; path: string; urlTemplate: string; retry: RetryPolicy } {

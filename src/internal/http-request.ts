@@ -20,7 +20,7 @@ export interface HttpRequest {
   path: string;
   /** `/tasks/{id}`, …: spans carry no ids. */
   urlTemplate?: string;
-  query?: Record<string, string>;
+  query?: Record<string, string> | undefined;
   body?: unknown;
   retry: RetryPolicy;
   /** Called on each 429, before any retry. */
@@ -46,6 +46,8 @@ export interface HttpResponse {
 export interface TracedCall {
   readonly span: TraceSpan | undefined;
   requests: number;
+  /** The POSTs among `requests`: a create's attempts. */
+  posts: number;
   /** The last 2xx response. */
   answered?: HttpResponse;
 }

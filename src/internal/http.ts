@@ -103,7 +103,7 @@ export class Transport {
       'delivery.retry_count': 0,
       ...trace.attributes,
     }));
-    const call: TracedCall = { span, requests: 0 };
+    const call: TracedCall = { span, requests: 0, posts: 0 };
     if (span === undefined) return work(call);
     try {
       const value = await work(call);
@@ -126,6 +126,8 @@ export class Transport {
   /** A request of `tasks.create`, the one call of several: its POST or a lookup, as an event. */
   async #inCall(request: HttpRequest, options: RequestOptions, call: TracedCall): Promise<HttpResponse> {
     const number = ++call.requests;
+    const post = request.method === 'POST';
+    if (post) call.posts++;
     let outcome: SpanAttributes = {};
     try {
       const response = await this.#redacted(request, options, call.span);
@@ -136,14 +138,11 @@ export class Transport {
       outcome = { 'error.type': error instanceof Error ? error.name : 'Error' };
       throw error;
     } finally {
-      call.span?.addEvent(
-        request.method === 'POST' ? 'delivery.create.request' : 'delivery.reconciliation.lookup',
-        {
-          'delivery.operation': request.operation,
-          'delivery.request_number': number,
-          ...outcome,
-        },
-      );
+      call.span?.addEvent(post ? 'delivery.create.request' : 'delivery.reconciliation.lookup', {
+        'delivery.operation': request.operation,
+        'delivery.request_number': number,
+        ...outcome,
+      });
     }
   }
 

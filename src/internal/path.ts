@@ -1,4 +1,4 @@
-/** Builds request paths; every caller-supplied segment goes through {@link taskPath}. */
+/** Builds request paths from the operations table's templates; every task id is checked and encoded here. */
 import { RequestValidationError } from '../core/errors.js';
 import { isWellFormedText } from '../schemas/text.js';
 
@@ -6,11 +6,12 @@ import { isWellFormedText } from '../schemas/text.js';
 export const MAX_TASK_ID_LENGTH = 128;
 
 /**
- * `tasks/<id>`, the id URL-encoded so it cannot become a path of its own.
+ * `id` URL-encoded as one path segment (the operations table's `{id}`): it cannot become a path of its
+ * own.
  * @throws {RequestValidationError} (path `id`) for an id that is empty, not a string, over
  * {@link MAX_TASK_ID_LENGTH}, `.` / `..`, or holds an unpaired surrogate.
  */
-export function taskPath(id: unknown, operation: string): string {
+function taskIdSegment(id: unknown, operation: string): string {
   if (typeof id !== 'string' || id.trim() === '') {
     throw new RequestValidationError(operation, [
       { path: 'id', message: 'Expected a non-empty task id string', code: 'invalid_type' },
@@ -39,5 +40,20 @@ export function taskPath(id: unknown, operation: string): string {
       },
     ]);
   }
-  return `tasks/${encodeURIComponent(id)}`;
+  return encodeURIComponent(id);
+}
+
+/**
+ * `template` (`/tasks/{id}`) relative to the base URL, each `{param}` of `params` checked and encoded as a
+ * task id ({@link taskIdSegment}: the service's path parameters are task ids).
+ * @throws {RequestValidationError} (path `id`); nothing is sent.
+ */
+export function pathOf(
+  template: string,
+  params: Readonly<Record<string, unknown>>,
+  operation: string,
+): string {
+  return template
+    .slice(1)
+    .replace(/\{(\w+)\}/g, (_, param: string) => taskIdSegment(params[param], operation));
 }

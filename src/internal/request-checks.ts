@@ -18,6 +18,26 @@ export function underlyingCause(error: unknown): unknown {
   return error;
 }
 
+/** Adds an issue at `options.<name>` unless `value` is `undefined` or an integer from `min` to `max`. */
+export function checkIntegerOption(
+  issues: ValidationIssue[],
+  name: string,
+  value: unknown,
+  min: number,
+  max: number,
+): void {
+  if (
+    value !== undefined &&
+    !(Number.isInteger(value) && (value as number) >= min && (value as number) <= max)
+  ) {
+    issues.push({
+      path: `options.${name}`,
+      message: `Expected an integer from ${min} to ${max}`,
+      code: 'invalid_option',
+    });
+  }
+}
+
 /**
  * Checks `timeout`, `totalTimeout`, `maxRetries` and `signal`, after the caller's own `issues`.
  * @throws {RequestValidationError} naming each bad option; nothing is sent.
@@ -27,19 +47,9 @@ export function checkRequestOptions(
   options: RequestOptions,
   issues: ValidationIssue[] = [],
 ): void {
-  const integer = (name: 'timeout' | 'maxRetries' | 'totalTimeout', min: number, max: number) => {
-    const value = options[name];
-    if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
-      issues.push({
-        path: `options.${name}`,
-        message: `Expected an integer from ${min} to ${max}`,
-        code: 'invalid_option',
-      });
-    }
-  };
-  integer('timeout', 1, MAX_TIMER_MS);
-  integer('totalTimeout', 1, MAX_TIMER_MS);
-  integer('maxRetries', 0, 10);
+  checkIntegerOption(issues, 'timeout', options.timeout, 1, MAX_TIMER_MS);
+  checkIntegerOption(issues, 'totalTimeout', options.totalTimeout, 1, MAX_TIMER_MS);
+  checkIntegerOption(issues, 'maxRetries', options.maxRetries, 0, 10);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     issues.push({ path: 'options.signal', message: 'Expected an AbortSignal', code: 'invalid_option' });
   }

@@ -1,13 +1,11 @@
 /** `client.branches`: pickup branches; OpenAPI `listBranches`. */
 
-import { APIPromise } from '../core/api-promise.js';
-import { requestOf } from '../core/operations.js';
+import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import type { ResourceContext } from '../internal/context.js';
-import type { HttpResponse } from '../internal/http-request.js';
-import type { TraceSpan } from '../internal/tracing.js';
-import { type Branch, readBranches } from '../schemas/branch.js';
+import type { Branch } from '../schemas/branch.js';
 import { contextOf, type ResourceHandle } from './handle.js';
+import { request } from './request.js';
 
 /** Pickup branches of the seller. */
 export class Branches {
@@ -25,18 +23,6 @@ export class Branches {
    * JSON.
    */
   list(options?: RequestOptions): APIPromise<Branch[]> {
-    const context = this.#context;
-    const read = (response: HttpResponse, span: TraceSpan | undefined): Branch[] => {
-      const { branches, drifts } = readBranches(response.body);
-      if (drifts.length > 0) context.reportDrift('branches.list', drifts, span);
-      return branches;
-    };
-    const answered = context.transport
-      .send({ ...requestOf('branches.list'), read }, options)
-      .then((response) => ({
-        data: response.body as Branch[],
-        head: { status: response.status, headers: response.headers, body: response.text },
-      }));
-    return new APIPromise(answered);
+    return request(this.#context, 'branches.list', {}, options);
   }
 }

@@ -3,12 +3,11 @@
  * /tasks/wallet-topup".
  */
 import type { APIPromise } from '../core/api-promise.js';
-import { OPERATIONS, requestOf } from '../core/operations.js';
 import type { RequestOptions } from '../core/options.js';
-import { apiRequest, type ResourceContext } from '../internal/context.js';
-import { parseParams } from '../internal/validate.js';
-import { type WalletBalance, type WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
+import type { ResourceContext } from '../internal/context.js';
+import type { WalletBalance, WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 import { contextOf, type ResourceHandle } from './handle.js';
+import { request } from './request.js';
 
 /** The seller's prepaid wallet. */
 export class Wallet {
@@ -24,12 +23,7 @@ export class Wallet {
    * @throws {APIError} by status; {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   retrieveBalance(options?: RequestOptions): APIPromise<WalletBalance> {
-    return apiRequest(
-      this.#context,
-      OPERATIONS['wallet.retrieveBalance'].response,
-      requestOf('wallet.retrieveBalance'),
-      options,
-    );
+    return request(this.#context, 'wallet.retrieveBalance', {}, options);
   }
 
   /**
@@ -39,14 +33,6 @@ export class Wallet {
    * {@link APIConnectionError}; {@link ResponseValidationError}.
    */
   topUp(params: WalletTopUpParams, options?: RequestOptions): APIPromise<WalletTopUp> {
-    return apiRequest(
-      this.#context,
-      OPERATIONS['wallet.topUp'].response,
-      () => ({
-        ...requestOf('wallet.topUp'),
-        body: parseParams(WalletTopUpParams, params, 'wallet.topUp'),
-      }),
-      options,
-    );
+    return request(this.#context, 'wallet.topUp', params, options);
   }
 }

@@ -51,14 +51,17 @@ function branchList(body: unknown): { list: unknown[]; path: string } | undefine
   return found === undefined ? undefined : { list: body[found] as unknown[], path: found };
 }
 
-/** Reads any body of `GET tasks/branches`: the branches and the drift met. Never throws. */
-export function readBranches(body: unknown): { branches: Branch[]; drifts: Drift[] } {
+/**
+ * Reads any body of `GET tasks/branches`: the branches (`value`; strings become `{ name }`, entries without
+ * a name are left out) and the drift met. Never throws.
+ */
+export function readBranches(body: unknown): { value: Branch[]; drifts: Drift[] } {
   const drifts: Drift[] = [];
   const found = branchList(body);
   if (found === undefined) {
     const held = isPlainObject(body) ? body.branches : body;
     drifts.push({ path: 'branches', expected: 'array', received: typeName(held), action: 'omitted' });
-    return { branches: [], drifts };
+    return { value: [], drifts };
   }
   const branches: Branch[] = [];
   const prefix = found.path === '' ? '' : `${found.path}.`;
@@ -74,13 +77,5 @@ export function readBranches(body: unknown): { branches: Branch[]; drifts: Drift
     }
     if (read.ok) branches.push(read.value as Branch);
   });
-  return { branches, drifts };
-}
-
-/**
- * Any body of `GET tasks/branches` as `Branch[]` (strings become `{ name }`; entries without a name left
- * out).
- */
-export function toBranches(body: unknown): Branch[] {
-  return readBranches(body).branches;
+  return { value: branches, drifts };
 }

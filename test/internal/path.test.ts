@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError } from '../../src/core/errors.js';
-import { taskPath } from '../../src/internal/path.js';
+import { pathOf } from '../../src/internal/path.js';
+
+/** The path of `tasks.retrieve` for `id`. */
+const taskPath = (id: unknown, operation: string) => pathOf('/tasks/{id}', { id }, operation);
 
 function rejectionOf(id: unknown): RequestValidationError {
   try {
@@ -12,7 +15,7 @@ function rejectionOf(id: unknown): RequestValidationError {
   throw new Error(`expected ${JSON.stringify(id)} to be rejected`);
 }
 
-describe('taskPath', () => {
+describe('pathOf with a task id', () => {
   it('encodes the id into one segment under tasks/', () => {
     expect(taskPath('abc', 'tasks.retrieve')).toBe('tasks/abc');
     expect(taskPath('../wallet-balance', 'tasks.retrieve')).toBe('tasks/..%2Fwallet-balance');

@@ -548,6 +548,20 @@ describe('tasks.waitForStatus', () => {
     );
     expect(mock.requestsFor('tasks.retrieve')).toHaveLength(1);
   });
+
+  it('refuses an interval longer than a timer can wait, naming it (nothing sent)', async () => {
+    const error = await client()
+      .tasks.waitForStatus('x', 'delivered', { intervalMs: 2 ** 31 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).issues).toEqual([
+      expect.objectContaining({
+        path: 'options.intervalMs',
+        message: 'Expected an integer from 1 to 2147483647',
+      }),
+    ]);
+    expect(mock.requestsFor('tasks.retrieve')).toHaveLength(0);
+  });
 });
 
 describe('tasks.findByOrderNumber', () => {

@@ -7,11 +7,12 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   OPERATION_NAMES,
   OPERATIONS,
+  type OperationInput,
   type OperationName,
-  pathOf,
   requestOf,
 } from '../../src/core/operations.js';
 import type { HttpRequest } from '../../src/internal/http-request.js';
+import { pathOf } from '../../src/internal/path.js';
 import { OPERATION_HANDLERS, type OperationHandlers } from '../../src/testing/endpoints.js';
 import { checkFaultRule, OPERATIONS as FAULT_TARGETS } from '../../src/testing/faults.js';
 import { routeOf, routerOf } from '../../src/testing/routes.js';
@@ -108,8 +109,10 @@ describe('requests and spans from the table', () => {
   });
 
   it('fills a template with its parameters, percent-encoded', () => {
-    expect(pathOf('tasks.retrieve', { id: '../wallet-balance' })).toBe('tasks/..%2Fwallet-balance');
-    expect(pathOf('wallet.topUp', {})).toBe('tasks/wallet-topup');
+    const { path } = OPERATIONS['tasks.retrieve'];
+    expect(pathOf(path, { id: '../wallet-balance' }, 'tasks.retrieve')).toBe('tasks/..%2Fwallet-balance');
+    expect(pathOf(OPERATIONS['wallet.topUp'].path, {}, 'wallet.topUp')).toBe('tasks/wallet-topup');
+    expect(() => pathOf(path, { id: '..' }, 'tasks.retrieve')).toThrow(/"\.\."/);
     expect(requestOf('tasks.retrieve')).toEqual({
       operation: 'tasks.retrieve',
       method: 'GET',
@@ -117,9 +120,9 @@ describe('requests and spans from the table', () => {
       urlTemplate: '/tasks/{id}',
       retry: 'idempotent',
     });
-    // @ts-expect-error: tasks.list has no path parameter.
-    pathOf('tasks.list', { id: 'x' });
-    // @ts-expect-error: tasks.retrieve's parameter is id.
-    pathOf('tasks.retrieve', { taskId: 'x' });
+    expectTypeOf<OperationInput<'tasks.retrieve'>>().toEqualTypeOf<Readonly<Record<'id', string>>>();
+    // tasks.list has no path parameter; wallet.topUp's input is its body's fields.
+    expectTypeOf<{ id: string }>().not.toMatchTypeOf<OperationInput<'tasks.list'>>();
+    expectTypeOf<{ amount: number }>().toMatchTypeOf<OperationInput<'wallet.topUp'>>();
   });
 });

@@ -11,6 +11,7 @@ import {
 } from '../../core/errors.js';
 import type { RequestOptions } from '../../core/options.js';
 import { DeadlineReason, deadline, sleep } from '../../internal/abort.js';
+import type { TracedCall } from '../../internal/http-request.js';
 import type { TaskWithId } from '../../schemas/task.js';
 
 /** What a create is doing, as its deadline's error names it. */
@@ -30,6 +31,8 @@ export class CreateRun {
   readonly totalTimeoutMs: number | undefined;
   /** Aborts at the deadline (reason: a {@link DeadlineReason}) or when `outer` aborts (its reason). */
   readonly signal: AbortSignal;
+  /** The traced call the run's requests are events of (POSTs, lookups); `undefined`: their own spans. */
+  readonly call: TracedCall | undefined;
   posts = 0;
   /**
    * A POST may have reached the service: one of this call's failed ambiguously, or an earlier attempt or
@@ -61,8 +64,10 @@ export class CreateRun {
     orderNumber: string | undefined,
     totalTimeoutMs: number | undefined,
     outer: AbortSignal | undefined,
+    call?: TracedCall,
   ) {
     this.#orderNumber = orderNumber;
+    this.call = call;
     this.#outer = outer;
     this.totalTimeoutMs = totalTimeoutMs;
     if (totalTimeoutMs === undefined) {

@@ -10,6 +10,7 @@ import { APIUserAbortError, type DeliveryError, TaskCreationOutcomeUnknownError 
 import type { TaskCreateOptions } from '../../core/options.js';
 import { DeadlineReason } from '../../internal/abort.js';
 import type { ResourceContext } from '../../internal/context.js';
+import type { TracedCall } from '../../internal/http-request.js';
 import { checkRequestOptions } from '../../internal/request-checks.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
@@ -33,7 +34,7 @@ export const DEFAULT_LEASE_WAIT_MS = 120_000;
 const flights = new Map<string, Flight>();
 
 /**
- * Creates a task at most once; `body` is already validated.
+ * Creates a task at most once; `body` is already validated; `call`: the traced call its requests belong to.
  * @throws the rejection as is, {@link DuplicateTaskError}, {@link TaskCreationOutcomeUnknownError} (also at
  * `totalTimeout` once a POST may have reached the service; `APIConnectionTimeoutError` before),
  * `RequestValidationError` for bad options, {@link APIUserAbortError} before anything was sent.
@@ -42,6 +43,7 @@ export function createTask(
   context: ResourceContext,
   body: TaskCreateParams,
   options: TaskCreateOptions,
+  call: TracedCall | undefined,
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const {
@@ -71,7 +73,7 @@ export function createTask(
   const totalTimeout = ownTotalTimeout ?? context.totalTimeoutMs;
   const how: HowToSend = { repeatDelivery, lookupFirst, resendUnknown: resendUnknownOutcome };
   if (orderNumber === undefined) {
-    const run = new CreateRun(undefined, totalTimeout, callerSignal);
+    const run = new CreateRun(undefined, totalTimeout, callerSignal, call);
     return withDeadline(createOnce(context, body, requestOptions, undefined, run, how), run);
   }
   const key = `${context.sellerScope}\n${orderNumber}\n${repeatDelivery}`;
@@ -79,7 +81,7 @@ export function createTask(
   // A flight every caller left is ending: a new create does not take its outcome, it starts its own.
   if (flight === undefined || flight.controller.signal.aborted) {
     const controller = new AbortController();
-    const run = new CreateRun(orderNumber, totalTimeout, controller.signal);
+    const run = new CreateRun(orderNumber, totalTimeout, controller.signal, call);
     const flightOptions = { ...requestOptions, signal: controller.signal };
     const promise = withDeadline(
       createUnderLease(

@@ -16,7 +16,8 @@
  */
 import { NotFoundError, StoreUnavailableError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
 import { storeKey } from '../../core/store.js';
-import { type ResourceContext, retrieveTask } from '../../internal/context.js';
+import type { ResourceContext } from '../../internal/context.js';
+import { sendOperation } from '../../internal/send-operation.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import { holdLease } from './lease-holder.js';
 import {
@@ -43,12 +44,12 @@ async function rememberedTask(
 ): Promise<TaskWithId | undefined> {
   options.run.stage = 'reading back the task of this order';
   try {
-    const { data } = await retrieveTask(
+    const { data } = await sendOperation(
       context,
-      taskId,
-      'tasks.create',
+      'tasks.retrieve',
+      { params: { id: taskId } },
       options.run.requestOptions(options.signal === undefined ? {} : { signal: options.signal }),
-      true,
+      { call: options.run.call, operation: 'tasks.create', confirming: true },
     );
     return data;
   } catch (error) {

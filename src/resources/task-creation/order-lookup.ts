@@ -7,18 +7,62 @@ import {
   APIError,
   connectionErrorAfter,
   PaginationLimitError,
+  type ValidationIssue,
 } from '../../core/errors.js';
-import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
-import { apiRequest, type ResourceContext } from '../../internal/context.js';
+import type { ResourceContext } from '../../internal/context.js';
 import { isRetryable } from '../../internal/failure.js';
+import { checkIntegerOption, checkRequestOptions } from '../../internal/request-checks.js';
 import { retryDelayMs } from '../../internal/retry.js';
-import type { Task } from '../../schemas/task.js';
+import { sendOperation } from '../../internal/send-operation.js';
+import type { Task, TaskWithId } from '../../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../../schemas/task-list.js';
 import { TaskListPromise } from '../task-list/list-promise.js';
 import { type FetchTaskPage, TaskPage } from '../task-list/page.js';
-import type { CreateRun } from './create-run.js';
+import { type CreateRun, LookupRun } from './create-run.js';
+
+/** Options of `tasks.findByOrderNumber`, applied to each page. */
+export interface FindByOrderNumberOptions extends RequestOptions {
+  /**
+   * List requests before `PaginationLimitError`, 1…1000. Default: the client's `reconciliation.maxPages`
+   * (10).
+   */
+  maxPages?: number;
+}
+
+/**
+ * `tasks.findByOrderNumber`: {@link findTasksOfOrder} under the call's own deadline, tasks with an id only.
+ * @throws {RequestValidationError} for an empty order number or a bad option (nothing sent); as
+ * {@link findTasksOfOrder}.
+ */
+export function findByOrderNumber(
+  context: ResourceContext,
+  orderNumber: string,
+  options: FindByOrderNumberOptions,
+): Promise<TaskWithId[]> {
+  const { maxPages = context.reconciliation.maxPages, ...requestOptions } = options;
+  const issues: ValidationIssue[] = [];
+  if (typeof orderNumber !== 'string' || orderNumber === '') {
+    issues.push({ path: 'orderNumber', message: 'Expected a non-empty string', code: 'invalid_type' });
+  }
+  checkIntegerOption(issues, 'maxPages', maxPages, 1, 1000);
+  try {
+    checkRequestOptions('tasks.findByOrderNumber', requestOptions, issues);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const run = new LookupRun(
+    undefined,
+    requestOptions.totalTimeout ?? context.totalTimeoutMs,
+    requestOptions.signal,
+  );
+  return findTasksOfOrder(context, orderNumber, requestOptions, run, maxPages)
+    .then((tasks) =>
+      tasks.filter((task): task is TaskWithId => typeof task.id === 'string' && task.id !== ''),
+    )
+    .finally(() => run.clear());
+}
 
 /** `text` as a regular expression matching exactly that text (every metacharacter escaped). */
 export function exactPattern(text: string): string {
@@ -75,11 +119,10 @@ async function searchOrder(
       budget.left--;
       run.listRequests++;
       try {
-        const response = await apiRequest(
+        const { data: response } = await sendOperation(
           context,
-          OPERATIONS['tasks.list'].response,
+          'tasks.list',
           {
-            ...requestOf('tasks.list'),
             query: {
               limit: String(MAX_PAGE_SIZE),
               page: String(page),
@@ -91,6 +134,7 @@ async function searchOrder(
             onRateLimited: request?.onRateLimited,
           },
           request?.signal === undefined ? pageOptions : { ...pageOptions, signal: request.signal },
+          { call: run.call },
         );
         return new TaskPage(response, fetchPage);
       } catch (error) {

@@ -9,12 +9,12 @@ import {
   connectionErrorAfter,
   TaskCreationOutcomeUnknownError,
 } from '../../core/errors.js';
-import { OPERATIONS, requestOf } from '../../core/operations.js';
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
-import { apiRequest, type ResourceContext } from '../../internal/context.js';
+import type { ResourceContext } from '../../internal/context.js';
 import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
 import { retryDelayMs } from '../../internal/retry.js';
+import { sendOperation } from '../../internal/send-operation.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
 import type { CreateRun } from './create-run.js';
@@ -28,14 +28,10 @@ async function send(
   context: ResourceContext,
   body: TaskCreateParams,
   options: RequestOptions,
+  run: CreateRun,
 ): Promise<TaskWithId> {
-  const response = await apiRequest(
-    context,
-    OPERATIONS['tasks.create'].response,
-    { ...requestOf('tasks.create'), body },
-    options,
-  );
-  return response.data.createTask;
+  const response = await sendOperation(context, 'tasks.create', { body }, options, { call: run.call });
+  return response.data.data.createTask;
 }
 
 /** How a create of an order sends: `tasks.create`'s options. */
@@ -128,7 +124,7 @@ export async function createOnce(
       let failure: unknown;
       if (orderNumber === undefined) {
         try {
-          return await send(context, body, sendOptions);
+          return await send(context, body, sendOptions, run);
         } catch (error) {
           failure = error;
         } finally {
@@ -137,7 +133,9 @@ export async function createOnce(
       } else {
         // Held open past `attemptMs`, whatever the caller does: its late answer still decides.
         const holdMs = Math.max(context.listingDelayMs, HELD_POST_MAX_MS);
-        held = holdPost(context, run, sendOptions, attemptMs, holdMs, (sent) => send(context, body, sent));
+        held = holdPost(context, run, sendOptions, attemptMs, holdMs, (sent) =>
+          send(context, body, sent, run),
+        );
         const answered = await held.attempt;
         if ('task' in answered) return answered.task;
         failure = answered.failure;
