@@ -52,6 +52,8 @@ export class CreateRun {
    */
   failedAt: number | undefined;
   stage: CreateStage = 'reading the order record in the store';
+  /** The task the order's record names while it is read back: the deadline's error names it. */
+  remembered: string | undefined;
   readonly #orderNumber: string | undefined;
   readonly #outer: AbortSignal | undefined;
   readonly #endsAt: number;
@@ -127,9 +129,24 @@ export class CreateRun {
     }
   }
 
+  /**
+   * The error of a create that could not read back the task its order's record names (`remembered`): the
+   * task named in `candidateTaskIds`, for the caller to read or to create again (which reads it back).
+   */
+  unreadTask(reason: string, cause?: unknown): TaskCreationOutcomeUnknownError {
+    return new TaskCreationOutcomeUnknownError({
+      orderNumber: this.#orderNumber,
+      reason: `${reason}; its task ${this.remembered} is recorded as created`,
+      cause,
+      candidateTaskIds: [this.remembered ?? ''],
+      retryAfterMs: 0,
+    });
+  }
+
   /** The error a create ends with at its deadline (`ms`: the deadline that passed). */
   error(ms: number = this.totalTimeoutMs ?? 0): DeliveryError {
     const elapsed = `totalTimeout of ${ms} ms elapsed while ${this.stage}`;
+    if (this.remembered !== undefined) return this.unreadTask(elapsed);
     if (this.mayHaveCreated || this.posting) {
       return new TaskCreationOutcomeUnknownError({
         orderNumber: this.#orderNumber,

@@ -17,6 +17,7 @@
 import { NotFoundError, StoreUnavailableError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
 import { storeKey } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
+import { isRetryable } from '../../internal/failure.js';
 import { sendOperation } from '../../internal/send-operation.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import { holdLease } from './lease-holder.js';
@@ -35,27 +36,43 @@ import { type Held, takeOrder } from './order-take.js';
 const MAX_STORE_FAILURES_WHILE_WAITING = 3;
 const MAX_POLL_MS = 250;
 
-/** The remembered task read back, or `undefined` on a 404 (a reset mock): then forgotten and looked up. */
+/** Attempts of one read-back after the first: the transport's retries, within the create's deadline. */
+const READ_BACK_RETRIES = 10;
+
+/**
+ * The remembered task read back, or `undefined` on a 404 (a reset mock): then forgotten and looked up. The
+ * read is retried within the create's deadline (else `waitMs`): the task exists, only its answer is late.
+ * @throws {TaskCreationOutcomeUnknownError} naming the task (`candidateTaskIds`) when the read fails for a
+ * reason worth retrying (connection, timeout, 429, 5xx); another error as it is.
+ */
 async function rememberedTask(
   context: ResourceContext,
   orderNumber: string,
   taskId: string,
   options: LeaseOptions,
 ): Promise<TaskWithId | undefined> {
-  options.run.stage = 'reading back the task of this order';
+  const { run } = options;
+  run.stage = 'reading back the task of this order';
+  run.remembered = taskId;
+  const readOptions = run.requestOptions(options.signal === undefined ? {} : { signal: options.signal });
   try {
     const { data } = await sendOperation(
       context,
       'tasks.retrieve',
       { params: { id: taskId } },
-      options.run.requestOptions(options.signal === undefined ? {} : { signal: options.signal }),
-      { call: options.run.call, operation: 'tasks.create', confirming: true },
+      { totalTimeout: options.waitMs, ...readOptions, maxRetries: READ_BACK_RETRIES },
+      { call: run.call, operation: 'tasks.create', confirming: true },
     );
     return data;
   } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-    context.logger.warn(`The task remembered for order ${orderNumber} is gone (404); looking the order up`);
-    return undefined;
+    if (error instanceof NotFoundError) {
+      context.logger.warn(`The task remembered for order ${orderNumber} is gone (404); looking the order up`);
+      run.remembered = undefined;
+      return undefined;
+    }
+    if (run.expired) throw run.error();
+    if (options.signal?.aborted || !isRetryable(error)) throw error;
+    throw run.unreadTask('reading it back failed', error);
   }
 }
 

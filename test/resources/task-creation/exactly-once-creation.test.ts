@@ -224,6 +224,30 @@ describe('reading back a remembered task confirms it', () => {
   });
 });
 
+describe('reading back a remembered task that does not answer', () => {
+  it("keeps reading within the create's totalTimeout: a slow service costs time, not the task", async () => {
+    const sdk = client({ timeout: 200, maxRetries: 0 });
+    const created = await sdk.tasks.create(orderParams('RB-SLOW-1'));
+    mock.inject({ operation: 'tasks.retrieve', kind: 'network-error', times: 3 });
+    const again = await sdk.tasks.create(orderParams('RB-SLOW-1'), { totalTimeout: 10_000 });
+    expect(again.id).toBe(created.id);
+    expect(mock.requestsFor('tasks.retrieve').length).toBeGreaterThanOrEqual(4);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+
+  it('ends at the deadline with TaskCreationOutcomeUnknownError naming the task, never "no task was created"', async () => {
+    const sdk = client({ timeout: 200, maxRetries: 0 });
+    const created = await sdk.tasks.create(orderParams('RB-SLOW-2'));
+    mock.inject({ operation: 'tasks.retrieve', kind: 'delay', ms: 5_000, times: 50 });
+    const error = await sdk.tasks
+      .create(orderParams('RB-SLOW-2'), { totalTimeout: 1_000 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect((error as TaskCreationOutcomeUnknownError).candidateTaskIds).toEqual([created.id]);
+    expect(mock.requestsFor('tasks.create')).toHaveLength(1);
+  });
+});
+
 describeWithRedis('a remembered order whose task is gone, over a shared Redis store', () => {
   let redis: RedisServer;
   let io: IORedis;
