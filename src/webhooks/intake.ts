@@ -6,8 +6,8 @@
 import { WebhookPayloadError } from '../core/errors.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
-import type { TaskEventMemory } from './dedupe.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
+import type { TaskEventFilter } from './event-filter.js';
 import { type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import type {
@@ -24,7 +24,7 @@ import { readRequestBody, toResponse } from './web.js';
 export interface IntakeParts {
   readonly pipeline: EventPipeline;
   readonly confirms: (kind: string) => boolean;
-  readonly memory: TaskEventMemory | undefined;
+  readonly filter: TaskEventFilter;
   readonly queue: TaskEventQueue;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
@@ -41,7 +41,7 @@ export interface IntakeParts {
 export class WebhookIntake {
   readonly #pipeline: EventPipeline;
   readonly #confirms: (kind: string) => boolean;
-  readonly #memory: TaskEventMemory | undefined;
+  readonly #filter: TaskEventFilter;
   readonly #queue: TaskEventQueue;
   readonly #maxBodyBytes: number;
   readonly #bodyTimeoutMs: number;
@@ -56,7 +56,7 @@ export class WebhookIntake {
     settings: HandlerSettings,
     reading: WebhookReading,
     pipeline: EventPipeline,
-    memory: TaskEventMemory | undefined,
+    filter: TaskEventFilter,
     queue: TaskEventQueue,
     stats: WebhookHandlerStats,
     logger: LevelLogger,
@@ -64,7 +64,7 @@ export class WebhookIntake {
   ) {
     this.#pipeline = pipeline;
     this.#confirms = settings.confirms;
-    this.#memory = memory;
+    this.#filter = filter;
     this.#queue = queue;
     this.#maxBodyBytes = settings.maxBodyBytes;
     this.#bodyTimeoutMs = settings.bodyTimeoutMs;
@@ -164,7 +164,7 @@ export class WebhookIntake {
       return { answer: this.#reject(rejection(400, error.message)) };
     }
     const now = receivedAt.getTime();
-    if (this.#memory?.isDuplicate(event.taskId, event.kind, now)) {
+    if (this.#filter.arrivals?.isDuplicate(event.taskId, event.kind, now)) {
       this.#pipeline.dropDuplicate(event);
       return { answer: RECEIVED };
     }
@@ -177,7 +177,7 @@ export class WebhookIntake {
       return { answer: this.#reject(rejection(503, 'the webhooks being processed hold too many bytes')) };
     }
     // A kind to confirm is marked once the GET agrees: marked now, a forged one would hide a genuine one.
-    if (!this.#confirms(event.kind)) this.#memory?.mark(event.taskId, event.kind, now);
+    if (!this.#confirms(event.kind)) this.#filter.arrivals?.mark(event.taskId, event.kind, now);
     const job = async (): Promise<void> => {
       await this.#pipeline.process(event);
     };
@@ -202,7 +202,7 @@ export class WebhookIntake {
       return rejection(503, 'the webhook could not be stored');
     }
     this.#stats.stored++;
-    if (!this.#confirms(kind)) this.#memory?.mark(taskId, kind, now);
+    if (!this.#confirms(kind)) this.#filter.arrivals?.mark(taskId, kind, now);
     this.#wake();
     return RECEIVED;
   }

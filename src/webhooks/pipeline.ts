@@ -3,17 +3,17 @@
  * its deadline (docs/webhooks.md "Duplicates and ordering", "Why and how to confirm").
  * @module
  */
-import { DeliveryError, StoreUnavailableError, WebhookEventTimeoutError } from '../core/errors.js';
+import { DeliveryError, WebhookEventTimeoutError } from '../core/errors.js';
 import { clientInternalsOf } from '../internal/client-internals.js';
 import type { LevelLogger } from '../internal/logger.js';
 import { assertTaskId } from '../internal/task-identity.js';
 import { recordFailure, SpanKind, startSpan } from '../internal/tracing.js';
 import type { Task } from '../schemas/task.js';
 import { TaskConfirmations } from './confirmation.js';
-import type { TaskEventMemory } from './dedupe.js';
 import type { WebhookEvent } from './event.js';
+import type { TaskEventFilter } from './event-filter.js';
 import type { WebhookClient, WebhookHandlerOptions, WebhookHandlerStats } from './options.js';
-import { type EventOutcome, isLeaseBusy, type StoredTaskEvents } from './stored-dedupe.js';
+import type { EventDrop, EventOutcome } from './stored-dedupe.js';
 import type { LeaseLapse } from './task-lease.js';
 
 export interface PipelineParts {
@@ -23,9 +23,8 @@ export interface PipelineParts {
   /** True for the kinds confirmed before `onEvent`. */
   readonly confirms: (kind: string) => boolean;
   readonly confirming: boolean;
-  /** The filter in this process (no `store`), or in the store; neither with `dedupe: false`. */
-  readonly memory: TaskEventMemory | undefined;
-  readonly stored: StoredTaskEvents | undefined;
+  /** The duplicate and order filter: in this process, in the store, or passing all (`dedupe: false`). */
+  readonly filter: TaskEventFilter;
   readonly eventTimeoutMs: number;
   readonly logger: LevelLogger;
   readonly stats: WebhookHandlerStats;
@@ -45,85 +44,49 @@ export class EventPipeline {
     this.#parts = parts;
   }
 
-  /** Processes a webhook's event, or a sync's (already confirmed). Never throws. */
-  async process(received: WebhookEvent): Promise<EventOutcome> {
-    const { memory, stored, stats } = this.#parts;
-    const { taskId, kind } = received;
+  /**
+   * Processes a webhook's event, or a sync's (already confirmed), through the filter: drops, confirms, runs
+   * `onEvent` and records. Never throws, except with `canWait` (a claimed inbox event): a failure the
+   * filter counts as a wait ({@link TaskEventFilter.isWait}) before `onEvent` ran is thrown, so the event
+   * waits.
+   */
+  async process(received: WebhookEvent, canWait = false): Promise<EventOutcome> {
+    const { filter, stats } = this.#parts;
     let event: WebhookEvent = received;
+    let ran = false;
     try {
-      if (stored !== undefined) return await this.processStored(stored, received);
-      // A sync finds mostly what webhooks brought: counted as duplicates rather than as late.
-      if (received.source === 'sync' && memory?.isDuplicate(taskId, kind, Date.now())) {
-        return this.dropDuplicate(received);
-      }
-      if (memory?.isOutOfOrder(taskId, kind, Date.now())) return this.#dropOutOfOrder(received);
-      if (received.confirmed || this.#parts.confirms(kind)) {
-        // A webhook admitted while one of its kind was being confirmed is a duplicate only if that GET
-        // agreed.
-        if (memory?.isDuplicate(taskId, kind, Date.now())) return this.dropDuplicate(received);
-        const confirmed = received.confirmed ? received : await this.#confirm(received);
+      const toConfirm = !received.confirmed && this.#parts.confirms(received.kind);
+      const early = await filter.beforeConfirm(received, toConfirm);
+      if (early !== undefined) return this.#drop(early, received);
+      if (toConfirm) {
+        const confirmed = await this.#confirm(received);
         if (confirmed === undefined) return 'failed';
         event = confirmed;
-        // A stale read must not move the task backwards, nor pass a status again.
-        if (event.status !== kind) {
-          if (memory?.isDuplicate(taskId, event.status, Date.now())) return this.dropDuplicate(event);
-          if (memory?.isOutOfOrder(taskId, event.status, Date.now())) return this.#dropOutOfOrder(event);
-        }
-        memory?.mark(taskId, event.status, Date.now());
-        memory?.advance(taskId, event.status, Date.now(), true);
-      } else if (!this.#parts.confirming) {
-        memory?.advance(taskId, kind, Date.now(), false);
       }
-      // An unconfirmed event next to confirmed ones moves nothing: it could be forged.
-      await this.#runOnEvent(event);
+      const confirmedEvent = event;
+      const effect = { advances: event.confirmed || !this.#parts.confirming, confirmed: event.confirmed };
+      const outcome = await filter.process(
+        event,
+        effect,
+        () => {
+          ran = true;
+          return this.#runOnEvent(confirmedEvent);
+        },
+        (lapse, ttlMs) => this.#leaseLapsed(confirmedEvent, lapse, ttlMs),
+      );
+      if (outcome !== 'processed') return this.#drop(outcome, event);
       stats.processed++;
-      return 'processed';
+      return outcome;
     } catch (error) {
+      if (canWait && !ran && filter.isWait(error)) throw error;
       stats.failed++;
       await this.report(error, event);
       return 'failed';
     }
   }
 
-  /**
-   * {@link process} with the filter in the store, under the task's lease. While the store holds (an
-   * inbox), a store failure or busy lease before `onEvent` ran is thrown, so the event waits.
-   */
-  async processStored(stored: StoredTaskEvents, received: WebhookEvent): Promise<EventOutcome> {
-    const { taskId, kind } = received;
-    let event: WebhookEvent | undefined = received;
-    if (!received.confirmed && this.#parts.confirms(kind)) {
-      const early = await stored.precheck(taskId, kind);
-      if (early === 'duplicate') return this.dropDuplicate(received);
-      if (early === 'outOfOrder') return this.#dropOutOfOrder(received);
-      event = await this.#confirm(received);
-      if (event === undefined) return 'failed';
-    }
-    const effect = { advances: event.confirmed || !this.#parts.confirming, confirmed: event.confirmed };
-    let outcome: Awaited<ReturnType<StoredTaskEvents['process']>>;
-    let ran = false;
-    try {
-      outcome = await stored.process(
-        taskId,
-        event.status,
-        effect,
-        () => {
-          ran = true;
-          return this.#runOnEvent(event);
-        },
-        (lapse, ttlMs) => this.#leaseLapsed(event, lapse, ttlMs),
-      );
-    } catch (error) {
-      if (!ran && stored.holding && (error instanceof StoreUnavailableError || isLeaseBusy(error)))
-        throw error;
-      this.#parts.stats.failed++;
-      await this.report(error, event);
-      return 'failed';
-    }
-    if (outcome === 'duplicate') return this.dropDuplicate(event);
-    if (outcome === 'outOfOrder') return this.#dropOutOfOrder(event);
-    this.#parts.stats.processed++;
-    return outcome;
+  #drop(drop: EventDrop, event: WebhookEvent): EventDrop {
+    return drop === 'duplicate' ? this.dropDuplicate(event) : this.#dropOutOfOrder(event);
   }
 
   /**
