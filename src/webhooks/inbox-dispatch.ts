@@ -6,6 +6,7 @@
  */
 import { StoreUnavailableError } from '../core/errors.js';
 import type { LevelLogger } from '../internal/logger.js';
+import { AdmittedEvents } from './admitted-events.js';
 import { parseWebhookEventAt, type WebhookEvent } from './event.js';
 import type { TaskEventFilter } from './event-filter.js';
 import { type InboxEntry, InboxWorker, type WebhookInbox, withDeadline } from './inbox.js';
@@ -28,6 +29,7 @@ export interface InboxDispatchParts {
   readonly logger: LevelLogger;
   readonly concurrency: number;
   readonly maxQueue: number;
+  readonly maxQueueBytes: number;
   readonly inboxTimeoutMs: number;
   readonly eventTimeoutMs: number;
   readonly pollMs: number;
@@ -38,6 +40,8 @@ export class InboxDispatch {
   readonly #parts: InboxDispatchParts;
   /** Claims events while the queue has room. */
   readonly worker: InboxWorker;
+  /** Events this process stored, carried parsed to their claim here. */
+  readonly admitted: AdmittedEvents;
   #waitingOnStore = 0;
   /** Marks sent by the worker and not answered yet: at most 3 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
@@ -45,6 +49,7 @@ export class InboxDispatch {
   constructor(parts: InboxDispatchParts) {
     this.#parts = parts;
     const { inbox, queue, concurrency, maxQueue } = parts;
+    this.admitted = new AdmittedEvents(maxQueue, parts.maxQueueBytes);
     this.worker = new InboxWorker({
       inbox,
       // Up to `concurrency` claimed ahead of the free slots (one that waits too long is given back, see
@@ -76,16 +81,17 @@ export class InboxDispatch {
   }
 
   /**
-   * Passes a claimed event through the queue and pipeline, then marks it done or failed in the inbox. One
-   * whose claim (sent at `claimedAt`) has less than `eventTimeoutMs` left when its turn comes is given back
-   * unprocessed: it could still be running when another worker claims it.
+   * Passes a claimed event (carried from its admission here, else parsed) through the queue and pipeline,
+   * then marks it done or failed in the inbox. One whose claim (sent at `claimedAt`) has less than
+   * `eventTimeoutMs` left when its turn comes is given back unprocessed: it could still be running when
+   * another worker claims it.
    */
   async #dispatch(inbox: WebhookInbox, entry: InboxEntry, claimedAt: number): Promise<void> {
     const { stats, queue, filter } = this.#parts;
     stats.claimed++;
     let claimed: WebhookEvent;
     try {
-      claimed = parseWebhookEventAt(entry.body, new Date(entry.receivedAt));
+      claimed = this.admitted.take(entry) ?? parseWebhookEventAt(entry.body, new Date(entry.receivedAt));
     } catch (error) {
       await this.#mark(
         inbox.fail(entry.id, `unreadable entry: ${(error as Error)?.message ?? String(error)}`),
@@ -96,7 +102,7 @@ export class InboxDispatch {
       claimed.taskId,
       async () => {
         if (Date.now() - claimedAt + this.#parts.eventTimeoutMs >= inbox.visibilityTimeoutMs) {
-          await this.#giveBack(inbox, entry);
+          await this.#giveBack(inbox, entry, claimed);
           return;
         }
         const outcome = await this.#processWaiting(claimed, inbox, entry);
@@ -120,8 +126,12 @@ export class InboxDispatch {
     this.worker.wake();
   }
 
-  /** Gives a claimed event back unprocessed, where the inbox can. */
-  async #giveBack(inbox: WebhookInbox, entry: InboxEntry): Promise<void> {
+  /**
+   * Gives a claimed event back unprocessed, where the inbox can (else it is claimed again after its
+   * visibility timeout); kept parsed for its next claim here.
+   */
+  async #giveBack(inbox: WebhookInbox, entry: InboxEntry, event: WebhookEvent): Promise<void> {
+    this.admitted.keep(entry, event);
     if (inbox.release === undefined) return;
     await this.#mark(inbox.release(entry.id));
   }
@@ -149,7 +159,7 @@ export class InboxDispatch {
             this.#parts.logger.warn(
               `Task ${event.taskId} (${event.kind}) given back to the inbox: not started within ${holdMs} ms`,
             );
-            await this.#giveBack(inbox, entry);
+            await this.#giveBack(inbox, entry, event);
             return undefined;
           }
           // A store that does not answer stops claims; a busy lease is one task's matter.

@@ -5,10 +5,11 @@
  */
 import { WebhookPayloadError } from '../core/errors.js';
 import type { LevelLogger } from '../internal/logger.js';
+import type { AdmittedEvents } from './admitted-events.js';
 import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import type { TaskEventFilter } from './event-filter.js';
-import { type WebhookInbox, withDeadline } from './inbox.js';
+import { type InboxAppend, type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
 import type {
   HandlerSettings,
@@ -33,6 +34,8 @@ export interface IntakeParts {
   readonly stats: WebhookHandlerStats;
   readonly inbox: WebhookInbox | undefined;
   readonly inboxTimeoutMs: number;
+  /** Where a stored event is kept parsed for this process's inbox worker; none without one. */
+  readonly admitted: AdmittedEvents | undefined;
   /** Tells the inbox's worker an event was stored. */
   readonly wake: () => void;
 }
@@ -50,6 +53,7 @@ export class WebhookIntake {
   readonly #stats: WebhookHandlerStats;
   readonly #inbox: WebhookInbox | undefined;
   readonly #inboxTimeoutMs: number;
+  readonly #admitted: AdmittedEvents | undefined;
   readonly #wake: () => void;
 
   constructor(
@@ -60,6 +64,7 @@ export class WebhookIntake {
     queue: TaskEventQueue,
     stats: WebhookHandlerStats,
     logger: LevelLogger,
+    admitted: AdmittedEvents | undefined,
     wake: () => void,
   ) {
     this.#pipeline = pipeline;
@@ -73,6 +78,7 @@ export class WebhookIntake {
     this.#stats = stats;
     this.#inbox = settings.inbox;
     this.#inboxTimeoutMs = settings.inboxTimeoutMs;
+    this.#admitted = admitted;
     this.#wake = wake;
   }
 
@@ -187,14 +193,14 @@ export class WebhookIntake {
   /** Writes a parsed webhook to the inbox: 200 once stored, 503 (one warning line) when it could not be. */
   async #store(inbox: WebhookInbox, event: WebhookEvent, now: number): Promise<WebhookAnswer> {
     const { taskId, kind } = event;
+    let entry: InboxAppend | undefined;
     try {
-      const body = JSON.stringify(event.payload);
-      await withDeadline(
-        inbox.append({ taskId, kind, body, receivedAt: now }),
-        this.#inboxTimeoutMs,
-        'inbox write',
-      );
+      entry = { taskId, kind, body: JSON.stringify(event.payload), receivedAt: now };
+      // Kept before the write: the worker may claim the entry before the write's answer arrives here.
+      this.#admitted?.keep(entry, event);
+      await withDeadline(inbox.append(entry), this.#inboxTimeoutMs, 'inbox write');
     } catch (error) {
+      if (entry !== undefined) this.#admitted?.forget(entry);
       this.#stats.rejected++;
       this.#logger.warn(
         `Webhook for task ${taskId} (${kind}) answered 503: the inbox did not store it (${(error as Error)?.message ?? String(error)})`,

@@ -154,6 +154,7 @@ class WebhookReceiver implements WebhookHandler {
             logger: this.#logger,
             concurrency,
             maxQueue: settings.maxQueue,
+            maxQueueBytes: settings.maxQueueBytes,
             inboxTimeoutMs: settings.inboxTimeoutMs,
             eventTimeoutMs,
             pollMs: inboxPollMs(options),
@@ -166,6 +167,7 @@ class WebhookReceiver implements WebhookHandler {
       this.#queue,
       this.#stats,
       this.#logger,
+      this.#inboxDispatch?.admitted,
       () => this.#inboxDispatch?.worker.wake(),
     ));
   }
