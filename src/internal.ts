@@ -21,12 +21,14 @@ export {
   type ClientRedactor,
   clientInternalsOf,
 } from './internal/client-internals.js';
+export { describeIssues, type Parsed } from './internal/issues.js';
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './internal/json.js';
 export {
   answerBadTarget,
   answerBodyTooLarge,
   answerFailure,
   BodyTooLargeError,
+  checkAllowedHosts,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
   listenOn,

@@ -1,10 +1,11 @@
 /**
  * Node HTTP plumbing shared by the mock's HTTP server and the tools' sandbox: bounded body reads,
- * request targets read as paths, the 413, 400 and last-resort 500 answers, listen and close.
+ * request targets read as paths, the 413, 400 and last-resort 500 answers, listen and close, the check of
+ * a Host allow-list.
  * @module
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 
 /** Largest request body read by default: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -112,4 +113,23 @@ export function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/**
+ * Checks the `allowedHosts` of the mock's HTTP server or of the sandbox: host names without a port, or
+ * `'*'`.
+ * @throws {TypeError} naming the first entry of `hosts` that is not a host name without port, nor `'*'`.
+ */
+export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
+  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
+  for (const name of hosts) {
+    if (
+      typeof name !== 'string' ||
+      !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
+    ) {
+      throw new TypeError(
+        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
+      );
+    }
+  }
 }

@@ -1,6 +1,6 @@
 /** The mock over real HTTP, for clients msw cannot intercept; faults act on the socket. @module */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import { type AddressInfo, isIP } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getResponse } from 'msw';
 import {
@@ -8,6 +8,7 @@ import {
   answerBodyTooLarge,
   answerFailure,
   BodyTooLargeError,
+  checkAllowedHosts,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
   listenOn,
@@ -185,21 +186,6 @@ export function mockRequestListener(
       }
     })();
   };
-}
-
-/** @throws {TypeError} naming the first entry of `hosts` that is not a host name without port, nor `'*'`. */
-function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
-  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
-  for (const name of hosts) {
-    if (
-      typeof name !== 'string' ||
-      !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
-    ) {
-      throw new TypeError(
-        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
-      );
-    }
-  }
 }
 
 /**

@@ -3,32 +3,13 @@
  * `{ message: '<path>: <problem>', code: 'BAD_REQUEST' }`. @module
  */
 import * as z from 'zod';
+import { describeIssues, type Parsed } from '../internal/issues.js';
 import { nestsDeeperThan } from '../internal/json.js';
 
 /** Deepest nesting of a body; deeper is a 400 before `JSON.parse` (slow on deep `[[[…`). */
 export const MAX_BODY_DEPTH = 64;
 
-/** The outcome of parsing: the value, or the message of a 400. */
-export type Parsed<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly message: string };
-
-/** `deliveryLocation.latitude`, `fullAddress[0]`; `fallback` for the whole value. */
-function pathOf(path: readonly PropertyKey[], fallback: string): string {
-  let text = '';
-  for (const key of path) {
-    if (typeof key === 'number') text += `[${key}]`;
-    else text += text ? `.${String(key)}` : String(key);
-  }
-  return text || fallback;
-}
-
-/**
- * Formats zod issues as `path: problem; path: problem`; issues about the whole value use `fallback` as path.
- */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], fallback: string): string {
-  return issues.map((issue) => `${pathOf(issue.path, fallback)}: ${issue.message}`).join('; ');
-}
+export { describeIssues, type Parsed };
 
 export function parseJsonBody<Schema extends z.core.$ZodType>(
   text: string,

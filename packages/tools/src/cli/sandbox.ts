@@ -2,14 +2,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { kwd } from 'delivery-task-sdk';
+import { checkAllowedHosts } from 'delivery-task-sdk/internal';
 import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../sandbox/auto-advance.js';
 import { CONTROL_ENDPOINTS, endpointLines } from '../sandbox/endpoints.js';
-import {
-  checkAllowedHosts,
-  checkControlToken,
-  isLoopbackHost,
-  MIN_CONTROL_TOKEN_LENGTH,
-} from '../sandbox/guard.js';
+import { checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../sandbox/guard.js';
 import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js';
 import { parseSandboxSeed } from '../sandbox/seed.js';
 import type { CliCommand, CliIo } from './io.js';

@@ -40,23 +40,6 @@ export function checkControlToken(token: unknown): asserts token is string {
   }
 }
 
-/**
- * @throws {TypeError} naming the first entry of `allowedHosts` that is not a host without port, nor `'*'`.
- */
-export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
-  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
-  for (const name of hosts) {
-    if (
-      typeof name !== 'string' ||
-      !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
-    ) {
-      throw new TypeError(
-        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
-      );
-    }
-  }
-}
-
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 export class SandboxGuard {

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import {
   answerBadTarget,
   answerFailure,
+  checkAllowedHosts,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
   listenOn,
@@ -14,13 +15,7 @@ import { createMockDeliveryService, mockRequestListener, observersOf } from 'del
 import { type AutoAdvance, checkAutoAdvanceMs, startAutoAdvance } from './auto-advance.js';
 import { answerControlRequest, CONTROL_PATH, isControlPath } from './control.js';
 import { SandboxEvents } from './events.js';
-import {
-  checkAllowedHosts,
-  checkControlToken,
-  type GuardRefusal,
-  isLoopbackHost,
-  SandboxGuard,
-} from './guard.js';
+import { checkControlToken, type GuardRefusal, isLoopbackHost, SandboxGuard } from './guard.js';
 import { answerAfterBody, answerConnect } from './http.js';
 import {
   answerDashboardRequest,
