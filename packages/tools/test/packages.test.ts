@@ -79,10 +79,11 @@ beforeAll(
   BUILD_TIMEOUT_MS + INSTALL_TIMEOUT_MS + 60_000,
 );
 
+// Removing the installed project (thousands of files) took over 10 s on a loaded machine.
 afterAll(async () => {
   await killAllSandboxes();
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('the SDK tarball', () => {
   it('holds no CLI, MCP, sandbox or dashboard code and no bin', () => {
