@@ -24,7 +24,11 @@ export interface OperationDefinition {
   /** Relative to the base URL (`/tasks/{id}`): the span's `url.template`, the mock's route. */
   readonly path: string;
   readonly operationId: string;
-  /** The body's parameters, checked before anything is sent (`RequestValidationError` naming each field). */
+  /**
+   * The body's parameters, checked before anything is sent (`RequestValidationError` naming each field). The
+   * whole input is checked and sent, so a row whose path has parameters declares them here too, and sends
+   * them in its body as well (`body` can leave them out).
+   */
   readonly params?: z.ZodMiniType;
   /** What of the checked `params` is sent, when not all of it; `dropped` names what is not (a debug log). */
   readonly body?: (params: never) => { body: unknown; dropped: readonly string[] };
