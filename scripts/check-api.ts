@@ -17,13 +17,16 @@ const TEMP = `${ROOT}.api-reports-temp`;
 const ENTRIES = ['index', 'webhooks', 'kwd', 'schemas', 'testing', 'redis', 'postgres', 'internal'] as const;
 const update = process.argv.includes('--update');
 
-/** `text` with every run of string literals joined by `|` sorted, and without `dist` positions. */
+/**
+ * `text` with every run of union members joined by `|` sorted (string literals, and the `(string & {})` of an
+ * open union among them), and without `dist` positions.
+ */
 function comparable(text: string): string {
-  const literal = /"(?:[^"\\\n]|\\.)*"/g;
+  const member = String.raw`(?:"(?:[^"\\\n]|\\.)*"|\(string & \{\}\))`;
+  const run = new RegExp(`${member}(?:\\s*\\|\\s*${member})+`, 'g');
+  const members = new RegExp(member, 'g');
   return text
-    .replace(/"(?:[^"\\\n]|\\.)*"(?:\s*\|\s*"(?:[^"\\\n]|\\.)*")+/g, (run) =>
-      (run.match(literal) ?? []).sort().join(' | '),
-    )
+    .replace(run, (found) => (found.match(members) ?? []).sort().join(' | '))
     .replace(/(dist\/[\w.-]+\.d\.ts):\d+:\d+/g, '$1');
 }
 
