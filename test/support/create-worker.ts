@@ -3,12 +3,14 @@
  * DeliveryClient over a shared Redis store, creating the orders it is given, all at once.
  *
  * Usage: node --import tsx test/support/create-worker.ts '<json WorkerConfig>'
- * Prints one JSON line: the outcome of each order (the task id, or the error's class).
+ * Prints one JSON line: the outcome of each order (the task id, or the error's class). With `trace`, each
+ * request's start and end and each log line go to stderr as `TRACE <json>` lines ({@link TraceLine}).
  */
 import Redis from 'ioredis';
 import {
   APIConnectionTimeoutError,
   DeliveryClient,
+  type Logger,
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
@@ -42,6 +44,25 @@ export interface WorkerConfig {
   concurrency?: number;
   /** `totalTimeout` of each create, ms. Default: none. */
   totalTimeoutMs?: number;
+  /** Writes a {@link TraceLine} to stderr for each request's start and end and each log line. */
+  trace?: boolean;
+}
+
+/** One traced event of a worker: a request of an order began or ended, or the client logged. */
+export interface TraceLine {
+  /** `Date.now()` of the event. */
+  at: number;
+  pid: number;
+  /** `POST`, `GET`, or a log level. */
+  kind: string;
+  /** The order a POST sends or a lookup searches for, when known. */
+  orderNumber?: string;
+  /** `start`, then `end` with `status`, or `fail` with `error`; for a log line, the line. */
+  event: string;
+  status?: number;
+  error?: string;
+  /** Pairs a request's start with its end. */
+  request?: number;
 }
 
 /** One order's outcome in a worker. */
@@ -54,6 +75,59 @@ export interface WorkerOutcome {
   message?: string;
 }
 
+const trace = (line: Omit<TraceLine, 'at' | 'pid'>) =>
+  process.stderr.write(`TRACE ${JSON.stringify({ at: Date.now(), pid: process.pid, ...line })}\n`);
+
+let requests = 0;
+/** `fetch`, tracing each request of an order: its start, and its answer's status or its failure. */
+const tracedFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const kind = request.method;
+  const search = new URL(request.url).searchParams.get('search');
+  const orderNumber =
+    kind === 'POST'
+      ? ((await request.clone().json()) as { orderNumber?: string }).orderNumber
+      : (search?.replace(/^\^|\$$/g, '').replace(/\\/g, '') ?? undefined);
+  const id = ++requests;
+  trace({ kind, ...(orderNumber === undefined ? {} : { orderNumber }), event: 'start', request: id });
+  try {
+    const response = await fetch(request);
+    trace({
+      kind,
+      ...(orderNumber === undefined ? {} : { orderNumber }),
+      event: 'end',
+      status: response.status,
+      request: id,
+    });
+    return response;
+  } catch (error) {
+    const name = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    trace({
+      kind,
+      ...(orderNumber === undefined ? {} : { orderNumber }),
+      event: 'fail',
+      error: name,
+      request: id,
+    });
+    throw error;
+  }
+};
+
+/** A logger tracing each line, with the order it names, if any. */
+const logTo =
+  (kind: keyof Logger) =>
+  (message: string, fields?: Record<string, unknown>): void => {
+    const text = fields === undefined ? message : `${message} ${JSON.stringify(fields)}`;
+    const orderNumber = /\b[A-Z]+-\d+\b/.exec(text)?.[0];
+    trace({ kind, ...(orderNumber === undefined ? {} : { orderNumber }), event: text });
+  };
+const tracedLogger: Logger = {
+  debug: logTo('debug'),
+  info: logTo('info'),
+  warn: logTo('warn'),
+  error: logTo('error'),
+};
+
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
@@ -63,7 +137,9 @@ async function main(): Promise<void> {
     baseUrl: config.baseUrl,
     store: redisStore(redis, { prefix: config.prefix }),
     timeout: config.timeoutMs,
-    logLevel: 'off',
+    ...(config.trace === true
+      ? { fetch: tracedFetch, logger: tracedLogger, logLevel: 'info' }
+      : { logLevel: 'off' }),
     ...(config.reconciliationIntervalMs === undefined
       ? {}
       : { reconciliation: { intervalMs: config.reconciliationIntervalMs } }),

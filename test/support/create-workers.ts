@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { WorkerConfig, WorkerOutcome } from './create-worker.js';
+import type { TraceLine, WorkerConfig, WorkerOutcome } from './create-worker.js';
 import type { HostileHandler } from './hostile-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,6 +13,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export interface CreateWorker {
   child: ChildProcess;
   done: Promise<WorkerOutcome[]>;
+  /** What it traced so far (`trace: true`). */
+  traces: TraceLine[];
 }
 
 /** Starts test/support/create-worker.ts in a process of its own (the same Node, with tsx). */
@@ -27,11 +29,18 @@ export function startCreateWorker(config: WorkerConfig): CreateWorker {
   );
   let stdout = '';
   let stderr = '';
+  let partial = '';
+  const traces: TraceLine[] = [];
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
   });
   child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('TRACE ')) traces.push(JSON.parse(line.slice(6)) as TraceLine);
+      else stderr += `${line}\n`;
+    }
   });
   const done = new Promise<WorkerOutcome[]>((resolve, reject) => {
     child.once('close', (code, signal) => {
@@ -40,7 +49,7 @@ export function startCreateWorker(config: WorkerConfig): CreateWorker {
       else reject(new Error(`worker ended with ${signal ?? code}: ${stderr.slice(-2000)}`));
     });
   });
-  return { child, done };
+  return { child, done, traces };
 }
 
 /** A seeded random number generator (mulberry32), so a failing schedule can be replayed. */

@@ -108,9 +108,9 @@ export async function holdLease(
         (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))
       )
         return;
-      logger.warn(`Create outcome not recorded: ${TAKEN_OVER}`);
+      logger.warn(`Create outcome of order ${orderNumber} not recorded: ${TAKEN_OVER}`);
     } catch (error) {
-      logger.warn(`Create outcome not recorded: ${(error as Error).message}`);
+      logger.warn(`Create outcome of order ${orderNumber} not recorded: ${(error as Error).message}`);
     }
   };
   // A POST held open past its attempt is abandoned once the record no longer covers it (renewals failed).

@@ -160,7 +160,9 @@ export async function createOnce(
         if (resend >= maxRetries)
           throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
         const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
-        logger.warn(`Create was not processed (${nameOf(failure)}); sending it again in ${wait} ms`);
+        logger.warn(
+          `Create of order ${orderNumber ?? '(none)'} was not processed (${nameOf(failure)}); sending it again in ${wait} ms`,
+        );
         run.stage = 'waiting before sending the POST again';
         await run.sleep(wait, RECONCILING_ABORTED, failure);
         continue;

@@ -5,13 +5,14 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { TraceLine } from '../../support/create-worker.js';
 import {
   ambiguousCreateFaults,
   type CreateWorker,
   passThrough,
   startCreateWorker,
 } from '../../support/create-workers.js';
-import { type HostileServer, startHostileServer } from '../../support/hostile-server.js';
+import { type HostileHandler, type HostileServer, startHostileServer } from '../../support/hostile-server.js';
 import {
   describeWithRedis,
   ownsRedisServer,
@@ -53,6 +54,7 @@ describeWithRedis('several instances sharing one Redis', () => {
   ): CreateWorker => {
     const worker = startCreateWorker({
       attempts,
+      trace: true,
       // Retrying for a time, each create is bounded too; 50 orders at a time (the four workers still meet
       // on the same orders): 800 creates at once overflowed the loaded test service's accept queue, and
       // its read-backs then timed out over and over (600 APIConnectionTimeoutError, one task per order).
@@ -76,17 +78,17 @@ describeWithRedis('several instances sharing one Redis', () => {
 
   it('creates 200 tasks and charges 200 fees when 4 processes create the same 200 orders, 50 at a time, with 20 % ambiguous faults', async () => {
     const faults = ambiguousCreateFaults(20261122, 0.2);
-    hostile.use(faults.handler);
+    const proxied: TraceLine[] = [];
+    hostile.use(tracedProxy(faults.handler, proxied));
     const orders = Array.from({ length: 200 }, (_, index) => `MP-${String(index).padStart(3, '0')}`);
     const shared = prefix();
+    const workers = [1, 2, 3, 4].map(() => startWorker(orders, shared, 5, 90_000));
     // Each process retries as the README says (an unknown outcome after its retryAfterMs), 5 times and then
     // for up to 90 s from the order's first create: on a machine whose cores are busy with other work, 800
     // creates at once may need more than 5 attempts of 2 s each to decide, and only a retry can. About 25 s
     // on an idle machine; with both cores busy (npm run test:stress) the service answers reads in over 2 s
     // and its four batches of 50 orders took 88 s to over 180 s.
-    const outcomes = (
-      await Promise.all([1, 2, 3, 4].map(() => startWorker(orders, shared, 5, 90_000).done))
-    ).flat();
+    const outcomes = (await Promise.all(workers.map((worker) => worker.done))).flat();
     const errors = new Map<string, number>();
     for (const outcome of outcomes) {
       const key =
@@ -103,12 +105,50 @@ describeWithRedis('several instances sharing one Redis', () => {
       const same = seen.filter((outcome) => outcome.taskId !== undefined && outcome.taskId === tasks[0]?.id);
       if (tasks.length !== 1 || seen.length !== 4 || same.length !== 4) {
         wrong.push(`${orderNumber}: ${tasks.length} task(s), ${JSON.stringify(seen)}`);
+        if (tasks.length > 1) {
+          const traces = [...proxied, ...workers.flatMap((worker) => worker.traces)];
+          console.log(timeline(orderNumber, traces, tasks));
+        }
       }
     }
     expect(wrong, `${wrong.length} of ${orders.length} orders`).toEqual([]);
     expect(hostile.mock.tasks).toHaveLength(200);
     expect(hostile.mock.wallet.feesCharged).toBe(200);
   }, 400_000);
+
+  /** Traces, in `into`, each request of an order through the proxy: its arrival, forward and answer. */
+  const tracedProxy =
+    (inner: HostileHandler, into: TraceLine[]): HostileHandler =>
+    async (request, response, context) => {
+      const url = new URL(request.url ?? '/', 'http://proxy');
+      let orderNumber: string | undefined;
+      try {
+        orderNumber =
+          request.method === 'POST'
+            ? (JSON.parse(context.body.toString()) as { orderNumber?: string }).orderNumber
+            : url.searchParams
+                .get('orderNumber')
+                ?.replace(/^\^|\$$/g, '')
+                .replace(/\\/g, '');
+      } catch {
+        orderNumber = undefined;
+      }
+      const note = (event: string, more: Partial<TraceLine> = {}) => {
+        if (orderNumber !== undefined)
+          into.push({ at: Date.now(), pid: 0, kind: request.method ?? 'GET', orderNumber, event, ...more });
+      };
+      note('received');
+      response.once('close', () => note(response.writableFinished ? 'answered' : 'client left'));
+      await inner(request, response, {
+        body: context.body,
+        forward: async () => {
+          note('forwarding');
+          const answer = await context.forward();
+          note('forwarded', { status: answer.status });
+          return answer;
+        },
+      });
+    };
 
   it('creates the order once when the process holding its lease is killed with SIGKILL after the service committed', async () => {
     let posted: () => void = () => {};
@@ -158,3 +198,22 @@ describeWithRedis('several instances sharing one Redis', () => {
     60_000,
   );
 });
+
+/** The events of one order, oldest first, in ms from the first one, with the tasks it got. */
+function timeline(
+  orderNumber: string,
+  traces: TraceLine[],
+  tasks: readonly { id?: string | undefined; createdAt?: string | undefined }[],
+): string {
+  const events = traces.filter((line) => line.orderNumber === orderNumber).sort((a, b) => a.at - b.at);
+  const first = events[0]?.at ?? 0;
+  const lines = events.map((line) => {
+    const { at, pid, kind, event, ...rest } = line;
+    const { orderNumber: _order, ...details } = rest;
+    return `  +${at - first} ms ${pid === 0 ? 'proxy' : `worker ${pid}`} ${kind} ${event} ${JSON.stringify(details)}`;
+  });
+  return [
+    `${orderNumber}: tasks ${tasks.map((task) => `${task.id} at ${task.createdAt}`).join(', ')}`,
+    ...lines,
+  ].join('\n');
+}
