@@ -61,8 +61,11 @@ export interface TraceLine {
   event: string;
   status?: number;
   error?: string;
-  /** Pairs a request's start with its end. */
-  request?: number;
+  /**
+   * The request's `<pid>-<number>`, sent as its `x-trace-request` header: pairs its start, its end and what
+   * the proxy saw of it.
+   */
+  request?: string;
 }
 
 /** One order's outcome in a worker. */
@@ -88,7 +91,8 @@ const tracedFetch: typeof fetch = async (input, init) => {
     kind === 'POST'
       ? ((await request.clone().json()) as { orderNumber?: string }).orderNumber
       : (search?.replace(/^\^|\$$/g, '').replace(/\\/g, '') ?? undefined);
-  const id = ++requests;
+  const id = `${process.pid}-${++requests}`;
+  request.headers.set('x-trace-request', id);
   trace({ kind, ...(orderNumber === undefined ? {} : { orderNumber }), event: 'start', request: id });
   try {
     const response = await fetch(request);
@@ -127,6 +131,9 @@ const tracedLogger: Logger = {
   warn: logTo('warn'),
   error: logTo('error'),
 };
+
+/** How long a traced worker waits after its last create: the default `listingDelayMs` and 2 s, ms. */
+const LATE_COMMIT_CHECK_MS = 12_000;
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
@@ -182,6 +189,9 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: config.concurrency ?? config.orders.length }, lane));
+  // Traced: the client's late-commit checks run `listingDelayMs` (10 s) after each create that sent its
+  // order again; waiting for them lets their reports reach the trace.
+  if (config.trace === true) await new Promise((resolve) => setTimeout(resolve, LATE_COMMIT_CHECK_MS));
   process.stdout.write(`${JSON.stringify(outcomes)}\n`);
   redis.disconnect();
 }

@@ -52,6 +52,11 @@ export class CreateRun {
    */
   failedAt: number | undefined;
   stage: CreateStage = 'reading the order record in the store';
+  /**
+   * Set when a POST was sent after a lookup found no task of an earlier, unanswered POST of the order: the
+   * start of the order's window (ms since the epoch), which `late-commit.ts` looks through again.
+   */
+  resentSince: number | undefined;
   /** The task the order's record names while it is read back: the deadline's error names it. */
   remembered: string | undefined;
   readonly #orderNumber: string | undefined;

@@ -15,6 +15,7 @@ import { checkRequestOptions } from '../../internal/request-checks.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
 import { CreateRun } from './create-run.js';
+import { checkForLateCommit } from './late-commit.js';
 import { createUnderLease } from './order-lease.js';
 import { createOnce, type HowToSend } from './task-post.js';
 
@@ -104,7 +105,11 @@ export function createTask(
     const leave = () => {
       if (flights.get(key) === started) flights.delete(key);
     };
-    promise.then(leave, leave);
+    // A create sent again after an unanswered POST is looked up again for a late commit.
+    promise.then(() => {
+      leave();
+      if (run.resentSince !== undefined) checkForLateCommit(context, orderNumber, run.resentSince);
+    }, leave);
     return follow(started, callerSignal, orderNumber, undefined);
   }
   context.logger.debug(`Create of order ${orderNumber} joins the one already in flight`);

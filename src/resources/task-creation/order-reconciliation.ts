@@ -50,6 +50,12 @@ function createdAtOf(context: ResourceContext, task: Task, index: number): numbe
   return read?.ms ?? Number.NaN;
 }
 
+/** The tasks of `found` created since `since` less `windowSkewMs` (or at an unreadable time). */
+export function tasksSince(context: ResourceContext, found: readonly Task[], since: number): Task[] {
+  const windowStart = since - context.reconciliation.windowSkewMs;
+  return found.filter((task, index) => !(createdAtOf(context, task, index) < windowStart));
+}
+
 /**
  * Looks the order up at once, and again at `run.decidableAt` if that is ahead: the task created since
  * `since` (less `windowSkewMs`), or `undefined` (none at all then: the order may be sent). A repeat
@@ -70,7 +76,6 @@ export async function decide(
   waitForListing = true,
   held?: HeldPost,
 ): Promise<TaskWithId | undefined> {
-  const windowStart = since - context.reconciliation.windowSkewMs;
   const answered = (task: TaskWithId) => {
     context.logger.info(`Order ${orderNumber}: the POST was answered after its timeout: ${task.id}`);
     return task;
@@ -104,7 +109,7 @@ export async function decide(
         cause: failure,
       });
     }
-    const inWindow = found.filter((task, index) => !(createdAtOf(context, task, index) < windowStart));
+    const inWindow = tasksSince(context, found, since);
     // Several new tasks for a repeat delivery: another create of the order ran meanwhile (not a duplicate).
     const told = repeatDelivery ? earlier !== undefined && inWindow.length === 1 : inWindow.length > 0;
     if (told) return soleTaskOf(inWindow, orderNumber);

@@ -51,9 +51,13 @@ export async function takeOrder(
   const inFlightUntil = record?.state === 'sending' ? (record.until ?? now) + stalledMs : undefined;
   const recorded: PriorAttempt | undefined =
     inFlightUntil !== undefined && record?.state === 'sending'
-      ? { since: record.since, decidableAt: inFlightUntil + listingDelayMs }
+      ? { since: record.since, decidableAt: inFlightUntil + listingDelayMs, unanswered: true }
       : record?.state === 'failed' && record.since !== undefined
-        ? { since: record.since, decidableAt: Number(record.decidableAt) || record.at + listingDelayMs }
+        ? {
+            since: record.since,
+            decidableAt: Number(record.decidableAt) || record.at + listingDelayMs,
+            unanswered: true,
+          }
         : forgotten
           ? { since: now - orderTtlMs, decidableAt: now }
           : undefined;

@@ -15,6 +15,12 @@ export interface PriorAttempt {
    * its task, if any, is one of the order's earlier deliveries rather than this one's.
    */
   ofEarlierDelivery?: boolean;
+  /**
+   * The order's record says a POST may have been sent and was never answered (left `sending`, or `failed`
+   * with an unknown outcome): a POST sent after a lookup finds no task of it is checked for a late commit
+   * (`late-commit.ts`).
+   */
+  unanswered?: boolean;
 }
 
 /** What the holder of an order's lease checks before each POST. */

@@ -99,6 +99,8 @@ export async function createOnce(
     logger.info(`Order ${orderNumber} was looked up before sending; its task exists: ${found.id}`);
     return found;
   }
+  // Sent after a lookup found nothing of an unanswered POST: a late commit of that POST is looked for.
+  if (prior?.unanswered === true && !how.repeatDelivery) run.resentSince = firstAttemptAt;
   let held: HeldPost | undefined;
   try {
     for (let resend = 0; ; resend++) {
@@ -212,6 +214,7 @@ export async function createOnce(
         });
       }
       logger.warn(`Order ${orderNumber} not listed after ${nameOf(failure)}; sending it again`);
+      if (!how.repeatDelivery) run.resentSince = firstAttemptAt;
     }
   } catch (error) {
     // A POST still open is left to the lease's holder, which waits for its answer (`holdingOpen`).

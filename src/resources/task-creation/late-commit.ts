@@ -1,0 +1,76 @@
+/**
+ * The check after a create that sent a POST once a lookup found no task of an earlier, unanswered POST of
+ * its order (docs/exactly-once.md "A late commit"). That lookup trusted the service to list a task within
+ * `listingDelayMs` of its POST's end; a service that commits or lists it later (a request queued in a
+ * load balancer after its client left, say) makes a second task, charged like the first. The order is
+ * looked up again twice in the background: a second task in its window is logged as an error naming
+ * every task, so the assumption's failure is never silent.
+ * @module
+ */
+import type { ResourceContext } from '../../internal/context.js';
+import { LookupRun } from './create-run.js';
+import { HELD_POST_MAX_MS } from './held-post.js';
+import { findTasksOfOrder } from './order-lookup.js';
+import { tasksSince } from './order-reconciliation.js';
+
+/** Checks waiting at once, at most: past it a check is skipped, with a warning. */
+export const MAX_PENDING_LATE_COMMIT_CHECKS = 1000;
+/** Deadline of each check's lookup when the client has no `totalTimeout`, ms. */
+const CHECK_TIMEOUT_MS = 60_000;
+
+let pending = 0;
+
+/**
+ * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} after now (timers
+ * that keep no process alive); logs an error when it lists more than one task created since `since`
+ * (less `windowSkewMs`), and stops. A lookup that fails is logged as a warning.
+ */
+export function checkForLateCommit(context: ResourceContext, orderNumber: string, since: number): void {
+  const { logger, listingDelayMs } = context;
+  if (pending >= MAX_PENDING_LATE_COMMIT_CHECKS) {
+    logger.warn(`Order ${orderNumber}: late-commit check skipped (too many waiting)`);
+    return;
+  }
+  pending++;
+  const startedAt = Date.now();
+  const delays = [listingDelayMs, Math.max(HELD_POST_MAX_MS, 2 * listingDelayMs)];
+  void (async () => {
+    try {
+      for (const delay of delays) {
+        await unrefSleep(startedAt + delay - Date.now());
+        if (await reported(context, orderNumber, since)) return;
+      }
+    } finally {
+      pending--;
+    }
+  })();
+}
+
+/** Resolves after `ms` on a timer that keeps no process alive. */
+function unrefSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, ms));
+    (timer as { unref?: () => void }).unref?.();
+  });
+}
+
+/** One lookup: true when it found several tasks in the window, and logged them. */
+async function reported(context: ResourceContext, orderNumber: string, since: number): Promise<boolean> {
+  const { logger } = context;
+  const run = new LookupRun(undefined, context.totalTimeoutMs ?? CHECK_TIMEOUT_MS, undefined);
+  try {
+    const tasks = tasksSince(context, await findTasksOfOrder(context, orderNumber, {}, run), since);
+    if (tasks.length < 2) return false;
+    const taskIds = tasks.map((task) => task.id ?? '(no id)');
+    logger.error(
+      `Order ${orderNumber} has ${tasks.length} tasks (${taskIds.join(', ')}): a POST was committed past listingDelayMs (docs: "A late commit")`,
+      { orderNumber, taskIds },
+    );
+    return true;
+  } catch (error) {
+    logger.warn(`Order ${orderNumber}: late-commit check failed (${(error as Error).name})`);
+    return false;
+  } finally {
+    run.clear();
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * A late commit (src/resources/task-creation/late-commit.ts; docs/exactly-once.md "A late commit"): a
+ * service that commits a POST after its client left, later than `listingDelayMs`, makes a second task
+ * when the SDK sends the order again. The SDK cannot prevent it; it must not be silent about it. The
+ * service is a real node:http server on 127.0.0.1 that drops the first POST's connection and passes its
+ * body to the mock later, as a load balancer that queued it would.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Logger, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
+import {
+  type Forwarded,
+  type HostileHandler,
+  type HostileServer,
+  hostileClient,
+  startHostileServer,
+} from '../../support/hostile-server.js';
+import { orderParams } from '../../support/mock-service.js';
+
+const LISTING_DELAY_MS = 300;
+
+let hostile: HostileServer;
+beforeAll(async () => {
+  hostile = await startHostileServer();
+});
+beforeEach(() => hostile.mock.reset());
+afterAll(() => hostile.close());
+
+const tasksFor = (orderNumber: string) =>
+  hostile.mock.tasks.filter((task) => task.orderNumber === orderNumber);
+const listRequests = () => hostile.mock.requestsFor('tasks.list').length;
+
+/** A logger keeping its error and warning lines. */
+function keptLogger(): Logger & { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  return {
+    errors,
+    warnings,
+    debug: () => {},
+    info: () => {},
+    warn: (message) => warnings.push(message),
+    error: (message) => errors.push(message),
+  };
+}
+
+/**
+ * Drops the first POST's connection before the mock sees it; `late`: its body reaches the mock once the
+ * second POST was served (a late commit), else never.
+ */
+function droppingFirstPost(late: boolean): HostileHandler {
+  let first: (() => Promise<Forwarded>) | undefined;
+  let posts = 0;
+  return async (request, response, { forward }) => {
+    if (request.method === 'POST' && ++posts === 1) {
+      first = forward;
+      request.socket.destroy();
+      return;
+    }
+    const answer = await forward();
+    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
+    if (request.method === 'POST' && late) await first?.();
+  };
+}
+
+describe('a create sent again after a lookup found no task of its unanswered POST', () => {
+  const client = (logger: Logger) =>
+    hostileClient(hostile, { listingDelayMs: LISTING_DELAY_MS, maxRetries: 2, logger, logLevel: 'warn' });
+
+  it('logs an error naming both tasks when the first POST is committed after the second', async () => {
+    hostile.use(droppingFirstPost(true));
+    const logger = keptLogger();
+    const task = await client(logger).tasks.create(orderParams('LATE-1'), { lookupFirst: false });
+    // The service commits the dropped POST once it served the second: two tasks, the create's the second.
+    const committed = Date.now() + 5000;
+    while (tasksFor('LATE-1').length < 2 && Date.now() < committed) await sleep(10);
+    const tasks = tasksFor('LATE-1');
+    expect(tasks.map((listed) => listed.id)).toHaveLength(2);
+    expect(tasks.map((listed) => listed.id)).toContain(task.id);
+    expect(logger.errors).toEqual([]);
+    const until = Date.now() + LISTING_DELAY_MS + 5000;
+    while (logger.errors.length === 0 && Date.now() < until) await sleep(20);
+    expect(logger.errors).toHaveLength(1);
+    for (const listed of tasks) expect(logger.errors[0]).toContain(String(listed.id));
+    expect(logger.errors[0]).toMatch(
+      /^\[delivery-task-sdk\] Order LATE-1 has 2 tasks \(.*\): a POST was committed past listingDelayMs/,
+    );
+  });
+
+  it('logs the error too when the create sent again is a later call, after an unknown outcome', async () => {
+    hostile.use(droppingFirstPost(true));
+    const logger = keptLogger();
+    const created = client(logger);
+    const first = await created.tasks
+      .create(orderParams('LATE-5'), { lookupFirst: false, maxRetries: 0 })
+      .catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(tasksFor('LATE-5')).toEqual([]);
+    await sleep((first as TaskCreationOutcomeUnknownError).retryAfterMs ?? 0);
+    const task = await created.tasks.create(orderParams('LATE-5'));
+    const committed = Date.now() + 5000;
+    while (tasksFor('LATE-5').length < 2 && Date.now() < committed) await sleep(10);
+    expect(tasksFor('LATE-5').map((listed) => listed.id)).toContain(task.id);
+    const until = Date.now() + LISTING_DELAY_MS + 5000;
+    while (logger.errors.length === 0 && Date.now() < until) await sleep(20);
+    expect(logger.errors).toHaveLength(1);
+    expect(logger.errors[0]).toMatch(/Order LATE-5 has 2 tasks/);
+  });
+
+  it('looks the order up once more after the listing delay, and logs nothing when it has one task', async () => {
+    hostile.use(droppingFirstPost(false));
+    const logger = keptLogger();
+    const task = await client(logger).tasks.create(orderParams('LATE-2'), { lookupFirst: false });
+    expect(tasksFor('LATE-2').map((listed) => listed.id)).toEqual([task.id]);
+    const before = listRequests();
+    const until = Date.now() + LISTING_DELAY_MS + 5000;
+    while (listRequests() === before && Date.now() < until) await sleep(20);
+    expect(listRequests()).toBe(before + 1);
+    await sleep(200);
+    expect(logger.errors).toEqual([]);
+    expect(logger.warnings.filter((line) => line.includes('late commit'))).toEqual([]);
+  });
+
+  it('does not look again after a create whose first POST was answered', async () => {
+    hostile.use(async (_request, response, { forward }) => {
+      const answer = await forward();
+      response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
+    });
+    const task = await client(keptLogger()).tasks.create(orderParams('LATE-3'), { lookupFirst: false });
+    expect(task.orderNumber).toBe('LATE-3');
+    await sleep(LISTING_DELAY_MS + 500);
+    expect(listRequests()).toBe(0);
+  });
+});
