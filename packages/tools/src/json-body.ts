@@ -3,7 +3,7 @@
  * text. Their nesting is checked before `JSON.parse` with the SDK's `nestsDeeperThan`.
  */
 import { describeIssues, type Parsed } from 'delivery-task-sdk/internal';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export type { Parsed };
 

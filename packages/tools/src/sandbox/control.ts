@@ -20,7 +20,7 @@ import {
   observersOf,
   TopUpLinkError,
 } from 'delivery-task-sdk/testing';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type Parsed, parseValue } from '../json-body.js';
 import {
   ADVANCE_BODY,
@@ -75,13 +75,13 @@ export interface ControlViews {
 const ADVANCE_TARGETS = [...TASK_STATUSES, ...WEBHOOK_ONLY_EVENTS] as const;
 
 const AdvanceBody = z.strictObject({
-  status: z.enum(ADVANCE_TARGETS, { error: `must be one of ${ADVANCE_TARGETS.join(', ')}` }).optional(),
+  status: z.optional(z.enum(ADVANCE_TARGETS, { error: `must be one of ${ADVANCE_TARGETS.join(', ')}` })),
 });
 
 const TopUpCompletion = z.strictObject({
   paymentUrl: z
     .string({ error: 'required: the paymentUrl of a top-up link, as POST tasks/wallet-topup answered it' })
-    .min(1, 'must not be empty'),
+    .check(z.minLength(1, 'must not be empty')),
 });
 
 const WebhookUrlBody = z.strictObject({
@@ -94,19 +94,22 @@ const TIMES_RULE = 'must be a positive integer or "Infinity"';
 const MS_RULE = 'must be a number of ms ≥ 0 or "Infinity"';
 
 /** `Infinity` in JSON: the string `"Infinity"`. */
-const infinity = z.literal('Infinity').transform(() => Number.POSITIVE_INFINITY);
+const infinity = z.pipe(
+  z.literal('Infinity'),
+  z.transform(() => Number.POSITIVE_INFINITY),
+);
 const Operation = z.enum(OPERATIONS as readonly [string, ...string[]], {
   error: `must be one of ${OPERATIONS.join(', ')}`,
 });
 const ruleFields = {
-  operation: z
-    .union([Operation, z.array(Operation).min(1)], {
+  operation: z.optional(
+    z.union([Operation, z.array(Operation).check(z.minLength(1))], {
       error: `must be one of ${OPERATIONS.join(', ')}, or a non-empty array of them`,
-    })
-    .optional(),
-  times: z
-    .union([z.number().int(TIMES_RULE).positive(TIMES_RULE), infinity], { error: TIMES_RULE })
-    .optional(),
+    }),
+  ),
+  times: z.optional(
+    z.union([z.int(TIMES_RULE).check(z.positive(TIMES_RULE)), infinity], { error: TIMES_RULE }),
+  ),
 };
 
 /**
@@ -118,16 +121,16 @@ export const FaultRuleBody = z.discriminatedUnion(
   [
     z.strictObject({
       kind: z.literal('status'),
-      status: z.number().int().min(200).max(599),
-      body: z.json().optional(),
-      headers: z.record(z.string(), z.string()).optional(),
+      status: z.int().check(z.gte(200), z.lte(599)),
+      body: z.optional(z.json()),
+      headers: z.optional(z.record(z.string(), z.string())),
       ...ruleFields,
     }),
     z.strictObject({ kind: z.literal('network-error'), ...ruleFields }),
     z.strictObject({ kind: z.literal('commit-then-drop'), ...ruleFields }),
     z.strictObject({
       kind: z.literal('delay'),
-      ms: z.union([z.number().min(0, MS_RULE), infinity], { error: MS_RULE }),
+      ms: z.union([z.number().check(z.gte(0, MS_RULE)), infinity], { error: MS_RULE }),
       ...ruleFields,
     }),
     z.strictObject({ kind: z.literal('stall-body'), ...ruleFields }),
@@ -135,15 +138,15 @@ export const FaultRuleBody = z.discriminatedUnion(
     z.strictObject({ kind: z.literal('repeat-page'), ...ruleFields }),
     z.strictObject({
       kind: z.literal('sort'),
-      sortBy: z.string().optional(),
-      sortOrder: z.union([z.literal(1), z.literal(-1)]).optional(),
+      sortBy: z.optional(z.string()),
+      sortOrder: z.optional(z.union([z.literal(1), z.literal(-1)])),
       ...ruleFields,
     }),
     z.strictObject({
       kind: z.literal('drift'),
-      mutations: z
-        .array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]]))
-        .optional(),
+      mutations: z.optional(
+        z.array(z.enum(DRIFT_MUTATIONS as readonly [MockDriftMutation, ...MockDriftMutation[]])),
+      ),
       ...ruleFields,
     }),
   ],
@@ -154,7 +157,7 @@ export const FaultRuleBody = z.discriminatedUnion(
  * Parses a control body: JSON (any content type), `{}` when empty (so that a missing field is named),
  * checked against `schema`; a 400's message ends with the body `expected`.
  */
-function parseBody<Schema extends z.ZodType>(
+function parseBody<Schema extends z.ZodMiniType>(
   text: string,
   schema: Schema,
   expected: string,
@@ -166,7 +169,7 @@ function parseBody<Schema extends z.ZodType>(
   return parsed.ok ? parsed : { ok: false, message: `${parsed.message} (expected body: ${expected})` };
 }
 
-function parseJsonBody<Schema extends z.ZodType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
+function parseJsonBody<Schema extends z.ZodMiniType>(text: string, schema: Schema): Parsed<z.output<Schema>> {
   let json: unknown = {};
   if (text.trim() !== '') {
     try {

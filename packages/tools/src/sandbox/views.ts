@@ -5,7 +5,7 @@
 
 import type { MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';
 import { MOCK_OPERATIONS as OPERATIONS } from 'delivery-task-sdk/testing';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { activeFaults } from './events.js';
 import { pageQuery, webhooksPageJson } from './logs.js';
 
@@ -39,7 +39,7 @@ export interface ViewContext {
   /** The webhook receiver's URL, if the sandbox has one. */
   readonly webhookUrl: string | undefined;
   /** The schema of `POST /_sandbox/faults`: one object schema per fault kind. */
-  readonly faultRule: z.ZodDiscriminatedUnion<readonly z.ZodObject[]>;
+  readonly faultRule: z.ZodMiniDiscriminatedUnion<readonly z.ZodMiniObject[]>;
 }
 
 /** The endpoints of this module, for the 404 that lists every control endpoint. */
@@ -61,12 +61,12 @@ const failure = (status: number, message: string, code: string): ViewAnswer =>
 
 /** Every fault kind the sandbox accepts, with the JSON Schema (input form) of its rule. */
 export function faultKinds(schema: ViewContext['faultRule']): { kind: string; schema: unknown }[] {
-  return schema.options.map((option) => {
+  return schema._zod.def.options.map((option) => {
     const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(option, {
       io: 'input',
       unrepresentable: 'any',
     });
-    const kind = (option.shape as { kind?: { value?: unknown } }).kind?.value;
+    const kind = (option.shape as { kind?: z.ZodMiniLiteral }).kind?._zod.def.values[0];
     return { kind: String(kind), schema: jsonSchema };
   });
 }
