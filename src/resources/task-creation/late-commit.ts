@@ -21,9 +21,10 @@ const CHECK_TIMEOUT_MS = 60_000;
 let pending = 0;
 
 /**
- * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} after now (timers
- * that keep no process alive); logs an error when it lists more than one task created since `since`
- * (less `windowSkewMs`), and stops. A lookup that fails is logged as a warning.
+ * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} (or twice
+ * `listingDelayMs`, if longer) after now, on timers that keep no process alive; logs an error when it lists
+ * more than one task created since `since` (less `windowSkewMs`), and stops. A lookup that fails is logged
+ * as a warning.
  */
 export function checkForLateCommit(context: ResourceContext, orderNumber: string, since: number): void {
   const { logger, listingDelayMs } = context;
