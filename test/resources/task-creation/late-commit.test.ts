@@ -8,6 +8,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Logger, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
+import type { ResourceContext } from '../../../src/internal/context.js';
+import {
+  checkForLateCommit,
+  MAX_PENDING_LATE_COMMIT_CHECKS,
+} from '../../../src/resources/task-creation/late-commit.js';
 import {
   type Forwarded,
   type HostileHandler,
@@ -130,5 +135,24 @@ describe('a create sent again after a lookup found no task of its unanswered POS
     expect(task.orderNumber).toBe('LATE-3');
     await sleep(LISTING_DELAY_MS + 500);
     expect(listRequests()).toBe(0);
+  });
+});
+
+describe('the bound on waiting late-commit checks', () => {
+  it(`keeps at most ${MAX_PENDING_LATE_COMMIT_CHECKS} waiting, and warns for each one skipped`, () => {
+    const logger = keptLogger();
+    // A listing delay no check reaches in this test: every check stays waiting (its timer keeps no process).
+    const context = { listingDelayMs: 1e9, logger } as unknown as ResourceContext;
+    for (let order = 0; order <= MAX_PENDING_LATE_COMMIT_CHECKS; order++) {
+      checkForLateCommit(context, `BOUND-${order}`, Date.now());
+    }
+    // Checks of this file's earlier creates may still wait (their second one, at 120 s): as many more skip.
+    const skipped = logger.warnings.map((line) => Number(/BOUND-(\d+):/.exec(line)?.[1]));
+    expect(skipped.length).toBeGreaterThanOrEqual(1);
+    expect(skipped.length).toBeLessThanOrEqual(4);
+    const first = MAX_PENDING_LATE_COMMIT_CHECKS + 1 - skipped.length;
+    expect(skipped).toEqual(Array.from({ length: skipped.length }, (_, index) => first + index));
+    for (const line of logger.warnings)
+      expect(line).toMatch(/^Order BOUND-\d+: late-commit check skipped \(too many waiting\)$/);
   });
 });
