@@ -160,6 +160,7 @@ describe('the narrow search for the exact order', () => {
     await createNearMatches(sdk);
     mock.inject({ operation: 'tasks.create', kind: 'network-error' });
     const task = await sdk.tasks.create(orderParams('ORD-1'));
+    const listed = mock.requestsFor('tasks.list').length;
     expect(task.orderNumber).toBe('ORD-1');
     expect(tasksFor('ORD-1')).toHaveLength(1);
     expect(
@@ -167,6 +168,13 @@ describe('the narrow search for the exact order', () => {
         .requestsFor('tasks.create')
         .filter((request) => (request.body as { orderNumber?: string }).orderNumber === 'ORD-1'),
     ).toHaveLength(2);
+    // Sent again: the order is looked up once more after the listing delay (late-commit.ts); waited for
+    // here, so that lookup does not land in the next test's requests.
+    const until = Date.now() + 5000;
+    while (mock.requestsFor('tasks.list').length === listed && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(mock.requestsFor('tasks.list')).toHaveLength(listed + 1);
   });
 });
 
