@@ -39,20 +39,53 @@ describe('DeliveryClient configuration', () => {
   });
 
   it.each([
-    ['apiKey', { apiKey: 123 }, /apiKey: expected a string, got number/],
-    ['sellerId', { sellerId: { id: 1 } }, /sellerId: expected a string, got object/],
-    ['baseUrl', { baseUrl: 42 }, /baseUrl: expected a string, got number/],
-    ['maxRetry', { maxRetry: 3 }, /Unknown DeliveryClient option "maxRetry"; did you mean maxRetries\?/],
+    [
+      'apiKey',
+      { apiKey: 123 },
+      /^Invalid apiKey: expected an API key of 1 to 4096 .*DELIVERY_API_KEY\), got a number$/,
+    ],
+    [
+      'sellerId',
+      { sellerId: { id: 1 } },
+      /^Invalid sellerId: expected a seller id .*DELIVERY_SELLER_ID\), got an object$/,
+    ],
+    ['baseUrl', { baseUrl: 42 }, /^Invalid baseUrl: expected an https URL .*DELIVERY_BASE_URL\), got 42$/],
+    [
+      'maxRetry',
+      { maxRetry: 3 },
+      /^Invalid maxRetry: expected a known option \(did you mean maxRetries\?\), got 3$/,
+    ],
     [
       'baseURL',
       { baseURL: 'https://delivery.test' },
-      /Unknown DeliveryClient option "baseURL"; did you mean baseUrl\?/,
+      /^Invalid baseURL: expected a known option \(did you mean baseUrl\?\), got "https:\/\/delivery.test"$/,
     ],
-    ['somethingElse', { somethingElse: true }, /^Unknown DeliveryClient option "somethingElse"$/],
-    ['baseUrl', { baseUrl: 'https://delivery.test/rest?key=x' }, /query or fragment/],
+    ['somethingElse', { somethingElse: true }, /^Invalid somethingElse: expected a known option, got true$/],
+    [
+      'baseUrl',
+      { baseUrl: 'https://delivery.test/rest?key=x' },
+      /query or fragment.*, got "https:\/\/delivery.test\/rest\?key=x"$/,
+    ],
     ['baseUrl', { baseUrl: 'https://delivery.test/rest#top' }, /query or fragment/],
     ['baseUrl', { baseUrl: 'https://delivery.test/rest?' }, /query or fragment/],
-    ['fetch', { fetch: 'fetch' }, /fetch: expected a function, got string/],
+    ['fetch', { fetch: 'fetch' }, /^Invalid fetch: expected a function, got "fetch"$/],
+    ['reconciliation', { reconciliation: null }, /^Invalid reconciliation: expected an object, got null$/],
+    [
+      'reconciliation.checks',
+      { reconciliation: { checks: 0 } },
+      /^Invalid reconciliation.checks: expected an integer from 1 to 10, got 0$/,
+    ],
+    [
+      'reconciliation.check',
+      { reconciliation: { check: 1 } },
+      /^Invalid reconciliation.check: expected a known option \(did you mean checks\?\), got 1$/,
+    ],
+    [
+      'store',
+      { store: {} },
+      /^Invalid store: expected a DeliveryStore, e.g. memoryStore\(\), got an object$/,
+    ],
+    ['baseUrl', { baseUrl: 'https://user:pw@delivery.test' }, /, got "https:\/\/…@delivery.test"$/],
   ] as const)(
     'refuses %s given as %o with a ConfigurationError naming it, before anything is sent',
     (option, bad, message) => {
@@ -64,6 +97,22 @@ describe('DeliveryClient configuration', () => {
       expect(error.message).not.toContain(valid.apiKey);
     },
   );
+
+  it('refuses options that are not an object, and names no secret in any message', () => {
+    const error = configurationErrorOf(() => new DeliveryClient(5 as unknown as ClientOptions));
+    expect(error.option).toBe('options');
+    expect(error.message).toBe('Invalid options: expected an object, got 5');
+    for (const [option, value] of [
+      ['apiKey', 'sk_live\u0000secret-value'],
+      ['sellerId', 'seller\u0007secret-value'],
+    ] as const) {
+      const refused = configurationErrorOf(() => new DeliveryClient({ ...valid, [option]: value }));
+      expect(refused.message).toMatch(
+        new RegExp(`^Invalid ${option}: expected .*, got a string of ${value.length} characters$`),
+      );
+      expect(refused.message).not.toContain('secret-value');
+    }
+  });
 
   it('reads the key, seller id, base URL and log level from the environment', () => {
     vi.stubEnv('DELIVERY_API_KEY', valid.apiKey);

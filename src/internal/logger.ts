@@ -1,31 +1,18 @@
 /** A level filter over the caller's logger, secrets redacted from every line and field. */
-import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel } from '../core/options.js';
 import type { ClientRedactor } from './client-internals.js';
 import { readEnv } from './env.js';
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
+export const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && Object.hasOwn(RANK, value);
 }
 
-/**
- * The option, else env `DELIVERY_LOG`, else `'warn'`. @throws {ConfigurationError} for an option that is not
- * a level.
- */
+/** The option (checked by the options schema), else env `DELIVERY_LOG`, else `'warn'`. */
 export function resolveLogLevel(option: LogLevel | undefined): LogLevel {
-  if (option === undefined) {
-    const fromEnv = readEnv('DELIVERY_LOG');
-    return isLogLevel(fromEnv) ? fromEnv : 'warn';
-  }
-  if (!isLogLevel(option)) {
-    throw new ConfigurationError(
-      'logLevel',
-      `Invalid logLevel: expected 'debug', 'info', 'warn', 'error' or 'off'`,
-    );
-  }
-  return option;
+  const level = option ?? readEnv('DELIVERY_LOG');
+  return isLogLevel(level) ? level : 'warn';
 }
 
 /**

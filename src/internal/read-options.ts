@@ -1,0 +1,93 @@
+/**
+ * The one reader of options: a zod/mini schema of the options' shape (`src/options/`) parsed, a
+ * failure thrown as `ConfigurationError` in one message form, `Invalid <path>: expected <what>, got <value>`.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { ConfigurationError } from '../core/errors.js';
+
+/** An option whose value no message shows, only its kind: credentials, secrets, tokens, passwords. */
+const SECRET = /key|seller|secret|token|password/i;
+
+/** Longest text of a value a message shows, in characters. */
+const SHOWN_LENGTH = 60;
+
+/**
+ * `value` as a message shows it: numbers, booleans and `null` as written, a string quoted (cut to 60
+ * characters, credentials of a URL hidden), `nothing` for `undefined`, the kind of anything else. Under a
+ * secret `path` (`apiKey`, `sellerId`, `controlToken`, a secret), only the kind and, for text, its length.
+ */
+export function shownValue(path: string, value: unknown): string {
+  const kind = Array.isArray(value)
+    ? 'an array'
+    : typeof value === 'object'
+      ? 'an object'
+      : `a ${typeof value}`;
+  if (value === undefined) return 'nothing';
+  if (SECRET.test(path.slice(path.lastIndexOf('.') + 1))) {
+    return typeof value === 'string' ? `a string of ${value.length} characters` : kind;
+  }
+  if (typeof value === 'string') {
+    const cut = value.length > SHOWN_LENGTH ? `${value.slice(0, SHOWN_LENGTH)}…` : value;
+    return JSON.stringify(cut).replace(/\/\/[^/@]*@/, '//…@');
+  }
+  return value === null || kind === 'a number' || kind === 'a boolean' ? String(value) : kind;
+}
+
+/**
+ * The error of an option at `path` (`webhooks.maxQueue`, `reconciliation.checks`): `Invalid <path>: expected
+ * <expected>, got <value>`, the value shown by {@link shownValue} unless `shown` says it.
+ */
+export function invalidOption(
+  path: string,
+  expected: string,
+  value: unknown,
+  shown?: string,
+): ConfigurationError {
+  return new ConfigurationError(
+    path,
+    `Invalid ${path}: expected ${expected}, got ${shown ?? shownValue(path, value)}`,
+  );
+}
+
+/**
+ * What an unknown option should have been: a known option, naming the one sharing the longest case-blind
+ * start with `name`, when all but 3 characters of the shorter name (`maxRetry` → `maxRetries`).
+ */
+function knownOption(name: string, known: readonly string[]): string {
+  let closest = '';
+  let best = 3;
+  for (const option of known) {
+    let shared = 0;
+    while (shared < name.length && name[shared]?.toLowerCase() === option[shared]?.toLowerCase()) shared++;
+    if (shared > best && shared >= Math.min(name.length, option.length) - 3)
+      [closest, best] = [option, shared];
+  }
+  return `a known option${closest && ` (did you mean ${closest}?)`}`;
+}
+
+/**
+ * `value` parsed by `schema` (defaults applied), its option paths under `prefix` (`'dedupe'` →
+ * `dedupe.windowMs`).
+ * @throws {ConfigurationError} for the first issue: `option` its path (the prefix alone for the whole value),
+ * the message `Invalid <path>: expected <what>, got <value>`, `<what>` the message of the schema that
+ * refused it, `<value>` as {@link shownValue} shows it (never a secret's text).
+ */
+export function readOptions<S extends z.core.$ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
+  const result = z.safeParse(schema, value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  const path = [...issue.path];
+  let expected = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const [name = ''] = issue.keys;
+    expected = knownOption(name, expected.split(', '));
+    path.push(name);
+  }
+  let given: unknown = value;
+  for (const key of path) given = (given as Record<PropertyKey, unknown> | undefined)?.[key];
+  const text = [prefix, ...path.map((key) => String(key).slice(0, SHOWN_LENGTH))]
+    .filter((part) => part !== '')
+    .join('.');
+  throw invalidOption(text || 'options', expected, given);
+}
