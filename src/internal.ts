@@ -5,7 +5,7 @@
  *
  * It carries a client's resolved internals (seller id, redactor, logging), the store's key layout and
  * deadline, the redaction of secrets, the node HTTP plumbing of the mock's server and the bounded JSON
- * reading.
+ * reading, and the reader of options (`readOptions`) with the pieces of options schemas.
  * @module delivery-task-sdk/internal
  */
 export {
@@ -35,4 +35,16 @@ export {
   readBody,
   requestTarget,
 } from './internal/node-http.js';
+export {
+  accepted,
+  flag,
+  hook,
+  isDeliveryStore,
+  oneOf,
+  optionsObject,
+  storeOption,
+  upTo,
+  wholeNumber,
+} from './internal/option-checks.js';
+export { invalidOption, readOptions, shownValue } from './internal/read-options.js';
 export { REDACTED, Redactor, SECRET_HEADERS } from './internal/redact.js';

@@ -4,32 +4,20 @@
  * @module
  */
 import * as z from 'zod/mini';
-import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
+import type { Logger, SchemaDrift } from '../core/options.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../core/store.js';
 import { isHeaderValue, MAX_CREDENTIAL_LENGTH } from '../internal/headers.js';
-import { RANK } from '../internal/logger.js';
 import {
   accepted,
   flag,
   hook,
+  logLevelOption,
   MAX_TIMER_MS,
-  oneOf,
   optionsObject,
   storeOption,
   upTo,
-  withDefaults,
-} from './checks.js';
-
-/** Every log level, least severe first. */
-export const LOG_LEVELS = Object.keys(RANK) as readonly LogLevel[];
-
-/** The `validation` option: `'warn'` and `'off'` are read as `'tolerant'`. */
-export const validationOption = z.optional(
-  oneOf<ValidationMode>(['tolerant', 'strict', 'warn', 'off'], ['tolerant', 'strict']),
-);
-
-/** The `logLevel` option, absent when not given (the environment's `DELIVERY_LOG` decides). */
-export const logLevelOption = z.optional(oneOf(LOG_LEVELS));
+  validationOption,
+} from '../internal/option-checks.js';
 
 const MAX_BASE_URL_LENGTH = 2048;
 
@@ -74,8 +62,8 @@ const RECONCILIATION_DEFAULTS = { checks: 3, intervalMs: 1000, windowSkewMs: 300
  * The options of `DeliveryClient`, `apiKey`, `sellerId` and `baseUrl` after their environment variables;
  * the documented defaults applied.
  */
-export const ClientOptionsSchema = withDefaults(
-  optionsObject({
+export const ClientOptionsSchema = optionsObject(
+  {
     apiKey: credential('an API key', 'DELIVERY_API_KEY'),
     sellerId: credential('a seller id', 'DELIVERY_SELLER_ID'),
     baseUrl: accepted<string>(
@@ -97,18 +85,18 @@ export const ClientOptionsSchema = withDefaults(
     orderTtlMs: upTo(1000, 30 * 86_400_000),
     storeTimeoutMs: upTo(1, 60_000),
     reconciliation: z.optional(
-      withDefaults(
-        optionsObject({
+      optionsObject(
+        {
           checks: upTo(1, 10),
           intervalMs: upTo(0, 60_000),
           windowSkewMs: upTo(0, 86_400_000),
           maxPages: upTo(1, 1000),
-        }),
+        },
         RECONCILIATION_DEFAULTS,
       ),
     ),
     listingDelayMs: upTo(0, 600_000),
-  }),
+  },
   {
     timeout: 30_000,
     maxRetries: 2,

@@ -7,7 +7,7 @@
 import { StoreUnavailableError } from '../core/errors.js';
 import { TaskEventMemory } from './dedupe.js';
 import type { WebhookEvent } from './event.js';
-import type { HandlerSettings } from './options.js';
+import type { HandlerSettings } from './handler-options.js';
 import type { SharedState } from './shared-state.js';
 import { type EventDrop, isLeaseBusy, type RecordedEffect, StoredTaskEvents } from './stored-dedupe.js';
 import type { LeaseLapse } from './task-lease.js';

@@ -9,14 +9,10 @@ import type { AdmittedEvents } from './admitted-events.js';
 import { type BodyRead, precheck, RECEIVED, rejection, unreadBody, type WebhookAnswer } from './answer.js';
 import { parseWebhookEventAt, type WebhookEvent, type WebhookReading } from './event.js';
 import type { TaskEventFilter } from './event-filter.js';
+import type { HandlerSettings } from './handler-options.js';
 import { type InboxAppend, type WebhookInbox, withDeadline } from './inbox.js';
 import { readNodeBody, type WebhookNodeRequest, type WebhookNodeResponse, writeNodeAnswer } from './node.js';
-import type {
-  HandlerSettings,
-  WebhookFetchContext,
-  WebhookHandlerStats,
-  WebhookNodeOptions,
-} from './options.js';
+import type { WebhookFetchContext, WebhookHandlerStats, WebhookNodeOptions } from './options.js';
 import type { EventPipeline } from './pipeline.js';
 import type { TaskEventQueue } from './queue.js';
 import { readRequestBody, toResponse } from './web.js';

@@ -2,17 +2,14 @@
  * The options, counters and interface of the webhook handler (README "Receiving webhooks"; docs/webhooks.md).
  * @module
  */
-import { ConfigurationError } from '../core/errors.js';
 import type { Logger, LogLevel, SchemaDrift, ValidationMode } from '../core/options.js';
-import { DEFAULT_STORE_TIMEOUT_MS, type DeliveryStore } from '../core/store.js';
-import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
+import type { DeliveryStore } from '../core/store.js';
 import type { TaskListOptions } from '../resources/tasks.js';
-import { FINAL_STATUSES } from '../schemas/lifecycle.js';
 import type { Task } from '../schemas/task.js';
 import type { TaskListParams } from '../schemas/task-list.js';
 import type { WebhookEventKind } from '../schemas/webhook.js';
 import type { WebhookEvent } from './event.js';
-import { isWebhookInbox, type WebhookInbox } from './inbox.js';
+import type { WebhookInbox } from './inbox.js';
 import type { WebhookNodeRequest, WebhookNodeResponse } from './node.js';
 import type { WebhookStartSyncOptions, WebhookSyncOptions, WebhookSyncResult } from './sync.js';
 
@@ -208,136 +205,6 @@ export interface WebhookHandler {
   startSync(options?: WebhookStartSyncOptions): () => Promise<void>;
   /** A snapshot of the counters. */
   readonly stats: Readonly<WebhookHandlerStats>;
-}
-
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
-const DEFAULT_INBOX_POLL_MS = 100;
-
-export interface HandlerSettings {
-  readonly confirms: (kind: string) => boolean;
-  readonly confirming: boolean;
-  readonly dedupe: boolean;
-  readonly windowMs: number;
-  readonly maxTasks: number;
-  readonly storeTtlMs: number;
-  readonly store: DeliveryStore | undefined;
-  readonly storeTimeoutMs: number;
-  readonly maxBodyBytes: number;
-  readonly eventTimeoutMs: number;
-  readonly bodyTimeoutMs: number;
-  readonly concurrency: number;
-  readonly syncSkewMs: number;
-  readonly maxQueue: number;
-  readonly maxQueueBytes: number;
-  readonly inbox: WebhookInbox | undefined;
-  readonly inboxTimeoutMs: number;
-}
-
-/** @throws {ConfigurationError} naming the first option out of range (see {@link createWebhookHandler}). */
-export function handlerSettings(options: WebhookHandlerOptions): HandlerSettings {
-  const confirm = options.confirm ?? (options.client !== undefined ? FINAL_STATUSES : false);
-  if (confirm !== false && confirm !== true && !Array.isArray(confirm)) {
-    throw new ConfigurationError(
-      'confirm',
-      'Invalid confirm: expected true, false or an array of event kinds',
-    );
-  }
-  if (confirm !== false && typeof options.client?.tasks?.retrieve !== 'function') {
-    throw new ConfigurationError(
-      'client',
-      'confirm needs a client: createWebhookHandler({ client, confirm, … })',
-    );
-  }
-  const confirmedKinds = new Set<string>(Array.isArray(confirm) ? [...confirm, ...FINAL_STATUSES] : []);
-  const dedupe = options.dedupe ?? true;
-  const bounds = typeof dedupe === 'object' && dedupe !== null ? dedupe : {};
-  const windowMs = integerOption('dedupe.windowMs', bounds.windowMs, 10 * 60 * 1000, 1, MAX_TIMER_MS);
-  const maxTasks = integerOption('dedupe.maxTasks', bounds.maxTasks, 10_000, 1, 10_000_000);
-  const storeTtlMs = integerOption(
-    'dedupe.storeTtlMs',
-    bounds.storeTtlMs,
-    86_400_000,
-    1,
-    Number.MAX_SAFE_INTEGER,
-  );
-  const store = options.store;
-  if (store !== undefined && !isDeliveryStore(store)) {
-    throw new ConfigurationError('store', 'Invalid store: expected a DeliveryStore, e.g. memoryStore()');
-  }
-  const storeTimeoutMs = integerOption(
-    'storeTimeoutMs',
-    options.storeTimeoutMs,
-    DEFAULT_STORE_TIMEOUT_MS,
-    1,
-    MAX_TIMER_MS,
-  );
-  const maxBodyBytes = integerOption(
-    'maxBodyBytes',
-    options.maxBodyBytes,
-    DEFAULT_MAX_BODY_BYTES,
-    1,
-    2 ** 31 - 1,
-  );
-  const eventTimeoutMs = integerOption('eventTimeoutMs', options.eventTimeoutMs, 30_000, 1, MAX_TIMER_MS);
-  const bodyTimeoutMs = integerOption('bodyTimeoutMs', options.bodyTimeoutMs, 2_000, 1, MAX_TIMER_MS);
-  const concurrency = integerOption('concurrency', options.concurrency, 8, 1, 10_000);
-  const syncSkewMs = integerOption(
-    'syncSkewMs',
-    options.syncSkewMs,
-    5 * 60 * 1000,
-    0,
-    Number.MAX_SAFE_INTEGER,
-  );
-  const maxQueue = integerOption('maxQueue', options.maxQueue, 10_000, 1, 10_000_000);
-  const maxQueueBytes = integerOption(
-    'maxQueueBytes',
-    options.maxQueueBytes,
-    Math.max(DEFAULT_MAX_QUEUE_BYTES, maxBodyBytes),
-    maxBodyBytes,
-    Number.MAX_SAFE_INTEGER,
-  );
-  const inbox = options.inbox;
-  if (inbox !== undefined && !isWebhookInbox(inbox)) {
-    throw new ConfigurationError('inbox', 'Invalid inbox: expected a WebhookInbox, e.g. redisInbox(redis)');
-  }
-  if (inbox !== undefined && !(inbox.visibilityTimeoutMs > eventTimeoutMs)) {
-    throw new ConfigurationError(
-      'inbox',
-      `Invalid inbox: its visibilityTimeoutMs (${inbox.visibilityTimeoutMs}) must be longer than eventTimeoutMs (${eventTimeoutMs})`,
-    );
-  }
-  return {
-    confirms: confirm === true ? () => true : (kind) => confirmedKinds.has(kind),
-    confirming: confirm !== false,
-    dedupe: dedupe !== false,
-    windowMs,
-    maxTasks,
-    storeTtlMs,
-    store,
-    storeTimeoutMs,
-    maxBodyBytes,
-    eventTimeoutMs,
-    bodyTimeoutMs,
-    concurrency,
-    syncSkewMs,
-    maxQueue,
-    maxQueueBytes,
-    inbox,
-    inboxTimeoutMs: integerOption('inboxTimeoutMs', options.inboxTimeoutMs, 2_000, 1, MAX_TIMER_MS),
-  };
-}
-
-export function inboxPollMs(options: WebhookHandlerOptions): number {
-  return integerOption('inboxPollMs', options.inboxPollMs, DEFAULT_INBOX_POLL_MS, 1, MAX_TIMER_MS);
-}
-
-function isDeliveryStore(value: unknown): value is DeliveryStore {
-  if (typeof value !== 'object' || value === null) return false;
-  const store = value as Record<keyof DeliveryStore, unknown>;
-  return [store.setIfAbsent, store.get, store.compareAndSet, store.delete].every(
-    (member) => typeof member === 'function',
-  );
 }
 
 export function baseUrlOf(client: unknown): string | undefined {

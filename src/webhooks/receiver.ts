@@ -1,19 +1,17 @@
 /** `createWebhookHandler` (OpenAPI webhook `taskStatusChanged`; README "Receiving webhooks"). @module */
-import { ConfigurationError } from '../core/errors.js';
 import { clientInternalsOf } from '../internal/client-internals.js';
 import { driftReporter } from '../internal/drift-report.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
-import { checkValidation } from '../internal/options.js';
+import { readOptions } from '../internal/read-options.js';
 import { Redactor } from '../internal/redact.js';
 import type { WebhookEvent, WebhookReading } from './event.js';
 import { type TaskEventFilter, taskEventFilter } from './event-filter.js';
+import { handlerSettings, WebhookHandlerOptionsSchema } from './handler-options.js';
 import { onInboxReset } from './inbox.js';
 import { InboxDispatch } from './inbox-dispatch.js';
 import { WebhookIntake } from './intake.js';
 import {
   baseUrlOf,
-  handlerSettings,
-  inboxPollMs,
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookHandlerStats,
@@ -58,13 +56,8 @@ class WebhookReceiver implements WebhookHandler {
   readonly fetch: WebhookHandler['fetch'];
   readonly node: WebhookHandler['node'];
 
-  constructor(options: WebhookHandlerOptions) {
-    if (typeof options?.onEvent !== 'function') {
-      throw new ConfigurationError(
-        'onEvent',
-        'Missing onEvent: createWebhookHandler({ onEvent: (event) => … })',
-      );
-    }
+  constructor(given: WebhookHandlerOptions) {
+    const options = readOptions(WebhookHandlerOptionsSchema, given);
     const internals = clientInternalsOf(options.client);
     const clientLogging = internals?.logging;
     this.#logger = new LevelLogger(
@@ -83,15 +76,9 @@ class WebhookReceiver implements WebhookHandler {
             : `Webhook processing failed for task ${event.taskId} (${event.kind})`,
           { error: describeError(error) },
         ));
-    if (options.onDrift !== undefined && typeof options.onDrift !== 'function') {
-      throw new ConfigurationError(
-        'onDrift',
-        `Invalid onDrift: expected a function, got ${typeof options.onDrift}`,
-      );
-    }
     const reportDrift = driftReporter(this.#logger, options.onDrift);
     const reading: WebhookReading = {
-      validation: checkValidation(options.validation),
+      validation: options.validation === 'strict' ? 'strict' : 'tolerant',
       onDrift: (drift) => reportDrift('webhook', [drift], undefined),
     };
     const settings = handlerSettings(options);
@@ -157,7 +144,7 @@ class WebhookReceiver implements WebhookHandler {
             maxQueueBytes: settings.maxQueueBytes,
             inboxTimeoutMs: settings.inboxTimeoutMs,
             eventTimeoutMs,
-            pollMs: inboxPollMs(options),
+            pollMs: options.inboxPollMs,
           });
     ({ fetch: this.fetch, node: this.node } = new WebhookIntake(
       settings,

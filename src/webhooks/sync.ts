@@ -5,10 +5,11 @@
  * the token of the instance running periodic syncs.
  * @module
  */
-import { APIUserAbortError, ConfigurationError } from '../core/errors.js';
+import { APIUserAbortError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
-import { integerOption, MAX_TIMER_MS } from '../internal/options.js';
+import { MAX_TIMER_MS, optionsObject, upTo } from '../internal/option-checks.js';
+import { invalidOption, readOptions } from '../internal/read-options.js';
 import { isFinalStatus } from '../schemas/lifecycle.js';
 import type { Drift } from '../schemas/tolerant-read.js';
 import { syncEventOf, type WebhookEvent } from './event.js';
@@ -77,7 +78,13 @@ export interface TaskSyncContext {
   readonly reportDrift?: ((drift: Drift) => void) | undefined;
 }
 
-const DEFAULT_INTERVAL_MS = 60_000;
+/** The shape of {@link WebhookStartSyncOptions}, its default applied. */
+const StartSyncOptionsSchema = optionsObject(
+  { intervalMs: upTo(1, MAX_TIMER_MS) },
+  {
+    intervalMs: 60_000,
+  },
+);
 
 const OUTCOME_COUNTS = {
   processed: 'processed',
@@ -114,10 +121,7 @@ export class TaskSync {
   #requireList(method: string): ListTasks {
     const list = this.#context.list;
     if (list === undefined) {
-      throw new ConfigurationError(
-        'client',
-        `${method} needs a client with tasks.list: createWebhookHandler({ client, onEvent, … })`,
-      );
+      throw invalidOption('client', `a client with tasks.list, which ${method} needs`, undefined, 'none');
     }
     return list;
   }
@@ -215,13 +219,7 @@ export class TaskSync {
 
   start(options: WebhookStartSyncOptions = {}): () => Promise<void> {
     this.#requireList('startSync()');
-    const intervalMs = integerOption(
-      'startSync.intervalMs',
-      options?.intervalMs,
-      DEFAULT_INTERVAL_MS,
-      1,
-      MAX_TIMER_MS,
-    );
+    const { intervalMs } = readOptions(StartSyncOptionsSchema, options, 'startSync');
     const { state, storeTimeoutMs, logger } = this.#context;
     const key = state.key('sync', 'lease');
     const token = leaseToken();

@@ -4,10 +4,11 @@
  * @module
  */
 import * as z from 'zod/mini';
+import type { LogLevel, ValidationMode } from '../core/options.js';
 import type { DeliveryStore } from '../core/store.js';
+import { RANK } from './logger.js';
 
-/** Largest delay a JavaScript timer accepts, in ms (2^31 − 1). */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS } from './options.js';
 
 /** A value `test` accepts; `expected` says which (`'a function'`). */
 export function accepted<T>(test: (value: unknown) => boolean, expected: string) {
@@ -22,32 +23,32 @@ export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   );
 }
 
-/**
- * An object of options, `shape` its options; an unknown one refused (its issue's message lists the known
- * ones, comma-separated, for `readOptions`).
- */
-export function optionsObject<T extends z.core.$ZodLooseShape>(shape: T) {
-  return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? Object.keys(shape).join(', ') : 'an object'),
-  });
-}
-
 /** `T` with the options of `D` present: what a schema of options gives with its defaults applied. */
 export type Defaulted<T, D> = Omit<T, keyof D> & { [K in keyof D & keyof T]-?: Exclude<T[K], undefined> };
 
 /**
- * `schema` (an object of options) with `defaults` read for the options absent or `undefined`, once the
- * given ones are checked.
+ * An object of options, `shape` its options, `defaults` read for those absent or `undefined` once the given
+ * ones are checked. An unknown option is refused: its `unrecognized_keys` issue's message lists the known
+ * ones, comma-separated, for `readOptions`.
  */
-export function withDefaults<S extends z.ZodMiniObject, const D extends Partial<z.output<S>>>(
-  schema: S,
-  defaults: D,
-) {
-  return schema.check(
+export function optionsObject<
+  T extends z.core.$ZodLooseShape,
+  const D extends Partial<z.output<z.ZodMiniObject<T>>> = Record<never, never>,
+>(shape: T, defaults?: D) {
+  return z.looseObject(shape, 'an object').check(
     z.check<Record<string, unknown>>((payload) => {
-      for (const key in defaults) payload.value[key] ??= defaults[key];
+      const keys = Object.keys(payload.value).filter((key) => !Object.hasOwn(shape, key));
+      if (keys[0] !== undefined) {
+        payload.issues.push({
+          code: 'unrecognized_keys',
+          keys,
+          input: payload.value,
+          message: Object.keys(shape).join(', '),
+        });
+      }
+      for (const key in defaults) if (payload.value[key] === undefined) payload.value[key] = defaults[key];
     }),
-  ) as unknown as z.ZodMiniType<Defaulted<z.output<S>, D>, z.input<S>>;
+  ) as unknown as z.ZodMiniType<Defaulted<z.output<z.ZodMiniObject<T>>, D>, z.input<z.ZodMiniObject<T>>>;
 }
 
 /** An optional integer from `min` to `max` (see {@link wholeNumber}). */
@@ -84,3 +85,14 @@ export function isDeliveryStore(value: unknown): value is DeliveryStore {
 export const storeOption = z.optional(
   accepted<DeliveryStore>(isDeliveryStore, 'a DeliveryStore, e.g. memoryStore()'),
 );
+
+/** Every log level, least severe first. */
+export const LOG_LEVELS = Object.keys(RANK) as readonly LogLevel[];
+
+/** The `validation` option: `'warn'` and `'off'` are read as `'tolerant'`. */
+export const validationOption = z.optional(
+  oneOf<ValidationMode>(['tolerant', 'strict', 'warn', 'off'], ['tolerant', 'strict']),
+);
+
+/** The `logLevel` option, absent when not given (the environment's `DELIVERY_LOG` decides). */
+export const logLevelOption = z.optional(oneOf(LOG_LEVELS));
