@@ -1,9 +1,21 @@
 /** The money policy of an MCP server (README "Agents (MCP)"; `docs/mcp.md`, "The policy"). */
 import { ConfigurationError, type DeliveryStore, kwd, memoryStore } from 'delivery-task-sdk';
-import { clientInternalsOf, DEFAULT_STORE_TIMEOUT_MS, withStoreDeadline } from 'delivery-task-sdk/internal';
+import {
+  accepted,
+  clientInternalsOf,
+  DEFAULT_STORE_TIMEOUT_MS,
+  flag,
+  hook,
+  oneOf,
+  optionsObject,
+  readOptions,
+  storeOption,
+  upTo,
+  withStoreDeadline,
+} from 'delivery-task-sdk/internal';
 import type { KwdAmount } from 'delivery-task-sdk/kwd';
 import { MAX_KWD_AMOUNT } from 'delivery-task-sdk/schemas';
-import { cut } from './text.js';
+import * as z from 'zod/mini';
 
 /** What an agent may be allowed: reading, booking deliveries, requesting top-up links. */
 export type McpPermission = 'read' | 'create' | 'topUp';
@@ -108,149 +120,106 @@ export interface ResolvedPolicy {
   readonly now: () => number;
 }
 
-const POLICY_FIELDS: readonly (keyof McpPolicy)[] = [
-  'allow',
-  'maxFeeKwd',
-  'dailyCapKwd',
-  'confirmation',
-  'store',
-  'storeTimeoutMs',
-  'walletFloorKwd',
-  'quoteMaxAgeSeconds',
-  'quoteMarginPercent',
-  'revealCustomerPhones',
-  'deliverTopUpLink',
-  'subscriptionPollSeconds',
-  'now',
-];
-
 /** The memory store of each client, shared by every server of that client that names no store. */
 const defaultStores = new WeakMap<object, DeliveryStore>();
 
-function fail(option: string, message: string): never {
-  throw new ConfigurationError(`policy.${option}`, `Invalid MCP policy: ${option} ${message}`);
+/** A KWD amount from 0 to `MAX_KWD_AMOUNT` with at most 3 decimals. */
+function isAmount(value: unknown): value is KwdAmount {
+  return kwd.isValid(value) && kwd.compare(value, 0) >= 0 && kwd.compare(value, MAX_KWD_AMOUNT) <= 0;
 }
 
-/** A limit as fils: `fallback` when absent, `undefined` for `Infinity` (lifted). */
-function limitFils(
-  option: 'maxFeeKwd' | 'dailyCapKwd',
-  value: unknown,
-  fallback: string,
-): number | undefined {
-  if (value === Number.POSITIVE_INFINITY) return undefined;
-  if (value !== undefined && !kwd.isValid(value)) {
-    fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500", or Infinity (no limit)');
-  }
-  return amountFils(option, value ?? fallback);
-}
+const AMOUNT = `a KWD amount from 0 to ${MAX_KWD_AMOUNT} with at most 3 decimals, like 2.5 or "2.500"`;
 
-/** A KWD amount ≥ 0 as fils, or `undefined` when absent. */
-function amountFils(option: keyof McpPolicy, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (!kwd.isValid(value)) fail(option, 'must be a KWD amount with at most 3 decimals, like 2.5 or "2.500"');
-  if (kwd.compare(value, 0) < 0) fail(option, 'must be an amount of 0 KWD or more');
-  if (kwd.compare(value, MAX_KWD_AMOUNT) > 0) fail(option, `must be at most ${MAX_KWD_AMOUNT} KWD`);
-  return kwd.toFils(value);
-}
+/** A limit: an amount, or `Infinity` (lifted). */
+const limit = z.optional(
+  accepted<KwdAmount>((value) => value === Infinity || isAmount(value), `${AMOUNT}, or Infinity (no limit)`),
+);
 
-function integerIn(
-  option: keyof McpPolicy,
-  value: unknown,
-  min: number,
-  max: number,
-  fallback: number,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    fail(option, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
+/** The shape of {@link McpPolicy}, its defaults applied. */
+const McpPolicySchema = optionsObject(
+  {
+    allow: z.optional(
+      accepted<readonly McpPermission[]>(
+        (value) =>
+          Array.isArray(value) &&
+          value.every((entry) => (MCP_PERMISSIONS as readonly unknown[]).includes(entry)) &&
+          (!value.includes('create') || value.includes('read')),
+        `an array of ${MCP_PERMISSIONS.map((p) => `'${p}'`).join(', ')}, 'create' with 'read' (every booking needs a quote from estimate_delivery, a read tool)`,
+      ),
+    ),
+    maxFeeKwd: limit,
+    dailyCapKwd: limit,
+    confirmation: z.optional(oneOf<McpConfirmation>(['elicitation', 'elicitation-or-token'])),
+    store: storeOption,
+    storeTimeoutMs: upTo(1, 60_000),
+    walletFloorKwd: z.optional(
+      accepted<KwdAmount | null>(
+        (value) => value === null || isAmount(value),
+        `${AMOUNT}, or null (no check)`,
+      ),
+    ),
+    quoteMaxAgeSeconds: upTo(1, 86_400),
+    quoteMarginPercent: z.optional(
+      accepted<number>(
+        (value) => typeof value === 'number' && value >= 0 && value <= 100,
+        'a number from 0 to 100',
+      ),
+    ),
+    revealCustomerPhones: flag,
+    deliverTopUpLink: hook<NonNullable<McpPolicy['deliverTopUpLink']>>(),
+    subscriptionPollSeconds: upTo(5, 3600),
+    now: hook<() => number>(),
+  },
+  {
+    allow: ['read'],
+    maxFeeKwd: DEFAULT_MAX_FEE_KWD,
+    dailyCapKwd: DEFAULT_DAILY_CAP_KWD,
+    confirmation: 'elicitation-or-token',
+    storeTimeoutMs: DEFAULT_STORE_TIMEOUT_MS,
+    walletFloorKwd: 0,
+    quoteMaxAgeSeconds: 600,
+    quoteMarginPercent: 0,
+    revealCustomerPhones: false,
+    subscriptionPollSeconds: 15,
+  },
+);
 
-function permissions(value: unknown): ReadonlySet<McpPermission> {
-  if (value === undefined) return new Set(['read']);
-  if (!Array.isArray(value))
-    fail('allow', `must be an array of ${MCP_PERMISSIONS.map((p) => `'${p}'`).join(', ')}`);
-  const allow = new Set<McpPermission>();
-  for (const entry of value) {
-    if (!(MCP_PERMISSIONS as readonly unknown[]).includes(entry)) {
-      fail('allow', `has ${JSON.stringify(entry)}; each entry is one of ${MCP_PERMISSIONS.join(', ')}`);
-    }
-    allow.add(entry as McpPermission);
-  }
-  if (allow.has('create') && !allow.has('read')) {
-    fail(
-      'allow',
-      "has 'create' without 'read': every booking needs a quote from estimate_delivery, a read tool",
-    );
-  }
-  return allow;
+/** `Infinity` (lifted) as `undefined`, any other amount as fils. */
+function limitFils(value: KwdAmount): number | undefined {
+  return value === Infinity ? undefined : kwd.toFils(value);
 }
 
 /**
  * Checks `policy` for `client` and applies the defaults.
- * @throws {ConfigurationError} naming the field (`policy.maxFeeKwd`) that is unknown or invalid.
+ * @throws {ConfigurationError} `option` the field (`policy.maxFeeKwd`) that is unknown or invalid, the
+ * message `Invalid policy.<field>: expected <what>, got <value>` (the client's secrets redacted).
  */
 export function resolvePolicy(client: object, policy: McpPolicy = {}): ResolvedPolicy {
-  if (typeof policy !== 'object' || policy === null) {
-    throw new ConfigurationError('policy', 'Invalid MCP policy: expected an object');
+  let read: z.output<typeof McpPolicySchema>;
+  try {
+    read = readOptions(McpPolicySchema, policy, 'policy');
+  } catch (error) {
+    const redactor = clientInternalsOf(client)?.redactor;
+    if (!(error instanceof ConfigurationError) || redactor === undefined) throw error;
+    throw new ConfigurationError(redactor.text(error.option), redactor.text(error.message));
   }
-  for (const name of Object.keys(policy)) {
-    if (!(POLICY_FIELDS as readonly string[]).includes(name)) {
-      const shown = cut(clientInternalsOf(client)?.redactor.text(name) ?? name, 60);
-      throw new ConfigurationError(
-        `policy.${shown}`,
-        `Invalid MCP policy: unknown field ${JSON.stringify(shown)} (known: ${POLICY_FIELDS.join(', ')})`,
-      );
-    }
-  }
-  const store = policy.store;
-  if (
-    store !== undefined &&
-    (typeof store !== 'object' ||
-      store === null ||
-      !(['setIfAbsent', 'get', 'compareAndSet', 'delete'] as const).every(
-        (op) => typeof store[op] === 'function',
-      ))
-  ) {
-    fail('store', 'must be a DeliveryStore (setIfAbsent, get, compareAndSet, delete)');
-  }
-  for (const hook of ['deliverTopUpLink', 'now'] as const) {
-    if (policy[hook] !== undefined && typeof policy[hook] !== 'function') fail(hook, 'must be a function');
-  }
-  if (policy.revealCustomerPhones !== undefined && typeof policy.revealCustomerPhones !== 'boolean') {
-    fail('revealCustomerPhones', 'must be true or false');
-  }
-  const confirmation = policy.confirmation ?? 'elicitation-or-token';
-  if (confirmation !== 'elicitation' && confirmation !== 'elicitation-or-token') {
-    fail('confirmation', "must be 'elicitation' or 'elicitation-or-token'");
-  }
-  const margin = policy.quoteMarginPercent ?? 0;
-  if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 0 || margin > 100) {
-    fail('quoteMarginPercent', 'must be a number from 0 to 100');
-  }
-  let shared = store;
+  let shared = read.store;
   if (shared === undefined) {
     shared = defaultStores.get(client) ?? memoryStore();
     defaultStores.set(client, shared);
   }
   return {
-    allow: permissions(policy.allow),
-    maxFeeFils: limitFils('maxFeeKwd', policy.maxFeeKwd, DEFAULT_MAX_FEE_KWD),
-    dailyCapFils: limitFils('dailyCapKwd', policy.dailyCapKwd, DEFAULT_DAILY_CAP_KWD),
-    confirmation,
-    store: withStoreDeadline(
-      shared,
-      integerIn('storeTimeoutMs', policy.storeTimeoutMs, 1, 60_000, DEFAULT_STORE_TIMEOUT_MS),
-    ),
-    walletFloorFils:
-      policy.walletFloorKwd === null ? undefined : (amountFils('walletFloorKwd', policy.walletFloorKwd) ?? 0),
-    quoteMaxAgeMs: integerIn('quoteMaxAgeSeconds', policy.quoteMaxAgeSeconds, 1, 86_400, 600) * 1000,
-    quoteMarginPercent: margin,
-    revealCustomerPhones: policy.revealCustomerPhones ?? false,
-    deliverTopUpLink: policy.deliverTopUpLink,
-    subscriptionPollMs:
-      integerIn('subscriptionPollSeconds', policy.subscriptionPollSeconds, 5, 3600, 15) * 1000,
-    now: policy.now ?? Date.now,
+    allow: new Set(read.allow),
+    maxFeeFils: limitFils(read.maxFeeKwd),
+    dailyCapFils: limitFils(read.dailyCapKwd),
+    confirmation: read.confirmation,
+    store: withStoreDeadline(shared, read.storeTimeoutMs),
+    walletFloorFils: read.walletFloorKwd === null ? undefined : kwd.toFils(read.walletFloorKwd),
+    quoteMaxAgeMs: read.quoteMaxAgeSeconds * 1000,
+    quoteMarginPercent: read.quoteMarginPercent,
+    revealCustomerPhones: read.revealCustomerPhones,
+    deliverTopUpLink: read.deliverTopUpLink,
+    subscriptionPollMs: read.subscriptionPollSeconds * 1000,
+    now: read.now ?? Date.now,
   };
 }

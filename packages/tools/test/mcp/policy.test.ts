@@ -84,6 +84,37 @@ describe('resolvePolicy', () => {
     })();
     expect(thrown).toBeInstanceOf(ConfigurationError);
     expect((thrown as ConfigurationError).option).toBe(option);
+    expect((thrown as ConfigurationError).message).toMatch(
+      new RegExp(`^Invalid ${option.replace('.', '\\.')}: expected .+, got .+$`),
+    );
+  });
+
+  it.each<[McpPolicy, string]>([
+    [
+      { maxFee: 2 } as McpPolicy,
+      'Invalid policy.maxFee: expected a known option (did you mean maxFeeKwd?), got 2',
+    ],
+    [
+      { quoteMaxAgeSeconds: 0 },
+      'Invalid policy.quoteMaxAgeSeconds: expected an integer from 1 to 86400, got 0',
+    ],
+    [
+      { confirmation: 'agent' } as unknown as McpPolicy,
+      "Invalid policy.confirmation: expected 'elicitation' or 'elicitation-or-token', got \"agent\"",
+    ],
+  ])('says what %j should be', (policy, message) => {
+    expect(() => resolvePolicy(client, policy)).toThrow(message);
+  });
+
+  it('keeps the client secrets out of the message of an unknown field', () => {
+    const apiKey = 'sk_live_policy_secret_4321';
+    const keyed = new DeliveryClient({ apiKey, sellerId: 'seller', baseUrl: 'https://delivery.test' });
+    expect(() => resolvePolicy(keyed, { [apiKey]: 1 } as McpPolicy)).toThrow(
+      expect.objectContaining({
+        option: 'policy.[redacted]',
+        message: 'Invalid policy.[redacted]: expected a known option, got a number',
+      }),
+    );
   });
 
   it('accepts a store with the four operations', () => {
