@@ -153,7 +153,7 @@ describe('help, version and usage errors', () => {
     const result = await run(['wallet', 'balance'], { env: { ...env, DELIVERY_API_KEY: undefined } });
     expect(result.code).toBe(2);
     expect(errorLine(result.stderr)).toMatch(
-      /^delivery-task: ConfigurationError: Missing apiKey: .*DELIVERY_API_KEY$/,
+      /^delivery-task: ConfigurationError: Invalid DELIVERY_API_KEY: expected an API key \(set the environment variable DELIVERY_API_KEY\), got nothing$/,
     );
     expect(mock.requests).toHaveLength(0);
   });
@@ -184,7 +184,7 @@ describe('help, version and usage errors', () => {
     });
     expect(insecure.code).toBe(2);
     expect(errorLine(insecure.stderr)).toMatch(
-      /^delivery-task: ConfigurationError: Invalid DELIVERY_BASE_URL: .*https/,
+      /^delivery-task: ConfigurationError: Invalid DELIVERY_BASE_URL: expected an https URL .*, got "http:\/\/example.com"$/,
     );
     expect(errorLine(insecure.stderr)).not.toMatch(/DeliveryClient|option/);
     expect(mock.requests).toHaveLength(0);

@@ -79,7 +79,7 @@ describe('exit codes and streams of the process', { timeout: CLI_PROCESS_TEST_TI
     const unconfigured = await runCliProcess(['branches'], withoutUrl);
     expect(unconfigured).toMatchObject({ code: 2, stdout: '' });
     expect(unconfigured.stderr).toMatch(
-      /^delivery-task: ConfigurationError: Missing baseUrl: .*DELIVERY_BASE_URL\n$/,
+      /^delivery-task: ConfigurationError: Invalid DELIVERY_BASE_URL: expected the service's base URL \(set the environment variable DELIVERY_BASE_URL\), got nothing\n$/,
     );
     expect(mock.requests).toHaveLength(0);
   });

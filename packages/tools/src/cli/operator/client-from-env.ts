@@ -2,6 +2,7 @@
 
 import type { Logger, LogLevel } from 'delivery-task-sdk';
 import { type ClientOptions, ConfigurationError, DeliveryClient } from 'delivery-task-sdk';
+import { invalidOption } from 'delivery-task-sdk/internal';
 import type { CliIo } from '../io.js';
 
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error', 'off'] satisfies LogLevel[];
@@ -35,13 +36,22 @@ export function stderrLogger(io: CliIo): Logger {
 
 const CREDENTIALS = ['apiKey', 'sellerId', 'baseUrl'] as const;
 
-/** The client's `ConfigurationError` naming the environment variable to set (the CLI has no options). */
+/** What each credential is, in the words of a message. */
+const WHAT = { apiKey: 'an API key', sellerId: 'a seller id', baseUrl: "the service's base URL" } as const;
+
+/**
+ * The client's `ConfigurationError` naming the environment variable to set (the CLI has no options):
+ * `Invalid DELIVERY_BASE_URL: expected …, got …`.
+ */
 function forShell(error: unknown): unknown {
   if (!(error instanceof ConfigurationError)) return error;
   const option = CREDENTIALS.find((name) => name === error.option);
   if (option === undefined) return error;
   const env = CLIENT_ENV[option];
-  return new ConfigurationError(option, error.message.replace(`${option} (option or ${env})`, env));
+  return new ConfigurationError(
+    option,
+    error.message.replace(`Invalid ${option}:`, `Invalid ${env}:`).replace(` (the option or ${env})`, ''),
+  );
 }
 
 /**
@@ -56,7 +66,12 @@ export function clientFromEnv(
   for (const option of CREDENTIALS) {
     const env = CLIENT_ENV[option];
     if ((io.env[env] ?? '').trim() === '') {
-      throw new ConfigurationError(option, `Missing ${option}: set the environment variable ${env}`);
+      const { message } = invalidOption(
+        env,
+        `${WHAT[option]} (set the environment variable ${env})`,
+        io.env[env],
+      );
+      throw new ConfigurationError(option, message);
     }
   }
   const logLevel = io.env[CLIENT_ENV.logLevel];
