@@ -2,8 +2,8 @@
  * `redisInbox`: a durable webhook inbox in a Redis Stream (docs/several-instances.md "Durable intake").
  * @module
  */
-import { ConfigurationError } from '../core/errors.js';
 import { coalesced } from '../internal/coalesce.js';
+import { invalidOption, readOptions } from '../internal/read-options.js';
 import type { InboxAppend, InboxEntry, InboxEventSummary, InboxInspection } from '../webhooks/inbox.js';
 import {
   asArray,
@@ -17,28 +17,12 @@ import {
 } from './commands.js';
 import { InboxEpoch } from './inbox-epoch.js';
 import type { RedisInbox, RedisInboxOptions } from './inbox-options.js';
+import { RedisInboxOptionsSchema } from './option-schemas.js';
 import { ACK_AND_CLOSE, APPEND_UNLESS_FULL, CLAIM, runScript } from './scripts.js';
 import { settingsCheck, untilSucceeded } from './settings.js';
 import { entriesOf, fieldsOf, idBefore, idParts } from './stream-entries.js';
 
 const CLOSE_BATCH = 500;
-
-function countOption(
-  owner: string,
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  min = 1,
-): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new ConfigurationError(
-      name,
-      `Invalid ${name} of ${owner}: expected an integer ≥ ${min}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
 
 /**
  * A durable webhook inbox in a Redis Stream for the handler's `inbox` option (README "Running several
@@ -50,27 +34,18 @@ function countOption(
  * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad
  * option.
  */
-export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): RedisInbox {
+export function redisInbox(client: RedisClientLike, given: RedisInboxOptions = {}): RedisInbox {
   const owner = 'redisInbox';
-  const logger = options.logger ?? console;
   const raw = commandSender(client, owner);
-  if (options.volatile !== undefined && typeof options.volatile !== 'boolean') {
-    throw new ConfigurationError('volatile', `Invalid volatile of redisInbox: expected true or false`);
-  }
+  const options = readOptions(RedisInboxOptionsSchema, given);
+  const { stream, group, maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts, maxFailed } = options;
+  const logger = options.logger ?? console;
   const checkSettings = settingsCheck(client, raw, {
     owner,
     ttlKeys: false,
     persistence: options.volatile !== true,
     logger,
   });
-  const stream = options.stream ?? 'dts:events';
-  if (typeof stream !== 'string' || stream === '') {
-    throw new ConfigurationError('stream', 'Invalid stream of redisInbox: expected a non-empty string');
-  }
-  const group = options.group ?? 'dts-workers';
-  if (typeof group !== 'string' || group === '') {
-    throw new ConfigurationError('group', 'Invalid group of redisInbox: expected a non-empty string');
-  }
   const failedStream = `${stream}:failed`;
   const openSet = `${stream}:open`;
   const epoch = new InboxEpoch(raw, stream, group, logger);
@@ -87,9 +62,10 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     return epoch.guarded(command);
   };
   if (isClusterClient(client) && !/\{[^}]+\}/.test(stream)) {
-    throw new ConfigurationError(
+    throw invalidOption(
       'stream',
-      `Invalid stream of redisInbox on a cluster: name it with a hash tag, e.g. '{${stream}}', so the stream and ${stream}:open share a slot`,
+      `on a cluster, a name with a hash tag, e.g. '{${stream}}', so the stream and ${stream}:open share a slot`,
+      stream,
     );
   }
   const claimedTasks = new Map<string, string>();
@@ -100,11 +76,6 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     claimedTasks.delete(id);
     return closeMany(taskId === undefined ? id : `${id}\n${taskId}`);
   };
-  const maxEntries = countOption(owner, 'maxEntries', options.maxEntries, 1_000_000);
-  const retentionMs = countOption(owner, 'retentionMs', options.retentionMs, 900_000, 0);
-  const visibilityTimeoutMs = countOption(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs, 60_000);
-  const maxAttempts = countOption(owner, 'maxAttempts', options.maxAttempts, 5);
-  const maxFailed = countOption(owner, 'maxFailed', options.maxFailed, 10_000);
   const aof =
     options.waitAof === undefined || options.waitAof === false
       ? undefined

@@ -1,6 +1,6 @@
 /** `redisStore`: the `DeliveryStore` over Redis (README "Running several instances"). @module */
-import { ConfigurationError } from '../core/errors.js';
 import type { DeliveryStore } from '../core/store.js';
+import { readOptions } from '../internal/read-options.js';
 import {
   commandSender,
   isOne,
@@ -9,6 +9,7 @@ import {
   type SendCommand,
   textReply,
 } from './commands.js';
+import { RedisStoreOptionsSchema } from './option-schemas.js';
 import {
   COMPARE_AND_DELETE,
   COMPARE_AND_SET,
@@ -28,8 +29,6 @@ export interface RedisStoreOptions {
   /** Where the one warning about an unreadable or `volatile-*` eviction policy goes. Default `console`. */
   logger?: RedisWarningLogger;
 }
-
-const DEFAULT_PREFIX = 'dts:';
 
 /** What {@link redisStore} returns: a `DeliveryStore` with its start-up check. */
 export interface RedisStore extends DeliveryStore {
@@ -53,18 +52,12 @@ export interface RedisStore extends DeliveryStore {
  */
 export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): RedisStore {
   const raw = commandSender(client, 'redisStore');
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
-  if (typeof prefix !== 'string') {
-    throw new ConfigurationError(
-      'prefix',
-      `Invalid prefix of redisStore: expected a string, got ${typeof prefix}`,
-    );
-  }
+  const { prefix, logger } = readOptions(RedisStoreOptionsSchema, options);
   const ready = settingsCheck(client, raw, {
     owner: 'redisStore',
     ttlKeys: true,
     persistence: false,
-    logger: options.logger ?? console,
+    logger: logger ?? console,
   });
   const send: SendCommand = async (key, command, ...args) => {
     await ready();
