@@ -4,10 +4,11 @@
  */
 import type { Logger } from '../core/options.js';
 import { coalesced } from '../internal/coalesce.js';
+import { readOptions } from '../internal/read-options.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
+import { PostgresInboxOptionsSchema } from './option-schemas.js';
 import {
   guardPool,
-  integer,
   onceSucceeded,
   type PostgresQueryable,
   queryOf,
@@ -65,16 +66,14 @@ const TRIM_MAX_ROWS = 5000;
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @throws {ConfigurationError} for a `pool` without `query`, a bad table name, or an option out of range.
  */
-export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): PostgresInbox {
+export function postgresInbox(pool: PostgresQueryable, given: PostgresInboxOptions = {}): PostgresInbox {
   const owner = 'postgresInbox';
   const query = queryOf(pool, owner);
+  const options = readOptions(PostgresInboxOptionsSchema, given);
+  const { maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts } = options;
   guardPool(pool, owner, options.logger);
-  const table = quotedTable('table', options.table, 'dts_inbox');
-  const plain = (options.table ?? 'dts_inbox').replaceAll('.', '_');
-  const maxEntries = integer(owner, 'maxEntries', options.maxEntries, 1_000_000, 1);
-  const retentionMs = integer(owner, 'retentionMs', options.retentionMs, 900_000, 0);
-  const visibilityTimeoutMs = integer(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs, 60_000, 1);
-  const maxAttempts = integer(owner, 'maxAttempts', options.maxAttempts, 5, 1);
+  const table = quotedTable(options.table);
+  const plain = options.table.replaceAll('.', '_');
   const ensureTable = tableCheck(
     owner,
     query,

@@ -5,6 +5,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import type { Logger } from '../core/options.js';
 import { LevelLogger, resolveLogLevel } from '../internal/logger.js';
+import { invalidOption } from '../internal/read-options.js';
 import { Redactor } from '../internal/redact.js';
 
 /**
@@ -15,17 +16,8 @@ export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
-const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
-
-/** `"schema"."table"` of a checked table name. */
-export function quotedTable(option: string, table: unknown, fallback: string): string {
-  const name = table ?? fallback;
-  if (typeof name !== 'string' || !TABLE_NAME.test(name)) {
-    throw new ConfigurationError(
-      option,
-      `Invalid ${option}: expected a table name of letters, digits and _ (optionally schema.table)`,
-    );
-  }
+/** `"schema"."table"` of a table name checked by the options schema. */
+export function quotedTable(name: string): string {
   return name
     .split('.')
     .map((part) => `"${part}"`)
@@ -37,10 +29,7 @@ export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'
   const query =
     typeof pool === 'object' && pool !== null ? (pool as Partial<PostgresQueryable>).query : undefined;
   if (typeof query !== 'function') {
-    throw new ConfigurationError(
-      'pool',
-      `Invalid pool of ${owner}: expected a pg Pool or connected Client (with query)`,
-    );
+    throw invalidOption('pool', `a pg Pool or connected Client (with query) for ${owner}`, pool);
   }
   if (typeof (pool as { totalCount?: unknown }).totalCount === 'number') {
     return (text, values) => query.call(pool, text, values);
@@ -162,21 +151,4 @@ export function ttlArgument(ttlMs: number): string {
   if (!Number.isFinite(ttlMs))
     throw new RangeError(`postgresStore: ttlMs must be a finite number of ms, got ${ttlMs}`);
   return String(Math.max(1, Math.ceil(ttlMs)));
-}
-
-export function integer(
-  owner: string,
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new ConfigurationError(
-      name,
-      `Invalid ${name} of ${owner}: expected an integer ≥ ${min}, got ${String(value)}`,
-    );
-  }
-  return value;
 }

@@ -1,6 +1,8 @@
 /** `postgresStore`: the `DeliveryStore` over PostgreSQL (README "Running several instances"). @module */
 import type { Logger } from '../core/options.js';
 import type { DeliveryStore } from '../core/store.js';
+import { readOptions } from '../internal/read-options.js';
+import { PostgresStoreOptionsSchema } from './option-schemas.js';
 import {
   guardPool,
   onceSucceeded,
@@ -52,11 +54,12 @@ const SWEEP_MAX_ROWS = 1000;
  * never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
-export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): PostgresStore {
+export function postgresStore(pool: PostgresQueryable, given: PostgresStoreOptions = {}): PostgresStore {
   const query = queryOf(pool, 'postgresStore');
+  const options = readOptions(PostgresStoreOptionsSchema, given);
   guardPool(pool, 'postgresStore', options.logger);
-  const table = quotedTable('table', options.table, 'dts_store');
-  const index = `"${(options.table ?? 'dts_store').replaceAll('.', '_')}_expires_at"`;
+  const table = quotedTable(options.table);
+  const index = `"${options.table.replaceAll('.', '_')}_expires_at"`;
   const ensureTable = tableCheck(
     'postgresStore',
     query,

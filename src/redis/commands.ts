@@ -1,5 +1,5 @@
 /** Raw Redis commands for the store and inbox: either library's client, replies read. @module */
-import { ConfigurationError } from '../core/errors.js';
+import { invalidOption } from '../internal/read-options.js';
 
 /** An ioredis `Redis` or `Cluster` (5 or 6), by `call(command, ...args)`, which sends a raw command. */
 export interface IoredisClientLike {
@@ -53,9 +53,10 @@ export function commandSender(client: unknown, owner: string): SendCommand {
     }
     if (typeof sendCommand === 'function') return (_key, ...args) => sendCommand.call(client, args);
   }
-  throw new ConfigurationError(
+  throw invalidOption(
     'client',
-    `Invalid client of ${owner}: expected a connected ioredis client or cluster (with call), or a node-redis client or cluster (with sendCommand)`,
+    `a connected ioredis client or cluster (with call), or a node-redis client or cluster (with sendCommand), for ${owner}`,
+    client,
   );
 }
 
