@@ -66,20 +66,20 @@ const TRIM_MAX_ROWS = 5000;
  * @param pool A pg `Pool` (recommended) or connected `Client` (`pg` ≥ 8).
  * @throws {ConfigurationError} for a `pool` without `query`, a bad table name, or an option out of range.
  */
-export function postgresInbox(pool: PostgresQueryable, given: PostgresInboxOptions = {}): PostgresInbox {
+export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): PostgresInbox {
   const owner = 'postgresInbox';
   const query = queryOf(pool, owner);
-  const options = readOptions(PostgresInboxOptionsSchema, given);
-  const { maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts } = options;
-  guardPool(pool, owner, options.logger);
-  const table = quotedTable(options.table);
-  const plain = options.table.replaceAll('.', '_');
+  const read = readOptions(PostgresInboxOptionsSchema, options);
+  const { maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts } = read;
+  guardPool(pool, owner, read.logger);
+  const table = quotedTable(read.table);
+  const plain = read.table.replaceAll('.', '_');
   const ensureTable = tableCheck(
     owner,
     query,
     table,
     'id task_id kind body received_at state attempts claimed_by claimed_until error done_at'.split(' '),
-    options.createTable === false
+    read.createTable === false
       ? undefined
       : onceSucceeded(async () => {
           await query(`CREATE TABLE IF NOT EXISTS ${table} (

@@ -54,18 +54,18 @@ const SWEEP_MAX_ROWS = 1000;
  * never ended.
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
-export function postgresStore(pool: PostgresQueryable, given: PostgresStoreOptions = {}): PostgresStore {
+export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): PostgresStore {
   const query = queryOf(pool, 'postgresStore');
-  const options = readOptions(PostgresStoreOptionsSchema, given);
-  guardPool(pool, 'postgresStore', options.logger);
-  const table = quotedTable(options.table);
-  const index = `"${options.table.replaceAll('.', '_')}_expires_at"`;
+  const read = readOptions(PostgresStoreOptionsSchema, options);
+  guardPool(pool, 'postgresStore', read.logger);
+  const table = quotedTable(read.table);
+  const index = `"${read.table.replaceAll('.', '_')}_expires_at"`;
   const ensureTable = tableCheck(
     'postgresStore',
     query,
     table,
     ['key', 'value', 'expires_at'],
-    options.createTable === false
+    read.createTable === false
       ? undefined
       : onceSucceeded(async () => {
           await query(

@@ -34,16 +34,16 @@ const CLOSE_BATCH = 500;
  * @throws {ConfigurationError} for a client of neither library, a cluster `stream` without a hash tag, a bad
  * option.
  */
-export function redisInbox(client: RedisClientLike, given: RedisInboxOptions = {}): RedisInbox {
+export function redisInbox(client: RedisClientLike, options: RedisInboxOptions = {}): RedisInbox {
   const owner = 'redisInbox';
   const raw = commandSender(client, owner);
-  const options = readOptions(RedisInboxOptionsSchema, given);
-  const { stream, group, maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts, maxFailed } = options;
-  const logger = options.logger ?? console;
+  const read = readOptions(RedisInboxOptionsSchema, options);
+  const { stream, group, maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts, maxFailed } = read;
+  const logger = read.logger ?? console;
   const checkSettings = settingsCheck(client, raw, {
     owner,
     ttlKeys: false,
-    persistence: options.volatile !== true,
+    persistence: read.volatile !== true,
     logger,
   });
   const failedStream = `${stream}:failed`;
@@ -77,14 +77,14 @@ export function redisInbox(client: RedisClientLike, given: RedisInboxOptions = {
     return closeMany(taskId === undefined ? id : `${id}\n${taskId}`);
   };
   const aof =
-    options.waitAof === undefined || options.waitAof === false
+    read.waitAof === undefined || read.waitAof === false
       ? undefined
-      : options.waitAof === true
+      : read.waitAof === true
         ? { local: 1, replicas: 0, timeoutMs: 1000 }
         : {
-            local: options.waitAof.local ?? 1,
-            replicas: options.waitAof.replicas ?? 0,
-            timeoutMs: options.waitAof.timeoutMs ?? 1000,
+            local: read.waitAof.local ?? 1,
+            replicas: read.waitAof.replicas ?? 0,
+            timeoutMs: read.waitAof.timeoutMs ?? 1000,
           };
   let aofMissing = false;
   /**
