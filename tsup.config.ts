@@ -29,17 +29,21 @@ const shared: Options = {
 /**
  * In CommonJS, the redis and postgres entries require the main entry's error classes instead of carrying
  * copies, so a `ConfigurationError` they throw is the very class `require('delivery-task-sdk')` exports.
- * (The ESM build is one file per module, so every entry shares them already; `instanceof` holds across
- * copies too, and a client's internals are read under a registered symbol.)
+ * Used by their own build, where every import of the errors (theirs and the option readers') is the main
+ * entry's. (The ESM build is one file per module, so every entry shares them already; `instanceof` holds
+ * across copies too, and a client's internals are read under a registered symbol.)
  */
-const sharedModulesFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
-  name: 'shared-modules-from-main-entry',
+const errorsFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'errors-from-main-entry',
   setup(build) {
-    build.onResolve({ filter: /^(\.\.\/)+core\/errors\.js$/ }, (args) =>
-      /\/src\/(redis|postgres)\//.test(args.importer) ? { path: './index.cjs', external: true } : undefined,
-    );
+    build.onResolve({ filter: /^(\.\.\/)+core\/errors\.js$/ }, () => ({
+      path: './index.cjs',
+      external: true,
+    }));
   },
 };
+
+const { redis, postgres, ...mainEntries } = declaredEntries;
 
 export default defineConfig([
   // ESM: one file per module (no bundling), so with `sideEffects: false` a bundler keeps only the
@@ -58,7 +62,7 @@ export default defineConfig([
   // less of the package's 1.5 MB unpacked (index.cjs 307 → 212 KB), which ships the guides of docs/ too.
   {
     ...shared,
-    entry: { ...declaredEntries, index: 'src/index.node.ts' },
+    entry: { ...mainEntries, index: 'src/index.node.ts' },
     format: ['cjs'],
     minifyWhitespace: true,
     minifySyntax: true,
@@ -66,6 +70,16 @@ export default defineConfig([
     treeshake: true,
     external: ['msw', 'msw/node', 'zod'],
     noExternal: ['ky'],
-    esbuildPlugins: [sharedModulesFromMainEntry],
+  },
+  // The store entries in CommonJS, built apart so every import of the errors is the main entry's.
+  {
+    ...shared,
+    entry: { redis, postgres },
+    format: ['cjs'],
+    minifyWhitespace: true,
+    minifySyntax: true,
+    treeshake: true,
+    external: ['zod'],
+    esbuildPlugins: [errorsFromMainEntry],
   },
 ]);

@@ -46,7 +46,7 @@ export class DeliveryClient {
     if (isBrowser() && options?.dangerouslyAllowBrowser !== true) {
       throw invalidOption(
         'dangerouslyAllowBrowser',
-        'true to run in a browser, where the API key is exposed to its users (call the service from your server instead)',
+        'true to run in a browser, which shows the API key to its users (call the service from a server)',
         options?.dangerouslyAllowBrowser,
       );
     }

@@ -51,27 +51,13 @@ export function invalidOption(
 }
 
 /**
- * What an unknown option should have been: a known option, naming the one sharing the longest case-blind
- * start with `name`, when all but 3 characters of the shorter name (`maxRetry` → `maxRetries`).
- */
-function knownOption(name: string, known: readonly string[]): string {
-  let closest = '';
-  let best = 3;
-  for (const option of known) {
-    let shared = 0;
-    while (shared < name.length && name[shared]?.toLowerCase() === option[shared]?.toLowerCase()) shared++;
-    if (shared > best && shared >= Math.min(name.length, option.length) - 3)
-      [closest, best] = [option, shared];
-  }
-  return `a known option${closest && ` (did you mean ${closest}?)`}`;
-}
-
-/**
  * `value` parsed by `schema` (defaults applied), its option paths under `prefix` (`'dedupe'` →
  * `dedupe.windowMs`).
  * @throws {ConfigurationError} for the first issue: `option` its path (the prefix alone for the whole value),
  * the message `Invalid <path>: expected <what>, got <value>`, `<what>` the message of the schema that
- * refused it, `<value>` as {@link shownValue} shows it (never a secret's text).
+ * refused it, `<value>` as {@link shownValue} shows it (never a secret's text). An unknown option reads
+ * `expected a known option (did you mean <known>?)`, `<known>` the first known option starting, case-blind,
+ * with all but 3 characters of the name (at least 4): `maxRetry` → `maxRetries`, `baseURL` → `baseUrl`.
  */
 export function readOptions<S extends z.core.$ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
   const result = z.safeParse(schema, value);
@@ -81,7 +67,9 @@ export function readOptions<S extends z.core.$ZodType>(schema: S, value: unknown
   let expected = issue.message;
   if (issue.code === 'unrecognized_keys') {
     const [name = ''] = issue.keys;
-    expected = knownOption(name, expected.split(', '));
+    const start = name.toLowerCase().slice(0, Math.max(4, name.length - 3));
+    const meant = expected.split(', ').find((known) => known.toLowerCase().startsWith(start));
+    expected = `a known option${meant ? ` (did you mean ${meant}?)` : ''}`;
     path.push(name);
   }
   let given: unknown = value;

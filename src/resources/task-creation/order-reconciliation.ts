@@ -105,7 +105,7 @@ export async function decide(
       throw new TaskCreationOutcomeUnknownError({
         orderNumber,
         reason:
-          "the order's tasks are listed without ids: this repeat delivery's task cannot be told from the earlier ones; nothing was sent again",
+          "the order's tasks are listed without ids, so this repeat delivery's own cannot be told; nothing was sent again",
         cause: failure,
       });
     }
