@@ -12,7 +12,8 @@
  * ```
  * @module delivery-task-sdk/schemas
  */
-export { Branch, BranchListResponse } from './schemas/branch.js';
+export { Branch } from './schemas/branch.js';
+export { BranchListResponse } from './schemas/branch-list.js';
 export { Estimate, EstimateParams, EstimatePoint, EstimateRequestParams } from './schemas/estimate.js';
 export {
   FINAL_STATUSES,

@@ -5,7 +5,7 @@
  * @module
  */
 import type * as z from 'zod/mini';
-import { BranchListResponse, readBranches } from '../schemas/branch.js';
+import { readBranches } from '../schemas/branch.js';
 import { Estimate, EstimateRequestParams, estimateBody } from '../schemas/estimate.js';
 import type { RetryPolicy } from '../schemas/retry-policy.js';
 import { Task } from '../schemas/task.js';
@@ -14,12 +14,28 @@ import { TaskListResponse } from '../schemas/task-list.js';
 import type { Drift } from '../schemas/tolerant-read.js';
 import { WalletBalance, WalletTopUp, WalletTopUpParams } from '../schemas/wallet.js';
 
+/** How a row reads a 2xx body: by its `response` schema, or by a `read` of its own. */
+type OperationReader =
+  | {
+      /** Reads a 2xx body, tolerantly: its required fields are the load-bearing ones. */
+      readonly response: z.ZodMiniType;
+      readonly read?: never;
+    }
+  | {
+      /**
+       * Reads a 2xx body, leaving out and reporting what it cannot read. Its answer's shape is documented by
+       * a schema of `delivery-task-sdk/schemas` (`BranchListResponse`), which the client does not load.
+       */
+      readonly read: (body: unknown) => { value: unknown; drifts: Drift[] };
+      readonly response?: never;
+    };
+
 /**
  * One operation of the service: the whole call, read by the one request pipeline (`resources/request.ts`).
  * A call's input holds the path's `{params}` by name (each checked by a task id's rules) and the `params`
  * schema's fields, sent as the body of a POST.
  */
-export interface OperationDefinition {
+export type OperationDefinition = OperationReader & {
   readonly method: 'GET' | 'POST';
   /** Relative to the base URL (`/tasks/{id}`): the span's `url.template`, the mock's route. */
   readonly path: string;
@@ -32,10 +48,6 @@ export interface OperationDefinition {
   readonly params?: z.ZodMiniType;
   /** What of the checked `params` is sent, when not all of it; `dropped` names what is not (a debug log). */
   readonly body?: (params: never) => { body: unknown; dropped: readonly string[] };
-  /** Reads a 2xx body. */
-  readonly response: z.ZodMiniType;
-  /** Reads a 2xx body instead of `response`, leaving out and reporting what it cannot read. */
-  readonly read?: (body: unknown) => { value: unknown; drifts: Drift[] };
   /** The answer is the task the path's `{id}` names: its `id` (or `_id`) must be that id. */
   readonly answersFor?: 'id';
   /** `never`: sent once (a create, a top-up link). */
@@ -45,7 +57,7 @@ export interface OperationDefinition {
    * as one request, retried by `retry`.
    */
   readonly send?: 'exactly-once';
-}
+};
 
 /** Every operation of the service, by the name of the SDK method that calls it. */
 export const OPERATIONS = {
@@ -86,7 +98,6 @@ export const OPERATIONS = {
     method: 'GET',
     path: '/tasks/branches',
     operationId: 'listBranches',
-    response: BranchListResponse,
     retry: 'idempotent',
     read: readBranches,
   },
@@ -145,9 +156,9 @@ export type OperationOutput<Name extends OperationName> =
     read: (body: unknown) => { value: infer Value };
   }
     ? Value
-    : Row<Name> extends { answersFor: 'id' }
-      ? z.output<Row<Name>['response']> & { id: string }
-      : z.output<Row<Name>['response']>;
+    : Row<Name> extends { response: infer Response extends z.ZodMiniType }
+      ? z.output<Response> & (Row<Name> extends { answersFor: 'id' } ? { id: string } : unknown)
+      : never;
 
 /** What the table fixes of a request: its span's name and template, its method and retry policy. */
 export function requestOf<Name extends OperationName>(

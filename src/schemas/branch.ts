@@ -1,4 +1,8 @@
-/** `GET tasks/branches`: an array (bare or in an object) of names or objects, read as `Branch[]`. @module */
+/**
+ * `GET tasks/branches`: an array (bare or in an object) of names or objects, read as `Branch[]` by
+ * {@link readBranches}. The schema of every accepted shape, `BranchListResponse`, is in `branch-list.ts`.
+ * @module
+ */
 import * as z from 'zod/mini';
 import { type Drift, readTolerantly, typeName } from './tolerant-read.js';
 
@@ -8,16 +12,6 @@ export const Branch = z.looseObject({
   id: z.optional(z.string()),
 });
 export type Branch = z.infer<typeof Branch>;
-
-const BranchArray = z.array(z.union([Branch, z.string()]));
-
-/** Every accepted response shape (validated as is; the client normalises it to `Branch[]`). */
-export const BranchListResponse = z.union([
-  BranchArray,
-  z.looseObject({ branches: BranchArray }),
-  z.looseObject({ data: BranchArray }),
-]);
-export type BranchListResponse = z.infer<typeof BranchListResponse>;
 
 const LIST_KEYS = ['branches', 'data'];
 
