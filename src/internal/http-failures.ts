@@ -13,6 +13,12 @@ import type { HttpRequest } from './http-request.js';
 import type { Redactor } from './redact.js';
 import { underlyingCause } from './request-checks.js';
 
+/**
+ * A throw of an attempt, of its wait or of ky as the `DeliveryError` ky's policy and the caller see; `signal`
+ * aborted means the attempt's deadline or the caller's abort ended it; `url` is the hop's.
+ */
+export type Failure = (error: unknown, signal?: AbortSignal, url?: URL) => DeliveryError;
+
 /** A request fetch refused before sending: nothing left, so never retried nor reconciled. */
 export function refusedError(redactor: Redactor, operation: string, error: unknown): RequestValidationError {
   // The message of the link that carries the code, not fetch's "fetch failed".

@@ -1,6 +1,7 @@
 /**
  * The request pipeline of every resource method: auth headers (ky), a deadline per attempt and per call,
- * retries by operation policy, same-origin redirects, typed errors with secrets redacted, one span per call.
+ * retries by operation policy (ky's loop, `retry.ts`), same-origin redirects, typed errors with
+ * secrets redacted, one span per call.
  */
 import ky, { type KyInstance, type Options } from 'ky';
 import {
@@ -13,9 +14,14 @@ import {
 import type { RequestOptions } from '../core/options.js';
 import { deadline, sleep } from './abort.js';
 import { readBodyText } from './body.js';
-import { isRetryable } from './failure.js';
 import { headerIssues } from './headers.js';
-import { noResponseError, refusedError, statusError, unexpectedError } from './http-failures.js';
+import {
+  type Failure,
+  noResponseError,
+  refusedError,
+  statusError,
+  unexpectedError,
+} from './http-failures.js';
 import {
   type CallTraceOptions,
   type HttpRequest,
@@ -26,7 +32,7 @@ import {
 } from './http-request.js';
 import { parseJsonBody } from './json.js';
 import { checkQuery, checkRequestOptions, refusedBeforeSending } from './request-checks.js';
-import { retryDelayMs } from './retry.js';
+import { KY_RETRY, retryDelayMs } from './retry.js';
 import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
 /** A call of one request: retries are events of the transport's own. */
@@ -38,13 +44,6 @@ const SINGLE_REQUEST: CallTraceOptions<HttpResponse> = {
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 const MAX_REDIRECTS = 5;
-
-/** Carries an attempt's signal through ky to fetch (ky passes unknown options on). */
-const ATTEMPT_SIGNAL = 'attemptSignal';
-
-interface AttemptInit extends RequestInit {
-  [ATTEMPT_SIGNAL]: AbortSignal;
-}
 
 /** Sends requests for one client. */
 export class Transport {
@@ -60,12 +59,8 @@ export class Transport {
       port: base.port === '' ? (base.protocol === 'https:' ? 443 : 80) : Number(base.port),
     };
     this.#ky = ky.create({
-      // As ky's own `signal`, ky would join it to its own with `AbortSignal.any` on every request.
-      fetch: config.callerFetch
-        ? config.fetch
-        : (request, init) => config.fetch(request, { signal: (init as AttemptInit)[ATTEMPT_SIGNAL] }),
       timeout: false,
-      retry: 0,
+      retry: KY_RETRY,
       throwHttpErrors: false,
       redirect: 'manual',
       headers: this.#authHeaders(new Headers({ 'user-agent': userAgent() })),
@@ -171,57 +166,86 @@ export class Transport {
     span: TraceSpan | undefined,
   ): Promise<HttpResponse> {
     if (options !== NO_OPTIONS) checkRequestOptions(request.operation, options);
+    const { redactor, logger } = this.#config;
+    const callerSignal = options.signal;
     const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
-    const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', options.signal);
-    const outer = total?.signal ?? options.signal;
+    const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', callerSignal);
+    const outer = total?.signal ?? callerSignal;
     const headers =
       options.headers === undefined ? undefined : this.#headers(request.operation, options.headers);
     if (request.query) checkQuery(request.operation, request.query);
     const url = new URL(request.path, this.#config.baseUrl);
     if (request.query)
       for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
-    try {
-      for (let attempt = 1; ; attempt++) {
-        let failure: DeliveryError;
-        try {
-          return await this.#attempt(request, url, headers, options.signal, timeout, outer, attempt);
-        } catch (error) {
-          failure = unexpectedError(this.#config.redactor, request.method, url, error, attempt);
-        }
-        if (failure instanceof APIError && failure.status === 429) request.onRateLimited?.();
-        if (attempt > maxRetries || !isRetryable(failure)) throw failure;
-        const wait = retryDelayMs(attempt, failure instanceof APIError ? failure.headers : undefined);
-        this.#config.logger.warn(
-          `Retrying ${request.method} ${url.pathname} in ${wait} ms (retry ${attempt} of ${maxRetries}) after: ${failure.message}`,
-        );
-        if (span !== undefined) {
-          span.addEvent('delivery.retry', {
-            'delivery.operation': request.operation,
-            'delivery.retry_count': attempt,
-            'delivery.retry_delay_ms': wait,
-            'error.type': failure.name,
-            ...(failure instanceof APIError && failure.status !== undefined
-              ? { 'http.response.status_code': failure.status }
-              : {}),
-          });
-          span.setAttribute('delivery.retry_count', attempt);
-        }
-        try {
-          await sleep(wait, outer);
-        } catch (reason) {
-          throw noResponseError(
-            this.#config.redactor,
-            request,
-            request.method,
-            url,
-            reason,
-            options.signal,
-            attempt,
-          );
-        }
+    let attempts = 0;
+    let answer: HttpResponse | undefined;
+    /** A throw as ky's policy and the caller see it: kept, refused before sending, else no response. */
+    const failure: Failure = (error, signal, at = url) => {
+      if (error instanceof DeliveryError) return error;
+      if (!signal?.aborted && refusedBeforeSending(error)) {
+        return refusedError(redactor, request.operation, error);
       }
+      const reason = signal?.aborted ? signal.reason : error;
+      return noResponseError(redactor, request, request.method, at, reason, callerSignal, attempts || 1);
+    };
+    const init: Options = {
+      method: request.method,
+      headers: headers ?? {},
+      json: request.body,
+      // Each attempt is ours: ky's `timeout` ends at the headers, its `signal` is joined by AbortSignal.any.
+      fetch: async (first) => {
+        const limit = deadline(timeout, 'attempt', outer);
+        try {
+          answer = await this.#exchange(
+            request,
+            url,
+            headers,
+            first as Request,
+            limit.signal,
+            ++attempts,
+            failure,
+          );
+          return new Response(null);
+        } catch (error) {
+          const failed = unexpectedError(redactor, request.method, url, error, attempts);
+          if (failed instanceof APIError && failed.status === 429) request.onRateLimited?.();
+          throw failed;
+        } finally {
+          limit.clear();
+        }
+      },
+      retry: { limit: maxRetries },
+      hooks: {
+        beforeRetry: [
+          async ({ error, retryCount: retry }) => {
+            const wait = retryDelayMs(retry, error instanceof APIError ? error.headers : undefined);
+            logger.warn(
+              `Retrying ${request.method} ${url.pathname} in ${wait} ms (retry ${retry} of ${maxRetries}) after: ${error.message}`,
+            );
+            span?.addEvent('delivery.retry', {
+              'delivery.operation': request.operation,
+              'delivery.retry_count': retry,
+              'delivery.retry_delay_ms': wait,
+              'error.type': error.name,
+              ...(error instanceof APIError && error.status !== undefined
+                ? { 'http.response.status_code': error.status }
+                : {}),
+            });
+            span?.setAttribute('delivery.retry_count', retry);
+            await sleep(wait, outer).catch((reason: unknown) => {
+              throw failure(reason, outer);
+            });
+          },
+        ],
+      },
+    };
+    try {
+      await this.#ky(url, init);
+      return answer as HttpResponse;
+    } catch (error) {
+      throw failure(error);
     } finally {
       total?.clear();
     }
@@ -254,129 +278,107 @@ export class Transport {
     return headers;
   }
 
-  /** One attempt: the request, same-origin redirects, the body under the size cap. */
-  async #attempt(
+  /**
+   * One attempt, ky's `fetch`, within the attempt's deadline (`signal`): the request, same-origin redirects,
+   * the body under the size cap; the 2xx answer, else the failure thrown for ky's retry policy.
+   */
+  async #exchange(
     request: HttpRequest,
     initialUrl: URL,
     headers: Headers | undefined,
-    callerSignal: AbortSignal | undefined,
-    timeout: number,
-    outer: AbortSignal | undefined,
+    first: Request,
+    signal: AbortSignal,
     attempt: number,
+    failure: Failure,
   ): Promise<HttpResponse> {
-    const { logger, redactor, maxResponseBytes } = this.#config;
-    const limit = deadline(timeout, 'attempt', outer);
-    const { signal } = limit;
+    const { logger, redactor, maxResponseBytes, fetch } = this.#config;
     const started = performance.now();
     let url = initialUrl;
-    let method: string = request.method;
-    let body = request.body;
-    try {
-      for (let redirects = 0; ; redirects++) {
-        if (logger.enabled('debug')) {
-          logger.debug(`→ ${method} ${url.href} (attempt ${attempt})`, {
-            operation: request.operation,
-            headers: redactor.headersObject(headers ?? this.#authHeaders(new Headers())),
-            body,
-          });
-        }
-        let response: Response;
-        let read: Awaited<ReturnType<typeof readBodyText>>;
-        try {
-          const init: Options & Partial<AttemptInit> = this.#config.callerFetch
-            ? { method, signal }
-            : { method, [ATTEMPT_SIGNAL]: signal };
-          if (headers !== undefined) init.headers = headers;
-          if (body !== undefined) init.json = body;
-          response = await this.#ky(url, init);
-          read = await readBodyText(response, maxResponseBytes, signal);
-        } catch (error) {
-          if (!signal.aborted && refusedBeforeSending(error)) {
-            throw refusedError(redactor, request.operation, error);
-          }
-          throw noResponseError(
-            redactor,
-            request,
-            method,
-            url,
-            signal.aborted ? signal.reason : error,
-            callerSignal,
-            attempt,
-          );
-        }
-        const { status } = response;
-        const shownUrl = () => redactor.text(url.href);
-        if (!read.complete) {
-          logger.warn(
-            `${method} ${redactor.text(url.pathname)} (${status}): body over ${maxResponseBytes} bytes, not read`,
-          );
-          throw new ResponseTooLargeError({ method, url: shownUrl(), status, maxBytes: maxResponseBytes });
-        }
-        const { text } = read;
-        const parsed = parseJsonBody(text);
-        if (logger.enabled('debug')) {
-          logger.debug(`← ${status} ${method} ${url.href} (${Math.round(performance.now() - started)} ms)`, {
-            headers: redactor.headersObject(response.headers),
-            body: parsed.ok ? parsed.value : redactor.excerpt(text, 2000),
-          });
-        }
-        if (!parsed.ok && (parsed.tooDeep || (status >= 200 && status < 300))) {
-          throw new ResponseValidationError({
-            method,
-            url: shownUrl(),
-            status,
-            issues: [
-              {
-                path: '',
-                message: `Response body is not JSON (${parsed.reason})`,
-                code: parsed.tooDeep ? 'too_deep' : 'invalid_json',
-              },
-            ],
-            body: redactor.excerpt(text, 2000),
-          });
-        }
-        const value = parsed.ok ? parsed.value : text;
-        if (status >= 300 && status < 400 && response.headers.has('location')) {
-          const target = this.#redirectTarget(response.headers.get('location') ?? '', url, initialUrl);
-          const keepsMethod = status === 307 || status === 308;
-          if (target === undefined || redirects >= MAX_REDIRECTS || (!keepsMethod && method !== 'GET')) {
-            logger.warn(`Not following a ${status} redirect of ${method} ${redactor.text(url.pathname)}`);
-            throw statusError(redactor, request, method, url, response, value);
-          }
-          url = target;
-          if (!keepsMethod) {
-            method = 'GET';
-            body = undefined;
-          }
-          continue;
-        }
-        if (status < 200 || status >= 300) throw statusError(redactor, request, method, url, response, value);
-        const answered = url.href;
-        return {
-          status,
-          headers: response.headers,
-          body: value,
-          method,
-          get url() {
-            return redactor.text(answered);
-          },
-          attempts: attempt,
-          text,
-        };
+    const { method, body } = request;
+    let outgoing = first;
+    for (let redirects = 0; ; redirects++) {
+      if (logger.enabled('debug')) {
+        logger.debug(`→ ${method} ${url.href} (attempt ${attempt})`, {
+          operation: request.operation,
+          headers: redactor.headersObject(headers ?? this.#authHeaders(new Headers())),
+          body,
+        });
       }
-    } finally {
-      limit.clear();
+      let response: Response;
+      let read: Awaited<ReturnType<typeof readBodyText>>;
+      try {
+        // The signal on the Request, for a caller's `fetch` that reads only the Request.
+        response = await fetch(new Request(outgoing, { signal }));
+        read = await readBodyText(response, maxResponseBytes, signal);
+      } catch (error) {
+        throw failure(error, signal, url);
+      }
+      const { status } = response;
+      const shownUrl = () => redactor.text(url.href);
+      if (!read.complete) {
+        logger.warn(
+          `${method} ${redactor.text(url.pathname)} (${status}): body over ${maxResponseBytes} bytes, not read`,
+        );
+        throw new ResponseTooLargeError({ method, url: shownUrl(), status, maxBytes: maxResponseBytes });
+      }
+      const { text } = read;
+      const parsed = parseJsonBody(text);
+      if (logger.enabled('debug')) {
+        logger.debug(`← ${status} ${method} ${url.href} (${Math.round(performance.now() - started)} ms)`, {
+          headers: redactor.headersObject(response.headers),
+          body: parsed.ok ? parsed.value : redactor.excerpt(text, 2000),
+        });
+      }
+      if (!parsed.ok && (parsed.tooDeep || (status >= 200 && status < 300))) {
+        throw new ResponseValidationError({
+          method,
+          url: shownUrl(),
+          status,
+          issues: [
+            {
+              path: '',
+              message: `Response body is not JSON (${parsed.reason})`,
+              code: parsed.tooDeep ? 'too_deep' : 'invalid_json',
+            },
+          ],
+          body: redactor.excerpt(text, 2000),
+        });
+      }
+      const value = parsed.ok ? parsed.value : text;
+      if (status >= 300 && status < 400 && response.headers.has('location')) {
+        let target: URL | undefined;
+        try {
+          target = new URL(response.headers.get('location') ?? '', url);
+        } catch {}
+        // A redirect is followed only on the configured origin.
+        const keepsMethod = status === 307 || status === 308;
+        if (
+          target?.origin !== initialUrl.origin ||
+          redirects >= MAX_REDIRECTS ||
+          (!keepsMethod && method !== 'GET')
+        ) {
+          logger.warn(`Not following a ${status} redirect of ${method} ${redactor.text(url.pathname)}`);
+          throw statusError(redactor, request, method, url, response, value);
+        }
+        // Only a GET follows a 301, 302 or 303: every hop keeps the method, headers and body.
+        url = target;
+        const json = body === undefined ? null : JSON.stringify(body);
+        outgoing = new Request(url, { method, headers: first.headers, body: json });
+        continue;
+      }
+      if (status < 200 || status >= 300) throw statusError(redactor, request, method, url, response, value);
+      const answered = url.href;
+      return {
+        status,
+        headers: response.headers,
+        body: value,
+        method,
+        get url() {
+          return redactor.text(answered);
+        },
+        attempts: attempt,
+        text,
+      };
     }
-  }
-
-  /** A redirect target on the configured origin, else `undefined`. */
-  #redirectTarget(location: string, from: URL, initialUrl: URL): URL | undefined {
-    let target: URL;
-    try {
-      target = new URL(location, from);
-    } catch {
-      return undefined;
-    }
-    return target.origin === initialUrl.origin ? target : undefined;
   }
 }

@@ -2,7 +2,21 @@
  * How long to wait before another attempt (what is retried: `failure.ts`): `retry-after-ms`, else
  * `Retry-After` (whole seconds or an HTTP date), within 0…{@link MAX_RETRY_AFTER_MS}; otherwise
  * `min(500 ms × 2^(retry−1), 8 s)` scaled by a random factor in [0.5, 1]. Unreadable values are ignored.
+ * {@link KY_RETRY} hands the decision to ky's retry loop.
  */
+import type { RetryOptions } from 'ky';
+import { isRetryable } from './failure.js';
+
+/**
+ * ky's `retry` for the transport, its `limit` (retries) given per call: each `isRetryable` failure of a GET
+ * or a POST (whether an operation retries at all is its limit). ky does not wait: ky waits on its own
+ * `signal` only, so the transport waits {@link retryDelayMs} in `beforeRetry`, on the call's signal.
+ */
+export const KY_RETRY: RetryOptions = {
+  methods: ['get', 'post'],
+  shouldRetry: ({ error }) => isRetryable(error),
+  delay: () => 0,
+};
 
 /** The longest server-requested wait honoured, in ms; a longer one falls back to the normal backoff. */
 export const MAX_RETRY_AFTER_MS = 60_000;
