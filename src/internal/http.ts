@@ -32,7 +32,7 @@ import {
 } from './http-request.js';
 import { parseJsonBody } from './json.js';
 import { checkQuery, checkRequestOptions, refusedBeforeSending } from './request-checks.js';
-import { KY_RETRY, retryDelayMs } from './retry.js';
+import { KY_RETRY, retryRules } from './retry.js';
 import { recordFailure, type SpanAttributes, SpanKind, startSpan, type TraceSpan } from './tracing.js';
 
 /** A call of one request: retries are events of the transport's own. */
@@ -168,7 +168,9 @@ export class Transport {
     if (options !== NO_OPTIONS) checkRequestOptions(request.operation, options);
     const { redactor, logger } = this.#config;
     const callerSignal = options.signal;
-    const maxRetries = request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries);
+    const retries = retryRules(
+      request.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries),
+    );
     const timeout = options.timeout ?? this.#config.timeout;
     const totalTimeout = options.totalTimeout ?? this.#config.totalTimeout;
     const total = totalTimeout === undefined ? undefined : deadline(totalTimeout, 'total', callerSignal);
@@ -216,13 +218,13 @@ export class Transport {
           limit.clear();
         }
       },
-      retry: { limit: maxRetries },
+      retry: { limit: retries.limit },
       hooks: {
         beforeRetry: [
           async ({ error, retryCount: retry }) => {
-            const wait = retryDelayMs(retry, error instanceof APIError ? error.headers : undefined);
+            const wait = retries.delayMs(retry, error);
             logger.warn(
-              `Retrying ${request.method} ${url.pathname} in ${wait} ms (retry ${retry} of ${maxRetries}) after: ${error.message}`,
+              `Retrying ${request.method} ${url.pathname} in ${wait} ms (retry ${retry} of ${retries.limit}) after: ${error.message}`,
             );
             span?.addEvent('delivery.retry', {
               'delivery.operation': request.operation,

@@ -2,15 +2,39 @@
  * How long to wait before another attempt (what is retried: `failure.ts`): `retry-after-ms`, else
  * `Retry-After` (whole seconds or an HTTP date), within 0…{@link MAX_RETRY_AFTER_MS}; otherwise
  * `min(500 ms × 2^(retry−1), 8 s)` scaled by a random factor in [0.5, 1]. Unreadable values are ignored.
- * {@link KY_RETRY} hands the decision to ky's retry loop.
+ * {@link RetryRules} is the one policy of the transport (through ky, {@link KY_RETRY}), a create's resends
+ * and an order lookup's page requests.
  */
 import type { RetryOptions } from 'ky';
+import { APIError } from '../core/errors.js';
 import { isRetryable } from './failure.js';
 
+/** How a request is retried: how many times, which failures, the wait before each retry. */
+export interface RetryRules {
+  /** Retries after the first attempt (`maxRetries`, 0…10). */
+  readonly limit: number;
+  /** Whether a failure is worth another attempt: not sent, not processed or ambiguous (`failure.ts`). */
+  readonly retries: (failure: unknown) => boolean;
+  /**
+   * The wait in ms before retry `retry` (1 for the first) after `failure`: an `APIError`'s `retry-after-ms`
+   * or `Retry-After` when usable, else {@link backoffMs}.
+   */
+  readonly delayMs: (retry: number, failure: unknown) => number;
+}
+
+/** The retry rules allowing `limit` retries. */
+export function retryRules(limit: number): RetryRules {
+  return { limit, retries: isRetryable, delayMs: failureDelayMs };
+}
+
+function failureDelayMs(retry: number, failure: unknown): number {
+  return retryDelayMs(retry, failure instanceof APIError ? failure.headers : undefined);
+}
+
 /**
- * ky's `retry` for the transport, its `limit` (retries) given per call: each `isRetryable` failure of a GET
- * or a POST (whether an operation retries at all is its limit). ky does not wait: ky waits on its own
- * `signal` only, so the transport waits {@link retryDelayMs} in `beforeRetry`, on the call's signal.
+ * {@link RetryRules} as ky's `retry` for the transport, the `limit` given per call: each failure the rules
+ * retry, of a GET or a POST (whether an operation retries at all is its limit). ky does not wait: ky waits on
+ * its own `signal` only, so the transport waits `delayMs` in `beforeRetry`, on the call's signal.
  */
 export const KY_RETRY: RetryOptions = {
   methods: ['get', 'post'],

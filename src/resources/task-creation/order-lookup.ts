@@ -12,9 +12,8 @@ import {
 import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
 import type { ResourceContext } from '../../internal/context.js';
-import { isRetryable } from '../../internal/failure.js';
 import { checkIntegerOption, checkRequestOptions } from '../../internal/request-checks.js';
-import { retryDelayMs } from '../../internal/retry.js';
+import { retryRules } from '../../internal/retry.js';
 import { sendOperation } from '../../internal/send-operation.js';
 import type { Task, TaskWithId } from '../../schemas/task.js';
 import { MAX_PAGE_SIZE } from '../../schemas/task-list.js';
@@ -109,6 +108,7 @@ async function searchOrder(
   budget: { left: number; cap: number },
 ): Promise<Task[]> {
   const matches = new Map<string, Task>();
+  const retries = retryRules(options.maxRetries ?? context.maxRetries);
   const fetchPage: FetchTaskPage = async (page, request) => {
     const signal = request?.signal ?? options.signal;
     // Retried here, not by the transport, so that every request sent counts against the budget; each
@@ -139,14 +139,11 @@ async function searchOrder(
         return new TaskPage(response, fetchPage);
       } catch (error) {
         if (run.expired) throw run.error();
-        if (!isRetryable(error) || budget.left <= 0 || attempt > (options.maxRetries ?? context.maxRetries)) {
+        if (!retries.retries(error) || budget.left <= 0 || attempt > retries.limit) {
           // Each page request is sent once: the error says how many this page took.
           throw error instanceof APIConnectionError ? connectionErrorAfter(error, attempt) : error;
         }
-        await sleep(
-          Math.min(retryDelayMs(attempt, (error as { headers?: Headers }).headers), run.remaining()),
-          signal,
-        );
+        await sleep(Math.min(retries.delayMs(attempt, error), run.remaining()), signal);
         if (run.expired) throw run.error();
       }
     }

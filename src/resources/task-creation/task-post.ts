@@ -13,7 +13,7 @@ import type { RequestOptions } from '../../core/options.js';
 import { sleep } from '../../internal/abort.js';
 import type { ResourceContext } from '../../internal/context.js';
 import { type FailureOutcome, failureOutcome } from '../../internal/failure.js';
-import { retryDelayMs } from '../../internal/retry.js';
+import { retryRules } from '../../internal/retry.js';
 import { sendOperation } from '../../internal/send-operation.js';
 import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
@@ -61,7 +61,7 @@ export async function createOnce(
 ): Promise<TaskWithId> {
   const { orderNumber } = body;
   const { logger } = context;
-  const maxRetries = options.maxRetries ?? context.maxRetries;
+  const retries = retryRules(options.maxRetries ?? context.maxRetries);
   let lookupFirst = how.lookupFirst;
   if (prior?.ofEarlierDelivery === true && how.repeatDelivery) {
     // A first delivery's attempt: once its task would be listed, it is one of the earlier deliveries.
@@ -159,9 +159,9 @@ export async function createOnce(
       }
       if (run.expired) throw run.error();
       if (outcome === 'not-sent' || outcome === 'not-processed') {
-        if (resend >= maxRetries)
+        if (resend >= retries.limit)
           throw failure instanceof APIConnectionError ? connectionErrorAfter(failure, resend + 1) : failure;
-        const wait = retryDelayMs(resend + 1, (failure as { headers?: Headers }).headers);
+        const wait = retries.delayMs(resend + 1, failure);
         logger.warn(
           `Create of order ${orderNumber ?? '(none)'} was not processed (${nameOf(failure)}); sending it again in ${wait} ms`,
         );
@@ -177,7 +177,7 @@ export async function createOnce(
         });
       }
       // After the last POST allowed, waiting out the listing delay could only end in the same error.
-      const last = outcome === 'ambiguous' && resend >= maxRetries;
+      const last = outcome === 'ambiguous' && resend >= retries.limit;
       const task = await decide(
         context,
         orderNumber,
@@ -205,7 +205,7 @@ export async function createOnce(
           retryAfterMs: 0,
         });
       }
-      if (resend >= maxRetries) {
+      if (resend >= retries.limit) {
         throw new TaskCreationOutcomeUnknownError({
           orderNumber,
           reason: `no task is listed after ${resend + 1} POST(s), the last failing with ${nameOf(failure)}`,
