@@ -28,7 +28,7 @@ export function retryRules(limit: number): RetryRules {
 }
 
 function failureDelayMs(retry: number, failure: unknown): number {
-  return retryDelayMs(retry, failure instanceof APIError ? failure.headers : undefined);
+  return retryAfterMs(failure instanceof APIError ? failure.headers : undefined) ?? backoffMs(retry);
 }
 
 /**
