@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type ClientOptions, DeliveryClient } from '../../src/index.js';
+import { stopLateCommitChecks } from '../../src/resources/task-creation/late-commit.js';
 import {
   createMockDeliveryService,
   type MockDeliveryService,
@@ -27,12 +28,18 @@ export function clientOf(mock: MockDeliveryService, overrides: ClientOptions = {
   });
 }
 
-/** Starts a mock for the enclosing describe/file; resets it after each test. */
+/**
+ * Starts a mock for the enclosing describe/file; after each test, stops the late-commit checks its creates
+ * left waiting (they would reach the next test's request log) and resets the mock.
+ */
 export function useMockService(options: MockDeliveryServiceOptions = {}): MockServiceFixture {
   // The `/rest` form of the address; test/testing covers the bare form too.
   const mock = createMockDeliveryService({ baseUrl: 'https://delivery.test/rest', ...options });
   beforeAll(() => mock.listen());
-  afterEach(() => mock.reset());
+  afterEach(() => {
+    stopLateCommitChecks();
+    mock.reset();
+  });
   afterAll(() => mock.close());
   return {
     mock,

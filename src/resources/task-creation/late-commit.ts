@@ -18,7 +18,12 @@ export const MAX_PENDING_LATE_COMMIT_CHECKS = 1000;
 /** Deadline of each check's lookup when the client has no `totalTimeout`, ms. */
 const CHECK_TIMEOUT_MS = 60_000;
 
+/** Checks waiting or looking up. */
 let pending = 0;
+/** The timers of the checks waiting. */
+const timers = new Set<ReturnType<typeof setTimeout>>();
+/** Aborts the lookups under way when {@link stopLateCommitChecks} is called; then replaced. */
+let stopping = new AbortController();
 
 /**
  * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} (or twice
@@ -33,34 +38,66 @@ export function checkForLateCommit(context: ResourceContext, orderNumber: string
     return;
   }
   pending++;
+  const { signal } = stopping;
   const startedAt = Date.now();
   const delays = [listingDelayMs, Math.max(HELD_POST_MAX_MS, 2 * listingDelayMs)];
   void (async () => {
     try {
       for (const delay of delays) {
         await unrefSleep(startedAt + delay - Date.now());
-        if (await reported(context, orderNumber, since)) return;
+        if ((await reported(context, orderNumber, since, signal)) || signal.aborted) return;
       }
     } finally {
-      pending--;
+      // A check stopped while it looked up was already uncounted.
+      if (!signal.aborted) pending--;
     }
   })();
 }
 
-/** Resolves after `ms` on a timer that keeps no process alive. */
+/**
+ * Stops every waiting check, and the lookup of any under way, without a word: for a test between two
+ * tests that share a mock, whose request log a check would otherwise reach. Not exported by the package.
+ * @returns how many checks it stopped.
+ */
+export function stopLateCommitChecks(): number {
+  const stopped = pending;
+  for (const timer of timers) clearTimeout(timer);
+  timers.clear();
+  stopping.abort();
+  stopping = new AbortController();
+  pending = 0;
+  return stopped;
+}
+
+/**
+ * Resolves after `ms` on a timer that keeps no process alive; never, once {@link stopLateCommitChecks}
+ * clears it (its check is then dropped with it).
+ */
 function unrefSleep(ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     (timer as { unref?: () => void }).unref?.();
+    timers.add(timer);
   });
 }
 
 /** One lookup: true when it found several tasks in the window, and logged them. */
-async function reported(context: ResourceContext, orderNumber: string, since: number): Promise<boolean> {
+async function reported(
+  context: ResourceContext,
+  orderNumber: string,
+  since: number,
+  signal: AbortSignal,
+): Promise<boolean> {
   const { logger } = context;
-  const run = new LookupRun(undefined, context.totalTimeoutMs ?? CHECK_TIMEOUT_MS, undefined);
+  const run = new LookupRun(undefined, context.totalTimeoutMs ?? CHECK_TIMEOUT_MS, signal);
   try {
-    const tasks = tasksSince(context, await findTasksOfOrder(context, orderNumber, {}, run), since);
+    const tasks = tasksSince(context, await findTasksOfOrder(context, orderNumber, { signal }, run), since);
     if (tasks.length < 2) return false;
     const taskIds = tasks.map((task) => task.id ?? '(no id)');
     logger.error(
@@ -69,7 +106,8 @@ async function reported(context: ResourceContext, orderNumber: string, since: nu
     );
     return true;
   } catch (error) {
-    logger.warn(`Order ${orderNumber}: late-commit check failed (${(error as Error).name})`);
+    if (!signal.aborted)
+      logger.warn(`Order ${orderNumber}: late-commit check failed (${(error as Error).name})`);
     return false;
   } finally {
     run.clear();

@@ -5,6 +5,7 @@
  * service is a real node:http server on 127.0.0.1 that drops the first POST's connection and passes its
  * body to the mock later, as a load balancer that queued it would.
  */
+import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Logger, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
@@ -12,6 +13,7 @@ import type { ResourceContext } from '../../../src/internal/context.js';
 import {
   checkForLateCommit,
   MAX_PENDING_LATE_COMMIT_CHECKS,
+  stopLateCommitChecks,
 } from '../../../src/resources/task-creation/late-commit.js';
 import {
   type Forwarded,
@@ -126,6 +128,45 @@ describe('a create sent again after a lookup found no task of its unanswered POS
     expect(logger.warnings.filter((line) => line.includes('late commit'))).toEqual([]);
   });
 
+  it('stops a waiting check with stopLateCommitChecks: no lookup after the listing delay, and no warning', async () => {
+    hostile.use(droppingFirstPost(false));
+    const logger = keptLogger();
+    await client(logger).tasks.create(orderParams('LATE-4'), { lookupFirst: false });
+    const before = listRequests();
+    expect(stopLateCommitChecks()).toBeGreaterThanOrEqual(1);
+    await sleep(LISTING_DELAY_MS + 500);
+    expect(listRequests()).toBe(before);
+    expect(logger.warnings.filter((line) => line.includes('late-commit'))).toEqual([]);
+    expect(stopLateCommitChecks()).toBe(0);
+  });
+
+  it('stops a check while it looks up: its request is aborted, with no warning and no second lookup', async () => {
+    const dropping = droppingFirstPost(false);
+    let created = false;
+    const held: IncomingMessage[] = [];
+    hostile.use(async (request, response, context) => {
+      // Once the create returned, the check's list request is held unanswered.
+      if (created && request.method === 'GET') {
+        held.push(request);
+        return;
+      }
+      await dropping(request, response, context);
+    });
+    const logger = keptLogger();
+    await client(logger).tasks.create(orderParams('LATE-6'), { lookupFirst: false });
+    created = true;
+    const until = Date.now() + LISTING_DELAY_MS + 5000;
+    while (held.length === 0 && Date.now() < until) await sleep(20);
+    expect(held).toHaveLength(1);
+    const closed = new Promise((resolve) => held[0]?.socket.once('close', resolve));
+    expect(stopLateCommitChecks()).toBeGreaterThanOrEqual(1);
+    await closed;
+    await sleep(LISTING_DELAY_MS + 300);
+    expect(held).toHaveLength(1);
+    expect(logger.warnings.filter((line) => line.includes('late-commit'))).toEqual([]);
+    expect(logger.errors).toEqual([]);
+  });
+
   it('does not look again after a create whose first POST was answered', async () => {
     hostile.use(async (_request, response, { forward }) => {
       const answer = await forward();
@@ -140,18 +181,16 @@ describe('a create sent again after a lookup found no task of its unanswered POS
 
 describe('the bound on waiting late-commit checks', () => {
   it(`keeps at most ${MAX_PENDING_LATE_COMMIT_CHECKS} waiting, and warns for each one skipped`, () => {
+    stopLateCommitChecks();
     const logger = keptLogger();
     // A listing delay no check reaches in this test: every check stays waiting (its timer keeps no process).
     const context = { listingDelayMs: 1e9, logger } as unknown as ResourceContext;
     for (let order = 0; order <= MAX_PENDING_LATE_COMMIT_CHECKS; order++) {
       checkForLateCommit(context, `BOUND-${order}`, Date.now());
     }
-    // Checks of this file's earlier creates may still wait (their second one, at 120 s): as many more skip.
-    const skipped = logger.warnings.map((line) => Number(/BOUND-(\d+):/.exec(line)?.[1]));
-    expect(skipped.length).toBeGreaterThanOrEqual(1);
-    expect(skipped.length).toBeLessThanOrEqual(4);
-    const first = MAX_PENDING_LATE_COMMIT_CHECKS + 1 - skipped.length;
-    expect(skipped).toEqual(Array.from({ length: skipped.length }, (_, index) => first + index));
+    expect(logger.warnings).toHaveLength(1);
+    expect(logger.warnings[0]).toMatch(new RegExp(`^Order BOUND-${MAX_PENDING_LATE_COMMIT_CHECKS}:`));
+    expect(stopLateCommitChecks()).toBe(MAX_PENDING_LATE_COMMIT_CHECKS);
     for (const line of logger.warnings)
       expect(line).toMatch(/^Order BOUND-\d+: late-commit check skipped \(too many waiting\)$/);
   });
