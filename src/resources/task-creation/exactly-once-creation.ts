@@ -1,9 +1,10 @@
 /**
  * Exactly-once task creation (README "Exactly-once creation"; OpenAPI `createTask`; the failure table and
  * reconciliation rules in docs/exactly-once.md). Concurrent creates of one (seller, `orderNumber`) share
- * one flight; across processes the flight runs under the order's lease (`order-lease.ts`); its POSTs are
- * sent by `task-post.ts` and reconciled by `order-reconciliation.ts`; `totalTimeout` bounds the whole
- * create (`internal/create-deadline.ts`).
+ * one flight. Across processes the flight takes the order's lease (`order-lease.ts`), sends its POSTs
+ * with `task-post.ts` under it (reconciled by `order-reconciliation.ts`), and settles the lease with the
+ * outcome (`lease-holder.ts`): each is called once and returns. `totalTimeout` bounds the whole create
+ * (its run, `create-run.ts`).
  * @module
  */
 import { APIUserAbortError, type DeliveryError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
@@ -16,7 +17,7 @@ import type { TaskWithId } from '../../schemas/task.js';
 import type { TaskCreateParams } from '../../schemas/task-create.js';
 import { CreateRun } from './create-run.js';
 import { checkForLateCommit } from './late-commit.js';
-import { createUnderLease } from './order-lease.js';
+import { takeOrderLease } from './order-lease.js';
 import { createOnce, type HowToSend } from './task-post.js';
 
 /** One create in flight, shared by every caller of the same (seller, orderNumber). */
@@ -84,20 +85,20 @@ export function createTask(
     const controller = new AbortController();
     const run = new CreateRun(orderNumber, totalTimeout, controller.signal, call);
     const flightOptions = { ...requestOptions, signal: controller.signal };
+    const leaseOptions = {
+      repeatDelivery,
+      waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS,
+      attemptTimeoutMs: requestOptions.timeout ?? context.attemptTimeoutMs,
+      signal: controller.signal,
+      run,
+    };
     const promise = withDeadline(
-      createUnderLease(
-        context,
-        orderNumber,
-        {
-          repeatDelivery,
-          waitMs: totalTimeout ?? DEFAULT_LEASE_WAIT_MS,
-          attemptTimeoutMs: requestOptions.timeout ?? context.attemptTimeoutMs,
-          signal: controller.signal,
-          run,
-        },
-        (prior, guard, earlierTaskId) =>
-          createOnce(context, body, flightOptions, prior, run, how, guard, earlierTaskId),
-      ),
+      (async () => {
+        const lease = await takeOrderLease(context, orderNumber, leaseOptions);
+        if ('task' in lease) return lease.task;
+        const { prior, guard, earlierTaskId } = lease;
+        return lease.settle(createOnce(context, body, flightOptions, prior, run, how, guard, earlierTaskId));
+      })(),
       run,
     );
     const started: Flight = { promise, controller, run, callers: 0 };

@@ -18,14 +18,13 @@ import {
   FAILED_RECORD_TTL_MS,
   IN_FLIGHT_ALLOWANCE_MS,
   LEASE_TTL_MS,
-  type LeasedSend,
   type LeaseOptions,
   MAX_STEPS,
   waitedTooLong,
 } from './lease-terms.js';
 import { type FailedRecord, type OrderRecord, type SendingRecord, share } from './order-record.js';
 import type { Held } from './order-take.js';
-import type { SendGuard } from './prior-attempt.js';
+import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /**
  * A fencing write's `until` allows this for its own answer; a slower answer (a stall) means writing again,
@@ -44,18 +43,35 @@ function createdNothing(error: unknown): boolean {
 
 const LAZY: StoreWriteOptions = { durable: false };
 
+/** The lease of an order this process took: what its create sends under, and where its outcome goes. */
+export interface OrderLease {
+  /** An earlier attempt that may have created the order (look it up before sending), if any. */
+  readonly prior: PriorAttempt | undefined;
+  /** A repeat delivery's: the order's task its record remembers (an earlier delivery's, listed or not). */
+  readonly earlierTaskId: string | undefined;
+  /** Fences each POST: call `beforeAttempt` before sending, `holdingOpen` for a POST held open. */
+  readonly guard: SendGuard;
+  /**
+   * Waits for the create sent under the lease, writes its outcome (a failure too) and lets the order go
+   * for the next create; a POST answered after its create ended is taken as the outcome.
+   * @returns the created task. @throws the create's error.
+   */
+  settle(sending: Promise<TaskWithId>): Promise<TaskWithId>;
+}
+
 /**
- * Holds the taken order's lease while `send` runs and writes the outcome, a failure too; ended without one,
- * it lets the order go for the next create to take over.
+ * Holds the taken order's lease, renewed every third of `LEASE_TTL_MS` until {@link OrderLease.settle}
+ * ends, once any earlier POST of the order cannot be in flight.
+ * @throws {TaskCreationOutcomeUnknownError} when that wait outlasts `waitMs` or the deadline (the order is
+ * then let go).
  */
-export async function holdLease(
+export async function openLease(
   context: ResourceContext,
   orderNumber: string,
   key: string,
   held: Held,
   options: LeaseOptions,
-  send: LeasedSend,
-): Promise<TaskWithId> {
+): Promise<OrderLease> {
   const { store, orderTtlMs, logger } = context;
   const { run } = options;
   const { prior } = held;
@@ -140,93 +156,105 @@ export async function holdLease(
   };
   const renew = setInterval(extend, LEASE_TTL_MS / 3);
   (renew as { unref?: () => void }).unref?.();
+  /** Ends the lease: no more renewals; without an outcome written, the order is let go. */
+  const release = () => {
+    clearInterval(renew);
+    clearTimeout(uncovered);
+    if (!done) {
+      done = true;
+      const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
+      write(rest, orderTtlMs, true).catch(() => {});
+    }
+  };
   try {
     if (prior !== undefined && prior.ofEarlierDelivery !== true) run.mayHaveCreated = true;
     if (held.inFlightUntil !== undefined && held.inFlightUntil > Date.now()) {
       await waitForPreviousHolder(orderNumber, held.inFlightUntil, options);
     }
-    const guard: SendGuard = {
-      holdingOpen: (post) => {
-        heldPost = post;
-        watchCover();
-        extend();
-      },
-      beforeAttempt: async (resend, timeoutMs = context.attemptTimeoutMs) => {
-        // Read after every wait, in the same task as the POST that follows: the POST leaves only while the
-        // lease is held and its whole attempt ends before `until`. A stall during a write shows here.
-        for (let fences = 0; ; fences++) {
-          const now = Date.now();
-          const covered = now + timeoutMs + IN_FLIGHT_ALLOWANCE_MS <= (record.until ?? 0);
-          if (!lost && (fences > 0 || !resend) && covered && now < (record.leaseUntil ?? 0)) return;
-          if (fences === MAX_STEPS) {
-            const reason = `the store answered ${MAX_STEPS} writes in a row too late to cover the POST (over ${FENCE_ALLOWANCE_MS} ms each)`;
-            if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason });
-            throw new StoreUnavailableError({ operation: 'compareAndSet', reason });
-          }
-          const fenced = await write((last) => {
-            const at = Date.now();
-            const until = at + timeoutMs + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
-            return { ...last, until, leaseUntil: at + LEASE_TTL_MS };
-          });
-          if (!fenced) {
-            if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
-            throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
-          }
-        }
-      },
-    };
-    let task: TaskWithId;
-    try {
-      task = await send(prior, guard, held.earlierTaskId);
-    } catch (error) {
-      // A POST still open: the lease stays held, `until` ahead of it, until it ends; its answer is the task,
-      // unless the create found the order's task several times (that is what the caller must hear).
-      const late = heldPost?.open === true ? await heldPost.ended : undefined;
-      if (late !== undefined && 'task' in late && !(error instanceof DuplicateTaskError)) {
-        logger.info(`Order ${orderNumber}: the POST was answered after its create ended: ${late.task.id}`);
-        run.created = late.task;
-        await finish({ state: 'created', taskId: late.task.id, fence }, orderTtlMs);
-        return late.task;
-      }
-      if (late !== undefined && 'at' in late)
-        run.decidableAt = Math.max(run.decidableAt ?? 0, late.at + context.listingDelayMs);
-      // Keep `since` unless nothing can have been created: the next holder looks first.
-      const failed: FailedRecord = {
-        state: 'failed',
-        at: run.failedAt ?? Date.now(),
-        failure: share(error),
-        fence,
-        repeat: record.repeat,
-        taskId: record.taskId,
-        ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
-          ? {}
-          : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),
-      };
-      // A record that remembers the order's task (a repeat delivery's) lives as long as a created one.
-      const shortLived = failed.since === undefined && failed.taskId === undefined;
-      await finish(failed, shortLived ? FAILED_RECORD_TTL_MS : orderTtlMs);
-      throw error;
-    }
-    run.created = task;
-    await finish({ state: 'created', taskId: task.id, fence }, orderTtlMs);
-    return task;
-  } finally {
-    clearInterval(renew);
-    clearTimeout(uncovered);
-    if (!done) {
-      // Let go without an outcome: still `sending`, not held, so the next create takes it over and looks
-      // first.
-      done = true;
-      const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
-      write(rest, orderTtlMs, true).catch(() => {});
-    }
+  } catch (error) {
+    release();
+    throw error;
   }
+  const guard: SendGuard = {
+    holdingOpen: (post) => {
+      heldPost = post;
+      watchCover();
+      extend();
+    },
+    beforeAttempt: async (resend, timeoutMs = context.attemptTimeoutMs) => {
+      // Read after every wait, in the same task as the POST that follows: the POST leaves only while the
+      // lease is held and its whole attempt ends before `until`. A stall during a write shows here.
+      for (let fences = 0; ; fences++) {
+        const now = Date.now();
+        const covered = now + timeoutMs + IN_FLIGHT_ALLOWANCE_MS <= (record.until ?? 0);
+        if (!lost && (fences > 0 || !resend) && covered && now < (record.leaseUntil ?? 0)) return;
+        if (fences === MAX_STEPS) {
+          const reason = `the store answered ${MAX_STEPS} writes in a row too late to cover the POST (over ${FENCE_ALLOWANCE_MS} ms each)`;
+          if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason });
+          throw new StoreUnavailableError({ operation: 'compareAndSet', reason });
+        }
+        const fenced = await write((last) => {
+          const at = Date.now();
+          const until = at + timeoutMs + IN_FLIGHT_ALLOWANCE_MS + FENCE_ALLOWANCE_MS;
+          return { ...last, until, leaseUntil: at + LEASE_TTL_MS };
+        });
+        if (!fenced) {
+          if (resend) throw new TaskCreationOutcomeUnknownError({ orderNumber, reason: TAKEN_OVER });
+          throw new StoreUnavailableError({ operation: 'compareAndSet', reason: TAKEN_OVER });
+        }
+      }
+    },
+  };
+  return {
+    prior,
+    earlierTaskId: held.earlierTaskId,
+    guard,
+    async settle(sending) {
+      try {
+        let task: TaskWithId;
+        try {
+          task = await sending;
+        } catch (error) {
+          // A POST still open: the lease stays held, `until` ahead of it, until it ends; its answer is the
+          // task, unless the create found the order's task several times (that is what the caller must hear).
+          const late = heldPost?.open === true ? await heldPost.ended : undefined;
+          if (late !== undefined && 'task' in late && !(error instanceof DuplicateTaskError)) {
+            logger.info(
+              `Order ${orderNumber}: the POST was answered after its create ended: ${late.task.id}`,
+            );
+            run.created = late.task;
+            await finish({ state: 'created', taskId: late.task.id, fence }, orderTtlMs);
+            return late.task;
+          }
+          if (late !== undefined && 'at' in late)
+            run.decidableAt = Math.max(run.decidableAt ?? 0, late.at + context.listingDelayMs);
+          // Keep `since` unless nothing can have been created: the next holder looks first.
+          const failed: FailedRecord = {
+            state: 'failed',
+            at: run.failedAt ?? Date.now(),
+            failure: share(error),
+            fence,
+            repeat: record.repeat,
+            taskId: record.taskId,
+            ...(createdNothing(error) || (run.posts === 0 && prior === undefined)
+              ? {}
+              : { since: prior?.since ?? record.since, decidableAt: run.decidableAt }),
+          };
+          // A record that remembers the order's task (a repeat delivery's) lives as long as a created one.
+          const shortLived = failed.since === undefined && failed.taskId === undefined;
+          await finish(failed, shortLived ? FAILED_RECORD_TTL_MS : orderTtlMs);
+          throw error;
+        }
+        run.created = task;
+        await finish({ state: 'created', taskId: task.id, fence }, orderTtlMs);
+        return task;
+      } finally {
+        release();
+      }
+    },
+  };
 }
 
-/**
- * Waits until another holder's POST can no longer be in flight.
- * @throws {TaskCreationOutcomeUnknownError} at once past `waitMs` or the deadline, or on abort.
- */
 async function waitForPreviousHolder(
   orderNumber: string,
   until: number,

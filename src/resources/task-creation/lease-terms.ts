@@ -5,9 +5,7 @@
  */
 import type { StoreScope } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
-import type { TaskWithId } from '../../schemas/task.js';
 import type { CreateRun } from './create-run.js';
-import type { PriorAttempt, SendGuard } from './prior-attempt.js';
 
 /** The store's scope of this client's orders: its base URL and seller. */
 export const storeScopeOf = (context: ResourceContext): StoreScope => ({
@@ -33,16 +31,6 @@ export const waitedTooLong = (waitMs: number) =>
   `another process has been creating this order for over ${waitMs} ms`;
 /** The reason an error gives when the caller aborts while another process creates the order. */
 export const ABORTED_WAITING = 'the caller aborted while another process was creating this order';
-
-/**
- * `prior`: an earlier attempt may have created the order, so look it up before sending; `earlierTaskId`:
- * for a repeat delivery, the order's task as its record remembers it (an earlier delivery, listed or not).
- */
-export type LeasedSend = (
-  prior: PriorAttempt | undefined,
-  guard: SendGuard,
-  earlierTaskId: string | undefined,
-) => Promise<TaskWithId>;
 
 /** Options of `createUnderLease` (`order-lease.ts`). */
 export interface LeaseOptions {

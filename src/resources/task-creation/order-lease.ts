@@ -11,7 +11,8 @@
  * last wrote it) and looks the order up first. An unknown outcome keeps `since`, so the next create looks
  * first; for `FRESH_STORE_MS` after a shared store's records begin (its `epoch` key) every holder
  * looks first. A store failure before sending throws `StoreUnavailableError`; after the POST it is logged.
- * The times are in `lease-terms.ts`, the taking in `order-take.ts`, the holding in `lease-holder.ts`.
+ * The times are in `lease-terms.ts`, the taking in `order-take.ts`, the holding (renewal, fences, the
+ * outcome) in `lease-holder.ts`.
  * @module
  */
 import { NotFoundError, StoreUnavailableError, TaskCreationOutcomeUnknownError } from '../../core/errors.js';
@@ -20,11 +21,10 @@ import type { ResourceContext } from '../../internal/context.js';
 import { isRetryable } from '../../internal/failure.js';
 import { sendOperation } from '../../internal/send-operation.js';
 import type { TaskWithId } from '../../schemas/task.js';
-import { holdLease } from './lease-holder.js';
+import { type OrderLease, openLease } from './lease-holder.js';
 import {
   ABORTED_WAITING,
   IN_FLIGHT_ALLOWANCE_MS,
-  type LeasedSend,
   type LeaseOptions,
   MAX_STEPS,
   storeScopeOf,
@@ -77,17 +77,17 @@ async function rememberedTask(
 }
 
 /**
- * Returns the remembered task, waits for another process's outcome, or takes the order and calls `send`
- * (`guard.beforeAttempt` before each POST).
+ * The order's remembered task (`{ task }`), or its lease, taken once no other process holds it: the caller
+ * sends its create under the lease's `guard` (`beforeAttempt` before each POST) and hands it to
+ * `settle`, which writes the outcome. Waits meanwhile for another process's outcome.
  * @throws {StoreUnavailableError} before anything was sent; {@link TaskCreationOutcomeUnknownError} after
- * waiting past `waitMs`, the deadline or an abort; the error another process ended with; `send`'s errors.
+ * waiting past `waitMs`, the deadline or an abort; the error another process ended with.
  */
-export async function createUnderLease(
+export async function takeOrderLease(
   context: ResourceContext,
   orderNumber: string,
   options: LeaseOptions,
-  send: LeasedSend,
-): Promise<TaskWithId> {
+): Promise<OrderLease | { task: TaskWithId }> {
   const orderKey = storeKey(storeScopeOf(context), 'order', orderNumber);
   const calledAt = Date.now();
   // A failure dated after this call began (answered while it waited) is the outcome it waited for; one
@@ -122,7 +122,7 @@ export async function createUnderLease(
         // The order's task, also as a repeat delivery's record remembers it.
         if (record?.taskId !== undefined && !options.repeatDelivery && record.taskId !== gone) {
           const task = await rememberedTask(context, orderNumber, record.taskId, options);
-          if (task !== undefined) return task;
+          if (task !== undefined) return { task };
           gone = record.taskId;
         }
         // Another create's failure is this one's outcome; not between a first and a repeat delivery.
@@ -143,7 +143,7 @@ export async function createUnderLease(
         throw error;
       }
     }
-    if (held !== undefined) return holdLease(context, orderNumber, orderKey, held, options, send);
+    if (held !== undefined) return openLease(context, orderNumber, orderKey, held, options);
     waited = true;
     run.mayHaveCreated = true;
     run.stage = 'waiting for another process creating this order';
