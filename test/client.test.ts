@@ -53,14 +53,18 @@ describe('DeliveryClient configuration', () => {
     [
       'maxRetry',
       { maxRetry: 3 },
-      /^Invalid maxRetry: expected a known option \(did you mean maxRetries\?\), got 3$/,
+      /^Invalid maxRetry: expected a known option \(did you mean maxRetries\?\), got a number$/,
     ],
     [
       'baseURL',
       { baseURL: 'https://delivery.test' },
-      /^Invalid baseURL: expected a known option \(did you mean baseUrl\?\), got "https:\/\/delivery.test"$/,
+      /^Invalid baseURL: expected a known option \(did you mean baseUrl\?\), got a string of 21 characters$/,
     ],
-    ['somethingElse', { somethingElse: true }, /^Invalid somethingElse: expected a known option, got true$/],
+    [
+      'somethingElse',
+      { somethingElse: true },
+      /^Invalid somethingElse: expected a known option, got a boolean$/,
+    ],
     [
       'baseUrl',
       { baseUrl: 'https://delivery.test/rest?key=x' },
@@ -71,6 +75,11 @@ describe('DeliveryClient configuration', () => {
     ['fetch', { fetch: 'fetch' }, /^Invalid fetch: expected a function, got "fetch"$/],
     ['reconciliation', { reconciliation: null }, /^Invalid reconciliation: expected an object, got null$/],
     [
+      'apiKy',
+      { apiKy: 'sk_live_a_misspelt_secret' },
+      /^Invalid apiKy: expected a known option \(did you mean apiKey\?\), got a string of 25 characters$/,
+    ],
+    [
       'reconciliation.checks',
       { reconciliation: { checks: 0 } },
       /^Invalid reconciliation.checks: expected an integer from 1 to 10, got 0$/,
@@ -78,7 +87,7 @@ describe('DeliveryClient configuration', () => {
     [
       'reconciliation.check',
       { reconciliation: { check: 1 } },
-      /^Invalid reconciliation.check: expected a known option \(did you mean checks\?\), got 1$/,
+      /^Invalid reconciliation.check: expected a known option \(did you mean checks\?\), got a number$/,
     ],
     [
       'store',

@@ -42,11 +42,11 @@ export function invalidOption(
   path: string,
   expected: string,
   value: unknown,
-  shown?: string,
+  shown?: string | false,
 ): ConfigurationError {
   return new ConfigurationError(
     path,
-    `Invalid ${path}: expected ${expected}, got ${shown ?? shownValue(path, value)}`,
+    `Invalid ${path}: expected ${expected}, got ${shown || shownValue(path, value)}`,
   );
 }
 
@@ -57,7 +57,8 @@ export function invalidOption(
  * the message `Invalid <path>: expected <what>, got <value>`, `<what>` the message of the schema that
  * refused it, `<value>` as {@link shownValue} shows it (never a secret's text). An unknown option reads
  * `expected a known option (did you mean <known>?)`, `<known>` the first known option starting, case-blind,
- * with all but 3 characters of the name (at least 4): `maxRetry` → `maxRetries`, `baseURL` → `baseUrl`.
+ * with all but 3 characters of the name (at least 4): `maxRetry` → `maxRetries`, `baseURL` → `baseUrl`; its
+ * value shows only its kind (`a string of 12 characters`), as it may be a secret under a misspelt name.
  */
 export function readOptions<S extends z.core.$ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
   const result = z.safeParse(schema, value);
@@ -65,7 +66,9 @@ export function readOptions<S extends z.core.$ZodType>(schema: S, value: unknown
   const issue = result.error.issues[0] as z.core.$ZodIssue;
   const path = [...issue.path];
   let expected = issue.message;
-  if (issue.code === 'unrecognized_keys') {
+  // An unknown option may be a secret's misspelt name (`apiKy`): its value shows only its kind.
+  const unknown = issue.code === 'unrecognized_keys';
+  if (unknown) {
     const [name = ''] = issue.keys;
     const start = name.toLowerCase().slice(0, Math.max(4, name.length - 3));
     const meant = expected.split(', ').find((known) => known.toLowerCase().startsWith(start));
@@ -77,5 +80,5 @@ export function readOptions<S extends z.core.$ZodType>(schema: S, value: unknown
   const text = [prefix, ...path.map((key) => String(key).slice(0, SHOWN_LENGTH))]
     .filter((part) => part !== '')
     .join('.');
-  throw invalidOption(text || 'options', expected, given);
+  throw invalidOption(text || 'options', expected, given, unknown && shownValue('secret', given));
 }

@@ -1,6 +1,6 @@
 /**
  * `GET tasks/branches`: an array (bare or in an object) of names or objects, read as `Branch[]` by
- * {@link readBranches}. The schema of every accepted shape, `BranchListResponse`, is in `branch-list.ts`.
+ * {@link readBranches}. The schema of every accepted shape is `BranchListResponse`, of the schemas entry.
  * @module
  */
 import * as z from 'zod/mini';

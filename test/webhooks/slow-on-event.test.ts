@@ -28,7 +28,9 @@ describe('a webhook whose onEvent takes 10 s', () => {
       );
       const answeredMs = performance.now() - started;
       expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
-      expect(answeredMs).toBeLessThan(1000);
+      // Half the service's 5 s wait: answering does not wait for onEvent's 10 s (nothing is done yet), and
+      // the margin holds with both cores busy (1.1 s seen at load 15).
+      expect(answeredMs).toBeLessThan(2500);
       expect(done).toEqual([]);
       await handler.idle();
       expect(performance.now() - started).toBeGreaterThanOrEqual(ON_EVENT_MS - 50);

@@ -92,7 +92,7 @@ describe('resolvePolicy', () => {
   it.each<[McpPolicy, string]>([
     [
       { maxFee: 2 } as McpPolicy,
-      'Invalid policy.maxFee: expected a known option (did you mean maxFeeKwd?), got 2',
+      'Invalid policy.maxFee: expected a known option (did you mean maxFeeKwd?), got a number',
     ],
     [
       { quoteMaxAgeSeconds: 0 },
