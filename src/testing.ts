@@ -35,6 +35,7 @@ export type {
   RequestPage,
   StoredBody,
 } from './testing/request-log.js';
+export { checkMockOptions } from './testing/seed.js';
 export { createMockDeliveryService } from './testing/service.js';
 export type { TaskRecord as MockTaskRecord, WebhookHistoryEntry } from './testing/state.js';
 export type {

@@ -1,6 +1,14 @@
-/** Defaults of the mock and the checked, normalised form of its options. @module */
-import { kwd } from '../kwd.js';
+/**
+ * Defaults of the mock, the shape of its options as a schema read by `readOptions`, and the checked,
+ * normalised form of its options.
+ * @module
+ */
+import * as z from 'zod/mini';
+import { accepted, oneOf, optionsObject, upTo } from '../internal/option-checks.js';
+import { invalidOption, readOptions } from '../internal/read-options.js';
+import { type KwdAmount, kwd } from '../kwd.js';
 import type { Branch } from '../schemas/branch.js';
+import { TASK_STATUSES } from '../schemas/lifecycle.js';
 import type { FeeSchedule } from './pricing.js';
 import { type ServiceAddress, serviceAddress } from './routes.js';
 import type { MockBranch, MockDeliveryServiceOptions, MockPoint } from './types.js';
@@ -46,6 +54,9 @@ export const MOCK_DEFAULTS = Object.freeze({
   taskLimit: 50_000,
 } as const);
 
+/** A seed task as read: an object, its `id` (if any) non-empty and unique, its `status` a task status. */
+export type ReadSeedTask = Readonly<Record<string, unknown>>;
+
 export interface ServiceConfig {
   readonly apiKey: string;
   readonly sellerId: string;
@@ -63,105 +74,193 @@ export interface ServiceConfig {
   readonly now: () => Date;
   readonly recordLimit: number;
   readonly taskLimit: number;
+  /** The option `tasks`, its shape checked; each one's body is checked by `seedRecords`. */
+  readonly seeds: readonly ReadSeedTask[];
 }
 
-function requireText(value: unknown, option: string): string {
-  if (typeof value !== 'string' || value.trim() === '')
-    throw new TypeError(`${option} must be a non-empty string`);
-  return value;
-}
+/** Most seed tasks a mock takes. */
+export const MAX_SEED_TASKS = 10_000;
 
-function requireFils(amount: unknown, option: string): number {
-  if (!kwd.isValid(amount)) {
-    throw new RangeError(`${option} must be a KWD amount (number or decimal text, at most 3 decimals)`);
-  }
-  const fils = kwd.toFils(amount);
-  if (fils < 0) throw new RangeError(`${option} must not be negative`);
-  return fils;
-}
+/** The `<what>` of an amount of the options (a balance, a fee). */
+const AMOUNT = 'a KWD amount ≥ 0 with at most 3 decimals, like 2.5 or "2.500"';
 
-function requirePoint(point: unknown, option: string): MockPoint {
-  const candidate = point as Partial<MockPoint> | null;
-  const { latitude, longitude } = candidate ?? {};
-  if (
-    typeof latitude !== 'number' ||
-    typeof longitude !== 'number' ||
-    !(Math.abs(latitude) <= 90) ||
-    !(Math.abs(longitude) <= 180)
-  ) {
-    throw new RangeError(`${option} must be { latitude: −90…90, longitude: −180…180 }`);
-  }
-  return Object.freeze({ latitude, longitude });
-}
+const text = accepted<string>(
+  (value) => typeof value === 'string' && value.trim() !== '',
+  'a non-empty string',
+);
 
-function resolveBranches(branches: ReadonlyArray<MockBranch>): readonly Branch[] {
-  if (!Array.isArray(branches)) throw new TypeError('branches must be an array of names or { name } objects');
-  const names = new Set<string>();
-  return Object.freeze(
-    branches.map((branch, index): Branch => {
-      const resolved: Branch =
-        typeof branch === 'string'
-          ? { id: `branch-${index + 1}`, name: branch }
-          : { id: `branch-${index + 1}`, ...branch };
-      const name = requireText(resolved.name, `branches[${index}].name`);
-      if (names.has(name)) throw new RangeError(`branches: the name ${JSON.stringify(name)} is used twice`);
-      names.add(name);
-      return structuredClone(resolved);
-    }),
+const amount = accepted<KwdAmount>((value) => kwd.isValid(value) && kwd.compare(value, 0) >= 0, AMOUNT);
+
+/** A latitude (`limit` 90) or longitude (180), decimal degrees. */
+const degrees = (limit: number) =>
+  accepted<number>(
+    (value) => typeof value === 'number' && Math.abs(value) <= limit,
+    `a number from -${limit} to ${limit}`,
   );
+
+/** `value` as the normalised webhook URL: an absolute http(s) URL; `undefined` for anything else. */
+function webhookHref(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-/** @throws {TypeError} naming `webhookUrl` for anything but an absolute http(s) URL or `undefined`. */
+/** Whether `value` is a base URL the mock serves under (see `serviceAddress`). */
+function isBaseUrl(value: unknown): value is string {
+  try {
+    return typeof value === 'string' && serviceAddress(value) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Branch names (a string, or an object's `name`) non-empty and unique, each refused at its path. */
+const uniqueBranchNames = z.check<MockBranch[]>((payload) => {
+  const names = new Set<string>();
+  for (const [index, branch] of payload.value.entries()) {
+    const name = typeof branch === 'string' ? branch : branch.name;
+    const path = typeof branch === 'string' ? [index] : [index, 'name'];
+    const fault =
+      typeof name !== 'string' || name.trim() === ''
+        ? 'a non-empty string'
+        : names.has(name)
+          ? 'a name no other branch has'
+          : undefined;
+    if (fault !== undefined) {
+      payload.issues.push({ code: 'custom', path, message: fault, input: name });
+      return;
+    }
+    names.add(name);
+  }
+});
+
+/** Seed ids unique among the seed tasks. */
+const uniqueSeedIds = z.check<ReadSeedTask[]>((payload) => {
+  const ids = new Set<unknown>();
+  for (const [index, seed] of payload.value.entries()) {
+    if (seed.id !== undefined && ids.has(seed.id)) {
+      payload.issues.push({
+        code: 'custom',
+        path: [index, 'id'],
+        message: 'an id no other seed task has',
+        input: seed.id,
+      });
+      return;
+    }
+    ids.add(seed.id);
+  }
+});
+
+const SEEDS = `an array of at most ${MAX_SEED_TASKS} seed tasks`;
+
+/** The shape of {@link MockDeliveryServiceOptions}, {@link MOCK_DEFAULTS} applied (not `now`). */
+const MockOptionsSchema = optionsObject(
+  {
+    apiKey: z.optional(text),
+    sellerId: z.optional(text),
+    baseUrl: z.optional(
+      accepted<string>(isBaseUrl, 'an absolute http(s) URL without query, fragment or credentials'),
+    ),
+    account: z.optional(optionsObject({ type: oneOf(['wallet', 'invoice']), balance: z.optional(amount) })),
+    branches: z.optional(
+      z.readonly(
+        z
+          .array(
+            accepted<MockBranch>(
+              (value) => typeof value === 'string' || isObject(value),
+              'a branch name or a { name, … } object',
+            ),
+            'an array of branch names or { name, … } objects',
+          )
+          .check(uniqueBranchNames),
+      ),
+    ),
+    pricing: z.optional(
+      optionsObject({ baseFee: z.optional(amount), perKm: z.optional(amount) }, MOCK_DEFAULTS.pricing),
+    ),
+    origin: z.optional(optionsObject({ latitude: degrees(90), longitude: degrees(180) })),
+    webhookUrl: z.optional(
+      accepted<string>((value) => webhookHref(value) !== undefined, 'an absolute http(s) URL'),
+    ),
+    createStatus: z.optional(accepted<200 | 201>((value) => value === 200 || value === 201, '200 or 201')),
+    now: z.optional(
+      accepted<() => Date>((value) => typeof value === 'function', 'a function returning a Date'),
+    ),
+    tasks: z.optional(
+      z
+        .array(
+          z.looseObject(
+            { id: z.optional(text), status: z.optional(oneOf(TASK_STATUSES)) },
+            'an object (a POST tasks body with optional id and status)',
+          ),
+          SEEDS,
+        )
+        .check(z.maxLength(MAX_SEED_TASKS, SEEDS), uniqueSeedIds),
+    ),
+    recordLimit: upTo(1),
+    taskLimit: upTo(1),
+  },
+  MOCK_DEFAULTS,
+);
+
+/**
+ * The absolute http(s) URL `webhookUrl`, normalised, or `undefined` for `undefined` (`setWebhookUrl`).
+ * @throws {TypeError} naming `webhookUrl` for anything else.
+ */
 export function resolveWebhookUrl(webhookUrl: unknown): string | undefined {
   if (webhookUrl === undefined) return undefined;
-  try {
-    const url = new URL(requireText(webhookUrl, 'webhookUrl'));
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
-  } catch {
-    // Reported below.
-  }
-  throw new TypeError('webhookUrl must be an absolute http(s) URL');
+  const href = webhookHref(webhookUrl);
+  if (href === undefined) throw new TypeError('webhookUrl must be an absolute http(s) URL');
+  return href;
 }
 
 /**
- * Checks the options and fills in {@link MOCK_DEFAULTS}. @throws {TypeError} / {RangeError} naming the option
- * (never the key).
+ * `options` read by the mock's options schema, {@link MOCK_DEFAULTS} filled in; the seed tasks' bodies are
+ * left to `seedRecords`.
+ * @throws {ConfigurationError} for an unknown or invalid option, `option` its path (`account.type`,
+ * `branches.2.name`, `taskLimit`), the message `Invalid <path>: expected <what>, got <value>` (the API key
+ * and seller id shown only by their kind and length); `taskLimit` below the number of seed tasks.
  */
 export function resolveOptions(options: MockDeliveryServiceOptions = {}): ServiceConfig {
-  const account = options.account ?? MOCK_DEFAULTS.account;
-  if (account.type !== 'wallet' && account.type !== 'invoice') {
-    throw new TypeError("account.type must be 'wallet' or 'invoice'");
+  const read = readOptions(MockOptionsSchema, options);
+  const { account, pricing, origin, taskLimit } = read;
+  const seeds = read.tasks ?? [];
+  if (seeds.length > taskLimit) {
+    throw invalidOption('taskLimit', `an integer ≥ the number of seed tasks (${seeds.length})`, taskLimit);
   }
-  const createStatus = options.createStatus ?? MOCK_DEFAULTS.createStatus;
-  if (createStatus !== 200 && createStatus !== 201) throw new RangeError('createStatus must be 200 or 201');
-  const now = options.now ?? (() => new Date());
-  if (typeof now !== 'function') throw new TypeError('now must be a function returning a Date');
-  const recordLimit = options.recordLimit ?? MOCK_DEFAULTS.recordLimit;
-  if (!Number.isSafeInteger(recordLimit) || recordLimit < 1) {
-    throw new RangeError(`recordLimit must be a positive integer, got ${String(recordLimit)}`);
+  if (account.type === 'wallet' && account.balance === undefined) {
+    throw invalidOption('account.balance', AMOUNT, undefined);
   }
-  const taskLimit = options.taskLimit ?? MOCK_DEFAULTS.taskLimit;
-  if (!Number.isSafeInteger(taskLimit) || taskLimit < 1) {
-    throw new RangeError(`taskLimit must be a positive integer, got ${String(taskLimit)}`);
-  }
-  const seeds = options.tasks?.length ?? 0;
-  if (seeds > taskLimit) throw new RangeError(`taskLimit (${taskLimit}) is below the ${seeds} seed tasks`);
   return Object.freeze({
-    apiKey: requireText(options.apiKey ?? MOCK_DEFAULTS.apiKey, 'apiKey'),
-    sellerId: requireText(options.sellerId ?? MOCK_DEFAULTS.sellerId, 'sellerId'),
-    address: serviceAddress(requireText(options.baseUrl ?? MOCK_DEFAULTS.baseUrl, 'baseUrl')),
+    apiKey: read.apiKey,
+    sellerId: read.sellerId,
+    address: serviceAddress(read.baseUrl),
     accountType: account.type,
-    openingBalanceFils: account.type === 'wallet' ? requireFils(account.balance, 'account.balance') : 0,
-    fees: Object.freeze({
-      baseFeeFils: requireFils(options.pricing?.baseFee ?? MOCK_DEFAULTS.pricing.baseFee, 'pricing.baseFee'),
-      perKmFils: requireFils(options.pricing?.perKm ?? MOCK_DEFAULTS.pricing.perKm, 'pricing.perKm'),
-    }),
-    origin: requirePoint(options.origin ?? MOCK_DEFAULTS.origin, 'origin'),
-    branches: resolveBranches(options.branches ?? MOCK_DEFAULTS.branches),
-    webhookUrl: resolveWebhookUrl(options.webhookUrl),
-    createStatus,
-    now,
-    recordLimit,
+    openingBalanceFils: account.type === 'wallet' ? kwd.toFils(account.balance ?? 0) : 0,
+    fees: Object.freeze({ baseFeeFils: kwd.toFils(pricing.baseFee), perKmFils: kwd.toFils(pricing.perKm) }),
+    origin: Object.freeze({ latitude: origin.latitude, longitude: origin.longitude }),
+    branches: Object.freeze(
+      read.branches.map(
+        (branch, index): Branch =>
+          structuredClone(
+            typeof branch === 'string'
+              ? { id: `branch-${index + 1}`, name: branch }
+              : { id: `branch-${index + 1}`, ...branch },
+          ),
+      ),
+    ),
+    webhookUrl: webhookHref(read.webhookUrl),
+    createStatus: read.createStatus,
+    now: read.now ?? (() => new Date()),
+    recordLimit: read.recordLimit,
     taskLimit,
+    seeds,
   });
 }

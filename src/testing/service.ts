@@ -80,7 +80,7 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
     };
     this.#log = new RequestLog(config.recordLimit);
     this.#webhookDeliveries = new WebhookDeliveryLog(config.recordLimit);
-    this.#seeds = Object.freeze(seedRecords(this.#state, options?.tasks ?? []));
+    this.#seeds = Object.freeze(seedRecords(this.#state, config.seeds));
     this.#plantSeeds();
     this.handlers = Object.freeze(
       createHandlers({
@@ -290,7 +290,10 @@ class MockDeliveryServiceImpl implements MockDeliveryService {
  * afterAll(() => mock.close());
  * ```
  * @param options see {@link MockDeliveryServiceOptions}; every option has a default ({@link MOCK_DEFAULTS}).
- * @throws {TypeError} / {RangeError} for invalid options, naming the option (never echoing the API key).
+ * @throws {ConfigurationError} for an unknown or invalid option: `option` its path (`account.type`,
+ * `branches.2.name`, `tasks.0.status`, `taskLimit`), the message `Invalid <path>: expected <what>, got
+ * <value>` (the API key and seller id shown only by their kind and length). `checkMockOptions` checks
+ * options the same way without making a mock.
  */
 export function createMockDeliveryService(options?: MockDeliveryServiceOptions): MockDeliveryService {
   return new MockDeliveryServiceImpl(options);

@@ -47,7 +47,7 @@ export type MockSeedTask = TaskCreateParams & {
   status?: TaskStatus;
 };
 
-/** Options of `createMockDeliveryService`. Every option is optional. */
+/** Options of `createMockDeliveryService`. Every option is optional; an unknown one is refused. */
 export interface MockDeliveryServiceOptions {
   /** API key the mock accepts in `Authorization: apikey <apiKey>`. Default `'test-api-key'`. */
   apiKey?: string;
@@ -72,7 +72,10 @@ export interface MockDeliveryServiceOptions {
   createStatus?: 200 | 201;
   /** Clock of timestamps, ids and top-up expiry. Default `() => new Date()`. */
   now?: () => Date;
-  /** {@link MockSeedTask}s, oldest first; a bad one throws `TypeError` naming the field. Default none. */
+  /**
+   * {@link MockSeedTask}s, oldest first, at most 10 000; a bad one throws `ConfigurationError` naming the
+   * field (`Invalid tasks.2.status: …`). Default none.
+   */
   tasks?: ReadonlyArray<MockSeedTask>;
   /**
    * Requests and webhook deliveries kept each, the oldest dropped first: a positive integer. Default

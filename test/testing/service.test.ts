@@ -1,6 +1,12 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createMockDeliveryService, MOCK_DEFAULTS } from '../../src/testing.js';
+import { ConfigurationError } from '../../src/index.js';
+import {
+  checkMockOptions,
+  createMockDeliveryService,
+  MOCK_DEFAULTS,
+  type MockDeliveryServiceOptions,
+} from '../../src/testing.js';
 import { callService, createTask, credentials, taskBody } from './calls.js';
 
 describe('a mock with the default options', () => {
@@ -218,28 +224,136 @@ describe('the handlers of a mock in a server of your own', () => {
   });
 });
 
+/** [options, option, message]: each bad option of the mock throws `ConfigurationError` in the one form. */
+const BAD_OPTIONS: ReadonlyArray<[unknown, string, string]> = [
+  ['all', 'options', 'Invalid options: expected an object, got "all"'],
+  [{ apiKey: '' }, 'apiKey', 'Invalid apiKey: expected a non-empty string, got a string of 0 characters'],
+  [{ sellerId: 7 }, 'sellerId', 'Invalid sellerId: expected a non-empty string, got a number'],
+  [
+    { baseUrl: 'delivery.test' },
+    'baseUrl',
+    'Invalid baseUrl: expected an absolute http(s) URL without query, fragment or credentials, got "delivery.test"',
+  ],
+  [
+    { baseUrl: 'https://delivery.test/?a=1' },
+    'baseUrl',
+    'Invalid baseUrl: expected an absolute http(s) URL without query, fragment or credentials, got "https://delivery.test/?a=1"',
+  ],
+  [{ account: 'wallet' }, 'account', 'Invalid account: expected an object, got "wallet"'],
+  [
+    { account: { type: 'credit' } },
+    'account.type',
+    "Invalid account.type: expected 'wallet' or 'invoice', got \"credit\"",
+  ],
+  [
+    { account: { type: 'wallet', balance: -1 } },
+    'account.balance',
+    'Invalid account.balance: expected a KWD amount ≥ 0 with at most 3 decimals, like 2.5 or "2.500", got -1',
+  ],
+  [
+    { account: { type: 'wallet', balance: 1.2345 } },
+    'account.balance',
+    'Invalid account.balance: expected a KWD amount ≥ 0 with at most 3 decimals, like 2.5 or "2.500", got 1.2345',
+  ],
+  [
+    { account: { type: 'wallet' } },
+    'account.balance',
+    'Invalid account.balance: expected a KWD amount ≥ 0 with at most 3 decimals, like 2.5 or "2.500", got nothing',
+  ],
+  [
+    { account: { type: 'wallet', balance: 5, limit: 1 } },
+    'account.limit',
+    'Invalid account.limit: expected a known option, got 1',
+  ],
+  [
+    { pricing: { perKm: 'abc' } },
+    'pricing.perKm',
+    'Invalid pricing.perKm: expected a KWD amount ≥ 0 with at most 3 decimals, like 2.5 or "2.500", got "abc"',
+  ],
+  [
+    { origin: { latitude: 91, longitude: 0 } },
+    'origin.latitude',
+    'Invalid origin.latitude: expected a number from -90 to 90, got 91',
+  ],
+  [
+    { origin: { latitude: 29 } },
+    'origin.longitude',
+    'Invalid origin.longitude: expected a number from -180 to 180, got nothing',
+  ],
+  [
+    { branches: 'Salmiya' },
+    'branches',
+    'Invalid branches: expected an array of branch names or { name, … } objects, got "Salmiya"',
+  ],
+  [
+    { branches: ['A', 'B', { id: 'c' }] },
+    'branches.2.name',
+    'Invalid branches.2.name: expected a non-empty string, got nothing',
+  ],
+  [{ branches: ['A', ' '] }, 'branches.1', 'Invalid branches.1: expected a non-empty string, got " "'],
+  [
+    { branches: ['A', 7] },
+    'branches.1',
+    'Invalid branches.1: expected a branch name or a { name, … } object, got 7',
+  ],
+  [
+    { branches: ['A', { name: 'A' }] },
+    'branches.1.name',
+    'Invalid branches.1.name: expected a name no other branch has, got "A"',
+  ],
+  [
+    { webhookUrl: 'mailto:a@b.test' },
+    'webhookUrl',
+    'Invalid webhookUrl: expected an absolute http(s) URL, got "mailto:a@b.test"',
+  ],
+  [{ createStatus: 204 }, 'createStatus', 'Invalid createStatus: expected 200 or 201, got 204'],
+  [{ now: 'today' }, 'now', 'Invalid now: expected a function returning a Date, got "today"'],
+  [{ tasks: {} }, 'tasks', 'Invalid tasks: expected an array of at most 10000 seed tasks, got an object'],
+  [{ recordLimit: 0 }, 'recordLimit', 'Invalid recordLimit: expected an integer ≥ 1, got 0'],
+  [{ taskLimit: 1.5 }, 'taskLimit', 'Invalid taskLimit: expected an integer ≥ 1, got 1.5'],
+  [
+    { taskLimit: 1, tasks: [{ id: 'a' }, { id: 'b' }] },
+    'taskLimit',
+    'Invalid taskLimit: expected an integer ≥ the number of seed tasks (2), got 1',
+  ],
+  [{ taskLimt: 5 }, 'taskLimt', 'Invalid taskLimt: expected a known option (did you mean taskLimit?), got 5'],
+];
+
 describe('createMockDeliveryService options', () => {
-  it('refuses invalid options, naming the option', () => {
-    expect(() => createMockDeliveryService({ apiKey: '' })).toThrow(/apiKey/);
-    expect(() => createMockDeliveryService({ baseUrl: 'delivery.test' })).toThrow(/baseUrl/);
-    expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: -1 } })).toThrow(
-      /account.balance/,
+  it.each(BAD_OPTIONS)('refuses %j as ConfigurationError naming %s', (options, option, message) => {
+    const build = () => createMockDeliveryService(options as MockDeliveryServiceOptions);
+    expect(build).toThrow(ConfigurationError);
+    expect(build).toThrow(expect.objectContaining({ option, message }));
+    // The same check, without building a mock.
+    expect(() => checkMockOptions(options as MockDeliveryServiceOptions)).toThrow(
+      expect.objectContaining({ option, message }),
     );
-    expect(() => createMockDeliveryService({ account: { type: 'wallet', balance: 1.2345 } })).toThrow(
-      /account.balance/,
-    );
-    expect(() => createMockDeliveryService({ pricing: { perKm: 'abc' } })).toThrow(/pricing.perKm/);
-    expect(() => createMockDeliveryService({ origin: { latitude: 91, longitude: 0 } })).toThrow(/origin/);
-    expect(() => createMockDeliveryService({ webhookUrl: 'mailto:a@b.test' })).toThrow(/webhookUrl/);
-    expect(() => createMockDeliveryService({ branches: ['A', { name: 'A' }] })).toThrow(/used twice/);
-    // @ts-expect-error: 204 is not a create status.
-    expect(() => createMockDeliveryService({ createStatus: 204 })).toThrow(/createStatus/);
   });
 
-  it('does not echo a rejected API key', () => {
-    const secret = '   ';
-    expect(() => createMockDeliveryService({ apiKey: secret })).toThrow(
-      /^apiKey must be a non-empty string$/,
+  it('shows a rejected API key or seller id only by its kind and length', () => {
+    expect(() => createMockDeliveryService({ apiKey: '   ' })).toThrow(
+      expect.objectContaining({
+        option: 'apiKey',
+        message: 'Invalid apiKey: expected a non-empty string, got a string of 3 characters',
+      }),
     );
+    expect(() => createMockDeliveryService({ sellerId: '\t' })).toThrow(
+      expect.objectContaining({
+        option: 'sellerId',
+        message: 'Invalid sellerId: expected a non-empty string, got a string of 1 characters',
+      }),
+    );
+  });
+
+  it('checkMockOptions accepts what the mock accepts, and builds nothing', () => {
+    expect(checkMockOptions()).toBeUndefined();
+    expect(
+      checkMockOptions({
+        account: { type: 'invoice' },
+        branches: ['North', { name: 'South', id: 's' }],
+        tasks: [{ id: 'seed-1', status: 'accepted' }],
+        webhookUrl: 'http://127.0.0.1:9/hooks',
+      }),
+    ).toBeUndefined();
   });
 });

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeliveryClient, NotFoundError } from '../../src/index.js';
-import { createMockDeliveryService, type MockDeliveryService } from '../../src/testing.js';
+import { ConfigurationError, DeliveryClient, NotFoundError } from '../../src/index.js';
+import {
+  createMockDeliveryService,
+  type MockDeliveryService,
+  type MockDeliveryServiceOptions,
+} from '../../src/testing.js';
 
 let mock: MockDeliveryService | undefined;
 afterEach(() => mock?.close());
@@ -52,14 +56,18 @@ describe('the task limit of the mock', () => {
   });
 
   it('refuses a limit that is not a positive integer or is below the seed tasks', () => {
-    expect(() => createMockDeliveryService({ taskLimit: 0 })).toThrow(
-      /taskLimit must be a positive integer, got 0/,
-    );
-    expect(() => createMockDeliveryService({ taskLimit: 1.5 })).toThrow(
-      /taskLimit must be a positive integer/,
-    );
-    expect(() => createMockDeliveryService({ taskLimit: 1, tasks: [{ id: 'a' }, { id: 'b' }] })).toThrow(
-      /taskLimit \(1\) is below the 2 seed tasks/,
-    );
+    const cases: Array<[MockDeliveryServiceOptions, string]> = [
+      [{ taskLimit: 0 }, 'Invalid taskLimit: expected an integer ≥ 1, got 0'],
+      [{ taskLimit: 1.5 }, 'Invalid taskLimit: expected an integer ≥ 1, got 1.5'],
+      [
+        { taskLimit: 1, tasks: [{ id: 'a' }, { id: 'b' }] },
+        'Invalid taskLimit: expected an integer ≥ the number of seed tasks (2), got 1',
+      ],
+    ];
+    for (const [options, message] of cases) {
+      const build = () => createMockDeliveryService(options);
+      expect(build).toThrow(ConfigurationError);
+      expect(build).toThrow(expect.objectContaining({ option: 'taskLimit', message }));
+    }
   });
 });

@@ -3,7 +3,13 @@
  * its `option` the path, and never shows a secret.
  */
 import { ConfigurationError, DeliveryClient } from 'delivery-task-sdk';
+import {
+  checkMockOptions,
+  createMockDeliveryService,
+  type MockDeliveryServiceOptions,
+} from 'delivery-task-sdk/testing';
 import { createWebhookHandler, type WebhookHandlerOptions } from 'delivery-task-sdk/webhooks';
+import type { Sandbox } from 'delivery-task-tools/sandbox';
 import { describe, expect, it } from 'vitest';
 import { type McpPolicy, resolvePolicy } from '../src/mcp/policy.js';
 
@@ -58,11 +64,45 @@ const TABLE: readonly [string, string, () => unknown][] = [
   ['resolvePolicy', 'policy.storeTimeoutMs', () => resolvePolicy(client, { storeTimeoutMs: 0 })],
   ['resolvePolicy', 'policy.now', () => resolvePolicy(client, { now: 5 } as unknown as McpPolicy)],
   ['resolvePolicy', 'policy', () => resolvePolicy(client, 'all' as McpPolicy)],
+  ['createMockDeliveryService', 'options', () => createMockDeliveryService(5 as MockDeliveryServiceOptions)],
+  [
+    'createMockDeliveryService',
+    'account.type',
+    () => createMockDeliveryService({ account: { type: 'prepaid' } as never }),
+  ],
+  [
+    'createMockDeliveryService',
+    'branches.2.name',
+    () => createMockDeliveryService({ branches: ['A', 'B', { name: '' }] }),
+  ],
+  ['createMockDeliveryService', 'taskLimit', () => createMockDeliveryService({ taskLimit: 0 })],
+  [
+    'createMockDeliveryService',
+    'taskLimit',
+    () => createMockDeliveryService({ taskLimit: 1, tasks: [{}, {}] }),
+  ],
+  ['createMockDeliveryService', 'webhookUrl', () => createMockDeliveryService({ webhookUrl: '/hooks' })],
+  ['createMockDeliveryService', 'apiKey', () => createMockDeliveryService({ apiKey: [API_KEY] as never })],
+  ['createMockDeliveryService', 'sellerId', () => createMockDeliveryService({ sellerId: ' ' })],
+  [
+    'createMockDeliveryService',
+    'tasks.0.status',
+    () => createMockDeliveryService({ tasks: [{ status: 'lost' as never }] }),
+  ],
+  [
+    'createMockDeliveryService',
+    'tasks.0.sellerId',
+    () => createMockDeliveryService({ tasks: [{ sellerId: SELLER_ID }] }),
+  ],
+  ['createMockDeliveryService', 'recordLimt', () => createMockDeliveryService({ recordLimt: 5 } as never)],
+  ['checkMockOptions', 'origin.latitude', () => checkMockOptions({ origin: { latitude: 99, longitude: 0 } })],
 ];
 
-function thrownBy(build: () => unknown): unknown {
+/** What `build` throws (or its promise rejects with); a sandbox it started after all is closed. */
+async function thrownBy(build: () => unknown): Promise<unknown> {
   try {
-    build();
+    const built = await build();
+    await (built as Partial<Sandbox> | undefined)?.close?.();
   } catch (error) {
     return error;
   }
@@ -70,8 +110,8 @@ function thrownBy(build: () => unknown): unknown {
 }
 
 describe('options errors', () => {
-  it.each(TABLE)('%s: %s has the one form', (_entry, path, build) => {
-    const error = thrownBy(build);
+  it.each(TABLE)('%s: %s has the one form', async (_entry, path, build) => {
+    const error = await thrownBy(build);
     expect(error).toBeInstanceOf(ConfigurationError);
     const { option, message } = error as ConfigurationError;
     expect(option).toBe(path);

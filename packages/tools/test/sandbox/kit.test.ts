@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { ConfigurationError } from 'delivery-task-sdk';
 import { createMockDeliveryService, MOCK_DEFAULTS, type MockSeedTask } from 'delivery-task-sdk/testing';
 import { parseSandboxSeed, type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -58,7 +59,7 @@ describe('startSandbox', () => {
     );
     await expect(startSandbox({ webhookUrl: 'mailto:x@y.z' })).rejects.toThrow(/webhookUrl/);
     await expect(startSandbox({ tasks: [{ status: 'lost' } as unknown as MockSeedTask] })).rejects.toThrow(
-      /^tasks\[0\]\.status: /,
+      /^Invalid tasks\.0\.status: /,
     );
   });
 
@@ -182,30 +183,55 @@ describe('seed tasks of the mock', () => {
     expect(mock.tasks).toEqual(before);
   });
 
-  it('are rejected with a message that names the task and the field', () => {
-    const cases: Array<[unknown, RegExp]> = [
-      [[{ deliveryLocation: { latitude: 95, longitude: 48 } }], /^tasks\[0\]\.deliveryLocation\.latitude: /],
-      [[{}, { totalAmount: '1.2345' }], /^tasks\[1\]\.totalAmount: /],
-      [[{ status: 'inprogress' }], /^tasks\[0\]\.status: must be one of pending, requested, accepted/],
-      [[{ id: '' }], /^tasks\[0\]\.id: must be a non-empty string/],
-      [[{ id: 'x' }, { id: 'x' }], /^tasks\[1\]\.id: "x" is used twice/],
-      [[{ sellerId: 'someone-else' }], /^tasks\[0\]\.sellerId: must equal the mock's seller id/],
+  it('are rejected as ConfigurationError naming the task and the field', () => {
+    const AMOUNT = 'KWD decimal text with at most 3 decimals, like "12.500"';
+    const STATUSES =
+      "'pending', 'requested', 'accepted', 'pickedup', 'enroute', 'delivered', 'cancelled', 'rejected' or 'failed'";
+    const cases: Array<[unknown, string, string]> = [
+      [
+        [{ deliveryLocation: { latitude: 95, longitude: 48 } }],
+        'tasks.0.deliveryLocation.latitude',
+        'expected a number ≤ 90, got 95',
+      ],
+      [[{}, { totalAmount: '1.2345' }], 'tasks.1.totalAmount', `expected ${AMOUNT}, got "1.2345"`],
+      [[{ orderNumber: 5 }], 'tasks.0.orderNumber', 'expected a string, got 5'],
+      [[{ orderNumbr: 'X' }], 'tasks.0.orderNumbr', 'expected a field of a POST tasks body, got "X"'],
+      [[{ status: 'inprogress' }], 'tasks.0.status', `expected ${STATUSES}, got "inprogress"`],
+      [[{ id: '' }], 'tasks.0.id', 'expected a non-empty string, got ""'],
+      [[{ id: 'x' }, { id: 'x' }], 'tasks.1.id', 'expected an id no other seed task has, got "x"'],
+      [
+        [{ sellerId: 'someone-else' }],
+        'tasks.0.sellerId',
+        "expected the mock's seller id (or none), got a string of 12 characters",
+      ],
       [
         [{ selectedBranch: 'Jahra' }],
-        /^tasks\[0\]\.selectedBranch: selectedBranch is only used with customPickup: true/,
+        'tasks.0.selectedBranch',
+        'expected a value a POST tasks body takes (selectedBranch is only used with customPickup: true), got "Jahra"',
       ],
       [
         [{ customPickup: true, selectedBranch: 'Mars' }],
-        /^tasks\[0\]\.selectedBranch: unknown branch "Mars"/,
+        'tasks.0.selectedBranch',
+        'expected the name of a branch ("Kuwait City", "Salmiya", "Jahra"), got "Mars"',
       ],
-      [['ORD-1'], /^tasks\[0\]: must be an object/],
-      ['not an array', /^tasks must be an array/],
+      [
+        ['ORD-1'],
+        'tasks.0',
+        'expected an object (a POST tasks body with optional id and status), got "ORD-1"',
+      ],
+      ['not an array', 'tasks', 'expected an array of at most 10000 seed tasks, got "not an array"'],
+      [
+        Array.from({ length: 10_001 }, () => ({})),
+        'tasks',
+        'expected an array of at most 10000 seed tasks, got an array',
+      ],
     ];
-    for (const [tasks, message] of cases) {
-      expect(
-        () => createMockDeliveryService({ tasks: tasks as MockSeedTask[] }),
-        JSON.stringify(tasks),
-      ).toThrow(message);
+    for (const [tasks, option, expected] of cases) {
+      const build = () => createMockDeliveryService({ tasks: tasks as MockSeedTask[] });
+      expect(build, option).toThrow(ConfigurationError);
+      expect(build, option).toThrow(
+        expect.objectContaining({ option, message: `Invalid ${option}: ${expected}` }),
+      );
     }
   });
 
@@ -214,7 +240,17 @@ describe('seed tasks of the mock', () => {
       parseSandboxSeed({ branches: ['North'], tasks: [{ customPickup: true, selectedBranch: 'North' }] }),
     ).toEqual({ branches: ['North'], tasks: [{ customPickup: true, selectedBranch: 'North' }] });
     expect(() => parseSandboxSeed({ tasks: [{ customPickup: true, selectedBranch: 'North' }] })).toThrow(
-      /^tasks\[0\]\.selectedBranch: unknown branch "North"/,
+      expect.objectContaining({
+        option: 'tasks.0.selectedBranch',
+        message:
+          'Invalid tasks.0.selectedBranch: expected the name of a branch ("Kuwait City", "Salmiya", "Jahra"), got "North"',
+      }),
+    );
+    expect(() => parseSandboxSeed({ branches: [{ id: 'b1' }] })).toThrow(
+      expect.objectContaining({
+        option: 'branches.0.name',
+        message: 'Invalid branches.0.name: expected a non-empty string, got nothing',
+      }),
     );
     expect(() => parseSandboxSeed(null)).toThrow(/must be a JSON object/);
     expect(() => parseSandboxSeed({ branches: 'North' })).toThrow(/^branches must be an array/);
@@ -253,7 +289,10 @@ describe('the record limit of the mock', () => {
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
     expect(() => createMockDeliveryService({ recordLimit: 0 })).toThrow(
-      /recordLimit must be a positive integer/,
+      expect.objectContaining({
+        option: 'recordLimit',
+        message: 'Invalid recordLimit: expected an integer ≥ 1, got 0',
+      }),
     );
   });
 });
