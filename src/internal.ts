@@ -31,6 +31,7 @@ export {
   checkAllowedHosts,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
+  isAllowedHost,
   listenOn,
   readBody,
   requestTarget,

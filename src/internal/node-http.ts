@@ -115,18 +115,22 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** Whether `name` can be an entry of `allowedHosts`: a host name or IPv6 address without a port, or `'*'`. */
+export function isAllowedHost(name: unknown): name is string {
+  return (
+    typeof name === 'string' && (name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
+  );
+}
+
 /**
- * Checks the `allowedHosts` of the mock's HTTP server or of the sandbox: host names without a port, or
- * `'*'`.
+ * Checks the `allowedHosts` of the mock's HTTP server: host names without a port, or `'*'` (see
+ * {@link isAllowedHost}).
  * @throws {TypeError} naming the first entry of `hosts` that is not a host name without port, nor `'*'`.
  */
 export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
   if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
   for (const name of hosts) {
-    if (
-      typeof name !== 'string' ||
-      !(name === '*' || /^[A-Za-z0-9._-]{1,253}$/.test(name) || isIP(name) === 6)
-    ) {
+    if (!isAllowedHost(name)) {
       throw new TypeError(
         `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
       );

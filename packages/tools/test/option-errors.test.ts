@@ -9,7 +9,7 @@ import {
   type MockDeliveryServiceOptions,
 } from 'delivery-task-sdk/testing';
 import { createWebhookHandler, type WebhookHandlerOptions } from 'delivery-task-sdk/webhooks';
-import type { Sandbox } from 'delivery-task-tools/sandbox';
+import { type Sandbox, type SandboxOptions, startSandbox } from 'delivery-task-tools/sandbox';
 import { describe, expect, it } from 'vitest';
 import { type McpPolicy, resolvePolicy } from '../src/mcp/policy.js';
 
@@ -96,6 +96,21 @@ const TABLE: readonly [string, string, () => unknown][] = [
   ],
   ['createMockDeliveryService', 'recordLimt', () => createMockDeliveryService({ recordLimt: 5 } as never)],
   ['checkMockOptions', 'origin.latitude', () => checkMockOptions({ origin: { latitude: 99, longitude: 0 } })],
+  ['startSandbox', 'options', () => startSandbox([] as SandboxOptions)],
+  ['startSandbox', 'port', () => startSandbox({ port: -1 })],
+  ['startSandbox', 'host', () => startSandbox({ host: '' })],
+  ['startSandbox', 'host', () => startSandbox({ host: '192.0.2.1' })],
+  ['startSandbox', 'controlToken', () => startSandbox({ controlToken: `${API_KEY} x` })],
+  ['startSandbox', 'allowedHosts', () => startSandbox({ allowedHosts: 'sandbox' as never })],
+  ['startSandbox', 'allowedHosts.1', () => startSandbox({ allowedHosts: ['sandbox', 'a:80'] })],
+  ['startSandbox', 'maxEventClients', () => startSandbox({ maxEventClients: 0 })],
+  ['startSandbox', 'maxEventBufferedBytes', () => startSandbox({ maxEventBufferedBytes: 1.5 })],
+  ['startSandbox', 'autoAdvanceMs', () => startSandbox({ autoAdvanceMs: 9 })],
+  ['startSandbox', 'maxBodyBytes', () => startSandbox({ maxBodyBytes: 0 })],
+  ['startSandbox', 'recordLimit', () => startSandbox({ recordLimit: 0 })],
+  ['startSandbox', 'account.balance', () => startSandbox({ account: { type: 'wallet', balance: -2 } })],
+  ['startSandbox', 'baseUrl', () => startSandbox({ baseUrl: 'http://x.test' } as SandboxOptions)],
+  ['startSandbox', 'controlTokn', () => startSandbox({ controlTokn: 16 } as SandboxOptions)],
 ];
 
 /** What `build` throws (or its promise rejects with); a sandbox it started after all is closed. */

@@ -1,11 +1,11 @@
 /** `delivery-task sandbox` (README "CLI"). */
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { kwd } from 'delivery-task-sdk';
-import { checkAllowedHosts } from 'delivery-task-sdk/internal';
+import { ConfigurationError, kwd } from 'delivery-task-sdk';
+import { isAllowedHost } from 'delivery-task-sdk/internal';
 import { MAX_AUTO_ADVANCE_MS, MIN_AUTO_ADVANCE_MS } from '../sandbox/auto-advance.js';
 import { CONTROL_ENDPOINTS, endpointLines } from '../sandbox/endpoints.js';
-import { checkControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../sandbox/guard.js';
+import { isControlToken, isLoopbackHost, MIN_CONTROL_TOKEN_LENGTH } from '../sandbox/guard.js';
 import { SANDBOX_DEFAULT_PORT, type SandboxOptions, startSandbox } from '../sandbox/sandbox.js';
 import { parseSandboxSeed } from '../sandbox/seed.js';
 import type { CliCommand, CliIo } from './io.js';
@@ -173,9 +173,7 @@ async function sandboxOptionsOf(
   }
   const token = values['control-token'] ?? (env[CONTROL_TOKEN_ENV] || undefined);
   if (token !== undefined) {
-    try {
-      checkControlToken(token);
-    } catch {
+    if (!isControlToken(token)) {
       const source = values['control-token'] === undefined ? CONTROL_TOKEN_ENV : '--control-token';
       throw new UsageError(
         `${source} must be ${MIN_CONTROL_TOKEN_LENGTH} or more visible ASCII characters, without spaces (the value is not shown)`,
@@ -188,10 +186,11 @@ async function sandboxOptionsOf(
     );
   }
   if (values['allow-host'] !== undefined) {
-    try {
-      checkAllowedHosts(values['allow-host']);
-    } catch (error) {
-      throw new UsageError(`--allow-host: ${(error as Error).message.replace(/^allowedHosts: /, '')}`);
+    const bad = values['allow-host'].find((name) => !isAllowedHost(name));
+    if (bad !== undefined) {
+      throw new UsageError(
+        `--allow-host: ${JSON.stringify(bad)} is not a host name without a port (or "*" for any host)`,
+      );
     }
     options.allowedHosts = values['allow-host'];
   }
@@ -247,7 +246,7 @@ export const sandboxCommand: CliCommand = async (argv, io) => {
   try {
     sandbox = await startSandbox(options);
   } catch (error) {
-    if (error instanceof TypeError || error instanceof RangeError) {
+    if (error instanceof ConfigurationError) {
       io.stderr(`delivery-task sandbox: ${error.message} (see delivery-task sandbox --help)\n`);
       return 2;
     }

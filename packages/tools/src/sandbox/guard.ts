@@ -24,20 +24,16 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * @throws {TypeError} unless a string of {@link MIN_CONTROL_TOKEN_LENGTH}…{@link MAX_CONTROL_TOKEN_LENGTH}
- * visible ASCII characters (it travels in a header); the message never contains the token.
+ * Whether `token` can be a control token: a string of {@link MIN_CONTROL_TOKEN_LENGTH} to {@link
+ * MAX_CONTROL_TOKEN_LENGTH} visible ASCII characters, no spaces (it travels in a header).
  */
-export function checkControlToken(token: unknown): asserts token is string {
-  if (
-    typeof token !== 'string' ||
-    token.length < MIN_CONTROL_TOKEN_LENGTH ||
-    token.length > MAX_CONTROL_TOKEN_LENGTH ||
-    !/^[\x21-\x7e]+$/.test(token)
-  ) {
-    throw new TypeError(
-      `controlToken must be ${MIN_CONTROL_TOKEN_LENGTH} to ${MAX_CONTROL_TOKEN_LENGTH} visible ASCII characters (no spaces)`,
-    );
-  }
+export function isControlToken(token: unknown): token is string {
+  return (
+    typeof token === 'string' &&
+    token.length >= MIN_CONTROL_TOKEN_LENGTH &&
+    token.length <= MAX_CONTROL_TOKEN_LENGTH &&
+    /^[\x21-\x7e]+$/.test(token)
+  );
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -49,7 +45,7 @@ export class SandboxGuard {
   /** `Host` values answered besides the sandbox's own (`name:port`), or `'any'`. */
   readonly #allowedHosts: ReadonlySet<string> | 'any';
 
-  /** `token` and `allowedHosts` already checked ({@link checkControlToken}, {@link checkAllowedHosts}). */
+  /** `token` and `allowedHosts` already read by the sandbox's options schema (`option-schema.ts`). */
   constructor(host: string, port: number, token: string | undefined, allowedHosts: readonly string[] = []) {
     const names = new Set(['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host]);
     this.#hosts = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));

@@ -1,7 +1,7 @@
 /** The sandbox's seed document (`delivery-task sandbox --seed <file>`). */
 
 import type { MockBranch, MockSeedTask } from 'delivery-task-sdk/testing';
-import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+import { checkMockOptions } from 'delivery-task-sdk/testing';
 
 /** What a seed document holds; both fields are optional. */
 export interface SandboxSeed {
@@ -24,9 +24,9 @@ const FIELDS = ['branches', 'tasks'];
  * branch and task by the mock's own rules (a task is checked like a `POST tasks` body; its
  * `selectedBranch` must name one of the branches).
  * @returns the document, typed.
- * @throws {TypeError} / {RangeError} naming the first offending field:
- * `tasks[1].deliveryLocation.latitude: …`,
- * `branches[0].name must be a non-empty string`, `unknown field "task"`.
+ * @throws {TypeError} for a document that is not an object of `branches` and `tasks` arrays (`unknown field
+ * "task"`); {ConfigurationError} as `checkMockOptions` for a branch or task, naming it:
+ * `Invalid tasks.1.deliveryLocation.latitude: expected a number ≤ 90, got 95`, `Invalid branches.0.name: …`.
  */
 export function parseSandboxSeed(document: unknown): SandboxSeed {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
@@ -45,7 +45,7 @@ export function parseSandboxSeed(document: unknown): SandboxSeed {
   const checked: SandboxSeed = {};
   if (seed.branches !== undefined) checked.branches = seed.branches as MockBranch[];
   if (seed.tasks !== undefined) checked.tasks = seed.tasks as MockSeedTask[];
-  // The mock checks branches and tasks when it is made; this one is thrown away (it never listens).
-  createMockDeliveryService(checked);
+  // The mock's own rules, without making a mock.
+  checkMockOptions(checked);
   return checked;
 }

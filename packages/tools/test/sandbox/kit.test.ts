@@ -52,15 +52,24 @@ describe('startSandbox', () => {
     expect(inspect(sandbox, { depth: 1 })).not.toContain('kit-secret-key-123');
   });
 
-  it('rejects bad options before it takes a port', async () => {
-    await expect(startSandbox({ port: 70_000 })).rejects.toThrow(RangeError);
-    await expect(startSandbox({ autoAdvanceMs: 5 })).rejects.toThrow(
-      /autoAdvanceMs must be an integer from 10/,
-    );
-    await expect(startSandbox({ webhookUrl: 'mailto:x@y.z' })).rejects.toThrow(/webhookUrl/);
-    await expect(startSandbox({ tasks: [{ status: 'lost' } as unknown as MockSeedTask] })).rejects.toThrow(
-      /^Invalid tasks\.0\.status: /,
-    );
+  it('rejects bad options as ConfigurationError before it takes a port', async () => {
+    const cases: Array<[Parameters<typeof startSandbox>[0], string, string]> = [
+      [{ port: 70_000 }, 'port', 'expected an integer from 0 to 65535, got 70000'],
+      [{ autoAdvanceMs: 5 }, 'autoAdvanceMs', 'expected an integer from 10 to 86400000, got 5'],
+      [{ webhookUrl: 'mailto:x@y.z' }, 'webhookUrl', 'expected an absolute http(s) URL, got "mailto:x@y.z"'],
+      [
+        { tasks: [{ status: 'lost' } as unknown as MockSeedTask] },
+        'tasks.0.status',
+        "expected 'pending', 'requested', 'accepted', 'pickedup', 'enroute', 'delivered', 'cancelled', 'rejected' or 'failed', got \"lost\"",
+      ],
+    ];
+    for (const [options, option, expected] of cases) {
+      const started = startSandbox(options);
+      await expect(started, option).rejects.toThrow(ConfigurationError);
+      await expect(started, option).rejects.toThrow(
+        expect.objectContaining({ option, message: `Invalid ${option}: ${expected}` }),
+      );
+    }
   });
 
   it('answers 413 to a service request whose body is over maxBodyBytes, and stores nothing', async () => {

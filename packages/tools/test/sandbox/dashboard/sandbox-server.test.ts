@@ -309,8 +309,20 @@ describe('exposure', () => {
   });
 
   it('needs a token beyond loopback, checks it on every control call and never echoes it', async () => {
-    await expect(startSandbox({ host: '0.0.0.0' })).rejects.toThrow(/not a loopback address/);
-    await expect(startSandbox({ controlToken: 'short' })).rejects.toThrow(/16 to 1024 visible ASCII/);
+    await expect(startSandbox({ host: '0.0.0.0' })).rejects.toThrow(
+      expect.objectContaining({
+        option: 'host',
+        message:
+          'Invalid host: expected a loopback address (127.0.0.1, localhost, ::1), or a controlToken to guard the control endpoints beyond it, got "0.0.0.0"',
+      }),
+    );
+    await expect(startSandbox({ controlToken: 'short' })).rejects.toThrow(
+      expect.objectContaining({
+        option: 'controlToken',
+        message:
+          'Invalid controlToken: expected 16 to 1024 visible ASCII characters (no spaces), got a string of 5 characters',
+      }),
+    );
     const token = 'sandbox-token-0123456789';
     sandbox = await startSandbox({ controlToken: token });
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Bearer ${token}x`, token]) {
