@@ -263,7 +263,7 @@ const BAD_OPTIONS: ReadonlyArray<[unknown, string, string]> = [
   [
     { account: { type: 'wallet', balance: 5, limit: 1 } },
     'account.limit',
-    'Invalid account.limit: expected a known option, got 1',
+    'Invalid account.limit: expected a known option, got a number',
   ],
   [
     { pricing: { perKm: 'abc' } },
@@ -316,7 +316,11 @@ const BAD_OPTIONS: ReadonlyArray<[unknown, string, string]> = [
     'taskLimit',
     'Invalid taskLimit: expected an integer ≥ the number of seed tasks (2), got 1',
   ],
-  [{ taskLimt: 5 }, 'taskLimt', 'Invalid taskLimt: expected a known option (did you mean taskLimit?), got 5'],
+  [
+    { taskLimt: 5 },
+    'taskLimt',
+    'Invalid taskLimt: expected a known option (did you mean taskLimit?), got a number',
+  ],
 ];
 
 describe('createMockDeliveryService options', () => {

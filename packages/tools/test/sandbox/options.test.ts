@@ -83,12 +83,12 @@ const BAD_OPTIONS: ReadonlyArray<[unknown, string, string]> = [
   [
     { baseUrl: 'http://127.0.0.1:1' },
     'baseUrl',
-    'Invalid baseUrl: expected a known option, got "http://127.0.0.1:1"',
+    'Invalid baseUrl: expected a known option, got a string of 18 characters',
   ],
   [
     { autoAdvance: 100 },
     'autoAdvance',
-    'Invalid autoAdvance: expected a known option (did you mean autoAdvanceMs?), got 100',
+    'Invalid autoAdvance: expected a known option (did you mean autoAdvanceMs?), got a number',
   ],
   [
     { account: { type: 'credit' } },
