@@ -24,13 +24,14 @@ export {
 export { describeIssues, type Parsed } from './internal/issues.js';
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './internal/json.js';
 export {
+  allowedHostsOption,
   answerBadTarget,
   answerBodyTooLarge,
   answerFailure,
   BodyTooLargeError,
-  checkAllowedHosts,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
+  hostOption,
   isAllowedHost,
   listenOn,
   readBody,

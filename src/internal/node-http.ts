@@ -6,6 +6,8 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
+import * as z from 'zod/mini';
+import { accepted } from './option-checks.js';
 
 /** Largest request body read by default: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -122,18 +124,20 @@ export function isAllowedHost(name: unknown): name is string {
   );
 }
 
+/** The `host` option of the mock's HTTP server and of the sandbox: the interface to listen on. */
+export const hostOption = z.optional(
+  accepted<string>((value) => typeof value === 'string' && value.trim() !== '', 'a host name or address'),
+);
+
 /**
- * Checks the `allowedHosts` of the mock's HTTP server: host names without a port, or `'*'` (see
- * {@link isAllowedHost}).
- * @throws {TypeError} naming the first entry of `hosts` that is not a host name without port, nor `'*'`.
+ * The `allowedHosts` option of the mock's HTTP server and of the sandbox: host names without a port, or
+ * `'*'` (see {@link isAllowedHost}).
  */
-export function checkAllowedHosts(hosts: unknown): asserts hosts is readonly string[] {
-  if (!Array.isArray(hosts)) throw new TypeError('allowedHosts must be an array of host names');
-  for (const name of hosts) {
-    if (!isAllowedHost(name)) {
-      throw new TypeError(
-        `allowedHosts: ${JSON.stringify(name)} is not a host name without a port (or "*" for any host)`,
-      );
-    }
-  }
-}
+export const allowedHostsOption = z.optional(
+  z.readonly(
+    z.array(
+      accepted<string>(isAllowedHost, 'a host name without a port, or "*" for any host'),
+      'an array of host names',
+    ),
+  ),
+);

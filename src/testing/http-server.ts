@@ -4,17 +4,20 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getResponse } from 'msw';
 import {
+  allowedHostsOption,
   answerBadTarget,
   answerBodyTooLarge,
   answerFailure,
   BodyTooLargeError,
-  checkAllowedHosts,
   closeServer,
   DEFAULT_MAX_BODY_BYTES,
+  hostOption,
   listenOn,
   readBody,
   requestTarget,
 } from '../internal/node-http.js';
+import { optionsObject, upTo } from '../internal/option-checks.js';
+import { readOptions } from '../internal/read-options.js';
 import { routeOf, type ServiceAddress, segmentsAfterCollection, serviceAddress } from './routes.js';
 import type { MockDeliveryService } from './types.js';
 
@@ -34,6 +37,12 @@ export interface MockHttpServerOptions {
    */
   allowedHosts?: readonly string[];
 }
+
+/** The shape of {@link MockHttpServerOptions}, its defaults applied. */
+const MockHttpServerOptionsSchema = optionsObject(
+  { host: hostOption, port: upTo(0, 65_535), maxBodyBytes: upTo(1), allowedHosts: allowedHostsOption },
+  { host: '127.0.0.1', port: 0, maxBodyBytes: DEFAULT_MAX_BODY_BYTES, allowedHosts: [] },
+);
 
 /** A running HTTP front of a mock. */
 export interface MockHttpServer {
@@ -231,19 +240,19 @@ function refuse(response: ServerResponse): void {
 /**
  * Serves `mock` over HTTP until `close()`; Node.js only. A request whose `Host` is not the server's own
  * (see {@link MockHttpServerOptions.allowedHosts}) gets 403 `FOREIGN_HOST`, its body unread.
- * @throws {RangeError} for a bad `maxBodyBytes`; `TypeError` for a bad `allowedHosts`; `EADDRINUSE`.
+ * @throws {ConfigurationError} for a bad or unknown option, as `Invalid <path>: expected <what>, got <value>`
+ * (`maxBodyBytes`, `allowedHosts.0`, …); the server's `EADDRINUSE`.
  */
 export async function startMockHttpServer(
   mock: MockDeliveryService,
   options: MockHttpServerOptions = {},
 ): Promise<MockHttpServer> {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
-  }
-  const allowed = options.allowedHosts ?? [];
-  checkAllowedHosts(allowed);
-  const host = options.host ?? '127.0.0.1';
+  const {
+    host,
+    port,
+    maxBodyBytes,
+    allowedHosts: allowed,
+  } = readOptions(MockHttpServerOptionsSchema, options);
   const listener = mockRequestListener(mock, maxBodyBytes);
   let hosts: ReadonlySet<string> | 'any' = new Set();
   const server = createServer((request, response) => {
@@ -253,7 +262,7 @@ export async function startMockHttpServer(
     else listener(request, response);
   });
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerConnect(socket));
-  const origin = await listenOn(server, host, options.port ?? 0);
+  const origin = await listenOn(server, host, port);
   hosts = answeredHosts(host, (server.address() as AddressInfo).port, allowed);
   const { pathname } = new URL(mock.baseUrl);
   const path = pathname === '/' ? '' : pathname.replace(/\/$/, '');

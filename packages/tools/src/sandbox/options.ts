@@ -4,9 +4,10 @@
  */
 import {
   accepted,
+  allowedHostsOption,
   DEFAULT_MAX_BODY_BYTES,
+  hostOption,
   invalidOption,
-  isAllowedHost,
   optionsObject,
   readOptions,
   upTo,
@@ -85,23 +86,14 @@ const mockOptions = Object.fromEntries(
 const SandboxOptionsSchema = optionsObject(
   {
     ...mockOptions,
-    host: z.optional(
-      accepted<string>((value) => typeof value === 'string' && value.trim() !== '', 'a host name or address'),
-    ),
+    host: hostOption,
     controlToken: z.optional(
       accepted<string>(
         isControlToken,
         `${MIN_CONTROL_TOKEN_LENGTH} to ${MAX_CONTROL_TOKEN_LENGTH} visible ASCII characters (no spaces)`,
       ),
     ),
-    allowedHosts: z.optional(
-      z.readonly(
-        z.array(
-          accepted<string>(isAllowedHost, 'a host name without a port, or "*" for any host'),
-          'an array of host names',
-        ),
-      ),
-    ),
+    allowedHosts: allowedHostsOption,
     maxEventClients: upTo(1),
     maxEventBufferedBytes: upTo(1),
     port: upTo(0, 65_535),
