@@ -22,8 +22,11 @@ const CHECK_TIMEOUT_MS = 60_000;
 let pending = 0;
 /** The timers of the checks waiting. */
 const timers = new Set<ReturnType<typeof setTimeout>>();
-/** Aborts the lookups under way when {@link stopLateCommitChecks} is called; then replaced. */
-let stopping = new AbortController();
+/**
+ * Aborts the lookups under way when {@link stopLateCommitChecks} is called; then made anew by the next
+ * check (not at load: workerd allows no AbortController in a module's global scope).
+ */
+let stopping: AbortController | undefined;
 
 /**
  * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} (or twice
@@ -38,6 +41,7 @@ export function checkForLateCommit(context: ResourceContext, orderNumber: string
     return;
   }
   pending++;
+  stopping ??= new AbortController();
   const { signal } = stopping;
   const startedAt = Date.now();
   const delays = [listingDelayMs, Math.max(HELD_POST_MAX_MS, 2 * listingDelayMs)];
@@ -63,8 +67,8 @@ export function stopLateCommitChecks(): number {
   const stopped = pending;
   for (const timer of timers) clearTimeout(timer);
   timers.clear();
-  stopping.abort();
-  stopping = new AbortController();
+  stopping?.abort();
+  stopping = undefined;
   pending = 0;
   return stopped;
 }
