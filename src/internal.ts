@@ -8,6 +8,7 @@
  * reading, and the reader of options (`readOptions`) with the pieces of options schemas.
  * @module delivery-task-sdk/internal
  */
+export { OPERATION_NAMES } from './core/operations.js';
 export {
   DEFAULT_STORE_TIMEOUT_MS,
   type StoreScope,

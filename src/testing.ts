@@ -11,7 +11,7 @@
  */
 export type { OperationName } from './core/operations.js';
 export { DRIFT_MUTATIONS, type MockDriftMutation } from './testing/drift.js';
-export { MOCK_FAULT_KINDS, OPERATIONS as MOCK_OPERATIONS } from './testing/faults.js';
+export { MOCK_FAULT_KINDS } from './testing/faults.js';
 export {
   type MockHttpServer,
   type MockHttpServerOptions,

@@ -10,8 +10,11 @@ import type { MockFault, MockFaultRule, MockOperation, MockWebhookDelivery } fro
 import { Account, MAX_TOP_UP_LINKS, type TopUpLink } from './wallet.js';
 import type { WebhookDeliveryPage } from './webhook-delivery.js';
 
-/** The key under which a mock made by `createMockDeliveryService` carries its {@link MockObservers}. */
-export const MOCK_OBSERVERS: unique symbol = Symbol('delivery-task-sdk.mockObservers');
+/**
+ * The key under which a mock made by `createMockDeliveryService` carries its {@link MockObservers}:
+ * registered, so `observersOf` of every copy of the SDK (its ESM and CommonJS builds) reads it.
+ */
+export const MOCK_OBSERVERS: unique symbol = Symbol.for('delivery-task-sdk.mock-observers');
 
 /** One change of the mock's state, as the sandbox's event stream reports it. */
 export type MockChange =

@@ -259,3 +259,23 @@ describe('ESM and CommonJS copies loaded together', () => {
     });
   });
 });
+
+describe('a mock made by one copy, read by the other', () => {
+  it("observersOf of either copy's testing entry reads a mock made by either copy", async () => {
+    const require = createRequire(import.meta.url);
+    const load = async (entry: string) =>
+      (await import(pathToFileURL(join(ROOT, 'dist', entry)).href)) as Record<string, unknown>;
+    type Testing = typeof import('../../src/testing.js');
+    const testing = {
+      esm: (await load('testing.js')) as unknown as Testing,
+      cjs: require(join(ROOT, 'dist', 'testing.cjs')) as Testing,
+    };
+    for (const made of ['esm', 'cjs'] as const) {
+      const mock = testing[made].createMockDeliveryService();
+      for (const reader of ['esm', 'cjs'] as const) {
+        expect(testing[reader].observersOf(mock)?.topUps(), `${made} mock, ${reader} reader`).toEqual([]);
+      }
+      mock.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@ import {
   BodyTooLargeError,
   MAX_JSON_DEPTH,
   nestsDeeperThan,
+  OPERATION_NAMES as OPERATIONS,
   readBody,
   requestTarget,
 } from 'delivery-task-sdk/internal';
@@ -16,7 +17,6 @@ import {
   DRIFT_MUTATIONS,
   MOCK_FAULT_KINDS,
   type MockDriftMutation,
-  MOCK_OPERATIONS as OPERATIONS,
   observersOf,
   TopUpLinkError,
 } from 'delivery-task-sdk/testing';

@@ -3,8 +3,8 @@
  * `control.ts` (docs/sandbox.md, "Control endpoints").
  */
 
+import { OPERATION_NAMES as OPERATIONS } from 'delivery-task-sdk/internal';
 import type { MockDeliveryService, MockObservers } from 'delivery-task-sdk/testing';
-import { MOCK_OPERATIONS as OPERATIONS } from 'delivery-task-sdk/testing';
 import * as z from 'zod/mini';
 import { activeFaults } from './events.js';
 import { pageQuery, webhooksPageJson } from './logs.js';
