@@ -42,8 +42,9 @@ export interface ClientOptions {
    */
   onDrift?: (drift: SchemaDrift) => void;
   /**
-   * Fetch implementation. Default: the global `fetch`, looked up at each call (so msw or tracing installed
-   * later applies).
+   * Fetch implementation, called with one argument: a `Request` that carries the attempt's signal, headers
+   * and body. Default: the global `fetch`, looked up at each call (so msw or tracing installed later
+   * applies).
    */
   fetch?: typeof globalThis.fetch;
   /** Where log lines go. Default: `console`. Secrets are redacted from every line. */

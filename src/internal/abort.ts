@@ -20,6 +20,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
+ * `work`'s outcome, or `signal`'s reason as soon as it aborts: a wait that ends on time even when `work`
+ * ignores the signal (a caller's `fetch` that never settles).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
  * A signal aborting after `ms` with a {@link DeadlineReason}, or with `outer`'s reason; `clear()` detaches
  * from `outer`. Lighter than `AbortSignal.any` on every request.
  */

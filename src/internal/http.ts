@@ -12,7 +12,7 @@ import {
   ResponseValidationError,
 } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
-import { deadline, sleep } from './abort.js';
+import { deadline, sleep, untilAborted } from './abort.js';
 import { readBodyText } from './body.js';
 import { headerIssues } from './headers.js';
 import {
@@ -310,7 +310,8 @@ export class Transport {
       let read: Awaited<ReturnType<typeof readBodyText>>;
       try {
         // The signal on the Request, for a caller's `fetch` that reads only the Request.
-        response = await fetch(new Request(outgoing, { signal }));
+        // Raced with the signal as well: a `fetch` that ignores it cannot hold the attempt past its deadline.
+        response = await untilAborted(fetch(new Request(outgoing, { signal })), signal);
         read = await readBodyText(response, maxResponseBytes, signal);
       } catch (error) {
         throw failure(error, signal, url);
