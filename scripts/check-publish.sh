@@ -2,7 +2,7 @@
 # What `npm publish` would upload, checked before it is: the LICENSE is in the tarball, the registry
 # metadata (repository, homepage, bugs, keywords, license) is filled in, runtime dependencies are caret
 # ranges the lockfile agrees with, and every source map shipped
-# points at files that are shipped too (or no map is shipped), and the unpacked package stays within 1.5 MB. Prints the tarball's size (packed and
+# points at files that are shipped too (or no map is shipped), and the unpacked package stays within 1.7 MB. Prints the tarball's size (packed and
 # unpacked bytes, file count) so CI logs show it grow. Run after `npm run build`.
 set -euo pipefail
 report="$(mktemp)"
@@ -57,8 +57,10 @@ for (const map of maps) {
   }
 }
 
-// The package a merchant installs, guides included, stays within 1.6 MB unpacked (npm's own figure): the CommonJS webhooks entry carries its own copy of the modules it shares with the main entry.
-const MAX_UNPACKED_BYTES = 1_600_000;
+// The package a merchant installs, guides included, stays within 1.7 MB unpacked (npm's own figure): the CommonJS webhooks entry carries its own copy of the modules it shares with the main entry.
+// 1 651 658 bytes in 0.2.0: each CommonJS entry carries the options' schemas and their reader, and the
+// internal entry the operations table (about 20 KB) that the sandbox's operation names come from.
+const MAX_UNPACKED_BYTES = 1_700_000;
 if (pack.unpackedSize > MAX_UNPACKED_BYTES) {
   problems.push(`the package is ${pack.unpackedSize} bytes unpacked, over ${MAX_UNPACKED_BYTES}`);
 }
