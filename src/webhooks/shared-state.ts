@@ -10,6 +10,7 @@ import {
   memoryStore,
   type StoreScope,
   storeKey,
+  storeKeyParts,
   withStoreDeadline,
 } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
@@ -40,7 +41,8 @@ export function unrefTimer(timer: unknown): void {
 export class SharedState {
   readonly #shared: DeliveryStore | undefined;
   readonly #local: DeliveryStore;
-  readonly #scope: StoreScope;
+  /** `v2:<base URL>:<seller id>:webhook`, escaped once. */
+  readonly #keyPrefix: string;
   readonly #logger: LevelLogger;
   readonly #probeIntervalMs: number;
   #down = false;
@@ -50,7 +52,7 @@ export class SharedState {
     this.#shared =
       options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
     this.#local = memoryStore({ maxKeys: options.maxLocalKeys });
-    this.#scope = options.scope;
+    this.#keyPrefix = storeKey(options.scope, 'webhook');
     this.#logger = options.logger;
     this.#probeIntervalMs = 5 * options.storeTimeoutMs;
   }
@@ -81,7 +83,7 @@ export class SharedState {
 
   /** `v2:<base URL>:<seller id>:webhook:<parts…>`. */
   key(...parts: readonly string[]): string {
-    return storeKey(this.#scope, 'webhook', ...parts);
+    return [this.#keyPrefix, ...storeKeyParts(parts)].join(':');
   }
 
   /** Runs `operation` on the store, else on the memory; it must be safe to restart on the memory. */
