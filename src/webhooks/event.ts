@@ -1,7 +1,7 @@
 /** A webhook body → a typed {@link WebhookEvent} (OpenAPI webhook `taskStatusChanged`). @module */
 import { type ValidationIssue, WebhookPayloadError } from '../core/errors.js';
 import type { SchemaDrift, ValidationMode } from '../core/options.js';
-import { nestsDeeperThan } from '../internal/json.js';
+import { nestsDeeperThan, UNSCANNED_JSON_CHARS } from '../internal/json.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
 import { type Drift, readTolerantly } from '../schemas/tolerant-read.js';
@@ -106,8 +106,9 @@ function toJsonValue(body: unknown): unknown {
   } else {
     return body;
   }
-  // Refused before parsing: JSON.parse is slow on deep `[[[…`.
-  if (nestsDeeperThan(text, MAX_DEPTH))
+  // A long body is refused before parsing (JSON.parse is slow on deep `[[[…`); a short one by
+  // withoutNullMembers.
+  if (text.length > UNSCANNED_JSON_CHARS && nestsDeeperThan(text, MAX_DEPTH))
     throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
   try {
     return JSON.parse(text);
