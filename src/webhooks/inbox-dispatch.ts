@@ -53,13 +53,17 @@ export class InboxDispatch {
     this.worker = new InboxWorker({
       inbox,
       // Up to `concurrency` claimed ahead of the free slots (one that waits too long is given back, see
-      // #dispatch); claimed and not marked stays within 3 × concurrency.
-      room: () =>
-        Math.min(
+      // #dispatch); claimed and not marked stays within 3 × concurrency. Claimed `concurrency` at a time
+      // while every slot has an event: a claim per freed slot would cost a round trip per event.
+      room: () => {
+        const held = queue.running + queue.waiting;
+        const room = Math.min(
           maxQueue - queue.waiting,
-          2 * concurrency - queue.running - queue.waiting,
-          3 * concurrency - queue.running - queue.waiting - this.#marks.size,
-        ),
+          2 * concurrency - held,
+          3 * concurrency - held - this.#marks.size,
+        );
+        return held < concurrency || room >= concurrency ? room : 0;
+      },
       paused: () => this.#waitingOnStore > 0,
       dispatch: (entry, claimedAt) => this.#dispatch(inbox, entry, claimedAt),
       timeoutMs: parts.inboxTimeoutMs,

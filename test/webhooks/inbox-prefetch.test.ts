@@ -71,6 +71,27 @@ it('claims more events than it has free slots, so the next ones wait claimed ins
   expect(claims[0]).toBe(8);
 });
 
+it('claims `concurrency` events at a time while every slot is busy, not one per freed slot', async () => {
+  const { inbox, claims } = scriptedInbox(
+    Array.from({ length: 80 }, (_, index) => body(`task-${index}`)),
+    60_000,
+  );
+  const handler = createWebhookHandler({
+    inbox,
+    concurrency: 4,
+    inboxPollMs: 5,
+    logLevel: 'off',
+    // Each event holds its slot a while, so slots free one at a time.
+    onEvent: () => new Promise((resolve) => setTimeout(resolve, 5)),
+  });
+  await handler.idle();
+  await handler.close();
+  expect(handler.stats.processed).toBe(80);
+  const nonEmpty = claims.filter((count) => count > 0);
+  // 8 first, then 4 at a time: 19 claims for 80 events (a claim per freed slot takes about 73).
+  expect(nonEmpty.length).toBeLessThanOrEqual(24);
+});
+
 it('gives back an event claimed ahead whose claim has less than eventTimeoutMs left when a slot frees', async () => {
   const { inbox, released, entries } = scriptedInbox([body('task-slow'), body('task-next')], 400);
   const started: { taskId: string; age: number }[] = [];
