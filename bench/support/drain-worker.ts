@@ -31,10 +31,11 @@ let calls = 0;
 let counting = false;
 if (config.backend === 'redis') {
   const redis = new IORedis(config.url);
-  const call = redis.call.bind(redis) as (command: string, ...args: string[]) => Promise<unknown>;
-  (redis as unknown as { call: typeof call }).call = (command, ...args) => {
+  // Every command, sent alone or in a pipeline, goes through `sendCommand`.
+  const sendCommand = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
+  (redis as unknown as { sendCommand: typeof sendCommand }).sendCommand = (...args) => {
     if (counting) calls++;
-    return call(command, ...args);
+    return sendCommand(...args);
   };
   store = redisStore(redis, { prefix: `${config.name}:` });
   inbox = redisInbox(redis, { stream: `${config.name}:events`, volatile: true });

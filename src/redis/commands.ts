@@ -45,7 +45,8 @@ export function commandSender(client: unknown, owner: string): SendCommand {
   if (typeof client === 'object' && client !== null) {
     const { call, sendCommand } = client as Partial<IoredisClientLike & NodeRedisClientLike>;
     if (typeof call === 'function') {
-      return (_key, command, ...args) => call.call(client, command, ...args).catch(withoutCommandArguments);
+      const send: Send = tickPipelined(client) ?? ((command, ...args) => call.call(client, command, ...args));
+      return (_key, command, ...args) => send(command, ...args).catch(withoutCommandArguments);
     }
     if (typeof sendCommand === 'function' && 'masters' in client) {
       const clusterSend = sendCommand as unknown as NodeRedisClusterLike['sendCommand'];
@@ -58,6 +59,61 @@ export function commandSender(client: unknown, owner: string): SendCommand {
     `a connected ioredis client or cluster (with call), or a node-redis client or cluster (with sendCommand), for ${owner}`,
     client,
   );
+}
+
+/** What {@link tickPipelined} uses of an ioredis `Redis`: its pipeline and whether it pipelines itself. */
+interface IoredisPipelining {
+  pipeline(): { call(...command: string[]): unknown; exec(): Promise<[Error | null, unknown][] | null> };
+  options?: { enableAutoPipelining?: unknown };
+}
+
+type Send = (command: string, ...args: string[]) => Promise<unknown>;
+const pipelinedSenders = new WeakMap<object, Send>();
+
+/**
+ * For a single-node ioredis client that does not pipeline itself (`enableAutoPipelining`): the commands
+ * sent in one tick of the event loop written together, as one pipeline (one write, one read). One sender
+ * per client, shared by its store and inbox; `undefined` for any other client.
+ */
+function tickPipelined(client: object): Send | undefined {
+  const io = client as Partial<IoredisPipelining>;
+  if (typeof io.pipeline !== 'function' || isClusterClient(client)) return undefined;
+  if (io.options?.enableAutoPipelining === true) return undefined;
+  let send = pipelinedSenders.get(client);
+  if (send !== undefined) return send;
+  type Queued = { command: string[]; resolve: (reply: unknown) => void; reject: (error: unknown) => void };
+  let queued: Queued[] = [];
+  const flush = (): void => {
+    const batch = queued;
+    queued = [];
+    let sent: Promise<[Error | null, unknown][] | null>;
+    try {
+      const pipeline = (io as IoredisPipelining).pipeline();
+      for (const { command } of batch) pipeline.call(...command);
+      sent = pipeline.exec();
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent.then(
+      (replies) => {
+        for (const [index, { resolve, reject }] of batch.entries()) {
+          const [error, reply] = replies?.[index] ?? [new Error('Redis pipeline: no reply')];
+          if (error) reject(error);
+          else resolve(reply);
+        }
+      },
+      (error: unknown) => {
+        for (const { reject } of batch) reject(error);
+      },
+    );
+  };
+  const nextTick = globalThis.process?.nextTick ?? queueMicrotask;
+  send = (...command) =>
+    new Promise((resolve, reject) => {
+      if (queued.push({ command, resolve, reject }) === 1) nextTick(flush);
+    });
+  pipelinedSenders.set(client, send);
+  return send;
 }
 
 /** Rethrows `error` without ioredis's copy of the arguments (`command.args`: the key holds the seller id). */
