@@ -38,7 +38,8 @@
  * timed-out POST that did create the task is not looked up, and a slow holder is never fenced off.
  *
  * Environment: `PEERS_ROUNDS` (interleaved rounds, default 5; fewer than 3 is a trial), `PEERS_CREATES`
- * (creates per turn, default 300), `PEERS_WALKS` (walks per turn, default 5). Everything started here
+ * (creates per turn, default 300), `PEERS_WALKS` (walks per turn, default 5), `PEERS_ONLY` (`list` or
+ * `create`: that part alone; both when unset). Everything started here
  * (the child server, redis-server, PostgreSQL) is stopped at the end, also on failure; if this process is
  * killed, each of them ends with it (the child on its IPC channel's close, the databases by their guards).
  * @module
@@ -601,14 +602,18 @@ async function main(): Promise<void> {
   const rounds = envInteger('PEERS_ROUNDS', 5);
   const creates = envInteger('PEERS_CREATES', 300);
   const walks = envInteger('PEERS_WALKS', 5);
+  const only = process.env.PEERS_ONLY ?? '';
+  if (only !== '' && only !== 'list' && only !== 'create') {
+    throw new Error(`PEERS_ONLY must be list or create, got ${only}`);
+  }
   console.log(
     `peers-client: ${rounds} interleaved rounds${rounds < 3 ? ' (fewer than 3: a trial, not a result)' : ''}, ` +
       `${walks} walks and ${creates} creates a turn; Node ${process.version}, ${os.cpus().length} cores`,
   );
   const service = await startService();
   try {
-    await listAll(service, rounds, walks);
-    await createThroughStores(service, rounds, creates);
+    if (only !== 'create') await listAll(service, rounds, walks);
+    if (only !== 'list') await createThroughStores(service, rounds, creates);
   } finally {
     await service.stop();
   }
