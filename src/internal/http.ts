@@ -293,7 +293,7 @@ export class Transport {
     attempt: number,
     failure: Failure,
   ): Promise<HttpResponse> {
-    const { logger, redactor, maxResponseBytes, fetch } = this.#config;
+    const { logger, redactor, maxResponseBytes, fetch, callerFetch } = this.#config;
     const started = performance.now();
     let url = initialUrl;
     const { method, body } = request;
@@ -309,9 +309,11 @@ export class Transport {
       let response: Response;
       let read: Awaited<ReturnType<typeof readBodyText>>;
       try {
-        // The signal on the Request, for a caller's `fetch` that reads only the Request.
-        // Raced with the signal as well: a `fetch` that ignores it cannot hold the attempt past its deadline.
-        response = await untilAborted(fetch(new Request(outgoing, { signal })), signal);
+        // A caller's `fetch` gets one Request, the signal on it; the global one the signal beside the
+        // Request (the same request: it builds that Request itself). Raced with the signal as well: a `fetch`
+        // that ignores it cannot hold the attempt past its deadline.
+        const sent = callerFetch ? fetch(new Request(outgoing, { signal })) : fetch(outgoing, { signal });
+        response = await untilAborted(sent, signal);
         read = await readBodyText(response, maxResponseBytes, signal);
       } catch (error) {
         throw failure(error, signal, url);

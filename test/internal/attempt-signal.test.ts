@@ -93,6 +93,18 @@ describe('the attempt signal on the global fetch', () => {
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 
+  it('reaches the global fetch beside the Request ky built, not on a copy of it', async () => {
+    const sent = vi.spyOn(globalThis, 'fetch');
+    const balance = await client().wallet.retrieveBalance();
+    expect(balance.walletAmount).toBe(7);
+    expect(sent).toHaveBeenCalledTimes(1);
+    const [input, init] = sent.mock.calls[0] as [unknown, RequestInit | undefined];
+    expect(input).toBeInstanceOf(Request);
+    expect((input as Request).headers.get('x-seller-id')).toBe('seller-signal');
+    expect(init?.signal).toBeInstanceOf(AbortSignal);
+    expect(init?.signal).not.toBe((input as Request).signal);
+  });
+
   it('still ends a request stalled before its headers at the attempt timeout, closing the connection', async () => {
     const failure = await client()
       .wallet.retrieveBalance({ timeout: 80, headers: { 'x-case': 'stalled-headers', 'x-stall': 'headers' } })
