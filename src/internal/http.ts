@@ -194,7 +194,8 @@ export class Transport {
     };
     const init: Options = {
       method: request.method,
-      headers: headers ?? {},
+      // Only extra headers: ky merges each call's `headers` into the instance's anew.
+      ...(headers && { headers }),
       json: request.body,
       // Each attempt is ours: ky's `timeout` ends at the headers, its `signal` is joined by AbortSignal.any.
       fetch: async (first) => {
