@@ -106,7 +106,7 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
 
   async *#tasks(): AsyncGenerator<Task, void, undefined> {
     const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
-    for await (const page of this.#pages()) yield* recent.unseen(page.tasks);
+    for await (const page of this.#pages()) for (const task of recent.unseen(page.tasks)) yield task;
   }
 
   /** Collects tasks (each id once); with `max`, requests only the pages `max` tasks need. */
