@@ -18,5 +18,5 @@
  * @module delivery-task-sdk/postgres
  */
 export { type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './postgres/inbox.js';
-export type { PostgresQueryable } from './postgres/pool.js';
+export type { PostgresNamedQuery, PostgresQueryable } from './postgres/pool.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';

@@ -4,6 +4,7 @@
  *
  * Usage: tsx bench/support/drain-worker.ts '<json DrainWorkerConfig>'; prints `READY` once connected.
  */
+import { appendFileSync } from 'node:fs';
 import IORedis from 'ioredis';
 import pg from 'pg';
 import type { DeliveryStore } from '../../src/core/store.js';
@@ -29,6 +30,8 @@ let end: () => Promise<void>;
 /** Commands (Redis) or statements (PostgreSQL) sent once started, by the store and the inbox together. */
 let calls = 0;
 let counting = false;
+/** With DRAIN_KINDS_FILE: statements by their first 60 characters, appended to that file as JSON at the end. */
+const kinds = process.env.DRAIN_KINDS_FILE ? new Map<string, number>() : undefined;
 if (config.backend === 'redis') {
   const redis = new IORedis(config.url);
   // Every command, sent alone or in a pipeline, goes through `sendCommand`.
@@ -42,9 +45,16 @@ if (config.backend === 'redis') {
   end = async () => void redis.disconnect();
 } else {
   const pool = new pg.Pool({ connectionString: config.url, max: 10 });
-  const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<unknown>;
+  const query = pool.query.bind(pool) as (text: unknown, values?: unknown[]) => Promise<unknown>;
   (pool as unknown as { query: typeof query }).query = (text, values) => {
-    if (counting) calls++;
+    if (counting) {
+      calls++;
+      if (kinds !== undefined) {
+        const sql = typeof text === 'string' ? text : (text as { text: string }).text;
+        const kind = sql.replace(/\s+/g, ' ').slice(0, 60);
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      }
+    }
     return query(text, values);
   };
   store = postgresStore(pool, { table: `${config.name}_store` });
@@ -75,6 +85,12 @@ process.stdin.once('data', () => {
       .then(end)
       .then(() => {
         const { processed, duplicates, outOfOrder, failed } = handler.stats;
+        if (kinds !== undefined && process.env.DRAIN_KINDS_FILE) {
+          appendFileSync(
+            process.env.DRAIN_KINDS_FILE,
+            `${JSON.stringify({ name: config.name, store: config.store, kinds: Object.fromEntries(kinds) })}\n`,
+          );
+        }
         process.stdout.write(`${JSON.stringify({ processed, duplicates, outOfOrder, failed, calls })}\n`);
         process.exit(0);
       });

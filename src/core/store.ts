@@ -31,7 +31,8 @@ export interface DeliveryStore {
    * Optional, one round trip: {@link setIfAbsent} of `key`, then, only when it stored, {@link get} of
    * `readKey` as it stands after that write. Resolves `[stored, value]` (`value` `undefined` unless stored).
    * The webhook handler takes a task's lease and reads its record with it (docs/several-instances.md
-   * "Measured"); without it, two calls. `redisStore` has it (both keys in one hash slot on a cluster).
+   * "Measured"); without it, two calls. `redisStore` has it (both keys in one hash slot on a cluster), and
+   * `postgresStore` (a second statement when its first may have read `readKey` before a concurrent write).
    */
   setIfAbsentThenGet?(
     key: string,
@@ -68,8 +69,8 @@ export interface StoreFence {
 /** How a {@link DeliveryStore} may carry out one write. */
 export interface StoreWriteOptions {
   /**
-   * `false`: the write may be lost if the store crashes moments after (`postgresStore`: an asynchronous
-   * commit); asked only where losing it is safe. Default `true`.
+   * `false`: the write may be lost if the store crashes moments after. The SDK asks it of no write (its
+   * leases and records are all durable), and its stores write durably regardless. Default `true`.
    */
   durable?: boolean;
 }

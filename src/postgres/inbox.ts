@@ -37,6 +37,11 @@ export interface PostgresInboxOptions {
   maxAttempts?: number;
   /** See {@link PostgresStoreOptions.logger}. Default `console`. */
   logger?: Logger;
+  /**
+   * Named prepared statements, as {@link PostgresStoreOptions.preparedStatements}: `false` behind a pooler
+   * that does not keep them (PgBouncer before 1.21, or without `max_prepared_statements`). Default `true`.
+   */
+  preparedStatements?: boolean;
 }
 
 /** What {@link postgresInbox} returns: a {@link WebhookInbox} with its start-up check. */
@@ -68,8 +73,8 @@ const TRIM_MAX_ROWS = 5000;
  */
 export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOptions = {}): PostgresInbox {
   const owner = 'postgresInbox';
-  const query = queryOf(pool, owner);
   const read = readOptions(PostgresInboxOptionsSchema, options);
+  const query = queryOf(pool, owner, read.preparedStatements);
   const { maxEntries, retentionMs, visibilityTimeoutMs, maxAttempts } = read;
   guardPool(pool, owner, read.logger);
   const table = quotedTable(read.table);
@@ -82,7 +87,8 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     read.createTable === false
       ? undefined
       : onceSucceeded(async () => {
-          await query(`CREATE TABLE IF NOT EXISTS ${table} (
+          await query(
+            `CREATE TABLE IF NOT EXISTS ${table} (
   id bigserial PRIMARY KEY,
   task_id text NOT NULL,
   kind text NOT NULL,
@@ -95,15 +101,24 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   error text,
   done_at timestamptz,
   UNIQUE (task_id, kind)
-)`);
+)`,
+            undefined,
+            true,
+          );
           await query(
             `CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`,
+            undefined,
+            true,
           );
           await query(
             `CREATE INDEX IF NOT EXISTS "${plain}_task" ON ${table} (task_id, id) WHERE state = 'pending'`,
+            undefined,
+            true,
           );
           await query(
             `CREATE INDEX IF NOT EXISTS "${plain}_done" ON ${table} (done_at) WHERE state = 'done'`,
+            undefined,
+            true,
           );
         }),
   );
@@ -250,7 +265,7 @@ WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
       // A young table filled by a peak has no statistics: the claim's plan would read every pending row.
       if (held >= ANALYZE_FROM_ROWS && held >= 2 * analyzedAt) {
         analyzedAt = held;
-        await query(`ANALYZE ${table}`);
+        await query(`ANALYZE ${table}`, undefined, true);
       }
     },
   };

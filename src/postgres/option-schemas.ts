@@ -21,8 +21,8 @@ const logger = z.optional(z.custom<Logger>());
 
 /** The options of `postgresStore`, their defaults applied. */
 export const PostgresStoreOptionsSchema = optionsObject(
-  { table, createTable: flag, logger },
-  { table: 'dts_store', createTable: true },
+  { table, createTable: flag, logger, preparedStatements: flag },
+  { table: 'dts_store', createTable: true, preparedStatements: true },
 );
 
 /** The options of `postgresInbox`, their defaults applied. */
@@ -35,6 +35,7 @@ export const PostgresInboxOptionsSchema = optionsObject(
     visibilityTimeoutMs: upTo(1),
     maxAttempts: upTo(1),
     logger,
+    preparedStatements: flag,
   },
   {
     table: 'dts_inbox',
@@ -43,5 +44,6 @@ export const PostgresInboxOptionsSchema = optionsObject(
     retentionMs: 900_000,
     visibilityTimeoutMs: 60_000,
     maxAttempts: 5,
+    preparedStatements: true,
   },
 );

@@ -9,12 +9,35 @@ import { invalidOption } from '../internal/read-options.js';
 import { Redactor } from '../internal/redact.js';
 
 /**
- * A `pg` (≥ 8) `Pool`, `PoolClient` or connected `Client`, by `query(text, values)`: the rows and the count
- * affected.
+ * A named prepared statement as `pg` takes it: parsed and planned once per connection under `name`, then
+ * only bound and run.
+ */
+export interface PostgresNamedQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly values?: unknown[];
+}
+
+/**
+ * A `pg` (≥ 8) `Pool`, `PoolClient` or connected `Client`, by `query(text, values)` (or, with prepared
+ * statements on, `query({ name, text, values })`): the rows and the count affected.
  */
 export interface PostgresQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(
+    text: string | PostgresNamedQuery,
+    values?: unknown[],
+  ): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
+
+/**
+ * What the store and inbox send their statements with: `text` with `values`, as a named prepared statement
+ * when those are on, unless `unnamed` (a statement sent once: the schema's, a check).
+ */
+export type PostgresQuery = (
+  text: string,
+  values?: unknown[],
+  unnamed?: boolean,
+) => ReturnType<PostgresQueryable['query']>;
 
 /** `"schema"."table"` of a table name checked by the options schema. */
 export function quotedTable(name: string): string {
@@ -24,22 +47,45 @@ export function quotedTable(name: string): string {
     .join('.');
 }
 
-/** The `query` of `pool`, checked by shape; a single connection's queries run one after another. */
-export function queryOf(pool: unknown, owner: string): PostgresQueryable['query'] {
+/** A statement's name: `dts_` and a 64-bit hash of its text (a name stands for one text per connection). */
+export function statementName(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return `dts_${(a >>> 0).toString(16).padStart(8, '0')}${(b >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * The `query` of `pool`, checked by shape; a single connection's queries run one after another. With
+ * `prepared`, each text goes as a named prepared statement (its name made once per text).
+ */
+export function queryOf(pool: unknown, owner: string, prepared = false): PostgresQuery {
   const query =
     typeof pool === 'object' && pool !== null ? (pool as Partial<PostgresQueryable>).query : undefined;
   if (typeof query !== 'function') {
     throw invalidOption('pool', `a pg Pool or connected Client (with query) for ${owner}`, pool);
   }
-  if (typeof (pool as { totalCount?: unknown }).totalCount === 'number') {
-    return (text, values) => query.call(pool, text, values);
-  }
+  const names = new Map<string, string>();
+  const send: PostgresQuery = (text, values, unnamed) => {
+    if (!prepared || unnamed === true) return query.call(pool, text, values);
+    let name = names.get(text);
+    if (name === undefined) {
+      name = statementName(text);
+      names.set(text, name);
+    }
+    return query.call(pool, { name, text, values: values ?? [] });
+  };
+  if (typeof (pool as { totalCount?: unknown }).totalCount === 'number') return send;
   // A Client runs one query at a time: queued here, as pg 9 will no longer do it.
   let last: Promise<unknown> = Promise.resolve();
-  return (text, values) => {
+  return (text, values, unnamed) => {
     const next = last.then(
-      () => query.call(pool, text, values),
-      () => query.call(pool, text, values),
+      () => send(text, values, unnamed),
+      () => send(text, values, unnamed),
     );
     last = next.catch(() => {});
     return next;
@@ -70,7 +116,7 @@ export function onceSucceeded(create: () => Promise<void>): () => Promise<void> 
  */
 export function tableCheck(
   owner: string,
-  query: PostgresQueryable['query'],
+  query: PostgresQuery,
   table: string,
   columns: readonly string[],
   create: (() => Promise<void>) | undefined,
@@ -79,7 +125,7 @@ export function tableCheck(
   const check = async (): Promise<void> => {
     try {
       await create?.();
-      await query(`SELECT ${columns.join(', ')} FROM ${table} WHERE false`);
+      await query(`SELECT ${columns.join(', ')} FROM ${table} WHERE false`, undefined, true);
     } catch (error) {
       const code = (error as { code?: unknown })?.code;
       if (code !== '42P01' && code !== '42703' && code !== '3F000') throw error;

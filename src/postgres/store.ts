@@ -29,6 +29,13 @@ export interface PostgresStoreOptions {
    * listener. Default `console`.
    */
   logger?: Logger;
+  /**
+   * Send each statement as a named prepared statement, parsed and planned once per connection. `false`
+   * behind a pooler that does not keep them: PgBouncer before 1.21, or 1.21+ in transaction or statement
+   * pooling without `max_prepared_statements`, or another pooler without them (docs/several-instances.md).
+   * Default `true`.
+   */
+  preparedStatements?: boolean;
 }
 
 /** What {@link postgresStore} returns: a `DeliveryStore` with its start-up check. */
@@ -55,8 +62,8 @@ const SWEEP_MAX_ROWS = 1000;
  * @throws {ConfigurationError} `option: 'pool'` without `query`; `option: 'table'` for a bad table name.
  */
 export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOptions = {}): PostgresStore {
-  const query = queryOf(pool, 'postgresStore');
   const read = readOptions(PostgresStoreOptionsSchema, options);
+  const query = queryOf(pool, 'postgresStore', read.preparedStatements);
   guardPool(pool, 'postgresStore', read.logger);
   const table = quotedTable(read.table);
   const index = `"${read.table.replaceAll('.', '_')}_expires_at"`;
@@ -70,8 +77,10 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
       : onceSucceeded(async () => {
           await query(
             `CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
+            undefined,
+            true,
           );
-          await query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`);
+          await query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`, undefined, true);
         }),
   );
   let writes = 0;
@@ -86,9 +95,6 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
 ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
 WHERE ${table}.expires_at <= clock_timestamp()`;
   const replace = `UPDATE ${table} SET value = $2, expires_at = ${expiry} WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
-  // Its commit does not wait for the disk (`synchronous_commit` off for this transaction only).
-  const replaceLazily = `UPDATE ${table} SET value = $2, expires_at = ${expiry} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy
-WHERE key = $1 AND value = $4 AND expires_at > clock_timestamp()`;
   // The fence's row locked, the record compared and set only past it, the fence deleted only with the record.
   const fenced = `WITH lease AS (SELECT value = $5 AND expires_at > clock_timestamp() AS ours, expires_at > clock_timestamp() AS live
   FROM ${table} WHERE key = $4 FOR UPDATE),
@@ -104,6 +110,23 @@ SELECT (SELECT fenced FROM fence) AS fenced, EXISTS (SELECT 1 FROM written) AS w
     `INSERT INTO ${table} (key, value, expires_at) SELECT $1, $2, ${expiry} WHERE NOT (SELECT fenced FROM fence)
 ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at WHERE ${table}.expires_at <= clock_timestamp()`,
   );
+  // The lease taken, then the record read. The read sees the statement's snapshot, which may predate the
+  // commit of the holder whose release let the lease be taken: its row is the latest version only when no
+  // writer has touched it (`xmax` 0; an update or delete, even uncommitted, sets it). Otherwise, or with
+  // no row (one may have been inserted since), `latest` is false and the record is read again.
+  const takeThenRead = `WITH taken AS (${insertUnlessLive} RETURNING 1),
+record AS (SELECT value, expires_at > clock_timestamp() AS live, xmax = '0'::xid AS latest FROM ${table}
+  WHERE key = $4 AND EXISTS (SELECT 1 FROM taken))
+SELECT EXISTS (SELECT 1 FROM taken) AS taken, coalesce((SELECT latest FROM record), false) AS latest,
+  (SELECT value FROM record WHERE live) AS value`;
+  const get = async (key: string): Promise<string | undefined> => {
+    await ensureTable();
+    const { rows } = await query(
+      `SELECT value FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`,
+      [key],
+    );
+    return (rows[0] as { value: string } | undefined)?.value;
+  };
   const setIfAbsent = async (key: string, value: string, ttlMs: number): Promise<boolean> => {
     await ensureTable();
     const result = await query(insertUnlessLive, [key, value, ttlArgument(ttlMs)]);
@@ -113,23 +136,21 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.ex
   return {
     ready: ensureTable,
     setIfAbsent,
-    get: async (key) => {
+    get,
+    setIfAbsentThenGet: async (key, value, ttlMs, readKey) => {
+      if (readKey === key) return (await setIfAbsent(key, value, ttlMs)) ? [true, value] : [false, undefined];
       await ensureTable();
-      const { rows } = await query(
-        `SELECT value FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`,
-        [key],
-      );
-      return (rows[0] as { value: string } | undefined)?.value;
+      const { rows } = await query(takeThenRead, [key, value, ttlArgument(ttlMs), readKey]);
+      sweep();
+      const row = rows[0] as { taken: boolean; latest: boolean; value: string | null } | undefined;
+      if (row?.taken !== true) return [false, undefined];
+      return [true, row.latest ? (row.value ?? undefined) : await get(readKey)];
     },
-    compareAndSet: async (key, expected, value, ttlMs, options) => {
+    compareAndSet: async (key, expected, value, ttlMs) => {
       if (expected === undefined) return setIfAbsent(key, value, ttlMs);
       await ensureTable();
-      const result = await query(options?.durable === false ? replaceLazily : replace, [
-        key,
-        value,
-        ttlArgument(ttlMs),
-        expected,
-      ]);
+      // Every write waits for its commit on disk, `durable: false` too: a lease or record is never lost.
+      const result = await query(replace, [key, value, ttlArgument(ttlMs), expected]);
       return result.rowCount === 1;
     },
     compareAndSetReleasing: async (key, expected, value, ttlMs, fence) => {

@@ -34,12 +34,91 @@ describeWithPostgres('postgresStore on a real PostgreSQL', () => {
     await server?.stop();
   });
 
-  describeStoreContract('postgresStore (Pool)', () => postgresStore(pool), ['compareAndSetReleasing']);
+  describeStoreContract('postgresStore (Pool)', () => postgresStore(pool), [
+    'setIfAbsentThenGet',
+    'compareAndSetReleasing',
+  ]);
   describeStoreContract(
     'postgresStore (Client, own table)',
     () => postgresStore(client, { table: 'public.dts_store_client' }),
-    ['compareAndSetReleasing'],
+    ['setIfAbsentThenGet', 'compareAndSetReleasing'],
   );
+  describeStoreContract(
+    'postgresStore (Pool, unnamed statements)',
+    () => postgresStore(pool, { table: 'dts_store_unnamed', preparedStatements: false }),
+    ['setIfAbsentThenGet', 'compareAndSetReleasing'],
+  );
+
+  /**
+   * A holder's record write and lease release left uncommitted on another connection while
+   * setIfAbsentThenGet waits for the lease: its statement's snapshot is older than the commit.
+   */
+  async function takenAfterRelease(before: string | undefined): Promise<readonly [boolean, unknown]> {
+    const store = postgresStore(pool, { table: 'dts_take_read' });
+    await store.ready();
+    const lease = `lease:${randomUUID()}`;
+    const record = `task:${randomUUID()}`;
+    await store.setIfAbsent(lease, 'holder', 60_000);
+    if (before !== undefined) await store.setIfAbsent(record, before, 60_000);
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(
+        `INSERT INTO dts_take_read (key, value, expires_at) VALUES ($1, 'after', clock_timestamp() + interval '1 minute')
+ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [record],
+      );
+      await holder.query('DELETE FROM dts_take_read WHERE key = $1', [lease]);
+      const taking = store.setIfAbsentThenGet?.(lease, 'taker', 60_000, record);
+      // The taker's statement waits on the lease row the holder is deleting.
+      for (let waited = 0; waited < 100; waited++) {
+        const { rows } = await pool.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%dts_take_read%'",
+        );
+        if (rows[0].n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await holder.query('COMMIT');
+      return (await taking) ?? [false, undefined];
+    } finally {
+      holder.release();
+    }
+  }
+
+  it('setIfAbsentThenGet reads the record a holder wrote as it released the lease, committed mid-statement', async () => {
+    expect(await takenAfterRelease('before')).toEqual([true, 'after']);
+  });
+
+  it('setIfAbsentThenGet reads a first record a holder inserted as it released the lease, committed mid-statement', async () => {
+    expect(await takenAfterRelease(undefined)).toEqual([true, 'after']);
+  });
+
+  it('sends named prepared statements unless preparedStatements: false, and never an asynchronous commit', async () => {
+    for (const preparedStatements of [true, false]) {
+      const sent: unknown[] = [];
+      const counting = {
+        query: (text: unknown, values?: unknown[]) => {
+          sent.push(text);
+          return pool.query(text as string, values);
+        },
+      };
+      const store = postgresStore(counting, { table: 'dts_prepared', preparedStatements });
+      const inbox = postgresInbox(counting, { table: 'dts_prepared_inbox', preparedStatements });
+      await store.ready();
+      await inbox.ready();
+      const from = sent.length;
+      const key = randomUUID();
+      await store.setIfAbsent(key, 'a', 10_000);
+      await store.compareAndSet(key, 'a', 'b', 10_000, { durable: false });
+      await inbox.claim('worker', 10);
+      const hot = sent.slice(from);
+      expect(hot).toHaveLength(3);
+      expect(hot.every((text) => typeof text === (preparedStatements ? 'object' : 'string'))).toBe(true);
+      const texts = sent.map((text) => (typeof text === 'string' ? text : (text as { text: string }).text));
+      expect(texts.some((text) => text.includes('synchronous_commit'))).toBe(false);
+      expect(await store.get(key)).toBe('b');
+    }
+  });
 
   it('refuses a pool without query and a table name that is not an identifier', () => {
     expect(() => postgresStore({} as PostgresQueryable)).toThrow(ConfigurationError);

@@ -137,9 +137,9 @@ describeWithPostgres('postgresInbox on a real PostgreSQL', () => {
   let calls = 0;
   const counted = {
     totalCount: 0,
-    query: (text: string, values?: unknown[]) => {
-      if (!text.startsWith('SELECT count(*)::bigint AS n')) calls++;
-      return postgres.pool().query(text, values);
+    query: (text: string | { text: string }, values?: unknown[]) => {
+      if (!(typeof text === 'string' ? text : text.text).startsWith('SELECT count(*)::bigint AS n')) calls++;
+      return postgres.pool().query(text as string, values);
     },
   };
   describeInboxContract(

@@ -108,7 +108,7 @@ describeWithRedis('Redis commands per webhook through redisStore', () => {
 describeWithPostgres('PostgreSQL statements per webhook through postgresStore', () => {
   const postgres = usePostgresServer(4);
 
-  it('sends 3 per processed webhook (lease, record read, record with the release) and 3 per duplicate', async () => {
+  it('sends 3 per first status of a task (lease, record read, record with the release) and 2 per duplicate', async () => {
     const statements: string[] = [];
     const counting = {
       query: (text: string, values?: unknown[]) => {
@@ -117,8 +117,10 @@ describeWithPostgres('PostgreSQL statements per webhook through postgresStore', 
       },
     };
     const store = postgresStore(counting, { table: 'dts_webhook_calls' });
+    // A record the lease's statement found is read with it; one it did not find (a task's first status,
+    // whose record another holder may have inserted since that statement began) is read again.
     expect(await sentPerWebhook(() => statements.length, store, webhooksWithRepeats())).toEqual([
-      3, 3, 3, 3, 3,
+      3, 3, 3, 2, 2,
     ]);
   });
 });

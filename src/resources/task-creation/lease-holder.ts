@@ -8,7 +8,6 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../core/errors.js';
-import type { StoreWriteOptions } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
 import { failureOutcome } from '../../internal/failure.js';
 import type { TaskWithId } from '../../schemas/task.js';
@@ -40,8 +39,6 @@ const TAKEN_OVER = 'the lease expired and was taken over';
 function createdNothing(error: unknown): boolean {
   return failureOutcome(error) === 'rejected' && !(error instanceof DuplicateTaskError);
 }
-
-const LAZY: StoreWriteOptions = { durable: false };
 
 /** The lease of an order this process took: what its create sends under, and where its outcome goes. */
 export interface OrderLease {
@@ -86,19 +83,17 @@ export async function openLease(
   let writes: Promise<unknown> = Promise.resolve();
   /**
    * `false` when the record changed. A function makes the record from the one last written when the write
-   * runs, so a renewal queued behind a write of `until` keeps that `until`. `lazily`: its loss is safe, the
-   * store need not wait for its disk.
+   * runs, so a renewal queued behind a write of `until` keeps that `until`. Every write is durable: a
+   * crash of the store loses no lease and no outcome.
    */
   const write = (
     next: OrderRecord | ((last: SendingRecord) => SendingRecord),
     ttlMs = orderTtlMs,
-    lazily = false,
   ): Promise<boolean> => {
     const attempt = async (): Promise<boolean> => {
       const value = typeof next === 'function' ? next(record) : next;
       const nextRaw = JSON.stringify(value);
-      const cas = (expected: string) =>
-        store.compareAndSet(key, expected, nextRaw, ttlMs, lazily ? LAZY : undefined);
+      const cas = (expected: string) => store.compareAndSet(key, expected, nextRaw, ttlMs);
       try {
         lost ||= !((await cas(raw)) || (uncertain !== undefined && (await cas(uncertain))));
       } catch (error) {
@@ -119,10 +114,7 @@ export async function openLease(
   const finish = async (outcome: OrderRecord, ttlMs: number): Promise<void> => {
     done = true;
     try {
-      if (
-        (await write(outcome, ttlMs, true)) ||
-        (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs))
-      )
+      if ((await write(outcome, ttlMs)) || (await store.setIfAbsent(key, JSON.stringify(outcome), ttlMs)))
         return;
       logger.warn(`Create outcome of order ${orderNumber} not recorded: ${TAKEN_OVER}`);
     } catch (error) {
@@ -163,7 +155,7 @@ export async function openLease(
     if (!done) {
       done = true;
       const { holder: _holder, leaseUntil: _leaseUntil, ...rest } = record;
-      write(rest, orderTtlMs, true).catch(() => {});
+      write(rest, orderTtlMs).catch(() => {});
     }
   };
   try {
