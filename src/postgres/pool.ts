@@ -13,8 +13,11 @@ import { Redactor } from '../internal/redact.js';
  * only bound and run.
  */
 export interface PostgresNamedQuery {
+  /** `dts_` and a hash of `text`: one name per statement text. */
   readonly name: string;
+  /** The statement, `$1`… its parameters. */
   readonly text: string;
+  /** The parameters' values. */
   readonly values?: unknown[];
 }
 
