@@ -219,21 +219,19 @@ const escapePart = (part: string): string =>
 /** The base URL with one trailing slash, so `https://x/rest` and `https://x/rest/` are one service. */
 const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
 
-/** `parts` escaped, the last in a Redis Cluster hash tag so one task's keys share a node. */
-export function storeKeyParts(parts: readonly string[]): string[] {
+/**
+ * `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped; the last in a Redis Cluster hash tag so
+ * one task's keys share a node.
+ */
+export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
   const escaped = parts.map(escapePart);
   const last = escaped.length - 1;
   if (last >= 0) escaped[last] = `{${escaped[last]}}`;
-  return escaped;
-}
-
-/** `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped ({@link storeKeyParts}). */
-export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
   return [
     STORE_KEY_VERSION,
     escapePart(canonicalBaseUrl(scope.baseUrl)),
     escapePart(scope.sellerId),
     kind,
-    ...storeKeyParts(parts),
+    ...escaped,
   ].join(':');
 }

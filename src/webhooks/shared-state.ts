@@ -10,7 +10,6 @@ import {
   memoryStore,
   type StoreScope,
   storeKey,
-  storeKeyParts,
   withStoreDeadline,
 } from '../core/store.js';
 import type { LevelLogger } from '../internal/logger.js';
@@ -41,8 +40,7 @@ export function unrefTimer(timer: unknown): void {
 export class SharedState {
   readonly #shared: DeliveryStore | undefined;
   readonly #local: DeliveryStore;
-  /** `v2:<base URL>:<seller id>:webhook`, escaped once. */
-  readonly #keyPrefix: string;
+  readonly #scope: StoreScope;
   readonly #logger: LevelLogger;
   readonly #probeIntervalMs: number;
   #down = false;
@@ -52,7 +50,7 @@ export class SharedState {
     this.#shared =
       options.store === undefined ? undefined : withStoreDeadline(options.store, options.storeTimeoutMs);
     this.#local = memoryStore({ maxKeys: options.maxLocalKeys });
-    this.#keyPrefix = storeKey(options.scope, 'webhook');
+    this.#scope = options.scope;
     this.#logger = options.logger;
     this.#probeIntervalMs = 5 * options.storeTimeoutMs;
   }
@@ -83,7 +81,7 @@ export class SharedState {
 
   /** `v2:<base URL>:<seller id>:webhook:<parts…>`. */
   key(...parts: readonly string[]): string {
-    return [this.#keyPrefix, ...storeKeyParts(parts)].join(':');
+    return storeKey(this.#scope, 'webhook', ...parts);
   }
 
   /** Runs `operation` on the store, else on the memory; it must be safe to restart on the memory. */
