@@ -8,14 +8,19 @@ describe('TaskEventQueue', () => {
     let running = 0;
     let peak = 0;
     const release = gate();
+    const third = gate();
     for (let index = 0; index < 10; index++) {
       void queue.push(`task-${index}`, async () => {
         running++;
         peak = Math.max(peak, running);
+        if (running === 3) third.open();
         await release.promise;
         running--;
       });
     }
+    // The third job started (on a loaded machine the queue's turn may come after any fixed wait), then
+    // a while longer, in which a fourth would start if the bound did not hold.
+    await third.promise;
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(running).toBe(3);
     expect(queue.waiting).toBe(7);
@@ -59,8 +64,12 @@ describe('TaskEventQueue', () => {
   it('reports full once `capacity` jobs are waiting', async () => {
     const queue = new TaskEventQueue(1, 2);
     const release = gate();
-    void queue.push('a', () => release.promise);
-    await new Promise((resolve) => setTimeout(resolve, 5)); // a is running
+    const started = gate();
+    void queue.push('a', () => {
+      started.open();
+      return release.promise;
+    });
+    await started.promise; // a is running
     void queue.push('b', async () => {});
     expect(queue.isFull()).toBe(false);
     void queue.push('c', async () => {});
@@ -73,12 +82,20 @@ describe('TaskEventQueue', () => {
   it('counts the bytes of jobs waiting and running against maxBytes, and gives them back as each job finishes', async () => {
     const queue = new TaskEventQueue(1, 100, 1000);
     const release = gate();
-    void queue.push('a', () => release.promise, 600);
+    const started = gate();
+    void queue.push(
+      'a',
+      () => {
+        started.open();
+        return release.promise;
+      },
+      600,
+    );
     void queue.push('b', async () => {}, 300);
     expect(queue.bytes).toBe(900);
     expect(queue.hasRoomFor(100)).toBe(true);
     expect(queue.hasRoomFor(101)).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 5)); // a is running, b waits behind it
+    await started.promise; // a is running, b waits behind it
     expect(queue.bytes).toBe(900);
     release.open();
     await queue.idle();
