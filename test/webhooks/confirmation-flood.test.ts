@@ -87,6 +87,9 @@ async function floodedHandler(status: 404 | 503): Promise<{ handler: WebhookHand
     baseUrl: service.url,
     logLevel: 'off',
     maxRetries: 2,
+    // The GET is held until the flood ends: over the default 10 s attempt timeout with both cores busy,
+    // and a timed-out attempt's retry is a second GET that says nothing about sharing.
+    timeout: 120_000,
   });
   const failures: unknown[] = [];
   const handler = createWebhookHandler({
