@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Redis from 'ioredis';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { postgresInbox } from '../../src/postgres.js';
 import { redisInbox } from '../../src/redis.js';
 import { seededRandom } from '../support/create-workers.js';
@@ -39,6 +39,16 @@ interface Receiver {
   port: number;
 }
 
+/**
+ * Every receiver not yet exited: a test that timed out (its attack still going) leaves none running into
+ * the next test, nor past the file.
+ */
+const alive = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of alive) child.kill('SIGKILL');
+  alive.clear();
+});
+
 function startReceiver(config: ReceiverConfig): Promise<Receiver> {
   const child = spawn(
     process.execPath,
@@ -48,6 +58,8 @@ function startReceiver(config: ReceiverConfig): Promise<Receiver> {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  alive.add(child);
+  child.once('exit', () => alive.delete(child));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
