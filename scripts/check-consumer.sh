@@ -82,9 +82,11 @@ node --input-type=module -e "
   const { ConfigurationError } = await import('delivery-task-sdk');
   const { postgresStore } = await import('delivery-task-sdk/postgres');
   const queries = [];
-  const store = postgresStore({ totalCount: 0, query: async (text) => (queries.push(text), { rows: [{ value: 'v' }], rowCount: 1 }) }, { createTable: false });
-  // The first call awaits ready(): the table's columns are read once (createTable: false creates nothing).
-  if ((await store.get('k')) !== 'v' || !queries[0]?.startsWith('SELECT key, value, expires_at FROM') || !queries[1]?.startsWith('SELECT value FROM')) throw new Error('ESM import of the postgres entry broken: ' + JSON.stringify(queries));
+  const store = postgresStore({ totalCount: 0, query: async (query) => (queries.push(query), { rows: [{ value: 'v' }], rowCount: 1 }) }, { createTable: false });
+  // The first call awaits ready(): the table's columns are read once (createTable: false creates nothing),
+  // as plain text; the read itself is a named prepared statement (the default).
+  const [check, read] = queries.length === 0 && (await store.get('k')) === 'v' ? queries : [];
+  if (typeof check !== 'string' || !check.startsWith('SELECT key, value, expires_at FROM') || typeof read?.name !== 'string' || !read.text?.startsWith('SELECT value FROM')) throw new Error('ESM import of the postgres entry broken: ' + JSON.stringify(queries));
   let error;
   try { postgresStore({}); } catch (caught) { error = caught; }
   if (!(error instanceof ConfigurationError) || error.option !== 'pool') throw new Error('ESM postgres entry error class broken');
