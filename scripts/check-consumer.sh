@@ -27,6 +27,8 @@ node --input-type=module -e "
   // Node.js takes the 'node' condition: the build with zod's schema compiler installed.
   const resolved = import.meta.resolve('delivery-task-sdk');
   if (!resolved.endsWith('/dist/index.node.js')) throw new Error('Node resolved ' + resolved);
+  const webhooks = import.meta.resolve('delivery-task-sdk/webhooks');
+  if (!webhooks.endsWith('/dist/webhooks.node.js')) throw new Error('Node resolved ' + webhooks);
   const { kwd } = await import('delivery-task-sdk/kwd');
   if (kwd.add('1', '0.005') !== '1.005') throw new Error('delivery-task-sdk/kwd broken');
   const { parseWebhookEvent } = await import('delivery-task-sdk/webhooks');

@@ -3,10 +3,8 @@
  * compiler installed. Bundlers take the `module` condition, without it.
  * @module
  */
-import { compile } from 'zod/mini';
-import { compiledCheck } from './internal/copy-free.js';
-import { useSchemaCompiler } from './internal/validate.js';
+import { useNodeSchemaCompiler } from './internal/node-compiler.js';
 
-useSchemaCompiler(compile, compiledCheck);
+useNodeSchemaCompiler();
 
 export * from './index.js';

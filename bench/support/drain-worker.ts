@@ -10,7 +10,8 @@ import pg from 'pg';
 import type { DeliveryStore } from '../../src/core/store.js';
 import { postgresInbox, postgresStore } from '../../src/postgres.js';
 import { redisInbox, redisStore } from '../../src/redis.js';
-import { createWebhookHandler, type WebhookInbox } from '../../src/webhooks/index.js';
+// The webhooks entry as Node loads it (the `node` condition: zod's schema compiler installed).
+import { createWebhookHandler, type WebhookInbox } from '../../src/webhooks.node.js';
 
 /** What the parent asks of a worker. */
 export interface DrainWorkerConfig {
