@@ -43,7 +43,7 @@ export class InboxDispatch {
   /** Events this process stored, carried parsed to their claim here. */
   readonly admitted: AdmittedEvents;
   #waitingOnStore = 0;
-  /** Marks sent by the worker and not answered yet: at most 3 × `concurrency` (see the worker's `room`). */
+  /** Marks sent by the worker and not answered yet: at most 5 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
 
   constructor(parts: InboxDispatchParts) {
@@ -52,15 +52,17 @@ export class InboxDispatch {
     this.admitted = new AdmittedEvents(maxQueue, parts.maxQueueBytes);
     this.worker = new InboxWorker({
       inbox,
-      // Up to `concurrency` claimed ahead of the free slots (one that waits too long is given back, see
-      // #dispatch); claimed and not marked stays within 3 × concurrency. Claimed `concurrency` at a time
-      // while every slot has an event: a claim per freed slot would cost a round trip per event.
+      // Claimed ahead of the free slots: `concurrency`, or 3 × while events are quick (see #quick); one that
+      // waits too long is given back (see #dispatch). Claimed and not marked stays within 5 × concurrency.
+      // Claimed `concurrency` at a time while every slot has an event: a claim per freed slot would cost a
+      // round trip per event.
       room: () => {
         const held = queue.running + queue.waiting;
+        const most = (this.#quick ? 4 : 2) * concurrency;
         const room = Math.min(
           maxQueue - queue.waiting,
-          2 * concurrency - held,
-          3 * concurrency - held - this.#marks.size,
+          most - held,
+          most + concurrency - held - this.#marks.size,
         );
         return held < concurrency || room >= concurrency ? room : 0;
       },
@@ -68,11 +70,19 @@ export class InboxDispatch {
       dispatch: (entry, claimedAt) => this.#dispatch(inbox, entry, claimedAt),
       timeoutMs: parts.inboxTimeoutMs,
       pollMs: parts.pollMs,
-      batch: 2 * concurrency,
+      batch: 4 * concurrency,
       logger: parts.logger,
     });
     this.worker.start();
   }
+
+  /**
+   * The last event held its slot under a twelfth of the time a claim leaves it (`visibilityTimeoutMs` −
+   * `eventTimeoutMs`: 2.5 s with the defaults), so 3 × `concurrency` claimed ahead all start within a quarter
+   * of it. Deeper claims ahead spare claims where each is a round trip and a commit (PostgreSQL); slow events
+   * keep `concurrency` ahead, so none is given back for waiting.
+   */
+  #quick = false;
 
   /** Marks sent and not answered yet. */
   get marking(): number {
@@ -109,7 +119,9 @@ export class InboxDispatch {
           await this.#giveBack(inbox, entry, claimed);
           return;
         }
+        const startedAt = Date.now();
         const outcome = await this.#processWaiting(claimed, inbox, entry);
+        this.#quick = 12 * (Date.now() - startedAt) < inbox.visibilityTimeoutMs - this.#parts.eventTimeoutMs;
         // Not processed (the store did not answer): claimed again after its visibility timeout.
         if (outcome === undefined) return;
         // Marked once the task's lease is released, so whoever claims its next event finds the lease free.

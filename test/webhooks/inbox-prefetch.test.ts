@@ -52,41 +52,28 @@ function scriptedInbox(bodies: readonly string[], visibilityTimeoutMs: number) {
 
 const body = (taskId: string) => JSON.stringify(webhookBody(taskId, 'accepted'));
 
-it('claims more events than it has free slots, so the next ones wait claimed instead of a claim round trip', async () => {
+/** Drains `count` events of distinct tasks through a handler at concurrency 4; the claims' sizes. */
+async function drain(count: number, onEvent: () => unknown) {
   const { inbox, claims } = scriptedInbox(
-    Array.from({ length: 40 }, (_, index) => body(`task-${index}`)),
+    Array.from({ length: count }, (_, index) => body(`task-${index}`)),
     60_000,
   );
-  const handler = createWebhookHandler({
-    inbox,
-    concurrency: 4,
-    inboxPollMs: 5,
-    logLevel: 'off',
-    onEvent: () => {},
-  });
+  const handler = createWebhookHandler({ inbox, concurrency: 4, inboxPollMs: 5, logLevel: 'off', onEvent });
   await handler.idle();
   await handler.close();
-  expect(handler.stats.processed).toBe(40);
+  expect(handler.stats.processed).toBe(count);
+  return claims;
+}
+
+it('claims more events than it has free slots, so the next ones wait claimed instead of a claim round trip', async () => {
+  const claims = await drain(40, () => {});
   // The first claim takes twice the concurrency.
   expect(claims[0]).toBe(8);
 });
 
 it('claims `concurrency` events at a time while every slot is busy, not one per freed slot', async () => {
-  const { inbox, claims } = scriptedInbox(
-    Array.from({ length: 80 }, (_, index) => body(`task-${index}`)),
-    60_000,
-  );
-  const handler = createWebhookHandler({
-    inbox,
-    concurrency: 4,
-    inboxPollMs: 5,
-    logLevel: 'off',
-    // Each event holds its slot a while, so slots free one at a time.
-    onEvent: () => new Promise((resolve) => setTimeout(resolve, 5)),
-  });
-  await handler.idle();
-  await handler.close();
-  expect(handler.stats.processed).toBe(80);
+  // Each event holds its slot a while, so slots free one at a time.
+  const claims = await drain(80, () => new Promise((resolve) => setTimeout(resolve, 5)));
   const nonEmpty = claims.filter((count) => count > 0);
   // 8 first, then 4 at a time: 19 claims for 80 events (a claim per freed slot takes about 73).
   expect(nonEmpty.length).toBeLessThanOrEqual(24);
@@ -116,11 +103,16 @@ it('gives back an event claimed ahead whose claim has less than eventTimeoutMs l
   expect(started.map((start) => start.taskId)).toEqual(['task-slow', 'task-next']);
 });
 
-it('holds at most 3 × concurrency events claimed and not marked, while marking does not answer', async () => {
+/**
+ * Runs 30 events through a handler at concurrency 2 (`eventTimeoutMs` 600) whose marks hang until released
+ * every 10 ms after the first 300 ms; the peak of events claimed and not marked, and those processed at
+ * 300 ms.
+ */
+async function peakClaimedUnmarked(options: { onEvent: () => unknown; visibilityTimeoutMs: number }) {
   const concurrency = 2;
   const { inbox, entries } = scriptedInbox(
     Array.from({ length: 30 }, (_, index) => body(`task-${index}`)),
-    60_000,
+    options.visibilityTimeoutMs,
   );
   const marking: (() => void)[] = [];
   let claimedUnmarked = 0;
@@ -147,16 +139,33 @@ it('holds at most 3 × concurrency events claimed and not marked, while marking 
     concurrency,
     inboxPollMs: 5,
     logLevel: 'off',
-    onEvent: () => {},
+    eventTimeoutMs: 600,
+    onEvent: options.onEvent,
   });
   await new Promise((resolve) => setTimeout(resolve, 300));
-  expect(peak).toBe(3 * concurrency);
-  expect(handler.stats.processed).toBe(3 * concurrency);
+  const processedEarly = handler.stats.processed;
   while (entries.some((entry) => !entry.done)) {
     for (const release of marking.splice(0)) release();
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   await handler.close();
   expect(handler.stats.processed).toBe(30);
+  return { peak, processedEarly, concurrency };
+}
+
+it('claims 3 × concurrency ahead while events are quick: at most 5 × concurrency claimed and not marked', async () => {
+  // Quick events: under (12 000 − 600) / 12 = 950 ms each.
+  const { peak, processedEarly, concurrency } = await peakClaimedUnmarked({
+    onEvent: () => {},
+    visibilityTimeoutMs: 12_000,
+  });
+  expect(peak).toBe(5 * concurrency);
+  expect(processedEarly).toBe(5 * concurrency);
+});
+
+it('keeps `concurrency` ahead while events are slow: at most 3 × concurrency claimed and not marked', async () => {
+  // 100 ms an event, over the (1 200 − 600) / 12 = 50 ms under which claims go deeper.
+  const slow = () => new Promise((resolve) => setTimeout(resolve, 100));
+  const { peak, concurrency } = await peakClaimedUnmarked({ onEvent: slow, visibilityTimeoutMs: 1_200 });
   expect(peak).toBe(3 * concurrency);
 });
