@@ -1,5 +1,6 @@
 /** The sandbox's seed document (`delivery-task sandbox --seed <file>`). */
 
+import { invalidOption } from 'delivery-task-sdk/internal';
 import type { MockBranch, MockSeedTask } from 'delivery-task-sdk/testing';
 import { checkMockOptions } from 'delivery-task-sdk/testing';
 
@@ -24,23 +25,24 @@ const FIELDS = ['branches', 'tasks'];
  * branch and task by the mock's own rules (a task is checked like a `POST tasks` body; its
  * `selectedBranch` must name one of the branches).
  * @returns the document, typed.
- * @throws {TypeError} for a document that is not an object of `branches` and `tasks` arrays (`unknown field
- * "task"`); {ConfigurationError} as `checkMockOptions` for a branch or task, naming it:
- * `Invalid tasks.1.deliveryLocation.latitude: expected a number ≤ 90, got 95`, `Invalid branches.0.name: …`.
+ * @throws {ConfigurationError} naming the field (`option`): for a document that is not an object of
+ * `branches` and `tasks` arrays (`Invalid task: expected a field of a seed (branches, tasks), got an array`),
+ * and as `checkMockOptions` for a branch or task: `Invalid tasks.1.deliveryLocation.latitude: expected a
+ * number ≤ 90, got 95`, `Invalid branches.0.name: …`.
  */
 export function parseSandboxSeed(document: unknown): SandboxSeed {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new TypeError('the seed must be a JSON object with "branches" and/or "tasks"');
+    throw invalidOption('seed', 'a JSON object of branches and tasks', document);
   }
   const seed = document as Record<string, unknown>;
   for (const field of Object.keys(seed)) {
     if (!FIELDS.includes(field)) {
-      throw new TypeError(`unknown field ${JSON.stringify(field)} (a seed has ${FIELDS.join(' and ')})`);
+      throw invalidOption(field, `a field of a seed (${FIELDS.join(', ')})`, seed[field]);
     }
   }
   for (const field of FIELDS) {
     if (seed[field] !== undefined && !Array.isArray(seed[field]))
-      throw new TypeError(`${field} must be an array`);
+      throw invalidOption(field, 'an array', seed[field]);
   }
   const checked: SandboxSeed = {};
   if (seed.branches !== undefined) checked.branches = seed.branches as MockBranch[];

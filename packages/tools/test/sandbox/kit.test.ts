@@ -261,8 +261,15 @@ describe('seed tasks of the mock', () => {
         message: 'Invalid branches.0.name: expected a non-empty string, got nothing',
       }),
     );
-    expect(() => parseSandboxSeed(null)).toThrow(/must be a JSON object/);
-    expect(() => parseSandboxSeed({ branches: 'North' })).toThrow(/^branches must be an array/);
+    for (const [document, option, message] of [
+      [null, 'seed', 'Invalid seed: expected a JSON object of branches and tasks, got null'],
+      [['North'], 'seed', 'Invalid seed: expected a JSON object of branches and tasks, got an array'],
+      [{ branches: 'North' }, 'branches', 'Invalid branches: expected an array, got "North"'],
+      [{ task: [] }, 'task', 'Invalid task: expected a field of a seed (branches, tasks), got an array'],
+    ] as const) {
+      expect(() => parseSandboxSeed(document)).toThrow(ConfigurationError);
+      expect(() => parseSandboxSeed(document)).toThrow(expect.objectContaining({ option, message }));
+    }
   });
 });
 

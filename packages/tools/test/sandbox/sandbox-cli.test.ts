@@ -408,9 +408,9 @@ describe('delivery-task sandbox --seed', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS 
   it('exits 2 naming the file and the field for an invalid seed', async () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ['not-json.json', '{"tasks": [', /not JSON \(/],
-      ['array.json', [], /the seed must be a JSON object/],
-      ['typo.json', { task: [] }, /unknown field "task" \(a seed has branches and tasks\)/],
-      ['not-array.json', { tasks: {} }, /tasks must be an array/],
+      ['array.json', [], /Invalid seed: expected a JSON object of branches and tasks, got an array/],
+      ['typo.json', { task: [] }, /Invalid task: expected a field of a seed \(branches, tasks\), got an array/],
+      ['not-array.json', { tasks: {} }, /Invalid tasks: expected an array, got an object/],
       [
         'latitude.json',
         { tasks: [{}, { deliveryLocation: { latitude: 91, longitude: 48 } }] },
