@@ -22,9 +22,8 @@
  *    create does not look its order up first; the list requests the server saw are printed to show it.
  *    Store round trips are counted by wrapping the clients (ioredis `sendCommand`, which every command goes
  *    through; pg `Pool.query`), as bench/support/drain-worker.ts does. The SDK's are three: the claim, a read
- *    of the store's `epoch`, the outcome; over PostgreSQL its outcome write asks for an asynchronous commit
- *    (its loss is safe: the claim is there), so it waits for one commit to disk where the hand-written
- *    scheme, as a merchant would write it, waits for two.
+ *    of the store's `epoch`, the outcome (over ioredis the first two leave in one write, one pipeline); over
+ *    PostgreSQL each write waits for its commit to disk, as the hand-written scheme's two do.
  *
  * What the hand-written schemes do not guarantee that the SDK does, so that the figures are read as the
  * price of those guarantees and not as overhead alone: the SDK's create takes the order under a lease
