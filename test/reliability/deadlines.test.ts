@@ -533,15 +533,23 @@ describe('tasks.create ends by its totalTimeout', () => {
   });
 
   it('for each caller of one flight: a joiner with a shorter totalTimeout leaves at its own', async () => {
+    let postArrived = () => {};
+    const posted = new Promise<void>((resolve) => {
+      postArrived = resolve;
+    });
     hostile.use(async (request, response, { forward }) => {
-      if (request.method === 'POST') return neverAnswer(response);
-      return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+      if (request.method !== 'POST') return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
+      postArrived();
+      return neverAnswer(response);
     });
     const sdk = hostileClient({ timeout: 5000 });
     const started = performance.now();
     const first = sdk.tasks.create(orderParams('DL-JOIN'), { totalTimeout: 4000 });
     first.catch(() => {});
-    const joiner = endOf(sdk.tasks.create(orderParams('DL-JOIN'), { totalTimeout: 800 }), 800, started);
+    // Joined once the flight's POST is out, so at the joiner's deadline the outcome is unknown (joined
+    // before it, on a busy machine, the joiner could rightly end saying nothing was sent).
+    await posted;
+    const joiner = endOf(sdk.tasks.create(orderParams('DL-JOIN'), { totalTimeout: 800 }), 800);
     const error = endedInTime(await joiner, 800);
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     expect((error as Error).message).toContain('totalTimeout of 800 ms');
