@@ -409,7 +409,11 @@ describe('delivery-task sandbox --seed', { timeout: CLI_PROCESS_TEST_TIMEOUT_MS 
     const cases: Array<[string, unknown, RegExp]> = [
       ['not-json.json', '{"tasks": [', /not JSON \(/],
       ['array.json', [], /Invalid seed: expected a JSON object of branches and tasks, got an array/],
-      ['typo.json', { task: [] }, /Invalid task: expected a field of a seed \(branches, tasks\), got an array/],
+      [
+        'typo.json',
+        { task: [] },
+        /Invalid task: expected a field of a seed \(branches, tasks\), got an array/,
+      ],
       ['not-array.json', { tasks: {} }, /Invalid tasks: expected an array, got an object/],
       [
         'latitude.json',
