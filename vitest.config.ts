@@ -1,16 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { configDefaults, defineConfig } from 'vitest/config';
-
-/** Every test file: the SDK's, the tools', the example shop's. */
-const TESTS = ['test/**/*.test.ts', 'packages/tools/test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'];
-
-/** Test files that set `process.env.TZ` (directly, or through test/support/model-run.ts). */
-const ZONED = [
-  'test/model/**/*.test.ts',
-  'test/resources/task-list/zoneless-times.test.ts',
-  'test/webhooks/sync-order.test.ts',
-];
+import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // Both packages' tests run from the sources, no build first: the SDK's entries and the tools' entries
@@ -33,6 +23,7 @@ export default defineConfig({
     })),
   },
   test: {
+    include: ['test/**/*.test.ts', 'packages/tools/test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'],
     environment: 'node',
     // Fails the run when a process a test started is still alive at its end.
     globalSetup: ['test/support/no-leftover-processes.ts'],
@@ -43,21 +34,5 @@ export default defineConfig({
     // cores with fewer neighbours, and a CI run's minutes matter less than its verdict.
     maxWorkers: process.env.CI === 'true' ? availableParallelism() : Math.min(8, 2 * availableParallelism()),
     typecheck: { enabled: false },
-    // Worker threads start and load faster than child processes: the whole suite took 348 s and 579 CPU-s
-    // instead of 392 s and 703 in processes (2 cores). The files that set the machine's zone (TZ, which
-    // Node applies to the whole process) run in processes of their own (test/support/machine-zone.ts
-    // throws in a thread).
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'threads',
-          pool: 'threads',
-          include: TESTS,
-          exclude: [...configDefaults.exclude, ...ZONED],
-        },
-      },
-      { extends: true, test: { name: 'zoned', pool: 'forks', include: ZONED } },
-    ],
   },
 });

@@ -5,8 +5,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { vi } from 'vitest';
-import { useMachineZone } from './machine-zone.js';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { runParameters } from './model-flags.js';
 
 export { flagOn, MODEL_FLAGS, type ModelFlag, runParameters } from './model-flags.js';
@@ -23,7 +22,14 @@ export function modelTimeout(fixedWorlds: number, msPerWorld: number): number {
  * zone read as local time is 3 h off there, where under UTC the mistake would not show.
  */
 export function inKuwaitZone(): void {
-  useMachineZone('Asia/Kuwait');
+  const zone = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = 'Asia/Kuwait';
+  });
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
 }
 
 /** Virtual time starts here in every world (a Friday in Kuwait, 12:00 local). */

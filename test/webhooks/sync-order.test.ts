@@ -4,14 +4,18 @@
  * without a zone read on a machine in Kuwait (UTC+3). Deliveries are lost by having no webhook URL: every
  * status reaches `onEvent` through `sync()` or not at all.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { SchemaDrift, Task } from '../../src/index.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
-import { useMachineZone } from '../support/machine-zone.js';
 import { clientOf, orderParams, useMockService } from '../support/mock-service.js';
 
-// Before any time is read: Node reads TZ again when it is set.
-useMachineZone('Asia/Kuwait');
+// Before any time is read: Node reads TZ again when it is set, in this worker process only.
+const zone = process.env.TZ;
+process.env.TZ = 'Asia/Kuwait';
+afterAll(() => {
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
 
 /** The mock's clock: `undefined` for the real time. */
 let clock: number | undefined;

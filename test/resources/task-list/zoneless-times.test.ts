@@ -3,14 +3,18 @@
  * machine's zone, and reported as drift once: by a creation window and by the reconciliation of a create
  * whose outcome was unknown. `readServiceTime` itself, form by form.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { SchemaDrift, Task } from '../../../src/index.js';
 import { readServiceTime } from '../../../src/schemas/service-time.js';
-import { useMachineZone } from '../../support/machine-zone.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 
-// Before any time is read: Node reads TZ again when it is set.
-useMachineZone('Asia/Kuwait');
+// Before any time is read: Node reads TZ again when it is set, in this worker process only.
+const zone = process.env.TZ;
+process.env.TZ = 'Asia/Kuwait';
+afterAll(() => {
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z');
 const HOUR = 3_600_000;
