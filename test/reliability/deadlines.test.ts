@@ -10,7 +10,7 @@
  * could create a task ends `APIConnectionTimeoutError` saying so.
  */
 import type { ServerResponse } from 'node:http';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../../src/core/store.js';
 import {
   APIConnectionTimeoutError,
@@ -80,6 +80,15 @@ const neverAnswer = (_response: ServerResponse) => {};
 function closeHeldPosts(): void {
   for (const response of heldPosts) response.destroy();
   heldPosts.clear();
+}
+
+/**
+ * {@link closeHeldPosts} once the POST the client sent is held: a create that ended saying its outcome is
+ * unknown had its POST out, but a loaded machine may hand it to the server later.
+ */
+async function closeHeldPostOnceArrived(): Promise<void> {
+  await vi.waitFor(() => expect(heldPosts.size).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
+  closeHeldPosts();
 }
 
 /** Pushes each request's method and path onto `seen`; forwards it, or never answers a POST. */
@@ -205,7 +214,7 @@ async function retriedAfter(
   seen: string[],
 ): Promise<void> {
   expect(ended).toBeInstanceOf(TaskCreationOutcomeUnknownError);
-  closeHeldPosts();
+  await closeHeldPostOnceArrived();
   await sleep((ended as TaskCreationOutcomeUnknownError).retryAfterMs ?? 0);
   hostile.use(recording(seen));
   seen.length = 0;
@@ -246,7 +255,7 @@ describe('tasks.create ends by its totalTimeout', () => {
     // The order's record kept that sending began: the next create looks the order up before it sends
     // (its reads allowed the default timeout: 1 s is this test's POST attempt, not a loaded machine's GET),
     // once the held POST's connection ended and the listing delay passed.
-    closeHeldPosts();
+    await closeHeldPostOnceArrived();
     hostile.use(recording(seen));
     seen.length = 0;
     const task = await sdk.tasks.create(orderParams(orderNumber), { timeout: 30_000 });
