@@ -50,7 +50,6 @@ export {
   type MemoryStoreOptions,
   memoryStore,
   type StoreFence,
-  type StoreWriteOptions,
 } from './core/store.js';
 export { kwd } from './kwd.js';
 export { Branches } from './resources/branches.js';

@@ -15,13 +15,7 @@ export interface DeliveryStore {
    * Replaces `key`'s value (TTL restarted) only when it equals `expected` (`undefined`: absent). `true` when
    * replaced.
    */
-  compareAndSet(
-    key: string,
-    expected: string | undefined,
-    value: string,
-    ttlMs: number,
-    options?: StoreWriteOptions,
-  ): Promise<boolean>;
+  compareAndSet(key: string, expected: string | undefined, value: string, ttlMs: number): Promise<boolean>;
   /**
    * Deletes `key`, only when its value equals `expected` if that is given. Resolves `true` when it deleted
    * it.
@@ -64,15 +58,6 @@ export interface StoreFence {
   readonly key: string;
   readonly value: string;
   readonly orAbsent: boolean;
-}
-
-/** How a {@link DeliveryStore} may carry out one write. */
-export interface StoreWriteOptions {
-  /**
-   * `false`: the write may be lost if the store crashes moments after. The SDK asks it of no write (its
-   * leases and records are all durable), and its stores write durably regardless. Default `true`.
-   */
-  durable?: boolean;
 }
 
 interface MemoryEntry {
@@ -186,8 +171,8 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
   const guarded: DeliveryStore = {
     setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
     get: (key) => guard('get', () => store.get(key)),
-    compareAndSet: (key, expected, value, ttlMs, options) =>
-      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs, options)),
+    compareAndSet: (key, expected, value, ttlMs) =>
+      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs)),
     delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
   };
   const { setIfAbsentThenGet, compareAndSetReleasing } = store;

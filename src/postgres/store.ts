@@ -149,7 +149,7 @@ SELECT EXISTS (SELECT 1 FROM taken) AS taken, coalesce((SELECT latest FROM recor
     compareAndSet: async (key, expected, value, ttlMs) => {
       if (expected === undefined) return setIfAbsent(key, value, ttlMs);
       await ensureTable();
-      // Every write waits for its commit on disk, `durable: false` too: a lease or record is never lost.
+      // Every write waits for its commit on disk: a lease or record is never lost.
       const result = await query(replace, [key, value, ttlArgument(ttlMs), expected]);
       return result.rowCount === 1;
     },

@@ -109,7 +109,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       const from = sent.length;
       const key = randomUUID();
       await store.setIfAbsent(key, 'a', 10_000);
-      await store.compareAndSet(key, 'a', 'b', 10_000, { durable: false });
+      await store.compareAndSet(key, 'a', 'b', 10_000);
       await inbox.claim('worker', 10);
       const hot = sent.slice(from);
       expect(hot).toHaveLength(3);

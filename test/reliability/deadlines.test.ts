@@ -195,9 +195,9 @@ function slowFailureStore(): DeliveryStore {
   const backing = memoryStore();
   return {
     ...stallingStore(new Set(), backing),
-    compareAndSet: async (key, expected, value, ttlMs, options) => {
+    compareAndSet: async (key, expected, value, ttlMs) => {
       if (value.includes('"state":"failed"')) await sleep(300);
-      return backing.compareAndSet(key, expected, value, ttlMs, options);
+      return backing.compareAndSet(key, expected, value, ttlMs);
     },
   };
 }

@@ -20,8 +20,8 @@ export function countedStore(store: DeliveryStore, counter: CallCount): Delivery
   return {
     setIfAbsent: (key, value, ttlMs) => tally(counter, () => store.setIfAbsent(key, value, ttlMs)),
     get: (key) => tally(counter, () => store.get(key)),
-    compareAndSet: (key, expected, value, ttlMs, options) =>
-      tally(counter, () => store.compareAndSet(key, expected, value, ttlMs, options)),
+    compareAndSet: (key, expected, value, ttlMs) =>
+      tally(counter, () => store.compareAndSet(key, expected, value, ttlMs)),
     delete: (key, expected) => tally(counter, () => store.delete(key, expected)),
   };
 }

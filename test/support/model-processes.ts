@@ -158,8 +158,8 @@ export function storeOfProcess(store: DeliveryStore, gate: ProcessGate): Deliver
     setIfAbsent: (key, value, ttlMs) =>
       gate.cross('store setIfAbsent', () => store.setIfAbsent(k(key), value, ttlMs)),
     get: (key) => gate.cross('store get', () => store.get(k(key))),
-    compareAndSet: (key, expected, value, ttlMs, options) =>
-      gate.cross('store compareAndSet', () => store.compareAndSet(k(key), expected, value, ttlMs, options)),
+    compareAndSet: (key, expected, value, ttlMs) =>
+      gate.cross('store compareAndSet', () => store.compareAndSet(k(key), expected, value, ttlMs)),
     delete: (key, expected) => gate.cross('store delete', () => store.delete(k(key), expected)),
   };
   const { setIfAbsentThenGet, compareAndSetReleasing } = store;

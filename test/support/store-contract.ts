@@ -177,17 +177,6 @@ export function describeStoreContract(
       expect(await store.get(k)).toBe('b');
     });
 
-    it('compares and replaces the same way with { durable: false }', async () => {
-      const store = await make();
-      const k = key('cas-lazy');
-      const lazy = { durable: false };
-      expect(await store.compareAndSet(k, 'wrong', 'x', 10_000, lazy)).toBe(false);
-      expect(await store.compareAndSet(k, undefined, 'a', 10_000, lazy)).toBe(true);
-      expect(await store.compareAndSet(k, 'b', 'c', 10_000, lazy)).toBe(false);
-      expect(await store.compareAndSet(k, 'a', 'b', 10_000, lazy)).toBe(true);
-      expect(await store.get(k)).toBe('b');
-    });
-
     it('restarts the TTL on compareAndSet', async () => {
       const store = await make();
       const k = key('cas-ttl');

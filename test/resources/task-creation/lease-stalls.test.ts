@@ -61,8 +61,8 @@ const fencedStore = (inner: DeliveryStore, onFence: (n: number) => void | Promis
   const answeredAt: number[] = [];
   const store: DeliveryStore = {
     ...inner,
-    compareAndSet: async (key, expected, value, ttlMs, options) => {
-      const replaced = await inner.compareAndSet(key, expected, value, ttlMs, options);
+    compareAndSet: async (key, expected, value, ttlMs) => {
+      const replaced = await inner.compareAndSet(key, expected, value, ttlMs);
       if (replaced && movesUntil(expected, value)) {
         await onFence(answeredAt.length + 1);
         answeredAt.push(Date.now());
@@ -182,10 +182,10 @@ describe('a holder whose process stalls', () => {
     const { store: fenced, answeredAt } = fencedStore(inner);
     const store: DeliveryStore = {
       ...fenced,
-      compareAndSet: async (key, expected, value, ttlMs, options) => {
+      compareAndSet: async (key, expected, value, ttlMs) => {
         const fence = answeredAt.length === 0 && movesUntil(expected, value);
         if (fence) vi.advanceTimersByTime(LEASE_TTL_MS / 3);
-        const replaced = await fenced.compareAndSet(key, expected, value, ttlMs, options);
+        const replaced = await fenced.compareAndSet(key, expected, value, ttlMs);
         if (!fence && answeredAt.length > 0) renewals++;
         return replaced;
       },

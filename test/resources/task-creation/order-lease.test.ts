@@ -73,9 +73,9 @@ describe('the remembered order', () => {
       get: (key) => inner.get(key),
       setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
       delete: (key, expected) => inner.delete(key, expected),
-      compareAndSet: (key, expected, value, ttlMs, options) => {
+      compareAndSet: (key, expected, value, ttlMs) => {
         if (key === orderKey('MEM-8') && value.includes('"state":"failed"')) ttls.push(ttlMs);
-        return inner.compareAndSet(key, expected, value, ttlMs, options);
+        return inner.compareAndSet(key, expected, value, ttlMs);
       },
     };
     const sdk = client({ store, orderTtlMs: 3_600_000 });

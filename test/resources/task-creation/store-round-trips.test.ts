@@ -170,15 +170,15 @@ describeWithPostgres('PostgreSQL statements per create', () => {
     expect(ours.filter((text) => text.includes('synchronous_commit'))).toEqual([]);
   });
 
-  it("writes { durable: false } durably too, and keeps the connection's own synchronous_commit", async () => {
+  it("keeps the connection's own synchronous_commit", async () => {
     const connection = new pg.Client({ connectionString: postgres.server().url });
     await connection.connect();
     try {
       await connection.query('SET synchronous_commit = on');
       const store = postgresStore(connection, { table: 'dts_lazy' });
       expect(await store.setIfAbsent('k', 'a', 10_000)).toBe(true);
-      expect(await store.compareAndSet('k', 'a', 'b', 10_000, { durable: false })).toBe(true);
-      expect(await store.compareAndSet('k', 'a', 'c', 10_000, { durable: false })).toBe(false);
+      expect(await store.compareAndSet('k', 'a', 'b', 10_000)).toBe(true);
+      expect(await store.compareAndSet('k', 'a', 'c', 10_000)).toBe(false);
       expect(await store.get('k')).toBe('b');
       const { rows } = await connection.query('SHOW synchronous_commit');
       expect(rows).toEqual([{ synchronous_commit: 'on' }]);
