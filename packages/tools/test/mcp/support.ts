@@ -4,7 +4,6 @@
  * elicitation. Helpers read what a tool result carries.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,6 +15,7 @@ import {
   ElicitRequestSchema,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { cliFromSources } from '../support/cli-command.js';
 import { ROOT } from '../support/sandbox-process.js';
 
 /** What a test client answers to an elicitation; `undefined` declares no elicitation at all. */
@@ -87,7 +87,7 @@ export async function connectStdio(
 ): Promise<StdioSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [createRequire(import.meta.url).resolve('tsx/cli'), 'src/cli.ts', 'mcp', ...args],
+    args: [...cliFromSources(), 'mcp', ...args],
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', XDG_STATE_HOME: env.XDG_STATE_HOME ?? newStateDir(), ...env },
     stderr: 'pipe',

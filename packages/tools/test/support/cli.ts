@@ -1,12 +1,13 @@
 /**
  * Running `delivery-task` in tests: in process through `runCli` with a capturing io, or as a child
- * process (`node --import tsx src/cli.ts`), both against a mock served over real sockets.
+ * process (`node` with {@link cliFromSources}), both against a mock served over real sockets.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { MockDeliveryService } from 'delivery-task-sdk/testing';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/main.js';
+import { cliFromSources } from './cli-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -76,7 +77,7 @@ export async function killCliProcesses(): Promise<void> {
 }
 
 /**
- * A test that starts CLI processes, ms: each start compiles the CLI (`tsx`), 3–6 s with both cores busy
+ * A test that starts CLI processes, ms: each start loads the CLI's modules, seconds with both cores busy
  * (`npm run test:stress`).
  */
 export const CLI_PROCESS_TEST_TIMEOUT_MS = 90_000;
@@ -86,7 +87,7 @@ export const CLI_PROCESS_TEST_TIMEOUT_MS = 90_000;
  * test machine's own DELIVERY_* variables never leak in.
  */
 export function startCliProcess(argv: readonly string[], env: Record<string, string>): CliChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...argv], {
+  const child = spawn(process.execPath, [...cliFromSources(), ...argv], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

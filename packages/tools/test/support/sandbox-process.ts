@@ -4,18 +4,18 @@
  * (method, path, status, parsed JSON body), per process and for the whole test file, so that a contract
  * test can check each one against the OpenAPI document.
  *
- * The process is `node --import tsx src/cli.ts sandbox --port 0 --json …` (or `node dist/cli.js …`):
- * one process, which gets the signals itself. Not `npx tsx` nor tsx's CLI: both start the real
+ * The process is `node <the run's bundle of src/cli.ts> sandbox --port 0 --json …` (cli-command.ts; or
+ * `node dist/cli.js …`): one process, which gets the signals itself. Not `npx tsx` nor tsx's CLI: both start the real
  * process as a child of their own, and a SIGKILL (a timeout, `killAllSandboxes`) of the parent left
  * that child running with parent 1. Each process also leads its own process group, and a SIGKILL
  * goes to the whole group, so whatever it may start ends with it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { delimiter, dirname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { cliFromSources } from './cli-command.js';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -92,12 +92,7 @@ const running = new Set<ChildProcess>();
 /** The command line of `delivery-task <args>`. */
 function commandOf(entry: 'source' | 'dist', args: readonly string[]): string[] {
   if (entry === 'dist') return ['dist/cli.js', ...args];
-  return [
-    '--import',
-    pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href,
-    'src/cli.ts',
-    ...args,
-  ];
+  return [...cliFromSources(), ...args];
 }
 
 /** Children started through another program (`npx`), which need every signal sent to their whole group. */
