@@ -26,7 +26,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/tools/test/**/*.test.ts', 'examples/shop/test/**/*.test.ts'],
     environment: 'node',
     // Fails the run when a process a test started is still alive at its end.
-    globalSetup: ['test/support/no-leftover-processes.ts', 'test/support/cli-bundle.ts'],
+    globalSetup: ['test/support/no-leftover-processes.ts', 'test/support/source-bundles.ts'],
     testTimeout: 20_000,
     // Two test files per core (at most 8): most of the suite waits on sockets, servers and child
     // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle. Under

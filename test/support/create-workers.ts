@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TraceLine, WorkerConfig, WorkerOutcome } from './create-worker.js';
 import type { HostileHandler } from './hostile-server.js';
+import { scriptArgs } from './source-script.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,11 +18,11 @@ export interface CreateWorker {
   traces: TraceLine[];
 }
 
-/** Starts test/support/create-worker.ts in a process of its own (the same Node, with tsx). */
+/** Starts test/support/create-worker.ts in a process of its own (the same Node: its bundle, source-script.ts). */
 export function startCreateWorker(config: WorkerConfig): CreateWorker {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/support/create-worker.ts', JSON.stringify(config)],
+    [...scriptArgs('test/support/create-worker.ts'), JSON.stringify(config)],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

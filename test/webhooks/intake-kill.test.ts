@@ -26,6 +26,7 @@ import {
   type RedisServer,
   startRedisServer,
 } from '../support/redis-server.js';
+import { scriptArgs } from '../support/source-script.js';
 import { webhookBody } from './fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,7 +53,7 @@ afterEach(() => {
 function startReceiver(config: ReceiverConfig): Promise<Receiver> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/support/intake-receiver.ts', JSON.stringify(config)],
+    [...scriptArgs('test/support/intake-receiver.ts'), JSON.stringify(config)],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

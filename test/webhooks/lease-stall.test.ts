@@ -26,6 +26,7 @@ import {
   type RedisServer,
   startRedisServer,
 } from '../support/redis-server.js';
+import { scriptArgs } from '../support/source-script.js';
 import { fetchWebhook, postWebhook, webhookBody } from './fixtures.js';
 import type { StallReceiverConfig } from './stall-receiver.js';
 
@@ -58,7 +59,7 @@ interface StallingReceiver {
 function startStallingReceiver(config: StallReceiverConfig): Promise<StallingReceiver> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/webhooks/stall-receiver.ts', JSON.stringify(config)],
+    [...scriptArgs('test/webhooks/stall-receiver.ts'), JSON.stringify(config)],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -57,8 +57,7 @@ function stallingAtLease(
       return leaseKeyOf(key) ? held(answer, true) : answer;
     },
     get: (key) => store.get(key),
-    compareAndSet: (key, expected, value, ttlMs) =>
-      store.compareAndSet(key, expected, value, ttlMs),
+    compareAndSet: (key, expected, value, ttlMs) => store.compareAndSet(key, expected, value, ttlMs),
     delete: (key, expected) => store.delete(key, expected),
   };
   const { setIfAbsentThenGet, compareAndSetReleasing } = store;

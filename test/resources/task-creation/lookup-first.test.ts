@@ -20,6 +20,7 @@ import {
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../../src/testing.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 import type { RestartConfig, RestartOutcome } from '../../support/restart-worker.js';
+import { scriptArgs } from '../../support/source-script.js';
 
 /** How far the mock's clock is ahead of the machine's, ms: a first delivery "a minute ago". */
 let clockOffsetMs = 0;
@@ -239,7 +240,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 function runProcess(config: RestartConfig): Promise<RestartOutcome[]> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/support/restart-worker.ts', JSON.stringify(config)],
+    [...scriptArgs('test/support/restart-worker.ts'), JSON.stringify(config)],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

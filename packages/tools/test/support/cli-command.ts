@@ -1,6 +1,6 @@
 /**
  * The arguments of `node` that run the CLI from the sources, for a child process started in this package's
- * folder: the bundle the test run built once (test/support/cli-bundle.ts), else `src/cli.ts` through tsx's
+ * folder: the bundle the test run built once (test/support/source-bundles.ts), else `src/cli.ts` through tsx's
  * loader (a test file run outside that setup).
  */
 import { createRequire } from 'node:module';
