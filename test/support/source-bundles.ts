@@ -14,7 +14,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build } from 'esbuild';
+import { type BuildOptions, build, stop } from 'esbuild';
 
 /** The environment variable holding the tools' CLI bundle's absolute path. */
 export const TOOLS_CLI_BUNDLE_ENV = 'DELIVERY_TASK_TEST_CLI_BUNDLE';
@@ -76,6 +76,9 @@ export default async function setup(): Promise<() => void> {
   } catch (error) {
     remove();
     throw error;
+  } finally {
+    // esbuild's service process, which would outlive the run (test/support/no-leftover-processes.ts).
+    await stop();
   }
   process.env[TOOLS_CLI_BUNDLE_ENV] = join(cliFolder, 'cli.mjs');
   process.env[WORKER_BUNDLES_ENV] = workerFolder;
