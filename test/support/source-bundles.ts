@@ -2,7 +2,8 @@
  * The test run's global setup (vitest.config.ts `globalSetup`) that bundles, once per run and from their
  * sources, the programs the tests start as child processes (esbuild; packages left to `node_modules`):
  * a start then costs about 0.7 CPU-s instead of 1.1 through tsx's loader (the tools' tests took 201 CPU-s
- * instead of 260). Removed at the end of the run.
+ * instead of 260). Removed at the end of the run; not built in watch mode (`vitest` without `run`), where
+ * the tests start the sources through tsx.
  *
  * - The tools' CLI (`packages/tools/src/cli.ts`, the SDK from `src/` through the tools' tsconfig paths), at
  *   the path in {@link TOOLS_CLI_BUNDLE_ENV} (read by `packages/tools/test/support/cli-command.ts`). It sits
@@ -15,6 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, stop } from 'esbuild';
+import type { TestProject } from 'vitest/node';
 
 /** The environment variable holding the tools' CLI bundle's absolute path. */
 export const TOOLS_CLI_BUNDLE_ENV = 'DELIVERY_TASK_TEST_CLI_BUNDLE';
@@ -46,7 +48,9 @@ function runFolder(parent: string): string {
   return mkdtempSync(join(parent, 'run-'));
 }
 
-export default async function setup(): Promise<() => void> {
+export default async function setup(project: TestProject): Promise<() => void> {
+  // In watch mode a bundle would go stale as the sources change: the tests start them through tsx.
+  if (project.config.watch) return () => {};
   const folders = [
     runFolder(join(TOOLS, '.test-cli')),
     runFolder(join(ROOT, 'node_modules/.cache/test-bundles')),
