@@ -72,8 +72,9 @@ const pipelinedSenders = new WeakMap<object, Send>();
 
 /**
  * For a single-node ioredis client that does not pipeline itself (`enableAutoPipelining`): the commands
- * sent in one tick of the event loop written together, as one pipeline (one write, one read). One sender
- * per client, shared by its store and inbox; `undefined` for any other client.
+ * sent in one tick of the event loop written together, as one pipeline (one write, one read); a command
+ * alone in its tick as itself. One sender per client, shared by its store and inbox; `undefined` for any
+ * other client.
  */
 function tickPipelined(client: object): Send | undefined {
   const io = client as Partial<IoredisPipelining>;
@@ -86,6 +87,17 @@ function tickPipelined(client: object): Send | undefined {
   const flush = (): void => {
     const batch = queued;
     queued = [];
+    // A pipeline of one costs about a fifth more CPU than the command (30 against 38 µs a GET) for the same
+    // write.
+    if (batch.length === 1) {
+      const [{ command, resolve, reject }] = batch as [Queued];
+      try {
+        (client as IoredisClientLike).call(...(command as [string, ...string[]])).then(resolve, reject);
+      } catch (error) {
+        reject(error);
+      }
+      return;
+    }
     let sent: Promise<[Error | null, unknown][] | null>;
     try {
       const pipeline = (io as IoredisPipelining).pipeline();

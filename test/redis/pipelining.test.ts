@@ -1,7 +1,7 @@
 /**
  * The commands `redisStore` and `redisInbox` send in one tick over a single-node ioredis client go out as
  * one pipeline (docs/performance.md "Durable intake drain"): one write instead of one per command, each
- * command's reply or error its own.
+ * command's reply or error its own; a command alone in its tick as itself.
  */
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
@@ -41,26 +41,49 @@ describeWithRedis('redisStore over one ioredis client: one pipeline per tick', (
     expect(pipelines).toHaveBeenCalledTimes(1);
     expect(await Promise.all(['a', 'b', 'f'].map((key) => store.get(key)))).toEqual(['v0', 'v1', 'v7']);
     expect(pipelines).toHaveBeenCalledTimes(2);
-    // A call alone in its tick is a pipeline of one: the same path, one write.
-    expect(await store.get('c')).toBe('v2');
-    expect(pipelines).toHaveBeenCalledTimes(3);
     expect(calls).not.toHaveBeenCalled();
+    // A call alone in its tick goes out as itself: a pipeline of one costs more CPU and saves no write.
+    expect(await store.get('c')).toBe('v2');
+    expect(pipelines).toHaveBeenCalledTimes(2);
+    expect(calls).toHaveBeenCalledTimes(1);
   });
 
-  it("rejects only the refused command of a pipeline, with Redis's error and without the key", async () => {
+  /** A store whose `secretKey` holds a hash, so its GET is refused (WRONGTYPE). */
+  const storeWithRefusedKey = async () => {
     const client = connect();
     const prefix = `dts-test:pipeline:${randomUUID()}:`;
     const secretKey = `seller-${randomUUID()}`;
     await client.hset(`${prefix}${secretKey}`, 'field', 'value');
     const store = redisStore(client, { prefix });
     await store.ready();
-    await store.setIfAbsent('good', 'value', 10_000);
-    const [refused, answered] = await Promise.allSettled([store.get(secretKey), store.get('good')]);
-    expect(refused.status).toBe('rejected');
-    const error = refused.status === 'rejected' ? (refused.reason as unknown) : undefined;
+    return { store, secretKey };
+  };
+
+  /** Redis's error, without the key (it holds the seller id). */
+  const expectRefusedWithoutKey = (error: unknown, secretKey: string) => {
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/WRONGTYPE/);
     expect(inspect(error, { depth: 10 })).not.toContain(secretKey);
+  };
+
+  it("rejects a refused command sent alone with Redis's error and without the key", async () => {
+    const { store, secretKey } = await storeWithRefusedKey();
+    const error = await store.get(secretKey).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expectRefusedWithoutKey(error, secretKey);
+  });
+
+  it("rejects only the refused command of a pipeline, with Redis's error and without the key", async () => {
+    const { store, secretKey } = await storeWithRefusedKey();
+    await store.setIfAbsent('good', 'value', 10_000);
+    const [refused, answered] = await Promise.allSettled([store.get(secretKey), store.get('good')]);
+    expect(refused.status).toBe('rejected');
+    expectRefusedWithoutKey(
+      refused.status === 'rejected' ? (refused.reason as unknown) : undefined,
+      secretKey,
+    );
     expect(answered).toEqual({ status: 'fulfilled', value: 'value' });
   });
 
