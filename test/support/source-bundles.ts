@@ -17,11 +17,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, stop } from 'esbuild';
 import type { TestProject } from 'vitest/node';
-
-/** The environment variable holding the tools' CLI bundle's absolute path. */
-export const TOOLS_CLI_BUNDLE_ENV = 'DELIVERY_TASK_TEST_CLI_BUNDLE';
-/** The environment variable holding the folder of the worker scripts' bundles. */
-export const WORKER_BUNDLES_ENV = 'DELIVERY_TASK_TEST_WORKER_BUNDLES';
+import { TOOLS_CLI_BUNDLE_ENV, WORKER_BUNDLES_ENV } from './source-script.js';
 
 /** The SDK tests' scripts run as child processes, from the project root. */
 export const WORKER_SCRIPTS = [
