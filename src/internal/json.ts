@@ -16,9 +16,10 @@ const PROTO_KEY = '__proto__';
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; reason: string; tooDeep: boolean };
 
 /**
- * Whether `value` nests at most {@link MAX_JSON_DEPTH} levels; removes `null` members and `__proto__` keys.
+ * Whether `value` (at nesting level `depth`) nests at most {@link MAX_JSON_DEPTH} levels; removes `null`
+ * members and `__proto__` keys from it, in place.
  */
-function withinDepth(value: object, depth: number): boolean {
+export function withinDepth(value: object, depth: number): boolean {
   if (depth > MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {

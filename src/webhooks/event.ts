@@ -1,10 +1,10 @@
 /** A webhook body → a typed {@link WebhookEvent} (OpenAPI webhook `taskStatusChanged`). @module */
 import { type ValidationIssue, WebhookPayloadError } from '../core/errors.js';
 import type { SchemaDrift, ValidationMode } from '../core/options.js';
-import { nestsDeeperThan, UNSCANNED_JSON_CHARS } from '../internal/json.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, UNSCANNED_JSON_CHARS, withinDepth } from '../internal/json.js';
 import { safeParse, toValidationIssues } from '../internal/validate.js';
 import type { AnyTaskStatus, Task } from '../schemas/task.js';
-import { type Drift, readTolerantly } from '../schemas/tolerant-read.js';
+import { type Drift, readTolerantly, typeName } from '../schemas/tolerant-read.js';
 import { type WebhookEventKind, WebhookTask, WebhookTaskId } from '../schemas/webhook.js';
 
 /** Fields every {@link WebhookEvent} has, confirmed or not. */
@@ -57,8 +57,6 @@ export type WebhookEvent =
       task: Task;
     });
 
-/** Nesting deeper than this is refused: no task field nests beyond a few levels. */
-const MAX_DEPTH = 64;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function payloadError(path: string, message: string, code: string): WebhookPayloadError {
@@ -66,56 +64,38 @@ function payloadError(path: string, message: string, code: string): WebhookPaylo
   return new WebhookPayloadError([issue]);
 }
 
-function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
 /**
- * A copy without `null` members (absent: every field is optional) nor `__proto__` keys; array elements kept.
+ * The body as a JSON value: text and bytes parsed, nesting bounded, `null` members and `__proto__` keys
+ * removed from the parsed value (as response bodies are); any other value read as its JSON text, so the
+ * caller's object is left as it is.
  */
-function withoutNullMembers(value: unknown, depth: number): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (depth > MAX_DEPTH) throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
-  if (Array.isArray(value)) return value.map((item: unknown) => withoutNullMembers(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__') continue;
-    const member: unknown = (value as Record<string, unknown>)[key];
-    if (member === null || member === undefined) continue;
-    copy[key] = withoutNullMembers(member, depth + 1);
-  }
-  return copy;
-}
-
 function toJsonValue(body: unknown): unknown {
   let text: string;
   if (typeof body === 'string') {
     text = body;
   } else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
-    const bytes =
-      body instanceof ArrayBuffer
-        ? new Uint8Array(body)
-        : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     try {
-      text = utf8.decode(bytes);
+      // Decoded as the view it is: its own bytes of its buffer.
+      text = utf8.decode(body);
     } catch {
       throw payloadError('', 'Body is not valid UTF-8', 'invalid_json');
     }
   } else {
-    return body;
+    // Throws for a value with no JSON text (a cycle, a BigInt): not a JSON value.
+    text = JSON.stringify(body) ?? '';
   }
-  // A long body is refused before parsing (JSON.parse is slow on deep `[[[…`); a short one by
-  // withoutNullMembers.
-  if (text.length > UNSCANNED_JSON_CHARS && nestsDeeperThan(text, MAX_DEPTH))
-    throw payloadError('', `Body nests deeper than ${MAX_DEPTH} levels`, 'too_big');
-  try {
-    return JSON.parse(text);
-  } catch {
-    // JSON.parse's message quotes the body; it may hold personal data, so it is not passed on.
-    throw payloadError('', 'Body is not JSON', 'invalid_json');
+  // A long body is refused before parsing (JSON.parse is slow on deep `[[[…`), a short one after.
+  if (text.length <= UNSCANNED_JSON_CHARS || !nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // JSON.parse's message quotes the body; it may hold personal data, so it is not passed on.
+      throw payloadError('', 'Body is not JSON', 'invalid_json');
+    }
+    if (typeof value !== 'object' || value === null || withinDepth(value, 1)) return value;
   }
+  throw payloadError('', `Body nests deeper than ${MAX_JSON_DEPTH} levels`, 'too_big');
 }
 
 /** `_id`, else `id` ({@link WebhookTaskId}); missing or unusable: {@link WebhookPayloadError}. */
@@ -180,13 +160,13 @@ export function parseWebhookEventAt(
 ): WebhookEvent & { confirmed: false; source: 'webhook' } {
   let value: unknown;
   try {
-    value = withoutNullMembers(toJsonValue(body), 0);
+    value = toJsonValue(body);
   } catch (error) {
     if (error instanceof WebhookPayloadError) throw error;
     throw payloadError('', 'Body is not a JSON value', 'invalid_type');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw payloadError('', `Expected the task as a JSON object, got ${describeType(value)}`, 'invalid_type');
+    throw payloadError('', `Expected the task as a JSON object, got ${typeName(value)}`, 'invalid_type');
   }
   const received = value as Record<string, unknown>;
   const { payload, drifts } = readPayload(received, reading);

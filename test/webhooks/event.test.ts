@@ -226,6 +226,32 @@ describe('parseWebhookEvent', () => {
     },
   );
 
+  it.each([
+    ['JSON text', (text: string) => text],
+    ['UTF-8 bytes', (text: string) => new TextEncoder().encode(text)],
+    ['an object', (text: string) => JSON.parse(text) as unknown],
+  ])('reads null members of %s as absent, at any depth, and drops __proto__ keys', (_title, encode) => {
+    const text = `{"__proto__":{"polluted":true},${JSON.stringify({
+      ...webhookBody('task-1', 'accepted'),
+      specialNotes: null,
+      extra: { a: null, list: [null, { b: null }] },
+    }).slice(1)}`;
+    const { payload } = parseWebhookEvent(encode(text));
+    expect('specialNotes' in payload).toBe(false);
+    expect(payload.extra).toEqual({ list: [null, {}] });
+    expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
+    expect(Object.hasOwn(payload, '__proto__')).toBe(false);
+  });
+
+  it('leaves an object body as it was given, null members included', () => {
+    const body = { ...webhookBody('task-1', 'accepted'), specialNotes: null, extra: { a: null } };
+    const event = parseWebhookEvent(body);
+    expect(body.specialNotes).toBeNull();
+    expect(body.extra).toEqual({ a: null });
+    expect('specialNotes' in event.payload).toBe(false);
+    expect(event.payload.extra).toEqual({});
+  });
+
   it('accepts a task id of exactly 128 characters', () => {
     expect(parseWebhookEvent(webhookBody('a'.repeat(128), 'accepted')).taskId).toHaveLength(128);
   });
