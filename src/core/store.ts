@@ -197,9 +197,12 @@ export interface StoreScope {
   readonly sellerId: string;
 }
 
-/** `%`, `:` and the hash-tag braces escaped, so a part can never forge the next one nor a hash tag. */
+/**
+ * `%`, `:` and the hash-tag braces percent-escaped (`%25`, `%3A`, `%7B`, `%7D`) in one pass, so a part can
+ * never forge the next one nor a hash tag.
+ */
 const escapePart = (part: string): string =>
-  part.replaceAll('%', '%25').replaceAll(':', '%3A').replaceAll('{', '%7B').replaceAll('}', '%7D');
+  part.replace(/[%:{}]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The base URL with one trailing slash, so `https://x/rest` and `https://x/rest/` are one service. */
 const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);

@@ -1,6 +1,7 @@
 /** The shared-state primitives: `memoryStore`, the store deadline, and the key layout. */
 
 import net from 'node:net';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { storeKey, withStoreDeadline } from '../../src/core/store.js';
 import { type DeliveryStore, memoryStore, StoreUnavailableError } from '../../src/index.js';
@@ -135,6 +136,30 @@ describe('store keys', () => {
     expect(storeKey(s, 'order', 'a:b')).not.toBe(storeKey(s, 'order', 'a', 'b'));
     expect(storeKey(s, 'order', 'a%3Ab')).not.toBe(storeKey(s, 'order', 'a:b'));
     expect(() => storeKey(s, 'order', '\ud800')).not.toThrow();
+  });
+
+  it('keep the v2 layout for any text: each part with %, :, { and } percent-escaped, nothing else changed', () => {
+    const escaped = (part: string) =>
+      part.replaceAll('%', '%25').replaceAll(':', '%3A').replaceAll('{', '%7B').replaceAll('}', '%7D');
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        fc.array(fc.string({ unit: 'binary' }), { maxLength: 3 }),
+        (baseUrl, sellerId, parts) => {
+          const last = parts.length - 1;
+          const expected = [
+            'v2',
+            escaped(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`),
+            escaped(sellerId),
+            'order',
+            ...parts.map((part, index) => (index === last ? `{${escaped(part)}}` : escaped(part))),
+          ].join(':');
+          expect(storeKey({ baseUrl, sellerId }, 'order', ...parts)).toBe(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('tell base URLs and sellers apart, and treat a base URL with or without its trailing slash as one', () => {
