@@ -12,7 +12,7 @@ import type { TaskEventFilter } from './event-filter.js';
 import { type InboxEntry, InboxWorker, type WebhookInbox, withDeadline } from './inbox.js';
 import type { WebhookHandlerStats } from './options.js';
 import type { EventPipeline } from './pipeline.js';
-import type { TaskEventQueue } from './queue.js';
+import type { SlotRelease, TaskEventQueue } from './queue.js';
 import type { EventOutcome } from './stored-dedupe.js';
 
 /** Pauses before a claimed event is tried again while the store does not answer, ms (doubling). */
@@ -114,13 +114,13 @@ export class InboxDispatch {
     }
     await queue.push(
       claimed.taskId,
-      async () => {
+      async (leaveSlot) => {
         if (Date.now() - claimedAt + this.#parts.eventTimeoutMs >= inbox.visibilityTimeoutMs) {
           await this.#giveBack(inbox, entry, claimed);
           return;
         }
         const startedAt = Date.now();
-        const outcome = await this.#processWaiting(claimed, inbox, entry);
+        const outcome = await this.#processWaiting(claimed, inbox, entry, leaveSlot);
         this.#quick = 12 * (Date.now() - startedAt) < inbox.visibilityTimeoutMs - this.#parts.eventTimeoutMs;
         // Not processed (the store did not answer): claimed again after its visibility timeout.
         if (outcome === undefined) return;
@@ -161,6 +161,7 @@ export class InboxDispatch {
     event: WebhookEvent,
     inbox: WebhookInbox,
     entry: InboxEntry,
+    leaveSlot: SlotRelease,
   ): Promise<EventOutcome | undefined> {
     const holdMs = Math.ceil(inbox.visibilityTimeoutMs / 2);
     const giveUpAt = Date.now() + holdMs;
@@ -168,7 +169,7 @@ export class InboxDispatch {
     try {
       for (let pause = FIRST_STORE_WAIT_MS; ; pause = Math.min(2 * pause, LAST_STORE_WAIT_MS)) {
         try {
-          return await this.#parts.pipeline.process(event, true);
+          return await this.#parts.pipeline.process(event, true, leaveSlot);
         } catch (error) {
           // Thrown only while the store does not answer or the task's lease is taken, before onEvent ran.
           if (Date.now() + pause > giveUpAt) {

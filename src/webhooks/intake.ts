@@ -180,10 +180,14 @@ export class WebhookIntake {
     }
     // A kind to confirm is marked once the GET agrees: marked now, a forged one would hide a genuine one.
     if (!this.#confirms(event.kind)) this.#filter.arrivals?.mark(event.taskId, event.kind, now);
-    const job = async (): Promise<void> => {
-      await this.#pipeline.process(event);
+    return {
+      answer: RECEIVED,
+      done: this.#queue.push(
+        event.taskId,
+        (leaveSlot) => this.#pipeline.process(event, false, leaveSlot),
+        size,
+      ),
     };
-    return { answer: RECEIVED, done: this.#queue.push(event.taskId, job, size) };
   }
 
   /** Writes a parsed webhook to the inbox: 200 once stored, 503 (one warning line) when it could not be. */

@@ -93,7 +93,12 @@ export interface WebhookHandlerOptions {
    * `logger.error`.
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
-  /** Events processed at once at most. Default 8; 1 to 10 000. */
+  /**
+   * Events processed at once at most: filtered, confirmed and passed to `onEvent`. One whose `onEvent`
+   * returned records its status (a `store` write) without holding its place; its task's next event waits
+   * for that record. Events started and not ended, recording or not: 2 × `concurrency` at most. Default 8;
+   * 1 to 10 000.
+   */
   concurrency?: number;
   /**
    * Deadline of one `onEvent` call, ms: then `onError` gets `WebhookEventTimeoutError` and the slot is freed.

@@ -13,6 +13,7 @@ import { TaskConfirmations } from './confirmation.js';
 import type { WebhookEvent } from './event.js';
 import type { TaskEventFilter } from './event-filter.js';
 import type { WebhookClient, WebhookHandlerOptions, WebhookHandlerStats } from './options.js';
+import type { SlotRelease } from './queue.js';
 import type { EventDrop, EventOutcome } from './stored-dedupe.js';
 import type { LeaseLapse } from './task-lease.js';
 
@@ -48,9 +49,10 @@ export class EventPipeline {
    * Processes a webhook's event, or a sync's (already confirmed), through the filter: drops, confirms, runs
    * `onEvent` and records. Never throws, except with `canWait` (a claimed inbox event): a failure the
    * filter counts as a wait ({@link TaskEventFilter.isWait}) before `onEvent` ran is thrown, so the event
-   * waits.
+   * waits. `leaveSlot` is called once `onEvent` has returned or thrown: the status is recorded outside the
+   * queue's slot.
    */
-  async process(received: WebhookEvent, canWait = false): Promise<EventOutcome> {
+  async process(received: WebhookEvent, canWait: boolean, leaveSlot: SlotRelease): Promise<EventOutcome> {
     const { filter, stats } = this.#parts;
     let event: WebhookEvent = received;
     let ran = false;
@@ -70,7 +72,7 @@ export class EventPipeline {
         effect,
         () => {
           ran = true;
-          return this.#runOnEvent(confirmedEvent);
+          return this.#runOnEvent(confirmedEvent).finally(leaveSlot);
         },
         (lapse, ttlMs) => this.#leaseLapsed(confirmedEvent, lapse, ttlMs),
       );

@@ -1,10 +1,18 @@
 /**
  * The webhook handler's processing queue: `concurrency` events at once, one task's events one at a time
- * in arrival order, at most `capacity` waiting and `maxBytes` of bodies held.
+ * in arrival order, at most `capacity` waiting and `maxBytes` of bodies held. An event whose `onEvent`
+ * returned leaves its slot while it records its status ({@link SlotRelease}); started and not ended, slot
+ * left or not: at most 2 × `concurrency`.
  * @module
  */
 
-type Job = () => Promise<void>;
+/**
+ * Frees the job's slot for the next event before the job ends (its task's next event still waits for the
+ * end). Called again, or never, it does nothing: the slot is freed when the job ends.
+ */
+export type SlotRelease = () => void;
+
+type Job = (leaveSlot: SlotRelease) => Promise<unknown>;
 
 /**
  * A later turn of the event loop: `setImmediate` where there is one (no 1 ms timer clamp), else `setTimeout`.
@@ -28,7 +36,10 @@ export class TaskEventQueue {
   readonly #ready = new Set<string>();
   readonly #idleWaiters: (() => void)[] = [];
   #waiting = 0;
+  /** Jobs started and not ended, slots left or not: at most 2 × `concurrency`. */
   #running = 0;
+  /** Jobs that hold a slot: at most `concurrency`. */
+  #inSlots = 0;
   #bytes = 0;
   #pumpScheduled = false;
 
@@ -65,9 +76,9 @@ export class TaskEventQueue {
   push(taskId: string, job: Job, bytes = 0): Promise<void> {
     this.#bytes += bytes;
     return new Promise<void>((resolve) => {
-      const run: Job = async () => {
+      const run: Job = async (leaveSlot) => {
         try {
-          await job();
+          await job(leaveSlot);
         } catch {
         } finally {
           this.#bytes -= bytes;
@@ -101,7 +112,7 @@ export class TaskEventQueue {
   }
 
   #pump(): void {
-    while (this.#running < this.#concurrency) {
+    while (this.#inSlots < this.#concurrency && this.#running < 2 * this.#concurrency) {
       const taskId = this.#ready.values().next().value;
       if (taskId === undefined) break;
       this.#ready.delete(taskId);
@@ -111,7 +122,18 @@ export class TaskEventQueue {
       lane.running = true;
       this.#waiting--;
       this.#running++;
-      void job().then(() => this.#finish(taskId, lane));
+      this.#inSlots++;
+      let inSlot = true;
+      const leaveSlot = () => {
+        if (!inSlot) return;
+        inSlot = false;
+        this.#inSlots--;
+        this.#pump();
+      };
+      void job(leaveSlot).then(() => {
+        leaveSlot();
+        this.#finish(taskId, lane);
+      });
     }
   }
 

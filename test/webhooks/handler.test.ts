@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryClient } from '../../src/client.js';
 import { ConfigurationError, DeliveryError, NotFoundError } from '../../src/core/errors.js';
-import type { Logger } from '../../src/index.js';
+import { type DeliveryStore, type Logger, memoryStore } from '../../src/index.js';
 import type { Task } from '../../src/schemas/task.js';
 import { NOT_FOUND_MEMORY_MS } from '../../src/webhooks/confirmation.js';
 import {
@@ -466,6 +466,41 @@ describe('createWebhookHandler: processing', () => {
     expect(peak).toBe(3);
     expect(perTaskPeak).toBe(1);
     expect(handler.stats.processed).toBe(12);
+  });
+
+  it("frees an event's slot once onEvent returned, while its status is recorded: another task goes ahead, its own next event waits", async () => {
+    const records = gate();
+    const store = memoryStore();
+    let recording = 0;
+    const heldStore: DeliveryStore = {
+      ...store,
+      compareAndSet: async (key, expected, value, ttlMs) => {
+        // The status records (`…:webhook:task:{id}`) wait; the lease's renewals go through.
+        if (key.includes(':task:')) {
+          recording++;
+          await records.promise;
+        }
+        return store.compareAndSet(key, expected, value, ttlMs);
+      },
+    };
+    const started: string[] = [];
+    const handler = createWebhookHandler({
+      concurrency: 1,
+      store: heldStore,
+      onEvent: (event) => void started.push(`${event.taskId} ${event.kind}`),
+    });
+    await send(handler, webhookBody('t1', 'accepted'));
+    await send(handler, webhookBody('t1', 'pickedup'));
+    await send(handler, webhookBody('t2', 'accepted'));
+    await send(handler, webhookBody('t3', 'accepted'));
+    await vi.waitFor(() => expect(recording).toBe(2));
+    // A while longer, in which t1's next event or a third task would start if the bounds did not hold.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toEqual(['t1 accepted', 't2 accepted']);
+    records.open();
+    await handler.idle();
+    expect(started.slice(2).sort()).toEqual(['t1 pickedup', 't3 accepted']);
+    expect(handler.stats.processed).toBe(4);
   });
 
   it('sends a failing onEvent to onError with the event, never to the sender', async () => {

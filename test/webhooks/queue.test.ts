@@ -30,6 +30,52 @@ describe('TaskEventQueue', () => {
     expect(queue.running).toBe(0);
   });
 
+  it('gives a slot left before its job ends to the next task, with at most 2 × `concurrency` jobs started and not ended', async () => {
+    const queue = new TaskEventQueue(2, 100);
+    const started: string[] = [];
+    const finish = gate();
+    for (let index = 0; index < 6; index++) {
+      void queue.push(`task-${index}`, async (leaveSlot) => {
+        started.push(`task-${index}`);
+        leaveSlot();
+        leaveSlot();
+        await finish.promise;
+      });
+    }
+    await vi.waitFor(() => expect(started).toHaveLength(4));
+    // A while longer, in which a fifth would start if the bound of jobs started and not ended did not hold.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started).toEqual(['task-0', 'task-1', 'task-2', 'task-3']);
+    expect(queue.running).toBe(4);
+    expect(queue.waiting).toBe(2);
+    finish.open();
+    await queue.idle();
+    expect(started).toHaveLength(6);
+    expect(queue.running).toBe(0);
+  });
+
+  it("keeps a task's next job waiting for the end of the one that left its slot", async () => {
+    const queue = new TaskEventQueue(2, 100);
+    const order: string[] = [];
+    const recorded = gate();
+    void queue.push('a', async (leaveSlot) => {
+      order.push('a1 onEvent');
+      leaveSlot();
+      await recorded.promise;
+      order.push('a1 recorded');
+    });
+    void queue.push('a', async () => {
+      order.push('a2 onEvent');
+    });
+    await queue.push('b', async () => {
+      order.push('b1 onEvent');
+    });
+    expect(order).toEqual(['a1 onEvent', 'b1 onEvent']);
+    recorded.open();
+    await queue.idle();
+    expect(order).toEqual(['a1 onEvent', 'b1 onEvent', 'a1 recorded', 'a2 onEvent']);
+  });
+
   it('runs the jobs of one task one at a time, in arrival order, while other tasks go ahead', async () => {
     const queue = new TaskEventQueue(4, 100);
     const order: string[] = [];
