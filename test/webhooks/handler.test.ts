@@ -493,7 +493,7 @@ describe('createWebhookHandler: processing', () => {
     await send(handler, webhookBody('t1', 'pickedup'));
     await send(handler, webhookBody('t2', 'accepted'));
     await send(handler, webhookBody('t3', 'accepted'));
-    await vi.waitFor(() => expect(recording).toBe(2));
+    await vi.waitFor(() => expect(recording).toBe(2), { timeout: 10_000 });
     // A while longer, in which t1's next event or a third task would start if the bounds did not hold.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toEqual(['t1 accepted', 't2 accepted']);

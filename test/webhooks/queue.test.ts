@@ -42,7 +42,7 @@ describe('TaskEventQueue', () => {
         await finish.promise;
       });
     }
-    await vi.waitFor(() => expect(started).toHaveLength(4));
+    await vi.waitFor(() => expect(started).toHaveLength(4), { timeout: 10_000 });
     // A while longer, in which a fifth would start if the bound of jobs started and not ended did not hold.
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(started).toEqual(['task-0', 'task-1', 'task-2', 'task-3']);
