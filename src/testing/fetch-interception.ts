@@ -5,10 +5,17 @@
 import { getResponse, type HttpHandler, isPassthroughResponse } from 'msw';
 import type { UnhandledDecision, UnhandledStrategy } from './unhandled-requests.js';
 
-/** An interception in place; `close()` puts the previous `fetch` back (if no one replaced it since). */
+/**
+ * An interception in place. `close()` stops it answering: when it is still `globalThis.fetch`, the `fetch`
+ * before it comes back (before every interception closed beneath it); otherwise (another took its place
+ * since) it passes every request on, and is skipped when the one above it closes.
+ */
 export interface FetchInterception {
   close(): void;
 }
+
+/** Each closed interception still in the chain of `fetch`, to the `fetch` beneath it that is not one. */
+const closedBeneath = new WeakMap<typeof globalThis.fetch, typeof globalThis.fetch>();
 
 /**
  * Replaces `globalThis.fetch`; unmatched: `'error'` rejects with a `TypeError`, else the previous `fetch`
@@ -19,7 +26,9 @@ export function interceptFetch(
   onUnhandled: UnhandledStrategy | ((request: Request) => UnhandledDecision),
 ): FetchInterception {
   const previous = globalThis.fetch;
+  let closed = false;
   const intercepting: typeof globalThis.fetch = async (input, init) => {
+    if (closed) return previous(input, init);
     const request = new Request(input, init);
     // getResponse reads the body: the original stays readable for a passthrough.
     const answer = await getResponse([...handlers], request.clone());
@@ -41,7 +50,9 @@ export function interceptFetch(
   globalThis.fetch = intercepting;
   return {
     close() {
-      if (globalThis.fetch === intercepting) globalThis.fetch = previous;
+      closed = true;
+      if (globalThis.fetch === intercepting) globalThis.fetch = closedBeneath.get(previous) ?? previous;
+      else closedBeneath.set(intercepting, closedBeneath.get(previous) ?? previous);
     },
   };
 }
