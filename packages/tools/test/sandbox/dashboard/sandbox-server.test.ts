@@ -7,11 +7,18 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { DeliveryClient } from 'delivery-task-sdk';
 import { type Sandbox, startSandbox } from 'delivery-task-tools/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../../../../../test/support/build.js';
 import { orderParams } from '../../../../../test/support/order-params.js';
 import { startWebhookReceiver } from '../../support/sandbox-process.js';
 
 let sandbox: Sandbox | undefined;
+
+// The dashboard's page is served from the build (`dist/dashboard`): built here, not left to another file.
+beforeAll(
+  () => ensureBuilt(() => builtAfterSource('packages/tools/dist/dashboard/dashboard.js')),
+  BUILD_TIMEOUT_MS,
+);
 
 afterEach(async () => {
   await sandbox?.close();
