@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TIMEOUT_MS, builtAfterSource, ensureBuilt } from '../../../../test/support/build.js';
 import { ROOT } from '../../../../test/support/root.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { installedOpenApiPath, openapiCommand, openapiCommandFrom } from '../../src/cli/openapi.js';
@@ -45,10 +46,15 @@ describe('delivery-task openapi', () => {
     }
   }, 60_000);
 
-  it('reads the installed delivery-task-sdk package, through its openapi.json export', () => {
-    const path = installedOpenApiPath();
-    expect(path.endsWith(join('dist', 'openapi.json'))).toBe(true);
-    expect(realpathSync(join(path, '..', '..'))).toBe(realpathSync(ROOT));
+  describe('the installed package', () => {
+    // `delivery-task-sdk/openapi.json` resolves to the build's `dist/openapi.json`: built here.
+    beforeAll(() => ensureBuilt(() => builtAfterSource('dist/openapi.json')), BUILD_TIMEOUT_MS);
+
+    it('reads the installed delivery-task-sdk package, through its openapi.json export', () => {
+      const path = installedOpenApiPath();
+      expect(path.endsWith(join('dist', 'openapi.json'))).toBe(true);
+      expect(realpathSync(join(path, '..', '..'))).toBe(realpathSync(ROOT));
+    });
   });
 
   it('exits 1 naming the file when it cannot be read', async () => {
