@@ -49,6 +49,8 @@ export default defineConfig({
     environment: 'node',
     // Fails the run when a process a test started is still alive at its end.
     globalSetup: ['test/support/no-leftover-processes.ts', 'test/support/source-bundles.ts'],
+    // Each file ends with none of the late-commit checks its creates left (they would reach the next file).
+    setupFiles: ['test/support/file-end.ts'],
     testTimeout: 20_000,
     // Two test files per core (at most 8): most of the suite waits on sockets, servers and child
     // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle. Under
