@@ -88,15 +88,24 @@ describeWithRedis('worker processes frozen with SIGSTOP', () => {
       }
     };
     const random = seededRandom(20261129);
-    // One process frozen past its lease while the others go on; meanwhile 0.2-3 s freezes at random.
-    const long = sleep(1500).then(() => freeze(workers[0]?.child as ChildProcess, LEASE_TTL_MS + 2000));
+    // One process frozen past its lease while the others go on; from then on, every 0.3-0.8 s, a 0.2-3 s
+    // freeze of one of the processes still running and not frozen, at random (however quickly they work).
+    const longStarts = sleep(1500);
+    const long = longStarts.then(() => freeze(workers[0]?.child as ChildProcess, LEASE_TTL_MS + 2000));
     const short = (async () => {
+      // From the long freeze's start (it comes first: its reaction was registered before this one).
+      await longStarts;
+      const freezes: Promise<void>[] = [];
       while (running) {
         await sleep(300 + random() * 500);
-        const worker = workers[Math.floor(random() * workers.length)];
+        const awake = workers.filter(
+          ({ child }) => child.exitCode === null && child.signalCode === null && !stopped.has(child),
+        );
+        const worker = awake[Math.floor(random() * awake.length)];
         const ms = Math.round(200 + random() * 2800);
-        if (worker !== undefined) await freeze(worker.child, ms);
+        if (worker !== undefined) freezes.push(freeze(worker.child, ms));
       }
+      await Promise.all(freezes);
     })();
     const outcomes = (await settled).flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
     await Promise.all([long, short]);
