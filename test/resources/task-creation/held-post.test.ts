@@ -220,11 +220,18 @@ describe('a create whose POST outlives its attempt timeout', () => {
       else setTimeout(() => request.socket.destroy(), 2500);
     });
     const listingDelayMs = 1000;
+    const totalTimeout = 500;
+    const startedAt = Date.now();
     const error = await client({ listingDelayMs, timeout: 2000 })
-      .tasks.create(orderParams('HELD-6'), { lookupFirst: false, totalTimeout: 500 })
+      .tasks.create(orderParams('HELD-6'), { lookupFirst: false, totalTimeout })
       .catch((caught: unknown) => caught);
+    const receivedAt = Date.now();
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     // Its attempt ends with the deadline; the task may be listed a listing delay after that: not "at once".
-    expect((error as TaskCreationOutcomeUnknownError).retryAfterMs).toBeGreaterThan(listingDelayMs - 100);
+    // `retryAfterMs` counts from the moment the error is made, at most `receivedAt`: however late a busy
+    // machine makes it, the instant it names is the deadline plus the listing delay.
+    const retryAt = receivedAt + ((error as TaskCreationOutcomeUnknownError).retryAfterMs ?? Number.NaN);
+    expect(retryAt - startedAt).toBeGreaterThan(totalTimeout + listingDelayMs - 100);
+    expect(retryAt - startedAt).toBeLessThan(totalTimeout + listingDelayMs + (receivedAt - startedAt));
   }, 20_000);
 });
