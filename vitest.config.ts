@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import DurationSequencer from './test/support/duration-sequencer.js';
 
 const TEST_FILES = [
   'test/**/*.test.ts',
@@ -52,6 +53,8 @@ export default defineConfig({
     // Each file ends with none of the late-commit checks its creates left (they would reach the next file).
     setupFiles: ['test/support/file-end.ts'],
     testTimeout: 20_000,
+    // Longest files first (test/support/duration-sequencer.ts), from both projects alike.
+    sequence: { sequencer: DurationSequencer },
     // Two test files per core (at most 8): most of the suite waits on sockets, servers and child
     // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle. Under
     // CI=true one file per core: the multi-process tests (several-instances, intake-kill) share the
