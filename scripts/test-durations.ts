@@ -6,13 +6,14 @@
  * the cache is empty. Exits 1 when there is no cache or it names fewer files than the suite has.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface ResultsCache {
   projects: Record<string, { files: Record<string, { duration?: number }> }>;
 }
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheDirectory = join(root, 'node_modules/.vite/vitest');
 /** When `file` was last written, ms since the epoch; `undefined` when it is not there. */
 function writtenAt(file: string): number | undefined {
@@ -45,7 +46,7 @@ for (const project of Object.values(cache.projects)) {
 const suite = ['test', 'packages/tools/test', 'examples/shop/test'].flatMap((directory) =>
   readdirSync(join(root, directory), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.test.ts'))
-    .map((file) => `${directory}/${file}`),
+    .map((file) => `${directory}/${file.split(sep).join('/')}`),
 );
 const missing = suite.filter((file) => durations[file] === undefined);
 if (missing.length > 0) {

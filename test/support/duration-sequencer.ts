@@ -7,7 +7,8 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Each test file's duration, ms, by its path from the repository root. */
@@ -16,7 +17,7 @@ const HINTS = JSON.parse(readFileSync(new URL('./file-durations.json', import.me
   number
 >;
 
-const ROOT = new URL('../../', import.meta.url).pathname;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export default class DurationSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -24,7 +25,7 @@ export default class DurationSequencer extends BaseSequencer {
     const known = new Map(
       files.map((spec) => {
         const result = cache.getTestSpecificationResult(spec);
-        const hint = HINTS[relative(ROOT, spec.moduleId)];
+        const hint = HINTS[relative(ROOT, spec.moduleId).split(sep).join('/')];
         return [spec, { failed: result?.failed ?? false, durationMs: result?.duration ?? hint }] as const;
       }),
     );
