@@ -1,14 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import DurationSequencer from './test/support/duration-sequencer.js';
+import { TEST_DIRECTORIES, testFiles } from './test/support/test-files.js';
 
-const TEST_FILES = [
-  'test/**/*.test.ts',
-  'packages/tools/test/**/*.test.ts',
-  'examples/shop/test/**/*.test.ts',
-];
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+
+const TEST_FILES = TEST_DIRECTORIES.map((directory) => `${directory}/**/*.test.ts`);
 
 /**
  * What makes a test file need a process of its own: it replaces a module (`vi.mock`), or it mounts a
@@ -19,11 +18,8 @@ const TEST_FILES = [
 const NEEDS_OWN_PROCESS = /vi\.mock\(|from '\.\/(shared-receivers|servers)\.js'|@hono\/node-server/;
 
 /** The test files that need a process of their own, as paths relative to this directory. */
-const OWN_PROCESS_FILES = ['test', 'packages/tools/test', 'examples/shop/test'].flatMap((directory) =>
-  readdirSync(new URL(directory, import.meta.url), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.test.ts'))
-    .map((file) => `${directory}/${file}`)
-    .filter((file) => NEEDS_OWN_PROCESS.test(readFileSync(new URL(file, import.meta.url), 'utf8'))),
+const OWN_PROCESS_FILES = testFiles(ROOT).filter((file) =>
+  NEEDS_OWN_PROCESS.test(readFileSync(new URL(file, import.meta.url), 'utf8')),
 );
 
 export default defineConfig({

@@ -6,8 +6,9 @@
  * the cache is empty. Exits 1 when there is no cache or it names fewer files than the suite has.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testFiles } from '../test/support/test-files.js';
 
 interface ResultsCache {
   projects: Record<string, { files: Record<string, { duration?: number }> }>;
@@ -43,11 +44,7 @@ for (const project of Object.values(cache.projects)) {
     if (typeof result.duration === 'number') durations[file] = Math.round(result.duration / 100) * 100;
   }
 }
-const suite = ['test', 'packages/tools/test', 'examples/shop/test'].flatMap((directory) =>
-  readdirSync(join(root, directory), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.test.ts'))
-    .map((file) => `${directory}/${file.split(sep).join('/')}`),
-);
+const suite = testFiles(root);
 const missing = suite.filter((file) => durations[file] === undefined);
 if (missing.length > 0) {
   console.error(`test-durations: the cache has no duration for ${missing.length} files, e.g. ${missing[0]}`);
