@@ -6,8 +6,9 @@ const SDK = /^delivery-task-sdk(\/|$)/;
 const MCP_SDK = /^@modelcontextprotocol\/sdk(\/|$)/;
 
 /**
- * The executable is three files: `dist/cli.js`, a few lines that pick the command; `dist/cli-main.js`,
- * every command but one; `dist/cli-mcp.js`, `delivery-task mcp`, so an agent host waiting for the tool
+ * The executable is five files: `dist/cli.js`, a few lines that pick the command; `dist/cli-main.js`, the
+ * operator commands, `--help` and `--version`; `dist/cli-sandbox.js` and `dist/cli-openapi.js`, loaded by
+ * it for their command; `dist/cli-mcp.js`, `delivery-task mcp`, so an agent host waiting for the tool
  * list loads nothing of the other commands, and they never load the MCP SDK.
  */
 const commandFiles: NonNullable<Options['esbuildPlugins']>[number] = {
@@ -45,11 +46,18 @@ export default defineConfig([
   {
     ...shared,
     entry: { cli: 'src/cli.ts', 'cli-main': 'src/cli/main.ts' },
-    // esbuild's own tree shaking; no shared chunks, so a command's modules load only when it runs.
+    // esbuild's own tree shaking. Split: each command's dynamic import is a file of its own
+    // (`cli-sandbox.js`, `cli-openapi.js`, beside `cli-main.js`, where the sandbox finds its dashboard)
+    // that imports the packages it needs, so no command loads another's packages (msw, for the sandbox)
+    // at start: in one file their imports would all be hoisted to its top. Names without a hash, so a
+    // build replaces the last one's files (two chunks of one name fail the build).
     treeshake: false,
-    splitting: false,
+    splitting: true,
     banner: { js: '#!/usr/bin/env node' },
     esbuildPlugins: [commandFiles],
+    esbuildOptions(options) {
+      options.chunkNames = 'cli-[name]';
+    },
   },
   // `delivery-task mcp`: one minified file with everything it runs (the SDK's client, zod, ky, the MCP SDK),
   // so an agent host gets its tool list fast (one file to load instead of some 300 modules). ioredis

@@ -1,14 +1,15 @@
 /**
  * The test run's global setup (vitest.config.ts `globalSetup`) that bundles, once per run and from their
  * sources, the programs the tests start as child processes (esbuild; packages left to `node_modules`):
- * a start then costs about 0.7 CPU-s instead of 1.1 through tsx's loader (the tools' tests took 201 CPU-s
- * instead of 260). Removed at the end of the run; not built in watch mode (`vitest` without `run`), where
- * the tests start the sources through tsx.
+ * a start of the CLI then costs about 0.3 CPU-s (0.4 for `sandbox`), against 0.6 in one file, where every
+ * command loaded msw, and 1.1 through tsx's loader. Removed at the end of the run; not built in watch mode
+ * (`vitest` without `run`), where the tests start the sources through tsx.
  *
  * - The tools' CLI (`packages/tools/src/cli.ts`, the SDK from `src/` through the tools' tsconfig paths), at
- *   the path in {@link TOOLS_CLI_BUNDLE_ENV} (read by `packages/tools/test/support/cli-command.ts`). It sits
- *   two folders below `packages/tools`, as `src/sandbox/pages.ts` does, so the dashboard it looks for
- *   beside its module (`../../dist/dashboard`) is the same one.
+ *   the path in {@link TOOLS_CLI_BUNDLE_ENV} (read by `packages/tools/test/support/cli-command.ts`), each
+ *   command's modules in a file beside it. It sits two folders below `packages/tools`, as
+ *   `src/sandbox/pages.ts` does, so the dashboard it looks for beside its module (`../../dist/dashboard`) is
+ *   the same one.
  * - The SDK tests' worker scripts ({@link WORKER_SCRIPTS}), each as `<name>.mjs` in the folder in
  *   {@link WORKER_BUNDLES_ENV} (read by `source-script.ts`).
  */
@@ -57,10 +58,15 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const [cliFolder, workerFolder] = folders as [string, string];
   try {
     await Promise.all([
+      // Split as the package's executable is (packages/tools/tsup.config.ts): a command loads no other
+      // command's packages (msw for the sandbox) at start.
       build({
         ...COMMON,
-        entryPoints: [join(TOOLS, 'src/cli.ts')],
-        outfile: join(cliFolder, 'cli.mjs'),
+        entryPoints: { cli: join(TOOLS, 'src/cli.ts') },
+        outdir: cliFolder,
+        outExtension: { '.js': '.mjs' },
+        splitting: true,
+        chunkNames: 'cli-[name]-[hash]',
         tsconfig: join(TOOLS, 'tsconfig.json'),
       }),
       build({

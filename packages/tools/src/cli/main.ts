@@ -93,9 +93,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const at = argv.findIndex((token) => !token.startsWith('-'));
   const word = argv[at];
   const others = [...argv.slice(0, at), ...argv.slice(at + 1)];
-  // Loaded on demand: the sandbox carries msw, openapi every schema's document, mcp the MCP server; in
-  // the one-file executable a dynamic import is evaluated only when reached, so no command pays for
-  // another's modules at start.
+  // Loaded on demand: the sandbox carries msw, openapi every schema's document, mcp the MCP server. The
+  // executable keeps each in a file of its own (tsup.config.ts), so no command loads another's packages at
+  // start (test/cli/start-modules.test.ts).
   if (word === 'sandbox') return (await import('./sandbox.js')).sandboxCommand(others, io);
   if (word === 'openapi') return (await import('./openapi.js')).openapiCommand(others, io);
   if (word === 'mcp') return (await import('./mcp.js')).mcpCommand(others, io);
