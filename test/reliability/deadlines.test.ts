@@ -23,6 +23,7 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
+import { aged } from '../support/aged-store.js';
 import {
   hostileClient as clientOf,
   type HostileHandler,
@@ -227,10 +228,8 @@ async function retriedAfter(
 }
 
 /** A memory store in use for a while, so creates do not look their order up first (FRESH_STORE_MS). */
-async function agedStore(): Promise<DeliveryStore> {
-  const store = memoryStore();
-  await store.setIfAbsent(storeKey(scope(), 'epoch'), String(Date.now() - 600_000), 86_400_000);
-  return store;
+function agedStore(): Promise<DeliveryStore> {
+  return aged(memoryStore(), scope());
 }
 
 describe('tasks.create ends by its totalTimeout', () => {

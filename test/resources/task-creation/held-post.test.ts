@@ -9,7 +9,6 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { storeKey } from '../../../src/core/store.js';
 import {
   type ClientOptions,
   type DeliveryStore,
@@ -17,6 +16,7 @@ import {
   memoryStore,
   TaskCreationOutcomeUnknownError,
 } from '../../../src/index.js';
+import { aged } from '../../support/aged-store.js';
 import {
   type Forwarded,
   type HostileHandler,
@@ -128,9 +128,7 @@ describe('a create whose POST outlives its attempt timeout', () => {
     const { handler, served } = holdingFirstPost(TIMEOUT_MS + 1000);
     hostile.use(handler);
     // A store in use for a while, so the create sends without looking first (FRESH_STORE_MS).
-    const store = memoryStore();
-    const scope = { baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId };
-    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    const store = await aged(memoryStore(), { baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId });
     const error = await client({ listingDelayMs: 300, store })
       .tasks.create(orderParams('HELD-8'), { lookupFirst: false })
       .catch((caught: unknown) => caught);
@@ -214,18 +212,28 @@ describe('a create whose POST outlives its attempt timeout', () => {
   }, 20_000);
 
   it('says when a retry can decide when its deadline passes while its first POST is still in its attempt', async () => {
+    let postArrivedAt: number | undefined;
     hostile.use(async (request, response, { forward }) => {
       if (request.method !== 'POST') await passOn(response, forward);
-      // Closed after the caller's deadline: the POST is held until then.
-      else setTimeout(() => request.socket.destroy(), 2500);
+      else {
+        postArrivedAt ??= Date.now();
+        // Closed after the caller's deadline: the POST is held until then.
+        setTimeout(() => request.socket.destroy(), 3000);
+      }
     });
     const listingDelayMs = 1000;
-    const totalTimeout = 500;
+    const totalTimeout = 1000;
+    // A store in use for a while: the create sends at once, without looking the order up first (a fresh
+    // store's lookup could use up the deadline before the POST on a busy machine).
+    const store = await aged(memoryStore(), { baseUrl: `${hostile.url}/`, sellerId: hostile.mock.sellerId });
     const startedAt = Date.now();
-    const error = await client({ listingDelayMs, timeout: 2000 })
+    const error = await client({ listingDelayMs, timeout: 2000, store })
       .tasks.create(orderParams('HELD-6'), { lookupFirst: false, totalTimeout })
       .catch((caught: unknown) => caught);
     const receivedAt = Date.now();
+    expect(postArrivedAt, 'the POST reached the server before the deadline').toBeLessThan(
+      startedAt + totalTimeout,
+    );
     expect(error).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     // Its attempt ends with the deadline; the task may be listed a listing delay after that: not "at once".
     // `retryAfterMs` counts from the moment the error is made, at most `receivedAt`: however late a busy

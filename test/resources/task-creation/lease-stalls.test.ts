@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../../../src/core/store.js';
 import { type DeliveryStore, memoryStore, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
 import { LEASE_TTL_MS } from '../../../src/resources/task-creation/lease-terms.js';
+import { aged } from '../../support/aged-store.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
@@ -35,11 +36,7 @@ const stallingClock = () => {
 };
 
 /** A memory store in use for long (no look-first window), read on the same clock as the SDK. */
-const aged = async () => {
-  const store = memoryStore({ now: () => Date.now() });
-  await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
-  return store;
-};
+const agedOnSdkClock = () => aged(memoryStore({ now: () => Date.now() }), scope);
 
 const recordOf = async (store: DeliveryStore, orderNumber: string) =>
   JSON.parse((await store.get(orderKey(orderNumber))) ?? '{}') as Record<string, unknown>;
@@ -93,7 +90,7 @@ const watchedPosts = (inner: DeliveryStore, orderNumber: string, answeredAt: rea
 describe('a holder whose process stalls', () => {
   it('sends nothing when it stalls past its lease right after fencing a resend, while another process creates the order', async () => {
     stallingClock();
-    const inner = await aged();
+    const inner = await agedOnSdkClock();
     // Another process: a second copy of the SDK's modules, so no in-process flight is shared.
     vi.resetModules();
     const other = await import('../../../src/index.js');
@@ -127,7 +124,7 @@ describe('a holder whose process stalls', () => {
 
   it("waits out its own stall beyond the holder's until: the holder's POST, held by the same freeze, arrives late", async () => {
     stallingClock();
-    const store = await aged();
+    const store = await agedOnSdkClock();
     const now = Date.now();
     // Another process holds the order: its POST is on its way (until 1 s from now), its lease ends soon.
     const holding = {
@@ -154,7 +151,7 @@ describe('a holder whose process stalls', () => {
 
   it('sends a POST only when its whole attempt ends before the until the store holds, after a stall while fencing', async () => {
     stallingClock();
-    const inner = await aged();
+    const inner = await agedOnSdkClock();
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 503 });
     // The fencing write's answer comes 1.5 s late (the lease is still held: nobody takes over).
     const { store, answeredAt } = fencedStore(inner, (fence) => {
@@ -175,7 +172,7 @@ describe('a holder whose process stalls', () => {
   it('keeps the until of a POST in flight when a lease renewal runs beside the write that set it', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     stallingClock();
-    const inner = await aged();
+    const inner = await agedOnSdkClock();
     mock.inject({ operation: 'tasks.create', kind: 'status', status: 503 });
     let renewals = 0;
     // The renewal timer fires while the fencing write of the resend is on its way to the store.

@@ -8,7 +8,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { storeKey } from '../../../src/core/store.js';
 import {
   ConfigurationError,
   DuplicateTaskError,
@@ -18,6 +17,7 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../../../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../../src/testing.js';
+import { aged } from '../../support/aged-store.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 import type { RestartConfig, RestartOutcome } from '../../support/restart-worker.js';
 import { scriptArgs } from '../../support/source-script.js';
@@ -41,10 +41,8 @@ beforeEach(() => {
 const scope = { baseUrl: mock.baseUrl, sellerId: mock.sellerId };
 
 /** A store in use for a while (its epoch an hour old), as a shared store would be: creates do not look first. */
-async function warmStore() {
-  const store = memoryStore();
-  await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 3_600_000), 86_400_000);
-  return store;
+function warmStore() {
+  return aged(memoryStore(), scope, 3_600_000);
 }
 
 describe('without a store, a create looks its order up before the first POST', () => {

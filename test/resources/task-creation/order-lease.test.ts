@@ -12,6 +12,7 @@ import {
   TaskCreationOutcomeUnknownError,
 } from '../../../src/index.js';
 import { LEASE_TTL_MS } from '../../../src/resources/task-creation/lease-terms.js';
+import { aged } from '../../support/aged-store.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
@@ -161,9 +162,8 @@ describe('the remembered order', () => {
   });
 
   it("keeps the order's task known through a repeat delivery's failure", async () => {
-    const store = memoryStore();
     // A store in use for long (its records began 10 min ago): a first delivery trusts its record.
-    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    const store = await aged(memoryStore(), scope);
     const sdk = client({ store, maxRetries: 0 });
     const first = await sdk.tasks.create(orderParams('MEM-10'));
     mock.inject({ operation: 'tasks.list', kind: 'network-error' });
@@ -176,9 +176,8 @@ describe('the remembered order', () => {
 
   it('forgets the order after orderTtlMs', async () => {
     let now = Date.now();
-    const store = memoryStore({ now: () => now });
     // A store in use for long (its records began 10 min ago), so nothing is looked up before sending.
-    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    const store = await aged(memoryStore({ now: () => now }), scope);
     const sdk = client({ store, orderTtlMs: 60_000 });
     await sdk.tasks.create(orderParams('MEM-4'));
     now += 61_000;

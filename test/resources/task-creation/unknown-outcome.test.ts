@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { storeKey } from '../../../src/core/store.js';
 import { type DeliveryStore, memoryStore, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
+import { aged } from '../../support/aged-store.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
 
 const { mock, client } = useMockService({ account: { type: 'wallet', balance: 5000 } });
@@ -36,9 +37,8 @@ describe('a create whose outcome was unknown', () => {
   });
 
   it('is looked up by another client sharing the store after the lookup itself failed', async () => {
-    const store = memoryStore();
-    // A store in use for a while: creates no longer look up first (src/creation/order-lease.ts, FRESH_STORE_MS).
-    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
+    // A store in use for a while: creates no longer look up first (FRESH_STORE_MS).
+    const store = await aged(memoryStore(), scope);
     mock.inject({ operation: 'tasks.create', kind: 'commit-then-drop' });
     mock.inject({ operation: 'tasks.list', kind: 'status', status: 400, times: Number.POSITIVE_INFINITY });
     await expect(client({ store }).tasks.create(orderParams('UNKNOWN-2'))).rejects.toBeInstanceOf(
@@ -64,11 +64,7 @@ describe('fenced leases', () => {
     const ended = JSON.stringify({ ...record, leaseUntil: Date.now() - 1 });
     expect(await store.compareAndSet(orderKey(orderNumber), raw, ended, 60_000)).toBe(true);
   };
-  const agedStore = async () => {
-    const store = memoryStore();
-    await store.setIfAbsent(storeKey(scope, 'epoch'), String(Date.now() - 600_000), 86_400_000);
-    return store;
-  };
+  const agedStore = () => aged(memoryStore(), scope);
 
   it('makes one task when the lease expires while its holder POST is still on its way to the service', async () => {
     const store = await agedStore();
