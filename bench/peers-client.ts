@@ -1,5 +1,7 @@
 /**
- * The SDK beside what a merchant would write by hand (`npx tsx bench/peers-client.ts`).
+ * The SDK beside what a merchant would write by hand (`npx tsx bench/peers-client.ts` after `npm run
+ * build`; `npm run bench:peers` builds first). The SDK runs from the build, as the package ships it
+ * (bench/support/built-sdk.ts).
  *
  * 1. List all: 1,000 tasks in 100 pages of 10, each page answered after 20 ms, walked
  *    (a) with the SDK's `for await (const task of client.tasks.list({}, { concurrency }))`,
@@ -53,15 +55,22 @@ import { fileURLToPath } from 'node:url';
 import IORedis from 'ioredis';
 import ky, { type KyInstance } from 'ky';
 import pg from 'pg';
-import { storeKey } from '../src/core/store.js';
-import { DeliveryClient, type DeliveryStore } from '../src/index.node.js';
-import { postgresStore } from '../src/postgres.js';
-import { redisStore } from '../src/redis.js';
+import type { DeliveryStore } from '../src/index.node.js';
 import { orderParams } from '../test/support/order-params.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { builtSdk } from './support/built-sdk.js';
 import { sampleTask } from './support/sample-task.js';
 import { interleave, median } from './support/stats.js';
+
+// The package's build (bench/support/built-sdk.ts): what a merchant runs, beside ky, `fetch` and the stores'
+// own clients.
+const {
+  main: { DeliveryClient },
+  postgres: { postgresStore },
+  redis: { redisStore },
+  store: { storeKey },
+} = await builtSdk();
 
 const API_KEY = 'bench-key';
 const SELLER_ID = 'bench-seller';

@@ -1,6 +1,7 @@
 /**
  * The durable intake's drain rate beside the queue libraries a merchant would otherwise pick
- * (`npx tsx bench/peers-drain.ts`).
+ * (`npx tsx bench/peers-drain.ts` after `npm run build`; `npm run bench:peers` builds first). Ours runs from
+ * the build, as the package ships it (bench/support/built-sdk.ts), as the peers run from theirs.
  *
  * What is measured: events per second that worker processes drain from a queue filled before the clock starts,
  * as `bench/intake.ts` part 2 does for ours: the events the workers report handled (processed, or for ours also
@@ -71,11 +72,10 @@ import { Logger, makeWorkerUtils, runMigrations } from 'graphile-worker';
 import IORedis from 'ioredis';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { postgresInbox } from '../src/postgres.js';
-import { redisInbox } from '../src/redis.js';
 import type { WebhookInbox } from '../src/webhooks/index.js';
 import { startPostgresServer } from '../test/support/postgres-server.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { builtSdk } from './support/built-sdk.js';
 import type { DrainWorkerConfig } from './support/drain-worker.js';
 import {
   GRAPHILE_COMPLETE_BATCH_DELAY_MS,
@@ -88,6 +88,12 @@ import {
 import { type ReadyWorker, startReadyWorker } from './support/ready-worker.js';
 import { sampleTask } from './support/sample-task.js';
 import { interleave, median } from './support/stats.js';
+
+// The package's build (bench/support/built-sdk.ts), as the workers run it.
+const {
+  postgres: { postgresInbox },
+  redis: { redisInbox },
+} = await builtSdk();
 
 function positiveInteger(name: string, fallback: number, min: number): number {
   const raw = process.env[name];

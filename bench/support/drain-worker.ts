@@ -1,6 +1,7 @@
 /**
- * One worker process of `bench/intake.ts` part 2: a webhook handler with a durable inbox (and the store of
- * the same backend, or none), a no-op `onEvent`, that starts claiming when its parent writes a line to stdin.
+ * One worker process of `bench/intake.ts` part 2 and `bench/peers-drain.ts`: a webhook handler with a
+ * durable inbox (and the store of the same backend, or none), a no-op `onEvent`, that starts claiming when
+ * its parent writes a line to stdin. The SDK is the build's (`built-sdk.ts`: `npm run build` first).
  *
  * Usage: tsx bench/support/drain-worker.ts '<json DrainWorkerConfig>'; prints `READY` once connected.
  */
@@ -8,10 +9,16 @@ import { appendFileSync } from 'node:fs';
 import IORedis from 'ioredis';
 import pg from 'pg';
 import type { DeliveryStore } from '../../src/core/store.js';
-import { postgresInbox, postgresStore } from '../../src/postgres.js';
-import { redisInbox, redisStore } from '../../src/redis.js';
-// The webhooks entry as Node loads it (the `node` condition: zod's schema compiler installed).
-import { createWebhookHandler, type WebhookInbox } from '../../src/webhooks.node.js';
+import type { WebhookInbox } from '../../src/webhooks.node.js';
+import { builtSdk } from './built-sdk.js';
+
+// The package's build, its webhooks entry as Node loads it (the `node` condition: zod's schema compiler
+// installed).
+const {
+  postgres: { postgresInbox, postgresStore },
+  redis: { redisInbox, redisStore },
+  webhooks: { createWebhookHandler },
+} = await builtSdk();
 
 /** What the parent asks of a worker. */
 export interface DrainWorkerConfig {
