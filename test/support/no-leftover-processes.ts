@@ -1,14 +1,17 @@
 /**
  * The test run's global setup (vitest.config.ts `globalSetup`): it marks the run in the environment
  * every process it starts inherits, and at the end fails the run when a process carrying the mark is
- * still alive (a server, a sandbox or a child a test did not stop), naming each one and ending it.
+ * still alive (a server, a sandbox or a child a test did not stop), naming each one and ending it; or when a
+ * folder `temporaryFolder` (temporary-folders.ts) made in the run is still there, naming and removing it.
  *
  * The mark survives what a parent chain does not: a process whose parent was killed is re-parented to
  * pid 1, but keeps its environment. One read of `/proc/<pid>/environ` per process of this user at the
  * end of the run (a few ms); Linux only, elsewhere nothing is checked.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   allProcesses,
   CAN_SEE_PROCESSES,
@@ -49,6 +52,15 @@ function runnerProcesses(): Set<number> {
   return own;
 }
 
+/** The folders `temporaryFolder` made in this run (their names carry `mark`) still there; removed here. */
+function leftFolders(mark: string): string[] {
+  const left = readdirSync(tmpdir())
+    .filter((name) => name.includes(mark))
+    .map((name) => join(tmpdir(), name));
+  for (const folder of left) rmSync(folder, { recursive: true, force: true });
+  return left;
+}
+
 export default function setup(): (() => Promise<void>) | undefined {
   if (!CAN_SEE_PROCESSES) return undefined;
   const mark = `${process.pid}-${randomUUID()}`;
@@ -57,6 +69,12 @@ export default function setup(): (() => Promise<void>) | undefined {
     const runner = runnerProcesses();
     const candidates = markedProcesses(mark).filter((pid) => !runner.has(pid));
     const left = await survivorsAfter(candidates, GRACE_MS);
+    const folders = leftFolders(mark);
+    if (folders.length > 0) {
+      throw new Error(
+        `The test run left ${folders.length} temporary folder(s) (now removed); temporaryFolder's are removed when their file ends:\n${folders.map((folder) => `  ${folder}`).join('\n')}`,
+      );
+    }
     if (left.length === 0) return;
     const described = left.map((pid) => `  ${pid} (parent ${parentOf(pid) ?? '?'}): ${commandLineOf(pid)}`);
     for (const pid of left) {

@@ -1,11 +1,3 @@
-/**
- * Driving the MCP server in tests with the MCP SDK's own client: over its in-memory transport (the
- * server in this process) or over stdio (`delivery-task mcp` as a child process), with or without
- * elicitation. Helpers read what a tool result carries.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -15,6 +7,7 @@ import {
   ElicitRequestSchema,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { temporaryFolder } from '../../../../test/support/temporary-folders.js';
 import { cliFromSources } from '../support/cli-command.js';
 import { ROOT } from '../support/sandbox-process.js';
 
@@ -63,17 +56,12 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
-/** State folders made for the processes of this file, removed when it ends. */
-const stateDirs: string[] = [];
-process.once('exit', () => {
-  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A new empty folder for a process's `XDG_STATE_HOME` (where it keeps the day's spending), removed at exit. */
+/**
+ * A new empty folder for a process's `XDG_STATE_HOME` (where it keeps the day's spending), removed when the
+ * test file ends.
+ */
 export function newStateDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'delivery-task-mcp-state-'));
-  stateDirs.push(dir);
-  return dir;
+  return temporaryFolder('delivery-task-mcp-state-');
 }
 
 /**
