@@ -70,12 +70,14 @@ export default function setup(): (() => Promise<void>) | undefined {
     const candidates = markedProcesses(mark).filter((pid) => !runner.has(pid));
     const left = await survivorsAfter(candidates, GRACE_MS);
     const folders = leftFolders(mark);
-    if (folders.length > 0) {
-      throw new Error(
-        `The test run left ${folders.length} temporary folder(s) (now removed); temporaryFolder's are removed when their file ends:\n${folders.map((folder) => `  ${folder}`).join('\n')}`,
-      );
+    const foldersLeft =
+      folders.length === 0
+        ? ''
+        : `The test run left ${folders.length} temporary folder(s) (now removed); temporaryFolder's are removed when their file ends:\n${folders.map((folder) => `  ${folder}`).join('\n')}`;
+    if (left.length === 0) {
+      if (foldersLeft !== '') throw new Error(foldersLeft);
+      return;
     }
-    if (left.length === 0) return;
     const described = left.map((pid) => `  ${pid} (parent ${parentOf(pid) ?? '?'}): ${commandLineOf(pid)}`);
     for (const pid of left) {
       try {
@@ -85,7 +87,7 @@ export default function setup(): (() => Promise<void>) | undefined {
       }
     }
     throw new Error(
-      `The test run left ${left.length} process(es) running (now killed); stop each one in the test that starts it:\n${described.join('\n')}`,
+      `The test run left ${left.length} process(es) running (now killed); stop each one in the test that starts it:\n${described.join('\n')}${foldersLeft === '' ? '' : `\n${foldersLeft}`}`,
     );
   };
 }

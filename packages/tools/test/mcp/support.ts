@@ -1,3 +1,8 @@
+/**
+ * Driving the MCP server in tests with the MCP SDK's own client: over its in-memory transport (the
+ * server in this process) or over stdio (`delivery-task mcp` as a child process), with or without
+ * elicitation. Helpers read what a tool result carries.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
