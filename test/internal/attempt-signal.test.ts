@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { APIConnectionTimeoutError, APIUserAbortError, DeliveryClient } from '../../src/index.js';
 
@@ -9,10 +9,19 @@ let server: Server;
 let baseUrl: string;
 /** The `x-case` header of each request whose connection closed. */
 const closed: string[] = [];
+/** The `x-case` headers of the requests of each connection, kept on it (one `close` listener each). */
+const casesOf = new WeakMap<Socket, string[]>();
 
 beforeAll(async () => {
   server = createServer((request: IncomingMessage, response) => {
-    request.socket.once('close', () => closed.push(String(request.headers['x-case'])));
+    let cases = casesOf.get(request.socket);
+    if (cases === undefined) {
+      const started: string[] = [];
+      casesOf.set(request.socket, started);
+      request.socket.once('close', () => closed.push(...started));
+      cases = started;
+    }
+    cases.push(String(request.headers['x-case']));
     if (request.headers['x-stall'] === 'headers') return;
     if (request.headers['x-stall'] === 'body') {
       response.writeHead(200, { 'content-type': 'application/json' });
