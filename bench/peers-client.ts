@@ -8,10 +8,13 @@
  *    (b) with hand-written ky code (page 1 for `totalPages`, then pages 2…100 through a pool of
  *        `concurrency` workers, `.json()`, the tasks collected in page order), and
  *    (c) with the same code on plain `fetch` (`response.ok` checked, `response.json()`),
- *    at concurrency 16 and 100. Measured per walk: wall time and this process's CPU (`process.cpuUsage()`
- *    around the walk, user + system). The server runs in a child process (a fork of this file), so the CPU
- *    is the client's alone; each variant walks `PEERS_WALKS` times a turn and the turn's medians are its
- *    round's values. Every walk must yield every task once (count and distinct ids) or the run fails.
+ *    at concurrency 16 and 100. Measured per walk: wall time and the walking process's CPU
+ *    (`process.cpuUsage()` around the walk, user + system). The server runs in a child process (a fork of
+ *    this file), so the CPU is the client's alone; each turn runs in a walker process of its own (another
+ *    fork), which walks 20 times untimed (the JIT compiles on threads whose CPU counts), then `PEERS_WALKS`
+ *    times, and the turn's medians are its round's values: walks of two variants in one process would each
+ *    pay for the other's garbage. Every walk must yield every task once (count and distinct ids) or the run
+ *    fails.
  * 2. Create through a shared store: sequential creates of new orders (`orderParams`, a fresh order number
  *    each), one POST each to the same child server (201 `{ data: { createTask: <task> } }`, the task's id
  *    new per request and its `orderNumber` the request's), timed per create (the median of `PEERS_CREATES`
@@ -39,8 +42,8 @@
  * timed-out POST that did create the task is not looked up, and a slow holder is never fenced off.
  *
  * Environment: `PEERS_ROUNDS` (interleaved rounds, default 5; fewer than 3 is a trial), `PEERS_CREATES`
- * (creates per turn, default 300), `PEERS_WALKS` (walks per turn, default 5), `PEERS_ONLY` (`list` or
- * `create`: that part alone; both when unset). Everything started here
+ * (creates per turn, default 300), `PEERS_WALKS` (timed walks per turn, default 15), `PEERS_ONLY`
+ * (`list` or `create`: that part alone; both when unset). Everything started here
  * (the child server, redis-server, PostgreSQL) is stopped at the end, also on failure; if this process is
  * killed, each of them ends with it (the child on its IPC channel's close, the databases by their guards).
  * @module
@@ -84,6 +87,10 @@ const ORDER_TTL_MS = 86_400_000;
 /** Untimed creates per variant before the rounds (JIT, connections, Lua scripts, table). */
 const WARM_CREATES = 30;
 const SERVE_FLAG = '--peers-service';
+/** A walker process's flag: `[WALKER_FLAG, service URL, variant, walks]`. */
+const WALKER_FLAG = '--peers-walker';
+/** Untimed walks in each walker process before its timed ones (JIT, connections). */
+const WARM_WALKS = 20;
 
 function envInteger(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -300,18 +307,14 @@ interface WalkTurn {
 
 type ListVariant = `${'sdk' | 'ky' | 'fetch'}${(typeof CONCURRENCIES)[number]}`;
 
-async function listAll(service: Service, rounds: number, walks: number): Promise<void> {
-  const client = new DeliveryClient({
-    apiKey: API_KEY,
-    sellerId: SELLER_ID,
-    baseUrl: service.url,
-    logLevel: 'off',
-  });
-  const api: KyInstance = ky.create({ prefixUrl: service.url, headers: HEADERS });
+/** The walk of each variant against the service at `url`. */
+function walkersFor(url: string): Record<ListVariant, () => Promise<readonly { id?: string | undefined }[]>> {
+  const client = new DeliveryClient({ apiKey: API_KEY, sellerId: SELLER_ID, baseUrl: url, logLevel: 'off' });
+  const api: KyInstance = ky.create({ prefixUrl: url, headers: HEADERS });
   const kyPage = (page: number) =>
     api.get('tasks', { searchParams: { limit: PAGE_SIZE, page } }).json<PageBody>();
   const fetchPage = async (page: number) => {
-    const response = await fetch(`${service.url}tasks?limit=${PAGE_SIZE}&page=${page}`, { headers: HEADERS });
+    const response = await fetch(`${url}tasks?limit=${PAGE_SIZE}&page=${page}`, { headers: HEADERS });
     if (!response.ok) throw new Error(`page ${page}: HTTP ${response.status}`);
     return (await response.json()) as PageBody;
   };
@@ -325,11 +328,16 @@ async function listAll(service: Service, rounds: number, walks: number): Promise
     walkers[`ky${concurrency}`] = () => walkPages(kyPage, concurrency);
     walkers[`fetch${concurrency}`] = () => walkPages(fetchPage, concurrency);
   }
-  const names = Object.keys(walkers) as ListVariant[];
-  const walkOnce = async (name: ListVariant) => {
+  return walkers;
+}
+
+/** The walker process ({@link WALKER_FLAG}): `walks` walks of one variant after {@link WARM_WALKS}. */
+async function runWalker(url: string, name: ListVariant, walks: number): Promise<void> {
+  const walk = walkersFor(url)[name];
+  const walkOnce = async () => {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    const tasks = await walkers[name]();
+    const tasks = await walk();
     const ms = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
     const distinct = new Set(tasks.map((task) => task.id)).size;
@@ -338,18 +346,39 @@ async function listAll(service: Service, rounds: number, walks: number): Promise
     }
     return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
+  for (let warm = 0; warm < WARM_WALKS; warm++) await walkOnce();
+  const samples = [];
+  for (let walk = 0; walk < walks; walk++) samples.push(await walkOnce());
+  process.send?.({
+    ms: median(samples.map((sample) => sample.ms)),
+    cpuMs: median(samples.map((sample) => sample.cpuMs)),
+  });
+}
+
+async function listAll(service: Service, rounds: number, walks: number): Promise<void> {
+  const names = CONCURRENCIES.flatMap((concurrency) =>
+    (['sdk', 'ky', 'fetch'] as const).map((kind): ListVariant => `${kind}${concurrency}`),
+  );
+  // Each turn walks in a process of its own: the garbage of one variant's walks is not collected during
+  // another's, which would count its CPU to the wrong variant.
   const turn = (name: ListVariant) => async (): Promise<WalkTurn> => {
     const before = await service.counts();
-    const samples = [];
-    for (let walk = 0; walk < walks; walk++) samples.push(await walkOnce(name));
+    const child = fork(fileURLToPath(import.meta.url), [WALKER_FLAG, service.url, name, String(walks)], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const exited = once(child, 'exit');
+    const [measured] = (await Promise.race([
+      once(child, 'message'),
+      exited.then(([code]) => {
+        throw new Error(`the ${name} walker exited with ${code} before its figures`);
+      }),
+    ])) as [Pick<WalkTurn, 'ms' | 'cpuMs'>];
+    const [code] = await exited;
+    if (code !== 0) throw new Error(`the ${name} walker exited with ${code}`);
     const after = await service.counts();
-    return {
-      ms: median(samples.map((sample) => sample.ms)),
-      cpuMs: median(samples.map((sample) => sample.cpuMs)),
-      requests: (after.list - before.list) / walks,
-    };
+    return { ...measured, requests: (after.list - before.list) / (WARM_WALKS + walks) };
   };
-  for (const name of names) await walkOnce(name);
   const results = await interleave(
     rounds,
     announcingRounds(
@@ -609,7 +638,7 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
 async function main(): Promise<void> {
   const rounds = envInteger('PEERS_ROUNDS', 5);
   const creates = envInteger('PEERS_CREATES', 300);
-  const walks = envInteger('PEERS_WALKS', 5);
+  const walks = envInteger('PEERS_WALKS', 15);
   const only = process.env.PEERS_ONLY ?? '';
   if (only !== '' && only !== 'list' && only !== 'create') {
     throw new Error(`PEERS_ONLY must be list or create, got ${only}`);
@@ -629,6 +658,14 @@ async function main(): Promise<void> {
 
 if (process.argv[2] === SERVE_FLAG) {
   await runService();
+} else if (process.argv[2] === WALKER_FLAG) {
+  // Ends with this bench's process (its IPC channel closes).
+  const orphaned = () => process.exit(1);
+  process.on('disconnect', orphaned);
+  const [url = '', name = '', walks = '1'] = process.argv.slice(3);
+  await runWalker(url, name as ListVariant, Number(walks));
+  process.off('disconnect', orphaned);
+  process.disconnect();
 } else {
   await main().catch((error: unknown) => {
     console.error(error);
