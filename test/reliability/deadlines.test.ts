@@ -163,18 +163,23 @@ async function endOf(
   }
 }
 
-/** Asserts the call settled `outcome` by `deadlineMs` + {@link SLACK_MS} + the loop's stall. */
-function settledInTime(ended: Ended, deadlineMs: number, outcome: Ended['outcome']): void {
+/**
+ * Asserts the call settled `outcome` by `deadlineMs` + {@link SLACK_MS} + the loop's stall; `call` names it
+ * in the messages.
+ */
+function settledInTime(ended: Ended, deadlineMs: number, outcome: Ended['outcome'], call = 'the call'): void {
   const stall = `, the event loop stalled ${Math.round(ended.stalledMs)} ms of it`;
-  expect(ended.outcome, `ended ${ended.outcome} after ${Math.round(ended.ms)} ms${stall}`).toBe(outcome);
-  expect(ended.ms, `ended after ${Math.round(ended.ms)} ms${stall}`).toBeLessThanOrEqual(
+  expect(ended.outcome, `${call} ended ${ended.outcome} after ${Math.round(ended.ms)} ms${stall}`).toBe(
+    outcome,
+  );
+  expect(ended.ms, `${call} ended after ${Math.round(ended.ms)} ms${stall}`).toBeLessThanOrEqual(
     deadlineMs + SLACK_MS + ended.stalledMs,
   );
 }
 
 /** Asserts the call ended by `deadlineMs` + {@link SLACK_MS} (+ the loop's stall) with an error; returns the error. */
-function endedInTime(ended: Ended, deadlineMs: number): unknown {
-  settledInTime(ended, deadlineMs, 'rejected');
+function endedInTime(ended: Ended, deadlineMs: number, call?: string): unknown {
+  settledInTime(ended, deadlineMs, 'rejected', call);
   return ended.error;
 }
 
@@ -695,24 +700,25 @@ const PUBLIC_CALLS: readonly [string, (sdk: DeliveryClient, options: RequestOpti
  * could create a task: a create's POST is never reached, or, without an orderNumber, never answered).
  */
 describe('every public method ends by its totalTimeout against a stalled service', () => {
-  it.each(PUBLIC_CALLS)('%s, with totalTimeout on the call', async (name, call) => {
+  // The calls of a test run side by side (each its own client), as the deadlines do not depend on one
+  // another: one test's wait instead of eleven.
+  it.each([
+    ['on the call', {}, { totalTimeout: DEADLINE_MS }],
+    ["the client's", { totalTimeout: DEADLINE_MS }, {}],
+  ] as const)('each of them, with totalTimeout %s', async (_where, clientOptions, callOptions) => {
     hostile.use(async (_request, response) => neverAnswer(response));
-    const error = endedInTime(
-      await endOf(call(hostileClient(), { totalTimeout: DEADLINE_MS }), DEADLINE_MS),
-      DEADLINE_MS,
+    const ended = await Promise.all(
+      PUBLIC_CALLS.map(async ([name, call]) => {
+        const sdk = hostileClient(clientOptions);
+        return [name, await endOf(call(sdk, callOptions), DEADLINE_MS)] as const;
+      }),
     );
-    expect(error).toBeInstanceOf(
-      name === 'tasks.create without one' ? TaskCreationOutcomeUnknownError : APIConnectionTimeoutError,
-    );
-  });
-
-  it.each(PUBLIC_CALLS)("%s, with the client's totalTimeout", async (name, call) => {
-    hostile.use(async (_request, response) => neverAnswer(response));
-    const sdk = hostileClient({ totalTimeout: DEADLINE_MS });
-    const error = endedInTime(await endOf(call(sdk, {}), DEADLINE_MS), DEADLINE_MS);
-    expect(error).toBeInstanceOf(
-      name === 'tasks.create without one' ? TaskCreationOutcomeUnknownError : APIConnectionTimeoutError,
-    );
+    for (const [name, end] of ended) {
+      const error = endedInTime(end, DEADLINE_MS, name);
+      expect(error, name).toBeInstanceOf(
+        name === 'tasks.create without one' ? TaskCreationOutcomeUnknownError : APIConnectionTimeoutError,
+      );
+    }
   });
 
   it("tasks.waitForStatus, by the client's totalTimeout when it is given no timeout of its own", async () => {
