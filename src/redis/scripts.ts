@@ -45,6 +45,41 @@ if fence then redis.call('DEL', KEYS[2]) end
 return 'set'`,
 };
 
+/**
+ * Store operations in order, each atomic, one script for the calls of a tick: per operation `ARGV` holds its
+ * code then its arguments, `KEYS` its keys. `L`: {@link SET_IF_ABSENT_THEN_GET} (2 keys; value, TTL);
+ * `R`: {@link COMPARE_AND_SET_RELEASING} (2 keys; value, TTL, fence value, or-absent, has-expected,
+ * expected); `D`: {@link COMPARE_AND_DELETE} (1 key; expected). One reply per operation, `{'!', message}`
+ * where Redis refused it.
+ */
+export const STORE_BATCH: LuaScript = {
+  source: `local out, k, a = {}, 1, 1
+local function run(op)
+  if op == 'L' then
+    if not redis.call('SET', KEYS[k], ARGV[a + 1], 'PX', ARGV[a + 2], 'NX') then return {0} end
+    return {1, redis.call('GET', KEYS[k + 1])}
+  elseif op == 'R' then
+    local fence = redis.call('GET', KEYS[k + 1])
+    if fence ~= ARGV[a + 3] and not (fence == false and ARGV[a + 4] == '1') then return 'fenced' end
+    if redis.call('GET', KEYS[k]) ~= (ARGV[a + 5] == '1' and ARGV[a + 6]) then return 'changed' end
+    redis.call('SET', KEYS[k], ARGV[a + 1], 'PX', ARGV[a + 2])
+    if fence then redis.call('DEL', KEYS[k + 1]) end
+    return 'set'
+  end
+  if redis.call('GET', KEYS[k]) ~= ARGV[a + 1] then return 0 end
+  return redis.call('DEL', KEYS[k])
+end
+local sizes = {L = {2, 3}, R = {2, 7}, D = {1, 2}}
+while a <= #ARGV do
+  local op = ARGV[a]
+  local ok, reply = pcall(run, op)
+  if not ok then reply = {'!', type(reply) == 'table' and reply.err or tostring(reply)} end
+  out[#out + 1] = reply
+  k, a = k + sizes[op][1], a + sizes[op][2]
+end
+return out`,
+};
+
 /** Runs `script` on `key` and `otherKeys` (one hash slot on a cluster): EVALSHA, or EVAL on NOSCRIPT. */
 export async function runScript(
   send: SendCommand,

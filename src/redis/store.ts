@@ -2,7 +2,9 @@
 import type { DeliveryStore } from '../core/store.js';
 import { readOptions } from '../internal/read-options.js';
 import {
+  asArray,
   commandSender,
+  isClusterClient,
   isOne,
   type RedisClientLike,
   type RedisWarningLogger,
@@ -16,6 +18,7 @@ import {
   COMPARE_AND_SET_RELEASING,
   runScript,
   SET_IF_ABSENT_THEN_GET,
+  STORE_BATCH,
 } from './scripts.js';
 import { settingsCheck } from './settings.js';
 
@@ -46,7 +49,9 @@ export interface RedisStore extends DeliveryStore {
 /**
  * A `DeliveryStore` in Redis shared per database and `prefix` (docs/several-instances.md "Redis settings").
  * Its eviction policy is checked by {@link RedisStore.ready}, which every call awaits: an `allkeys-*` policy
- * rejects there (a create sends nothing), never at `redisStore()`.
+ * rejects there (a create sends nothing), never at `redisStore()`. On a single node, the webhook handler's
+ * lease and record calls made in one tick run as one script, each as alone (docs/several-instances.md
+ * "Draining a peak").
  * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster; never closed.
  * @throws {ConfigurationError} for `client` (neither library) or `prefix`.
  */
@@ -63,6 +68,10 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
     await ready();
     return raw(key, command, ...args);
   };
+  const batched = isClusterClient(client) ? undefined : tickBatch(send);
+  /** `op` in the tick's batch where there is one (a single node), else alone by `alone`. */
+  const run = (op: BatchedOperation, alone: () => Promise<unknown>): Promise<unknown> =>
+    batched === undefined ? alone() : batched(op, alone);
   return {
     ready,
     setIfAbsent: async (key, value, ttlMs) =>
@@ -80,24 +89,28 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
       isOne(
         expected === undefined
           ? await send(prefix + key, 'DEL', prefix + key)
-          : await runScript(send, COMPARE_AND_DELETE, prefix + key, [expected]),
+          : await run({ keys: [prefix + key], args: ['D', expected] }, () =>
+              runScript(send, COMPARE_AND_DELETE, prefix + key, [expected]),
+            ),
       ),
     setIfAbsentThenGet: async (key, value, ttlMs, readKey) => {
-      const reply = await runScript(
-        send,
-        SET_IF_ABSENT_THEN_GET,
-        prefix + key,
-        [value, ttlArgument(ttlMs)],
-        [prefix + readKey],
+      const args = [value, ttlArgument(ttlMs)];
+      const keys = [prefix + key, prefix + readKey] as const;
+      const reply = await run({ keys, args: ['L', ...args] }, () =>
+        runScript(send, SET_IF_ABSENT_THEN_GET, keys[0], args, [keys[1]]),
       );
       const [stored, read] = Array.isArray(reply) ? reply : [];
       return isOne(stored) ? [true, textReply(read, 'GET')] : [false, undefined];
     },
     compareAndSetReleasing: async (key, expected, value, ttlMs, fence) => {
       const args = [value, ttlArgument(ttlMs), fence.value, fence.orAbsent ? '1' : '0'];
+      const keys = [prefix + key, prefix + fence.key] as const;
+      const batchArgs = ['R', ...args, expected === undefined ? '0' : '1', expected ?? ''];
       if (expected !== undefined) args.push(expected);
       const reply = textReply(
-        await runScript(send, COMPARE_AND_SET_RELEASING, prefix + key, args, [prefix + fence.key]),
+        await run({ keys, args: batchArgs }, () =>
+          runScript(send, COMPARE_AND_SET_RELEASING, keys[0], args, [keys[1]]),
+        ),
         'compareAndSetReleasing',
       );
       if (reply === 'set' || reply === 'fenced' || reply === 'changed') return reply;
@@ -105,6 +118,68 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
     },
   };
 }
+
+/** One operation of {@link STORE_BATCH}: its keys, and its code followed by its arguments. */
+interface BatchedOperation {
+  readonly keys: readonly string[];
+  readonly args: readonly string[];
+}
+
+/** Most operations in one {@link STORE_BATCH} call. */
+const MAX_BATCH = 256;
+
+/**
+ * The lease and record operations called in one tick of the event loop, run by one {@link STORE_BATCH}
+ * call in call order (each atomic, as alone; a refused one rejects alone); one alone in its tick by
+ * `alone`, its own script. Single node only: a cluster's keys of one call span slots.
+ */
+function tickBatch(
+  send: SendCommand,
+): (operation: BatchedOperation, alone: () => Promise<unknown>) => Promise<unknown> {
+  type Queued = {
+    readonly operation: BatchedOperation;
+    readonly alone: () => Promise<unknown>;
+    readonly resolve: (reply: unknown) => void;
+    readonly reject: (error: unknown) => void;
+  };
+  const queued: Queued[] = [];
+  const flush = (): void => {
+    const batch = queued.splice(0, MAX_BATCH);
+    if (queued.length > 0) nextTick(flush);
+    if (batch.length === 1) {
+      const [{ alone, resolve, reject }] = batch as [Queued];
+      alone().then(resolve, reject);
+      return;
+    }
+    const [first, ...otherKeys] = batch.flatMap(({ operation }) => operation.keys);
+    runScript(
+      send,
+      STORE_BATCH,
+      first ?? '',
+      batch.flatMap(({ operation }) => operation.args),
+      otherKeys,
+    ).then(
+      (replies) => {
+        const list = asArray(replies);
+        for (const [index, { resolve, reject }] of batch.entries()) {
+          const reply = list[index];
+          if (Array.isArray(reply) && reply[0] === '!') {
+            reject(new Error(textReply(reply[1], 'redisStore') ?? 'refused'));
+          } else resolve(reply);
+        }
+      },
+      (error: unknown) => {
+        for (const { reject } of batch) reject(error);
+      },
+    );
+  };
+  return (operation, alone) =>
+    new Promise((resolve, reject) => {
+      if (queued.push({ operation, alone, resolve, reject }) === 1) nextTick(flush);
+    });
+}
+
+const nextTick = globalThis.process?.nextTick ?? queueMicrotask;
 
 /** `ttlMs` as Redis's PX argument: whole ms, at least 1. */
 function ttlArgument(ttlMs: number): string {
