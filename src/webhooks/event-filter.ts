@@ -28,13 +28,15 @@ export interface TaskEventFilter {
    */
   beforeConfirm(received: WebhookEvent, toConfirm: boolean): Promise<EventDrop | undefined>;
   /**
-   * Runs `run` for `event` (confirmed by now, when it was to be) unless it is a drop, and records its
+   * Runs `run` for `event` (confirmed by now, when it was to be) unless it is a drop, once `enter` resolved
+   * (a slot among the running `onEvent`; the store's filter takes the task's lease before), and records its
    * status with `effect`.
-   * @throws what `run` throws; for the store, also its failures and a busy lease.
+   * @throws what `enter` and `run` throw; for the store, also its failures and a busy lease.
    */
   process(
     event: WebhookEvent,
     effect: RecordedEffect,
+    enter: () => Promise<void>,
     run: () => Promise<void>,
     lapsed: LeaseLapsed,
   ): Promise<'processed' | EventDrop>;
@@ -60,9 +62,11 @@ class PassingFilter implements TaskEventFilter {
   async process(
     _event: WebhookEvent,
     _effect: RecordedEffect,
+    enter: () => Promise<void>,
     run: () => Promise<void>,
     _lapsed?: LeaseLapsed,
   ): Promise<'processed' | EventDrop> {
+    await enter();
     await run();
     return 'processed';
   }
@@ -104,8 +108,11 @@ class MemoryFilter extends PassingFilter {
   override async process(
     event: WebhookEvent,
     effect: RecordedEffect,
+    enter: () => Promise<void>,
     run: () => Promise<void>,
   ): Promise<'processed' | EventDrop> {
+    // In a slot before the memory moves: an event refused a slot leaves no trace here.
+    await enter();
     const memory = this.#memory;
     const { taskId, status } = event;
     if (event.confirmed) {
@@ -118,7 +125,7 @@ class MemoryFilter extends PassingFilter {
     }
     // An unconfirmed event next to confirmed ones moves nothing: it could be forged.
     if (effect.advances) memory.advance(taskId, status, Date.now(), effect.confirmed);
-    return super.process(event, effect, run);
+    return super.process(event, effect, enter, run);
   }
 }
 
@@ -138,10 +145,11 @@ class StoreFilter extends PassingFilter {
   override process(
     event: WebhookEvent,
     effect: RecordedEffect,
+    enter: () => Promise<void>,
     run: () => Promise<void>,
     lapsed: LeaseLapsed,
   ): Promise<'processed' | EventDrop> {
-    return this.#stored.process(event.taskId, event.status, effect, run, lapsed);
+    return this.#stored.process(event.taskId, event.status, effect, enter, run, lapsed);
   }
 
   override isWait(error: unknown): boolean {

@@ -12,12 +12,15 @@ import type { TaskEventFilter } from './event-filter.js';
 import { type InboxEntry, InboxWorker, type WebhookInbox, withDeadline } from './inbox.js';
 import type { WebhookHandlerStats } from './options.js';
 import type { EventPipeline } from './pipeline.js';
-import type { SlotRelease, TaskEventQueue } from './queue.js';
+import type { EventSlot, TaskEventQueue } from './queue.js';
 import type { EventOutcome } from './stored-dedupe.js';
 
 /** Pauses before a claimed event is tried again while the store does not answer, ms (doubling). */
 const FIRST_STORE_WAIT_MS = 50;
 const LAST_STORE_WAIT_MS = 1_000;
+
+/** Thrown by a slot given once the event's claim has less than `eventTimeoutMs` left: given back. */
+const claimExpiring = new Error('the claim expires before onEvent could end');
 
 /** What an {@link InboxDispatch} shares with its handler (`…Ms`: ms). */
 export interface InboxDispatchParts {
@@ -43,7 +46,7 @@ export class InboxDispatch {
   /** Events this process stored, carried parsed to their claim here. */
   readonly admitted: AdmittedEvents;
   #waitingOnStore = 0;
-  /** Marks sent by the worker and not answered yet: at most 5 × `concurrency` (see the worker's `room`). */
+  /** Marks sent by the worker and not answered yet: at most 9 × `concurrency` (see the worker's `room`). */
   readonly #marks = new Set<Promise<void>>();
 
   constructor(parts: InboxDispatchParts) {
@@ -52,35 +55,35 @@ export class InboxDispatch {
     this.admitted = new AdmittedEvents(maxQueue, parts.maxQueueBytes);
     this.worker = new InboxWorker({
       inbox,
-      // Claimed ahead of the free slots: `concurrency`, or 3 × while events are quick (see #quick); one that
-      // waits too long is given back (see #dispatch). Claimed and not marked stays within 5 × concurrency.
-      // Claimed `concurrency` at a time while every slot has an event: a claim per freed slot would cost a
-      // round trip per event.
+      // Claimed ahead of the free slots: `concurrency`, or 7 × while events are quick (see #quick), in claims
+      // of half that at least (a claim per freed slot would cost a round trip per event); one that waits too
+      // long is given back (see #dispatch). Claimed and not marked stays within 9 × concurrency.
       room: () => {
         const held = queue.running + queue.waiting;
-        const most = (this.#quick ? 4 : 2) * concurrency;
+        const most = (this.#quick ? 8 : 2) * concurrency;
         const room = Math.min(
           maxQueue - queue.waiting,
           most - held,
           most + concurrency - held - this.#marks.size,
         );
-        return held < concurrency || room >= concurrency ? room : 0;
+        return held < concurrency || room >= most / 2 ? room : 0;
       },
       paused: () => this.#waitingOnStore > 0,
       dispatch: (entry, claimedAt) => this.#dispatch(inbox, entry, claimedAt),
       timeoutMs: parts.inboxTimeoutMs,
       pollMs: parts.pollMs,
-      batch: 4 * concurrency,
+      batch: 8 * concurrency,
       logger: parts.logger,
     });
     this.worker.start();
   }
 
   /**
-   * The last event held its slot under a twelfth of the time a claim leaves it (`visibilityTimeoutMs` −
-   * `eventTimeoutMs`: 2.5 s with the defaults), so 3 × `concurrency` claimed ahead all start within a quarter
-   * of it. Deeper claims ahead spare claims where each is a round trip and a commit (PostgreSQL); slow events
-   * keep `concurrency` ahead, so none is given back for waiting.
+   * The last event held its slot under a sixteenth of the time a claim leaves it (`visibilityTimeoutMs` −
+   * `eventTimeoutMs`: 2.5 s with the defaults), so 7 × `concurrency` claimed ahead all start within half of
+   * it. Deeper claims ahead spare claims (each a round trip, and a commit on PostgreSQL) and let the leases
+   * of many events be taken together; slow events keep `concurrency` ahead, so none is given back for
+   * waiting.
    */
   #quick = false;
 
@@ -97,8 +100,8 @@ export class InboxDispatch {
   /**
    * Passes a claimed event (carried from its admission here, else parsed) through the queue and pipeline,
    * then marks it done or failed in the inbox. One whose claim (sent at `claimedAt`) has less than
-   * `eventTimeoutMs` left when its turn comes is given back unprocessed: it could still be running when
-   * another worker claims it.
+   * `eventTimeoutMs` left when its turn comes, or when it gets a slot for `onEvent`, is given back
+   * unprocessed: it could still be running when another worker claims it.
    */
   async #dispatch(inbox: WebhookInbox, entry: InboxEntry, claimedAt: number): Promise<void> {
     const { stats, queue, filter } = this.#parts;
@@ -114,14 +117,22 @@ export class InboxDispatch {
     }
     await queue.push(
       claimed.taskId,
-      async (leaveSlot) => {
-        if (Date.now() - claimedAt + this.#parts.eventTimeoutMs >= inbox.visibilityTimeoutMs) {
+      async (slot) => {
+        const expiring = () =>
+          Date.now() - claimedAt + this.#parts.eventTimeoutMs >= inbox.visibilityTimeoutMs;
+        if (expiring()) {
           await this.#giveBack(inbox, entry, claimed);
           return;
         }
         const startedAt = Date.now();
-        const outcome = await this.#processWaiting(claimed, inbox, entry, leaveSlot);
-        this.#quick = 12 * (Date.now() - startedAt) < inbox.visibilityTimeoutMs - this.#parts.eventTimeoutMs;
+        const outcome = await this.#processWaiting(claimed, inbox, entry, {
+          enter: async () => {
+            await slot.enter();
+            if (expiring()) throw claimExpiring;
+          },
+          leave: slot.leave,
+        });
+        this.#quick = 16 * (Date.now() - startedAt) < inbox.visibilityTimeoutMs - this.#parts.eventTimeoutMs;
         // Not processed (the store did not answer): claimed again after its visibility timeout.
         if (outcome === undefined) return;
         // Marked once the task's lease is released, so whoever claims its next event finds the lease free.
@@ -161,7 +172,7 @@ export class InboxDispatch {
     event: WebhookEvent,
     inbox: WebhookInbox,
     entry: InboxEntry,
-    leaveSlot: SlotRelease,
+    slot: EventSlot,
   ): Promise<EventOutcome | undefined> {
     const holdMs = Math.ceil(inbox.visibilityTimeoutMs / 2);
     const giveUpAt = Date.now() + holdMs;
@@ -169,8 +180,12 @@ export class InboxDispatch {
     try {
       for (let pause = FIRST_STORE_WAIT_MS; ; pause = Math.min(2 * pause, LAST_STORE_WAIT_MS)) {
         try {
-          return await this.#parts.pipeline.process(event, true, leaveSlot);
+          return await this.#parts.pipeline.process(event, true, slot);
         } catch (error) {
+          if (error === claimExpiring) {
+            await this.#giveBack(inbox, entry, event);
+            return undefined;
+          }
           // Thrown only while the store does not answer or the task's lease is taken, before onEvent ran.
           if (Date.now() + pause > giveUpAt) {
             this.#parts.logger.warn(

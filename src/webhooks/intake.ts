@@ -182,11 +182,7 @@ export class WebhookIntake {
     if (!this.#confirms(event.kind)) this.#filter.arrivals?.mark(event.taskId, event.kind, now);
     return {
       answer: RECEIVED,
-      done: this.#queue.push(
-        event.taskId,
-        (leaveSlot) => this.#pipeline.process(event, false, leaveSlot),
-        size,
-      ),
+      done: this.#queue.push(event.taskId, (slot) => this.#pipeline.process(event, false, slot), size),
     };
   }
 

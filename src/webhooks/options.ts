@@ -94,10 +94,10 @@ export interface WebhookHandlerOptions {
    */
   onError?: (error: unknown, event: WebhookEvent | undefined) => unknown;
   /**
-   * Events processed at once at most: filtered, confirmed and passed to `onEvent`. One whose `onEvent`
-   * returned records its status (a `store` write) without holding its place; its task's next event waits
-   * for that record. Events started and not ended, recording or not: 2 × `concurrency` at most. Default 8;
-   * 1 to 10 000.
+   * Events in `onEvent` at once at most. Up to 2 × `concurrency` more are filtered and confirmed ahead of a
+   * free place (with a `store`, each holds its task's lease), and one whose `onEvent` returned records its
+   * status (a `store` write) without holding its place; its task's next event waits for that record.
+   * Events started and not ended: 4 × `concurrency` at most. Default 8; 1 to 10 000.
    */
   concurrency?: number;
   /**
@@ -106,8 +106,8 @@ export interface WebhookHandlerOptions {
    */
   eventTimeoutMs?: number;
   /**
-   * Events waiting at most; beyond, 503 (`sync()` catches them); with an `inbox`, bounds the claims. Default
-   * 10 000; ≥ 1.
+   * Events waiting for a place in `onEvent` at most (queued, or filtered ahead of one); beyond, 503
+   * (`sync()` catches them); with an `inbox`, bounds the claims. Default 10 000; ≥ 1.
    */
   maxQueue?: number;
   /**

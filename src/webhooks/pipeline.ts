@@ -13,7 +13,7 @@ import { TaskConfirmations } from './confirmation.js';
 import type { WebhookEvent } from './event.js';
 import type { TaskEventFilter } from './event-filter.js';
 import type { WebhookClient, WebhookHandlerOptions, WebhookHandlerStats } from './options.js';
-import type { SlotRelease } from './queue.js';
+import type { EventSlot } from './queue.js';
 import type { EventDrop, EventOutcome } from './stored-dedupe.js';
 import type { LeaseLapse } from './task-lease.js';
 
@@ -49,13 +49,16 @@ export class EventPipeline {
    * Processes a webhook's event, or a sync's (already confirmed), through the filter: drops, confirms, runs
    * `onEvent` and records. Never throws, except with `canWait` (a claimed inbox event): a failure the
    * filter counts as a wait ({@link TaskEventFilter.isWait}) before `onEvent` ran is thrown, so the event
-   * waits. `leaveSlot` is called once `onEvent` has returned or thrown: the status is recorded outside the
-   * queue's slot.
+   * waits, as is what `slot.enter` throws. The filter enters the slot right before `onEvent` (after the
+   * task's lease is taken and its record read); the slot is left once `onEvent` has returned or thrown: the
+   * status is recorded outside it.
    */
-  async process(received: WebhookEvent, canWait: boolean, leaveSlot: SlotRelease): Promise<EventOutcome> {
+  async process(received: WebhookEvent, canWait: boolean, slot: EventSlot): Promise<EventOutcome> {
     const { filter, stats } = this.#parts;
     let event: WebhookEvent = received;
     let ran = false;
+    // Set while `slot.enter` runs: what it throws leaves the event to its caller.
+    let entering = false;
     try {
       const toConfirm = !received.confirmed && this.#parts.confirms(received.kind);
       const early = await filter.beforeConfirm(received, toConfirm);
@@ -70,9 +73,14 @@ export class EventPipeline {
       const outcome = await filter.process(
         event,
         effect,
+        async () => {
+          entering = true;
+          await slot.enter();
+          entering = false;
+        },
         () => {
           ran = true;
-          return this.#runOnEvent(confirmedEvent).finally(leaveSlot);
+          return this.#runOnEvent(confirmedEvent).finally(slot.leave);
         },
         (lapse, ttlMs) => this.#leaseLapsed(confirmedEvent, lapse, ttlMs),
       );
@@ -80,7 +88,7 @@ export class EventPipeline {
       stats.processed++;
       return outcome;
     } catch (error) {
-      if (canWait && !ran && filter.isWait(error)) throw error;
+      if (canWait && !ran && (entering || filter.isWait(error))) throw error;
       stats.failed++;
       await this.report(error, event);
       return 'failed';

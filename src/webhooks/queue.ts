@@ -1,18 +1,24 @@
 /**
- * The webhook handler's processing queue: `concurrency` events at once, one task's events one at a time
- * in arrival order, at most `capacity` waiting and `maxBytes` of bodies held. An event whose `onEvent`
- * returned leaves its slot while it records its status ({@link SlotRelease}); started and not ended, slot
- * left or not: at most 2 × `concurrency`.
+ * The webhook handler's processing queue: `concurrency` events in `onEvent` at once, one task's events one
+ * at a time in arrival order, at most `capacity` waiting and `maxBytes` of bodies held. A started event
+ * is filtered (its task's lease taken, its record read) and confirmed before it enters a slot, and leaves
+ * the slot once `onEvent` returned, while it records its status ({@link EventSlot}): at most
+ * 2 × `concurrency` events started and not in a slot yet, 4 × `concurrency` started and not ended.
  * @module
  */
 
 /**
- * Frees the job's slot for the next event before the job ends (its task's next event still waits for the
- * end). Called again, or never, it does nothing: the slot is freed when the job ends.
+ * A started event's place among the `concurrency` running `onEvent`: `enter` resolves once it holds one
+ * (first come, first served; called again, at once), `leave` frees it for the next event before the job
+ * ends (its task's next event still waits for the end). Never entered, or never left, it is freed when the
+ * job ends.
  */
-export type SlotRelease = () => void;
+export interface EventSlot {
+  enter(): Promise<void>;
+  leave(): void;
+}
 
-type Job = (leaveSlot: SlotRelease) => Promise<unknown>;
+type Job = (slot: EventSlot) => Promise<unknown>;
 
 /**
  * A later turn of the event loop: `setImmediate` where there is one (no 1 ms timer clamp), else `setTimeout`.
@@ -35,9 +41,13 @@ export class TaskEventQueue {
   /** Tasks with a job waiting and none running, in the order they became ready. */
   readonly #ready = new Set<string>();
   readonly #idleWaiters: (() => void)[] = [];
+  /** Started jobs waiting for a slot, first come first served. */
+  readonly #slotWaiters: (() => void)[] = [];
   #waiting = 0;
-  /** Jobs started and not ended, slots left or not: at most 2 × `concurrency`. */
+  /** Jobs started and not ended, in a slot or not: at most 4 × `concurrency`. */
   #running = 0;
+  /** Jobs started that have not entered a slot: at most 2 × `concurrency`. */
+  #before = 0;
   /** Jobs that hold a slot: at most `concurrency`. */
   #inSlots = 0;
   #bytes = 0;
@@ -61,8 +71,9 @@ export class TaskEventQueue {
     return this.#bytes;
   }
 
+  /** `capacity` events wait for a slot: queued, or started and not in a slot yet. */
   isFull(): boolean {
-    return this.#waiting >= this.#capacity;
+    return this.#waiting + this.#before >= this.#capacity;
   }
 
   hasRoomFor(bytes: number): boolean {
@@ -76,9 +87,9 @@ export class TaskEventQueue {
   push(taskId: string, job: Job, bytes = 0): Promise<void> {
     this.#bytes += bytes;
     return new Promise<void>((resolve) => {
-      const run: Job = async (leaveSlot) => {
+      const run: Job = async (slot) => {
         try {
-          await job(leaveSlot);
+          await job(slot);
         } catch {
         } finally {
           this.#bytes -= bytes;
@@ -112,7 +123,7 @@ export class TaskEventQueue {
   }
 
   #pump(): void {
-    while (this.#inSlots < this.#concurrency && this.#running < 2 * this.#concurrency) {
+    while (this.#before < 2 * this.#concurrency && this.#running < 4 * this.#concurrency) {
       const taskId = this.#ready.values().next().value;
       if (taskId === undefined) break;
       this.#ready.delete(taskId);
@@ -122,18 +133,52 @@ export class TaskEventQueue {
       lane.running = true;
       this.#waiting--;
       this.#running++;
-      this.#inSlots++;
-      let inSlot = true;
-      const leaveSlot = () => {
-        if (!inSlot) return;
-        inSlot = false;
-        this.#inSlots--;
-        this.#pump();
+      this.#before++;
+      // 0: no slot yet; 1: in a slot; 2: left it.
+      let stage = 0;
+      let entered: Promise<void> | undefined;
+      let grant: (() => void) | undefined;
+      const slot: EventSlot = {
+        enter: () => {
+          entered ??= new Promise<void>((resolve) => {
+            grant = () => {
+              stage = 1;
+              resolve();
+            };
+            this.#slotWaiters.push(grant);
+            this.#grantSlots();
+          });
+          return entered;
+        },
+        leave: () => {
+          if (stage !== 1) return;
+          stage = 2;
+          this.#inSlots--;
+          this.#grantSlots();
+          this.#pump();
+        },
       };
-      void job(leaveSlot).then(() => {
-        leaveSlot();
+      void job(slot).then(() => {
+        if (stage === 0) {
+          // Ended without a slot (dropped), or while waiting for one.
+          const waiting = grant === undefined ? -1 : this.#slotWaiters.indexOf(grant);
+          if (waiting >= 0) this.#slotWaiters.splice(waiting, 1);
+          this.#before--;
+        } else slot.leave();
         this.#finish(taskId, lane);
       });
+    }
+  }
+
+  /** Gives free slots to the jobs waiting for one, in order; each makes room for another job to start. */
+  #grantSlots(): void {
+    while (this.#inSlots < this.#concurrency) {
+      const grant = this.#slotWaiters.shift();
+      if (grant === undefined) return;
+      this.#inSlots++;
+      this.#before--;
+      grant();
+      this.#schedulePump();
     }
   }
 

@@ -194,8 +194,8 @@ class WebhookReceiver implements WebhookHandler {
   #submit(event: WebhookEvent): Promise<EventOutcome> {
     let outcome: EventOutcome = 'failed';
     return this.#queue
-      .push(event.taskId, async (leaveSlot) => {
-        outcome = await this.#pipeline.process(event, false, leaveSlot);
+      .push(event.taskId, async (slot) => {
+        outcome = await this.#pipeline.process(event, false, slot);
       })
       .then(() => outcome);
   }

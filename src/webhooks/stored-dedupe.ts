@@ -108,14 +108,16 @@ export class StoredTaskEvents {
 
   /**
    * Processes `status` at most once across instances, never after a later status, while no process
-   * holding the lease stalls past its TTL inside `process`: `lapsed` is then told (once).
-   * @throws what `process` throws (nothing recorded); {@link isLeaseBusy} after twice the lease TTL; while
-   * holding, a store failure before `process` ran.
+   * holding the lease stalls past its TTL inside `process`: `lapsed` is then told (once). `enter` is awaited
+   * once the lease is taken and the record allows the status, before the lease is confirmed.
+   * @throws what `enter` and `process` throw (nothing recorded); {@link isLeaseBusy} after twice the lease
+   * TTL; while holding, a store failure before `process` ran.
    */
   async process(
     taskId: string,
     status: string,
     effect: RecordedEffect,
+    enter: () => Promise<void>,
     process: () => Promise<void>,
     lapsed: (lapse: LeaseLapse, ttlMs: number) => void = () => {},
   ): Promise<'processed' | EventDrop> {
@@ -128,8 +130,10 @@ export class StoredTaskEvents {
       try {
         const drop = dropOf(decode(held.value), status);
         if (drop !== undefined) return drop;
-        // A stall since the lease was taken may have outlived it: then another instance may have processed
-        // the status, and the record read with the lease is stale. Taken again, the record read again.
+        await enter();
+        // A stall or the wait for a slot since the lease was taken may have outlived it: then another
+        // instance may have processed the status, and the record read with it is stale. Taken again, read
+        // again.
         if (!(await held.confirm())) {
           if (round < MAX_LEASE_ROUNDS) continue;
           throw this.#busy(taskId, `was lost to a stall ${round} times`);

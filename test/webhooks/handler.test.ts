@@ -491,16 +491,51 @@ describe('createWebhookHandler: processing', () => {
     });
     await send(handler, webhookBody('t1', 'accepted'));
     await send(handler, webhookBody('t1', 'pickedup'));
-    await send(handler, webhookBody('t2', 'accepted'));
-    await send(handler, webhookBody('t3', 'accepted'));
-    await vi.waitFor(() => expect(recording).toBe(2), { timeout: 10_000 });
-    // A while longer, in which t1's next event or a third task would start if the bounds did not hold.
+    for (const taskId of ['t2', 't3', 't4', 't5']) await send(handler, webhookBody(taskId, 'accepted'));
+    await vi.waitFor(() => expect(recording).toBe(4), { timeout: 10_000 });
+    // A while longer, in which t1's next event or a fifth task would start if the bounds did not hold: at
+    // most 4 × concurrency events started and not ended.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toEqual(['t1 accepted', 't2 accepted']);
+    expect(started).toEqual(['t1 accepted', 't2 accepted', 't3 accepted', 't4 accepted']);
     records.open();
     await handler.idle();
-    expect(started.slice(2).sort()).toEqual(['t1 pickedup', 't3 accepted']);
-    expect(handler.stats.processed).toBe(4);
+    expect(started.slice(4).sort()).toEqual(['t1 pickedup', 't5 accepted']);
+    expect(handler.stats.processed).toBe(6);
+  });
+
+  it("takes the next tasks' leases while onEvent holds every slot, and runs their onEvent one slot at a time", async () => {
+    const store = memoryStore();
+    const leases: string[] = [];
+    const countingStore: DeliveryStore = {
+      ...store,
+      setIfAbsent: async (key, value, ttlMs) => {
+        if (key.includes(':lease:')) leases.push(key.slice(key.lastIndexOf(':') + 1));
+        return store.setIfAbsent(key, value, ttlMs);
+      },
+    };
+    const first = gate();
+    const running: string[] = [];
+    let inOnEvent = 0;
+    let peak = 0;
+    const handler = createWebhookHandler({
+      concurrency: 1,
+      store: countingStore,
+      onEvent: async (event) => {
+        running.push(event.taskId);
+        peak = Math.max(peak, ++inOnEvent);
+        if (event.taskId === 't1') await first.promise;
+        inOnEvent--;
+      },
+    });
+    for (const taskId of ['t1', 't2', 't3']) await send(handler, webhookBody(taskId, 'accepted'));
+    // t2's and t3's leases are taken while t1's onEvent holds the only slot.
+    await vi.waitFor(() => expect(leases).toEqual(['{t1}', '{t2}', '{t3}']), { timeout: 10_000 });
+    expect(running).toEqual(['t1']);
+    first.open();
+    await handler.idle();
+    expect(running).toEqual(['t1', 't2', 't3']);
+    expect(peak).toBe(1);
+    expect(handler.stats.processed).toBe(3);
   });
 
   it('sends a failing onEvent to onError with the event, never to the sender', async () => {

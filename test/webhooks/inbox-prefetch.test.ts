@@ -153,18 +153,18 @@ async function peakClaimedUnmarked(options: { onEvent: () => unknown; visibility
   return { peak, processedEarly, concurrency };
 }
 
-it('claims 3 × concurrency ahead while events are quick: at most 5 × concurrency claimed and not marked', async () => {
-  // Quick events: under (12 000 − 600) / 12 = 950 ms each.
+it('claims 7 × concurrency ahead while events are quick: at most 9 × concurrency claimed and not marked', async () => {
+  // Quick events: under (12 000 − 600) / 16 = 712 ms each.
   const { peak, processedEarly, concurrency } = await peakClaimedUnmarked({
     onEvent: () => {},
     visibilityTimeoutMs: 12_000,
   });
-  expect(peak).toBe(5 * concurrency);
-  expect(processedEarly).toBe(5 * concurrency);
+  expect(peak).toBe(9 * concurrency);
+  expect(processedEarly).toBe(9 * concurrency);
 });
 
 it('keeps `concurrency` ahead while events are slow: at most 3 × concurrency claimed and not marked', async () => {
-  // 100 ms an event, over the (1 200 − 600) / 12 = 50 ms under which claims go deeper.
+  // 100 ms an event, over the (1 200 − 600) / 16 = 37 ms under which claims go deeper.
   const slow = () => new Promise((resolve) => setTimeout(resolve, 100));
   const { peak, concurrency } = await peakClaimedUnmarked({ onEvent: slow, visibilityTimeoutMs: 1_200 });
   expect(peak).toBe(3 * concurrency);

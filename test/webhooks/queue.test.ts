@@ -1,16 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
-import { TaskEventQueue } from '../../src/webhooks/queue.js';
+import { type EventSlot, TaskEventQueue } from '../../src/webhooks/queue.js';
 import { gate } from './fixtures.js';
 
 describe('TaskEventQueue', () => {
-  it('runs at most `concurrency` jobs at once', async () => {
+  it('runs at most `concurrency` jobs in a slot at once, and 2 × `concurrency` started and not in one', async () => {
     const queue = new TaskEventQueue(3, 100);
     let running = 0;
     let peak = 0;
     const release = gate();
     const third = gate();
     for (let index = 0; index < 10; index++) {
-      void queue.push(`task-${index}`, async () => {
+      void queue.push(`task-${index}`, async (slot) => {
+        await slot.enter();
         running++;
         peak = Math.max(peak, running);
         if (running === 3) third.open();
@@ -23,34 +24,95 @@ describe('TaskEventQueue', () => {
     await third.promise;
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(running).toBe(3);
-    expect(queue.waiting).toBe(7);
+    expect(queue.running).toBe(9);
+    expect(queue.waiting).toBe(1);
+    expect(queue.isFull()).toBe(false);
     release.open();
     await queue.idle();
     expect(peak).toBe(3);
     expect(queue.running).toBe(0);
   });
 
-  it('gives a slot left before its job ends to the next task, with at most 2 × `concurrency` jobs started and not ended', async () => {
+  it('gives a slot left before its job ends to the next task, with at most 4 × `concurrency` jobs started and not ended', async () => {
     const queue = new TaskEventQueue(2, 100);
     const started: string[] = [];
     const finish = gate();
-    for (let index = 0; index < 6; index++) {
-      void queue.push(`task-${index}`, async (leaveSlot) => {
+    for (let index = 0; index < 10; index++) {
+      void queue.push(`task-${index}`, async (slot) => {
         started.push(`task-${index}`);
-        leaveSlot();
-        leaveSlot();
+        await slot.enter();
+        slot.leave();
+        slot.leave();
         await finish.promise;
       });
     }
-    await vi.waitFor(() => expect(started).toHaveLength(4), { timeout: 10_000 });
-    // A while longer, in which a fifth would start if the bound of jobs started and not ended did not hold.
+    await vi.waitFor(() => expect(started).toHaveLength(8), { timeout: 10_000 });
+    // A while longer, in which a ninth would start if the bound of jobs started and not ended did not hold.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(started).toEqual(['task-0', 'task-1', 'task-2', 'task-3']);
-    expect(queue.running).toBe(4);
+    expect(started).toEqual(Array.from({ length: 8 }, (_, index) => `task-${index}`));
+    expect(queue.running).toBe(8);
     expect(queue.waiting).toBe(2);
     finish.open();
     await queue.idle();
-    expect(started).toHaveLength(6);
+    expect(started).toHaveLength(10);
+    expect(queue.running).toBe(0);
+  });
+
+  it('starts 2 × `concurrency` jobs ahead of a free slot, which enter one as each slot frees, in the order they asked', async () => {
+    const queue = new TaskEventQueue(2, 100);
+    const order: string[] = [];
+    const release = new Map<string, ReturnType<typeof gate>>();
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    for (const name of names) {
+      release.set(name, gate());
+      void queue.push(name, async (slot) => {
+        order.push(`${name} started`);
+        await slot.enter();
+        order.push(`${name} in a slot`);
+        await release.get(name)?.promise;
+        slot.leave();
+      });
+    }
+    await vi.waitFor(() => expect(order).toHaveLength(8), { timeout: 10_000 });
+    // A while longer, in which a third slot or a seventh start would happen if the bounds did not hold.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual([
+      ...['a', 'b', 'c', 'd', 'e', 'f'].map((name) => `${name} started`),
+      'a in a slot',
+      'b in a slot',
+    ]);
+    expect(queue.isFull()).toBe(false);
+    release.get('b')?.open();
+    await vi.waitFor(() => expect(order).toContain('c in a slot'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(order).toContain('g started'), { timeout: 10_000 });
+    expect(order).not.toContain('d in a slot');
+    for (const open of release.values()) open.open();
+    await queue.idle();
+    expect(order.filter((line) => line.endsWith('in a slot'))).toEqual(
+      names.map((name) => `${name} in a slot`),
+    );
+  });
+
+  it('frees the place of a job that ends while waiting for a slot', async () => {
+    const queue = new TaskEventQueue(1, 100);
+    const holding = gate();
+    const ran: string[] = [];
+    void queue.push('a', async (slot) => {
+      await slot.enter();
+      ran.push('a');
+      await holding.promise;
+    });
+    void queue.push('b', async (slot) => {
+      void slot.enter().then(() => ran.push('b entered after ending'));
+    });
+    void queue.push('c', async (slot) => {
+      await slot.enter();
+      ran.push('c');
+    });
+    await vi.waitFor(() => expect(ran).toEqual(['a']), { timeout: 10_000 });
+    holding.open();
+    await queue.idle();
+    expect(ran).toEqual(['a', 'c']);
     expect(queue.running).toBe(0);
   });
 
@@ -58,16 +120,19 @@ describe('TaskEventQueue', () => {
     const queue = new TaskEventQueue(2, 100);
     const order: string[] = [];
     const recorded = gate();
-    void queue.push('a', async (leaveSlot) => {
+    void queue.push('a', async (slot) => {
+      await slot.enter();
       order.push('a1 onEvent');
-      leaveSlot();
+      slot.leave();
       await recorded.promise;
       order.push('a1 recorded');
     });
-    void queue.push('a', async () => {
+    void queue.push('a', async (slot) => {
+      await slot.enter();
       order.push('a2 onEvent');
     });
-    await queue.push('b', async () => {
+    await queue.push('b', async (slot) => {
+      await slot.enter();
       order.push('b1 onEvent');
     });
     expect(order).toEqual(['a1 onEvent', 'b1 onEvent']);
@@ -111,14 +176,22 @@ describe('TaskEventQueue', () => {
     const queue = new TaskEventQueue(1, 2);
     const release = gate();
     const started = gate();
-    void queue.push('a', () => {
+    void queue.push('a', async (slot) => {
+      await slot.enter();
       started.open();
-      return release.promise;
+      await release.promise;
     });
-    await started.promise; // a is running
-    void queue.push('b', async () => {});
+    await started.promise; // a is in its slot
+    const waitForSlot = async (slot: EventSlot) => {
+      await slot.enter();
+    };
+    void queue.push('b', waitForSlot);
     expect(queue.isFull()).toBe(false);
-    void queue.push('c', async () => {});
+    void queue.push('c', waitForSlot);
+    expect(queue.isFull()).toBe(true);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // b and c started, waiting for a's slot: still full.
+    expect(queue.waiting).toBe(0);
     expect(queue.isFull()).toBe(true);
     release.open();
     await queue.idle();
