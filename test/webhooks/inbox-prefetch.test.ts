@@ -3,6 +3,7 @@
  * claimed ahead starts only while its claim still has `eventTimeoutMs` to run: otherwise it is given back.
  */
 import { expect, it } from 'vitest';
+import { memoryStore } from '../../src/core/store.js';
 import type { InboxEntry, WebhookInbox } from '../../src/webhooks/inbox.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { webhookBody } from './fixtures.js';
@@ -101,6 +102,49 @@ it('gives back an event claimed ahead whose claim has less than eventTimeoutMs l
   expect(released).toEqual(['e1']);
   for (const { age } of started) expect(age).toBeLessThan(400 - 250);
   expect(started.map((start) => start.taskId)).toEqual(['task-slow', 'task-next']);
+});
+
+it('gives back, its lease released, an event whose lease was taken ahead but whose claim ran short while it waited for a place', async () => {
+  const { inbox, released, entries } = scriptedInbox([body('task-slow'), body('task-next')], 400);
+  const store = memoryStore();
+  const leaseOfNext: (string | undefined)[] = [];
+  const leaseTakes: string[] = [];
+  const setIfAbsent = store.setIfAbsent.bind(store);
+  store.setIfAbsent = async (key, value, ttlMs) => {
+    if (key.includes(':lease:')) leaseTakes.push(key.slice(key.lastIndexOf(':') + 1));
+    return setIfAbsent(key, value, ttlMs);
+  };
+  const release = inbox.release?.bind(inbox);
+  inbox.release = async (id) => {
+    // What the next worker to claim it would find.
+    leaseOfNext.push(await store.get('v2:default/:default:webhook:lease:{task-next}'));
+    await release?.(id);
+  };
+  const started: string[] = [];
+  const ages: number[] = [];
+  const handler = createWebhookHandler({
+    inbox,
+    store,
+    concurrency: 1,
+    eventTimeoutMs: 250,
+    inboxPollMs: 5,
+    logLevel: 'off',
+    onEvent: async (event) => {
+      const entry = entries.find((candidate) => candidate.body.includes(event.taskId));
+      ages.push(Date.now() - (entry?.claimedAt ?? 0));
+      started.push(event.taskId);
+      if (event.taskId === 'task-slow') await new Promise((resolve) => setTimeout(resolve, 200));
+    },
+  });
+  await handler.idle();
+  await handler.close();
+  // task-next's lease was taken while task-slow ran, and taken again after it came back.
+  expect(leaseTakes).toEqual(['{task-slow}', '{task-next}', '{task-next}']);
+  expect(released).toEqual(['e1']);
+  expect(leaseOfNext).toEqual([undefined]);
+  expect(started).toEqual(['task-slow', 'task-next']);
+  for (const age of ages) expect(age).toBeLessThan(400 - 250);
+  expect(handler.stats.processed).toBe(2);
 });
 
 /**
