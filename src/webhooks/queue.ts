@@ -67,6 +67,11 @@ export class TaskEventQueue {
     return this.#running;
   }
 
+  /** Jobs started that have not entered a slot. */
+  get ahead(): number {
+    return this.#before;
+  }
+
   get bytes(): number {
     return this.#bytes;
   }
