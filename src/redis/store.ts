@@ -1,6 +1,7 @@
 /** `redisStore`: the `DeliveryStore` over Redis (README "Running several instances"). @module */
 import type { DeliveryStore } from '../core/store.js';
 import { readOptions } from '../internal/read-options.js';
+import { tickBatch } from '../internal/tick-batch.js';
 import {
   asArray,
   commandSender,
@@ -68,10 +69,10 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
     await ready();
     return raw(key, command, ...args);
   };
-  const batched = isClusterClient(client) ? undefined : tickBatch(send);
+  const batched = isClusterClient(client) ? undefined : storeBatch(send);
   /** `op` in the tick's batch where there is one (a single node), else alone by `alone`. */
-  const run = (op: BatchedOperation, alone: () => Promise<unknown>): Promise<unknown> =>
-    batched === undefined ? alone() : batched(op, alone);
+  const run = (op: Omit<BatchedOperation, 'alone'>, alone: () => Promise<unknown>): Promise<unknown> =>
+    batched === undefined ? alone() : batched({ ...op, alone });
   return {
     ready,
     setIfAbsent: async (key, value, ttlMs) =>
@@ -119,67 +120,42 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
   };
 }
 
-/** One operation of {@link STORE_BATCH}: its keys, and its code followed by its arguments. */
+/** One operation of {@link STORE_BATCH}: its keys, its code followed by its arguments, and its own call. */
 interface BatchedOperation {
   readonly keys: readonly string[];
   readonly args: readonly string[];
+  readonly alone: () => Promise<unknown>;
 }
-
-/** Most operations in one {@link STORE_BATCH} call. */
-const MAX_BATCH = 256;
 
 /**
  * The lease and record operations called in one tick of the event loop, run by one {@link STORE_BATCH}
- * call in call order (each atomic, as alone; a refused one rejects alone); one alone in its tick by
- * `alone`, its own script. Single node only: a cluster's keys of one call span slots.
+ * call in call order (each atomic, as alone; a refused one rejects alone), at most 256 a call; one alone
+ * in its tick by its own script. Single node only: a cluster's keys of one call span slots.
  */
-function tickBatch(
-  send: SendCommand,
-): (operation: BatchedOperation, alone: () => Promise<unknown>) => Promise<unknown> {
-  type Queued = {
-    readonly operation: BatchedOperation;
-    readonly alone: () => Promise<unknown>;
-    readonly resolve: (reply: unknown) => void;
-    readonly reject: (error: unknown) => void;
-  };
-  const queued: Queued[] = [];
-  const flush = (): void => {
-    const batch = queued.splice(0, MAX_BATCH);
-    if (queued.length > 0) nextTick(flush);
-    if (batch.length === 1) {
-      const [{ alone, resolve, reject }] = batch as [Queued];
-      alone().then(resolve, reject);
-      return;
-    }
-    const [first, ...otherKeys] = batch.flatMap(({ operation }) => operation.keys);
-    runScript(
-      send,
-      STORE_BATCH,
-      first ?? '',
-      batch.flatMap(({ operation }) => operation.args),
-      otherKeys,
-    ).then(
-      (replies) => {
-        const list = asArray(replies);
-        for (const [index, { resolve, reject }] of batch.entries()) {
-          const reply = list[index];
-          if (Array.isArray(reply) && reply[0] === '!') {
-            reject(new Error(textReply(reply[1], 'redisStore') ?? 'refused'));
-          } else resolve(reply);
-        }
-      },
-      (error: unknown) => {
-        for (const { reject } of batch) reject(error);
-      },
-    );
-  };
-  return (operation, alone) =>
-    new Promise((resolve, reject) => {
-      if (queued.push({ operation, alone, resolve, reject }) === 1) nextTick(flush);
-    });
+function storeBatch(send: SendCommand): (operation: BatchedOperation) => Promise<unknown> {
+  return tickBatch<BatchedOperation, unknown>({
+    max: 256,
+    alone: (operation) => operation.alone(),
+    together: async (batch) => {
+      const [first, ...otherKeys] = batch.flatMap(({ keys }) => keys);
+      const replies = asArray(
+        await runScript(
+          send,
+          STORE_BATCH,
+          first ?? '',
+          batch.flatMap(({ args }) => args),
+          otherKeys,
+        ),
+      );
+      return batch.map((_, index) => {
+        const reply = replies[index];
+        return Array.isArray(reply) && reply[0] === '!'
+          ? { error: new Error(textReply(reply[1], 'redisStore') ?? 'refused') }
+          : { value: reply };
+      });
+    },
+  });
 }
-
-const nextTick = globalThis.process?.nextTick ?? queueMicrotask;
 
 /** `ttlMs` as Redis's PX argument: whole ms, at least 1. */
 function ttlArgument(ttlMs: number): string {

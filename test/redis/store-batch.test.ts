@@ -9,62 +9,9 @@ import fc from 'fast-check';
 import IORedis from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DeliveryStore } from '../../src/core/store.js';
 import { redisStore } from '../../src/redis.js';
 import { describeWithRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
-
-/** One store call of the three the handler makes per event, on keys `k0`…`k3` and values `v0`…`v2`. */
-type Operation =
-  | { kind: 'take'; key: number; value: number; readKey: number }
-  | {
-      kind: 'record';
-      key: number;
-      expected: number | undefined;
-      value: number;
-      fence: number;
-      fenceValue: number;
-      orAbsent: boolean;
-    }
-  | { kind: 'release'; key: number; expected: number };
-
-const operation: fc.Arbitrary<Operation> = fc.oneof(
-  fc.record({
-    kind: fc.constant('take' as const),
-    key: fc.nat(3),
-    value: fc.nat(2),
-    readKey: fc.nat(3),
-  }),
-  fc.record({
-    kind: fc.constant('record' as const),
-    key: fc.nat(3),
-    expected: fc.option(fc.nat(2), { nil: undefined }),
-    value: fc.nat(2),
-    fence: fc.nat(3),
-    fenceValue: fc.nat(2),
-    orAbsent: fc.boolean(),
-  }),
-  fc.record({ kind: fc.constant('release' as const), key: fc.nat(3), expected: fc.nat(2) }),
-);
-
-const call = (store: DeliveryStore, op: Operation): Promise<unknown> => {
-  if (op.kind === 'take') {
-    return (
-      store.setIfAbsentThenGet?.(`k${op.key}`, `v${op.value}`, 60_000, `k${op.readKey}`) ?? Promise.reject()
-    );
-  }
-  if (op.kind === 'record') {
-    return (
-      store.compareAndSetReleasing?.(
-        `k${op.key}`,
-        op.expected === undefined ? undefined : `v${op.expected}`,
-        `v${op.value}`,
-        60_000,
-        { key: `k${op.fence}`, value: `v${op.fenceValue}`, orAbsent: op.orAbsent },
-      ) ?? Promise.reject()
-    );
-  }
-  return store.delete(`k${op.key}`, `v${op.expected}`);
-};
+import { expectTickAsAlone, operation, recordInOneTick, takeInOneTick } from '../support/store-operations.js';
 
 describeWithRedis('redisStore on a single node: the calls of one tick in one script', () => {
   let server: RedisServer;
@@ -100,14 +47,7 @@ describeWithRedis('redisStore on a single node: the calls of one tick in one scr
             const alone = `dts-test:batch:${randomUUID()}:`;
             const batched = redisStore(client(), { prefix: together });
             const oneByOne = redisStore(client(), { prefix: alone });
-            for (const op of before) {
-              await call(batched, op);
-              await call(oneByOne, op);
-            }
-            const replies = await Promise.all(batch.map((op) => call(batched, op)));
-            const expected: unknown[] = [];
-            for (const op of batch) expected.push(await call(oneByOne, op));
-            expect(replies).toEqual(expected);
+            await expectTickAsAlone(batched, oneByOne, before, batch);
             expect(await contents(together)).toEqual(await contents(alone));
           },
         ),
@@ -132,26 +72,14 @@ describeWithRedis('redisStore on a single node: the calls of one tick in one scr
       }
     });
     try {
-      const taken = await Promise.all(
-        ['a', 'b', 'c', 'a'].map((task) =>
-          store.setIfAbsentThenGet?.(`lease:${task}`, 'token', 60_000, `task:${task}`),
-        ),
-      );
+      const taken = await takeInOneTick(store, ['a', 'b', 'c', 'a']);
       expect(taken).toEqual([
         [true, undefined],
         [true, undefined],
         [true, undefined],
         [false, undefined],
       ]);
-      const recorded = await Promise.all(
-        ['a', 'b'].map((task) =>
-          store.compareAndSetReleasing?.(`task:${task}`, undefined, 'seen', 60_000, {
-            key: `lease:${task}`,
-            value: 'token',
-            orAbsent: false,
-          }),
-        ),
-      );
+      const recorded = await recordInOneTick(store, ['a', 'b']);
       expect(recorded).toEqual(['set', 'set']);
       expect(await store.delete('lease:c', 'token')).toBe(true);
       expect(await store.setIfAbsentThenGet?.('lease:a', 'next', 60_000, 'task:a')).toEqual([true, 'seen']);
