@@ -43,7 +43,12 @@ const errorsFromMainEntry: NonNullable<Options['esbuildPlugins']>[number] = {
   },
 };
 
-const { redis, postgres, ...mainEntries } = declaredEntries;
+/**
+ * `./internal` is what delivery-task-tools (ESM only) imports of the SDK, so it ships as ESM alone: a
+ * CommonJS copy would be 52 KB of the package that nothing requires.
+ */
+const { internal: _esmOnly, ...requirableEntries } = declaredEntries;
+const { redis, postgres, ...mainEntries } = requirableEntries;
 
 export default defineConfig([
   // ESM: one file per module (no bundling), so with `sideEffects: false` a bundler keeps only the
@@ -67,7 +72,7 @@ export default defineConfig([
     format: ['cjs'],
     minifyWhitespace: true,
     minifySyntax: true,
-    dts: { entry: declaredEntries },
+    dts: { entry: requirableEntries },
     treeshake: true,
     external: ['msw', 'msw/node', 'zod'],
     noExternal: ['ky'],
