@@ -15,8 +15,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findJsonSyntaxError } from '../../packages/tools/src/cli/json-syntax.js';
@@ -25,12 +23,7 @@ import { cliEnv, runInProcess } from '../../packages/tools/test/support/cli.js';
 import { DeliveryClient, kwd } from '../../src/index.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
 import { parseWebhookEvent } from '../../src/webhooks/index.js';
-
-/** A full garbage collection now (V8's `gc`, exposed to this file only). */
-const collectGarbage: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
+import { collectGarbage } from '../support/collect-garbage.js';
 
 /** The most one call may hold the event loop, ms. */
 const MAX_DELAY_MS = 50;
