@@ -9,7 +9,7 @@
  * × 4 statuses in lifecycle order plus a repeat of each task's second status, written status by status, so each
  * task's events are in order), then starts the worker processes (already connected, waiting on stdin), writes
  * the start line and stops the clock once the queue has nothing left to run, polled every 5 ms by this process
- * (ours: `inspect()` has nothing pending, or over PostgreSQL no row of its inbox pending; BullMQ: no waiting, active, delayed or prioritized job;
+ * (ours: `inspect()` has nothing pending; BullMQ: no waiting, active, delayed or prioritized job;
  * bee-queue: `checkHealth()` has none waiting, active or delayed; graphile-worker: no row left in its jobs table;
  * pg-boss: no job created, in retry or active). Every event is the same body: the service's task
  * (bench/support/sample-task.ts, about 1.3 KB as JSON) with its `_id` and `status`; ours gets it as the webhook
@@ -357,19 +357,7 @@ function ours(servers: Servers, backend: 'redis' | 'postgres', store: boolean): 
         );
       }
     },
-    // PostgreSQL: the pending rows counted on the inbox's own partial index, as the peers' tables are
-    // counted directly. `inspect()` also counts the failed rows, which reads every row kept for
-    // `retentionMs`: in one drain of comparison 4, its 138 polls took 336 ms of statement time
-    // (pg_stat_statements), against 131 ms for graphile-worker's 158.
-    remaining:
-      backend === 'redis'
-        ? async () => (await inbox.inspect({ limit: 0 })).pending
-        : async () =>
-            (
-              await servers.pool.query<{ left: number }>(
-                `SELECT count(*)::int AS left FROM "${name}_inbox" WHERE state = 'pending'`,
-              )
-            ).rows[0]?.left ?? 0,
+    remaining: async () => (await inbox.inspect({ limit: 0 })).pending,
     cleanup: async () => {
       if (backend === 'redis') {
         await deleteKeys(servers.io, name);

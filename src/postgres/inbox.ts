@@ -79,6 +79,8 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   guardPool(pool, owner, read.logger);
   const table = quotedTable(read.table);
   const plain = read.table.replaceAll('.', '_');
+  /** The rows in one state, counted on its partial index: never the done rows kept for `retentionMs`. */
+  const rowsIn = (state: 'pending' | 'failed') => `(SELECT count(*) FROM ${table} WHERE state = '${state}')`;
   const ensureTable = tableCheck(
     owner,
     query,
@@ -120,13 +122,19 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
             undefined,
             true,
           );
+          // The failed rows counted and listed without reading the done ones kept for retentionMs.
+          await query(
+            `CREATE INDEX IF NOT EXISTS "${plain}_failed" ON ${table} (id) WHERE state = 'failed'`,
+            undefined,
+            true,
+          );
         }),
   );
   let held = 0;
   let countedAt = 0;
   let counting: Promise<void> | undefined;
   const count = (): Promise<void> => {
-    counting ??= query(`SELECT count(*)::bigint AS n FROM ${table} WHERE state <> 'done'`)
+    counting ??= query(`SELECT ${rowsIn('pending')} + ${rowsIn('failed')} AS n`)
       .then(({ rows }) => {
         held = Number((rows[0] as { n: string } | undefined)?.n ?? 0);
         countedAt = Date.now();
@@ -214,7 +222,7 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
     inspect: async ({ limit = 100 } = {}) => {
       await ensureTable();
       const counts = await query(
-        `SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state = 'failed')::int AS failed FROM ${table} WHERE state <> 'done'`,
+        `SELECT ${rowsIn('pending')}::int AS pending, ${rowsIn('failed')}::int AS failed`,
       );
       const { pending = 0, failed = 0 } =
         (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};

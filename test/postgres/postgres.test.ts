@@ -120,6 +120,47 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     }
   });
 
+  it("counts an inbox's pending and failed events (inspect, the maxEntries count) without reading its done rows", async () => {
+    const sent: string[] = [];
+    const capturing = {
+      query: (text: unknown, values?: unknown[]) => {
+        sent.push(typeof text === 'string' ? text : (text as { text: string }).text);
+        return pool.query(text as string, values);
+      },
+    };
+    const table = 'dts_counted_inbox';
+    const inbox = postgresInbox(capturing, { table });
+    await inbox.ready();
+    // 30 000 done rows, as retentionMs keeps them (15 minutes of 33 events a second), 3 failed, 5 pending.
+    await pool.query(
+      `INSERT INTO ${table} (task_id, kind, body, received_at, state, done_at)
+SELECT 'done-' || n, 'delivered', repeat('x', 600), 0, 'done', now() FROM generate_series(1, 30000) AS n`,
+    );
+    await pool.query(
+      `INSERT INTO ${table} (task_id, kind, body, received_at, state) SELECT 'failed-' || n, 'accepted', '{}', 0, 'failed' FROM generate_series(1, 3) AS n`,
+    );
+    await pool.query(`ANALYZE ${table}`);
+    for (let task = 0; task < 5; task++) {
+      await inbox.append({ taskId: `pending-${task}`, kind: 'accepted', body: '{}', receivedAt: 0 });
+    }
+    expect(await inbox.inspect({ limit: 0 })).toEqual(expect.objectContaining({ pending: 5, failed: 3 }));
+    const counts = [...new Set(sent.filter((text) => text.includes('count(')))];
+    expect(counts.length).toBeGreaterThanOrEqual(2);
+    const pages = Number(
+      (await pool.query<{ pages: string }>(`SELECT pg_relation_size('${table}') / 8192 AS pages`)).rows[0]
+        ?.pages,
+    );
+    expect(pages).toBeGreaterThan(2_000);
+    for (const text of counts) {
+      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
+      );
+      const plan = rows[0]?.['QUERY PLAN'][0].Plan ?? {};
+      const blocks = (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
+      expect(blocks, text).toBeLessThan(pages / 20);
+    }
+  });
+
   it('refuses a pool without query and a table name that is not an identifier', () => {
     expect(() => postgresStore({} as PostgresQueryable)).toThrow(ConfigurationError);
     for (const table of ['a;drop table x', 'a b', '"x"', 'a.b.c', '', 42]) {
