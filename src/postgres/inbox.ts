@@ -64,6 +64,8 @@ const SWEEP_EVERY_MS = 1000;
 const ANALYZE_FROM_ROWS = 1000;
 const COMPLETE_BATCH = 500;
 const TRIM_MAX_ROWS = 5000;
+/** The columns `inspect()` lists (not the body). */
+const LISTED = 'id, task_id, kind, received_at, state, attempts, error';
 
 /**
  * A durable webhook inbox in a PostgreSQL table for the handler's `inbox` option (README "Running several
@@ -227,8 +229,12 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
       const { pending = 0, failed = 0 } =
         (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
       const { rows } = await query(
-        `SELECT id::text AS id, task_id, kind, received_at::text AS received_at, state, attempts, error FROM ${table}
-WHERE state IN ('pending', 'failed') ORDER BY state = 'failed', id LIMIT $1`,
+        // Each state from its partial index: pending first, then failed, each oldest first.
+        `SELECT id::text AS id, task_id, kind, received_at::text AS received_at, state, attempts, error FROM (
+  (SELECT ${LISTED} FROM ${table} WHERE state = 'pending' ORDER BY id LIMIT $1)
+  UNION ALL
+  (SELECT ${LISTED} FROM ${table} WHERE state = 'failed' ORDER BY id LIMIT $1)
+) AS listed ORDER BY state = 'failed', id LIMIT $1`,
         [limit],
       );
       const events = (

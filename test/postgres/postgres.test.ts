@@ -120,7 +120,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     }
   });
 
-  it("counts an inbox's pending and failed events (inspect, the maxEntries count) without reading its done rows", async () => {
+  it("counts and lists an inbox's pending and failed events (inspect, the maxEntries count) without reading its done rows", async () => {
     const sent: string[] = [];
     const capturing = {
       query: (text: unknown, values?: unknown[]) => {
@@ -143,17 +143,26 @@ SELECT 'done-' || n, 'delivered', repeat('x', 600), 0, 'done', now() FROM genera
     for (let task = 0; task < 5; task++) {
       await inbox.append({ taskId: `pending-${task}`, kind: 'accepted', body: '{}', receivedAt: 0 });
     }
-    expect(await inbox.inspect({ limit: 0 })).toEqual(expect.objectContaining({ pending: 5, failed: 3 }));
+    const from = sent.length;
+    const inspected = await inbox.inspect({ limit: 6 });
+    expect(inspected).toEqual(expect.objectContaining({ pending: 5, failed: 3 }));
+    // Pending first, then failed, each oldest first.
+    expect(inspected.events.map((event) => `${event.state} ${event.taskId}`)).toEqual([
+      ...[0, 1, 2, 3, 4].map((task) => `pending pending-${task}`),
+      'failed failed-1',
+    ]);
     const counts = [...new Set(sent.filter((text) => text.includes('count(')))];
     expect(counts.length).toBeGreaterThanOrEqual(2);
+    const listing = sent.slice(from).filter((text) => !text.includes('count('));
+    expect(listing).toHaveLength(1);
     const pages = Number(
       (await pool.query<{ pages: string }>(`SELECT pg_relation_size('${table}') / 8192 AS pages`)).rows[0]
         ?.pages,
     );
     expect(pages).toBeGreaterThan(2_000);
-    for (const text of counts) {
+    for (const text of [...counts, ...listing]) {
       const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text.replaceAll('$1', '6')}`,
       );
       const plan = rows[0]?.['QUERY PLAN'][0].Plan ?? {};
       const blocks = (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
