@@ -10,6 +10,7 @@ import { PostgresInboxOptionsSchema } from './option-schemas.js';
 import {
   guardPool,
   onceSucceeded,
+  type PostgresQuery,
   type PostgresQueryable,
   queryOf,
   quotedTable,
@@ -89,7 +90,7 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     table,
     'id task_id kind body received_at state attempts claimed_by claimed_until error done_at'.split(' '),
     read.createTable === false
-      ? undefined
+      ? () => lookForIndexes(query, table, plain, read.logger ?? console)
       : onceSucceeded(async () => {
           await query(
             `CREATE TABLE IF NOT EXISTS ${table} (
@@ -130,6 +131,8 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
             undefined,
             true,
           );
+          // IF NOT EXISTS goes by name alone: another index of one of these names is not one of them.
+          await lookForIndexes(query, table, plain, read.logger ?? console);
         }),
   );
   let held = 0;
@@ -283,4 +286,45 @@ WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
       }
     },
   };
+}
+
+/**
+ * The partial indexes the claim, the counts and `inspect()` read (name suffix, columns, state), as
+ * `createTable` makes them.
+ */
+const INBOX_INDEXES = [
+  ['pending', 'id', 'pending'],
+  ['task', 'task_id, id', 'pending'],
+  ['done', 'done_at', 'done'],
+  ['failed', 'id', 'failed'],
+] as const;
+
+/**
+ * Logs at boot each index of {@link INBOX_INDEXES} the table lacks (made by the application's migrations,
+ * or by an older version; the statements that read it would read the whole table instead, done rows kept
+ * for `retentionMs` included), with the statement that makes it. A missing table is left to the column
+ * check that follows.
+ */
+async function lookForIndexes(
+  query: PostgresQuery,
+  table: string,
+  plain: string,
+  logger: Pick<Logger, 'warn'>,
+): Promise<void> {
+  const { rows } = await query(
+    'SELECT pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = to_regclass($1)',
+    [table],
+    true,
+  );
+  if (rows.length === 0) return;
+  const definitions = (rows as { definition: string }[]).map((row) => row.definition);
+  for (const [name, columns, state] of INBOX_INDEXES) {
+    if (
+      definitions.some((definition) => definition.endsWith(`(${columns}) WHERE (state = '${state}'::text)`))
+    )
+      continue;
+    logger.warn(
+      `postgresInbox: the table ${table} has no index on (${columns}) WHERE state = '${state}', so the statements that read those rows read the whole table; create it in your migrations: CREATE INDEX CONCURRENTLY IF NOT EXISTS "${plain}_${name}" ON ${table} (${columns}) WHERE state = '${state}'`,
+    );
+  }
 }

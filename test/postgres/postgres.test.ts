@@ -216,6 +216,40 @@ SELECT 'done-' || n, 'delivered', repeat('x', 600), 0, 'done', now() FROM genera
     expect(await store.setIfAbsent('k', 'v', 10_000)).toBe(true);
   });
 
+  it("logs at ready() each index an inbox's statements read that its table lacks, with the statement to make it", async () => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+    await pool.query(`CREATE TABLE dts_migrated_inbox (
+  id bigserial PRIMARY KEY, task_id text NOT NULL, kind text NOT NULL, body text NOT NULL,
+  received_at bigint NOT NULL, state text NOT NULL DEFAULT 'pending', attempts integer NOT NULL DEFAULT 0,
+  claimed_by text, claimed_until timestamptz, error text, done_at timestamptz, UNIQUE (task_id, kind))`);
+    await pool.query(
+      `CREATE INDEX dts_migrated_inbox_pending ON dts_migrated_inbox (id) WHERE state = 'pending';
+CREATE INDEX dts_migrated_inbox_task ON dts_migrated_inbox (task_id, id) WHERE state = 'pending';
+CREATE INDEX dts_migrated_inbox_done ON dts_migrated_inbox (done_at) WHERE state = 'done'`,
+    );
+    // An index of the failed index's name that is not it: createTable's IF NOT EXISTS keeps it.
+    await pool.query('CREATE INDEX dts_migrated_inbox_failed ON dts_migrated_inbox (kind)');
+    for (const createTable of [false, true]) {
+      warnings.length = 0;
+      await postgresInbox(pool, { table: 'dts_migrated_inbox', createTable, logger }).ready();
+      expect(warnings).toEqual([expect.stringContaining("no index on (id) WHERE state = 'failed'")]);
+      expect(warnings[0]).toContain(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS "dts_migrated_inbox_failed" ON "dts_migrated_inbox" (id) WHERE state = 'failed'`,
+      );
+    }
+    await pool.query('DROP INDEX dts_migrated_inbox_failed');
+    for (const createTable of [false, true]) {
+      warnings.length = 0;
+      await postgresInbox(pool, { table: 'dts_migrated_inbox', createTable, logger }).ready();
+      // createTable made the index the first time round; either way the table now has all four.
+      expect(warnings).toEqual(createTable ? [] : [expect.stringContaining("WHERE state = 'failed'")]);
+    }
+    warnings.length = 0;
+    await postgresInbox(pool, { table: 'dts_migrated_inbox', createTable: false, logger }).ready();
+    expect(warnings).toEqual([]);
+  });
+
   it('refuses at ready() a table of that name without the columns it needs', async () => {
     await pool.query('CREATE TABLE dts_other (key text PRIMARY KEY, payload text)');
     for (const createTable of [true, false]) {
