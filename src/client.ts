@@ -100,6 +100,7 @@ export class DeliveryClient {
       transport,
       sellerScope: `${this.baseUrl}\n${sellerId}`,
       sellerId,
+      storeScope: { baseUrl: this.baseUrl, sellerId },
       store: withStoreDeadline(given.store ?? memoryStore(), given.storeTimeoutMs),
       sharedStore: given.store !== undefined,
       lookupFirst: given.lookupFirst,

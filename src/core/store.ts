@@ -212,14 +212,16 @@ const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? b
  * one task's keys share a node.
  */
 export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
-  const escaped = parts.map(escapePart);
-  const last = escaped.length - 1;
-  if (last >= 0) escaped[last] = `{${escaped[last]}}`;
-  return [
-    STORE_KEY_VERSION,
-    escapePart(canonicalBaseUrl(scope.baseUrl)),
-    escapePart(scope.sellerId),
-    kind,
-    ...escaped,
-  ].join(':');
+  // The last scope's part kept: a client or handler keys all its calls with the one scope it holds.
+  if (scope !== lastScope) {
+    lastScope = scope;
+    lastScopePart = `${escapePart(canonicalBaseUrl(scope.baseUrl))}:${escapePart(scope.sellerId)}`;
+  }
+  let key = `${STORE_KEY_VERSION}:${lastScopePart}:${kind}`;
+  const last = parts.length - 1;
+  for (let index = 0; index < last; index++) key += `:${escapePart(parts[index] as string)}`;
+  return last < 0 ? key : `${key}:{${escapePart(parts[last] as string)}}`;
 }
+
+let lastScope: StoreScope | undefined;
+let lastScopePart = '';

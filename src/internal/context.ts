@@ -1,6 +1,6 @@
 /** What resource classes share with their client: the transport, validation mode, logger, redactor. */
 import type { ReconciliationOptions, ValidationMode } from '../core/options.js';
-import type { DeliveryStore } from '../core/store.js';
+import type { DeliveryStore, StoreScope } from '../core/store.js';
 import type { DriftReporter } from './drift-report.js';
 import type { Transport } from './http.js';
 import type { LevelLogger } from './logger.js';
@@ -12,6 +12,8 @@ export interface ResourceContext {
   /** Base URL and seller id, for state shared by the seller's clients in this process. Never shown. */
   readonly sellerScope: string;
   readonly sellerId: string;
+  /** Base URL and seller id, as store keys take them (`storeKey`). */
+  readonly storeScope: StoreScope;
   /** Shared state (leases, remembered orders), every call bounded by the store timeout. */
   readonly store: DeliveryStore;
   readonly sharedStore: boolean;

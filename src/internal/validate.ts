@@ -60,6 +60,7 @@ export function useSchemaCompiler(
   compiler = compile;
   compiledCheck = check;
   validityChecks = new WeakMap();
+  checksAsIs = new WeakMap();
 }
 
 function fast<T extends Schema>(schema: T): T {
@@ -111,6 +112,22 @@ function validityCheck(schema: Schema): Validity | undefined {
     validityChecks.set(schema, check);
   }
   return check ?? undefined;
+}
+
+let checksAsIs = new WeakMap<Schema, Validity | null>();
+
+/**
+ * True when `value` is valid as `schema` as it is, so it stands for its own parse (no copy), by the Node
+ * build's generated check (the one {@link parseResponse} runs first). False says only "parse it": always
+ * in the bundler build, which has no generated check.
+ */
+export function validAsIs(schema: Schema, value: unknown): boolean {
+  let check = checksAsIs.get(schema);
+  if (check === undefined) {
+    check = (compiler === undefined ? undefined : compiledCheck?.(schema)) ?? null;
+    checksAsIs.set(schema, check);
+  }
+  return check?.(value) === true;
 }
 
 /** Parses `value` with `schema` (compiled when a compiler is installed), with the SDK's issue messages. */

@@ -41,6 +41,8 @@ export class AdmittedEvents {
 
   /** The event kept for `entry`, no longer kept; `undefined` when the entry has to be parsed. */
   take(entry: InboxEntry): WebhookEvent | undefined {
+    // None kept (entries another process wrote): no key built, no body hashed.
+    if (this.#events.size === 0) return undefined;
     const key = keyOf(entry);
     const event = this.#events.get(key);
     if (event !== undefined) this.#remove(key);

@@ -174,6 +174,16 @@ describe('store keys', () => {
     );
   });
 
+  it("stay each scope's when scopes are asked in turn", () => {
+    const staging = { baseUrl: 'https://staging.test/', sellerId: 's:1' };
+    const production = { baseUrl: 'https://production.test/', sellerId: 's:1' };
+    for (let turn = 0; turn < 3; turn++) {
+      expect(storeKey(staging, 'epoch')).toBe('v2:https%3A//staging.test/:s%3A1:epoch');
+      expect(storeKey(production, 'epoch')).toBe('v2:https%3A//production.test/:s%3A1:epoch');
+      expect(storeKey({ baseUrl: '', sellerId: '' }, 'epoch')).toBe('v2:/::epoch');
+    }
+  });
+
   it('put the keys of one order in one Redis Cluster hash tag, and no part can forge a tag', () => {
     const tag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
     expect(tag(storeKey(s, 'order', 'ORD-1'))).toBe(tag(storeKey(s, 'order-lease', 'ORD-1')));

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as z from 'zod/mini';
 import { WebhookPayloadError } from '../../src/core/errors.js';
 import type { SchemaDrift } from '../../src/core/options.js';
+import { compiledCheck } from '../../src/internal/copy-free.js';
+import { useSchemaCompiler } from '../../src/internal/validate.js';
 import type { AnyTaskStatus, Task } from '../../src/schemas/task.js';
 import {
   parseWebhookEvent,
@@ -398,5 +401,69 @@ describe('parseWebhookEvent with generated input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("parseWebhookEvent with the Node build's generated check", () => {
+  /** Runs `read` with the Node build's compiler and check installed, then without them again. */
+  function withNodeCheck<T>(read: () => T): T {
+    useSchemaCompiler(z.compile, compiledCheck);
+    try {
+      return read();
+    } finally {
+      useSchemaCompiler(undefined);
+    }
+  }
+
+  /** The event, or the issues of its `WebhookPayloadError`. */
+  function outcome(body: unknown): unknown {
+    try {
+      const { receivedAt: _receivedAt, ...event } = parseWebhookEvent(body);
+      return event;
+    } catch (error) {
+      if (error instanceof WebhookPayloadError) return error.issues;
+      throw error;
+    }
+  }
+
+  it('takes a valid body as its own payload: its fields in the order they came, none copied', () => {
+    const body = { zeta: { b: 1, a: 2 }, ...webhookBody('task-1', 'delivered'), alpha: 'x' };
+    const { payload } = withNodeCheck(() => parseWebhookEvent(JSON.stringify(body)));
+    expect(Object.keys(payload)).toEqual(Object.keys(body));
+    expect(Object.keys(payload.zeta as object)).toEqual(['b', 'a']);
+    expect(payload).toEqual(body);
+  });
+
+  it('reads every body as the runtime parser does: the same event, or the same issues', () => {
+    const nearWebhook = fc.record(
+      {
+        _id: fc.oneof(fc.constantFrom('task-1', '', 'a\u0000b'), fc.integer()),
+        id: fc.oneof(fc.string({ maxLength: 4 }), fc.integer()),
+        status: fc.oneof(fc.constantFrom(...WEBHOOK_EVENT_KINDS, 'new-kind', ''), fc.boolean()),
+        collectCash: fc.oneof(fc.boolean(), fc.string({ maxLength: 3 })),
+        deliveryLocation: fc.oneof(
+          fc.record({ lat: fc.oneof(fc.double(), fc.string()), kwAddress: fc.array(fc.string()) }),
+          fc.string(),
+        ),
+        statusHistory: fc.oneof(
+          fc.array(fc.record({ status: fc.oneof(fc.string(), fc.integer()), extra: jsonWithoutNull })),
+          fc.integer(),
+        ),
+        unknownField: jsonWithoutNull,
+      },
+      { requiredKeys: [] },
+    );
+    let events = 0;
+    fc.assert(
+      fc.property(nearWebhook, (body) => {
+        const text = JSON.stringify(body);
+        const expected = outcome(text);
+        if (!Array.isArray(expected)) events++;
+        expect(withNodeCheck(() => outcome(text))).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+    // Both answers were tried.
+    expect(events).toBeGreaterThan(20);
   });
 });

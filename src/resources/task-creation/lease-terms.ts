@@ -3,15 +3,7 @@
  * POST's flight, and what a create under it is given.
  * @module
  */
-import type { StoreScope } from '../../core/store.js';
-import type { ResourceContext } from '../../internal/context.js';
 import type { CreateRun } from './create-run.js';
-
-/** The store's scope of this client's orders: its base URL and seller. */
-export const storeScopeOf = (context: ResourceContext): StoreScope => ({
-  baseUrl: context.transport.baseUrl,
-  sellerId: context.sellerId,
-});
 
 /** Lifetime of a lease, ms; renewed every third of it. */
 export const LEASE_TTL_MS = 10_000;

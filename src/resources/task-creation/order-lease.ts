@@ -27,7 +27,6 @@ import {
   IN_FLIGHT_ALLOWANCE_MS,
   type LeaseOptions,
   MAX_STEPS,
-  storeScopeOf,
   waitedTooLong,
 } from './lease-terms.js';
 import { readRecord, revive } from './order-record.js';
@@ -88,7 +87,7 @@ export async function takeOrderLease(
   orderNumber: string,
   options: LeaseOptions,
 ): Promise<OrderLease | { task: TaskWithId }> {
-  const orderKey = storeKey(storeScopeOf(context), 'order', orderNumber);
+  const orderKey = storeKey(context.storeScope, 'order', orderNumber);
   const calledAt = Date.now();
   // A failure dated after this call began (answered while it waited) is the outcome it waited for; one
   // dated in the same ms or before is not: this call looks the order up instead.

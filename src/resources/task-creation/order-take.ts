@@ -5,13 +5,7 @@
  */
 import { storeKey } from '../../core/store.js';
 import type { ResourceContext } from '../../internal/context.js';
-import {
-  FRESH_STORE_MS,
-  IN_FLIGHT_ALLOWANCE_MS,
-  LEASE_TTL_MS,
-  type LeaseOptions,
-  storeScopeOf,
-} from './lease-terms.js';
+import { FRESH_STORE_MS, IN_FLIGHT_ALLOWANCE_MS, LEASE_TTL_MS, type LeaseOptions } from './lease-terms.js';
 import type { OrderRecord, SendingRecord } from './order-record.js';
 import type { PriorAttempt } from './prior-attempt.js';
 
@@ -117,7 +111,7 @@ export async function takeOrder(
  * lost). The first create that misses the `epoch` key writes it, for `orderTtlMs`.
  */
 async function freshSince(context: ResourceContext): Promise<number | undefined> {
-  const epochKey = storeKey(storeScopeOf(context), 'epoch');
+  const epochKey = storeKey(context.storeScope, 'epoch');
   let raw = await context.store.get(epochKey);
   if (raw === undefined) {
     const now = String(Date.now());
