@@ -209,7 +209,8 @@ const canonicalBaseUrl = (baseUrl: string): string => (baseUrl.endsWith('/') ? b
 
 /**
  * `v2:<base URL>:<seller id>:<kind>:<parts…>`, each part escaped; the last in a Redis Cluster hash tag so
- * one task's keys share a node.
+ * one task's keys share a node. The scope's part is kept for the scope object last given: a scope is
+ * read-only, and a different base URL or seller is a different object.
  */
 export function storeKey(scope: StoreScope, kind: string, ...parts: readonly string[]): string {
   // The last scope's part kept: a client or handler keys all its calls with the one scope it holds.

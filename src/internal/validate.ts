@@ -60,7 +60,7 @@ export function useSchemaCompiler(
   compiler = compile;
   compiledCheck = check;
   validityChecks = new WeakMap();
-  checksAsIs = new WeakMap();
+  generatedChecks = new WeakMap();
 }
 
 function fast<T extends Schema>(schema: T): T {
@@ -102,19 +102,29 @@ function handsBackWhole(schema: Schema): boolean {
   return handsInputBack(schema) && parts.every(handsBackWhole);
 }
 
+let generatedChecks = new WeakMap<Schema, Validity | null>();
+
+/** The Node build's generated check of `schema`, built once; `undefined` without one (bundler build). */
+function generatedCheckOf(schema: Schema): Validity | undefined {
+  let check = generatedChecks.get(schema);
+  if (check === undefined) {
+    check = (compiler === undefined ? undefined : compiledCheck?.(schema)) ?? null;
+    generatedChecks.set(schema, check);
+  }
+  return check ?? undefined;
+}
+
 let validityChecks = new WeakMap<Schema, Validity | null>();
 
 /** The validity check of `schema`, built once; `undefined` when its bodies must be parsed into copies. */
 function validityCheck(schema: Schema): Validity | undefined {
   let check = validityChecks.get(schema);
   if (check === undefined) {
-    check = (compiler === undefined ? undefined : compiledCheck?.(schema)) ?? validityOf(schema) ?? null;
+    check = generatedCheckOf(schema) ?? validityOf(schema) ?? null;
     validityChecks.set(schema, check);
   }
   return check ?? undefined;
 }
-
-let checksAsIs = new WeakMap<Schema, Validity | null>();
 
 /**
  * True when `value` is valid as `schema` as it is, so it stands for its own parse (no copy), by the Node
@@ -122,12 +132,7 @@ let checksAsIs = new WeakMap<Schema, Validity | null>();
  * in the bundler build, which has no generated check.
  */
 export function validAsIs(schema: Schema, value: unknown): boolean {
-  let check = checksAsIs.get(schema);
-  if (check === undefined) {
-    check = (compiler === undefined ? undefined : compiledCheck?.(schema)) ?? null;
-    checksAsIs.set(schema, check);
-  }
-  return check?.(value) === true;
+  return generatedCheckOf(schema)?.(value) === true;
 }
 
 /** Parses `value` with `schema` (compiled when a compiler is installed), with the SDK's issue messages. */
