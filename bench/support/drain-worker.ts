@@ -3,7 +3,9 @@
  * durable inbox (and the store of the same backend, or none), a no-op `onEvent`, that starts claiming when
  * its parent writes a line to stdin. The SDK is the build's (`built-sdk.ts`: `npm run build` first).
  *
- * Usage: tsx bench/support/drain-worker.ts '<json DrainWorkerConfig>'; prints `READY` once connected.
+ * Usage: tsx bench/support/drain-worker.ts '<json DrainWorkerConfig>'; prints `READY` once connected, then
+ * once started `handled <n>` every {@link PROGRESS_EVERY_MS} ms (processed, duplicates, out of order and
+ * failed), and its counts as a JSON line at the second line on stdin.
  */
 import { appendFileSync } from 'node:fs';
 import IORedis from 'ioredis';
@@ -11,6 +13,7 @@ import pg from 'pg';
 import type { DeliveryStore } from '../../src/core/store.js';
 import type { WebhookInbox } from '../../src/webhooks.node.js';
 import { builtSdk } from './built-sdk.js';
+import { PROGRESS_EVERY_MS } from './ready-worker.js';
 
 // The package's build, its webhooks entry as Node loads it (the `node` condition: zod's schema compiler
 // installed).
@@ -86,7 +89,12 @@ process.stdin.once('data', () => {
     logLevel: 'off',
     onEvent: () => {},
   });
+  const progress = setInterval(() => {
+    const { processed, duplicates, outOfOrder, failed } = handler.stats;
+    process.stdout.write(`handled ${processed + duplicates + outOfOrder + failed}\n`);
+  }, PROGRESS_EVERY_MS);
   process.stdin.once('data', () => {
+    clearInterval(progress);
     counting = false;
     void handler
       .close()

@@ -1,15 +1,21 @@
 /**
  * A benchmark's worker process: `script` run with its JSON config, ready once it printed `READY`, its
- * counts the last JSON line it prints (bench/intake.ts, bench/peers-drain.ts).
+ * counts the last JSON line it prints, its progress the last `handled <n>` line (bench/intake.ts,
+ * bench/peers-drain.ts).
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+
+/** How often a started worker prints `handled <n>` (the events it handled so far), ms. */
+export const PROGRESS_EVERY_MS = 10;
 
 /** A started worker, connected and waiting for its start line on stdin. */
 export interface ReadyWorker {
   child: ChildProcess;
   /** The last JSON line it printed (its counts), or why it ended without one. */
   stats: Promise<string>;
+  /** The events it handled so far, from its last `handled <n>` line (0 before the first). */
+  handled(): number;
 }
 
 /**
@@ -31,17 +37,24 @@ export function startReadyWorker(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
   });
-  let stdout = '';
+  let ready = false;
+  let handled = 0;
+  let partial = '';
   let resolveStats: (line: string) => void = () => {};
   const stats = new Promise<string>((resolve) => {
     resolveStats = resolve;
   });
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('READY\n')) resolve({ child, stats });
-      const last = /\{.*\}\n/.exec(stdout);
-      if (last) resolveStats(last[0].trim());
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === 'READY' && !ready) {
+          ready = true;
+          resolve({ child, stats, handled: () => handled });
+        } else if (line.startsWith('handled ')) handled = Number(line.slice(8));
+        else if (line.startsWith('{') && line.endsWith('}')) resolveStats(line.trim());
+      }
     });
     child.once('exit', (code, signal) => {
       reject(new Error(`${script} ended with ${signal ?? code}: ${stderr}`));

@@ -1,7 +1,8 @@
 /**
  * One worker process of a queue library for `bench/peers-drain.ts`: connects to the queue its parent filled,
- * prints `READY`, starts processing at the first line on stdin (a no-op processor that counts the jobs), and
- * at the second line closes and prints `{"processed":…,"failed":…}`.
+ * prints `READY`, starts processing at the first line on stdin (a no-op processor that counts the jobs; its
+ * count printed as `handled <n>` every {@link PROGRESS_EVERY_MS} ms), and at the second line closes and prints
+ * `{"processed":…,"failed":…}`.
  *
  * Usage: tsx bench/support/peers/peer-worker.ts '<json PeerWorkerConfig>'
  */
@@ -10,6 +11,7 @@ import { Worker } from 'bullmq';
 import { Logger, run } from 'graphile-worker';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
+import { PROGRESS_EVERY_MS } from '../ready-worker.js';
 import {
   GRAPHILE_COMPLETE_BATCH_DELAY_MS,
   GRAPHILE_LOCAL_QUEUE,
@@ -162,7 +164,12 @@ process.stdout.write('READY\n');
 process.stdin.once('end', () => process.exit(1));
 process.stdin.once('data', () => {
   peer.start();
+  const progress = setInterval(
+    () => process.stdout.write(`handled ${processed + failed}\n`),
+    PROGRESS_EVERY_MS,
+  );
   process.stdin.once('data', () => {
+    clearInterval(progress);
     void peer.stop().then(() => {
       process.stdout.write(`${JSON.stringify({ processed, failed })}\n`);
       process.exit(0);
