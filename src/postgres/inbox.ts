@@ -64,6 +64,13 @@ const SWEEP_EVERY_MS = 1000;
 /** `ANALYZE` from this many pending and failed rows, then each time they doubled. */
 const ANALYZE_FROM_ROWS = 1000;
 const COMPLETE_BATCH = 500;
+/**
+ * How full an insert leaves each of the table's pages, %: a claim's update (of columns no index holds)
+ * then finds room on the row's page and writes no index entry (a HOT update). 100 (PostgreSQL's
+ * default) fills a page with ~1.3 KB task bodies, so each claim moved its row and wrote 4 index entries:
+ * about 1.4 × the server CPU to drain (docs/several-instances.md "PostgreSQL store").
+ */
+const INBOX_FILLFACTOR = 50;
 const TRIM_MAX_ROWS = 5000;
 /** The columns `inspect()` lists (not the body). */
 const LISTED = 'id, task_id, kind, received_at, state, attempts, error';
@@ -106,10 +113,11 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   error text,
   done_at timestamptz,
   UNIQUE (task_id, kind)
-)`,
+) WITH (fillfactor = ${INBOX_FILLFACTOR})`,
             undefined,
             true,
           );
+          await keepRoomOnPages(query, table);
           await query(
             `CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`,
             undefined,
@@ -231,6 +239,7 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
       );
       const { pending = 0, failed = 0 } =
         (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
+      if (limit === 0) return { pending, failed, events: [] };
       const { rows } = await query(
         // Each state from its partial index: pending first, then failed, each oldest first.
         `SELECT id::text AS id, task_id, kind, received_at::text AS received_at, state, attempts, error FROM (
@@ -286,6 +295,18 @@ WHERE state = 'failed' AND ($1::bigint[] IS NULL OR id = ANY ($1::bigint[]))`,
       }
     },
   };
+}
+
+/**
+ * Sets {@link INBOX_FILLFACTOR} on a table made without a fillfactor (by an earlier version): pages
+ * written from then on keep the room (SHARE UPDATE EXCLUSIVE: appends and claims go on meanwhile). A
+ * fillfactor the application set is kept.
+ */
+async function keepRoomOnPages(query: PostgresQuery, table: string): Promise<void> {
+  const { rows } = await query('SELECT reloptions FROM pg_class WHERE oid = to_regclass($1)', [table], true);
+  const options = (rows[0] as { reloptions: string[] | null } | undefined)?.reloptions ?? [];
+  if (options.some((option) => option.startsWith('fillfactor='))) return;
+  await query(`ALTER TABLE ${table} SET (fillfactor = ${INBOX_FILLFACTOR})`, undefined, true);
 }
 
 /**

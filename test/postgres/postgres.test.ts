@@ -122,12 +122,7 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 
   it("counts and lists an inbox's pending and failed events (inspect, the maxEntries count) without reading its done rows", async () => {
     const sent: string[] = [];
-    const capturing = {
-      query: (text: unknown, values?: unknown[]) => {
-        sent.push(typeof text === 'string' ? text : (text as { text: string }).text);
-        return pool.query(text as string, values);
-      },
-    };
+    const capturing = capturingPool(pool, sent);
     const table = 'dts_counted_inbox';
     const inbox = postgresInbox(capturing, { table });
     await inbox.ready();
@@ -168,6 +163,47 @@ SELECT 'done-' || n, 'delivered', repeat('x', 600), 0, 'done', now() FROM genera
       const blocks = (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
       expect(blocks, text).toBeLessThan(pages / 20);
     }
+  });
+
+  it('inspect({ limit: 0 }) counts without listing', async () => {
+    const sent: string[] = [];
+    const capturing = capturingPool(pool, sent);
+    const inbox = postgresInbox(capturing, { table: 'dts_counted_only' });
+    await inbox.append({ taskId: 'counted', kind: 'accepted', body: '{}', receivedAt: 0 });
+    const from = sent.length;
+    expect(await inbox.inspect({ limit: 0 })).toEqual({ pending: 1, failed: 0, events: [] });
+    expect(sent.slice(from)).toEqual([expect.stringContaining('count(')]);
+  });
+
+  it("keeps a claim's update of an inbox row on the row's page (no index written), in a table made now or before", async () => {
+    const body = JSON.stringify({ padding: 'x'.repeat(1300) });
+    /** The heap page of each row, by id. */
+    const pagesOf = async (table: string) =>
+      (
+        await pool.query<{ id: string; page: string }>(
+          `SELECT id::text AS id, split_part(trim(both '()' from ctid::text), ',', 1) AS page FROM ${table} ORDER BY id`,
+        )
+      ).rows.map((row) => `${row.id}@${row.page}`);
+    const claimedInPlace = async (table: string, createTable: boolean) => {
+      const inbox = postgresInbox(pool, { table, createTable });
+      for (let task = 0; task < 12; task++)
+        await inbox.append({ taskId: `paged-${task}`, kind: 'accepted', body, receivedAt: 0 });
+      const before = await pagesOf(table);
+      expect(await inbox.claim('worker', 12)).toHaveLength(12);
+      return { before, after: await pagesOf(table) };
+    };
+    const made = await claimedInPlace('dts_paged_inbox', true);
+    expect(made.after).toEqual(made.before);
+    // A table an earlier version made (no fillfactor) gets it at the next boot with createTable on.
+    await pool.query(`CREATE TABLE dts_paged_before (LIKE dts_paged_inbox INCLUDING ALL)`);
+    await pool.query('ALTER TABLE dts_paged_before RESET (fillfactor)');
+    const before = await claimedInPlace('dts_paged_before', true);
+    expect(before.after).toEqual(before.before);
+    // The application's migrations decide: with createTable: false the table is left as it is.
+    await pool.query(`CREATE TABLE dts_paged_migrated (LIKE dts_paged_inbox INCLUDING ALL)`);
+    await pool.query('ALTER TABLE dts_paged_migrated RESET (fillfactor)');
+    const migrated = await claimedInPlace('dts_paged_migrated', false);
+    expect(migrated.after).not.toEqual(migrated.before);
   });
 
   it('refuses a pool without query and a table name that is not an identifier', () => {
@@ -285,3 +321,13 @@ CREATE INDEX dts_migrated_inbox_done ON dts_migrated_inbox (done_at) WHERE state
     }
   });
 });
+
+/** `pool`, with the text of each statement sent through it pushed onto `sent`. */
+function capturingPool(pool: pg.Pool, sent: string[]): PostgresQueryable {
+  return {
+    query: (text: unknown, values?: unknown[]) => {
+      sent.push(typeof text === 'string' ? text : (text as { text: string }).text);
+      return pool.query(text as string, values);
+    },
+  };
+}
