@@ -21,8 +21,8 @@ export interface PostgresInboxOptions {
   /** The table (optionally `schema.table`). Default `'dts_inbox'`. */
   table?: string;
   /**
-   * Create the table and indexes at {@link PostgresInbox.ready}; `false` when migrations do
-   * (docs/several-instances.md). Default `true`.
+   * Create the table (`fillfactor` 50) and indexes at {@link PostgresInbox.ready}, and set `fillfactor` 50 on
+   * a table made without one; `false` when migrations do (docs/several-instances.md). Default `true`.
    */
   createTable?: boolean;
   /** Pending and failed events at most, counted once a second; beyond, 503. Default 1 000 000; ≥ 1. */
@@ -234,43 +234,53 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
     },
     inspect: async ({ limit = 100 } = {}) => {
       await ensureTable();
-      const counts = await query(
-        `SELECT ${rowsIn('pending')}::int AS pending, ${rowsIn('failed')}::int AS failed`,
-      );
-      const { pending = 0, failed = 0 } =
-        (counts.rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
-      if (limit === 0) return { pending, failed, events: [] };
+      const counted = `SELECT ${rowsIn('pending')}::int AS pending, ${rowsIn('failed')}::int AS failed`;
+      if (limit === 0) {
+        const { rows } = await query(counted);
+        const { pending = 0, failed = 0 } =
+          (rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
+        return { pending, failed, events: [] };
+      }
+      // The counts and the events in one statement (one snapshot): each state from its partial index,
+      // pending first, then failed, each oldest first; one row of counts alone when none is listed.
       const { rows } = await query(
-        // Each state from its partial index: pending first, then failed, each oldest first.
-        `SELECT id::text AS id, task_id, kind, received_at::text AS received_at, state, attempts, error FROM (
+        `SELECT counted.pending, counted.failed, listed.id::text AS id, listed.task_id, listed.kind,
+  listed.received_at::text AS received_at, listed.state, listed.attempts, listed.error
+FROM (${counted}) AS counted LEFT JOIN LATERAL (SELECT * FROM (
   (SELECT ${LISTED} FROM ${table} WHERE state = 'pending' ORDER BY id LIMIT $1)
   UNION ALL
   (SELECT ${LISTED} FROM ${table} WHERE state = 'failed' ORDER BY id LIMIT $1)
-) AS listed ORDER BY state = 'failed', id LIMIT $1`,
+) AS both_states ORDER BY state = 'failed', id LIMIT $1) AS listed ON true
+ORDER BY listed.state = 'failed', listed.id`,
         [limit],
       );
-      const events = (
-        rows as {
-          id: string;
-          task_id: string;
-          kind: string;
-          received_at: string;
-          state: 'pending' | 'failed';
-          attempts: number;
-          error: string | null;
-        }[]
-      ).map(
-        (row): InboxEventSummary => ({
-          id: row.id,
-          taskId: row.task_id,
-          kind: row.kind,
-          receivedAt: Number(row.received_at),
-          state: row.state,
-          attempts: row.attempts,
-          ...(row.error === null ? {} : { error: row.error }),
-        }),
+      const listed = rows as {
+        pending: number;
+        failed: number;
+        id: string | null;
+        task_id: string;
+        kind: string;
+        received_at: string;
+        state: 'pending' | 'failed';
+        attempts: number;
+        error: string | null;
+      }[];
+      const events = listed.flatMap((row): InboxEventSummary[] =>
+        row.id === null
+          ? []
+          : [
+              {
+                id: row.id,
+                taskId: row.task_id,
+                kind: row.kind,
+                receivedAt: Number(row.received_at),
+                state: row.state,
+                attempts: row.attempts,
+                ...(row.error === null ? {} : { error: row.error }),
+              },
+            ],
       );
-      return { pending, failed, events };
+      return { pending: listed[0]?.pending ?? 0, failed: listed[0]?.failed ?? 0, events };
     },
     replay: async (ids) => {
       await ensureTable();
