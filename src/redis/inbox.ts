@@ -234,52 +234,53 @@ export function redisInbox(client: RedisClientLike, options: RedisInboxOptions =
     fail: (id, error) => withGroup(() => moveToFailed(id, error)),
     inspect: ({ limit = 100 } = {}) =>
       withGroup(async (): Promise<InboxInspection> => {
-        const summary = await send(stream, 'XPENDING', stream, group);
+        // Two waves of commands sent together (one pipeline each over a single-node ioredis): the counts
+        // and the pending ids, then each listed event's fields and the failed events that fit.
+        const [summary, failedCount, rows, groups] = await Promise.all([
+          send(stream, 'XPENDING', stream, group),
+          send(failedStream, 'XLEN', failedStream),
+          send(stream, 'XPENDING', stream, group, '-', '+', String(limit)),
+          send(stream, 'XINFO', 'GROUPS', stream),
+        ]);
         const pending = Array.isArray(summary) ? numberReply(summary[0]) : 0;
-        const failed = numberReply(await send(failedStream, 'XLEN', failedStream));
-        const events: InboxEventSummary[] = [];
-        const rows = await send(stream, 'XPENDING', stream, group, '-', '+', String(limit));
-        for (const row of Array.isArray(rows) ? rows : []) {
-          if (!Array.isArray(row)) continue;
+        const failed = numberReply(failedCount);
+        const listed = (Array.isArray(rows) ? rows : []).flatMap((row) => {
+          if (!Array.isArray(row)) return [];
           const id = textReply(row[0], 'XPENDING');
-          if (id === undefined) continue;
-          const [entry] = entriesOf(await send(stream, 'XRANGE', stream, id, id));
-          events.push({
+          return id === undefined ? [] : [{ id, attempts: numberReply(row[3]) }];
+        });
+        const room = limit - listed.length;
+        const [entries, failedEntries] = await Promise.all([
+          Promise.all(listed.map(({ id }) => send(stream, 'XRANGE', stream, id, id))),
+          room > 0
+            ? send(failedStream, 'XRANGE', failedStream, '-', '+', 'COUNT', String(room))
+            : Promise.resolve([]),
+        ]);
+        const events: InboxEventSummary[] = listed.map(({ id, attempts }, index) => {
+          const [entry] = entriesOf(entries[index]);
+          return {
             id,
             taskId: entry?.fields.t ?? '',
             kind: entry?.fields.k ?? '',
             receivedAt: Number(entry?.fields.r ?? 0),
             state: 'pending',
-            attempts: numberReply(row[3]),
+            attempts,
+          };
+        });
+        for (const { id, fields } of entriesOf(failedEntries)) {
+          events.push({
+            id,
+            taskId: fields.t ?? '',
+            kind: fields.k ?? '',
+            receivedAt: Number(fields.r ?? 0),
+            state: 'failed',
+            attempts: Number(fields.a ?? 0),
+            error: fields.e ?? '',
           });
-        }
-        if (events.length < limit) {
-          const failedEntries = entriesOf(
-            await send(
-              failedStream,
-              'XRANGE',
-              failedStream,
-              '-',
-              '+',
-              'COUNT',
-              String(limit - events.length),
-            ),
-          );
-          for (const { id, fields } of failedEntries) {
-            events.push({
-              id,
-              taskId: fields.t ?? '',
-              kind: fields.k ?? '',
-              receivedAt: Number(fields.r ?? 0),
-              state: 'failed',
-              attempts: Number(fields.a ?? 0),
-              error: fields.e ?? '',
-            });
-          }
         }
         // Entries not delivered yet (the group's lag, Redis ≥ 7) wait too.
         let lag = 0;
-        for (const info of asArray(await send(stream, 'XINFO', 'GROUPS', stream))) {
+        for (const info of asArray(groups)) {
           const fields = info instanceof Map ? Object.fromEntries(info) : fieldsOf(info);
           if (fields.name === group) lag = Number(fields.lag ?? 0) || 0;
         }

@@ -102,6 +102,29 @@ describeWithRedis('redisInbox on a real redis-server', () => {
     }
   });
 
+  it("inspect() reads the listed events' fields together, not one round trip after another", async () => {
+    // Each reply 50 ms late, as from a distant Redis: 30 events one after another would take 1.5 s.
+    const distant = {
+      call: async (command: string, ...args: string[]) => {
+        const reply = await io.call(command, ...args);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return reply;
+      },
+    };
+    const name = stream();
+    const inbox = redisInbox(io, { stream: name });
+    for (let task = 0; task < 30; task++)
+      await inbox.append({ taskId: `listed-${task}`, kind: 'accepted', body: '{}', receivedAt: task });
+    expect(await inbox.claim('worker', 30)).toHaveLength(30);
+    const started = performance.now();
+    const inspection = await redisInbox(distant, { stream: name }).inspect();
+    expect(performance.now() - started).toBeLessThan(800);
+    expect(inspection.pending).toBe(30);
+    expect(inspection.events.map((event) => `${event.taskId} ${event.receivedAt}`)).toEqual(
+      Array.from({ length: 30 }, (_, task) => `listed-${task} ${task}`),
+    );
+  });
+
   it('refuses an inbox whose visibility timeout is not longer than eventTimeoutMs', () => {
     expect(() =>
       createWebhookHandler({
