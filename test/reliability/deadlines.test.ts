@@ -88,7 +88,14 @@ function closeHeldPosts(): void {
  * unknown had its POST out, but a loaded machine may hand it to the server later.
  */
 async function closeHeldPostOnceArrived(): Promise<void> {
-  await vi.waitFor(() => expect(heldPosts.size).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
+  await vi.waitFor(
+    () =>
+      expect(
+        heldPosts.size,
+        `no POST held; the hostile server's requests: ${hostile.requestsBegun().join(', ')}`,
+      ).toBeGreaterThan(0),
+    { timeout: 10_000, interval: 10 },
+  );
   closeHeldPosts();
 }
 

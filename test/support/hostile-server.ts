@@ -31,6 +31,11 @@ export interface HostileServer {
   use(handler: HostileHandler): void;
   /** Resolves once every response has ended or its connection closed, or rejects after `ms`. */
   responsesClosed(ms: number): Promise<void>;
+  /**
+   * Each request as its headers arrived, in order (`POST /rest/tasks`), with how its body ended:
+   * ` (read)` once whole, ` (cut)` when its connection ended first; the last 50. For a failure's message.
+   */
+  requestsBegun(): readonly string[];
   close(): Promise<void>;
 }
 
@@ -60,11 +65,21 @@ export async function startHostileServer(): Promise<HostileServer> {
   let handler: HostileHandler = passThrough;
   const sockets = new Set<Socket>();
   const open = new Set<ServerResponse>();
+  const begun: { line: string; body: string }[] = [];
   const server = createServer(async (request, response) => {
     open.add(response);
     response.once('close', () => open.delete(response));
+    const begin = { line: `${request.method} ${new URL(request.url ?? '/', 'http://x').pathname}`, body: '' };
+    begun.push(begin);
+    if (begun.length > 50) begun.shift();
     const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+    } catch (error) {
+      begin.body = ' (cut)';
+      throw error;
+    }
+    begin.body = ' (read)';
     const body = Buffer.concat(chunks);
     const forward = async (): Promise<Forwarded> => {
       const target = new URL(request.url ?? '/', backend.url.replace(/\/rest$/, ''));
@@ -111,6 +126,7 @@ export async function startHostileServer(): Promise<HostileServer> {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
+    requestsBegun: () => begun.map(({ line, body }) => line + body),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
