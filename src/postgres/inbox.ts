@@ -234,19 +234,13 @@ RETURNING t.id::text AS id, t.body, t.received_at::text AS received_at, t.attemp
     },
     inspect: async ({ limit = 100 } = {}) => {
       await ensureTable();
-      const counted = `SELECT ${rowsIn('pending')}::int AS pending, ${rowsIn('failed')}::int AS failed`;
-      if (limit === 0) {
-        const { rows } = await query(counted);
-        const { pending = 0, failed = 0 } =
-          (rows[0] as { pending?: number; failed?: number } | undefined) ?? {};
-        return { pending, failed, events: [] };
-      }
       // The counts and the events in one statement (one snapshot): each state from its partial index,
-      // pending first, then failed, each oldest first; one row of counts alone when none is listed.
+      // pending first, then failed, each oldest first; one row of counts alone when none is listed
+      // (`limit` 0 included).
       const { rows } = await query(
         `SELECT counted.pending, counted.failed, listed.id::text AS id, listed.task_id, listed.kind,
   listed.received_at::text AS received_at, listed.state, listed.attempts, listed.error
-FROM (${counted}) AS counted LEFT JOIN LATERAL (SELECT * FROM (
+FROM (SELECT ${rowsIn('pending')}::int AS pending, ${rowsIn('failed')}::int AS failed) AS counted LEFT JOIN LATERAL (SELECT * FROM (
   (SELECT ${LISTED} FROM ${table} WHERE state = 'pending' ORDER BY id LIMIT $1)
   UNION ALL
   (SELECT ${LISTED} FROM ${table} WHERE state = 'failed' ORDER BY id LIMIT $1)

@@ -167,7 +167,7 @@ SELECT 'done-' || n, 'delivered', repeat('x', 600), 0, 'done', now() FROM genera
     }
   });
 
-  it('inspect({ limit: 0 }) counts without listing', async () => {
+  it('inspect({ limit: 0 }) counts in one statement and lists nothing', async () => {
     const sent: string[] = [];
     const capturing = capturingPool(pool, sent);
     const inbox = postgresInbox(capturing, { table: 'dts_counted_only' });
