@@ -63,7 +63,8 @@
  * bee-queue (per round); 3. PostgreSQL with `postgresStore` vs graphile-worker with its defaults;
  * 4. PostgreSQL without a store vs graphile-worker with batching and pg-boss; 5. 4 workers ÷ 1 worker for
  * ours (Redis + `redisStore`) and for BullMQ in the same rounds. Each prints ours ÷ peer as min / median / max
- * over the rounds, and a table at the end. `PEERS_ONLY=1,3` runs those comparisons only.
+ * over the rounds, and a table at the end. `PEERS_ONLY=1,3` runs those comparisons only. With PEERS_BASELINE, a
+ * comparison 0 first: this build against an earlier one (see {@link BASELINE}).
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -112,6 +113,12 @@ const TASKS = Math.floor(positiveInteger('PEERS_EVENTS', 5000, STATUSES.length) 
 const EVENTS = TASKS * STATUSES.length;
 const ROUNDS = positiveInteger('PEERS_ROUNDS', 3, 1);
 const ONLY = process.env.PEERS_ONLY?.split(',').map((part) => Number(part.trim()));
+/**
+ * PEERS_BASELINE: a build's folder in the repository (a copy of `dist/`, e.g. `cp -r dist dist-before`):
+ * comparison 0 then drains Redis with `redisStore` from this build and from that one, interleaved. A copy
+ * of this very build gives the spread of one ratio between rounds on this machine (an A/A run).
+ */
+const BASELINE = process.env.PEERS_BASELINE?.trim() || undefined;
 /** A drain that takes longer than this failed (a job that never completes, a worker that hangs). */
 const DRAIN_TIMEOUT_MS = 300_000;
 /**
@@ -353,7 +360,7 @@ interface Servers {
   pool: pg.Pool;
 }
 
-function ours(servers: Servers, backend: 'redis' | 'postgres', store: boolean): Target {
+function ours(servers: Servers, backend: 'redis' | 'postgres', store: boolean, build?: string): Target {
   const name = freshName();
   const url = backend === 'redis' ? servers.redisUrl : servers.postgresUrl;
   // The names drain-worker.ts uses for this `name`.
@@ -364,7 +371,7 @@ function ours(servers: Servers, backend: 'redis' | 'postgres', store: boolean): 
   return {
     backend,
     script: 'bench/support/drain-worker.ts',
-    config: { backend, url, name, store },
+    config: { backend, url, name, store, ...(build === undefined ? {} : { build }) },
     // Status by status, 50 appends at a time within one status (as intake.ts), so each task's events are
     // written in order: a batch never holds two events of one task.
     fill: async () => {
@@ -613,7 +620,8 @@ async function main(): Promise<void> {
         const target = make();
         return drain(target, workers, serverOf(target));
       };
-    const wanted = (comparison: number) => ONLY === undefined || ONLY.includes(comparison);
+    const wanted = (comparison: number) =>
+      comparison === 0 ? BASELINE !== undefined : ONLY === undefined || ONLY.includes(comparison);
 
     console.log(
       `peers-drain: ${thousands(EVENTS)} events per drain (${TASKS} tasks × 4 statuses + ${TASKS} repeats, ${EVENT_LIST[0]?.body.length ?? 0}-byte bodies), written before the clock; ${ROUNDS} interleaved rounds; 1 worker process of concurrency ${PEER_CONCURRENCY} unless stated; no-op processors; PostgreSQL with fsync on; ${(await import('node:os')).cpus().length} CPUs; load ${loadavg()
@@ -623,6 +631,24 @@ async function main(): Promise<void> {
     console.log(
       `  peers: BullMQ Worker concurrency ${PEER_CONCURRENCY}; bee-queue process(${PEER_CONCURRENCY}); graphile-worker concurrency ${PEER_CONCURRENCY} (defaults) or + localQueue.size ${GRAPHILE_LOCAL_QUEUE}, completeJobBatchDelay ${GRAPHILE_COMPLETE_BATCH_DELAY_MS}; pg-boss key_strict_fifo queue, singletonKey = task id, batchSize ${PGBOSS_BATCH_SIZE}, localConcurrency ${PGBOSS_LOCAL_CONCURRENCY}, burstWhenBatchFull`,
     );
+
+    if (wanted(0) && BASELINE !== undefined) {
+      console.log(`0. Redis with redisStore: this build vs the build in ${BASELINE}/`);
+      const order = ['ours, this build', 'ours, baseline'] as const;
+      const results = await interleave(ROUNDS, {
+        [order[0]]: run(() => ours(servers, 'redis', true)),
+        [order[1]]: run(() => ours(servers, 'redis', true, BASELINE)),
+      } as Record<(typeof order)[number], () => Promise<Drain>>);
+      report(results, order);
+      const ratio = ratioRange(ratiosOf(rates(results[order[0]]), rates(results[order[1]])));
+      console.log(`  this build ÷ ${BASELINE}/: ${ratio} (min / median / max)`);
+      table.push({
+        comparison: `0 Redis + store vs ${BASELINE}/`,
+        ours: medianRate(results[order[0]]),
+        peer: `${BASELINE}/ ${medianRate(results[order[1]])}`,
+        ratio,
+      });
+    }
 
     if (wanted(1)) {
       console.log('1. Redis: ours (redisInbox + redisStore) vs BullMQ');

@@ -6,36 +6,43 @@
  * tsx leaves the JavaScript of `dist/` as it is. The peers' own code is their packages' JavaScript too.
  * @module
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { builtAfterSource } from '../../test/support/build.js';
 
-/** `dist/<file>` of the repository, as a URL to import. */
-function built(file: string): string {
-  return new URL(`../../dist/${file}`, import.meta.url).href;
+/** `<folder>/<file>` of the repository, as a URL to import. */
+function built(folder: string, file: string): string {
+  return new URL(`../../${folder}/${file}`, import.meta.url).href;
 }
 
 /**
  * The main, webhooks, redis and postgres entries and the store module of the build, typed as their sources.
- * @throws {Error} when the build is missing or older than a source file (`npm run build` first): a bench of
- * stale code would measure the wrong thing in silence.
+ * `folder`: the build's folder in the repository, `dist` unless a bench sets an earlier build beside it (a
+ * copy of `dist/` made inside the repository, so its imports of ky and zod resolve from `node_modules`).
+ * @throws {Error} when `dist/` is missing or older than a source file (`npm run build` first): a bench of
+ * stale code would measure the wrong thing in silence; for another folder, when it holds no build.
  */
-export async function builtSdk(): Promise<{
+export async function builtSdk(folder = 'dist'): Promise<{
   main: typeof import('../../src/index.node.js');
   webhooks: typeof import('../../src/webhooks.node.js');
   redis: typeof import('../../src/redis.js');
   postgres: typeof import('../../src/postgres.js');
   store: typeof import('../../src/core/store.js');
 }> {
-  if (!builtAfterSource('dist/index.node.js')) {
+  if (folder === 'dist' && !builtAfterSource('dist/index.node.js')) {
     throw new Error(
       'dist/ is missing or older than src/: run `npm run build` first (npm run bench:peers does)',
     );
   }
+  if (folder !== 'dist' && !existsSync(fileURLToPath(built(folder, 'index.node.js')))) {
+    throw new Error(`${folder}/ holds no build: copy one there (cp -r dist ${folder}) first`);
+  }
   const [main, webhooks, redis, postgres, store] = await Promise.all([
-    import(built('index.node.js')),
-    import(built('webhooks.node.js')),
-    import(built('redis.js')),
-    import(built('postgres.js')),
-    import(built('core/store.js')),
+    import(built(folder, 'index.node.js')),
+    import(built(folder, 'webhooks.node.js')),
+    import(built(folder, 'redis.js')),
+    import(built(folder, 'postgres.js')),
+    import(built(folder, 'core/store.js')),
   ]);
   return { main, webhooks, redis, postgres, store };
 }

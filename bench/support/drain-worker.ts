@@ -15,14 +15,6 @@ import type { WebhookInbox } from '../../src/webhooks.node.js';
 import { builtSdk } from './built-sdk.js';
 import { PROGRESS_EVERY_MS } from './ready-worker.js';
 
-// The package's build, its webhooks entry as Node loads it (the `node` condition: zod's schema compiler
-// installed).
-const {
-  postgres: { postgresInbox, postgresStore },
-  redis: { redisInbox, redisStore },
-  webhooks: { createWebhookHandler },
-} = await builtSdk();
-
 /** What the parent asks of a worker. */
 export interface DrainWorkerConfig {
   backend: 'redis' | 'postgres';
@@ -32,9 +24,18 @@ export interface DrainWorkerConfig {
   name: string;
   /** Give the handler the backend's store (else none: each process's memory filters duplicates). */
   store: boolean;
+  /** The build's folder in the repository (`builtSdk`); default `dist`. */
+  build?: string;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as DrainWorkerConfig;
+// The package's build, its webhooks entry as Node loads it (the `node` condition: zod's schema compiler
+// installed).
+const {
+  postgres: { postgresInbox, postgresStore },
+  redis: { redisInbox, redisStore },
+  webhooks: { createWebhookHandler },
+} = await builtSdk(config.build);
 let store: DeliveryStore;
 let inbox: WebhookInbox;
 let end: () => Promise<void>;
