@@ -79,10 +79,7 @@ const DRAIN_EVENTS = DRAIN_TASKS * (DRAIN_STATUSES.length + 1);
 
 /** One drain worker process (bench/support/drain-worker.ts), connected and waiting for the start line. */
 function startDrainWorker(config: DrainWorkerConfig): Promise<ReadyWorker> {
-  const profile = process.env.DRAIN_PROFILE
-    ? ['--cpu-prof', '--cpu-prof-dir', process.env.DRAIN_PROFILE]
-    : [];
-  return startReadyWorker('bench/support/drain-worker.ts', config, profile);
+  return startReadyWorker('bench/support/drain-worker.ts', config);
 }
 
 /**

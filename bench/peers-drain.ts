@@ -64,7 +64,8 @@
  * 4. PostgreSQL without a store vs graphile-worker with batching and pg-boss; 5. 4 workers ÷ 1 worker for
  * ours (Redis + `redisStore`) and for BullMQ in the same rounds. Each prints ours ÷ peer as min / median / max
  * over the rounds, and a table at the end. `PEERS_ONLY=1,3` runs those comparisons only. With PEERS_BASELINE, a
- * comparison 0 first: this build against an earlier one (see {@link BASELINE}).
+ * comparison 0 first: this build against an earlier one (see {@link BASELINE}). `DRAIN_PROFILE=<folder>` writes
+ * each worker's CPU profile there, ours and the peers' (bench/support/ready-worker.ts).
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -221,7 +222,7 @@ const children = new Set<ChildProcess>();
 
 /** Spawns `script` with its JSON config; resolves once it printed `READY`. */
 function startWorker(script: string, config: DrainWorkerConfig | PeerWorkerConfig): Promise<ReadyWorker> {
-  return startReadyWorker(script, config, [], (child) => {
+  return startReadyWorker(script, config, (child) => {
     children.add(child);
     child.once('exit', () => children.delete(child));
   });
@@ -325,6 +326,10 @@ async function drain(target: Target, workers: number, server: ServerProcesses): 
       load,
     };
   } finally {
+    // A profiled worker (DRAIN_PROFILE) writes its profile as it exits after its counts: 5 s for that.
+    if (process.env.DRAIN_PROFILE) {
+      await Promise.race([Promise.all(started.map((worker) => worker.exited)), sleep(5000)]);
+    }
     for (const worker of started) endChild(worker.child);
     await target.cleanup();
   }
