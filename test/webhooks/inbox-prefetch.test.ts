@@ -152,9 +152,13 @@ it('gives back, its lease released, an event whose lease was taken ahead but who
  * every 10 ms after the first 300 ms; the peak of events claimed and not marked, and those processed at
  * 300 ms.
  */
-async function peakClaimedUnmarked(options: { onEvent: () => unknown; visibilityTimeoutMs: number }) {
+async function peakClaimedUnmarked(options: {
+  onEvent: () => unknown;
+  visibilityTimeoutMs: number;
+  stallMs?: number;
+}) {
   const concurrency = 2;
-  const { inbox, entries } = scriptedInbox(
+  const { inbox, entries, released } = scriptedInbox(
     Array.from({ length: 30 }, (_, index) => body(`task-${index}`)),
     options.visibilityTimeoutMs,
   );
@@ -167,6 +171,13 @@ async function peakClaimedUnmarked(options: { onEvent: () => unknown; visibility
     claimedUnmarked += claimed.length;
     peak = Math.max(peak, claimedUnmarked);
     return claimed;
+  };
+  // An event given back (its claim too old once its turn came, as after a stall of this process) is no
+  // longer claimed here: claimed again, it counts again.
+  const release = inbox.release?.bind(inbox);
+  inbox.release = async (id) => {
+    claimedUnmarked--;
+    await release?.(id);
   };
   // Marks hang until the test lets them go.
   inbox.complete = (id) =>
@@ -186,6 +197,13 @@ async function peakClaimedUnmarked(options: { onEvent: () => unknown; visibility
     eventTimeoutMs: 600,
     onEvent: options.onEvent,
   });
+  if (options.stallMs !== undefined) {
+    // This process frozen for `stallMs` (a busy loop), 150 ms in.
+    setTimeout(() => {
+      const end = Date.now() + (options.stallMs ?? 0);
+      while (Date.now() < end) {}
+    }, 150);
+  }
   await new Promise((resolve) => setTimeout(resolve, 300));
   const processedEarly = handler.stats.processed;
   while (entries.some((entry) => !entry.done)) {
@@ -194,7 +212,7 @@ async function peakClaimedUnmarked(options: { onEvent: () => unknown; visibility
   }
   await handler.close();
   expect(handler.stats.processed).toBe(30);
-  return { peak, processedEarly, concurrency };
+  return { peak, processedEarly, concurrency, released: released.length };
 }
 
 it('claims 7 × concurrency ahead while events are quick: at most 9 × concurrency claimed and not marked', async () => {
@@ -211,5 +229,18 @@ it('keeps `concurrency` ahead while events are slow: at most 3 × concurrency cl
   // 100 ms an event, over the (1 200 − 600) / 16 = 37 ms under which claims go deeper.
   const slow = () => new Promise((resolve) => setTimeout(resolve, 100));
   const { peak, concurrency } = await peakClaimedUnmarked({ onEvent: slow, visibilityTimeoutMs: 1_200 });
+  expect(peak).toBe(3 * concurrency);
+});
+
+it('stays within 3 × concurrency claimed and not marked through a stall that makes it give events back', async () => {
+  // Frozen 800 ms: the events waiting for a place then have less than eventTimeoutMs (600) of their claim
+  // (1 200) left, are given back and claimed again.
+  const slow = () => new Promise((resolve) => setTimeout(resolve, 100));
+  const { peak, concurrency, released } = await peakClaimedUnmarked({
+    onEvent: slow,
+    visibilityTimeoutMs: 1_200,
+    stallMs: 800,
+  });
+  expect(released).toBeGreaterThan(0);
   expect(peak).toBe(3 * concurrency);
 });
