@@ -56,14 +56,11 @@ export default defineConfig({
     testTimeout: 20_000,
     // Longest files first (test/support/duration-sequencer.ts), from both projects alike.
     sequence: { sequencer: DurationSequencer },
-    // Two test files per core and one more (at most 8): most of the suite waits on sockets, servers and
-    // child processes, so one file per core (vitest's default is cores − 1) leaves the cores idle. On 2
-    // cores, 5 files at once took 235–238 s where 4 took 250–261 and 6 took 299 (CONTRIBUTING "The test
-    // suite's speed"). Under CI=true one file per core: the multi-process tests (several-instances,
-    // intake-kill) share the cores with fewer neighbours, and a CI run's minutes matter less than its
-    // verdict.
-    maxWorkers:
-      process.env.CI === 'true' ? availableParallelism() : Math.min(8, 2 * availableParallelism() + 1),
+    // Two test files per core (at most 8): most of the suite waits on sockets, servers and child
+    // processes, so one file per core (vitest's default is cores − 1) leaves the cores idle. Under
+    // CI=true one file per core: the multi-process tests (several-instances, intake-kill) share the
+    // cores with fewer neighbours, and a CI run's minutes matter less than its verdict.
+    maxWorkers: process.env.CI === 'true' ? availableParallelism() : Math.min(8, 2 * availableParallelism()),
     typecheck: { enabled: false },
     // A worker process runs file after file with the modules it has loaded: the files share the SDK's
     // modules instead of each importing them again (about a third of the suite's CPU). A file that
