@@ -44,13 +44,8 @@ export default defineConfig({
   },
   test: {
     environment: 'node',
-    // Fails the run when a process a test started is still alive at its end; bundles the programs the
-    // tests start; starts the package's build at once when it is older than the sources.
-    globalSetup: [
-      'test/support/no-leftover-processes.ts',
-      'test/support/source-bundles.ts',
-      'test/support/package-build.ts',
-    ],
+    // Fails the run when a process a test started is still alive at its end.
+    globalSetup: ['test/support/no-leftover-processes.ts', 'test/support/source-bundles.ts'],
     // Each file ends with none of the late-commit checks its creates left (they would reach the next file).
     setupFiles: ['test/support/file-end.ts'],
     testTimeout: 20_000,
