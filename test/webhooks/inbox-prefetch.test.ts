@@ -149,8 +149,9 @@ it('gives back, its lease released, an event whose lease was taken ahead but who
 
 /**
  * Runs 30 events through a handler at concurrency 2 (`eventTimeoutMs` 600) whose marks hang until released
- * every 10 ms after the first 300 ms; the peak of events claimed and not marked, and those processed at
- * 300 ms.
+ * every 10 ms after the first 300 ms, this process frozen for `stallMs` 150 ms in when given; the peak of
+ * events claimed and not marked (a claim counted until its mark or its release), those processed at 300 ms,
+ * and how many were given back.
  */
 async function peakClaimedUnmarked(options: {
   onEvent: () => unknown;
