@@ -1,6 +1,9 @@
 import { defineConfig, type Options } from 'tsup';
 
-/** Entries with declarations: `.d.ts` from the ESM build, `.d.cts` from the CommonJS one. */
+/**
+ * Entries with declarations: `.d.ts` from the ESM build; the CommonJS entries' `.d.cts` are copies of them
+ * (scripts/build-cjs-declarations.ts, run by `npm run build` after tsup).
+ */
 const declaredEntries = {
   index: 'src/index.ts',
   testing: 'src/testing.ts',
@@ -72,7 +75,6 @@ export default defineConfig([
     format: ['cjs'],
     minifyWhitespace: true,
     minifySyntax: true,
-    dts: { entry: requirableEntries },
     treeshake: true,
     external: ['msw', 'msw/node', 'zod'],
     noExternal: ['ky'],
