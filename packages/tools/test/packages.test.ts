@@ -2,10 +2,21 @@
  * The two tarballs as a merchant installs them: `npm pack` at the root packs the SDK alone (no CLI,
  * MCP, sandbox or dashboard code, no `bin`); `npm pack -w delivery-task-tools` packs the tools, which,
  * installed beside the SDK's tarball, start the sandbox (`npx delivery-task-tools sandbox`,
- * `npx delivery-task sandbox`) and the MCP server over stdio. Builds both packages first when needed.
+ * `npx delivery-task sandbox`) and the MCP server over stdio. Builds both packages first when needed,
+ * and packs a copy of what packing reads, so the repository's own files stay as they are meanwhile (the
+ * tarballs are the same: both ways unpacked, `diff -r` finds no difference).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,11 +40,55 @@ let work: string;
 let project: string;
 let sdkFiles: string[];
 let sdkManifest: Record<string, unknown>;
+/** The files of the repository that packing rewrites in the folder it packs, as the tests beside read them. */
+const WATCHED = ['package.json', 'README.md', 'packages/tools/package.json', 'packages/tools/README.md'];
+/** Each change the packing made to a {@link WATCHED} file of the repository, seen by a 5 ms poll. */
+const changedWhilePacking: string[] = [];
 
-/** `npm pack --json` of the root (`[]`) or a workspace: the tarball's name and files. */
-async function pack(workspace: readonly string[]): Promise<{ filename: string; files: string[] }> {
+/** Polls the {@link WATCHED} files every 5 ms until the returned function is called. */
+function watchRepositoryFiles(): () => void {
+  const read = () => WATCHED.map((file) => readFileSync(join(ROOT, file), 'utf8'));
+  const before = read();
+  const timer = setInterval(() => {
+    read().forEach((text, index) => {
+      const file = WATCHED[index] as string;
+      if (text !== before[index] && !changedWhilePacking.includes(file)) changedWhilePacking.push(file);
+    });
+  }, 5);
+  return () => clearInterval(timer);
+}
+
+/**
+ * What packing reads of the repository, copied to `<work>/repository` (its `node_modules` linked): each
+ * package's manifest, READMEs, changelog, licence and build, the guides the packages ship or copy
+ * (`docs/*.md`), and the packing script. `npm pack` runs the packages' `prepack`, which rewrites their
+ * manifest and README in the folder it packs for the time of the pack (scripts/pack-files.mjs): packed
+ * from the repository itself, a test running beside this file would read a manifest without `scripts`
+ * (`npm run docs:serve` refused, test/scripts/serve-docs.test.ts) or a README without its
+ * repository-only sections.
+ */
+function stageRepository(): string {
+  const stage = join(work, 'repository');
+  const copy = (path: string) => cpSync(join(ROOT, path), join(stage, path), { recursive: true });
+  for (const folder of ['.', 'packages/tools']) {
+    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist'])
+      copy(join(folder, file));
+  }
+  for (const guide of readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md'))) {
+    copy(join('docs', guide));
+  }
+  copy('scripts/pack-files.mjs');
+  symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'), 'dir');
+  return stage;
+}
+
+/** `npm pack --json` of the staged root (`[]`) or a workspace: the tarball's name and files. */
+async function pack(
+  stage: string,
+  workspace: readonly string[],
+): Promise<{ filename: string; files: string[] }> {
   const { stdout } = await run('npm', ['pack', ...workspace, '--json', '--pack-destination', work], {
-    cwd: ROOT,
+    cwd: stage,
     env,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -51,8 +106,16 @@ beforeAll(
       () => builtAfterSource('dist/index.js') && builtAfterSource('packages/tools/dist/cli-main.js'),
     );
     work = mkdtempSync(join(tmpdir(), 'delivery-task-packages-'));
-    const sdk = await pack([]);
-    const tools = await pack(['-w', 'delivery-task-tools']);
+    const stopWatching = watchRepositoryFiles();
+    let sdk: Awaited<ReturnType<typeof pack>>;
+    let tools: Awaited<ReturnType<typeof pack>>;
+    try {
+      const stage = stageRepository();
+      sdk = await pack(stage, []);
+      tools = await pack(stage, ['-w', 'delivery-task-tools']);
+    } finally {
+      stopWatching();
+    }
     sdkFiles = sdk.files;
     project = join(work, 'project');
     mkdirSync(project);
@@ -84,6 +147,14 @@ afterAll(async () => {
   await killAllSandboxes();
   if (work) rmSync(work, { recursive: true, force: true });
 }, 60_000);
+
+describe('packing', () => {
+  it("leaves the repository's manifests and READMEs as they are while it packs, for the tests beside it", () => {
+    // A test that runs `npm run <script>` or reads README.md at the root meanwhile would find a manifest
+    // without `scripts` or a README without its repository-only sections.
+    expect(changedWhilePacking).toEqual([]);
+  });
+});
 
 describe('the SDK tarball', () => {
   it('holds no CLI, MCP, sandbox or dashboard code and no bin', () => {
