@@ -18,7 +18,8 @@
  * 2. Create through a shared store: sequential creates of new orders (`orderParams`, a fresh order number
  *    each), one POST each to the same child server (201 `{ data: { createTask: <task> } }`, the task's id
  *    new per request and its `orderNumber` the request's), timed per create (the median of `PEERS_CREATES`
- *    creates is the turn's value), with
+ *    creates is the turn's value), after 300 creates of each variant in turns of 10 (a new process's JIT
+ *    still compiling: their medians are printed as the cold figures), with
  *    - `DeliveryClient` over `redisStore` (ioredis, loopback redis-server) against the hand-written Redis
  *      scheme: `SET order:<n> <holder> NX PX <24 h>`, the POST with ky, `SET order:<n> <task id> PX <24 h>`;
  *    - `DeliveryClient` over `postgresStore` (pg Pool, loopback PostgreSQL, `fsync` and
@@ -84,8 +85,14 @@ const PAGE_LATENCY_MS = 20;
 const CONCURRENCIES = [16, 100] as const;
 /** How long an order's claim and record are kept, both schemes: the SDK's default `orderTtlMs` (24 h). */
 const ORDER_TTL_MS = 86_400_000;
-/** Untimed creates per variant before the rounds (JIT, connections, Lua scripts, table). */
-const WARM_CREATES = 30;
+/**
+ * Creates per variant before the rounds (JIT, connections, Lua scripts, table), in turns of
+ * {@link WARM_TURN} so that code the variants share (ky, undici, the store clients) warms for each alike.
+ * Measured: the SDK's create reaches its steady time after about 200 creates of a new process, the
+ * hand-written ones after about 100; their times are printed as the cold figures.
+ */
+const WARM_CREATES = 300;
+const WARM_TURN = 10;
 const SERVE_FLAG = '--peers-service';
 /** A walker process's flag: `[WALKER_FLAG, service URL, variant, walks]`. */
 const WALKER_FLAG = '--peers-walker';
@@ -580,7 +587,14 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
       }
       return result;
     };
-    for (const name of names) await runCreates(name, WARM_CREATES);
+    // The warm-up, timed: a process's first creates, while the JIT compiles.
+    const cold = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+      CreateVariant,
+      number[]
+    >;
+    for (let done = 0; done < WARM_CREATES; done += WARM_TURN) {
+      for (const name of names) cold[name].push(...(await runCreates(name, WARM_TURN)));
+    }
     const results = await interleave(
       rounds,
       announcingRounds(
@@ -626,6 +640,18 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
       const ratios = results[sdk].map((value, round) => value.ms / (results[hand][round] as CreateTurn).ms);
       console.log(
         `  SDK ÷ hand-written, ${store} (min / median / max of ${rounds} rounds): ${ratioRange(ratios)}`,
+      );
+    }
+    console.log(
+      `  Cold, the process's first ${WARM_CREATES} creates of each variant (untimed above; variants in turns of ${WARM_TURN}), median ms per create:`,
+    );
+    for (const [store, sdk, hand] of [
+      ['Redis', 'sdkRedis', 'handRedis'],
+      ['PostgreSQL', 'sdkPostgres', 'handPostgres'],
+    ] as const) {
+      const [sdkMs, handMs] = [median(cold[sdk]), median(cold[hand])];
+      console.log(
+        `    ${store}: SDK ${sdkMs.toFixed(2)}, hand ${handMs.toFixed(2)}, SDK ÷ hand ${(sdkMs / handMs).toFixed(2)}×`,
       );
     }
   } finally {
