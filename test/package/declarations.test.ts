@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -90,4 +91,24 @@ it('cites no source file in the shipped declarations', () => {
       cited.push(`${entry.name}: ${match[0]}`);
   }
   expect(cited).toEqual([]);
+});
+
+/** Every string in `value` (the manifest's `exports` conditions, `typesVersions` lists), depth first. */
+function manifestPaths(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(manifestPaths);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(manifestPaths);
+  return [];
+}
+
+it('names in its manifest only files the build writes', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const named = [
+    ...manifestPaths([manifest.main, manifest.module, manifest.types]),
+    ...manifestPaths(manifest.exports),
+    ...manifestPaths(manifest.typesVersions),
+  ];
+  // Every entry has an ESM and a CommonJS file of each kind, and typesVersions maps each subpath.
+  expect(named.length).toBeGreaterThan(30);
+  expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
 });
