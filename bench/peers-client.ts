@@ -643,7 +643,7 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
       );
     }
     console.log(
-      `  Cold, the process's first ${WARM_CREATES} creates of each variant (untimed above; variants in turns of ${WARM_TURN}), median ms per create:`,
+      `  Cold, the process's first ${WARM_CREATES} creates of each variant (made before the rounds, the variants in turns of ${WARM_TURN}), median ms per create:`,
     );
     for (const [store, sdk, hand] of [
       ['Redis', 'sdkRedis', 'handRedis'],
