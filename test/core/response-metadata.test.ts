@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import type { TaskWithId, WalletBalance } from '../../src/schemas.js';
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../src/testing.js';
+import { collectGarbage } from '../support/collect-garbage.js';
 import { orderParams, useMockService } from '../support/mock-service.js';
 
 const REQUEST_ID = /^req_\d{6}$/;
@@ -89,6 +90,43 @@ describe('withResponse / asResponse', () => {
     expect(page.requestId).toMatch(REQUEST_ID);
     expect((await list.asResponse()).status).toBe(200);
     expectTypeOf(page).toEqualTypeOf<WithResponse<TaskPage>>();
+  });
+
+  it("keeps the first page's response for withResponse and no other page's body text during a walk", async () => {
+    // 41 pages of 2 tasks, each body padded with 256 KB of spaces: 40 pages wait ahead of the loop.
+    const pages = 41;
+    const padding = ' '.repeat(256 * 1024);
+    let served = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      served++;
+      const url = new URL(input instanceof Request ? input.url : input);
+      const page = Number(url.searchParams.get('page'));
+      const tasks = [{ id: `t${page}a` }, { id: `t${page}b` }];
+      const body = `{"tasks":${JSON.stringify(tasks)},"page":${page},"limit":2,"totalPages":${pages},"total":${2 * pages}}${padding}`;
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const sdk = new DeliveryClient({ apiKey: 'k', sellerId: 's', baseUrl: 'http://127.0.0.1:1', fetch });
+    const list = sdk.tasks.list({ limit: 2 }, { concurrency: pages - 1 });
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    let held = Number.NaN;
+    let count = 0;
+    for await (const task of list) {
+      if (count++ === 0) {
+        while (served < pages) await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        collectGarbage();
+        held = process.memoryUsage().heapUsed - before;
+      }
+      expect(task.id).toMatch(/^t\d+[ab]$/);
+    }
+    expect(count).toBe(2 * pages);
+    // Each page's body is 256 KB: 40 of them kept would be 10 MB.
+    expect(held).toBeLessThan(2 * 1024 * 1024);
+    const first = await list.withResponse();
+    expect(first.data.page).toBe(1);
+    expect(first.response.status).toBe(200);
+    expect(await (await list.asResponse()).text()).toMatch(/^\{"tasks":\[\{"id":"t1a"\}/);
   });
 
   it('gives a create the POST /tasks answer', async () => {

@@ -99,13 +99,14 @@ export function listTasks(
     return new TaskListPromise(() => Promise.reject(error), 1, { maxPages: 1, concurrency: 1 });
   }
   // Pages requested ahead of a walk that stops at a creation bound would lie past it.
-  const defaultConcurrency = window?.stops === true ? 1 : DEFAULT_LIST_CONCURRENCY;
+  const defaultConcurrency = window?.stops ? 1 : DEFAULT_LIST_CONCURRENCY;
   const { maxPages = DEFAULT_MAX_PAGES, concurrency = defaultConcurrency, ...requestOptions } = options;
   // The client's totalTimeout, like a call's own, bounds the whole walk (README "Retries and timeouts").
   const totalTimeout = requestOptions.totalTimeout ?? context.totalTimeoutMs;
   const walk = { maxPages, concurrency, signal: requestOptions.signal, totalTimeout };
   const filter = window?.filter;
   const query = listQuery(parsed);
+  const firstPage = parsed.page ?? 1;
   const fetchPage: FetchTaskPage = async (page, request) => {
     const { data: response, head } = await sendOperation(
       context,
@@ -120,8 +121,9 @@ export function listTasks(
           },
     );
     const taskPage = new TaskPage(response, fetchPage, filter);
-    if (head !== undefined) pageHeads.set(taskPage, head);
+    // Only the first page keeps its response, the one `withResponse()` reads: a walk holds its pages ahead.
+    if (page === firstPage) pageHeads.set(taskPage, head);
     return taskPage;
   };
-  return new TaskListPromise(fetchPage, parsed.page ?? 1, walk);
+  return new TaskListPromise(fetchPage, firstPage, walk);
 }

@@ -86,8 +86,12 @@ export function endsWalk(page: TaskPage, trail?: WalkTrail): boolean {
   return filtered.ends;
 }
 
-/** @internal The response each page was read from (set by `client.tasks.list`; freed with the page). */
-export const pageHeads = new WeakMap<TaskPage, ResponseHead>();
+/**
+ * @internal The response the first page of a listing was read from (set by `client.tasks.list` for
+ * `withResponse()`; freed with the page). Later pages keep none: a walk would hold each one's body text
+ * beside its parsed tasks.
+ */
+export const pageHeads = new WeakMap<TaskPage, ResponseHead | undefined>();
 
 /** One page of tasks, as the service sent it, with navigation. */
 export class TaskPage {
