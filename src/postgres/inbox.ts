@@ -8,6 +8,7 @@ import { readOptions } from '../internal/read-options.js';
 import type { InboxEntry, InboxEventSummary, WebhookInbox } from '../webhooks/inbox.js';
 import { PostgresInboxOptionsSchema } from './option-schemas.js';
 import {
+  createIfAbsent,
   guardPool,
   onceSucceeded,
   type PostgresQuery,
@@ -99,7 +100,8 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
     read.createTable === false
       ? () => lookForIndexes(query, table, plain, read.logger ?? console)
       : onceSucceeded(async () => {
-          await query(
+          await createIfAbsent(
+            query,
             `CREATE TABLE IF NOT EXISTS ${table} (
   id bigserial PRIMARY KEY,
   task_id text NOT NULL,
@@ -114,30 +116,24 @@ export function postgresInbox(pool: PostgresQueryable, options: PostgresInboxOpt
   done_at timestamptz,
   UNIQUE (task_id, kind)
 ) WITH (fillfactor = ${INBOX_FILLFACTOR})`,
-            undefined,
-            true,
           );
           await keepRoomOnPages(query, table);
-          await query(
+          await createIfAbsent(
+            query,
             `CREATE INDEX IF NOT EXISTS "${plain}_pending" ON ${table} (id) WHERE state = 'pending'`,
-            undefined,
-            true,
           );
-          await query(
+          await createIfAbsent(
+            query,
             `CREATE INDEX IF NOT EXISTS "${plain}_task" ON ${table} (task_id, id) WHERE state = 'pending'`,
-            undefined,
-            true,
           );
-          await query(
+          await createIfAbsent(
+            query,
             `CREATE INDEX IF NOT EXISTS "${plain}_done" ON ${table} (done_at) WHERE state = 'done'`,
-            undefined,
-            true,
           );
           // The failed rows counted and listed without reading the done ones kept for retentionMs.
-          await query(
+          await createIfAbsent(
+            query,
             `CREATE INDEX IF NOT EXISTS "${plain}_failed" ON ${table} (id) WHERE state = 'failed'`,
-            undefined,
-            true,
           );
           // IF NOT EXISTS goes by name alone: another index of one of these names is not one of them.
           await lookForIndexes(query, table, plain, read.logger ?? console);

@@ -96,8 +96,36 @@ export function queryOf(pool: unknown, owner: string, prepared = false): Postgre
 }
 
 /**
- * Runs `create` until it succeeds, once at a time; retried once at once (two processes may collide on the
- * catalogue).
+ * SQLSTATEs of a catalogue row another session made at the same time: `unique_violation` (on `pg_class`,
+ * `pg_type`), `duplicate_table`, `duplicate_object`.
+ */
+const MADE_MEANWHILE = new Set(['23505', '42P07', '42710']);
+
+/** Runs of one `CREATE … IF NOT EXISTS` statement at most ({@link createIfAbsent}). */
+const CREATE_RUNS = 3;
+
+/**
+ * Runs a `CREATE … IF NOT EXISTS` statement, and again when another session made the same object at the same
+ * time: IF NOT EXISTS looks in the catalogue before its insert, so sessions booting together all go ahead and
+ * all but one fail with a unique violation once that one committed; run again, the statement finds the
+ * object. At most {@link CREATE_RUNS} runs; any other error is thrown at once.
+ */
+export async function createIfAbsent(query: PostgresQuery, text: string): Promise<void> {
+  for (let run = 1; ; run++) {
+    try {
+      await query(text, undefined, true);
+      return;
+    } catch (error) {
+      const code =
+        typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+      if (run >= CREATE_RUNS || typeof code !== 'string' || !MADE_MEANWHILE.has(code)) throw error;
+    }
+  }
+}
+
+/**
+ * Runs `create` until it succeeds, once at a time; retried once at once (a failure at boot, such as a
+ * connection refused, is tried again before `ready()` rejects).
  */
 export function onceSucceeded(create: () => Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;

@@ -5,6 +5,7 @@ import { readOptions } from '../internal/read-options.js';
 import { type BatchOutcome, tickBatch } from '../internal/tick-batch.js';
 import { PostgresStoreOptionsSchema } from './option-schemas.js';
 import {
+  createIfAbsent,
   guardPool,
   onceSucceeded,
   type PostgresQueryable,
@@ -79,12 +80,11 @@ export function postgresStore(pool: PostgresQueryable, options: PostgresStoreOpt
     read.createTable === false
       ? undefined
       : onceSucceeded(async () => {
-          await query(
+          await createIfAbsent(
+            query,
             `CREATE TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
-            undefined,
-            true,
           );
-          await query(`CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`, undefined, true);
+          await createIfAbsent(query, `CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`);
         }),
   );
   let writes = 0;

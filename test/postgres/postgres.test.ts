@@ -238,6 +238,29 @@ SELECT 'done-' || n, 'delivered', repeat('x', 600), 0, 'done', now() FROM genera
     expect(await exists('dts_ready_inbox')).toBe(true);
   });
 
+  it('ready() of several processes booting at once on new tables: every one resolves', async () => {
+    // Eight processes' pools, one connection each: their CREATE … IF NOT EXISTS statements race in the
+    // catalogue, where IF NOT EXISTS alone does not stop a unique violation (23505).
+    const pools = Array.from({ length: 16 }, () => new pg.Pool({ connectionString: server.url, max: 2 }));
+    try {
+      const failures: string[] = [];
+      for (let round = 0; round < 10; round++) {
+        const table = `dts_boot_${round}_${randomUUID().slice(0, 8)}`;
+        const booted = await Promise.allSettled(
+          pools.flatMap((each) => [
+            postgresInbox(each, { table: `${table}_inbox` }).ready(),
+            postgresStore(each, { table: `${table}_store` }).ready(),
+          ]),
+        );
+        for (const result of booted)
+          if (result.status === 'rejected') failures.push(`${table}: ${String(result.reason)}`);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await Promise.all(pools.map((each) => each.end()));
+    }
+  });
+
   it('with createTable: false, ready() refuses a missing table, saying what to do, and resolves once migrated', async () => {
     const store = postgresStore(pool, { table: 'dts_later', createTable: false });
     const inbox = postgresInbox(pool, { table: 'dts_later_inbox', createTable: false });
