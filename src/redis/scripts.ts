@@ -49,8 +49,9 @@ return 'set'`,
  * Store operations in order, each atomic, one script for the calls of a tick: per operation `ARGV` holds its
  * code then its arguments, `KEYS` its keys. `L`: {@link SET_IF_ABSENT_THEN_GET} (2 keys; value, TTL);
  * `R`: {@link COMPARE_AND_SET_RELEASING} (2 keys; value, TTL, fence value, or-absent, has-expected,
- * expected); `D`: {@link COMPARE_AND_DELETE} (1 key; expected). One reply per operation, `{'!', message}`
- * where Redis refused it.
+ * expected); `D`: {@link COMPARE_AND_DELETE} (1 key; expected); `G`: GET (1 key); `S`: SET NX (1 key;
+ * value, TTL), 1 or 0; `C`: {@link COMPARE_AND_SET} (1 key; value, TTL, has-expected, expected); `X`: DEL
+ * (1 key). One reply per operation, `{'!', message}` where Redis refused it.
  */
 export const STORE_BATCH: LuaScript = {
   source: `local out, k, a = {}, 1, 1
@@ -65,11 +66,22 @@ local function run(op)
     redis.call('SET', KEYS[k], ARGV[a + 1], 'PX', ARGV[a + 2])
     if fence then redis.call('DEL', KEYS[k + 1]) end
     return 'set'
+  elseif op == 'G' then
+    return redis.call('GET', KEYS[k])
+  elseif op == 'S' then
+    if redis.call('SET', KEYS[k], ARGV[a + 1], 'PX', ARGV[a + 2], 'NX') then return 1 end
+    return 0
+  elseif op == 'C' then
+    if redis.call('GET', KEYS[k]) ~= (ARGV[a + 3] == '1' and ARGV[a + 4]) then return 0 end
+    redis.call('SET', KEYS[k], ARGV[a + 1], 'PX', ARGV[a + 2])
+    return 1
+  elseif op == 'X' then
+    return redis.call('DEL', KEYS[k])
   end
   if redis.call('GET', KEYS[k]) ~= ARGV[a + 1] then return 0 end
   return redis.call('DEL', KEYS[k])
 end
-local sizes = {L = {2, 3}, R = {2, 7}, D = {1, 2}}
+local sizes = {L = {2, 3}, R = {2, 7}, D = {1, 2}, G = {1, 1}, S = {1, 3}, C = {1, 5}, X = {1, 1}}
 while a <= #ARGV do
   local op = ARGV[a]
   local ok, reply = pcall(run, op)
@@ -80,14 +92,17 @@ end
 return out`,
 };
 
-/** Runs `script` on `key` and `otherKeys` (one hash slot on a cluster): EVALSHA, or EVAL on NOSCRIPT. */
-export async function runScript(
+/** Runs `script` on `key` and `otherKeys` (one hash slot on a cluster) through `send`: its reply. */
+export type ScriptRunner = (
   send: SendCommand,
   script: LuaScript,
   key: string,
   args: readonly string[],
-  otherKeys: readonly string[] = [],
-): Promise<unknown> {
+  otherKeys?: readonly string[],
+) => Promise<unknown>;
+
+/** EVALSHA, or EVAL on NOSCRIPT (the inbox's scripts). */
+export const runScript: ScriptRunner = async (send, script, key, args, otherKeys = []) => {
   script.sha ??= sha1Hex(script.source);
   const sha = await script.sha;
   const keys = [String(1 + otherKeys.length), key, ...otherKeys];
@@ -99,7 +114,15 @@ export async function runScript(
     }
   }
   return send(key, 'EVAL', script.source, ...keys, ...args);
-}
+};
+
+/**
+ * EVAL, the script's text sent each time (the store's scripts): handed to `send` at once, and never sent
+ * again after Redis lost its scripts (a restart, a failover, `SCRIPT FLUSH`), so calls run in the order
+ * they were made. Redis compiles a script once and finds it by the text's SHA-1 after.
+ */
+export const evalScript: ScriptRunner = (send, script, key, args, otherKeys = []) =>
+  send(key, 'EVAL', script.source, String(1 + otherKeys.length), key, ...otherKeys, ...args);
 
 async function sha1Hex(text: string): Promise<string | undefined> {
   try {

@@ -10,6 +10,7 @@ import {
   type RedisClientLike,
   type RedisWarningLogger,
   type SendCommand,
+  scalarText,
   textReply,
 } from './commands.js';
 import { RedisStoreOptionsSchema } from './option-schemas.js';
@@ -17,7 +18,7 @@ import {
   COMPARE_AND_DELETE,
   COMPARE_AND_SET,
   COMPARE_AND_SET_RELEASING,
-  runScript,
+  evalScript,
   SET_IF_ABSENT_THEN_GET,
   STORE_BATCH,
 } from './scripts.js';
@@ -50,24 +51,37 @@ export interface RedisStore extends DeliveryStore {
 /**
  * A `DeliveryStore` in Redis shared per database and `prefix` (docs/several-instances.md "Redis settings").
  * Its eviction policy is checked by {@link RedisStore.ready}, which every call awaits: an `allkeys-*` policy
- * rejects there (a create sends nothing), never at `redisStore()`. On a single node, the webhook handler's
- * lease and record calls made in one tick run as one script, each as alone (docs/several-instances.md
- * "Draining a peak").
+ * rejects there (a create sends nothing), never at `redisStore()`. Calls made without waiting run in call
+ * order, each atomic and answered as alone; on a single node the calls made in one tick run as one script
+ * (docs/several-instances.md "Draining a peak"). Its scripts go as EVAL, never EVALSHA, so a Redis that
+ * lost its scripts (a restart, a failover) never makes a call go again after the calls that followed it.
  * @param client A connected ioredis (5, 6) or node-redis (`redis` 5, 6) client or cluster; never closed.
  * @throws {ConfigurationError} for `client` (neither library) or `prefix`.
  */
 export function redisStore(client: RedisClientLike, options: RedisStoreOptions = {}): RedisStore {
   const raw = commandSender(client, 'redisStore');
   const { prefix, logger } = readOptions(RedisStoreOptionsSchema, options);
-  const ready = settingsCheck(client, raw, {
+  const check = settingsCheck(client, raw, {
     owner: 'redisStore',
     ttlKeys: true,
     persistence: false,
     logger: logger ?? console,
   });
-  const send: SendCommand = async (key, command, ...args) => {
-    await ready();
-    return raw(key, command, ...args);
+  // Every call waits for the check; once it passed, the command goes out at once, so calls keep their order.
+  let checked = false;
+  const ready = (): Promise<void> =>
+    checked
+      ? Promise.resolve()
+      : check().then(() => {
+          checked = true;
+        });
+  const send: SendCommand = (key, command, ...args) => {
+    if (!checked) return ready().then(() => raw(key, command, ...args));
+    try {
+      return raw(key, command, ...args);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
   const batched = isClusterClient(client) ? undefined : storeBatch(send);
   /** `op` in the tick's batch where there is one (a single node), else alone by `alone`. */
@@ -75,30 +89,42 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
     batched === undefined ? alone() : batched({ ...op, alone });
   return {
     ready,
-    setIfAbsent: async (key, value, ttlMs) =>
+    setIfAbsent: async (key, value, ttlMs) => {
+      const ttl = ttlArgument(ttlMs);
+      const reply = await run({ keys: [prefix + key], args: ['S', value, ttl] }, () =>
+        send(prefix + key, 'SET', prefix + key, value, 'PX', ttl, 'NX'),
+      );
+      // 1 from the batch's script, OK from SET alone.
+      return isOne(reply) || scalarText(reply) === 'OK';
+    },
+    get: async (key) =>
       textReply(
-        await send(prefix + key, 'SET', prefix + key, value, 'PX', ttlArgument(ttlMs), 'NX'),
-        'SET',
-      ) === 'OK',
-    get: async (key) => textReply(await send(prefix + key, 'GET', prefix + key), 'GET'),
+        await run({ keys: [prefix + key], args: ['G'] }, () => send(prefix + key, 'GET', prefix + key)),
+        'GET',
+      ),
     compareAndSet: async (key, expected, value, ttlMs) => {
       const args = [value, ttlArgument(ttlMs)];
+      const batchArgs = ['C', ...args, expected === undefined ? '0' : '1', expected ?? ''];
       if (expected !== undefined) args.push(expected);
-      return isOne(await runScript(send, COMPARE_AND_SET, prefix + key, args));
+      return isOne(
+        await run({ keys: [prefix + key], args: batchArgs }, () =>
+          evalScript(send, COMPARE_AND_SET, prefix + key, args),
+        ),
+      );
     },
     delete: async (key, expected) =>
       isOne(
         expected === undefined
-          ? await send(prefix + key, 'DEL', prefix + key)
+          ? await run({ keys: [prefix + key], args: ['X'] }, () => send(prefix + key, 'DEL', prefix + key))
           : await run({ keys: [prefix + key], args: ['D', expected] }, () =>
-              runScript(send, COMPARE_AND_DELETE, prefix + key, [expected]),
+              evalScript(send, COMPARE_AND_DELETE, prefix + key, [expected]),
             ),
       ),
     setIfAbsentThenGet: async (key, value, ttlMs, readKey) => {
       const args = [value, ttlArgument(ttlMs)];
       const keys = [prefix + key, prefix + readKey] as const;
       const reply = await run({ keys, args: ['L', ...args] }, () =>
-        runScript(send, SET_IF_ABSENT_THEN_GET, keys[0], args, [keys[1]]),
+        evalScript(send, SET_IF_ABSENT_THEN_GET, keys[0], args, [keys[1]]),
       );
       const [stored, read] = Array.isArray(reply) ? reply : [];
       return isOne(stored) ? [true, textReply(read, 'GET')] : [false, undefined];
@@ -110,7 +136,7 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
       if (expected !== undefined) args.push(expected);
       const reply = textReply(
         await run({ keys, args: batchArgs }, () =>
-          runScript(send, COMPARE_AND_SET_RELEASING, keys[0], args, [keys[1]]),
+          evalScript(send, COMPARE_AND_SET_RELEASING, keys[0], args, [keys[1]]),
         ),
         'compareAndSetReleasing',
       );
@@ -128,9 +154,9 @@ interface BatchedOperation {
 }
 
 /**
- * The lease and record operations called in one tick of the event loop, run by one {@link STORE_BATCH}
- * call in call order (each atomic, as alone; a refused one rejects alone), at most 256 a call; one alone
- * in its tick by its own script. Single node only: a cluster's keys of one call span slots.
+ * The store calls made in one tick of the event loop, run by one {@link STORE_BATCH} call in call order
+ * (each atomic, as alone; a refused one rejects alone), at most 256 a call; one alone in its tick by its
+ * own command. Single node only: a cluster's keys of one call span slots.
  */
 function storeBatch(send: SendCommand): (operation: BatchedOperation) => Promise<unknown> {
   return tickBatch<BatchedOperation, unknown>({
@@ -139,7 +165,7 @@ function storeBatch(send: SendCommand): (operation: BatchedOperation) => Promise
     together: async (batch) => {
       const [first, ...otherKeys] = batch.flatMap(({ keys }) => keys);
       const replies = asArray(
-        await runScript(
+        await evalScript(
           send,
           STORE_BATCH,
           first ?? '',

@@ -7,7 +7,7 @@ import { storeKey, withStoreDeadline } from '../../src/core/store.js';
 import { type DeliveryStore, memoryStore, StoreUnavailableError } from '../../src/index.js';
 import { describeStoreContract } from '../support/store-contract.js';
 
-describeStoreContract('memoryStore', () => memoryStore());
+describeStoreContract('memoryStore', () => memoryStore(), [], { inCallOrder: true });
 
 describe('memoryStore bounds', () => {
   it('holds at most maxKeys keys, dropping the oldest writes first', async () => {

@@ -50,7 +50,21 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
         `redisStore over ${library}`,
         () => redisStore(client(), { prefix: `dts-test:${randomUUID()}:` }),
         ['setIfAbsentThenGet', 'compareAndSetReleasing'],
+        { inCallOrder: true },
       );
+
+      it('runs a script call and a read made at once in call order, also after SCRIPT FLUSH on every master', async () => {
+        const store = redisStore(client(), { prefix: `dts-test:${randomUUID()}:` });
+        await store.ready();
+        for (const key of ['a', 'b', 'c']) {
+          await Promise.all(io.nodes('master').map((node) => node.script('FLUSH')));
+          const answers = await Promise.all([
+            store.compareAndSet(key, undefined, 'set', 10_000),
+            store.get(key),
+          ]);
+          expect(answers).toEqual([true, 'set']);
+        }
+      });
 
       it('makes one task of an order created at once by two clients', async () => {
         const store = redisStore(client(), { prefix: `dts-test:${randomUUID()}:` });

@@ -3,13 +3,32 @@
  * Redis stores (both client libraries) against a real redis-server. Keys are unique per test run, so
  * a shared server needs no flushing.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryStore } from '../../src/index.js';
+import { expectTickAsAlone, singleKeyOperation } from './store-operations.js';
 
 let run = 0;
 
 /** The optional one-round-trip operations of a `DeliveryStore`. */
 export type OptionalStoreOperation = 'setIfAbsentThenGet' | 'compareAndSetReleasing';
+
+/** What a store promises beyond the contract. */
+export interface StoreContractOptions {
+  /**
+   * Calls made without waiting run in call order, each as it runs alone (one connection: Redis, memory);
+   * a pool's calls run in any order.
+   */
+  readonly inCallOrder?: boolean;
+}
+
+/** `store` with `prefix` put before every key of the four calls every store has. */
+const prefixed = (store: DeliveryStore, prefix: string): DeliveryStore => ({
+  setIfAbsent: (key, value, ttlMs) => store.setIfAbsent(prefix + key, value, ttlMs),
+  get: (key) => store.get(prefix + key),
+  compareAndSet: (key, expected, value, ttlMs) => store.compareAndSet(prefix + key, expected, value, ttlMs),
+  delete: (key, expected) => store.delete(prefix + key, expected),
+});
 
 /**
  * Runs the store contract against stores made by `make` (called once per test), and the contract of each
@@ -19,6 +38,7 @@ export function describeStoreContract(
   name: string,
   make: () => DeliveryStore | Promise<DeliveryStore>,
   optional: readonly OptionalStoreOperation[] = [],
+  options: StoreContractOptions = {},
 ): void {
   describe(`${name} keeps the DeliveryStore contract`, () => {
     const key = (label: string) => `contract:${process.pid}:${Date.now()}:${++run}:${label}`;
@@ -198,6 +218,28 @@ export function describeStoreContract(
       await store.setIfAbsent(k, 'again', 10_000);
       expect(await store.delete(k)).toBe(true);
     });
+
+    if (options.inCallOrder === true) {
+      it('runs the calls made without waiting in call order, each answered as it is alone', async () => {
+        const store = await make();
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(singleKeyOperation, { maxLength: 3 }),
+            fc.array(singleKeyOperation, { minLength: 1, maxLength: 10 }),
+            async (before, calls) => {
+              const base = key('order');
+              await expectTickAsAlone(
+                prefixed(store, `${base}:tick:`),
+                prefixed(store, `${base}:alone:`),
+                before,
+                calls,
+              );
+            },
+          ),
+          { numRuns: 40 },
+        );
+      });
+    }
 
     it('keeps keys and values with any characters apart', async () => {
       const store = await make();

@@ -1,7 +1,8 @@
 /**
- * The three store calls the webhook handler makes per event (a lease taken with its record read, a record
- * written with its lease let go, a lease let go alone), generated for the stores' batch tests on keys
- * `k0`…`k3` and values `v0`…`v2`.
+ * Store calls generated for the stores' batch tests on keys `k0`…`k3` and values `v0`…`v2`: the three the
+ * webhook handler makes per event (a lease taken with its record read, a record written with its lease let
+ * go, a lease let go alone) and the others a create or a caller makes (a read, a take, a compare-and-set,
+ * a delete).
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -19,8 +20,15 @@ export type Operation =
       fenceValue: number;
       orAbsent: boolean;
     }
-  | { kind: 'release'; key: number; expected: number };
+  | { kind: 'release'; key: number; expected: number }
+  | { kind: 'get'; key: number }
+  | { kind: 'setIfAbsent'; key: number; value: number }
+  | { kind: 'compareAndSet'; key: number; expected: number | undefined; value: number }
+  | { kind: 'deleteAny'; key: number };
 
+const release = fc.record({ kind: fc.constant('release' as const), key: fc.nat(3), expected: fc.nat(2) });
+
+/** One of the handler's three calls. */
 export const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({
     kind: fc.constant('take' as const),
@@ -37,8 +45,25 @@ export const operation: fc.Arbitrary<Operation> = fc.oneof(
     fenceValue: fc.nat(2),
     orAbsent: fc.boolean(),
   }),
-  fc.record({ kind: fc.constant('release' as const), key: fc.nat(3), expected: fc.nat(2) }),
+  release,
 );
+
+/** A call on one key: the four calls every store has, and a release (a delete of a value). */
+export const singleKeyOperation: fc.Arbitrary<Operation> = fc.oneof(
+  release,
+  fc.record({ kind: fc.constant('get' as const), key: fc.nat(3) }),
+  fc.record({ kind: fc.constant('setIfAbsent' as const), key: fc.nat(3), value: fc.nat(2) }),
+  fc.record({
+    kind: fc.constant('compareAndSet' as const),
+    key: fc.nat(3),
+    expected: fc.option(fc.nat(2), { nil: undefined }),
+    value: fc.nat(2),
+  }),
+  fc.record({ kind: fc.constant('deleteAny' as const), key: fc.nat(3) }),
+);
+
+/** Any of the seven store calls: the handler's three ({@link operation}) and the others. */
+export const anyOperation: fc.Arbitrary<Operation> = fc.oneof(operation, singleKeyOperation);
 
 export const call = (store: DeliveryStore, op: Operation): Promise<unknown> => {
   if (op.kind === 'take') {
@@ -57,7 +82,14 @@ export const call = (store: DeliveryStore, op: Operation): Promise<unknown> => {
       ) ?? Promise.reject()
     );
   }
-  return store.delete(`k${op.key}`, `v${op.expected}`);
+  if (op.kind === 'release') return store.delete(`k${op.key}`, `v${op.expected}`);
+  if (op.kind === 'get') return store.get(`k${op.key}`);
+  if (op.kind === 'setIfAbsent') return store.setIfAbsent(`k${op.key}`, `v${op.value}`, 60_000);
+  if (op.kind === 'compareAndSet') {
+    const expected = op.expected === undefined ? undefined : `v${op.expected}`;
+    return store.compareAndSet(`k${op.key}`, expected, `v${op.value}`, 60_000);
+  }
+  return store.delete(`k${op.key}`);
 };
 
 /** Takes the leases of tasks `tasks` in one tick (`lease:<task>`, value `token`, its record `task:<task>`). */
