@@ -7,8 +7,8 @@
  * TypeScript reads the `.d.cts` beside it, in CommonJS mode. A named import from a package that ships ESM
  * only (msw) becomes `import type … with { 'resolution-mode': 'import' }`: types only, read as ESM, so a
  * CommonJS project in `node16` mode with `skipLibCheck` off type-checks it (TS1479 otherwise). `npm run
- * check:package` (attw, publint, a CommonJS consumer) and test/package/declarations.test.ts check the
- * result.
+ * check:package` (attw, publint, a CommonJS consumer, and scripts/check-types.sh in `node16` mode) checks
+ * the result.
  * @throws when an entry's `.d.ts` is missing (tsup did not write it) or a file imports one that is not there,
  * or imports an ESM-only package other than by name.
  * @module

@@ -3,7 +3,8 @@
 # scratch project whose only other package is TypeScript (the repository's own copy, linked: no network),
 # and type-checks a file that imports the main entry, ./kwd and ./webhooks with `--types []` (no ambient
 # Node types) and `--skipLibCheck false` (the package's .d.ts files are checked too), once resolving
-# as ESM (nodenext, .mts) and once as CommonJS (.cts). Run after `npm run build`.
+# as ESM (nodenext, .mts) and once as CommonJS (.cts); then with @types/node, and every CommonJS entry
+# (./testing included) in node16 mode. Run after `npm run build`.
 set -euo pipefail
 root="$(pwd)"
 typescript="$root/node_modules/typescript"
@@ -100,3 +101,36 @@ cat > tsconfig.json <<'JSON'
 JSON
 node "$typescript/bin/tsc" -p tsconfig.json
 echo "types: with @types/node, node:http's request and response fit handler.node: ok"
+
+# And as a CommonJS project in TypeScript's node16 mode with skipLibCheck off: every entry `require`
+# reaches, the testing entry included, whose msw ships ESM only (its types are imported as ESM).
+mkdir ../cjs-consumer && cd ../cjs-consumer
+echo '{ "name": "types-cjs-consumer", "private": true }' > package.json
+mkdir -p node_modules/@types
+ln -s "$work/consumer/node_modules/delivery-task-sdk" node_modules/delivery-task-sdk
+for dependency in typescript zod ky; do ln -s "$(readlink -f "$work/consumer/node_modules/$dependency")" "node_modules/$dependency"; done
+# msw beside the package, where npm installs it (a peer of ./testing).
+ln -s "$root/node_modules/msw" "$work/consumer/node_modules/msw"
+ln -s "$root/node_modules/@types/node" node_modules/@types/node
+[ -e "$root/node_modules/undici-types" ] && ln -s "$root/node_modules/undici-types" node_modules/undici-types
+cat > consumer.cts <<'TS'
+import { DeliveryClient } from 'delivery-task-sdk';
+import { createMockDeliveryService } from 'delivery-task-sdk/testing';
+import { createWebhookHandler } from 'delivery-task-sdk/webhooks';
+import { redisStore } from 'delivery-task-sdk/redis';
+import { postgresStore } from 'delivery-task-sdk/postgres';
+import { kwd } from 'delivery-task-sdk/kwd';
+import { TASK_STATUSES } from 'delivery-task-sdk/schemas';
+export const used = [DeliveryClient, createMockDeliveryService, createWebhookHandler, redisStore, postgresStore, kwd, TASK_STATUSES];
+TS
+cat > tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "noEmit": true, "strict": true, "skipLibCheck": false, "types": ["node"],
+    "module": "node16", "moduleResolution": "node16", "target": "es2022", "lib": ["es2022", "dom", "dom.iterable"]
+  },
+  "files": ["consumer.cts"]
+}
+JSON
+node "$typescript/bin/tsc" -p tsconfig.json
+echo "types: consumer.cts (node16, CommonJS) imports every CommonJS entry, ./testing included (skipLibCheck false): ok"
