@@ -67,16 +67,31 @@ export function redisStore(client: RedisClientLike, options: RedisStoreOptions =
     persistence: false,
     logger: logger ?? console,
   });
-  // Every call waits for the check; once it passed, the command goes out at once, so calls keep their order.
+  // Every call waits for the check. Calls made before it passed go out in call order once it has; only
+  // when the last of them went out does a command go out at once, so no later call overtakes them.
   let checked = false;
+  let waiting = 0;
   const ready = (): Promise<void> =>
     checked
       ? Promise.resolve()
       : check().then(() => {
-          checked = true;
+          checked ||= waiting === 0;
         });
   const send: SendCommand = (key, command, ...args) => {
-    if (!checked) return ready().then(() => raw(key, command, ...args));
+    if (!checked) {
+      waiting++;
+      return check().then(
+        () => {
+          waiting--;
+          checked ||= waiting === 0;
+          return raw(key, command, ...args);
+        },
+        (error: unknown) => {
+          waiting--;
+          throw error;
+        },
+      );
+    }
     try {
       return raw(key, command, ...args);
     } catch (error) {

@@ -66,6 +66,16 @@ describeWithRedis('the Redis store and inbox on a 3-master Redis Cluster', () =>
         }
       });
 
+      it('keeps call order for calls made while its first check of the cluster runs', async () => {
+        const store = redisStore(client(), { prefix: `dts-test:${randomUUID()}:` });
+        const ready = store.ready();
+        const written = store.compareAndSet('k', undefined, 'set', 10_000);
+        await ready;
+        // Made after the write, once ready() resolved: it must not overtake the write still waiting.
+        const read = store.get('k');
+        expect(await Promise.all([written, read])).toEqual([true, 'set']);
+      });
+
       it('makes one task of an order created at once by two clients', async () => {
         const store = redisStore(client(), { prefix: `dts-test:${randomUUID()}:` });
         const params = orderParams(`CLUSTER-${randomUUID()}`);
