@@ -23,6 +23,7 @@ import {
   StoreUnavailableError,
   TaskCreationOutcomeUnknownError,
 } from '../../src/index.js';
+import { INITIAL_BACKOFF_MS } from '../../src/internal/retry.js';
 import { aged } from '../support/aged-store.js';
 import {
   hostileClient as clientOf,
@@ -437,25 +438,38 @@ describe('tasks.create ends by its totalTimeout', () => {
   });
 
   it('when backoffs between resends of a POST that was not processed add up past it', async () => {
-    let posts = 0;
+    // Backoffs of 0.25–0.5, 0.5–1, 1–2, 2–4 s (INITIAL_BACKOFF_MS halved by jitter at least): by 3 s at most
+    // 4 POSTs fit, and the lookup and the first POST may take most of a second on a loaded machine.
+    const deadlineMs = 3000;
+    const postsAt: number[] = [];
     hostile.use(async (request, response, { forward }) => {
       if (request.method === 'POST') {
-        posts++;
+        postsAt.push(performance.now());
         response.writeHead(429, { 'content-type': 'application/json' }).end('{"message":"slow down"}');
         return;
       }
       return forwardAll(request, response, { forward, body: Buffer.alloc(0) });
     });
-    // Backoffs of 0.25–0.5, 0.5–1, 1–2, 2–4 s: past 1.5 s by the third at the latest.
+    const started = performance.now();
     const ended = await endOf(
-      hostileClient({ maxRetries: 10 }).tasks.create(orderParams('DL-BACKOFF'), {
-        totalTimeout: DEADLINE_MS,
-      }),
-      DEADLINE_MS,
+      hostileClient({ maxRetries: 10 }).tasks.create(orderParams('DL-BACKOFF'), { totalTimeout: deadlineMs }),
+      deadlineMs,
+      started,
     );
-    const error = endedInTime(ended, DEADLINE_MS);
+    const error = endedInTime(ended, deadlineMs);
+    const timeline = postsAt.map((at) => Math.round(at - started)).join(', ');
     // Backoffs ran: the deadline passed after resends, not during the first POST.
-    expect(posts).toBeGreaterThanOrEqual(2);
+    expect(postsAt.length, `POSTs at ${timeline} ms`).toBeGreaterThanOrEqual(2);
+    expect(postsAt.length, `POSTs at ${timeline} ms`).toBeLessThanOrEqual(4);
+    // Each resend waited at least its backoff: 250 ms before the second POST, 500 before the third, ...
+    // (less 1 ms: Node's timers count whole ms).
+    for (const [index, at] of postsAt.entries()) {
+      if (index === 0) continue;
+      const waited = at - (postsAt[index - 1] as number);
+      expect(waited, `POSTs at ${timeline} ms`).toBeGreaterThanOrEqual(
+        (INITIAL_BACKOFF_MS / 2) * 2 ** (index - 1) - 1,
+      );
+    }
     // Where the deadline fell decides what is known: before a POST left or in a backoff, every POST was
     // answered 429 and nothing was created; during a POST (a loaded machine answers late), it may create.
     if (error instanceof TaskCreationOutcomeUnknownError) {
