@@ -6,7 +6,6 @@
  * A repeat delivery's lookup names the order's earlier deliveries, which its reconciliation leaves out.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -19,7 +18,9 @@ import {
 import { createMockDeliveryService, type MockHttpServer, startMockHttpServer } from '../../../src/testing.js';
 import { aged } from '../../support/aged-store.js';
 import { orderParams, useMockService } from '../../support/mock-service.js';
+import { outputOf } from '../../support/process-output.js';
 import type { RestartConfig, RestartOutcome } from '../../support/restart-worker.js';
+import { ROOT } from '../../support/root.js';
 import { scriptArgs } from '../../support/source-script.js';
 
 /** How far the mock's clock is ahead of the machine's, ms: a first delivery "a minute ago". */
@@ -232,33 +233,17 @@ describe("a repeat delivery's reconciliation leaves the order's earlier deliveri
   });
 });
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-
 /** Runs test/support/restart-worker.ts in a process of its own and resolves with its outcomes. */
-function runProcess(config: RestartConfig): Promise<RestartOutcome[]> {
-  const child = spawn(
-    process.execPath,
-    [...scriptArgs('test/support/restart-worker.ts'), JSON.stringify(config)],
-    {
-      cwd: root,
+async function runProcess(config: RestartConfig): Promise<RestartOutcome[]> {
+  const { code, signal, stdout, stderr } = await outputOf(
+    spawn(process.execPath, [...scriptArgs('test/support/restart-worker.ts'), JSON.stringify(config)], {
+      cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    }),
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('close', (code, signal) => {
-      const line = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && line.startsWith('[')) resolve(JSON.parse(line) as RestartOutcome[]);
-      else reject(new Error(`process ended with ${signal ?? code}: ${stderr.slice(-2000)}`));
-    });
-  });
+  const line = stdout.trim().split('\n').pop() ?? '';
+  if (code === 0 && line.startsWith('[')) return JSON.parse(line) as RestartOutcome[];
+  throw new Error(`process ended with ${signal ?? code}: ${stderr.slice(-2000)}`);
 }
 
 describe('a restart: two processes, one after the other, create the same orders without a store', () => {

@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   APIUserAbortError,
@@ -19,6 +18,8 @@ import {
   type TaskPage,
 } from '../../../src/index.js';
 import { DEFAULT_LIST_CONCURRENCY } from '../../../src/resources/task-list/page.js';
+import { outputOf } from '../../support/process-output.js';
+import { ROOT } from '../../support/root.js';
 
 /** One request the server received. */
 interface Served {
@@ -651,24 +652,12 @@ describe('reconciliation of creates', () => {
 describe('iteration memory', () => {
   /** Runs an ES module in a child Node with --expose-gc and tsx; returns the JSON of its last line. */
   async function runWithGc(script: string): Promise<Record<string, number>> {
-    const root = fileURLToPath(new URL('../../..', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
-      {
-        cwd: root,
+    const { code, stdout, stderr } = await outputOf(
+      spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      }),
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise((resolve) => child.once('close', resolve));
     expect(code, stderr).toBe(0);
     return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, number>;
   }
