@@ -1,4 +1,5 @@
 /** Exact KWD amounts as integer fils (README "KWD money"): the core of `kwd`. @module */
+import { decimalText } from './decimal-text.js';
 
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 
@@ -15,19 +16,12 @@ const FILS_LIMIT = 10n ** BigInt(KWD_MAX_DIGITS + 3);
 const TOO_MANY_DIGITS = `KWD amount has more than ${KWD_MAX_DIGITS} digits before the decimal point`;
 const LEADING_ZEROS = /^0+(?=\d)/;
 
-/** Shortest decimal text for a finite number, exponent forms expanded (`5e-324` never reads as 0). */
+/**
+ * Shortest decimal text for a finite number, exponent forms expanded (`5e-324` never reads as 0); from
+ * 1e21 up, the exact integer the number holds.
+ */
 function numberToDecimalText(value: number): string {
-  const text = String(value);
-  if (!/e/i.test(text)) return text;
-  if (Math.abs(value) >= 1e21) return BigInt(value).toString();
-  const [mantissa = '', exponent = '0'] = text.toLowerCase().split('e');
-  const sign = mantissa.startsWith('-') ? '-' : '';
-  const [whole = '', fraction = ''] = mantissa.replace('-', '').split('.');
-  const digits = whole + fraction;
-  const point = whole.length + Number(exponent);
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  return Math.abs(value) >= 1e21 ? BigInt(value).toString() : decimalText(value);
 }
 
 /** An amount as an error message shows it: text quoted and cut at 40 characters, anything else as is. */

@@ -2,6 +2,7 @@
  * Tolerant reading of a body that failed its schema: coerce, else leave out (README "Schema drift"). @module
  */
 import * as z from 'zod/mini';
+import { decimalText } from './decimal-text.js';
 
 /** One difference between a body and its schema: a field coerced, or left out. */
 export interface Drift {
@@ -30,24 +31,6 @@ export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
-}
-
-/** `number` as plain decimal text, exactly as JavaScript prints it but without an exponent. */
-export function decimalText(number: number): string {
-  const text = String(number);
-  const exponentAt = text.indexOf('e');
-  if (exponentAt === -1) return text;
-  const negative = text.startsWith('-');
-  const mantissa = text.slice(negative ? 1 : 0, exponentAt);
-  const exponent = Number(text.slice(exponentAt + 1));
-  const dot = mantissa.indexOf('.');
-  const digits = mantissa.replace('.', '');
-  const pointAt = (dot === -1 ? mantissa.length : dot) + exponent;
-  let plain: string;
-  if (pointAt <= 0) plain = `0.${'0'.repeat(-pointAt)}${digits}`;
-  else if (pointAt >= digits.length) plain = digits + '0'.repeat(pointAt - digits.length);
-  else plain = `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
-  return negative ? `-${plain}` : plain;
 }
 
 /** The value as the scalar type `type`, when that reading is unambiguous; `undefined` otherwise. */
