@@ -11,7 +11,7 @@
  */
 
 /** A later turn of the event loop, after its I/O: `setImmediate` where there is one, else a 0 ms timer. */
-const afterIo: (run: () => void) => void =
+export const afterIo: (run: () => void) => void =
   typeof globalThis.setImmediate === 'function'
     ? (run) => globalThis.setImmediate(run)
     : (run) => setTimeout(run, 0);

@@ -104,9 +104,11 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     return this.#tasks();
   }
 
-  async *#tasks(): AsyncGenerator<Task, void, undefined> {
+  /** Every task, each id once; with `taskBudget`, requests only the pages that many tasks need. */
+  async *#tasks(taskBudget?: number): AsyncGenerator<Task, void, undefined> {
     const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
-    for await (const page of this.#pages()) for (const task of recent.unseen(page.tasks)) yield task;
+    for await (const page of this.#pages(taskBudget))
+      for (const task of recent.unseen(page.tasks)) yield task;
   }
 
   /** Collects tasks (each id once); with `max`, requests only the pages `max` tasks need. */
@@ -114,12 +116,9 @@ export class TaskListPromise implements PromiseLike<TaskPage>, AsyncIterable<Tas
     const max = options.max ?? Number.POSITIVE_INFINITY;
     const tasks: Task[] = [];
     if (max <= 0) return tasks;
-    const recent = new RecentIds(this.#options.dedupeWindow ?? DEDUPE_WINDOW);
-    for await (const page of this.#pages(max)) {
-      for (const task of recent.unseen(page.tasks)) {
-        tasks.push(task);
-        if (tasks.length >= max) return tasks;
-      }
+    for await (const task of this.#tasks(max)) {
+      tasks.push(task);
+      if (tasks.length >= max) break;
     }
     return tasks;
   }

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { afterIo } from '../../core/awake-deadline.js';
 import { APIConnectionTimeoutError, PaginationLimitError } from '../../core/errors.js';
 import { WalkTrail } from '../../internal/walk-order.js';
 import type { Task } from '../../schemas/task.js';
@@ -31,7 +32,7 @@ export interface PageWalkOptions {
 const PAGES_PER_MACROTASK = 64;
 
 function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
+  return new Promise((resolve) => afterIo(resolve));
 }
 
 interface Slot {
