@@ -125,7 +125,7 @@ export const OPERATIONS = {
 export type OperationName = keyof typeof OPERATIONS;
 
 /** Every operation name, in the table's order. */
-export const OPERATION_NAMES = Object.keys(OPERATIONS) as readonly OperationName[];
+export const OPERATION_NAMES = /* @__PURE__ */ Object.keys(OPERATIONS) as readonly OperationName[];
 
 /** A template's parameter names: `'id'` for `/tasks/{id}/cancel`. */
 export type PathParamsOf<Path extends string> = Path extends `${string}{${infer Param}}${infer Rest}`
