@@ -128,6 +128,21 @@ export const DEFAULT_STORE_TIMEOUT_MS = 1000;
 /** How much longer than its timeout a store call may wait while the store answers others. */
 const SLOW_STORE_FACTOR = 5;
 
+/** Every call of a {@link DeliveryStore}, the optional ones last: {@link withStoreDeadline} guards each. */
+const STORE_CALLS = [
+  'setIfAbsent',
+  'get',
+  'compareAndSet',
+  'delete',
+  'setIfAbsentThenGet',
+  'compareAndSetReleasing',
+] as const satisfies readonly (keyof DeliveryStore)[];
+
+type StoreCall = (typeof STORE_CALLS)[number];
+
+/** A store call, whichever: its arguments passed through as they came. */
+type StoreMethod = (...args: unknown[]) => Promise<unknown>;
+
 /**
  * `store` with every call bounded by an awake deadline (docs/several-instances.md "Stalls while
  * receiving webhooks"): a failure, or no answer for `timeoutMs` ms of this process being awake (a stall of
@@ -168,23 +183,13 @@ export function withStoreDeadline(store: DeliveryStore, timeoutMs: number): Deli
         },
       );
     });
-  const guarded: DeliveryStore = {
-    setIfAbsent: (key, value, ttlMs) => guard('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
-    get: (key) => guard('get', () => store.get(key)),
-    compareAndSet: (key, expected, value, ttlMs) =>
-      guard('compareAndSet', () => store.compareAndSet(key, expected, value, ttlMs)),
-    delete: (key, expected) => guard('delete', () => store.delete(key, expected)),
-  };
-  const { setIfAbsentThenGet, compareAndSetReleasing } = store;
-  if (setIfAbsentThenGet !== undefined) {
-    guarded.setIfAbsentThenGet = (...args) =>
-      guard('setIfAbsentThenGet', () => setIfAbsentThenGet.apply(store, args));
+  const guarded: Partial<Record<StoreCall, StoreMethod>> = {};
+  for (const operation of STORE_CALLS) {
+    if (store[operation] === undefined) continue;
+    guarded[operation] = (...args) =>
+      guard(operation, () => (store[operation] as StoreMethod).apply(store, args));
   }
-  if (compareAndSetReleasing !== undefined) {
-    guarded.compareAndSetReleasing = (...args) =>
-      guard('compareAndSetReleasing', () => compareAndSetReleasing.apply(store, args));
-  }
-  return guarded;
+  return guarded as DeliveryStore;
 }
 
 /** Version of the key layout; a change of layout changes it, so old keys are never misread. */
