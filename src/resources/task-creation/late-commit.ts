@@ -4,7 +4,8 @@
  * `listingDelayMs` of its POST's end; a service that commits or lists it later (a request queued in a
  * load balancer after its client left, say) makes a second task, charged like the first. The order is
  * looked up again twice in the background: a second task in its window is logged as an error naming
- * every task, so the assumption's failure is never silent.
+ * every task, so the assumption's failure is never silent. The checks' timers keep no process alive: a
+ * process that exits before a check finished logs a warning naming its order instead.
  * @module
  */
 import type { ResourceContext } from '../../internal/context.js';
@@ -18,8 +19,10 @@ export const MAX_PENDING_LATE_COMMIT_CHECKS = 1000;
 /** Deadline of each check's lookup when the client has no `totalTimeout`, ms. */
 const CHECK_TIMEOUT_MS = 60_000;
 
-/** Checks waiting or looking up. */
-let pending = 0;
+/** Checks waiting or looking up, each as its warning that it did not finish. */
+const pending = new Set<() => void>();
+/** Whether the process's `exit` listener (Node) was added. */
+let listening = false;
 /** The timers of the checks waiting. */
 const timers = new Set<ReturnType<typeof setTimeout>>();
 /**
@@ -32,28 +35,40 @@ let stopping: AbortController | undefined;
  * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} (or twice
  * `listingDelayMs`, if longer) after now, on timers that keep no process alive; logs an error when it lists
  * more than one task created since `since` (less `windowSkewMs`), and stops. A lookup that fails is logged
- * as a warning.
+ * as a warning, and so is a check not finished when the process exits (Node's `exit` event).
  */
 export function checkForLateCommit(context: ResourceContext, orderNumber: string, since: number): void {
   const { logger, listingDelayMs } = context;
-  if (pending >= MAX_PENDING_LATE_COMMIT_CHECKS) {
+  if (pending.size >= MAX_PENDING_LATE_COMMIT_CHECKS) {
     logger.warn(`Order ${orderNumber}: late-commit check skipped (too many waiting)`);
     return;
   }
-  pending++;
   stopping ??= new AbortController();
   const { signal } = stopping;
   const startedAt = Date.now();
-  const delays = [listingDelayMs, Math.max(HELD_POST_MAX_MS, 2 * listingDelayMs)];
+  const lastDelay = Math.max(HELD_POST_MAX_MS, 2 * listingDelayMs);
+  const lastLookupAt = new Date(startedAt + lastDelay).toISOString();
+  const unfinished = () =>
+    logger.warn(
+      `Order ${orderNumber}: late-commit check not finished at exit; look its tasks up after ${lastLookupAt} (docs: "A late commit")`,
+      { orderNumber },
+    );
+  pending.add(unfinished);
+  // The warnings of the checks not finished as the process exits (Node's `exit` event).
+  if (!listening)
+    listening = !!(
+      globalThis as { process?: { once?: (event: 'exit', listener: () => void) => unknown } }
+    ).process?.once?.('exit', () => {
+      for (const warn of pending) warn();
+    });
   void (async () => {
     try {
-      for (const delay of delays) {
+      for (const delay of [listingDelayMs, lastDelay]) {
         await unrefSleep(startedAt + delay - Date.now());
         if ((await reported(context, orderNumber, since, signal)) || signal.aborted) return;
       }
     } finally {
-      // A check stopped while it looked up was already uncounted.
-      if (!signal.aborted) pending--;
+      pending.delete(unfinished);
     }
   })();
 }
@@ -64,12 +79,12 @@ export function checkForLateCommit(context: ResourceContext, orderNumber: string
  * @returns how many checks it stopped.
  */
 export function stopLateCommitChecks(): number {
-  const stopped = pending;
+  const stopped = pending.size;
   for (const timer of timers) clearTimeout(timer);
   timers.clear();
   stopping?.abort();
   stopping = undefined;
-  pending = 0;
+  pending.clear();
   return stopped;
 }
 

@@ -5,11 +5,13 @@
  * service is a real node:http server on 127.0.0.1 that drops the first POST's connection and passes its
  * body to the mock later, as a load balancer that queued it would.
  */
+import { spawn } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Logger, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
 import type { ResourceContext } from '../../../src/internal/context.js';
+import { HELD_POST_MAX_MS } from '../../../src/resources/task-creation/held-post.js';
 import {
   checkForLateCommit,
   MAX_PENDING_LATE_COMMIT_CHECKS,
@@ -23,6 +25,9 @@ import {
   startHostileServer,
 } from '../../support/hostile-server.js';
 import { orderParams } from '../../support/mock-service.js';
+import { outputOf } from '../../support/process-output.js';
+import { ROOT } from '../../support/root.js';
+import { scriptArgs } from '../../support/source-script.js';
 
 const LISTING_DELAY_MS = 300;
 
@@ -176,6 +181,57 @@ describe('a create sent again after a lookup found no task of its unanswered POS
     expect(task.orderNumber).toBe('LATE-3');
     await sleep(LISTING_DELAY_MS + 500);
     expect(listRequests()).toBe(0);
+  });
+});
+
+describe('a process that exits while a check waits', () => {
+  /** Runs test/support/late-commit-exit.ts for `orderNumber` to its end. */
+  const runProcess = (orderNumber: string, exit: boolean) => {
+    const config = {
+      baseUrl: hostile.url,
+      apiKey: hostile.mock.apiKey,
+      sellerId: hostile.mock.sellerId,
+      orderNumber,
+      exit,
+    };
+    return outputOf(
+      spawn(process.execPath, [...scriptArgs('test/support/late-commit-exit.ts'), JSON.stringify(config)], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+  };
+
+  it.each([
+    ['its event loop empties', false],
+    ['it calls process.exit', true],
+  ])('warns, naming the order and when to look it up, when %s', async (_how, exit) => {
+    hostile.use(droppingFirstPost(false));
+    const orderNumber = exit ? 'EXIT-CALLED' : 'EXIT-EMPTY';
+    const started = Date.now();
+    const ended = await runProcess(orderNumber, exit);
+    expect(ended.code, ended.stderr).toBe(0);
+    // The create sent the order again (its first POST dropped): a check was waiting when it exited.
+    expect(tasksFor(orderNumber).map((task) => task.id)).toEqual([ended.stdout.trim()]);
+    expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(1);
+    const lines = ended.stderr.split('\n').filter((line) => line.includes('late-commit'));
+    expect(lines, ended.stderr).toHaveLength(1);
+    const warning =
+      /^\[delivery-task-sdk\] Order (?<order>\S+): late-commit check not finished at exit; look its tasks up after (?<at>\S+) \(docs: "A late commit"\)/.exec(
+        lines[0] ?? '',
+      );
+    expect(warning?.groups?.order, lines[0]).toBe(orderNumber);
+    // Its last lookup was due 120 s (HELD_POST_MAX_MS) after the create.
+    const lookupAt = Date.parse(warning?.groups?.at ?? '');
+    expect(lookupAt - started).toBeGreaterThanOrEqual(HELD_POST_MAX_MS);
+    expect(lookupAt - Date.now()).toBeLessThanOrEqual(HELD_POST_MAX_MS);
+  });
+
+  it('warns of nothing when no check waits (the first POST was answered)', async () => {
+    const ended = await runProcess('EXIT-NONE', true);
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(tasksFor('EXIT-NONE').map((task) => task.id)).toEqual([ended.stdout.trim()]);
+    expect(ended.stderr).not.toContain('late-commit');
   });
 });
 
