@@ -2,15 +2,23 @@
  * The commands `redisStore` and `redisInbox` send in one tick over a single-node ioredis client go out as
  * one pipeline (docs/performance.md "Durable intake drain"): one write instead of one per command, each
  * command's reply or error its own; a command alone in its tick as itself. A store's own calls of a tick
- * are one script (test/redis/store-batch.test.ts), so a pipeline carries the scripts of several stores or
- * an inbox's commands.
+ * go as their own commands when at most one of them needs a script, else as one script
+ * (test/redis/store-batch.test.ts); a pipeline carries them with other stores' and an inbox's commands.
  */
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import IORedis from 'ioredis';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, type MockInstance, vi } from 'vitest';
 import { redisStore } from '../../src/redis.js';
 import { describeWithRedis, type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+/** The commands of the pipeline `pipelines` made last, read after it ran (its `call`s, in order). */
+function commandsOf(pipelines: MockInstance<IORedis['pipeline']>): () => string[] {
+  return () => {
+    const pipeline = pipelines.mock.results.at(-1)?.value as { _queue?: { name: string }[] } | undefined;
+    return (pipeline?._queue ?? []).map(({ name }) => name.toUpperCase());
+  };
+}
 
 describeWithRedis('redisStore over one ioredis client: one pipeline per tick', () => {
   let server: RedisServer;
@@ -30,7 +38,7 @@ describeWithRedis('redisStore over one ioredis client: one pipeline per tick', (
     await server?.stop().catch(() => {});
   });
 
-  it('sends the calls of one store in one tick as one script, and the scripts of one tick as one pipeline', async () => {
+  it('sends the calls of one tick in one pipeline: as commands when at most one needs a script, else as one script', async () => {
     const client = connect();
     const prefix = `dts-test:pipeline:${randomUUID()}:`;
     const store = redisStore(client, { prefix });
@@ -38,24 +46,41 @@ describeWithRedis('redisStore over one ioredis client: one pipeline per tick', (
     await Promise.all([store.ready(), other.ready()]);
     const pipelines = vi.spyOn(client, 'pipeline');
     const calls = vi.spyOn(client, 'call');
+    const sent = commandsOf(pipelines);
+    // SET NX, GET and DEL need no script: each goes as its own command, all in one pipeline.
     const keys = ['a', 'b', 'c', 'a', 'd', 'b', 'e', 'f'];
     const taken = await Promise.all(keys.map((key, index) => store.setIfAbsent(key, `v${index}`, 10_000)));
     expect(taken).toEqual([true, true, true, false, true, false, true, true]);
-    expect(pipelines).not.toHaveBeenCalled();
-    expect(calls).toHaveBeenCalledTimes(1);
-    // Two stores over one client (as a store and an inbox are): one script each, in one pipeline.
-    const [read, elsewhere] = await Promise.all([
-      Promise.all(['a', 'b', 'f'].map((key) => store.get(key))),
-      Promise.all([other.setIfAbsent('a', 'w', 10_000), other.get('a')]),
+    expect(pipelines).toHaveBeenCalledTimes(1);
+    expect(sent()).toEqual(keys.map(() => 'SET'));
+    expect(calls).not.toHaveBeenCalled();
+    // One compare-and-set among them: still commands, the script call beside them.
+    const [changed, read] = await Promise.all([
+      store.compareAndSet('a', 'v0', 'w0', 10_000),
+      Promise.all(['a', 'b'].map((key) => store.get(key))),
     ]);
-    expect(read).toEqual(['v0', 'v1', 'v7']);
-    expect(elsewhere).toEqual([true, 'w']);
-    expect(pipelines).toHaveBeenCalledTimes(1);
-    expect(calls).toHaveBeenCalledTimes(1);
+    expect([changed, read]).toEqual([true, ['w0', 'v1']]);
+    expect(pipelines).toHaveBeenCalledTimes(2);
+    expect(sent()).toEqual(['EVAL', 'GET', 'GET']);
+    // Two stores over one client (as a store and an inbox are), each with two compare-and-sets in the
+    // tick: one script each, in one pipeline.
+    const both = await Promise.all([
+      store.compareAndSet('c', 'v2', 'w2', 10_000),
+      store.compareAndSet('d', 'v4', 'w4', 10_000),
+      other.compareAndSet('a', undefined, 'x', 10_000),
+      other.compareAndSet('b', undefined, 'y', 10_000),
+    ]);
+    expect(both).toEqual([true, true, true, true]);
+    expect(pipelines).toHaveBeenCalledTimes(3);
+    expect(sent()).toEqual(['EVAL', 'EVAL']);
+    expect(await Promise.all(['c', 'd'].map((key) => store.get(key)))).toEqual(['w2', 'w4']);
+    expect(await Promise.all(['a', 'b'].map((key) => other.get(key)))).toEqual(['x', 'y']);
+    expect(calls).not.toHaveBeenCalled();
     // A call alone in its tick goes out as itself: a pipeline of one costs more CPU and saves no write.
-    expect(await store.get('c')).toBe('v2');
-    expect(pipelines).toHaveBeenCalledTimes(1);
-    expect(calls).toHaveBeenCalledTimes(2);
+    const pipelined = pipelines.mock.calls.length;
+    expect(await store.get('e')).toBe('v6');
+    expect(pipelines).toHaveBeenCalledTimes(pipelined);
+    expect(calls).toHaveBeenCalledTimes(1);
   });
 
   /** A store whose `secretKey` holds a hash, so its GET is refused (WRONGTYPE). */
@@ -110,8 +135,16 @@ describeWithRedis('redisStore over one ioredis client: one pipeline per tick', (
       other.setIfAbsent('a', 'a', 10_000),
     ]);
     expect(taken).toEqual([true, true, false, true]);
-    // Each store's script of the tick handed to the client's own pipelining as it is.
-    expect(calls).toHaveBeenCalledTimes(2);
+    // Each command of the tick handed to the client's own pipelining as it is.
+    expect(calls.mock.calls.map(([command]) => command)).toEqual(['SET', 'SET', 'SET', 'SET']);
+    calls.mockClear();
+    const changed = await Promise.all([
+      ...['a', 'b'].map((key) => store.compareAndSet(key, key, `${key}2`, 10_000)),
+      other.compareAndSet('a', 'a', 'a2', 10_000),
+    ]);
+    expect(changed).toEqual([true, true, true]);
+    // The store's two compare-and-sets as one script, the other store's alone.
+    expect(calls.mock.calls.map(([command]) => command)).toEqual(['EVAL', 'EVAL']);
   });
 
   it('rejects every call of a tick ioredis refuses at once (disconnected, no offline queue)', async () => {

@@ -252,14 +252,24 @@ function answersPing(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** Round trips a {@link useRedisClient} `counting` client made: commands sent while none was in flight. */
+export interface RoundTrips {
+  count: number;
+}
+
 /**
  * Inside a {@link describeWithRedis} body: a server started before the suite's tests (stopped after them
  * unless it is `REDIS_URL`'s) and an ioredis client to it, with a client that records each command's name
- * in `commands` before sending it. Returns getters (valid inside tests).
+ * in `commands` before sending it, and counts in `roundTrips` each command sent while no other was
+ * waiting for its reply (one sent beside another shares its round trip). Returns getters (valid inside
+ * tests).
  */
 export function useRedisClient(): {
   io(): IORedis;
-  counting(commands: string[]): { call(command: string, ...args: string[]): Promise<unknown> };
+  counting(
+    commands: string[],
+    roundTrips?: RoundTrips,
+  ): { call(command: string, ...args: string[]): Promise<unknown> };
 } {
   let server: RedisServer | undefined;
   let io: IORedis | undefined;
@@ -277,11 +287,19 @@ export function useRedisClient(): {
   };
   return {
     io: client,
-    counting: (commands) => ({
-      call: (command, ...args) => {
-        commands.push(command);
-        return client().call(command, ...args);
-      },
-    }),
+    counting: (commands, roundTrips) => {
+      let waiting = 0;
+      return {
+        call: (command, ...args) => {
+          commands.push(command);
+          if (waiting++ === 0 && roundTrips !== undefined) roundTrips.count++;
+          return client()
+            .call(command, ...args)
+            .finally(() => {
+              waiting--;
+            });
+        },
+      };
+    },
   };
 }

@@ -2,8 +2,8 @@
  * What a create costs its store (README "Running several instances"; docs/performance.md "Creates
  * through a shared store"): a new order is taken, and its outcome written, in at most 3 store calls
  * through a shared store (the claim, the store's epoch beside it, the outcome) and 2 through the client's
- * own memory store; each call is one statement (PostgreSQL), and the claim and the epoch one command
- * between them on a single Redis (a store's calls of one tick are one script). A create through a
+ * own memory store; each call is one statement (PostgreSQL), and the claim and the epoch one round trip
+ * between them on a single Redis (a SET NX and a GET sent together). A create through a
  * fresh shared store looks its order up with one list request, and with none once the store is warm.
  */
 import pg from 'pg';
@@ -121,11 +121,12 @@ describe('store calls per create of a new order', () => {
 describeWithRedis('Redis commands per create', () => {
   const redis = useRedisClient();
 
-  it('sends 2 commands per new order for its 3 store calls (the claim and the epoch as one), after the eviction policy is read once', async () => {
+  it('sends 3 commands in 2 round trips per new order (the claim and the epoch side by side), after the eviction policy is read once', async () => {
     const commands: string[] = [];
+    const roundTrips = { count: 0 };
     const prefix = `dts-test:calls:${process.pid}:`;
     const io = redis.io();
-    const counting = redis.counting(commands);
+    const counting = redis.counting(commands, roundTrips);
     const store = redisStore(counting, { prefix });
     const calls = { calls: 0 };
     await io.call('SET', `${prefix}${epochKey}`, String(Date.now() - HOUR_MS), 'PX', String(2 * HOUR_MS));
@@ -133,12 +134,14 @@ describeWithRedis('Redis commands per create', () => {
     await sdk.tasks.create(orderParams('REDIS-WARMUP'));
     expect(commands.filter((command) => command === 'CONFIG')).toHaveLength(1);
     const sent = commands.length;
+    const trips = roundTrips.count;
     const counts = await callsPerCreate(calls, ordersOf('REDIS-CALLS'), (order) =>
       sdk.tasks.create(orderParams(order)),
     );
     expect(counts).toEqual([3, 3, 3, 3, 3]);
-    expect(commands.length - sent).toBe(10);
-    expect(commands.slice(sent).filter((command) => command === 'CONFIG')).toHaveLength(0);
+    // The claim (SET NX) and the epoch (GET) together, then the outcome (a compare-and-set script).
+    expect(commands.slice(sent)).toEqual(Array.from({ length: 5 }, () => ['GET', 'SET', 'EVAL']).flat());
+    expect(roundTrips.count - trips).toBe(10);
   });
 });
 
