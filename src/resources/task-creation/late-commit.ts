@@ -47,10 +47,9 @@ export function checkForLateCommit(context: ResourceContext, orderNumber: string
   const { signal } = stopping;
   const startedAt = Date.now();
   const lastDelay = Math.max(HELD_POST_MAX_MS, 2 * listingDelayMs);
-  const lastLookupAt = new Date(startedAt + lastDelay).toISOString();
   const unfinished = () =>
     logger.warn(
-      `Order ${orderNumber}: late-commit check not finished at exit; look its tasks up after ${lastLookupAt} (docs: "A late commit")`,
+      `Order ${orderNumber}: late-commit check not finished at exit; look its tasks up after ${new Date(startedAt + lastDelay).toISOString()} (docs: "A late commit")`,
       { orderNumber },
     );
   pending.add(unfinished);
