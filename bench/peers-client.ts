@@ -27,9 +27,11 @@
  *    Both SDK stores are warm (their `epoch` key set an hour back, as bench/shared-state.ts "warm"), so a
  *    create does not look its order up first; the list requests the server saw are printed to show it.
  *    Store round trips are counted by wrapping the clients (ioredis `sendCommand`, which every command goes
- *    through; pg `Pool.query`), as bench/support/drain-worker.ts does. The SDK's are three: the claim, a read
- *    of the store's `epoch`, the outcome (over ioredis the first two leave in one write, one pipeline); over
- *    PostgreSQL each write waits for its commit to disk, as the hand-written scheme's two do.
+ *    through; pg `Pool.query`), as bench/support/drain-worker.ts does: over ioredis a command sent while
+ *    another waits for its reply shares that one's round trip. The SDK's calls are three: the claim, a
+ *    read of the store's `epoch`, the outcome; over ioredis the first two leave in one write (2 round trips,
+ *    3 commands); over PostgreSQL each is a statement, and each write waits for its commit to disk, as the
+ *    hand-written scheme's two do.
  *
  * What the hand-written schemes do not guarantee that the SDK does, so that the figures are read as the
  * price of those guarantees and not as overhead alone: the SDK's create takes the order under a lease
@@ -475,9 +477,14 @@ async function createThroughStores(service: Service, rounds: number, creates: nu
     pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
     const wire = { redis: 0, postgres: 0 };
     const sendCommand = io.sendCommand.bind(io);
-    (io as unknown as { sendCommand: typeof sendCommand }).sendCommand = (...args) => {
-      wire.redis++;
-      return sendCommand(...args);
+    let waiting = 0;
+    const answered = () => {
+      waiting--;
+    };
+    (io as unknown as { sendCommand: typeof sendCommand }).sendCommand = (command, ...rest) => {
+      if (waiting++ === 0) wire.redis++;
+      command.promise.then(answered, answered);
+      return sendCommand(command, ...rest);
     };
     const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
     (pool as unknown as { query: typeof query }).query = (text, values) => {
