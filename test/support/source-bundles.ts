@@ -24,6 +24,7 @@ import { TOOLS_CLI_BUNDLE_ENV, WORKER_BUNDLES_ENV } from './source-script.js';
 export const WORKER_SCRIPTS = [
   'test/support/create-worker.ts',
   'test/support/intake-receiver.ts',
+  'test/support/late-commit-exit.ts',
   'test/support/restart-worker.ts',
   'test/webhooks/stall-receiver.ts',
 ] as const;
