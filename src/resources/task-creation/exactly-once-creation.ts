@@ -106,11 +106,11 @@ export function createTask(
     const leave = () => {
       if (flights.get(key) === started) flights.delete(key);
     };
-    // A create sent again after an unanswered POST is looked up again for a late commit.
-    promise.then(() => {
-      leave();
+    // A create sent again after an unanswered POST is looked up again for a late commit, whether it
+    // returned a task or an error (its POST may still be answered, and the earlier one committed).
+    promise.then(leave, leave).then(() => {
       if (run.resentSince !== undefined) checkForLateCommit(context, orderNumber, run.resentSince);
-    }, leave);
+    });
     return follow(started, callerSignal, orderNumber, undefined);
   }
   context.logger.debug(`Create of order ${orderNumber} joins the one already in flight`);

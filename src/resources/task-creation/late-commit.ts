@@ -4,8 +4,9 @@
  * `listingDelayMs` of its POST's end; a service that commits or lists it later (a request queued in a
  * load balancer after its client left, say) makes a second task, charged like the first. The order is
  * looked up again twice in the background: a second task in its window is logged as an error naming
- * every task, so the assumption's failure is never silent. The checks' timers keep no process alive: a
- * process that exits before a check finished logs a warning naming its order instead.
+ * every task (again by the second lookup when it lists more), so the assumption's failure is never silent.
+ * The checks' timers keep no process alive: a process that exits before a check finished logs a warning
+ * naming its order instead.
  * @module
  */
 import type { ResourceContext } from '../../internal/context.js';
@@ -33,9 +34,10 @@ let stopping: AbortController | undefined;
 
 /**
  * Looks `orderNumber` up `listingDelayMs` after now and again {@link HELD_POST_MAX_MS} (or twice
- * `listingDelayMs`, if longer) after now, on timers that keep no process alive; logs an error when it lists
- * more than one task created since `since` (less `windowSkewMs`), and stops. A lookup that fails is logged
- * as a warning, and so is a check not finished when the process exits (Node's `exit` event).
+ * `listingDelayMs`, if longer) after now, on timers that keep no process alive; logs an error when a lookup
+ * lists more than one task created since `since` (less `windowSkewMs`), and more than the first lookup
+ * reported. A lookup that fails is logged as a warning, and so is a check not finished when the process
+ * exits (Node's `exit` event).
  */
 export function checkForLateCommit(context: ResourceContext, orderNumber: string, since: number): void {
   const { logger, listingDelayMs } = context;
@@ -61,10 +63,32 @@ export function checkForLateCommit(context: ResourceContext, orderNumber: string
       for (const warn of pending) warn();
     });
   void (async () => {
+    // The tasks the last report named: the second lookup reports again only when it lists more.
+    let known = 1;
     try {
       for (const delay of [listingDelayMs, lastDelay]) {
         await unrefSleep(startedAt + delay - Date.now());
-        if ((await reported(context, orderNumber, since, signal)) || signal.aborted) return;
+        const run = new LookupRun(undefined, context.totalTimeoutMs ?? CHECK_TIMEOUT_MS, signal);
+        try {
+          const tasks = tasksSince(
+            context,
+            await findTasksOfOrder(context, orderNumber, { signal }, run),
+            since,
+          );
+          if (tasks.length > known) {
+            known = tasks.length;
+            const taskIds = tasks.map((task) => task.id ?? '(no id)');
+            logger.error(
+              `Order ${orderNumber} has ${known} tasks (${taskIds.join(', ')}): a POST was committed past listingDelayMs (docs: "A late commit")`,
+              { orderNumber, taskIds },
+            );
+          }
+        } catch (error) {
+          if (signal.aborted) return;
+          logger.warn(`Order ${orderNumber}: late-commit check failed (${(error as Error).name})`);
+        } finally {
+          run.clear();
+        }
       }
     } finally {
       pending.delete(unfinished);
@@ -103,31 +127,4 @@ function unrefSleep(ms: number): Promise<void> {
     (timer as { unref?: () => void }).unref?.();
     timers.add(timer);
   });
-}
-
-/** One lookup: true when it found several tasks in the window, and logged them. */
-async function reported(
-  context: ResourceContext,
-  orderNumber: string,
-  since: number,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const { logger } = context;
-  const run = new LookupRun(undefined, context.totalTimeoutMs ?? CHECK_TIMEOUT_MS, signal);
-  try {
-    const tasks = tasksSince(context, await findTasksOfOrder(context, orderNumber, { signal }, run), since);
-    if (tasks.length < 2) return false;
-    const taskIds = tasks.map((task) => task.id ?? '(no id)');
-    logger.error(
-      `Order ${orderNumber} has ${tasks.length} tasks (${taskIds.join(', ')}): a POST was committed past listingDelayMs (docs: "A late commit")`,
-      { orderNumber, taskIds },
-    );
-    return true;
-  } catch (error) {
-    if (!signal.aborted)
-      logger.warn(`Order ${orderNumber}: late-commit check failed (${(error as Error).name})`);
-    return false;
-  } finally {
-    run.clear();
-  }
 }

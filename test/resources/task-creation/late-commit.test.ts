@@ -8,8 +8,9 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Logger, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
+import { getResponse } from 'msw';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DeliveryClient, type Logger, TaskCreationOutcomeUnknownError } from '../../../src/index.js';
 import type { ResourceContext } from '../../../src/internal/context.js';
 import { HELD_POST_MAX_MS } from '../../../src/resources/task-creation/held-post.js';
 import {
@@ -17,6 +18,7 @@ import {
   MAX_PENDING_LATE_COMMIT_CHECKS,
   stopLateCommitChecks,
 } from '../../../src/resources/task-creation/late-commit.js';
+import { createMockDeliveryService } from '../../../src/testing.js';
 import {
   type Forwarded,
   type HostileHandler,
@@ -119,6 +121,50 @@ describe('a create sent again after a lookup found no task of its unanswered POS
     expect(logger.errors[0]).toMatch(/Order LATE-5 has 2 tasks/);
   });
 
+  it('logs the error too when the create that sent again ended before its POST was answered', async () => {
+    // The first POST dropped (committed late); the second held until the create has ended at its
+    // totalTimeout, then committed and answered, the first committed after it.
+    let posts = 0;
+    let first: (() => Promise<Forwarded>) | undefined;
+    let release: () => void = () => {};
+    const ended = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    hostile.use(async (request, response, { forward }) => {
+      if (request.method === 'POST' && ++posts === 1) {
+        first = forward;
+        request.socket.destroy();
+        return;
+      }
+      if (request.method === 'POST') await ended;
+      const answer = await forward();
+      response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
+      if (request.method === 'POST') await first?.();
+    });
+    const logger = keptLogger();
+    const slowListing = hostileClient(hostile, {
+      listingDelayMs: 1_000,
+      maxRetries: 2,
+      logger,
+      logLevel: 'warn',
+    });
+    const failed = await slowListing.tasks
+      .create(orderParams('LATE-7'), { lookupFirst: false, totalTimeout: 2_500 })
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(TaskCreationOutcomeUnknownError);
+    expect(posts).toBe(2);
+    release();
+    const committed = Date.now() + 5000;
+    while (tasksFor('LATE-7').length < 2 && Date.now() < committed) await sleep(10);
+    const tasks = tasksFor('LATE-7');
+    expect(tasks).toHaveLength(2);
+    const until = Date.now() + 1_000 + 5000;
+    while (logger.errors.length === 0 && Date.now() < until) await sleep(20);
+    expect(logger.errors).toHaveLength(1);
+    for (const listed of tasks) expect(logger.errors[0]).toContain(String(listed.id));
+    expect(logger.errors[0]).toMatch(/Order LATE-7 has 2 tasks/);
+  });
+
   it('looks the order up once more after the listing delay, and logs nothing when it has one task', async () => {
     hostile.use(droppingFirstPost(false));
     const logger = keptLogger();
@@ -181,6 +227,83 @@ describe('a create sent again after a lookup found no task of its unanswered POS
     expect(task.orderNumber).toBe('LATE-3');
     await sleep(LISTING_DELAY_MS + 500);
     expect(listRequests()).toBe(0);
+  });
+});
+
+describe('the second lookup of a check, 120 s after the create', () => {
+  it('reports again when it lists more tasks than the first lookup reported', async () => {
+    vi.useFakeTimers({
+      now: Date.parse('2026-12-01T08:00:00.000Z'),
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    });
+    try {
+      const baseUrl = 'https://late-commit.test/rest';
+      const mock = createMockDeliveryService({ baseUrl, account: { type: 'invoice' } });
+      const serve = async (request: Request) => {
+        const answer = await getResponse([...mock.handlers], request);
+        if (answer === undefined) throw new TypeError('fetch failed');
+        return answer;
+      };
+      let posts = 0;
+      // The first POST's connection drops: its outcome unknown, so the create looks up and sends again.
+      const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        if (request.method === 'POST' && ++posts === 1) {
+          return Promise.reject(new TypeError('fetch failed', { cause: new Error('other side closed') }));
+        }
+        return serve(request);
+      };
+      const logger = keptLogger();
+      const client = new DeliveryClient({
+        apiKey: mock.apiKey,
+        sellerId: mock.sellerId,
+        baseUrl,
+        fetch,
+        logger,
+        logLevel: 'warn',
+        listingDelayMs: 1_000,
+      });
+      // Time passes 10 ms at a time until each create returns: the check's first lookup comes 1 s after.
+      const settled = async <T>(creating: Promise<T>): Promise<T> => {
+        let outcome: { value: T } | undefined;
+        void creating.then((value) => {
+          outcome = { value };
+        });
+        while (outcome === undefined) await vi.advanceTimersByTimeAsync(10);
+        return outcome.value;
+      };
+      const task = await settled(client.tasks.create(orderParams('LATE-8'), { lookupFirst: false }));
+      expect(posts).toBe(2);
+      // A second task of the order before the first lookup (a repeat delivery), reported by it.
+      await settled(client.tasks.create(orderParams('LATE-8'), { repeatDelivery: true }));
+      expect(logger.errors).toEqual([]);
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(logger.errors).toHaveLength(1);
+      expect(logger.errors[0]).toMatch(/Order LATE-8 has 2 tasks/);
+      // The first POST committed late, after the first lookup: the second lookup lists three.
+      const late = await serve(
+        new Request(`${baseUrl}/tasks`, {
+          method: 'POST',
+          headers: {
+            authorization: `apikey ${mock.apiKey}`,
+            'x-seller-id': mock.sellerId,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(orderParams('LATE-8')),
+        }),
+      );
+      expect(late.ok).toBe(true);
+      await vi.advanceTimersByTimeAsync(HELD_POST_MAX_MS);
+      const tasks = mock.tasks.filter((listed) => listed.orderNumber === 'LATE-8');
+      expect(tasks).toHaveLength(3);
+      expect(tasks.map((listed) => listed.id)).toContain(task.id);
+      expect(logger.errors).toHaveLength(2);
+      expect(logger.errors[1]).toMatch(/Order LATE-8 has 3 tasks/);
+      for (const listed of tasks) expect(logger.errors[1]).toContain(String(listed.id));
+    } finally {
+      stopLateCommitChecks();
+      vi.useRealTimers();
+    }
   });
 });
 
