@@ -42,6 +42,13 @@ export interface CreateAttempt {
   outcome?: string;
 }
 
+/** A warning or error line a client logged, with its fields. */
+export interface LoggedReport {
+  readonly level: 'warn' | 'error';
+  readonly message: string;
+  readonly fields: Record<string, unknown> | undefined;
+}
+
 /** A caller's create of one order, with its retries. */
 export interface CreateJob {
   readonly id: number;
@@ -88,6 +95,8 @@ export class CreateWorld {
   /** When every process was frozen (a blocked event loop), ms since the epoch. */
   readonly freezes: { from: number; to: number }[] = [];
   readonly timeline: Timeline;
+  /** The warnings and errors every incarnation's client logged (late-commit reports among them). */
+  readonly reports: LoggedReport[] = [];
   readonly #slots: ProcessSlot[];
   readonly #running = new Set<Promise<void>>();
 
@@ -114,13 +123,23 @@ export class CreateWorld {
       sellerId: mock.sellerId,
       baseUrl: this.service.baseUrlOf(gate),
       fetch: this.service.fetchOf(gate),
-      logger: timelineLogger(this.timeline, gate.name),
-      logLevel: isReplaying() ? 'debug' : 'off',
+      logger: this.#logger(gate.name),
+      logLevel: isReplaying() ? 'debug' : 'warn',
       timeout: ATTEMPT_TIMEOUT_MS,
       listingDelayMs: CLIENT_LISTING_DELAY_MS,
       ...(store === undefined ? {} : { store }),
     });
     return { gate, client };
+  }
+
+  /** The timeline's logger of one incarnation, its warnings and errors kept in {@link reports}. */
+  #logger(source: string) {
+    const timeline = timelineLogger(this.timeline, source);
+    const kept = (level: LoggedReport['level']) => (message: string, fields?: Record<string, unknown>) => {
+      this.reports.push({ level, message, fields });
+      timeline[level](message);
+    };
+    return { ...timeline, warn: kept('warn'), error: kept('error') };
   }
 
   slot(process: number): ProcessSlot {

@@ -33,6 +33,12 @@ export const MODEL_FLAGS = {
   'store-wipe': true,
   /** A service that queues a POST up to 9 s before serving it, served even after its client gave up. */
   'queued-posts': true,
+  /**
+   * One POST served 20 or 60 s after it arrived, past what a create's lookup waits for (the order's record's
+   * `until` and `listingDelayMs`) and within the late-commit check's window: a second task of its order
+   * must be reported (docs/exactly-once.md "A late commit").
+   */
+  'late-posts': true,
 } satisfies Record<string, boolean>;
 
 export type ModelFlag = keyof typeof MODEL_FLAGS;

@@ -81,6 +81,10 @@ export class ServiceFront {
   readonly mock: MockDeliveryService;
   readonly behaviour: ServiceBehaviour;
   readonly creates: ArrivedCreate[] = [];
+  /** POSTs served late ({@link ServiceFront.holdNextPost}): their order and when the service served them. */
+  readonly latePosts: { readonly orderNumber: string | undefined; readonly servedAt: number }[] = [];
+  /** How long to hold each of the next POSTs, ms, the next first. */
+  readonly #holds: number[] = [];
 
   /** A service for a new world: the one mock of this file, reset (its handlers cost a stack trace each to build). */
   constructor(behaviour: ServiceBehaviour) {
@@ -88,6 +92,14 @@ export class ServiceFront {
     mock ??= createMockDeliveryService({ baseUrl: SERVICE_BASE_URL, account: { type: 'invoice' } });
     mock.reset();
     this.mock = mock;
+  }
+
+  /**
+   * Holds the next `POST tasks` to arrive `ms` before serving it, served whether or not its client is still
+   * waiting (a request queued in a load balancer after its client gave up).
+   */
+  holdNextPost(ms: number): void {
+    this.#holds.push(ms);
   }
 
   /** The base URL an incarnation's client is given. */
@@ -144,9 +156,12 @@ export class ServiceFront {
     url.host = new URL(SERVICE_BASE_URL).host;
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
     const route = routeOf(request.method, segmentsAfterCollection(address, url) ?? []);
-    const queued = route.operation === 'tasks.create' && this.behaviour.queueMs > 0;
+    const held = route.operation === 'tasks.create' ? this.#holds.shift() : undefined;
+    const queueMs = route.operation === 'tasks.create' ? (held ?? this.behaviour.queueMs) : 0;
+    const queued = queueMs > 0;
     // Arrived: a queued POST is served when its turn comes, its client there or not.
-    if (queued) await new Promise<void>((resolve) => setTimeout(resolve, this.behaviour.queueMs));
+    if (queued) await new Promise<void>((resolve) => setTimeout(resolve, queueMs));
+    if (held !== undefined) this.latePosts.push({ orderNumber: orderNumberOf(body), servedAt: Date.now() });
     const forwarded = new Request(url, {
       method: request.method,
       headers: request.headers,
