@@ -379,10 +379,18 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
     // A repeat delivery run again by the next incarnation of a process without a shared store (or after
     // the store restarted empty) cannot know what the one before sent (docs/exactly-once.md, "A repeat
     // delivery"): its tasks are not counted.
+    // Nor, with a shared store, one whose process died once its POST had made a task: run again, it is a
+    // delivery like any other (docs/exactly-once.md, "A repeat delivery").
+    const died = (job: CreateJob) => job.attempts.filter((attempt) => attempt.outcome === 'its process died');
     const rerunWithoutStore = (job: CreateJob) =>
-      job.attempts.some((attempt) => attempt.outcome === 'its process died') &&
+      died(job).length > 0 &&
       (!world.config.sharedStore ||
-        (world.store?.wipedAt ?? []).some((at) => at > (job.attempts[0]?.start ?? 0)));
+        (world.store?.wipedAt ?? []).some((at) => at > (job.attempts[0]?.start ?? 0)) ||
+        own.some(
+          (task) =>
+            creatorOf(task) === job.id &&
+            died(job).some((attempt) => Date.parse(task.createdAt ?? '') <= (attempt.end ?? 0)),
+        ));
     const extra =
       Math.max(0, firsts.length - 1) +
       jobs
@@ -481,8 +489,15 @@ export function checkCreateWorld(world: CreateWorld, ended: boolean): void {
         creatorOf(stored) !== job.id &&
         !joined(creatorOf(stored)) &&
         !concurrent &&
-        // A late POST of an earlier delivery, committed after this one began, reads as its own: reported.
-        !reported
+        // A late POST of an earlier delivery (held, or queued past its abandonment), committed after
+        // this one began, reads as its own (docs/exactly-once.md, "A late commit").
+        !reported &&
+        world.config.service.queueMs === 0 &&
+        !world.service.latePosts.some(
+          (post) =>
+            post.orderNumber === orderNumber &&
+            Math.abs(post.servedAt - Date.parse(stored.createdAt ?? '')) <= 1,
+        )
       ) {
         problems.push(
           `${describeJob(job)}: a repeat delivery resolved with a task its POST did not make (${describeTasks([stored])})`,
