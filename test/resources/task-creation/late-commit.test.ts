@@ -60,9 +60,10 @@ function keptLogger(): Logger & { errors: string[]; warnings: string[] } {
 
 /**
  * Drops the first POST's connection before the mock sees it; `late`: its body reaches the mock once the
- * second POST was served (a late commit), else never.
+ * second POST was served (a late commit), else never. `heldUntil`: the later POSTs reach the mock once it
+ * resolves.
  */
-function droppingFirstPost(late: boolean): HostileHandler {
+function droppingFirstPost(late: boolean, heldUntil?: Promise<void>): HostileHandler {
   let first: (() => Promise<Forwarded>) | undefined;
   let posts = 0;
   return async (request, response, { forward }) => {
@@ -71,6 +72,7 @@ function droppingFirstPost(late: boolean): HostileHandler {
       request.socket.destroy();
       return;
     }
+    if (request.method === 'POST') await heldUntil;
     const answer = await forward();
     response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
     if (request.method === 'POST' && late) await first?.();
@@ -124,22 +126,15 @@ describe('a create sent again after a lookup found no task of its unanswered POS
   it('logs the error too when the create that sent again ended before its POST was answered', async () => {
     // The first POST dropped (committed late); the second held until the create has ended at its
     // totalTimeout, then committed and answered, the first committed after it.
-    let posts = 0;
-    let first: (() => Promise<Forwarded>) | undefined;
     let release: () => void = () => {};
     const ended = new Promise<void>((resolve) => {
       release = resolve;
     });
-    hostile.use(async (request, response, { forward }) => {
-      if (request.method === 'POST' && ++posts === 1) {
-        first = forward;
-        request.socket.destroy();
-        return;
-      }
-      if (request.method === 'POST') await ended;
-      const answer = await forward();
-      response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(answer.body);
-      if (request.method === 'POST') await first?.();
+    let posts = 0;
+    const dropping = droppingFirstPost(true, ended);
+    hostile.use((request, response, context) => {
+      if (request.method === 'POST') posts++;
+      return dropping(request, response, context);
     });
     const logger = keptLogger();
     const slowListing = hostileClient(hostile, {
@@ -153,6 +148,7 @@ describe('a create sent again after a lookup found no task of its unanswered POS
       .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(TaskCreationOutcomeUnknownError);
     expect(posts).toBe(2);
+    expect(hostile.mock.requestsFor('tasks.create')).toHaveLength(0);
     release();
     const committed = Date.now() + 5000;
     while (tasksFor('LATE-7').length < 2 && Date.now() < committed) await sleep(10);
